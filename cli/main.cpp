@@ -1,0 +1,99 @@
+// ea_iid: parse -> load -> assess -> report. The only place where errors become messages
+// and exit codes.
+#include <omp.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <random>
+
+#include "assess.hpp"
+#include "common/error.hpp"
+#include "options.hpp"
+#include "report.hpp"
+
+namespace {
+
+constexpr int kExitOk = 0, kExitNotIid = 1, kExitError = 2;
+
+uint64_t os_seed() {
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ static_cast<uint64_t>(rd());
+}
+
+void warn(const std::string& msg) { std::fprintf(stderr, "ea_iid: warning: %s\n", msg.c_str()); }
+
+int fail(const ea::cli::Options& o, const std::string& started, const std::string& message) {
+  std::fprintf(stderr, "ea_iid: error: %s\n", message.c_str());
+  if (o.json_path) {
+    try {
+      ea::cli::write_json_atomically(*o.json_path, ea::cli::error_json(o, started, message));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ea_iid: error: %s\n", e.what());
+    }
+  }
+  return kExitError;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace ea;
+  cli::Options o;
+  const std::string started = cli::timestamp_now();
+  try {
+    if (cli::parse_options(argc, argv, o) == cli::ParseStatus::Exit0) return kExitOk;
+  } catch (const Error& e) {
+    o.json_path = cli::scan_json_path(argc, argv);
+    o.command_line = cli::join_command_line(argc, argv);
+    return fail(o, started, e.what());
+  }
+
+  try {
+    std::optional<SubsetSpec> subset;
+    if (o.subset_text) subset = parse_subset(*o.subset_text);
+    Dataset data = load_dataset(o.file, o.bits, subset);
+
+    AssessConfig cfg;
+    cfg.initial_entropy = o.initial_entropy;
+    cfg.truncate_bitstring = o.truncate_bitstring;
+    cfg.seed = o.seed ? *o.seed : os_seed();
+    cfg.iterations = o.iterations;
+    cfg.early_exit = !o.no_early_exit;
+    cfg.all_tests = o.all_tests;
+    cfg.threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+    cfg.device = o.device;
+    cfg.gpu_id = o.gpu_id;
+    cfg.round_size = o.round_size;
+    if (!o.quiet && o.verbose >= 1) {
+      cfg.note = [](const std::string& m) { std::fprintf(stderr, "ea_iid: %s\n", m.c_str()); };
+      std::fprintf(stderr, "ea_iid: seed %" PRIu64 "%s\n", cfg.seed, o.seed ? "" : " (drawn from the OS; pass --seed to repeat this run)");
+    }
+    const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO);
+    if (show_progress) {
+      auto last = std::make_shared<std::chrono::steady_clock::time_point>();
+      uint32_t iterations = cfg.iterations;
+      cfg.progress = [last, iterations](const char* phase, uint32_t done, int active) {
+        auto now = std::chrono::steady_clock::now();
+        if (active > 0 && done < iterations && now - *last < std::chrono::milliseconds(200)) return;
+        *last = now;
+        std::fprintf(stderr, "\r\033[K%s: %u/%u permutations, %d undecided", phase, done, iterations, active);
+        if (active == 0 || done >= iterations) std::fprintf(stderr, "\r\033[K");
+        std::fflush(stderr);
+      };
+    }
+
+    Assessment a = assess(data, cfg);
+    for (const auto& w : a.warnings) warn(w);
+    cli::print_text(stdout, a, o);
+    std::fflush(stdout);
+    if (o.json_path) cli::write_json_atomically(*o.json_path, cli::assessment_json(a, o, started));
+    if (o.exit_code && a.verdict() != Verdict::Iid) return kExitNotIid;
+    return kExitOk;
+  } catch (const Error& e) {
+    return fail(o, started, e.what());
+  } catch (const std::exception& e) {
+    return fail(o, started, std::string("internal error: ") + e.what());
+  }
+}

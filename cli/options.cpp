@@ -1,0 +1,109 @@
+#include "options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cstring>
+#include <iostream>
+
+#include "common/error.hpp"
+#include "version.hpp"
+
+namespace ea::cli {
+
+std::string join_command_line(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) {
+    if (i) s += ' ';
+    s += argv[i];
+  }
+  return s;
+}
+
+std::optional<std::string> scan_json_path(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-o" || a == "--output") {
+      if (i + 1 < argc) return std::string(argv[i + 1]);
+    } else if (a.rfind("--output=", 0) == 0) {
+      return a.substr(9);
+    } else if (a.size() > 2 && a[0] == '-' && a[1] == 'o') {
+      return a.substr(2);
+    }
+  }
+  return std::nullopt;
+}
+
+ParseStatus parse_options(int argc, char** argv, Options& o) {
+  o.command_line = join_command_line(argc, argv);
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--version") == 0) {
+      std::cout << version_string() << "\n";
+      return ParseStatus::Exit0;
+    }
+  }
+  CLI::App app{"ea_iid: SP 800-90B IID track (section 5) with the most common value estimate, "
+               "number for number with NIST ea_iid 1.1.7; permutation tests on the GPU or the CPU.",
+               "ea_iid"};
+  bool flag_i = false, flag_c = false, flag_a = false, flag_t = false;
+  std::string device = "auto", bits_text, subset, json;
+  uint64_t seed = 0;
+  app.add_flag("-i", flag_i, "initial entropy estimate H_I (default)");
+  app.add_flag("-c", flag_c, "conditioned sequential dataset estimate h' (H_bitstring only)");
+  app.add_flag("-a", flag_a, "H_bitstring from all bits (default)");
+  app.add_flag("-t", flag_t, "H_bitstring from the first 1,000,000 bits only");
+  app.add_flag("-v", o.verbose, "more output; -v -v -v prints every value as the reference's highest verbosity");
+  app.add_flag("-q", o.quiet, "quiet: nothing on stdout (errors still go to stderr)");
+  auto* l = app.add_option("-l", subset, "assess only samples [INDEX*COUNT, INDEX*COUNT+COUNT)")->type_name("INDEX,COUNT");
+  auto* out = app.add_option("-o,--output", json, "write the results as JSON to FILE")->type_name("FILE.json");
+  auto* seed_opt = app.add_option("--seed", seed, "64-bit seed of the shuffles (default: drawn from the OS, then printed)");
+  app.add_option("--threads", o.threads, "CPU threads (default: all cores, or OMP_NUM_THREADS)")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--device", device, "where the permutation tests run: auto (GPU if usable), cpu or gpu")
+      ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+  app.add_option("--gpu", o.gpu_id, "GPU index (with --device auto|gpu)")->check(CLI::Range(0, 1024));
+  app.add_option("--round-size", o.round_size, "GPU permutations per round (default: from free memory)")
+      ->check(CLI::Range(1u, 1u << 20));
+  app.add_flag("--all-tests", o.all_tests, "run the compression test even when another test already failed");
+  app.add_flag("--no-early-exit", o.no_early_exit, "run all permutations for every test (full counts)");
+  app.add_flag("--exit-code", o.exit_code, "exit 1 when the data is not judged IID (default: 0 when the run completed)");
+  app.add_option("--iterations", o.iterations, "permutations (default 10000; other values are not an SP 800-90B assessment)")
+      ->check(CLI::Range(1u, 100000000u));
+  app.add_flag("--timing", o.timing, "print per-stage times");
+  app.add_option("file", o.file, "sample file: one sample per byte")->required()->type_name("FILE");
+  app.add_option("bits_per_symbol", bits_text, "bits per sample, 1-8 (default: inferred from the data)")
+      ->type_name("BITS");
+  app.footer(
+      "Exit status: 0 when the assessment completed (whatever the verdict; with --exit-code, 0 only when IID),\n"
+      "1 with --exit-code when the data is not judged IID, 2 on errors (bad input, usage, device failure).");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return ParseStatus::Exit0;
+  } catch (const CLI::CallForAllHelp&) {
+    std::cout << app.help();
+    return ParseStatus::Exit0;
+  } catch (const CLI::ParseError& e) {
+    throw Error(ErrorKind::Usage, std::string(e.what()) + " (run 'ea_iid --help')");
+  }
+  if (flag_i && flag_c) throw Error(ErrorKind::Usage, "-i and -c exclude each other");
+  if (flag_a && flag_t) throw Error(ErrorKind::Usage, "-a and -t exclude each other");
+  o.initial_entropy = !flag_c;
+  o.truncate_bitstring = flag_t;
+  if (l->count()) o.subset_text = subset;
+  if (out->count()) o.json_path = json;
+  if (seed_opt->count()) o.seed = seed;
+  o.device = device == "cpu" ? DeviceChoice::Cpu : device == "gpu" ? DeviceChoice::Gpu : DeviceChoice::Auto;
+  if (!bits_text.empty()) {
+    bool digits = bits_text.size() <= 3;
+    for (char ch : bits_text) digits = digits && ch >= '0' && ch <= '9';
+    int b = digits ? std::stoi(bits_text) : -1;
+    if (b < 1 || b > 8) {
+      throw Error(ErrorKind::Usage, "bits per symbol must be between 1 and 8, got '" + bits_text + "'");
+    }
+    o.bits = b;
+  }
+  return ParseStatus::Run;
+}
+
+}  // namespace ea::cli

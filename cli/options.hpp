@@ -1,0 +1,48 @@
+// Command-line options of ea_iid (CLI11), compatible with NIST ea_iid's
+// [-i|-c] [-a|-t] [-v...] [-q] [-l INDEX,COUNT] [-o FILE.json] FILE [bits_per_symbol].
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "assess.hpp"
+
+namespace ea::cli {
+
+struct Options {
+  std::string file;
+  int bits = 0;                  // 0: infer
+  bool initial_entropy = true;   // -i / -c
+  bool truncate_bitstring = false;  // -a / -t
+  int verbose = 0;               // number of -v
+  bool quiet = false;
+  std::optional<std::string> subset_text;  // -l
+  std::optional<std::string> json_path;    // -o
+  std::optional<uint64_t> seed;
+  int threads = 0;               // 0: all cores (OMP_NUM_THREADS respected)
+  DeviceChoice device = DeviceChoice::Auto;
+  int gpu_id = 0;
+  uint32_t round_size = 0;
+  bool all_tests = false;
+  bool no_early_exit = false;
+  bool exit_code = false;
+  uint32_t iterations = 10000;
+  bool timing = false;
+  std::string command_line;
+};
+
+enum class ParseStatus { Run, Exit0 };
+
+// Parses argv. Prints --help/--version to stdout (ParseStatus::Exit0); throws
+// Error{Usage} with a message naming the offending argument otherwise.
+ParseStatus parse_options(int argc, char** argv, Options& out);
+
+// The -o value, found without a full parse, so that a JSON error file can be written even
+// when the command line is malformed.
+std::optional<std::string> scan_json_path(int argc, char** argv);
+
+std::string join_command_line(int argc, char** argv);
+
+}  // namespace ea::cli

@@ -1,0 +1,24 @@
+// Rendering an Assessment: text on stdout, JSON to a file. Only cli/ prints.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "assess.hpp"
+#include "options.hpp"
+
+namespace ea::cli {
+
+void print_text(std::FILE* out, const Assessment& a, const Options& o);
+
+nlohmann::ordered_json assessment_json(const Assessment& a, const Options& o, const std::string& started);
+nlohmann::ordered_json error_json(const Options& o, const std::string& started, const std::string& message);
+
+// Writes to PATH.tmp-PID then renames, so that PATH is never half written.
+void write_json_atomically(const std::string& path, const nlohmann::ordered_json& j);
+
+std::string timestamp_now();
+
+}  // namespace ea::cli

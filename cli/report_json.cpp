@@ -1,0 +1,186 @@
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+
+#include "common/error.hpp"
+#include "report.hpp"
+#include "version.hpp"
+
+namespace ea::cli {
+
+using nlohmann::ordered_json;
+
+std::string timestamp_now() {
+  char buf[32];
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y%m%d%H%M%S", &tm);
+  return buf;
+}
+
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+ordered_json base(const Options& o, const std::string& started) {
+  ordered_json j;
+  j["dateTimeStamp"] = started;
+  j["filename"] = o.file;
+  j["commandline"] = o.command_line;
+  j["sha256"] = "";
+  j["errorLevel"] = 0;
+  j["type"] = "IID";
+  j["toolVersion"] = kVersion;
+  return j;
+}
+
+ordered_json chi_json(const ChiSquareResult& r) {
+  ordered_json j;
+  j["T"] = r.statistic;
+  j["df"] = r.df;
+  j["evaluable"] = r.evaluable;
+  if (r.evaluable) {
+    j["pValue"] = r.p_value;
+  } else {
+    j["pValue"] = nullptr;
+  }
+  j["result"] = r.evaluable ? (r.passed() ? "passed" : "failed") : "not evaluated: not enough samples";
+  return j;
+}
+
+ordered_json mcv_json(const McvEstimate& m) {
+  return ordered_json{{"samples", m.samples}, {"mode", m.mode}, {"pHat", m.p_hat}, {"pU", m.p_u},
+                      {"minEntropy", m.entropy}};
+}
+
+}  // namespace
+
+ordered_json error_json(const Options& o, const std::string& started, const std::string& message) {
+  ordered_json j = base(o, started);
+  j["errorLevel"] = -1;
+  j["errorMessage"] = message;
+  j["IID"] = true;
+  j["schemaVersion"] = kSchemaVersion;
+  return j;
+}
+
+ordered_json assessment_json(const Assessment& a, const Options& o, const std::string& started) {
+  ordered_json j = base(o, started);
+  j["sha256"] = a.sha256;
+  j["IID"] = true;  // the reference's field: the kind of tool, not the verdict (see "verdict")
+
+  // The reference's test case, with hAssessed always right.
+  ordered_json tc;
+  tc["testCaseDesc"] = "";
+  if (a.h_original) tc["hOriginal"] = a.h_original->entropy;
+  if (a.h_bitstring) tc["hBitstring"] = a.h_bitstring->entropy;
+  tc["hAssessed"] = a.h_assessed;
+  const McvEstimate& main_mcv = a.h_original ? *a.h_original : *a.h_bitstring;
+  tc["mcvEstimateMode"] = main_mcv.mode;
+  tc["mcvEstimatePHat"] = main_mcv.p_hat;
+  tc["mcvEstimatePU"] = main_mcv.p_u;
+  tc["mean"] = a.base.mean;
+  tc["median"] = a.base.median;
+  tc["binary"] = a.binary;
+  tc["passedChiSquareTests"] = a.chi_square_passed();
+  tc["passedLongestRepeatedSubstringTest"] = a.lrs.passed();
+  tc["passedIidPermutationTests"] = a.permutation.passed();
+  ordered_json results = ordered_json::array();
+  for (int i = 0; i < 3; ++i) {
+    ordered_json r;
+    r["iteration"] = i;
+    for (int t = 0; t < kNumTests; ++t) r[test_json_key(t)] = a.permutation.counters[t].c[i];
+    results.push_back(r);
+  }
+  tc["permutationTestResults"] = results;
+  j["testCases"] = ordered_json::array({tc});
+
+  // Additions of this tool.
+  j["schemaVersion"] = kSchemaVersion;
+  const Verdict v = a.verdict();
+  j["verdict"] = {{"iid", v == Verdict::Iid}, {"result", verdict_name(v)}, {"failedFamilies", a.failed_families()}};
+  j["assessedMinEntropy"] = a.h_assessed;
+  ordered_json input;
+  input["path"] = a.path;
+  input["samples"] = a.samples;
+  input["bitsPerSymbol"] = a.width;
+  input["alphabetSize"] = a.alphabet;
+  input["translated"] = a.translated;
+  if (a.subset) {
+    input["subset"] = {{"index", a.subset->index}, {"count", a.subset->count}};
+  } else {
+    input["subset"] = nullptr;
+  }
+  input["warnings"] = a.warnings;
+  j["input"] = input;
+  ordered_json est;
+  est["mode"] = a.initial_entropy ? "initial (-i)" : "conditioned (-c)";
+  est["hOriginal"] = a.h_original ? mcv_json(*a.h_original) : ordered_json(nullptr);
+  est["hBitstring"] = a.h_bitstring ? mcv_json(*a.h_bitstring) : ordered_json(nullptr);
+  if (a.h_bitstring) est["hBitstringPerSymbol"] = a.h_bitstring->entropy * a.width;
+  j["estimates"] = est;
+  j["chiSquare"] = {{"independence", chi_json(a.independence)}, {"goodnessOfFit", chi_json(a.goodness_of_fit)}};
+  ordered_json lrs;
+  lrs["pCol"] = static_cast<double>(a.lrs.p_col);
+  lrs["W"] = a.lrs.w;
+  lrs["prXGe1"] = static_cast<double>(a.lrs.pr_x_ge_1);
+  lrs["passed"] = a.lrs.passed();
+  j["longestRepeatedSubstring"] = lrs;
+  ordered_json perm;
+  perm["seed"] = a.seed;
+  perm["prng"] = a.prng;
+  perm["shuffle"] = "Fisher-Yates, Lemire bounded draws";
+  perm["device"] = a.device;
+  perm["iterations"] = a.iterations;
+  perm["earlyExit"] = a.early_exit;
+  perm["permutationsRun"] = a.permutation.fast_permutations;
+  perm["compressionPermutationsRun"] = a.permutation.compression_permutations;
+  perm["compressionRun"] = a.permutation.compression_run;
+  perm["compressionNote"] = a.permutation.compression_note;
+  perm["passed"] = a.permutation.passed();
+  ordered_json tests = ordered_json::array();
+  for (int t = 0; t < kNumTests; ++t) {
+    const auto& c = a.permutation.counters[t];
+    ordered_json e;
+    e["name"] = test_name(t);
+    e["unpermuted"] = a.original.v[t];
+    e["ran"] = a.permutation.ran[t];
+    e["C0"] = c.c[0];
+    e["C1"] = c.c[1];
+    e["C2"] = c.c[2];
+    e["result"] = !a.permutation.ran[t] ? "not run" : (c.passed() ? "passed" : "failed");
+    tests.push_back(e);
+  }
+  perm["tests"] = tests;
+  j["permutation"] = perm;
+  const auto& t = a.timings;
+  j["timings"] = {{"estimates", t.estimates},     {"chiSquare", t.chi_square},     {"lrs", t.lrs},
+                  {"permutation", t.permutation}, {"compression", t.compression}, {"total", t.total}};
+  return j;
+}
+
+void write_json_atomically(const std::string& path, const ordered_json& j) {
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    if (!f) throw Error(ErrorKind::Input, path + ": cannot write JSON output: " + std::strerror(errno));
+    f << j.dump(2) << "\n";
+    f.flush();
+    if (!f) {
+      std::remove(tmp.c_str());
+      throw Error(ErrorKind::Input, path + ": error while writing JSON output");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    std::remove(tmp.c_str());
+    throw Error(ErrorKind::Input, path + ": cannot write JSON output: " + std::strerror(err));
+  }
+}
+
+}  // namespace ea::cli

@@ -1,0 +1,158 @@
+#include <cinttypes>
+
+#include "report.hpp"
+
+namespace ea::cli {
+
+namespace {
+
+const char* pass_fail(bool p) { return p ? "Passed" : "Failed"; }
+
+void chi_line(std::FILE* f, const char* name, const ChiSquareResult& r) {
+  std::fprintf(f, "Chi square %s: T = %.17g\n", name, r.statistic);
+  std::fprintf(f, "Chi square %s: df = %ld\n", name, r.df);
+  if (r.evaluable) {
+    std::fprintf(f, "Chi square %s: P-value = %.17g\n", name, r.p_value);
+  } else {
+    std::fprintf(f, "Chi square %s: cannot be evaluated: not enough samples\n", name);
+  }
+}
+
+const char* chi_status(const Assessment& a) {
+  if (a.chi_square_failed()) return "Failed";
+  if (!a.chi_square_evaluable()) return "cannot be evaluated: not enough samples";
+  return "Passed";
+}
+
+// The lines of NIST ea_iid -v -v -v, with the same labels and formats, plus counters.
+void print_reference_lines(std::FILE* f, const Assessment& a) {
+  if (a.independence.underflow || a.goodness_of_fit.underflow) std::fprintf(f, "igamc: UNDERFLOW\n");
+  std::fprintf(f, "Opening file: '%s' (SHA-256 hash %s)", a.path.c_str(), a.sha256.c_str());
+  if (a.subset) {
+    std::fprintf(f, ", reading block %" PRIu64 " of size %" PRIu64, a.subset->index, a.subset->count);
+  }
+  std::fprintf(f, "\n");
+  if (a.narrower_than_given) std::fprintf(f, "Warning: Symbols appear to be narrower than described.\n");
+  std::fprintf(f, "Loaded %" PRIu64 " samples of %d distinct %d-bit-wide symbols\n", a.samples, a.alphabet, a.width);
+  if (a.h_bitstring) std::fprintf(f, "Number of Binary samples: %" PRIu64 "\n", a.bitstring_bits);
+  if (a.translated) std::fprintf(f, "Samples have been translated\n");
+  std::fprintf(f, "Raw Mean = %.17g\n", a.base.mean);
+  std::fprintf(f, "Median = %.17g\n", a.base.median);
+  std::fprintf(f, "Binary = %s\n", a.binary ? "true" : "false");
+  if (a.h_bitstring) {
+    std::fprintf(f, "H_bitstring = %.17g\n", a.h_bitstring->entropy);
+    std::fprintf(f, "H_bitstring Per Symbol = %.17g\n", a.h_bitstring->entropy * a.width);
+  }
+  if (a.h_original) std::fprintf(f, "H_original = %.17g\n", a.h_original->entropy);
+  std::fprintf(f, "Assessed min entropy: %.17g\n", a.h_assessed);
+  chi_line(f, "independence", a.independence);
+  chi_line(f, "goodness of fit", a.goodness_of_fit);
+  std::fprintf(f, "Chi square tests: %s\n", chi_status(a));
+  std::fprintf(f, "Literal Longest Repeated Substring results: P_col = %.22Lg\n", a.lrs.p_col);
+  if (!a.lrs.trivially_passed) {
+    std::fprintf(f, "Literal Longest Repeated Substring results: W = %" PRIu64 "\n", a.lrs.w);
+    std::fprintf(f, "Literal Longest Repeated Substring results: Pr(X >= 1) = %.22Lg\n", a.lrs.pr_x_ge_1);
+  }
+  std::fprintf(f, "Length of longest repeated substring test: %s\n", pass_fail(a.lrs.passed()));
+  for (int t = 0; t < kNumTests; ++t) {
+    std::fprintf(f, "Permutation testing: Unpermuted result %s = %.22Lg\n", test_name(t),
+                 static_cast<long double>(a.original.v[t]));
+  }
+  std::fprintf(f, "Permutation testing: seed = %" PRIu64 "\n", a.seed);
+  for (int t = 0; t < kNumTests; ++t) {
+    const auto& c = a.permutation.counters[t];
+    if (!a.permutation.ran[t]) {
+      std::fprintf(f, "Permutation testing: counters %s: not run\n", test_name(t));
+    } else {
+      std::fprintf(f, "Permutation testing: counters %s: C0 = %u, C1 = %u, C2 = %u (%s)\n", test_name(t), c.c[0],
+                   c.c[1], c.c[2], pass_fail(c.passed()));
+    }
+  }
+  std::fprintf(f, "IID permutation tests: %s\n", a.permutation.passed() ? "Passed" : "Failed");
+}
+
+}  // namespace
+
+void print_text(std::FILE* f, const Assessment& a, const Options& o) {
+  if (o.quiet) return;
+  if (o.verbose >= 3) {
+    print_reference_lines(f, a);
+  } else {
+    std::fprintf(f, "%s: %" PRIu64 " samples, %d-bit, %d distinct symbols", a.path.c_str(), a.samples, a.width,
+                 a.alphabet);
+    if (a.subset) std::fprintf(f, " (block %" PRIu64 " of %" PRIu64 " samples)", a.subset->index, a.subset->count);
+    std::fprintf(f, "\n");
+    if (o.verbose >= 1) {
+      std::fprintf(f, "SHA-256: %s\n", a.sha256.c_str());
+      std::fprintf(f, "Mean %.6f, median %.6f%s\n", a.base.mean, a.base.median, a.binary ? ", binary" : "");
+    }
+    if (a.h_original) std::fprintf(f, "H_original: %f\n", a.h_original->entropy);
+    if (a.h_bitstring) std::fprintf(f, "H_bitstring: %f\n", a.h_bitstring->entropy);
+    if (a.initial_entropy && a.h_bitstring) {
+      std::fprintf(f, "min(H_original, %d X H_bitstring): %f\n", a.width, a.h_assessed);
+    } else if (!a.initial_entropy) {
+      std::fprintf(f, "h': %f\n", a.h_bitstring ? a.h_bitstring->entropy : 0.0);
+    }
+    if (o.verbose >= 1) {
+      auto chi = [&](const char* name, const ChiSquareResult& r) {
+        if (r.evaluable) {
+          std::fprintf(f, "Chi-square %s: T = %.4f, df = %ld, p-value = %.6f (%s)\n", name, r.statistic, r.df,
+                       r.p_value, pass_fail(r.passed()));
+        } else {
+          std::fprintf(f, "Chi-square %s: cannot be evaluated: not enough samples (df = %ld)\n", name, r.df);
+        }
+      };
+      chi("independence", a.independence);
+      chi("goodness of fit", a.goodness_of_fit);
+    }
+    std::fprintf(f, "Chi-square tests: %s\n", chi_status(a));
+    if (o.verbose >= 1 && !a.lrs.trivially_passed) {
+      std::fprintf(f, "LRS: P_col = %.6Lg, W = %" PRIu64 ", Pr(X >= 1) = %.6Lg\n", a.lrs.p_col, a.lrs.w,
+                   a.lrs.pr_x_ge_1);
+    }
+    std::fprintf(f, "Longest repeated substring test: %s\n", pass_fail(a.lrs.passed()));
+    if (o.verbose >= 1) {
+      std::fprintf(f, "Permutation tests on %s, PRNG %s, seed %" PRIu64 "\n", a.device.c_str(), a.prng.c_str(), a.seed);
+      std::fprintf(f, "  %-22s %24s %7s %7s %7s  %s\n", "statistic", "unpermuted", "C0", "C1", "C2", "result");
+      for (int t = 0; t < kNumTests; ++t) {
+        const auto& c = a.permutation.counters[t];
+        std::fprintf(f, "  %-22s %24.17g", test_name(t), a.original.v[t]);
+        if (a.permutation.ran[t]) {
+          std::fprintf(f, " %7u %7u %7u  %s\n", c.c[0], c.c[1], c.c[2], c.passed() ? "passed" : "FAILED");
+        } else {
+          std::fprintf(f, " %7s %7s %7s  not run\n", "-", "-", "-");
+        }
+      }
+      std::fprintf(f, "  %u permutations for the statistical tests, %u for compression\n",
+                   a.permutation.fast_permutations, a.permutation.compression_permutations);
+    }
+    std::fprintf(f, "Permutation tests: %s", a.permutation.passed() ? "Passed" : "Failed");
+    if (!a.permutation.compression_note.empty()) std::fprintf(f, " (compression test %s)", a.permutation.compression_note.c_str());
+    std::fprintf(f, "\n");
+  }
+  if (o.timing) {
+    const auto& t = a.timings;
+    std::fprintf(f,
+                 "Timing: estimates %.3f s, chi-square %.3f s, LRS %.3f s, permutation tests %.3f s, compression "
+                 "%.3f s, total %.3f s\n",
+                 t.estimates, t.chi_square, t.lrs, t.permutation, t.compression, t.total);
+  }
+  Verdict v = a.verdict();
+  std::fprintf(f, "Verdict: %s", verdict_name(v));
+  if (v == Verdict::NotIid) {
+    std::fprintf(f, " (failed:");
+    auto fam = a.failed_families();
+    for (size_t i = 0; i < fam.size(); ++i) std::fprintf(f, "%s %s", i ? "," : "", fam[i].c_str());
+    std::fprintf(f, ")");
+  } else if (v == Verdict::Inconclusive) {
+    std::fprintf(f, " (no test failed, but not every test could be evaluated)");
+  }
+  if (v == Verdict::Iid) {
+    std::fprintf(f, "; assessed min-entropy %.6f bits per sample\n", a.h_assessed);
+  } else {
+    std::fprintf(f, "; the IID-track estimate (%.6f bits per sample) does not apply: use the non-IID track\n",
+                 a.h_assessed);
+  }
+}
+
+}  // namespace ea::cli

@@ -1,0 +1,132 @@
+#include "assess.hpp"
+
+#include <chrono>
+
+#include "common/error.hpp"
+#include "stats/compression.hpp"
+
+namespace ea {
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::Iid: return "IID";
+    case Verdict::NotIid: return "not IID";
+    default: return "inconclusive";
+  }
+}
+
+Verdict Assessment::verdict() const {
+  if (!failed_families().empty()) return Verdict::NotIid;
+  if (!chi_square_evaluable() || !permutation.passed()) return Verdict::Inconclusive;
+  return Verdict::Iid;
+}
+
+std::vector<std::string> Assessment::failed_families() const {
+  std::vector<std::string> f;
+  if (chi_square_failed()) f.push_back("chi-square");
+  if (!lrs.passed()) f.push_back("longest repeated substring");
+  bool perm_failed = false;
+  for (int t = 0; t < kNumTests; ++t) perm_failed = perm_failed || permutation.test_failed(t);
+  if (perm_failed) f.push_back("permutation");
+  return f;
+}
+
+Assessment assess(const Dataset& d, const AssessConfig& cfg) {
+  using clock = std::chrono::steady_clock;
+  auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+  const auto start = clock::now();
+
+  Assessment a;
+  a.path = d.path;
+  a.sha256 = d.sha256;
+  a.samples = d.size();
+  a.width = d.width;
+  a.alphabet = d.alphabet;
+  a.binary = d.binary();
+  a.translated = d.translated;
+  a.narrower_than_given = d.narrower_than_given;
+  a.subset = d.subset;
+  a.initial_entropy = cfg.initial_entropy;
+  a.seed = cfg.seed;
+  a.iterations = cfg.iterations;
+  a.early_exit = cfg.early_exit;
+  a.threads = cfg.threads;
+  if (d.narrower_than_given) a.warnings.push_back("Symbols appear to be narrower than described.");
+  if (d.size() < kMinSamples) {
+    a.warnings.push_back("data contains less than " + std::to_string(kMinSamples) + " samples");
+  }
+  if (cfg.iterations != 10000) {
+    a.warnings.push_back("--iterations " + std::to_string(cfg.iterations) +
+                         ": not an SP 800-90B assessment (the standard requires 10,000 permutations)");
+  }
+
+  // Baseline and most common value estimates (6.3.1).
+  a.base = baseline(d);
+  std::vector<uint64_t> counts(static_cast<size_t>(d.alphabet), 0);
+  for (uint8_t s : d.symbols) ++counts[s];
+  a.h_assessed = d.width;
+  if (cfg.initial_entropy) {
+    a.h_original = most_common_value(counts, d.size());
+    a.h_assessed = std::min(a.h_assessed, a.h_original->entropy);
+  }
+  if (d.alphabet > 2 || !cfg.initial_entropy) {
+    auto bits = bitstring_counts(d, cfg.truncate_bitstring ? kMinSamples : 0);
+    a.bitstring_bits = bits[0] + bits[1];
+    a.h_bitstring = most_common_value(bits, a.bitstring_bits);
+    a.h_assessed = std::min(a.h_assessed, a.h_bitstring->entropy * d.width);
+  }
+  auto t1 = clock::now();
+  a.timings.estimates = seconds(start, t1);
+
+  a.independence = chi_square_independence(d.symbols, d.alphabet);
+  a.goodness_of_fit = chi_square_goodness_of_fit(d.symbols, d.alphabet);
+  auto t2 = clock::now();
+  a.timings.chi_square = seconds(t1, t2);
+
+  a.lrs = longest_repeated_substring(d.symbols, d.alphabet);
+  auto t3 = clock::now();
+  a.timings.lrs = seconds(t2, t3);
+
+  // Permutation tests.
+  PermutationData pd;
+  pd.symbols = d.symbols.data();
+  pd.n = d.size();
+  pd.raw_of = d.raw_of.data();
+  pd.params = StatParams{a.base.mean, a.base.median, d.binary(), static_cast<uint32_t>(d.alphabet)};
+  pd.seed = cfg.seed;
+  {
+    CpuScratch scratch;
+    cpu_statistics(pd.symbols, pd.n, pd.raw_of, pd.params, kAllFastTests, pd.original, scratch);
+    Compressor c;
+    pd.original.v[kNumFastTests] = static_cast<double>(c.compressed_length(pd.symbols, pd.n, pd.raw_of));
+  }
+  a.original = pd.original;
+
+  auto cpu = make_cpu_backend(pd, cfg.threads);
+  std::unique_ptr<PermutationBackend> gpu;
+  if (cfg.device != DeviceChoice::Cpu) {
+    std::string description;
+    try {
+      gpu = make_gpu_backend(pd, cfg.gpu_id, cfg.round_size, &description);
+      a.device = description;
+      if (cfg.note) cfg.note("using " + description + " for the permutation tests");
+    } catch (const Error& e) {
+      if (cfg.device == DeviceChoice::Gpu) throw;
+      if (cfg.note) cfg.note(std::string("no usable GPU (") + e.what() + "); running on the CPU");
+    }
+  }
+  if (!gpu) a.device = "cpu (" + std::to_string(cfg.threads) + " threads)";
+
+  DriverConfig dc;
+  dc.iterations = cfg.iterations;
+  dc.early_exit = cfg.early_exit;
+  dc.all_tests = cfg.all_tests;
+  dc.progress = cfg.progress;
+  a.permutation = run_permutation_tests(gpu ? *gpu : *cpu, *cpu, dc);
+  a.timings.permutation = a.permutation.fast_seconds;
+  a.timings.compression = a.permutation.compression_seconds;
+  a.timings.total = seconds(start, clock::now());
+  return a;
+}
+
+}  // namespace ea

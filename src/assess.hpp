@@ -1,0 +1,92 @@
+// One IID-track assessment of a data set (SP 800-90B section 5 and 6.3.1): the library's
+// entry point. It computes and throws; printing and exit codes belong to the CLI.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "estimators/estimators.hpp"
+#include "io/samples.hpp"
+#include "permutation/permutation.hpp"
+
+namespace ea {
+
+enum class DeviceChoice { Auto, Cpu, Gpu };
+
+struct AssessConfig {
+  bool initial_entropy = true;     // -i (default) or -c
+  bool truncate_bitstring = false; // -t: H_bitstring from the first 1,000,000 bits only
+  uint64_t seed = 0;
+  uint32_t iterations = 10000;
+  bool early_exit = true;
+  bool all_tests = false;
+  int threads = 1;
+  DeviceChoice device = DeviceChoice::Auto;
+  int gpu_id = 0;
+  uint32_t round_size = 0;         // GPU permutations per round; 0 = from free memory
+  std::function<void(const char* phase, uint32_t done, int active)> progress;
+  std::function<void(const std::string&)> note;  // informational messages (device choice)
+};
+
+constexpr uint64_t kMinSamples = 1000000;  // the reference's MIN_SIZE
+
+enum class Verdict { Iid, NotIid, Inconclusive };
+const char* verdict_name(Verdict v);
+
+struct Timings {
+  double estimates = 0, chi_square = 0, lrs = 0, permutation = 0, compression = 0, total = 0;
+};
+
+struct Assessment {
+  // Input facts (the Dataset's arrays are not kept).
+  std::string path, sha256;
+  uint64_t samples = 0;
+  int width = 0, alphabet = 0;
+  bool binary = false, translated = false, narrower_than_given = false;
+  std::optional<SubsetSpec> subset;
+  std::vector<std::string> warnings;
+
+  Baseline base;
+  bool initial_entropy = true;
+  std::optional<McvEstimate> h_original;   // -i only
+  std::optional<McvEstimate> h_bitstring;  // when k > 2 or -c
+  uint64_t bitstring_bits = 0;             // bits used for H_bitstring
+  double h_assessed = 0;
+
+  ChiSquareResult independence, goodness_of_fit;
+  LrsResult lrs;
+
+  StatVector original{};
+  PermutationOutcome permutation;
+  uint64_t seed = 0;
+  uint32_t iterations = 10000;
+  bool early_exit = true;
+  std::string device;      // "cpu" or the GPU's description
+  std::string prng = "philox4x32-10";
+  int threads = 1;
+  Timings timings;
+
+  bool chi_square_evaluable() const { return independence.evaluable && goodness_of_fit.evaluable; }
+  bool chi_square_failed() const {
+    return (independence.evaluable && !independence.passed()) ||
+           (goodness_of_fit.evaluable && !goodness_of_fit.passed());
+  }
+  bool chi_square_passed() const { return independence.passed() && goodness_of_fit.passed(); }
+  Verdict verdict() const;
+  // Names of the test families that failed ("chi-square", "LRS", "permutation").
+  std::vector<std::string> failed_families() const;
+};
+
+// Runs the whole IID track on a loaded data set.
+Assessment assess(const Dataset& data, const AssessConfig& config);
+
+// GPU backend factory, defined by the CUDA library when it is built (cuda/), otherwise by
+// a version that throws Error{Device}. Throws Error{Device} when no usable GPU exists.
+std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData& data, int gpu_id, uint32_t round_size,
+                                                     std::string* description);
+bool gpu_build_available();
+
+}  // namespace ea

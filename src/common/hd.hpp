@@ -1,0 +1,11 @@
+// EA_HD marks functions that are compiled for the host by g++ and for both host and
+// device by nvcc, so that one implementation serves the CPU path and the kernels.
+#pragma once
+
+#if defined(__CUDACC__)
+#define EA_HD __host__ __device__
+#define EA_FORCEINLINE __forceinline__
+#else
+#define EA_HD
+#define EA_FORCEINLINE inline __attribute__((always_inline))
+#endif

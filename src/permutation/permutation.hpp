@@ -1,0 +1,79 @@
+// The permutation tests of SP 800-90B 5.1: backends compute, per permutation index j, how
+// each statistic of shuffle j compares with the original; the driver applies those
+// outcomes in order of j with the per-test stopping rule. Counters therefore equal those
+// of a sequential pass j = 0, 1, 2, ... whatever the backend, round size or thread count.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/test_id.hpp"
+#include "permutation/counters.hpp"
+#include "stats/statistics.hpp"
+
+namespace ea {
+
+// Everything a backend needs; the arrays are owned by the caller and outlive the run.
+struct PermutationData {
+  const uint8_t* symbols = nullptr;  // translated symbols (0/1 for binary data)
+  size_t n = 0;
+  const uint8_t* raw_of = nullptr;   // 256-entry table: symbol -> raw value
+  StatParams params{};
+  StatVector original{};             // statistics of the unshuffled data (all 19)
+  uint64_t seed = 0;                 // Philox4x32-10 key
+};
+
+class PermutationBackend {
+ public:
+  virtual ~PermutationBackend() = default;
+  virtual std::string name() const = 0;
+  // Tests this backend can compute.
+  virtual TestMask supported() const = 0;
+  // Number of permutations worth computing in the next round.
+  virtual uint32_t round_size(uint32_t round_index) const = 0;
+  // Fills outcomes[r * kNumTests + t] for permutations first + r, r < count, for every
+  // test t in mask (others: kNotComputed).
+  virtual void run(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) = 0;
+};
+
+struct DriverConfig {
+  uint32_t iterations = 10000;
+  bool early_exit = true;
+  bool all_tests = false;  // run the compression test even when another test failed
+  // Called after every round with (phase, permutations done in this phase, tests still active).
+  std::function<void(const char* phase, uint32_t done, int active)> progress;
+};
+
+struct PermutationOutcome {
+  Counters counters{};
+  bool ran[kNumTests] = {};          // the test was run (compression may be skipped)
+  uint32_t fast_permutations = 0;    // permutations generated for tests 0-17
+  uint32_t compression_permutations = 0;
+  bool compression_run = false;
+  std::string compression_note;      // why compression was skipped, or run regardless
+  double fast_seconds = 0, compression_seconds = 0;
+
+  bool test_failed(int t) const { return ran[t] && !counters[t].passed(); }
+  bool fast_tests_passed() const;
+  bool passed() const;  // every test that ran passed, and compression ran
+};
+
+// Runs tests 0-17 on `fast`, then compression (test 18) on `compression` when all of them
+// passed (or always with all_tests).
+PermutationOutcome run_permutation_tests(PermutationBackend& fast, PermutationBackend& compression,
+                                         const DriverConfig& config);
+
+// Statistics of one symbol buffer on the CPU (conversions materialised in `scratch`).
+struct CpuScratch {
+  std::vector<uint8_t> conv1, conv2;
+};
+void cpu_statistics(const uint8_t* symbols, size_t n, const uint8_t* raw_of, const StatParams& params,
+                    TestMask mask, StatVector& out, CpuScratch& scratch);
+
+// The OpenMP backend: every test, compression included.
+std::unique_ptr<PermutationBackend> make_cpu_backend(const PermutationData& data, int threads);
+
+}  // namespace ea

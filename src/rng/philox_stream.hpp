@@ -1,0 +1,50 @@
+// The Philox4x32-10 word stream of one permutation (Random123's philox4x32).
+//
+// Stream j under a 64-bit seed, in cuRAND's curand_init(seed, j, 0) layout:
+//   key = (lo32(seed), hi32(seed)); block b uses counter (lo32(b), hi32(b), lo32(j), hi32(j));
+//   the words are out(block 0).x, .y, .z, .w, out(block 1).x, ...
+// So permutation j depends on (seed, j) alone, on every target.
+#pragma once
+
+#include <cstdint>
+
+#include <Random123/philox.h>
+
+#include "common/hd.hpp"
+
+namespace ea {
+
+class PhiloxStream {
+ public:
+  EA_HD PhiloxStream(uint64_t seed, uint64_t stream) : block_(0), index_(4) {
+    key_.v[0] = static_cast<uint32_t>(seed);
+    key_.v[1] = static_cast<uint32_t>(seed >> 32);
+    stream_lo_ = static_cast<uint32_t>(stream);
+    stream_hi_ = static_cast<uint32_t>(stream >> 32);
+  }
+
+  EA_HD EA_FORCEINLINE uint32_t next() {
+    if (index_ == 4) refill();
+    return out_.v[index_++];
+  }
+
+ private:
+  EA_HD void refill() {
+    philox4x32_ctr_t ctr;
+    ctr.v[0] = static_cast<uint32_t>(block_);
+    ctr.v[1] = static_cast<uint32_t>(block_ >> 32);
+    ctr.v[2] = stream_lo_;
+    ctr.v[3] = stream_hi_;
+    out_ = philox4x32_R(10, ctr, key_);
+    ++block_;
+    index_ = 0;
+  }
+
+  philox4x32_key_t key_;
+  philox4x32_ctr_t out_;
+  uint64_t block_;
+  uint32_t stream_lo_, stream_hi_;
+  uint32_t index_;
+};
+
+}  // namespace ea

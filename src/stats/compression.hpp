@@ -1,0 +1,24 @@
+// SP 800-90B 5.1.11 compression statistic (host only): the samples written as decimal
+// numbers separated by single spaces (no trailing space), compressed by libbz2's
+// BZ2_bzBuffToBuffCompress with block size 5, verbosity 0, work factor 0; the statistic
+// is the compressed length in bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ea {
+
+class Compressor {
+ public:
+  // Compressed length of the values table[x[0]], table[x[1]], ... (table: symbol -> raw).
+  uint64_t compressed_length(const uint8_t* symbols, size_t n, const uint8_t* table);
+
+ private:
+  std::string text_;
+  std::vector<char> out_;
+};
+
+}  // namespace ea

@@ -1,0 +1,221 @@
+// The 18 non-compression permutation statistics of SP 800-90B section 5.1, written once
+// for the host (g++) and the device (nvcc). Each is a pure function over a view
+// (sequences.hpp). Integer statistics are computed in integers; the excursion is the only
+// floating-point one and is computed with the same operations in the same order on every
+// target (the translation units that use it are built without FMA contraction), so
+// rank ties compare identically on the CPU and the GPU.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/hd.hpp"
+#include "common/test_id.hpp"
+#include "stats/sequences.hpp"
+
+namespace ea {
+
+// Statistic values, indexed by TestId. Every value is exactly representable as a double
+// (integers below 2^53), so comparisons are exact.
+struct StatVector {
+  double v[kNumTests];
+};
+
+// What the statistics need to know about the data set besides the samples.
+struct StatParams {
+  double mean;        // mean of the raw samples (section 5.1.1)
+  double median;      // median of the translated samples, 0.5 for binary data
+  bool binary;        // alphabet of two symbols: runs, collisions and lags use conversions
+  uint32_t alphabet;  // number of distinct symbols (<= 256)
+};
+
+// SP 800-90B 5.1.1: max over i of |sum_{t<=i} x_t - (i+1)*mean|.
+template <class Seq>
+EA_HD double excursion(const Seq& raw, double mean) {
+  double running = 0.0, best = 0.0;
+  const size_t n = raw.size();
+  for (size_t i = 0; i < n; ++i) {
+    running += static_cast<double>(raw[i]);
+    double scaled = static_cast<double>(i + 1) * mean;
+    double d = running - scaled;
+    if (d < 0) d = -d;
+    if (d > best) best = d;
+  }
+  return best;
+}
+
+struct RunStats {
+  uint64_t runs;     // number of runs
+  uint64_t longest;  // length of the longest run
+  uint64_t majority; // max(#up, #down) (directional runs only)
+};
+
+// Runs of a +1/-1 sequence given by a predicate over positions 0..len-1. As in the
+// reference, an empty sequence has 0 runs and a longest run of 1.
+template <class Pred>
+EA_HD RunStats runs_of(Pred up, size_t len) {
+  RunStats r{0, 1, 0};
+  if (len == 0) return r;
+  bool prev = up(0);
+  uint64_t run = 1, best = 0, ups = prev ? 1 : 0, runs = 1;
+  for (size_t i = 1; i < len; ++i) {
+    bool cur = up(i);
+    ups += cur ? 1 : 0;
+    if (cur == prev) {
+      ++run;
+    } else {
+      if (run > best) best = run;
+      run = 1;
+      ++runs;
+      prev = cur;
+    }
+  }
+  if (run > best) best = run;
+  uint64_t downs = len - ups;
+  r.runs = runs;
+  r.longest = best;
+  r.majority = ups > downs ? ups : downs;
+  return r;
+}
+
+// SP 800-90B 5.1.2-5.1.4: the sequence d_i = +1 if x_i <= x_{i+1} else -1.
+template <class Seq>
+EA_HD RunStats directional_runs(const Seq& s) {
+  const size_t n = s.size();
+  return runs_of([&](size_t i) { return s[i] <= s[i + 1]; }, n > 0 ? n - 1 : 0);
+}
+
+// SP 800-90B 5.1.5-5.1.6: m_i = +1 if x_i >= median else -1.
+template <class Seq>
+EA_HD RunStats median_runs(const Seq& s, double median) {
+  return runs_of([&](size_t i) { return static_cast<double>(s[i]) >= median; }, s.size());
+}
+
+struct CollisionStats {
+  double average;
+  uint64_t maximum;
+};
+
+// SP 800-90B 5.1.7-5.1.8. From position i, a window grows until the next sample repeats
+// a value already in it; the window's length including the repeat is recorded and the
+// next window starts after the repeating sample. A window that reaches the end without a
+// repeat is not recorded. Values must be below 256.
+template <class Seq>
+EA_HD CollisionStats collisions(const Seq& s) {
+  const size_t n = s.size();
+  uint64_t sum = 0, count = 0, maximum = 0;
+  size_t i = 0;
+  while (i < n) {
+    uint32_t seen[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    size_t j = i;
+    bool hit = false;
+    for (; j < n; ++j) {
+      uint32_t v = s[j] & 255u;
+      uint32_t mask = 1u << (v & 31u);
+      if (seen[v >> 5] & mask) {
+        hit = true;
+        break;
+      }
+      seen[v >> 5] |= mask;
+    }
+    if (!hit) break;
+    uint64_t len = static_cast<uint64_t>(j - i + 1);
+    sum += len;
+    ++count;
+    if (len > maximum) maximum = len;
+    i = j + 1;
+  }
+  CollisionStats c;
+  c.average = count ? static_cast<double>(sum) / static_cast<double>(count) : 0.0;
+  c.maximum = maximum;
+  return c;
+}
+
+struct LagStats {
+  uint64_t periodicity[kNumLags];  // #{i < n-p : x_i == x_{i+p}}   (5.1.9)
+  uint64_t covariance[kNumLags];   // sum_{i < n-p} y_i * y_{i+p}    (5.1.10)
+};
+
+// Periodicity of `sym` and covariance of `val` for the lags 1, 2, 8, 16, 32, in one pass.
+// `sym` and `val` have the same length (val is the raw view of sym, or sym itself).
+template <class SymSeq, class ValSeq>
+EA_HD LagStats lagged(const SymSeq& sym, const ValSeq& val, TestMask mask) {
+  LagStats r;
+  for (int k = 0; k < kNumLags; ++k) r.periodicity[k] = r.covariance[k] = 0;
+  const size_t n = sym.size();
+  bool want_p[kNumLags], want_c[kNumLags];
+  for (int k = 0; k < kNumLags; ++k) {
+    want_p[k] = (mask & bit(static_cast<int>(TestId::kPeriodicity1) + k)) != 0;
+    want_c[k] = (mask & bit(static_cast<int>(TestId::kCovariance1) + k)) != 0;
+  }
+  for (int k = 0; k < kNumLags; ++k) {
+    const size_t p = kLags[k];
+    if (n <= p || !(want_p[k] || want_c[k])) continue;
+    uint64_t per = 0, cov = 0;
+    if (want_p[k] && want_c[k]) {
+      for (size_t i = 0; i + p < n; ++i) {
+        per += sym[i] == sym[i + p] ? 1u : 0u;
+        cov += static_cast<uint64_t>(val[i]) * val[i + p];
+      }
+    } else if (want_p[k]) {
+      for (size_t i = 0; i + p < n; ++i) per += sym[i] == sym[i + p] ? 1u : 0u;
+    } else {
+      for (size_t i = 0; i + p < n; ++i) cov += static_cast<uint64_t>(val[i]) * val[i + p];
+    }
+    r.periodicity[k] = per;
+    r.covariance[k] = cov;
+  }
+  return r;
+}
+
+constexpr TestMask kDirectionalMask = bit(TestId::kNumDirectionalRuns) |
+                                      bit(TestId::kLenDirectionalRuns) |
+                                      bit(TestId::kNumIncreasesDecreases);
+constexpr TestMask kMedianMask = bit(TestId::kNumRunsMedian) | bit(TestId::kLenRunsMedian);
+constexpr TestMask kCollisionMask = bit(TestId::kAvgCollision) | bit(TestId::kMaxCollision);
+constexpr TestMask kLagMask = ((1u << 10) - 1u) << static_cast<int>(TestId::kPeriodicity1);
+
+// Computes the statistics selected by `mask` (bits of TestId, compression excluded) and
+// writes them into out.v; the others are left untouched.
+//
+//   sym   the translated symbols (0..k-1); for binary data the 0/1 sequence
+//   raw   the raw sample values, same length as sym
+//   conv1 Conversion I of sym and conv2 Conversion II of sym (used only when binary)
+//
+// Which data each statistic reads follows the reference tool: excursion on raw;
+// directional runs, periodicity and covariance on Conversion I when binary (covariance on
+// raw otherwise); median runs on sym; collisions on Conversion II when binary.
+template <class Sym, class Raw, class C1, class C2>
+EA_HD void compute_statistics(const Sym& sym, const Raw& raw, const C1& conv1, const C2& conv2,
+                              const StatParams& params, TestMask mask, StatVector& out) {
+  if (mask & bit(TestId::kExcursion)) {
+    out.v[static_cast<int>(TestId::kExcursion)] = excursion(raw, params.mean);
+  }
+  if (mask & kDirectionalMask) {
+    RunStats d = params.binary ? directional_runs(conv1) : directional_runs(sym);
+    out.v[static_cast<int>(TestId::kNumDirectionalRuns)] = static_cast<double>(d.runs);
+    out.v[static_cast<int>(TestId::kLenDirectionalRuns)] = static_cast<double>(d.longest);
+    out.v[static_cast<int>(TestId::kNumIncreasesDecreases)] = static_cast<double>(d.majority);
+  }
+  if (mask & kMedianMask) {
+    RunStats m = median_runs(sym, params.binary ? 0.5 : params.median);
+    out.v[static_cast<int>(TestId::kNumRunsMedian)] = static_cast<double>(m.runs);
+    out.v[static_cast<int>(TestId::kLenRunsMedian)] = static_cast<double>(m.longest);
+  }
+  if (mask & kCollisionMask) {
+    CollisionStats c = params.binary ? collisions(conv2) : collisions(sym);
+    out.v[static_cast<int>(TestId::kAvgCollision)] = c.average;
+    out.v[static_cast<int>(TestId::kMaxCollision)] = static_cast<double>(c.maximum);
+  }
+  if (mask & kLagMask) {
+    LagStats l = params.binary ? lagged(conv1, conv1, mask) : lagged(sym, raw, mask);
+    for (int k = 0; k < kNumLags; ++k) {
+      int pt = static_cast<int>(TestId::kPeriodicity1) + k;
+      int ct = static_cast<int>(TestId::kCovariance1) + k;
+      if (mask & bit(pt)) out.v[pt] = static_cast<double>(l.periodicity[k]);
+      if (mask & bit(ct)) out.v[ct] = static_cast<double>(l.covariance[k]);
+    }
+  }
+}
+
+}  // namespace ea
