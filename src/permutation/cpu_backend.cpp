@@ -15,8 +15,8 @@ namespace ea {
 void cpu_statistics(const uint8_t* sym, size_t n, const uint8_t* raw_of, const StatParams& params, TestMask mask,
                     StatVector& out, CpuScratch& scratch) {
   const ByteView s = byte_view(sym, n);
-  const MappedView<ByteView> raw{s, raw_of};
   if (params.binary) {
+    const MappedView<ByteView> raw{s, raw_of};
     const ConversionOneView<ByteView> c1{s};
     const ConversionTwoView<ByteView> c2{s};
     scratch.conv1.resize(c1.size());
@@ -29,7 +29,17 @@ void cpu_statistics(const uint8_t* sym, size_t n, const uint8_t* raw_of, const S
     compute_statistics(s, raw, byte_view(scratch.conv1.data(), scratch.conv1.size()),
                        byte_view(scratch.conv2.data(), scratch.conv2.size()), params, mask, out);
   } else {
-    compute_statistics(s, raw, s, s, params, mask, out);
+    // Raw values materialised once, so that the excursion and covariance loops read
+    // plain bytes (and vectorise); skipped when translation is the identity.
+    bool identity = true;
+    for (uint32_t v = 0; v < params.alphabet; ++v) identity = identity && raw_of[v] == v;
+    const uint8_t* raw = sym;
+    if (!identity && (mask & (bit(TestId::kExcursion) | kLagMask))) {
+      scratch.raw.resize(n);
+      for (size_t i = 0; i < n; ++i) scratch.raw[i] = raw_of[sym[i]];
+      raw = scratch.raw.data();
+    }
+    compute_statistics(s, byte_view(raw, n), s, s, params, mask, out);
   }
 }
 

@@ -68,7 +68,7 @@ PermutationOutcome run_permutation_tests(PermutationBackend& fast, PermutationBa
 
 // Statistics of one symbol buffer on the CPU (conversions materialised in `scratch`).
 struct CpuScratch {
-  std::vector<uint8_t> conv1, conv2;
+  std::vector<uint8_t> conv1, conv2, raw;
 };
 void cpu_statistics(const uint8_t* symbols, size_t n, const uint8_t* raw_of, const StatParams& params,
                     TestMask mask, StatVector& out, CpuScratch& scratch);

@@ -13,8 +13,17 @@
 
 namespace ea {
 
-// Contiguous or strided bytes.
+// Contiguous bytes (the CPU path; loops over it vectorise).
 struct ByteView {
+  const uint8_t* data;
+  size_t n;
+
+  EA_HD size_t size() const { return n; }
+  EA_HD uint32_t operator[](size_t i) const { return data[i]; }
+};
+
+// Bytes `stride` apart: sample i of one copy in an interleaved batch (data[i * stride]).
+struct StridedByteView {
   const uint8_t* data;
   size_t n;
   size_t stride;
@@ -23,9 +32,7 @@ struct ByteView {
   EA_HD uint32_t operator[](size_t i) const { return data[i * stride]; }
 };
 
-EA_HD inline ByteView byte_view(const uint8_t* data, size_t n, size_t stride = 1) {
-  return ByteView{data, n, stride};
-}
+EA_HD inline ByteView byte_view(const uint8_t* data, size_t n) { return ByteView{data, n}; }
 
 // Values of a view mapped through a 256-entry table (translated symbol -> raw byte).
 template <class Seq>

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <math.h>
 
 #include "common/hd.hpp"
 #include "common/test_id.hpp"
@@ -30,14 +31,17 @@ struct StatParams {
 };
 
 // SP 800-90B 5.1.1: max over i of |sum_{t<=i} x_t - (i+1)*mean|.
+// The running sum is kept as an integer: it equals the reference's double sum exactly
+// (integers below 2^53), without a floating-point dependency chain.
 template <class Seq>
 EA_HD double excursion(const Seq& raw, double mean) {
-  double running = 0.0, best = 0.0;
+  uint64_t running = 0;
+  double best = 0.0;
   const size_t n = raw.size();
   for (size_t i = 0; i < n; ++i) {
-    running += static_cast<double>(raw[i]);
+    running += raw[i];
     double scaled = static_cast<double>(i + 1) * mean;
-    double d = running - scaled;
+    double d = static_cast<double>(running) - scaled;
     if (d < 0) d = -d;
     if (d > best) best = d;
   }
@@ -51,26 +55,23 @@ struct RunStats {
 };
 
 // Runs of a +1/-1 sequence given by a predicate over positions 0..len-1. As in the
-// reference, an empty sequence has 0 runs and a longest run of 1.
+// reference, an empty sequence has 0 runs and a longest run of 1. Written without
+// data-dependent branches: on random data a branch per element mispredicts half the time.
 template <class Pred>
 EA_HD RunStats runs_of(Pred up, size_t len) {
   RunStats r{0, 1, 0};
   if (len == 0) return r;
-  bool prev = up(0);
-  uint64_t run = 1, best = 0, ups = prev ? 1 : 0, runs = 1;
+  uint32_t prev = up(0) ? 1u : 0u;
+  uint64_t run = 1, best = 1, ups = prev, runs = 1;
   for (size_t i = 1; i < len; ++i) {
-    bool cur = up(i);
-    ups += cur ? 1 : 0;
-    if (cur == prev) {
-      ++run;
-    } else {
-      if (run > best) best = run;
-      run = 1;
-      ++runs;
-      prev = cur;
-    }
+    const uint32_t cur = up(i) ? 1u : 0u;
+    const uint64_t same = cur == prev ? 1u : 0u;
+    ups += cur;
+    runs += 1u - same;
+    run = (run & (0u - same)) + 1u;  // run + 1 when the run goes on, else 1
+    best = run > best ? run : best;
+    prev = cur;
   }
-  if (run > best) best = run;
   uint64_t downs = len - ups;
   r.runs = runs;
   r.longest = best;
@@ -85,10 +86,13 @@ EA_HD RunStats directional_runs(const Seq& s) {
   return runs_of([&](size_t i) { return s[i] <= s[i + 1]; }, n > 0 ? n - 1 : 0);
 }
 
-// SP 800-90B 5.1.5-5.1.6: m_i = +1 if x_i >= median else -1.
+// SP 800-90B 5.1.5-5.1.6: m_i = +1 if x_i >= median else -1. For integer samples,
+// x >= median exactly when x >= ceil(median).
 template <class Seq>
 EA_HD RunStats median_runs(const Seq& s, double median) {
-  return runs_of([&](size_t i) { return static_cast<double>(s[i]) >= median; }, s.size());
+  const double c = ceil(median);
+  const uint32_t threshold = c <= 0.0 ? 0u : (c >= 4294967295.0 ? 4294967295u : static_cast<uint32_t>(c));
+  return runs_of([&](size_t i) { return s[i] >= threshold; }, s.size());
 }
 
 struct CollisionStats {
