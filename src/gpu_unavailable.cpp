@@ -6,7 +6,7 @@ namespace ea {
 
 std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData&, int, uint32_t, std::string*) {
   throw Error(ErrorKind::Device,
-              "this ea_iid was built without CUDA support (rebuild with -DEA_IID_CUDA=ON on a machine with nvcc)");
+              "no GPU available: this ea_iid was built without CUDA support (rebuild with -DEA_IID_CUDA=ON on a machine with nvcc)");
 }
 
 bool gpu_build_available() { return false; }

@@ -129,11 +129,9 @@ std::vector<double> reference_proportions(const std::vector<uint8_t>& s, int alp
   return p;
 }
 
-// Groups cells into bins of expected count >= 5, as the reference does: cells in order of
-// increasing expectation (ties by cell index); a bin is closed before the next cell is
-// added once its expectation reaches 5; a last bin below 5 joins the previous one.
-// Returns bin[cell] and the expectation of each bin.
-std::pair<std::vector<size_t>, std::vector<double>> make_bins(const std::vector<double>& expected) {
+}  // namespace
+
+std::pair<std::vector<size_t>, std::vector<double>> chi_square_bins(const std::vector<double>& expected) {
   std::vector<size_t> order(expected.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return expected[x] < expected[y]; });
@@ -153,6 +151,8 @@ std::pair<std::vector<size_t>, std::vector<double>> make_bins(const std::vector<
   }
   return {bin_of, bin_exp};
 }
+
+namespace {
 
 ChiSquareResult finish(double statistic, long df) {
   ChiSquareResult r;
@@ -225,7 +225,7 @@ ChiSquareResult chi_square_independence(const std::vector<uint8_t>& s, int k) {
   std::vector<double> expected(static_cast<size_t>(k) * k);
   for (int a = 0; a < k; ++a)
     for (int b = 0; b < k; ++b) expected[static_cast<size_t>(a) * k + b] = p[a] * p[b] * pairs;
-  auto [bin_of, bin_exp] = make_bins(expected);
+  auto [bin_of, bin_exp] = chi_square_bins(expected);
   std::vector<uint64_t> observed(bin_exp.size(), 0);
   for (uint64_t i = 0; i + 1 < L; i += 2) ++observed[bin_of[static_cast<size_t>(s[i]) * k + s[i + 1]]];
   double T = 0;
@@ -243,7 +243,7 @@ ChiSquareResult chi_square_goodness_of_fit(const std::vector<uint8_t>& s, int k)
   const uint64_t len = L / 10;
   std::vector<double> expected(static_cast<size_t>(k));
   for (int i = 0; i < k; ++i) expected[i] = p[i] * static_cast<double>(len);
-  auto [bin_of, bin_exp] = make_bins(expected);
+  auto [bin_of, bin_exp] = chi_square_bins(expected);
   double T = 0;
   for (uint64_t blk = 0; blk < 10; ++blk) {
     std::vector<uint64_t> observed(bin_exp.size(), 0);

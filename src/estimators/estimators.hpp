@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "io/samples.hpp"
@@ -44,6 +45,12 @@ struct ChiSquareResult {
   bool underflow = false; // the p-value underflowed to 0 (the reference prints "igamc: UNDERFLOW")
   bool passed() const { return evaluable && p_value >= 0.001; }
 };
+// Groups cells into bins of expected count >= 5, as the reference does: cells in order of
+// increasing expectation (ties by cell index); a bin is closed before the next cell is
+// added once its expectation reaches 5; a last bin below 5 joins the previous one.
+// Returns the bin of each cell and the expectation of each bin.
+std::pair<std::vector<size_t>, std::vector<double>> chi_square_bins(const std::vector<double>& expected);
+
 ChiSquareResult chi_square_independence(const std::vector<uint8_t>& symbols, int alphabet);
 ChiSquareResult chi_square_goodness_of_fit(const std::vector<uint8_t>& symbols, int alphabet);
 

@@ -1,0 +1,159 @@
+// The ea_iid executable: bad input (message, exit code, JSON error file), JSON output,
+// exit codes and the verdict line.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+std::string tmp(const std::string& name) { return std::string(EA_TEST_TMP_DIR) + "/" + name; }
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Result run(const std::string& args) {
+  const std::string out = tmp("cli_stdout.txt"), err = tmp("cli_stderr.txt");
+  std::string cmd = std::string(EA_IID_EXE) + " " + args + " >" + out + " 2>" + err;
+  int status = std::system(cmd.c_str());
+  return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+std::string write_bytes(const std::string& name, const std::string& bytes) {
+  std::ofstream(tmp(name), std::ios::binary) << bytes;
+  return tmp(name);
+}
+
+const std::string kSamples = std::string(EA_TEST_DATA_DIR) + "/samples/";
+
+void check_error(const std::string& args, const std::string& message) {
+  CAPTURE(args);
+  const std::string json = tmp("cli_error.json");
+  std::remove(json.c_str());
+  Result r = run("-o " + json + " " + args);
+  CHECK(r.code == 2);
+  CHECK(r.err.find(message) != std::string::npos);
+  CHECK(r.err.find("ea_iid: error:") == 0);
+  CHECK(r.out.empty());
+  auto j = nlohmann::json::parse(slurp(json));
+  CHECK(j["errorLevel"] == -1);
+  CHECK(j["errorMessage"].get<std::string>().find(message) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("bad input: one line on stderr naming the problem, exit 2, JSON with errorMessage") {
+  check_error(tmp("does-not-exist.bin"), "does-not-exist.bin: no such file");
+  check_error(EA_TEST_TMP_DIR, "is a directory");
+  check_error(write_bytes("empty.bin", ""), "empty.bin: file is empty");
+  check_error(write_bytes("one-symbol.bin", std::string(100, '\x05')), "1 symbol");
+  check_error(write_bytes("wide.bin", "\x01\x02\x80") + " 4", "wider than the given 4 bits");
+  check_error(kSamples + "rand8_short.bin 9", "bits per symbol must be between 1 and 8, got '9'");
+  check_error(kSamples + "rand8_short.bin 0", "bits per symbol must be between 1 and 8, got '0'");
+  check_error("-l 5,10000 " + kSamples + "rand8_short.bin", "past the end of the file");
+  check_error("-l 5 " + kSamples + "rand8_short.bin", "-l expects INDEX,COUNT");
+  check_error("-l x,3 " + kSamples + "rand8_short.bin", "-l expects INDEX,COUNT");
+  check_error("--bitz " + kSamples + "rand8_short.bin", "--bitz");
+}
+
+TEST_CASE("an unreadable file is an error (skipped when running as root)") {
+  if (::geteuid() == 0) {
+    MESSAGE("running as root: permissions do not stop reads, case skipped");
+    return;
+  }
+  std::string p = write_bytes("unreadable.bin", "\x01\x02");
+  ::chmod(p.c_str(), 0);
+  check_error(p, "cannot open file");
+}
+
+TEST_CASE("--device gpu without a GPU build or device fails clearly, never a verdict") {
+  Result r = run("--device gpu --seed 1 " + kSamples + "rand8_short.bin");
+#ifndef EA_HAVE_CUDA
+  CHECK(r.code == 2);
+#endif
+  if (r.code != 0) {  // a CUDA build on a machine with a GPU runs instead
+    CHECK(r.code == 2);
+    CHECK(r.err.find("GPU") != std::string::npos);
+    CHECK(r.out.find("Verdict") == std::string::npos);
+  }
+}
+
+TEST_CASE("too few samples for chi-square: 'cannot be evaluated', never a pass") {
+  std::string s;
+  for (int i = 0; i < 40; ++i) s.push_back(static_cast<char>((i * 37) % 64));
+  Result r = run("--seed 1 --iterations 20 -v -v -v " + write_bytes("tiny.bin", s));
+  CHECK(r.code == 0);
+  CHECK(r.out.find("Chi square independence: cannot be evaluated: not enough samples") != std::string::npos);
+  CHECK(r.out.find("Chi square tests: cannot be evaluated: not enough samples") != std::string::npos);
+  CHECK(r.out.find("Chi square tests: Passed") == std::string::npos);
+  CHECK(r.out.find("Verdict: IID") == std::string::npos);
+  CHECK(r.err.find("less than 1000000 samples") != std::string::npos);
+  CHECK(r.err.find("not an SP 800-90B assessment") != std::string::npos);
+}
+
+TEST_CASE("JSON: reference fields, verdict, seed, counters; --exit-code") {
+  const std::string json = tmp("cli_ok.json");
+  Result r = run("--seed 99 -o " + json + " " + kSamples + "rand8_short.bin");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("Verdict: ") != std::string::npos);
+  auto j = nlohmann::json::parse(slurp(json));
+  CHECK(j["errorLevel"] == 0);
+  CHECK(j["IID"] == true);
+  CHECK(j["sha256"].get<std::string>().size() == 64);
+  auto tc = j["testCases"][0];
+  CHECK(tc["hAssessed"].get<double>() == doctest::Approx(j["assessedMinEntropy"].get<double>()));
+  CHECK(tc["hAssessed"].get<double>() < 8.0);  // not the reference's bit-width placeholder
+  CHECK(tc["permutationTestResults"].size() == 3);
+  CHECK(j["permutation"]["seed"] == 99);
+  CHECK(j["permutation"]["prng"] == "philox4x32-10");
+  CHECK(j["permutation"]["tests"].size() == 19);
+  CHECK(j["verdict"].contains("iid"));
+  // The same seed reproduces the counters exactly.
+  const std::string json2 = tmp("cli_ok2.json");
+  run("--seed 99 --threads 1 -o " + json2 + " " + kSamples + "rand8_short.bin");
+  auto j2 = nlohmann::json::parse(slurp(json2));
+  CHECK(j2["testCases"][0]["permutationTestResults"] == tc["permutationTestResults"]);
+
+  // A non-IID file: exit 0 by default, 1 with --exit-code.
+  std::string ramp;
+  for (int i = 0; i < 20000; ++i) ramp.push_back(static_cast<char>((i / 7) % 256));
+  std::string path = write_bytes("ramp.bin", ramp);
+  Result plain = run("--seed 1 --iterations 200 " + path);
+  CHECK(plain.code == 0);
+  CHECK(plain.out.find("Verdict: not IID") != std::string::npos);
+  Result strict = run("--seed 1 --iterations 200 --exit-code " + path);
+  CHECK(strict.code == 1);
+}
+
+TEST_CASE("--no-early-exit runs 10,000 permutations for every test; --help and --version exit 0") {
+  std::string s;
+  for (int i = 0; i < 200; ++i) s.push_back(static_cast<char>((i * 73 + i / 3) % 16));
+  const std::string json = tmp("cli_full.json");
+  Result r = run("--seed 5 --no-early-exit --all-tests -o " + json + " " + write_bytes("small.bin", s));
+  CHECK(r.code == 0);
+  auto j = nlohmann::json::parse(slurp(json));
+  CHECK(j["permutation"]["permutationsRun"] == 10000);
+  for (const auto& t : j["permutation"]["tests"]) {
+    CHECK(t["C0"].get<int>() + t["C1"].get<int>() + t["C2"].get<int>() == 10000);
+  }
+  CHECK(run("--help").code == 0);
+  Result v = run("--version");
+  CHECK(v.code == 0);
+  CHECK(v.out.find("ea_iid") == 0);
+}

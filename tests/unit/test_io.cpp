@@ -1,0 +1,65 @@
+// Reading samples: widths, translation, subsets, errors.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "common/error.hpp"
+#include "io/samples.hpp"
+
+using namespace ea;
+
+namespace {
+std::string temp_file(const std::string& name, const std::vector<uint8_t>& bytes) {
+  std::string path = std::string(EA_TEST_TMP_DIR) + "/" + name;
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                              static_cast<std::streamsize>(bytes.size()));
+  return path;
+}
+}  // namespace
+
+TEST_CASE("width inferred from the highest bit set; translation to ranks") {
+  Dataset d = make_dataset({3, 9, 3, 12}, 0);
+  CHECK(d.width == 4);
+  CHECK(d.alphabet == 3);
+  CHECK(d.translated);
+  CHECK(d.symbols == std::vector<uint8_t>{0, 1, 0, 2});
+  CHECK(d.raw_of[2] == 12);
+  CHECK_FALSE(d.narrower_than_given);
+}
+
+TEST_CASE("a given width: narrower data warns, wider data is an error") {
+  Dataset d = make_dataset({0, 1, 2, 3}, 6);
+  CHECK(d.width == 6);
+  CHECK(d.narrower_than_given);
+  CHECK_THROWS_WITH_AS(make_dataset({0, 200}, 4), doctest::Contains("wider than the given 4 bits"), Error);
+  CHECK_THROWS_AS(make_dataset({0, 1}, 9), Error);
+}
+
+TEST_CASE("-l INDEX,COUNT reads block INDEX; the last block may be short") {
+  std::vector<uint8_t> bytes;
+  for (int i = 0; i < 10; ++i) bytes.push_back(static_cast<uint8_t>(i));
+  std::string path = temp_file("io_subset.bin", bytes);
+  Dataset d = load_dataset(path, 0, parse_subset("1,4"));
+  CHECK(d.raw == std::vector<uint8_t>{4, 5, 6, 7});
+  Dataset last = load_dataset(path, 0, parse_subset("2,4"));
+  CHECK(last.raw == std::vector<uint8_t>{8, 9});
+  CHECK_THROWS_WITH_AS(load_dataset(path, 0, parse_subset("3,4")), doctest::Contains("past the end of the file"),
+                       Error);
+  CHECK(d.sha256.size() == 64);
+}
+
+TEST_CASE("malformed -l values are usage errors") {
+  for (const char* bad : {"", "5", "a,b", "1,", ",3", "1,0", "-1,5", "1;5", "99999999999999999999999,1"}) {
+    CHECK_THROWS_AS(parse_subset(bad), Error);
+  }
+  SubsetSpec s = parse_subset("7,1000");
+  CHECK(s.index == 7);
+  CHECK(s.count == 1000);
+}
+
+TEST_CASE("one symbol only is an error") {
+  std::string path = temp_file("io_one_symbol.bin", {4, 4, 4});
+  CHECK_THROWS_WITH_AS(load_dataset(path, 0, std::nullopt), doctest::Contains("1 symbol"), Error);
+}

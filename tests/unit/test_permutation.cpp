@@ -1,0 +1,80 @@
+// The counting rule and the determinism contract of the permutation tests.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <vector>
+
+#include "assess.hpp"
+#include "common/error.hpp"
+#include "permutation/counters.hpp"
+#include "permutation/permutation.hpp"
+
+using namespace ea;
+
+TEST_CASE("a test stops being counted once C0+C1 > 5 and C1+C2 > 5") {
+  Counters c{};
+  std::vector<uint8_t> rows;
+  // Test 0 sees greater, greater, ... then less; test 1 always equal.
+  for (int r = 0; r < 20; ++r) {
+    for (int t = 0; t < kNumTests; ++t) rows.push_back(kNotComputed);
+    rows[r * kNumTests + 0] = r < 6 ? kGreater : kLess;
+    rows[r * kNumTests + 1] = kEqual;
+  }
+  TestMask active = apply_outcomes(c, bit(0) | bit(1), true, rows.data(), 20);
+  CHECK(active == 0);
+  CHECK(c[0].c[0] == 6);
+  CHECK(c[0].c[2] == 6);  // decided at the 12th permutation
+  CHECK(c[1].c[1] == 6);  // equal counts on both sides: decided after 6
+  CHECK(c[0].passed());
+  Counters full{};
+  CHECK(apply_outcomes(full, bit(0), false, rows.data(), 20) == bit(0));
+  CHECK(full[0].total() == 20);
+  CHECK_THROWS_AS(apply_outcomes(full, bit(2), true, rows.data(), 1), Error);
+}
+
+namespace {
+Dataset sample_data(size_t n) {
+  std::ifstream in(EA_TEST_DATA_DIR "/samples/truerand_8bit.bin", std::ios::binary);
+  std::vector<uint8_t> bytes(n);
+  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(n));
+  REQUIRE(static_cast<size_t>(in.gcount()) == n);
+  return make_dataset(bytes, 0);
+}
+
+PermutationOutcome run(const Dataset& d, uint64_t seed, int threads, bool early_exit, uint32_t iterations) {
+  AssessConfig cfg;
+  cfg.seed = seed;
+  cfg.threads = threads;
+  cfg.device = DeviceChoice::Cpu;
+  cfg.early_exit = early_exit;
+  cfg.iterations = iterations;
+  cfg.all_tests = true;
+  return assess(d, cfg).permutation;
+}
+}  // namespace
+
+TEST_CASE("the same seed gives identical counters with 1 and 2 threads") {
+  Dataset d = sample_data(20000);
+  PermutationOutcome one = run(d, 42, 1, true, 10000);
+  PermutationOutcome two = run(d, 42, 2, true, 10000);
+  for (int t = 0; t < kNumTests; ++t) {
+    CAPTURE(t);
+    for (int k = 0; k < 3; ++k) CHECK(one.counters[t].c[k] == two.counters[t].c[k]);
+  }
+  CHECK(one.fast_permutations == two.fast_permutations);
+  PermutationOutcome other = run(d, 43, 2, true, 10000);
+  bool differs = false;
+  for (int t = 0; t < kNumTests; ++t)
+    for (int k = 0; k < 3; ++k) differs = differs || other.counters[t].c[k] != one.counters[t].c[k];
+  CHECK(differs);  // a different seed gives different shuffles
+}
+
+TEST_CASE("without early exit every test runs all 10,000 permutations") {
+  Dataset d = sample_data(300);
+  PermutationOutcome o = run(d, 7, 2, false, 10000);
+  for (int t = 0; t < kNumTests; ++t) {
+    CAPTURE(t);
+    CHECK(o.ran[t]);
+    CHECK(o.counters[t].total() == 10000);
+  }
+}

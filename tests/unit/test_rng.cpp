@@ -1,0 +1,111 @@
+// Philox4x32-10 known answers, the permutation stream layout, Lemire's bounded draw and
+// the uniformity of the Fisher-Yates shuffle.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "estimators/estimators.hpp"
+#include "permutation/shuffle.hpp"
+#include "rng/bounded.hpp"
+#include "rng/philox_stream.hpp"
+
+using namespace ea;
+
+namespace {
+std::vector<std::vector<std::string>> kat_rows(const std::string& kind) {
+  std::ifstream in(EA_TEST_KAT_DIR "/philox4x32_10.txt");
+  REQUIRE(in.good());
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ss(line);
+    std::string first;
+    if (!(ss >> first) || first != kind) continue;
+    std::vector<std::string> row;
+    for (std::string w; ss >> w;) row.push_back(w);
+    rows.push_back(row);
+  }
+  return rows;
+}
+uint32_t hex(const std::string& s) { return static_cast<uint32_t>(std::stoul(s, nullptr, 16)); }
+}  // namespace
+
+TEST_CASE("Philox4x32-10 matches Random123's known-answer vectors") {
+  auto rows = kat_rows("kat");
+  REQUIRE(rows.size() == 3);
+  for (const auto& r : rows) {
+    philox4x32_ctr_t c = {{hex(r[0]), hex(r[1]), hex(r[2]), hex(r[3])}};
+    philox4x32_key_t k = {{hex(r[4]), hex(r[5])}};
+    philox4x32_ctr_t out = philox4x32_R(10, c, k);
+    for (int i = 0; i < 4; ++i) CHECK(out.v[i] == hex(r[6 + i]));
+  }
+}
+
+TEST_CASE("permutation streams follow cuRAND's curand_init(seed, j, 0) layout") {
+  auto rows = kat_rows("stream");
+  REQUIRE(rows.size() == 2);
+  for (const auto& r : rows) {
+    PhiloxStream s(std::stoull(r[0]), std::stoull(r[1]));
+    for (int i = 0; i < 4; ++i) CHECK(s.next() == static_cast<uint32_t>(std::stoul(r[2 + i])));
+  }
+}
+
+TEST_CASE("Fisher-Yates of 0..9 from (seed, j) matches the known shuffles") {
+  auto rows = kat_rows("shuffle");
+  REQUIRE(rows.size() == 2);
+  for (const auto& r : rows) {
+    std::vector<uint8_t> a(10);
+    for (int i = 0; i < 10; ++i) a[i] = static_cast<uint8_t>(i);
+    PhiloxStream s(std::stoull(r[0]), std::stoull(r[1]));
+    fisher_yates(a.data(), a.size(), 1, s);
+    for (int i = 0; i < 10; ++i) CHECK(a[i] == std::stoi(r[2 + i]));
+  }
+}
+
+namespace {
+// A word source that replays fixed words, to exercise the rejection branch.
+struct Replay {
+  std::vector<uint32_t> words;
+  size_t pos = 0;
+  uint32_t next() { return words.at(pos++); }
+};
+}  // namespace
+
+TEST_CASE("Lemire's bounded draw rejects the biased low products") {
+  // s = 3: threshold (2^32 - 3) mod 3 = 1. Word 0 gives m = 0, low 0 < 1: rejected.
+  Replay r{{0u, 0x80000000u}};
+  CHECK(bounded_inclusive(r, 2) == 1);  // 0x80000000 * 3 >> 32 = 1
+  CHECK(r.pos == 2);
+  Replay top{{0xFFFFFFFFu}};
+  CHECK(bounded_inclusive(top, 9) == 9);
+}
+
+namespace {
+double shuffle_uniformity_p(int n, int trials) {
+  std::map<std::vector<uint8_t>, int> seen;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<uint8_t> a(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) a[i] = static_cast<uint8_t>(i);
+    PhiloxStream s(20261122, static_cast<uint64_t>(t));
+    fisher_yates(a.data(), a.size(), 1, s);
+    ++seen[a];
+  }
+  int perms = 1;
+  for (int i = 2; i <= n; ++i) perms *= i;
+  REQUIRE(seen.size() == static_cast<size_t>(perms));  // Sattolo's shuffle would give (n-1)!
+  const double e = static_cast<double>(trials) / perms;
+  double chi = 0;
+  for (const auto& kv : seen) chi += (kv.second - e) * (kv.second - e) / e;
+  return gamma_q((perms - 1) / 2.0, chi / 2.0);
+}
+}  // namespace
+
+TEST_CASE("shuffles of 4 and 5 elements are uniform over the 24 and 120 permutations") {
+  CHECK(shuffle_uniformity_p(4, 100000) > 0.001);
+  CHECK(shuffle_uniformity_p(5, 100000) > 0.001);
+}

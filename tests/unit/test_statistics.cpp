@@ -1,0 +1,123 @@
+// Each statistic on small sequences worked out by hand (SP 800-90B section 5.1).
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "permutation/permutation.hpp"
+#include "stats/statistics.hpp"
+
+using namespace ea;
+
+namespace {
+ByteView view(const std::vector<uint8_t>& v) { return byte_view(v.data(), v.size()); }
+}  // namespace
+
+TEST_CASE("excursion: largest deviation of the running sum from (i+1)*mean") {
+  std::vector<uint8_t> x = {1, 2, 3, 0};  // sums 1,3,6,6 vs 1.5,3,4.5,6
+  CHECK(excursion(view(x), 1.5) == 1.5);
+  std::vector<uint8_t> y = {4, 0, 0, 0};  // mean 1: sums 4,4,4,4 vs 1,2,3,4
+  CHECK(excursion(view(y), 1.0) == 3.0);
+}
+
+TEST_CASE("directional runs: d_i = +1 when x_i <= x_{i+1}") {
+  std::vector<uint8_t> x = {1, 2, 2, 1, 0, 3};  // + + - - +
+  RunStats r = directional_runs(view(x));
+  CHECK(r.runs == 3);
+  CHECK(r.longest == 2);
+  CHECK(r.majority == 3);
+  std::vector<uint8_t> flat = {5, 5, 5, 5};  // + + +
+  r = directional_runs(view(flat));
+  CHECK(r.runs == 1);
+  CHECK(r.longest == 3);
+  CHECK(r.majority == 3);
+  std::vector<uint8_t> one = {7};  // empty direction sequence: the reference's 0 runs, longest 1
+  r = directional_runs(view(one));
+  CHECK(r.runs == 0);
+  CHECK(r.longest == 1);
+}
+
+TEST_CASE("median runs: x_i >= median, including a half-integer median") {
+  std::vector<uint8_t> x = {0, 3, 3, 1, 2};  // median 2: - + + - +
+  RunStats r = median_runs(view(x), 2.0);
+  CHECK(r.runs == 4);
+  CHECK(r.longest == 2);
+  r = median_runs(view(x), 1.5);  // - + + - +  (1 < 1.5, 2 >= 1.5)
+  CHECK(r.runs == 4);
+  r = median_runs(view(x), 2.5);  // - + + - -
+  CHECK(r.runs == 3);
+  CHECK(r.longest == 2);
+}
+
+TEST_CASE("collisions: windows end at the first repeat; a window reaching the end is not counted") {
+  std::vector<uint8_t> x = {0, 1, 0, 2, 3, 2, 1, 1, 4, 5};  // [0 1 0] [2 3 2] [1 1] [4 5 -> end]
+  CollisionStats c = collisions(view(x));
+  CHECK(c.maximum == 3);
+  CHECK(c.average == doctest::Approx(8.0 / 3.0));
+  std::vector<uint8_t> none = {0, 1, 2, 3};
+  c = collisions(view(none));
+  CHECK(c.maximum == 0);
+  CHECK(c.average == 0.0);
+  std::vector<uint8_t> high = {255, 128, 255};  // values above 31 use other words of the set
+  c = collisions(view(high));
+  CHECK(c.maximum == 3);
+}
+
+TEST_CASE("periodicity and covariance per lag") {
+  std::vector<uint8_t> x = {1, 2, 1, 2, 1};
+  LagStats l = lagged(view(x), view(x), kLagMask);
+  CHECK(l.periodicity[0] == 0);  // lag 1
+  CHECK(l.covariance[0] == 8);   // 2+2+2+2
+  CHECK(l.periodicity[1] == 3);  // lag 2
+  CHECK(l.covariance[1] == 6);   // 1+4+1
+  CHECK(l.periodicity[2] == 0);  // lag 8 > n
+  CHECK(l.covariance[4] == 0);
+  // Covariance on other values than periodicity (raw values of translated symbols).
+  std::vector<uint8_t> raw = {10, 20, 10, 20, 10};
+  l = lagged(view(x), view(raw), kLagMask);
+  CHECK(l.periodicity[1] == 3);
+  CHECK(l.covariance[0] == 800);
+}
+
+TEST_CASE("conversions I and II with a partial last block") {
+  std::vector<uint8_t> bits = {1, 1, 0, 1, 0, 0, 0, 1, 1, 0, 1};
+  ConversionOneView<ByteView> c1{view(bits)};
+  ConversionTwoView<ByteView> c2{view(bits)};
+  REQUIRE(c1.size() == 2);
+  REQUIRE(c2.size() == 2);
+  CHECK(c1[0] == 4);
+  CHECK(c1[1] == 2);          // the partial block counts what it has
+  CHECK(c2[0] == 0xD1);       // 11010001
+  CHECK(c2[1] == 0xA0);       // 101 padded with zeros at the low end
+}
+
+TEST_CASE("binary data: runs on Conversion I, collisions on Conversion II, median runs on the bits") {
+  // 24 bits: blocks 11110000 (4, 0xF0), 11111111 (8, 0xFF), 00000001 (1, 0x01)
+  std::vector<uint8_t> bits = {1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1};
+  uint8_t table[256] = {0, 1};
+  StatParams p{13.0 / 24.0, 0.5, true, 2};
+  StatVector sv{};
+  CpuScratch scratch;
+  cpu_statistics(bits.data(), bits.size(), table, p, kAllFastTests, sv, scratch);
+  CHECK(sv.v[int(TestId::kNumDirectionalRuns)] == 2);     // conv I 4,8,1: + -
+  CHECK(sv.v[int(TestId::kNumIncreasesDecreases)] == 1);
+  CHECK(sv.v[int(TestId::kNumRunsMedian)] == 5);          // 1111 0000 11111111 0000000 1
+  CHECK(sv.v[int(TestId::kLenRunsMedian)] == 8);
+  CHECK(sv.v[int(TestId::kMaxCollision)] == 0);           // 0xF0 0xFF 0x01: no repeat
+  CHECK(sv.v[int(TestId::kCovariance1)] == 4 * 8 + 8 * 1);
+  CHECK(sv.v[int(TestId::kCovariance2)] == 4 * 1);
+  CHECK(sv.v[int(TestId::kPeriodicity1)] == 0);
+}
+
+TEST_CASE("compute_statistics leaves tests outside the mask untouched") {
+  std::vector<uint8_t> x = {3, 1, 2, 0, 3, 1};
+  uint8_t table[256];
+  for (int i = 0; i < 256; ++i) table[i] = static_cast<uint8_t>(i);
+  StatParams p{10.0 / 6.0, 1.5, false, 4};
+  StatVector sv;
+  for (double& v : sv.v) v = -7;
+  CpuScratch scratch;
+  cpu_statistics(x.data(), x.size(), table, p, bit(TestId::kMaxCollision), sv, scratch);
+  CHECK(sv.v[int(TestId::kMaxCollision)] == 5);  // 3 1 2 0 3
+  CHECK(sv.v[int(TestId::kExcursion)] == -7);
+  CHECK(sv.v[int(TestId::kCovariance1)] == -7);
+}
