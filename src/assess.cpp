@@ -112,7 +112,7 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
       if (cfg.note) cfg.note("using " + description + " for the permutation tests");
     } catch (const Error& e) {
       if (cfg.device == DeviceChoice::Gpu) throw;
-      if (cfg.note) cfg.note(std::string("no usable GPU (") + e.what() + "); running on the CPU");
+      if (cfg.note) cfg.note(std::string("running on the CPU: ") + e.what());
     }
   }
   if (!gpu) a.device = "cpu (" + std::to_string(cfg.threads) + " threads)";

@@ -22,7 +22,7 @@ uint32_t run_phase(PermutationBackend& backend, const char* phase, TestMask mask
   uint32_t done = 0;
   std::vector<uint8_t> outcomes;
   for (uint32_t round = 0; active && done < cfg.iterations; ++round) {
-    uint32_t count = std::min(backend.round_size(round), cfg.iterations - done);
+    uint32_t count = std::min(backend.round_size(round, active), cfg.iterations - done);
     count = std::max<uint32_t>(count, 1);
     outcomes.assign(static_cast<size_t>(count) * kNumTests, kNotComputed);
     backend.run(done, count, active, outcomes.data());

@@ -32,8 +32,9 @@ class PermutationBackend {
   virtual std::string name() const = 0;
   // Tests this backend can compute.
   virtual TestMask supported() const = 0;
-  // Number of permutations worth computing in the next round.
-  virtual uint32_t round_size(uint32_t round_index) const = 0;
+  // Number of permutations worth computing in round `round_index` of a phase that
+  // computes the tests in `mask`.
+  virtual uint32_t round_size(uint32_t round_index, TestMask mask) const = 0;
   // Fills outcomes[r * kNumTests + t] for permutations first + r, r < count, for every
   // test t in mask (others: kNotComputed).
   virtual void run(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) = 0;

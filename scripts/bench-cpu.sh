@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# CPU benchmark: permutations per second (18 statistical tests, compression excluded) on
+# 1,000,000 8-bit samples, with 1 thread and with every core, then whole runs.
+#
+# usage: scripts/bench-cpu.sh [BUILD_DIR] [PERMUTATIONS]
+# The rate is measured on GetTickCount_8bit.bin: it is not IID, so the compression test is
+# skipped and --no-early-exit makes every one of the 18 tests run all PERMUTATIONS.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$here/build}
+perms=${2:-200}
+exe=$build/ea_iid
+data=$here/testdata/samples
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cores=$(nproc)
+
+field() {  # field FILE.json KEY: a number from "timings"
+  grep -o "\"$2\": [0-9.e+-]*" "$1" | head -n 1 | awk '{print $2}'
+}
+
+echo "ea_iid CPU benchmark on $(uname -n), $cores cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+echo "command: $exe --device cpu --threads T --no-early-exit --iterations $perms --seed 1 -q -o OUT GetTickCount_8bit.bin"
+printf '%-8s %14s %16s %18s\n' threads permutations seconds "perm/s (per core)"
+for t in 1 "$cores"; do
+  "$exe" --device cpu --threads "$t" --no-early-exit --iterations "$perms" --seed 1 -q -o "$tmp/r.json" \
+    "$data/GetTickCount_8bit.bin" 2>/dev/null
+  s=$(field "$tmp/r.json" permutation)
+  awk -v t="$t" -v n="$perms" -v s="$s" 'BEGIN { printf "%-8d %14d %16.3f %9.1f (%6.1f)\n", t, n, s, n / s, n / s / t }'
+done
+echo
+echo "whole runs (default options, --device cpu, all cores):"
+for f in GetTickCount_8bit truerand_8bit; do
+  start=$(date +%s.%N)
+  "$exe" --device cpu --seed 1 -o "$tmp/$f.json" "$data/$f.bin" >"$tmp/$f.txt" 2>/dev/null
+  end=$(date +%s.%N)
+  verdict=$(tail -n 1 "$tmp/$f.txt" | cut -c1-60)
+  awk -v f="$f" -v a="$start" -v b="$end" -v v="$verdict" 'BEGIN { printf "%-20s %8.2f s  %s\n", f, b - a, v }'
+done
