@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
     cfg.device = o.device;
     cfg.gpu_id = o.gpu_id;
     cfg.round_size = o.round_size;
+    cfg.verify = o.verify;
     if (!o.quiet && o.verbose >= 1) {
       cfg.note = [](const std::string& m) { std::fprintf(stderr, "ea_iid: %s\n", m.c_str()); };
       std::fprintf(stderr, "ea_iid: seed %" PRIu64 "%s\n", cfg.seed, o.seed ? "" : " (drawn from the OS; pass --seed to repeat this run)");

@@ -69,6 +69,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   app.add_option("--iterations", o.iterations, "permutations (default 10000; other values are not an SP 800-90B assessment)")
       ->check(CLI::Range(1u, 100000000u));
   app.add_flag("--timing", o.timing, "print per-stage times");
+  app.add_flag("--verify", o.verify, "recompute some GPU permutations of every round on the CPU; any difference is an error");
   app.add_option("file", o.file, "sample file: one sample per byte")->required()->type_name("FILE");
   app.add_option("bits_per_symbol", bits_text, "bits per sample, 1-8 (default: inferred from the data)")
       ->type_name("BITS");

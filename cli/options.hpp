@@ -30,6 +30,7 @@ struct Options {
   bool exit_code = false;
   uint32_t iterations = 10000;
   bool timing = false;
+  bool verify = false;
   std::string command_line;
 };
 

@@ -136,6 +136,7 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
   perm["prng"] = a.prng;
   perm["shuffle"] = "Fisher-Yates, Lemire bounded draws";
   perm["device"] = a.device;
+  perm["verified"] = a.verified;
   perm["iterations"] = a.iterations;
   perm["earlyExit"] = a.early_exit;
   perm["permutationsRun"] = a.permutation.fast_permutations;
@@ -160,7 +161,8 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
   j["permutation"] = perm;
   const auto& t = a.timings;
   j["timings"] = {{"estimates", t.estimates},     {"chiSquare", t.chi_square},     {"lrs", t.lrs},
-                  {"permutation", t.permutation}, {"compression", t.compression}, {"total", t.total}};
+                  {"permutation", t.permutation}, {"deviceBusy", t.device_busy},
+                  {"compression", t.compression}, {"total", t.total}};
   return j;
 }
 

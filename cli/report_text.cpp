@@ -112,7 +112,8 @@ void print_text(std::FILE* f, const Assessment& a, const Options& o) {
     }
     std::fprintf(f, "Longest repeated substring test: %s\n", pass_fail(a.lrs.passed()));
     if (o.verbose >= 1) {
-      std::fprintf(f, "Permutation tests on %s, PRNG %s, seed %" PRIu64 "\n", a.device.c_str(), a.prng.c_str(), a.seed);
+      std::fprintf(f, "Permutation tests on %s%s, PRNG %s, seed %" PRIu64 "\n", a.device.c_str(),
+                   a.verified ? " (verified on the CPU)" : "", a.prng.c_str(), a.seed);
       std::fprintf(f, "  %-22s %24s %7s %7s %7s  %s\n", "statistic", "unpermuted", "C0", "C1", "C2", "result");
       for (int t = 0; t < kNumTests; ++t) {
         const auto& c = a.permutation.counters[t];
@@ -133,9 +134,9 @@ void print_text(std::FILE* f, const Assessment& a, const Options& o) {
   if (o.timing) {
     const auto& t = a.timings;
     std::fprintf(f,
-                 "Timing: estimates %.3f s, chi-square %.3f s, LRS %.3f s, permutation tests %.3f s, compression "
-                 "%.3f s, total %.3f s\n",
-                 t.estimates, t.chi_square, t.lrs, t.permutation, t.compression, t.total);
+                 "Timing: estimates %.3f s, chi-square %.3f s, LRS %.3f s, permutation tests %.3f s (device busy "
+                 "%.3f s), compression %.3f s, total %.3f s\n",
+                 t.estimates, t.chi_square, t.lrs, t.permutation, t.device_busy, t.compression, t.total);
   }
   Verdict v = a.verdict();
   std::fprintf(f, "Verdict: %s", verdict_name(v));

@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 cores=$(nproc)
 
 field() {  # field FILE.json KEY: a number from "timings"
-  grep -o "\"$2\": [0-9.e+-]*" "$1" | head -n 1 | awk '{print $2}'
+  sed -n '/"timings"/,/}/p' "$1" | grep -o "\"$2\": [0-9.e+-]*" | head -n 1 | awk '{print $2}'
 }
 
 echo "ea_iid CPU benchmark on $(uname -n), $cores cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"

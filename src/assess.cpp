@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "common/error.hpp"
+#include "permutation/verify.hpp"
 #include "stats/compression.hpp"
 
 namespace ea {
@@ -122,7 +123,12 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   dc.early_exit = cfg.early_exit;
   dc.all_tests = cfg.all_tests;
   dc.progress = cfg.progress;
-  a.permutation = run_permutation_tests(gpu ? *gpu : *cpu, *cpu, dc);
+  std::unique_ptr<PermutationBackend> verified;
+  if (gpu && cfg.verify) verified = make_verifying_backend(*gpu, *cpu, 4);
+  PermutationBackend& fast = verified ? *verified : gpu ? *gpu : *cpu;
+  a.permutation = run_permutation_tests(fast, *cpu, dc);
+  a.timings.device_busy = fast.busy_seconds();
+  a.verified = verified != nullptr;
   a.timings.permutation = a.permutation.fast_seconds;
   a.timings.compression = a.permutation.compression_seconds;
   a.timings.total = seconds(start, clock::now());

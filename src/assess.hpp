@@ -27,6 +27,7 @@ struct AssessConfig {
   DeviceChoice device = DeviceChoice::Auto;
   int gpu_id = 0;
   uint32_t round_size = 0;         // GPU permutations per round; 0 = from free memory
+  bool verify = false;             // recompute some GPU permutations on the CPU
   std::function<void(const char* phase, uint32_t done, int active)> progress;
   std::function<void(const std::string&)> note;  // informational messages (device choice)
 };
@@ -38,6 +39,7 @@ const char* verdict_name(Verdict v);
 
 struct Timings {
   double estimates = 0, chi_square = 0, lrs = 0, permutation = 0, compression = 0, total = 0;
+  double device_busy = 0;  // GPU kernel time of the permutation rounds (0 on the CPU)
 };
 
 struct Assessment {
@@ -67,6 +69,7 @@ struct Assessment {
   std::string device;      // "cpu" or the GPU's description
   std::string prng = "philox4x32-10";
   int threads = 1;
+  bool verified = false;   // --verify checked GPU permutations against the CPU
   Timings timings;
 
   bool chi_square_evaluable() const { return independence.evaluable && goodness_of_fit.evaluable; }

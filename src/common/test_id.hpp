@@ -34,7 +34,9 @@ constexpr int kNumTests = 19;
 // Tests 0..17 are computed by the shared (host/device) statistics code; 18 is bzip2.
 constexpr int kNumFastTests = 18;
 constexpr int kNumLags = 5;
-constexpr uint32_t kLags[kNumLags] = {1, 2, 8, 16, 32};
+// The lags of the periodicity and covariance tests: 1, 2, 8, 16, 32 (a function, not an
+// array, so that device code can use it).
+EA_HD constexpr uint32_t lag(int k) { return k == 0 ? 1u : k == 1 ? 2u : 8u << (k - 2); }
 
 using TestMask = uint32_t;
 constexpr TestMask kAllFastTests = (1u << kNumFastTests) - 1u;

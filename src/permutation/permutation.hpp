@@ -38,6 +38,8 @@ class PermutationBackend {
   // Fills outcomes[r * kNumTests + t] for permutations first + r, r < count, for every
   // test t in mask (others: kNotComputed).
   virtual void run(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) = 0;
+  // Seconds the device spent on rounds so far (GPU kernels; 0 where not measured).
+  virtual double busy_seconds() const { return 0.0; }
 };
 
 struct DriverConfig {

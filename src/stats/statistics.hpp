@@ -153,7 +153,7 @@ EA_HD LagStats lagged(const SymSeq& sym, const ValSeq& val, TestMask mask) {
     want_c[k] = (mask & bit(static_cast<int>(TestId::kCovariance1) + k)) != 0;
   }
   for (int k = 0; k < kNumLags; ++k) {
-    const size_t p = kLags[k];
+    const size_t p = lag(k);
     if (n <= p || !(want_p[k] || want_c[k])) continue;
     uint64_t per = 0, cov = 0;
     if (want_p[k] && want_c[k]) {

@@ -1,0 +1,67 @@
+// Owning handles for device memory and events.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "check.cuh"
+
+namespace ea::cuda {
+
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t count) { EA_CUDA_CHECK(cudaMalloc(&ptr_, count * sizeof(T))); count_ = count; }
+  // Allocation that reports failure instead of throwing (for the out-of-memory retry).
+  static bool try_allocate(size_t count, DeviceBuffer& out) {
+    T* p = nullptr;
+    if (cudaMalloc(&p, count * sizeof(T)) != cudaSuccess) {
+      (void)cudaGetLastError();  // clear the sticky-free error state of a failed malloc
+      return false;
+    }
+    out.reset();
+    out.ptr_ = p;
+    out.count_ = count;
+    return true;
+  }
+  ~DeviceBuffer() { reset(); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      reset();
+      ptr_ = std::exchange(o.ptr_, nullptr);
+      count_ = std::exchange(o.count_, 0);
+    }
+    return *this;
+  }
+  void reset() noexcept {
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = nullptr;
+    count_ = 0;
+  }
+  T* get() const { return ptr_; }
+  size_t size() const { return count_; }
+
+ private:
+  T* ptr_ = nullptr;
+  size_t count_ = 0;
+};
+
+class CudaEvent {
+ public:
+  CudaEvent() { EA_CUDA_CHECK(cudaEventCreate(&e_)); }
+  ~CudaEvent() { cudaEventDestroy(e_); }
+  CudaEvent(const CudaEvent&) = delete;
+  CudaEvent& operator=(const CudaEvent&) = delete;
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_{};
+};
+
+}  // namespace ea::cuda

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# CPU/GPU parity: for every sample file, `--device gpu` with two round sizes gives exactly
+# the counters of `--device cpu` for one seed; and the GPU verdicts on the files with a
+# known answer. Exit 77 (ctest: skipped) when no GPU is usable.
+# usage: parity.sh EA_IID GPU_PROBE SAMPLES_DIR WORK_DIR
+set -uo pipefail
+exe=$1 probe=$2 samples=$3 work=$4
+"$probe" --probe >/dev/null || exit 77
+mkdir -p "$work"
+seed=20261122
+fail=0
+counters() { grep "^Permutation testing: counters" "$1"; }
+for path in "$samples"/*.bin; do
+  f=$(basename "$path" .bin)
+  "$exe" -v -v -v --device cpu --seed $seed "$path" >"$work/$f.cpu" 2>"$work/$f.cpu.err" || { echo "FAIL $f: cpu run"; fail=1; continue; }
+  for r in 1000 4096; do
+    if ! "$exe" -v -v -v --device gpu --round-size $r --seed $seed "$path" >"$work/$f.gpu$r" 2>"$work/$f.gpu$r.err"; then
+      echo "FAIL $f: gpu run (round size $r): $(cat "$work/$f.gpu$r.err")"
+      fail=1
+      continue
+    fi
+    if diff <(counters "$work/$f.cpu") <(counters "$work/$f.gpu$r") >"$work/$f.diff$r"; then
+      echo "ok   $f: round size $r: counters identical to the CPU"
+    else
+      echo "FAIL $f: round size $r: counters differ"; cat "$work/$f.diff$r"; fail=1
+    fi
+  done
+  verdict=$(grep "^Verdict" "$work/$f.gpu4096" | cut -d';' -f1)
+  case $f in
+    truerand_*) want="Verdict: IID" ;;
+    GetTickCount_1bit|GetTickCount_8bit) want="Verdict: not IID" ;;
+    *) want="" ;;
+  esac
+  if [ -n "$want" ]; then
+    case "$verdict" in
+      "$want"*) echo "ok   $f: $verdict" ;;
+      *) echo "FAIL $f: $verdict (expected $want)"; fail=1 ;;
+    esac
+  fi
+done
+exit $fail
