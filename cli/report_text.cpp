@@ -137,6 +137,7 @@ void print_text(std::FILE* f, const Assessment& a, const Options& o) {
                  "Timing: estimates %.3f s, chi-square %.3f s, LRS %.3f s, permutation tests %.3f s (device busy "
                  "%.3f s), compression %.3f s, total %.3f s\n",
                  t.estimates, t.chi_square, t.lrs, t.permutation, t.device_busy, t.compression, t.total);
+    if (!t.device_profile.empty()) std::fprintf(f, "Timing: %s\n", t.device_profile.c_str());
   }
   Verdict v = a.verdict();
   std::fprintf(f, "Verdict: %s", verdict_name(v));

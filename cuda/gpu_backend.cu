@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "assess.hpp"
@@ -47,6 +48,8 @@ __host__ __device__ TestMask group_mask(int g) {
   }
 }
 
+// Lookahead of the pipelined shuffle (reads in flight per thread); 0 = the plain loop.
+template <int D>
 __global__ void shuffle_kernel(uint8_t* batch, size_t stride, uint32_t count, const uint8_t* __restrict__ symbols,
                                size_t n, uint64_t seed, uint64_t first) {
   const uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
@@ -54,7 +57,21 @@ __global__ void shuffle_kernel(uint8_t* batch, size_t stride, uint32_t count, co
   uint8_t* copy = batch + p;
   for (size_t i = 0; i < n; ++i) copy[i * stride] = symbols[i];
   PhiloxStream rng(seed, first + p);
-  fisher_yates(copy, n, stride, rng);
+  if constexpr (D == 0) {
+    fisher_yates(copy, n, stride, rng);
+  } else {
+    fisher_yates_pipelined<D>(copy, n, stride, rng);
+  }
+}
+
+void launch_shuffle(int lookahead, unsigned blocks, uint8_t* batch, size_t stride, uint32_t count,
+                    const uint8_t* symbols, size_t n, uint64_t seed, uint64_t first) {
+  switch (lookahead) {
+    case 0: shuffle_kernel<0><<<blocks, kThreads>>>(batch, stride, count, symbols, n, seed, first); break;
+    case 4: shuffle_kernel<4><<<blocks, kThreads>>>(batch, stride, count, symbols, n, seed, first); break;
+    case 16: shuffle_kernel<16><<<blocks, kThreads>>>(batch, stride, count, symbols, n, seed, first); break;
+    default: shuffle_kernel<8><<<blocks, kThreads>>>(batch, stride, count, symbols, n, seed, first); break;
+  }
 }
 
 struct DeviceStatInput {
@@ -148,13 +165,19 @@ class GpuBackend final : public PermutationBackend {
   TestMask supported() const override { return kAllFastTests; }
   uint32_t round_size(uint32_t, TestMask) const override { return round_; }
   double busy_seconds() const override { return busy_ms_ / 1000.0; }
+  std::string profile() const override {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "GPU: %u rounds, shuffle kernel %.3f s, statistics kernel %.3f s", rounds_,
+                  shuffle_ms_ / 1000.0, stats_ms_ / 1000.0);
+    return buf;
+  }
 
   void run(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) override {
     if (count > round_) throw Error(ErrorKind::Internal, "GPU round larger than its buffer");
     cuda::CudaEvent start, shuffled, done;
     EA_CUDA_CHECK(cudaEventRecord(start.get()));
     const unsigned blocks = (count + kThreads - 1) / kThreads;
-    shuffle_kernel<<<blocks, kThreads>>>(batch_.get(), round_, count, symbols_.get(), data_.n, data_.seed, first);
+    launch_shuffle(lookahead_, blocks, batch_.get(), round_, count, symbols_.get(), data_.n, data_.seed, first);
     EA_CUDA_CHECK(cudaGetLastError());
     EA_CUDA_CHECK(cudaEventRecord(shuffled.get()));
     EA_CUDA_CHECK(cudaMemset(outcomes_.get(), kNotComputed, static_cast<size_t>(count) * kNumTests));
@@ -168,6 +191,7 @@ class GpuBackend final : public PermutationBackend {
     EA_CUDA_CHECK(cudaEventElapsedTime(&shuffle_ms, start.get(), shuffled.get()));
     EA_CUDA_CHECK(cudaEventElapsedTime(&stats_ms, shuffled.get(), done.get()));
     busy_ms_ += shuffle_ms + stats_ms;
+    ++rounds_;
     shuffle_ms_ += shuffle_ms;
     stats_ms_ += stats_ms;
   }
@@ -179,6 +203,13 @@ class GpuBackend final : public PermutationBackend {
   uint32_t round_ = 0;
   std::string description_;
   double busy_ms_ = 0, shuffle_ms_ = 0, stats_ms_ = 0;
+  uint32_t rounds_ = 0;
+  // Developer knob for benchmarks: EA_IID_GPU_LOOKAHEAD=0|4|8|16 (default 8). Every value
+  // gives the same permutations.
+  int lookahead_ = [] {
+    const char* v = std::getenv("EA_IID_GPU_LOOKAHEAD");
+    return v ? std::atoi(v) : 8;
+  }();
 };
 
 }  // namespace

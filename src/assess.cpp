@@ -128,6 +128,7 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   PermutationBackend& fast = verified ? *verified : gpu ? *gpu : *cpu;
   a.permutation = run_permutation_tests(fast, *cpu, dc);
   a.timings.device_busy = fast.busy_seconds();
+  a.timings.device_profile = fast.profile();
   a.verified = verified != nullptr;
   a.timings.permutation = a.permutation.fast_seconds;
   a.timings.compression = a.permutation.compression_seconds;

@@ -40,6 +40,7 @@ const char* verdict_name(Verdict v);
 struct Timings {
   double estimates = 0, chi_square = 0, lrs = 0, permutation = 0, compression = 0, total = 0;
   double device_busy = 0;  // GPU kernel time of the permutation rounds (0 on the CPU)
+  std::string device_profile;  // breakdown of the device time
 };
 
 struct Assessment {

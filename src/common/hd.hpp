@@ -5,7 +5,9 @@
 #if defined(__CUDACC__)
 #define EA_HD __host__ __device__
 #define EA_FORCEINLINE __forceinline__
+#define EA_UNROLL _Pragma("unroll")
 #else
 #define EA_HD
 #define EA_FORCEINLINE inline __attribute__((always_inline))
+#define EA_UNROLL _Pragma("GCC unroll 32")
 #endif

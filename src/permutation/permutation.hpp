@@ -40,6 +40,8 @@ class PermutationBackend {
   virtual void run(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) = 0;
   // Seconds the device spent on rounds so far (GPU kernels; 0 where not measured).
   virtual double busy_seconds() const { return 0.0; }
+  // A one-line breakdown of where the device time went ("" where not measured).
+  virtual std::string profile() const { return ""; }
 };
 
 struct DriverConfig {

@@ -23,3 +23,79 @@ EA_HD void fisher_yates(uint8_t* a, size_t n, size_t stride, Stream& rng) {
 }
 
 }  // namespace ea
+
+namespace ea {
+
+// The same shuffle as fisher_yates() -- the same draws in the same order and the same
+// swaps, hence the same permutation -- with the memory reads of the next D steps issued
+// before the current D steps are carried out. On a GPU each step's random read costs a
+// full memory latency; with D reads in flight per thread the latency is paid about once
+// per D steps. Reads issued early can be stale only where a step in between wrote the
+// same position, and a step writes only a[i] (never read again by a later step: later
+// steps read positions below i) and a[j]; so each pending read of position j is patched
+// with the value written there.
+template <int D, class Stream>
+EA_HD void fisher_yates_pipelined(uint8_t* a, size_t n, size_t stride, Stream& rng) {
+  static_assert(D >= 1 && D <= 32, "lookahead out of range");
+  if (n < 2) return;
+  size_t i = n - 1;  // the next step to carry out
+  if (i >= D) {
+    uint32_t jc[D], jn[D];
+    uint8_t vic[D], vjc[D], vin[D], vjn[D];
+EA_UNROLL
+    for (int k = 0; k < D; ++k) jc[k] = bounded_inclusive(rng, static_cast<uint32_t>(i - k));
+EA_UNROLL
+    for (int k = 0; k < D; ++k) {
+      vic[k] = a[(i - k) * stride];
+      vjc[k] = a[static_cast<size_t>(jc[k]) * stride];
+    }
+    while (true) {
+      const bool next = i >= 2 * static_cast<size_t>(D);  // a full group at i - D
+      if (next) {
+EA_UNROLL
+        for (int k = 0; k < D; ++k) jn[k] = bounded_inclusive(rng, static_cast<uint32_t>(i - D - k));
+EA_UNROLL
+        for (int k = 0; k < D; ++k) {
+          vin[k] = a[(i - D - k) * stride];
+          vjn[k] = a[static_cast<size_t>(jn[k]) * stride];
+        }
+      }
+EA_UNROLL
+      for (int k = 0; k < D; ++k) {
+        const size_t ii = i - k;
+        const uint32_t jj = jc[k];
+        const uint8_t x = vic[k], y = vjc[k];
+        a[ii * stride] = y;
+        a[static_cast<size_t>(jj) * stride] = x;
+EA_UNROLL
+        for (int m = k + 1; m < D; ++m) {
+          if (jc[m] == jj) vjc[m] = x;
+          if (i - m == jj) vic[m] = x;
+        }
+        if (next) {
+EA_UNROLL
+          for (int m = 0; m < D; ++m) {
+            if (jn[m] == jj) vjn[m] = x;
+            if (i - D - m == jj) vin[m] = x;
+          }
+        }
+      }
+      i -= D;
+      if (!next) break;
+EA_UNROLL
+      for (int k = 0; k < D; ++k) {
+        jc[k] = jn[k];
+        vic[k] = vin[k];
+        vjc[k] = vjn[k];
+      }
+    }
+  }
+  for (; i >= 1; --i) {
+    const size_t j = bounded_inclusive(rng, static_cast<uint32_t>(i));
+    const uint8_t t = a[i * stride];
+    a[i * stride] = a[j * stride];
+    a[j * stride] = t;
+  }
+}
+
+}  // namespace ea

@@ -18,6 +18,7 @@ class VerifyingBackend final : public PermutationBackend {
   TestMask supported() const override { return device_.supported(); }
   uint32_t round_size(uint32_t r, TestMask m) const override { return device_.round_size(r, m); }
   double busy_seconds() const override { return device_.busy_seconds(); }
+  std::string profile() const override { return device_.profile(); }
 
   void run(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) override {
     device_.run(first, count, mask, outcomes);

@@ -109,3 +109,30 @@ TEST_CASE("shuffles of 4 and 5 elements are uniform over the 24 and 120 permutat
   CHECK(shuffle_uniformity_p(4, 100000) > 0.001);
   CHECK(shuffle_uniformity_p(5, 100000) > 0.001);
 }
+
+TEST_CASE("the pipelined Fisher-Yates (GPU) gives exactly the plain shuffle") {
+  for (size_t n : {1u, 2u, 3u, 7u, 8u, 9u, 15u, 16u, 17u, 31u, 33u, 64u, 100u, 1000u, 4099u}) {
+    for (uint64_t j = 0; j < 20; ++j) {
+      std::vector<uint8_t> plain(n), piped(n), strided(3 * n, 0);
+      for (size_t i = 0; i < n; ++i) plain[i] = piped[i] = strided[3 * i + 1] = static_cast<uint8_t>(i * 7 + i / 256);
+      PhiloxStream a(99, j), b(99, j), c(99, j);
+      fisher_yates(plain.data(), n, 1, a);
+      fisher_yates_pipelined<8>(piped.data(), n, 1, b);
+      fisher_yates_pipelined<3>(strided.data() + 1, n, 3, c);
+      CAPTURE(n);
+      CAPTURE(j);
+      CHECK(piped == plain);
+      bool same = true;
+      for (size_t i = 0; i < n; ++i) same = same && strided[3 * i + 1] == plain[i];
+      CHECK(same);
+      CHECK(a.next() == b.next());  // the same words were consumed
+    }
+  }
+  // Small alphabets make equal values and colliding positions frequent.
+  std::vector<uint8_t> plain(5000), piped(5000);
+  for (size_t i = 0; i < plain.size(); ++i) plain[i] = piped[i] = static_cast<uint8_t>(i % 3);
+  PhiloxStream a(5, 5), b(5, 5);
+  fisher_yates(plain.data(), plain.size(), 1, a);
+  fisher_yates_pipelined<16>(piped.data(), piped.size(), 1, b);
+  CHECK(piped == plain);
+}
