@@ -64,4 +64,45 @@ class CudaEvent {
   cudaEvent_t e_{};
 };
 
+class CudaStream {
+ public:
+  CudaStream() { EA_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~CudaStream() { cudaStreamDestroy(s_); }
+  CudaStream(const CudaStream&) = delete;
+  CudaStream& operator=(const CudaStream&) = delete;
+  operator cudaStream_t() const { return s_; }
+
+ private:
+  cudaStream_t s_{};
+};
+
+// Page-locked host memory; `mapped` also makes it visible to kernels (device()).
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  PinnedBuffer(size_t count, bool mapped) {
+    EA_CUDA_CHECK(cudaHostAlloc(&ptr_, count * sizeof(T), mapped ? cudaHostAllocMapped : cudaHostAllocDefault));
+    if (mapped) EA_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_), ptr_, 0));
+  }
+  ~PinnedBuffer() {
+    if (ptr_) cudaFreeHost(ptr_);
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    if (this != &o) {
+      if (ptr_) cudaFreeHost(ptr_);
+      ptr_ = std::exchange(o.ptr_, nullptr);
+      dev_ = std::exchange(o.dev_, nullptr);
+    }
+    return *this;
+  }
+  T* get() const { return ptr_; }
+  T* device() const { return dev_; }
+
+ private:
+  T* ptr_ = nullptr;
+  T* dev_ = nullptr;
+};
+
 }  // namespace ea::cuda

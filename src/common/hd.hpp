@@ -6,8 +6,12 @@
 #define EA_HD __host__ __device__
 #define EA_FORCEINLINE __forceinline__
 #define EA_UNROLL _Pragma("unroll")
+// Unrolled on the device (loads of later iterations issued early); left to the host
+// compiler, which vectorises such loops.
+#define EA_DEVICE_UNROLL _Pragma("unroll 16")
 #else
 #define EA_HD
 #define EA_FORCEINLINE inline __attribute__((always_inline))
 #define EA_UNROLL _Pragma("GCC unroll 32")
+#define EA_DEVICE_UNROLL
 #endif

@@ -1,7 +1,10 @@
 #include "permutation/permutation.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <future>
+#include <mutex>
 
 #include "common/error.hpp"
 
@@ -11,32 +14,45 @@ namespace {
 
 int popcount(TestMask m) { return __builtin_popcount(m); }
 
-// One phase: rounds of the backend until no test in `mask` is active or the iteration
-// limit is reached. Returns the number of permutations whose outcomes were applied.
+// One phase: the backend's permutations until no test in `mask` is active or the
+// iteration limit is reached. Returns the number of permutations whose outcomes were
+// applied. `cancel` (optional) stops the phase early; its counters are then meaningless.
 uint32_t run_phase(PermutationBackend& backend, const char* phase, TestMask mask, const DriverConfig& cfg,
-                   Counters& counters) {
+                   Counters& counters, const std::atomic<bool>* cancel = nullptr) {
   if ((mask & backend.supported()) != mask) {
     throw Error(ErrorKind::Internal, "backend " + backend.name() + " cannot compute the requested tests");
   }
   TestMask active = mask;
   uint32_t done = 0;
-  std::vector<uint8_t> outcomes;
-  for (uint32_t round = 0; active && done < cfg.iterations; ++round) {
-    uint32_t count = std::min(backend.round_size(round, active), cfg.iterations - done);
-    count = std::max<uint32_t>(count, 1);
-    outcomes.assign(static_cast<size_t>(count) * kNumTests, kNotComputed);
-    backend.run(done, count, active, outcomes.data());
+  backend.stream(0, cfg.iterations, mask, [&](uint64_t first, uint32_t rows, const uint8_t* outcomes) -> TestMask {
+    if (first != done) throw Error(ErrorKind::Internal, "permutation outcomes out of order");
     // Rows after the one that decided the last active test are computed but not counted.
-    uint32_t applied = 0;
-    for (; applied < count && active; ++applied) {
-      const uint8_t* row = outcomes.data() + static_cast<size_t>(applied) * kNumTests;
-      active = apply_outcomes(counters, active, cfg.early_exit, row, 1);
+    for (uint32_t r = 0; r < rows && active; ++r) {
+      active = apply_outcomes(counters, active, cfg.early_exit, outcomes + static_cast<size_t>(r) * kNumTests, 1);
+      ++done;
     }
-    done += applied;
     if (cfg.progress) cfg.progress(phase, done, popcount(active));
-  }
+    if (cancel && cancel->load()) return 0;
+    return active;
+  });
   return done;
 }
+
+}  // namespace
+
+void PermutationBackend::stream(uint64_t first, uint32_t count, TestMask mask, const OutcomeSink& sink) {
+  std::vector<uint8_t> outcomes;
+  uint32_t done = 0;
+  for (uint32_t round = 0; mask && done < count; ++round) {
+    const uint32_t n = std::max<uint32_t>(1, std::min(round_size(round, mask), count - done));
+    outcomes.assign(static_cast<size_t>(n) * kNumTests, kNotComputed);
+    run(first + done, n, mask, outcomes.data());
+    mask = sink(first + done, n, outcomes.data());
+    done += n;
+  }
+}
+
+namespace {
 
 }  // namespace
 
@@ -49,23 +65,56 @@ bool PermutationOutcome::fast_tests_passed() const {
 bool PermutationOutcome::passed() const { return compression_run && fast_tests_passed() && !test_failed(kNumFastTests); }
 
 PermutationOutcome run_permutation_tests(PermutationBackend& fast, PermutationBackend& compression,
-                                         const DriverConfig& cfg) {
+                                         const DriverConfig& cfg_in) {
   using clock = std::chrono::steady_clock;
   PermutationOutcome out;
-  auto t0 = clock::now();
+  // Progress may be reported from two phases at once.
+  DriverConfig cfg = cfg_in;
+  std::mutex progress_mutex;
+  if (cfg_in.progress) {
+    cfg.progress = [&](const char* phase, uint32_t done, int active) {
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      cfg_in.progress(phase, done, active);
+    };
+  }
+  const auto t0 = clock::now();
   for (int t = 0; t < kNumFastTests; ++t) out.ran[t] = true;
-  out.fast_permutations = run_phase(fast, "statistical tests", kAllFastTests, cfg, out.counters);
-  auto t1 = clock::now();
-  out.fast_seconds = std::chrono::duration<double>(t1 - t0).count();
+
+  // The compression phase (CPU) may run while the statistical tests run on a device. Its
+  // counters do not depend on when it runs; it is cancelled and discarded when another
+  // test fails (unless --all-tests).
+  std::atomic<bool> cancel{false};
+  std::future<uint32_t> early;
+  double compression_seconds = 0;
+  auto compress = [&]() {
+    const auto c0 = clock::now();
+    uint32_t n = run_phase(compression, "compression test", bit(TestId::kCompression), cfg, out.counters, &cancel);
+    compression_seconds = std::chrono::duration<double>(clock::now() - c0).count();
+    return n;
+  };
+  if (cfg.concurrent_compression) early = std::async(std::launch::async, compress);
+
+  try {
+    out.fast_permutations = run_phase(fast, "statistical tests", kAllFastTests, cfg, out.counters);
+  } catch (...) {
+    cancel = true;
+    if (early.valid()) early.wait();
+    throw;
+  }
+  out.fast_seconds = std::chrono::duration<double>(clock::now() - t0).count();
   const bool fast_ok = out.fast_tests_passed();
   if (fast_ok || cfg.all_tests) {
     out.ran[kNumFastTests] = true;
     out.compression_run = true;
-    out.compression_permutations =
-        run_phase(compression, "compression test", bit(TestId::kCompression), cfg, out.counters);
-    out.compression_seconds = std::chrono::duration<double>(clock::now() - t1).count();
+    out.compression_permutations = early.valid() ? early.get() : compress();
+    out.compression_seconds = compression_seconds;
     if (!fast_ok) out.compression_note = "run although another permutation test failed (--all-tests)";
   } else {
+    if (early.valid()) {
+      cancel = true;
+      early.get();
+      out.counters[kNumFastTests] = RankCounter{};
+    }
     out.compression_note = "skipped: another permutation test already failed (use --all-tests to run it)";
   }
   return out;

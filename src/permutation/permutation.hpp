@@ -26,6 +26,10 @@ struct PermutationData {
   uint64_t seed = 0;                 // Philox4x32-10 key
 };
 
+// Receives the outcomes of permutations [first, first + rows) in order of permutation
+// index; returns the tests still active afterwards (0: stop).
+using OutcomeSink = std::function<TestMask(uint64_t first, uint32_t rows, const uint8_t* outcomes)>;
+
 class PermutationBackend {
  public:
   virtual ~PermutationBackend() = default;
@@ -38,6 +42,11 @@ class PermutationBackend {
   // Fills outcomes[r * kNumTests + t] for permutations first + r, r < count, for every
   // test t in mask (others: kNotComputed).
   virtual void run(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) = 0;
+  // Computes permutations first, first + 1, ... (at most `count`) for the tests in `mask`
+  // and hands their outcomes to `sink` in order, until the sink returns 0. Later work may
+  // skip tests that the sink no longer reports active. The default runs rounds of
+  // round_size() permutations through run(); a backend may overlap rounds instead.
+  virtual void stream(uint64_t first, uint32_t count, TestMask mask, const OutcomeSink& sink);
   // Seconds the device spent on rounds so far (GPU kernels; 0 where not measured).
   virtual double busy_seconds() const { return 0.0; }
   // A one-line breakdown of where the device time went ("" where not measured).
@@ -48,6 +57,9 @@ struct DriverConfig {
   uint32_t iterations = 10000;
   bool early_exit = true;
   bool all_tests = false;  // run the compression test even when another test failed
+  // Start the compression phase at once, beside the statistical tests (when those run on
+  // a device, the CPU cores are free); it is discarded if another test fails.
+  bool concurrent_compression = false;
   // Called after every round with (phase, permutations done in this phase, tests still active).
   std::function<void(const char* phase, uint32_t done, int active)> progress;
 };

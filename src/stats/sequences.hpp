@@ -79,4 +79,20 @@ struct ConversionTwoView {
   }
 };
 
+// Conversion I from Conversion II: the number of ones of each byte (the padding bits of
+// a partial last block are zeros, so the counts agree).
+template <class Seq>
+struct PopcountView {
+  Seq bytes;
+
+  EA_HD size_t size() const { return bytes.size(); }
+  EA_HD uint32_t operator[](size_t b) const {
+#if defined(__CUDA_ARCH__)
+    return static_cast<uint32_t>(__popc(bytes[b]));
+#else
+    return static_cast<uint32_t>(__builtin_popcount(bytes[b]));
+#endif
+  }
+};
+
 }  // namespace ea

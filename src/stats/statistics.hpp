@@ -30,21 +30,38 @@ struct StatParams {
   uint32_t alphabet;  // number of distinct symbols (<= 256)
 };
 
-// SP 800-90B 5.1.1: max over i of |sum_{t<=i} x_t - (i+1)*mean|.
-// The running sum is kept as an integer: it equals the reference's double sum exactly
-// (integers below 2^53), without a floating-point dependency chain.
+// Calls f(i, s[i]) for i in [begin, end). Values are read in blocks of kScanBlock before
+// they are used, so a GPU thread has that many independent loads in flight instead of
+// waiting for each; the order of the calls is unchanged.
+constexpr int kScanBlock = 16;
+
+template <class Seq, class F>
+EA_HD EA_FORCEINLINE void scan(const Seq& s, size_t begin, size_t end, F&& f) {
+  size_t i = begin;
+  for (; i + kScanBlock <= end; i += kScanBlock) {
+    uint32_t v[kScanBlock];
+    EA_UNROLL
+    for (int k = 0; k < kScanBlock; ++k) v[k] = s[i + k];
+    EA_UNROLL
+    for (int k = 0; k < kScanBlock; ++k) f(i + k, v[k]);
+  }
+  for (; i < end; ++i) f(i, s[i]);
+}
+
+// SP 800-90B 5.1.1: max over i of |sum_{t<=i} x_t - (i+1)*mean|. The running sum is kept
+// as an integer: it equals the reference's double sum exactly (integers below 2^53),
+// without a floating-point dependency chain.
 template <class Seq>
 EA_HD double excursion(const Seq& raw, double mean) {
   uint64_t running = 0;
   double best = 0.0;
-  const size_t n = raw.size();
-  for (size_t i = 0; i < n; ++i) {
-    running += raw[i];
-    double scaled = static_cast<double>(i + 1) * mean;
+  scan(raw, 0, raw.size(), [&](size_t i, uint32_t v) {
+    running += v;
+    const double scaled = static_cast<double>(i + 1) * mean;
     double d = static_cast<double>(running) - scaled;
     if (d < 0) d = -d;
-    if (d > best) best = d;
-  }
+    best = d > best ? d : best;
+  });
   return best;
 }
 
@@ -54,36 +71,40 @@ struct RunStats {
   uint64_t majority; // max(#up, #down) (directional runs only)
 };
 
-// Runs of a +1/-1 sequence given by a predicate over positions 0..len-1. As in the
-// reference, an empty sequence has 0 runs and a longest run of 1. Written without
-// data-dependent branches: on random data a branch per element mispredicts half the time.
-template <class Pred>
-EA_HD RunStats runs_of(Pred up, size_t len) {
-  RunStats r{0, 1, 0};
-  if (len == 0) return r;
-  uint32_t prev = up(0) ? 1u : 0u;
-  uint64_t run = 1, best = 1, ups = prev, runs = 1;
-  for (size_t i = 1; i < len; ++i) {
-    const uint32_t cur = up(i) ? 1u : 0u;
-    const uint64_t same = cur == prev ? 1u : 0u;
-    ups += cur;
+// Runs of a +1/-1 sequence fed one element at a time. As in the reference, an empty
+// sequence has 0 runs and a longest run of 1. No data-dependent branches: on random data
+// a branch per element mispredicts half the time (CPU) or diverges (GPU).
+struct RunCounter {
+  uint64_t len = 0, ups = 0, runs = 0, run = 0, best = 1;
+  uint32_t prev = 2;  // no element yet
+
+  EA_HD EA_FORCEINLINE void push(uint32_t up) {
+    const uint64_t same = up == prev ? 1u : 0u;
+    ups += up;
     runs += 1u - same;
     run = (run & (0u - same)) + 1u;  // run + 1 when the run goes on, else 1
     best = run > best ? run : best;
-    prev = cur;
+    prev = up;
+    ++len;
   }
-  uint64_t downs = len - ups;
-  r.runs = runs;
-  r.longest = best;
-  r.majority = ups > downs ? ups : downs;
-  return r;
-}
+  EA_HD RunStats result() const {
+    const uint64_t downs = len - ups;
+    return RunStats{runs, best, ups > downs ? ups : downs};
+  }
+};
 
 // SP 800-90B 5.1.2-5.1.4: the sequence d_i = +1 if x_i <= x_{i+1} else -1.
 template <class Seq>
 EA_HD RunStats directional_runs(const Seq& s) {
+  RunCounter c;
   const size_t n = s.size();
-  return runs_of([&](size_t i) { return s[i] <= s[i + 1]; }, n > 0 ? n - 1 : 0);
+  if (n < 2) return c.result();
+  uint32_t prev = s[0];
+  scan(s, 1, n, [&](size_t, uint32_t v) {
+    c.push(prev <= v ? 1u : 0u);
+    prev = v;
+  });
+  return c.result();
 }
 
 // SP 800-90B 5.1.5-5.1.6: m_i = +1 if x_i >= median else -1. For integer samples,
@@ -92,8 +113,45 @@ template <class Seq>
 EA_HD RunStats median_runs(const Seq& s, double median) {
   const double c = ceil(median);
   const uint32_t threshold = c <= 0.0 ? 0u : (c >= 4294967295.0 ? 4294967295u : static_cast<uint32_t>(c));
-  return runs_of([&](size_t i) { return s[i] >= threshold; }, s.size());
+  RunCounter r;
+  scan(s, 0, s.size(), [&](size_t, uint32_t v) { r.push(v >= threshold ? 1u : 0u); });
+  return r.result();
 }
+
+// A set of byte values. On the host, eight words indexed by value; on the device, eight
+// registers picked with selects (an indexed array would live in local memory and put its
+// latency on every sample).
+struct ByteSet {
+#if defined(__CUDA_ARCH__)
+  uint32_t w0 = 0, w1 = 0, w2 = 0, w3 = 0, w4 = 0, w5 = 0, w6 = 0, w7 = 0;
+  // Adds v; returns whether it was already present.
+  __device__ EA_FORCEINLINE bool test_and_add(uint32_t v) {
+    const uint32_t m = 1u << (v & 31u), k = (v >> 5) & 7u;
+    const uint32_t word = k == 0 ? w0 : k == 1 ? w1 : k == 2 ? w2 : k == 3 ? w3 : k == 4 ? w4 : k == 5 ? w5 : k == 6 ? w6 : w7;
+    w0 |= k == 0 ? m : 0u;
+    w1 |= k == 1 ? m : 0u;
+    w2 |= k == 2 ? m : 0u;
+    w3 |= k == 3 ? m : 0u;
+    w4 |= k == 4 ? m : 0u;
+    w5 |= k == 5 ? m : 0u;
+    w6 |= k == 6 ? m : 0u;
+    w7 |= k == 7 ? m : 0u;
+    return (word & m) != 0;
+  }
+  __device__ EA_FORCEINLINE void clear() { w0 = w1 = w2 = w3 = w4 = w5 = w6 = w7 = 0; }
+#else
+  uint32_t w[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  EA_FORCEINLINE bool test_and_add(uint32_t v) {
+    const uint32_t m = 1u << (v & 31u), k = (v >> 5) & 7u;
+    const bool present = (w[k] & m) != 0;
+    w[k] |= m;
+    return present;
+  }
+  EA_FORCEINLINE void clear() {
+    for (uint32_t& x : w) x = 0;
+  }
+#endif
+};
 
 struct CollisionStats {
   double average;
@@ -103,32 +161,21 @@ struct CollisionStats {
 // SP 800-90B 5.1.7-5.1.8. From position i, a window grows until the next sample repeats
 // a value already in it; the window's length including the repeat is recorded and the
 // next window starts after the repeating sample. A window that reaches the end without a
-// repeat is not recorded. Values must be below 256.
+// repeat is not recorded. Values must be below 256. One pass, one window at a time.
 template <class Seq>
 EA_HD CollisionStats collisions(const Seq& s) {
-  const size_t n = s.size();
-  uint64_t sum = 0, count = 0, maximum = 0;
-  size_t i = 0;
-  while (i < n) {
-    uint32_t seen[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    size_t j = i;
-    bool hit = false;
-    for (; j < n; ++j) {
-      uint32_t v = s[j] & 255u;
-      uint32_t mask = 1u << (v & 31u);
-      if (seen[v >> 5] & mask) {
-        hit = true;
-        break;
-      }
-      seen[v >> 5] |= mask;
+  uint64_t sum = 0, count = 0, maximum = 0, len = 0;
+  ByteSet seen;
+  scan(s, 0, s.size(), [&](size_t, uint32_t v) {
+    ++len;
+    if (seen.test_and_add(v)) {
+      sum += len;
+      ++count;
+      maximum = len > maximum ? len : maximum;
+      len = 0;
+      seen.clear();
     }
-    if (!hit) break;
-    uint64_t len = static_cast<uint64_t>(j - i + 1);
-    sum += len;
-    ++count;
-    if (len > maximum) maximum = len;
-    i = j + 1;
-  }
+  });
   CollisionStats c;
   c.average = count ? static_cast<double>(sum) / static_cast<double>(count) : 0.0;
   c.maximum = maximum;
@@ -140,31 +187,32 @@ struct LagStats {
   uint64_t covariance[kNumLags];   // sum_{i < n-p} y_i * y_{i+p}    (5.1.10)
 };
 
-// Periodicity of `sym` and covariance of `val` for the lags 1, 2, 8, 16, 32, in one pass.
-// `sym` and `val` have the same length (val is the raw view of sym, or sym itself).
+// Periodicity of `sym` and covariance of `val` for the lags 1, 2, 8, 16, 32 selected by
+// `mask`, one pass per lag. `sym` and `val` have the same length (val is the raw view of
+// sym, or sym itself).
 template <class SymSeq, class ValSeq>
 EA_HD LagStats lagged(const SymSeq& sym, const ValSeq& val, TestMask mask) {
   LagStats r;
   for (int k = 0; k < kNumLags; ++k) r.periodicity[k] = r.covariance[k] = 0;
   const size_t n = sym.size();
-  bool want_p[kNumLags], want_c[kNumLags];
-  for (int k = 0; k < kNumLags; ++k) {
-    want_p[k] = (mask & bit(static_cast<int>(TestId::kPeriodicity1) + k)) != 0;
-    want_c[k] = (mask & bit(static_cast<int>(TestId::kCovariance1) + k)) != 0;
-  }
   for (int k = 0; k < kNumLags; ++k) {
     const size_t p = lag(k);
-    if (n <= p || !(want_p[k] || want_c[k])) continue;
+    const bool want_p = (mask & bit(static_cast<int>(TestId::kPeriodicity1) + k)) != 0;
+    const bool want_c = (mask & bit(static_cast<int>(TestId::kCovariance1) + k)) != 0;
+    if (n <= p || !(want_p || want_c)) continue;
     uint64_t per = 0, cov = 0;
-    if (want_p[k] && want_c[k]) {
-      for (size_t i = 0; i + p < n; ++i) {
+    if (want_p && want_c) {
+      EA_DEVICE_UNROLL
+      for (size_t i = 0; i < n - p; ++i) {
         per += sym[i] == sym[i + p] ? 1u : 0u;
         cov += static_cast<uint64_t>(val[i]) * val[i + p];
       }
-    } else if (want_p[k]) {
-      for (size_t i = 0; i + p < n; ++i) per += sym[i] == sym[i + p] ? 1u : 0u;
+    } else if (want_p) {
+      EA_DEVICE_UNROLL
+      for (size_t i = 0; i < n - p; ++i) per += sym[i] == sym[i + p] ? 1u : 0u;
     } else {
-      for (size_t i = 0; i + p < n; ++i) cov += static_cast<uint64_t>(val[i]) * val[i + p];
+      EA_DEVICE_UNROLL
+      for (size_t i = 0; i < n - p; ++i) cov += static_cast<uint64_t>(val[i]) * val[i + p];
     }
     r.periodicity[k] = per;
     r.covariance[k] = cov;

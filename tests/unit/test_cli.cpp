@@ -29,22 +29,26 @@ std::string slurp(const std::string& path) {
 }
 
 Result run(const std::string& args) {
-  const std::string out = tmp("cli_stdout.txt"), err = tmp("cli_stderr.txt");
+  // ctest runs test cases in parallel processes: file names carry the process id.
+  static int calls = 0;
+  const std::string tag = std::to_string(::getpid()) + "-" + std::to_string(++calls);
+  const std::string out = tmp("cli_stdout-" + tag + ".txt"), err = tmp("cli_stderr-" + tag + ".txt");
   std::string cmd = std::string(EA_IID_EXE) + " " + args + " >" + out + " 2>" + err;
   int status = std::system(cmd.c_str());
   return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
 }
 
 std::string write_bytes(const std::string& name, const std::string& bytes) {
-  std::ofstream(tmp(name), std::ios::binary) << bytes;
-  return tmp(name);
+  const std::string path = tmp(std::to_string(::getpid()) + "-" + name);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
 }
 
 const std::string kSamples = std::string(EA_TEST_DATA_DIR) + "/samples/";
 
 void check_error(const std::string& args, const std::string& message) {
   CAPTURE(args);
-  const std::string json = tmp("cli_error.json");
+  const std::string json = tmp("cli_error-" + std::to_string(::getpid()) + ".json");
   std::remove(json.c_str());
   Result r = run("-o " + json + " " + args);
   CHECK(r.code == 2);
