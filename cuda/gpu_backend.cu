@@ -155,6 +155,8 @@ class GpuBackend final : public PermutationBackend {
                                          " found)");
     }
     EA_CUDA_CHECK(cudaSetDevice(gpu_id));
+    // Wait for the GPU without spinning: the CPU cores run the compression test meanwhile.
+    if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) (void)cudaGetLastError();
     cudaDeviceProp prop{};
     EA_CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu_id));
     res_ = std::make_unique<Resources>();
@@ -195,6 +197,9 @@ class GpuBackend final : public PermutationBackend {
     round_ = static_cast<uint32_t>(n_round);
     host_outcomes_buf_ = cuda::PinnedBuffer<uint8_t>(n_round * kNumTests, false);
     host_outcomes_ = host_outcomes_buf_.get();
+    // Data that already failed another test will almost surely need every permutation:
+    // one chunk per round then (two overlapping chunks cost more than one).
+    if (!data.early_decision_likely) first_chunk_ = round_;
     char buf[256];
     std::snprintf(buf, sizeof buf, "GPU %d: %s (sm_%d%d, %.1f GiB free), %u permutations per round", gpu_id,
                   prop.name, prop.major, prop.minor, static_cast<double>(free_bytes) / (1u << 30), round_);

@@ -95,6 +95,7 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   pd.raw_of = d.raw_of.data();
   pd.params = StatParams{a.base.mean, a.base.median, d.binary(), static_cast<uint32_t>(d.alphabet)};
   pd.seed = cfg.seed;
+  pd.early_decision_likely = !a.chi_square_failed() && a.lrs.passed();
   {
     CpuScratch scratch;
     cpu_statistics(pd.symbols, pd.n, pd.raw_of, pd.params, kAllFastTests, pd.original, scratch);

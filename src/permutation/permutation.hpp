@@ -24,6 +24,9 @@ struct PermutationData {
   StatParams params{};
   StatVector original{};             // statistics of the unshuffled data (all 19)
   uint64_t seed = 0;                 // Philox4x32-10 key
+  // A hint for scheduling only (never for results): false when the data already failed
+  // another IID test, so the permutation tests will most likely run all permutations.
+  bool early_decision_likely = true;
 };
 
 // Receives the outcomes of permutations [first, first + rows) in order of permutation
