@@ -55,19 +55,11 @@ __host__ __device__ TestMask group_mask(int g) {
   }
 }
 
-// A flag in host-mapped memory that the host raises to abandon the rest of a round
-// (the sequential counting has decided every test).
-struct CancelFlag {
-  const volatile int* flag;
-  __device__ bool operator()() const { return *flag != 0; }
-};
-
 // Thread q shuffles column p0 + q of the batch as permutation first + q.
 // D: lookahead of the pipelined shuffle (reads in flight per thread); 0 = the plain loop.
 template <int D>
 __global__ void shuffle_kernel(uint8_t* batch, size_t stride, uint32_t p0, uint32_t count,
-                               const uint8_t* __restrict__ symbols, size_t n, uint64_t seed, uint64_t first,
-                               const volatile int* cancel) {
+                               const uint8_t* __restrict__ symbols, size_t n, uint64_t seed, uint64_t first) {
   const uint32_t q = blockIdx.x * blockDim.x + threadIdx.x;
   if (q >= count) return;
   uint8_t* copy = batch + p0 + q;
@@ -76,30 +68,29 @@ __global__ void shuffle_kernel(uint8_t* batch, size_t stride, uint32_t p0, uint3
   if constexpr (D == 0) {
     fisher_yates(copy, n, stride, rng);
   } else {
-    fisher_yates_pipelined<D>(copy, n, stride, rng, CancelFlag{cancel});
+    fisher_yates_pipelined<D>(copy, n, stride, rng);
   }
 }
 
 // Small blocks spread the few thousand shuffling threads over every SM (with 128-thread
 // blocks, 10,000 threads fill only 79 of the H100's 132 SMs).
 void launch_shuffle(int lookahead, int block, cudaStream_t st, uint8_t* batch, size_t stride, uint32_t p0,
-                    uint32_t count, const uint8_t* symbols, size_t n, uint64_t seed, uint64_t first,
-                    const volatile int* cancel) {
+                    uint32_t count, const uint8_t* symbols, size_t n, uint64_t seed, uint64_t first) {
   const unsigned blocks = (count + block - 1) / block;
   switch (lookahead) {
-    case 0: shuffle_kernel<0><<<blocks, block, 0, st>>>(batch, stride, p0, count, symbols, n, seed, first, cancel); break;
-    case 2: shuffle_kernel<2><<<blocks, block, 0, st>>>(batch, stride, p0, count, symbols, n, seed, first, cancel); break;
-    case 8: shuffle_kernel<8><<<blocks, block, 0, st>>>(batch, stride, p0, count, symbols, n, seed, first, cancel); break;
-    default: shuffle_kernel<4><<<blocks, block, 0, st>>>(batch, stride, p0, count, symbols, n, seed, first, cancel); break;
+    case 0: shuffle_kernel<0><<<blocks, block, 0, st>>>(batch, stride, p0, count, symbols, n, seed, first); break;
+    case 2: shuffle_kernel<2><<<blocks, block, 0, st>>>(batch, stride, p0, count, symbols, n, seed, first); break;
+    case 8: shuffle_kernel<8><<<blocks, block, 0, st>>>(batch, stride, p0, count, symbols, n, seed, first); break;
+    default: shuffle_kernel<4><<<blocks, block, 0, st>>>(batch, stride, p0, count, symbols, n, seed, first); break;
   }
 }
 
 // Binary data: Conversion II of every copy, interleaved like the samples (block b of copy p
 // at conv[b * stride + p]); Conversion I is its popcount.
 __global__ void conversion_kernel(const uint8_t* batch, uint8_t* conv, size_t stride, uint32_t p0, uint32_t count,
-                                  size_t n, const volatile int* cancel) {
+                                  size_t n) {
   const uint32_t p = p0 + blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= p0 + count || *cancel) return;
+  if (p >= p0 + count) return;
   const ConversionTwoView<StridedByteView> c2{StridedByteView{batch + p, n, stride}};
   const size_t blocks = c2.size();
   for (size_t b = 0; b < blocks; ++b) conv[b * stride + p] = static_cast<uint8_t>(c2[b]);
@@ -113,13 +104,13 @@ struct DeviceStatInput {
 
 __global__ void statistics_kernel(const uint8_t* batch, const uint8_t* conv, size_t stride, uint32_t p0,
                                   uint32_t count, size_t n, TestMask mask, const DeviceStatInput* __restrict__ input,
-                                  uint8_t* outcomes, int first_group, const volatile int* cancel) {
+                                  uint8_t* outcomes, int first_group) {
   __shared__ uint8_t table[256];
   for (int i = threadIdx.x; i < 256; i += blockDim.x) table[i] = input->raw_of[i];
   __syncthreads();
   const uint32_t p = p0 + blockIdx.x * blockDim.x + threadIdx.x;
   const TestMask gm = group_mask(first_group + static_cast<int>(blockIdx.y)) & mask;
-  if (p >= p0 + count || gm == 0 || *cancel) return;
+  if (p >= p0 + count || gm == 0) return;
   const StatParams params = input->params;
   const StridedByteView sym{batch + p, n, stride};
   StatVector sv;
@@ -159,10 +150,11 @@ class GpuBackend final : public PermutationBackend {
     if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) (void)cudaGetLastError();
     cudaDeviceProp prop{};
     EA_CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu_id));
+    // Keep most of the unified L1/shared memory as L1: the lag tests read every sample
+    // twice, p samples apart, and the second read should hit L1. The collision sets need
+    // only kThreads * 32 bytes of shared memory per block.
+    EA_CUDA_CHECK(cudaFuncSetAttribute(statistics_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 10));
     res_ = std::make_unique<Resources>();
-    cancel_host_ = res_->cancel.get();
-    cancel_device_ = res_->cancel.device();
-    *cancel_host_ = 0;
 
     symbols_ = cuda::DeviceBuffer<uint8_t>(data.n);
     EA_CUDA_CHECK(cudaMemcpy(symbols_.get(), data.symbols, data.n, cudaMemcpyHostToDevice));
@@ -198,8 +190,8 @@ class GpuBackend final : public PermutationBackend {
     host_outcomes_buf_ = cuda::PinnedBuffer<uint8_t>(n_round * kNumTests, false);
     host_outcomes_ = host_outcomes_buf_.get();
     // Data that already failed another test will almost surely need every permutation:
-    // one chunk per round then (two overlapping chunks cost more than one).
-    if (!data.early_decision_likely) first_chunk_ = round_;
+    // full rounds from the start then.
+    if (!data.early_decision_likely || round_size) first_round_ = round_;
     char buf[256];
     std::snprintf(buf, sizeof buf, "GPU %d: %s (sm_%d%d, %.1f GiB free), %u permutations per round", gpu_id,
                   prop.name, prop.major, prop.minor, static_cast<double>(free_bytes) / (1u << 30), round_);
@@ -209,11 +201,16 @@ class GpuBackend final : public PermutationBackend {
 
   std::string name() const override { return description_; }
   TestMask supported() const override { return kAllFastTests; }
-  uint32_t round_size(uint32_t, TestMask) const override { return round_; }
+  // IID data usually decides every test within a few hundred permutations, and a round's
+  // time grows much slower than its size (the shuffle is latency-bound below a few
+  // thousand permutations): a first round of first_round_ permutations, then full rounds.
+  uint32_t round_size(uint32_t round, TestMask) const override {
+    return round == 0 ? std::min(first_round_, round_) : round_;
+  }
   double busy_seconds() const override { return busy_ms_ / 1000.0; }
   std::string profile() const override {
     char buf[640];
-    int len = std::snprintf(buf, sizeof buf, "GPU: %u chunks, shuffle kernel %.3f s, statistics kernel %.3f s (chunks overlap)", chunks_,
+    int len = std::snprintf(buf, sizeof buf, "GPU: %u rounds, shuffle kernel %.3f s, statistics kernel %.3f s", rounds_,
                             shuffle_ms_ / 1000.0, stats_ms_ / 1000.0);
     if (profile_groups_) {
       static const char* kNames[kGroups] = {"excursion", "directional", "median", "collision", "lag1",
@@ -228,81 +225,46 @@ class GpuBackend final : public PermutationBackend {
 
   void run(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) override {
     if (count > round_) throw Error(ErrorKind::Internal, "GPU round larger than its buffer");
-    *cancel_host_ = 0;
-    launch(0, first, 0, count, mask);
-    collect(0, 0, count, outcomes);
-    add_busy(0);
-  }
-
-  // Device time of a round: from its first launch to the completion of `last_slot`.
-  void add_busy(int last_slot) {
+    launch(first, count, mask);
+    collect(count, outcomes);
     float span = 0;
-    EA_CUDA_CHECK(cudaEventElapsedTime(&span, res_->starts[0].get(), res_->done[last_slot].get()));
+    EA_CUDA_CHECK(cudaEventElapsedTime(&span, res_->start.get(), res_->done.get()));
     busy_ms_ += span;
   }
 
-  // Rounds of round_ permutations, each launched as two chunks on two streams: a small
-  // first chunk, whose outcomes come back early (IID data usually decides every test
-  // within it), and the rest, which runs beside it. When the counting needs no more
-  // permutations, the rest of the round is cancelled through a host-mapped flag.
-  void stream(uint64_t first, uint32_t count, TestMask mask, const OutcomeSink& sink) override {
-    uint32_t done = 0;
-    std::vector<uint8_t> rows;
-    while (mask && done < count) {
-      const uint32_t total = std::min(round_, count - done);
-      const uint32_t head = std::min(total, first_chunk_);
-      *cancel_host_ = 0;
-      launch(0, first + done, 0, head, mask);
-      if (total > head) launch(1, first + done + head, head, total - head, mask);
-      rows.resize(static_cast<size_t>(total) * kNumTests);
-      collect(0, 0, head, rows.data());
-      mask = sink(first + done, head, rows.data());
-      if (total > head) {
-        if (!mask) {
-          *cancel_host_ = 1;
-          EA_CUDA_CHECK(cudaStreamSynchronize(res_->streams[1]));
-          add_busy(0);
-          break;
-        }
-        collect(1, head, total - head, rows.data() + static_cast<size_t>(head) * kNumTests);
-        mask = sink(first + done + head, total - head, rows.data() + static_cast<size_t>(head) * kNumTests);
-      }
-      add_busy(total > head ? 1 : 0);
-      done += total;
-    }
-  }
+
 
  private:
-  // Shuffles and tests permutations first .. first+count-1 in columns p0 .. p0+count-1,
-  // on stream `slot`; outcomes go to the device buffer (rows p0 ..).
-  void launch(int slot, uint64_t first, uint32_t p0, uint32_t count, TestMask mask) {
-    cudaStream_t st = res_->streams[slot];
-    EA_CUDA_CHECK(cudaEventRecord(res_->starts[slot].get(), st));
+  // Shuffles and tests permutations first .. first+count-1 (columns 0 .. count-1 of the
+  // batch); the outcomes are copied to the pinned host buffer.
+  void launch(uint64_t first, uint32_t count, TestMask mask) {
+    const uint32_t p0 = 0;
+    cudaStream_t st = res_->stream;
+    EA_CUDA_CHECK(cudaEventRecord(res_->start.get(), st));
     launch_shuffle(lookahead_, shuffle_block_, st, batch_.get(), round_, p0, count, symbols_.get(), data_.n,
-                   data_.seed, first, cancel_device_);
+                   data_.seed, first);
     EA_CUDA_CHECK(cudaGetLastError());
     const unsigned blocks = (count + kThreads - 1) / kThreads;
     if (data_.params.binary) {
-      conversion_kernel<<<blocks, kThreads, 0, st>>>(batch_.get(), conv_.get(), round_, p0, count, data_.n,
-                                                     cancel_device_);
+      conversion_kernel<<<blocks, kThreads, 0, st>>>(batch_.get(), conv_.get(), round_, p0, count, data_.n);
       EA_CUDA_CHECK(cudaGetLastError());
     }
-    EA_CUDA_CHECK(cudaEventRecord(res_->shuffled[slot].get(), st));
+    EA_CUDA_CHECK(cudaEventRecord(res_->shuffled.get(), st));
     EA_CUDA_CHECK(cudaMemsetAsync(outcomes_.get() + static_cast<size_t>(p0) * kNumTests, kNotComputed,
                                   static_cast<size_t>(count) * kNumTests, st));
     if (!profile_groups_) {
-      statistics_kernel<<<dim3(blocks, kGroups), kThreads, 0, st>>>(batch_.get(), conv_.get(), round_, p0, count,
+      statistics_kernel<<<dim3(blocks, kGroups), kThreads, kThreads * kByteSetSharedBytes, st>>>(batch_.get(), conv_.get(), round_, p0, count,
                                                                     data_.n, mask & kAllFastTests, input_.get(),
-                                                                    outcomes_.get(), 0, cancel_device_);
+                                                                    outcomes_.get(), 0);
       EA_CUDA_CHECK(cudaGetLastError());
     } else {
       // One launch per group, timed separately (EA_IID_GPU_PROFILE=1).
       for (int g = 0; g < kGroups; ++g) {
         cuda::CudaEvent a, b;
         EA_CUDA_CHECK(cudaEventRecord(a.get(), st));
-        statistics_kernel<<<dim3(blocks, 1), kThreads, 0, st>>>(batch_.get(), conv_.get(), round_, p0, count,
+        statistics_kernel<<<dim3(blocks, 1), kThreads, kThreads * kByteSetSharedBytes, st>>>(batch_.get(), conv_.get(), round_, p0, count,
                                                                 data_.n, mask & kAllFastTests, input_.get(),
-                                                                outcomes_.get(), g, cancel_device_);
+                                                                outcomes_.get(), g);
         EA_CUDA_CHECK(cudaGetLastError());
         EA_CUDA_CHECK(cudaEventRecord(b.get(), st));
         EA_CUDA_CHECK(cudaEventSynchronize(b.get()));
@@ -311,23 +273,22 @@ class GpuBackend final : public PermutationBackend {
         group_ms_[g] += ms;
       }
     }
-    EA_CUDA_CHECK(cudaEventRecord(res_->done[slot].get(), st));
+    EA_CUDA_CHECK(cudaEventRecord(res_->done.get(), st));
     EA_CUDA_CHECK(cudaMemcpyAsync(host_outcomes_ + static_cast<size_t>(p0) * kNumTests,
                                   outcomes_.get() + static_cast<size_t>(p0) * kNumTests,
                                   static_cast<size_t>(count) * kNumTests, cudaMemcpyDeviceToHost, st));
   }
 
-  // Waits for stream `slot` and copies its outcomes (rows p0 ..) to `out`.
-  void collect(int slot, uint32_t p0, uint32_t count, uint8_t* out) {
-    EA_CUDA_CHECK(cudaStreamSynchronize(res_->streams[slot]));
+  // Waits for the round and copies its outcomes to `out`.
+  void collect(uint32_t count, uint8_t* out) {
+    EA_CUDA_CHECK(cudaStreamSynchronize(res_->stream));
     float shuffle_ms = 0, stats_ms = 0;
-    EA_CUDA_CHECK(cudaEventElapsedTime(&shuffle_ms, res_->starts[slot].get(), res_->shuffled[slot].get()));
-    EA_CUDA_CHECK(cudaEventElapsedTime(&stats_ms, res_->shuffled[slot].get(), res_->done[slot].get()));
+    EA_CUDA_CHECK(cudaEventElapsedTime(&shuffle_ms, res_->start.get(), res_->shuffled.get()));
+    EA_CUDA_CHECK(cudaEventElapsedTime(&stats_ms, res_->shuffled.get(), res_->done.get()));
     shuffle_ms_ += shuffle_ms;
     stats_ms_ += stats_ms;
-    ++chunks_;
-    std::copy(host_outcomes_ + static_cast<size_t>(p0) * kNumTests,
-              host_outcomes_ + static_cast<size_t>(p0 + count) * kNumTests, out);
+    ++rounds_;
+    std::copy(host_outcomes_, host_outcomes_ + static_cast<size_t>(count) * kNumTests, out);
   }
 
   PermutationData data_;
@@ -335,20 +296,17 @@ class GpuBackend final : public PermutationBackend {
   cuda::DeviceBuffer<DeviceStatInput> input_;
   // CUDA objects, created once the device is selected.
   struct Resources {
-    cuda::CudaStream streams[2];
-    cuda::CudaEvent starts[2], shuffled[2], done[2];
-    cuda::PinnedBuffer<int> cancel{1, true};
+    cuda::CudaStream stream;
+    cuda::CudaEvent start, shuffled, done;
   };
   std::unique_ptr<Resources> res_;
   cuda::PinnedBuffer<uint8_t> host_outcomes_buf_;
   uint8_t* host_outcomes_ = nullptr;
-  volatile int* cancel_host_ = nullptr;
-  const volatile int* cancel_device_ = nullptr;
-  uint32_t first_chunk_ = static_cast<uint32_t>(std::max(1, env_int("EA_IID_GPU_FIRST_CHUNK", 1024)));
+  uint32_t first_round_ = static_cast<uint32_t>(std::max(1, env_int("EA_IID_GPU_FIRST_ROUND", 1024)));
   uint32_t round_ = 0;
   std::string description_;
   double busy_ms_ = 0, shuffle_ms_ = 0, stats_ms_ = 0;
-  uint32_t chunks_ = 0;
+  uint32_t rounds_ = 0;
   // Developer knobs for benchmarks (docs/performance.md); every value gives the same
   // permutations: EA_IID_GPU_LOOKAHEAD=0|2|4|8 reads in flight per shuffling thread,
   // EA_IID_GPU_SHUFFLE_BLOCK threads per block of the shuffle kernel, EA_IID_GPU_PROFILE=1

@@ -34,14 +34,8 @@ namespace ea {
 // same position, and a step writes only a[i] (never read again by a later step: later
 // steps read positions below i) and a[j]; so each pending read of position j is patched
 // with the value written there.
-struct NeverStop {
-  EA_HD bool operator()() const { return false; }
-};
-
-// `stop()` is polled every 4096 steps; when it returns true the shuffle is abandoned
-// (the array is then not a permutation of interest: its caller discards it).
-template <int D, class Stream, class Stop = NeverStop>
-EA_HD void fisher_yates_pipelined(uint8_t* a, size_t n, size_t stride, Stream& rng, Stop stop = Stop()) {
+template <int D, class Stream>
+EA_HD void fisher_yates_pipelined(uint8_t* a, size_t n, size_t stride, Stream& rng) {
   static_assert(D >= 1 && D <= 32, "lookahead out of range");
   if (n < 2) return;
   size_t i = n - 1;  // the next step to carry out
@@ -88,7 +82,6 @@ EA_UNROLL
       }
       i -= D;
       if (!next) break;
-      if ((i & 4095u) < static_cast<size_t>(D) && stop()) return;
 EA_UNROLL
       for (int k = 0; k < D; ++k) {
         jc[k] = jn[k];

@@ -118,40 +118,45 @@ EA_HD RunStats median_runs(const Seq& s, double median) {
   return r.result();
 }
 
-// A set of byte values. On the host, eight words indexed by value; on the device, eight
-// registers picked with selects (an indexed array would live in local memory and put its
-// latency on every sample).
+// A set of byte values with one operation: add v, or, when v is already present, empty
+// the set (the next collision window starts empty).
+//
+// Host: eight words indexed by value, emptied with a branch (taken about once a window).
+// Device: the eight words of each thread live in shared memory (word k of thread t at
+// k * blockDim.x + t: no bank conflicts), with a register bit per word saying whether it
+// belongs to the current window, so that emptying the set costs one register write and
+// no branch; the kernel provides kByteSetSharedBytes per thread of dynamic shared memory.
 struct ByteSet {
 #if defined(__CUDA_ARCH__)
-  uint32_t w0 = 0, w1 = 0, w2 = 0, w3 = 0, w4 = 0, w5 = 0, w6 = 0, w7 = 0;
-  // Adds v; returns whether it was already present.
-  __device__ EA_FORCEINLINE bool test_and_add(uint32_t v) {
-    const uint32_t m = 1u << (v & 31u), k = (v >> 5) & 7u;
-    const uint32_t word = k == 0 ? w0 : k == 1 ? w1 : k == 2 ? w2 : k == 3 ? w3 : k == 4 ? w4 : k == 5 ? w5 : k == 6 ? w6 : w7;
-    w0 |= k == 0 ? m : 0u;
-    w1 |= k == 1 ? m : 0u;
-    w2 |= k == 2 ? m : 0u;
-    w3 |= k == 3 ? m : 0u;
-    w4 |= k == 4 ? m : 0u;
-    w5 |= k == 5 ? m : 0u;
-    w6 |= k == 6 ? m : 0u;
-    w7 |= k == 7 ? m : 0u;
-    return (word & m) != 0;
+  uint32_t* words;
+  uint32_t valid = 0;
+  __device__ ByteSet() {
+    extern __shared__ uint32_t ea_byteset_words[];
+    words = ea_byteset_words + threadIdx.x;
   }
-  __device__ EA_FORCEINLINE void clear() { w0 = w1 = w2 = w3 = w4 = w5 = w6 = w7 = 0; }
+  __device__ EA_FORCEINLINE bool add_or_reset(uint32_t v) {
+    const uint32_t m = 1u << (v & 31u), k = (v >> 5) & 7u;
+    uint32_t* slot = words + k * blockDim.x;
+    const uint32_t word = ((valid >> k) & 1u) ? *slot : 0u;
+    const bool hit = (word & m) != 0;
+    *slot = word | m;  // harmless when hit: the word is marked invalid below
+    valid = hit ? 0u : (valid | (1u << k));
+    return hit;
+  }
 #else
   uint32_t w[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  EA_FORCEINLINE bool test_and_add(uint32_t v) {
+  EA_FORCEINLINE bool add_or_reset(uint32_t v) {
     const uint32_t m = 1u << (v & 31u), k = (v >> 5) & 7u;
-    const bool present = (w[k] & m) != 0;
+    if (w[k] & m) {
+      for (uint32_t& x : w) x = 0;
+      return true;
+    }
     w[k] |= m;
-    return present;
-  }
-  EA_FORCEINLINE void clear() {
-    for (uint32_t& x : w) x = 0;
+    return false;
   }
 #endif
 };
+constexpr size_t kByteSetSharedBytes = 8 * sizeof(uint32_t);
 
 struct CollisionStats {
   double average;
@@ -164,17 +169,18 @@ struct CollisionStats {
 // repeat is not recorded. Values must be below 256. One pass, one window at a time.
 template <class Seq>
 EA_HD CollisionStats collisions(const Seq& s) {
-  uint64_t sum = 0, count = 0, maximum = 0, len = 0;
+  // A window holds at most 256 distinct values, so its length fits 32 bits.
+  uint64_t sum = 0, count = 0;
+  uint32_t maximum = 0, len = 0;
   ByteSet seen;
   scan(s, 0, s.size(), [&](size_t, uint32_t v) {
     ++len;
-    if (seen.test_and_add(v)) {
-      sum += len;
-      ++count;
-      maximum = len > maximum ? len : maximum;
-      len = 0;
-      seen.clear();
-    }
+    const uint32_t hit = seen.add_or_reset(v) ? 1u : 0u;
+    const uint32_t recorded = len & (0u - hit);  // len when the window ends here, else 0
+    sum += recorded;
+    count += hit;
+    maximum = recorded > maximum ? recorded : maximum;
+    len -= recorded;
   });
   CollisionStats c;
   c.average = count ? static_cast<double>(sum) / static_cast<double>(count) : 0.0;
