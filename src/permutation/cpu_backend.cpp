@@ -90,7 +90,7 @@ class CpuBackend final : public PermutationBackend {
   void permutation(uint64_t j, TestMask mask, Worker& w, uint8_t* row) {
     w.buffer.assign(data_.symbols, data_.symbols + data_.n);
     PhiloxStream rng(data_.seed, j);
-    fisher_yates(w.buffer.data(), data_.n, 1, rng);
+    fisher_yates_prefetched(w.buffer.data(), data_.n, rng);
     StatVector sv;
     cpu_statistics(w.buffer.data(), data_.n, data_.raw_of, data_.params, mask & kAllFastTests, sv, w.scratch);
     if (mask & bit(TestId::kCompression)) {

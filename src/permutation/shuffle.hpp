@@ -40,8 +40,8 @@ EA_HD void fisher_yates_pipelined(uint8_t* a, size_t n, size_t stride, Stream& r
   if (n < 2) return;
   size_t i = n - 1;  // the next step to carry out
   if (i >= D) {
-    uint32_t jc[D], jn[D];
-    uint8_t vic[D], vjc[D], vin[D], vjn[D];
+    uint32_t jc[D] = {}, jn[D] = {};
+    uint8_t vic[D] = {}, vjc[D] = {}, vin[D] = {}, vjn[D] = {};
 EA_UNROLL
     for (int k = 0; k < D; ++k) jc[k] = bounded_inclusive(rng, static_cast<uint32_t>(i - k));
 EA_UNROLL
@@ -95,6 +95,39 @@ EA_UNROLL
     const uint8_t t = a[i * stride];
     a[i * stride] = a[j * stride];
     a[j * stride] = t;
+  }
+}
+
+}  // namespace ea
+
+namespace ea {
+
+// The same shuffle as fisher_yates() on a contiguous host array, with the draws made
+// kAhead steps early so that the random position of a later step can be prefetched into
+// the cache. Draws are still made in the same order, so the permutation is the same.
+template <class Stream>
+inline void fisher_yates_prefetched(uint8_t* a, size_t n, Stream& rng) {
+  constexpr size_t kAhead = 16;
+  if (n < 2) return;
+  uint32_t ring[kAhead];
+  size_t next = n - 1;  // the step whose draw is made next
+  size_t filled = 0;
+  for (; filled < kAhead && next >= 1; ++filled, --next) {
+    ring[filled] = bounded_inclusive(rng, static_cast<uint32_t>(next));
+    __builtin_prefetch(a + ring[filled], 1);
+  }
+  size_t slot = 0;
+  for (size_t i = n - 1; i >= 1; --i) {
+    const size_t j = ring[slot];
+    if (next >= 1) {
+      ring[slot] = bounded_inclusive(rng, static_cast<uint32_t>(next));
+      __builtin_prefetch(a + ring[slot], 1);
+      --next;
+    }
+    slot = slot + 1 == kAhead ? 0 : slot + 1;
+    const uint8_t t = a[i];
+    a[i] = a[j];
+    a[j] = t;
   }
 }
 

@@ -48,21 +48,50 @@ EA_HD EA_FORCEINLINE void scan(const Seq& s, size_t begin, size_t end, F&& f) {
   for (; i < end; ++i) f(i, s[i]);
 }
 
+// Calls f(i, a[i], b[i]) for i in [begin, end) over two views of the same length,
+// blocked as scan().
+template <class SeqA, class SeqB, class F>
+EA_HD EA_FORCEINLINE void scan2(const SeqA& a, const SeqB& b, size_t begin, size_t end, F&& f) {
+  size_t i = begin;
+  for (; i + kScanBlock <= end; i += kScanBlock) {
+    uint32_t va[kScanBlock], vb[kScanBlock];
+    EA_UNROLL
+    for (int k = 0; k < kScanBlock; ++k) {
+      va[k] = a[i + k];
+      vb[k] = b[i + k];
+    }
+    EA_UNROLL
+    for (int k = 0; k < kScanBlock; ++k) f(i + k, va[k], vb[k]);
+  }
+  for (; i < end; ++i) f(i, a[i], b[i]);
+}
+
+// Each statistic is an accumulator fed one sample at a time, so that the same code runs
+// alone (one statistic per GPU thread) or fused with others in one pass (the CPU).
+
 // SP 800-90B 5.1.1: max over i of |sum_{t<=i} x_t - (i+1)*mean|. The running sum is kept
 // as an integer: it equals the reference's double sum exactly (integers below 2^53),
 // without a floating-point dependency chain.
-template <class Seq>
-EA_HD double excursion(const Seq& raw, double mean) {
+struct ExcursionAcc {
+  double mean;
   uint64_t running = 0;
   double best = 0.0;
-  scan(raw, 0, raw.size(), [&](size_t i, uint32_t v) {
+
+  EA_HD explicit ExcursionAcc(double m) : mean(m) {}
+  EA_HD EA_FORCEINLINE void push(size_t i, uint32_t v) {
     running += v;
     const double scaled = static_cast<double>(i + 1) * mean;
     double d = static_cast<double>(running) - scaled;
     if (d < 0) d = -d;
     best = d > best ? d : best;
-  });
-  return best;
+  }
+};
+
+template <class Seq>
+EA_HD double excursion(const Seq& raw, double mean) {
+  ExcursionAcc acc(mean);
+  scan(raw, 0, raw.size(), [&](size_t i, uint32_t v) { acc.push(i, v); });
+  return acc.best;
 }
 
 struct RunStats {
@@ -93,29 +122,70 @@ struct RunCounter {
   }
 };
 
-// SP 800-90B 5.1.2-5.1.4: the sequence d_i = +1 if x_i <= x_{i+1} else -1.
-template <class Seq>
-EA_HD RunStats directional_runs(const Seq& s) {
+// SP 800-90B 5.1.2-5.1.4: the sequence d_i = +1 if x_i <= x_{i+1} else -1. The first
+// sample only sets `prev`.
+struct DirectionalAcc {
   RunCounter c;
-  const size_t n = s.size();
-  if (n < 2) return c.result();
-  uint32_t prev = s[0];
-  scan(s, 1, n, [&](size_t, uint32_t v) {
+  uint32_t prev = 0;
+  EA_HD EA_FORCEINLINE void push(uint32_t v) {
     c.push(prev <= v ? 1u : 0u);
     prev = v;
-  });
-  return c.result();
+  }
+};
+
+template <class Seq>
+EA_HD RunStats directional_runs(const Seq& s) {
+  DirectionalAcc acc;
+  const size_t n = s.size();
+  if (n < 2) return acc.c.result();
+  acc.prev = s[0];
+  scan(s, 1, n, [&](size_t, uint32_t v) { acc.push(v); });
+  return acc.c.result();
 }
 
 // SP 800-90B 5.1.5-5.1.6: m_i = +1 if x_i >= median else -1. For integer samples,
 // x >= median exactly when x >= ceil(median).
+struct MedianAcc {
+  uint32_t threshold;
+  RunCounter c;
+  EA_HD explicit MedianAcc(double median) {
+    const double up = ceil(median);
+    threshold = up <= 0.0 ? 0u : (up >= 4294967295.0 ? 4294967295u : static_cast<uint32_t>(up));
+  }
+  EA_HD EA_FORCEINLINE void push(uint32_t v) { c.push(v >= threshold ? 1u : 0u); }
+};
+
 template <class Seq>
 EA_HD RunStats median_runs(const Seq& s, double median) {
-  const double c = ceil(median);
-  const uint32_t threshold = c <= 0.0 ? 0u : (c >= 4294967295.0 ? 4294967295u : static_cast<uint32_t>(c));
-  RunCounter r;
-  scan(s, 0, s.size(), [&](size_t, uint32_t v) { r.push(v >= threshold ? 1u : 0u); });
-  return r.result();
+  MedianAcc acc(median);
+  scan(s, 0, s.size(), [&](size_t, uint32_t v) { acc.push(v); });
+  return acc.c.result();
+}
+
+struct RunsAndExcursion {
+  double excursion;
+  RunStats directional, median;
+};
+
+// Excursion (on `raw`), directional runs and median runs (on `sym`) in one pass over
+// two views of the same length: the three accumulators above, fed together.
+template <class Sym, class Raw>
+EA_HD RunsAndExcursion runs_and_excursion(const Sym& sym, const Raw& raw, double mean, double median) {
+  ExcursionAcc exc(mean);
+  DirectionalAcc dir;
+  MedianAcc med(median);
+  const size_t n = sym.size();
+  if (n > 0) {
+    exc.push(0, raw[0]);
+    med.push(sym[0]);
+    dir.prev = sym[0];
+    scan2(sym, raw, 1, n, [&](size_t i, uint32_t v, uint32_t r) {
+      exc.push(i, r);
+      dir.push(v);
+      med.push(v);
+    });
+  }
+  return RunsAndExcursion{exc.best, dir.c.result(), med.c.result()};
 }
 
 // A set of byte values with one operation: add v, or, when v is already present, empty
@@ -246,17 +316,24 @@ constexpr TestMask kLagMask = ((1u << 10) - 1u) << static_cast<int>(TestId::kPer
 template <class Sym, class Raw, class C1, class C2>
 EA_HD void compute_statistics(const Sym& sym, const Raw& raw, const C1& conv1, const C2& conv2,
                               const StatParams& params, TestMask mask, StatVector& out) {
+  const double median = params.binary ? 0.5 : params.median;
+  const TestMask fused = bit(TestId::kExcursion) | kDirectionalMask | kMedianMask;
+  RunsAndExcursion rx{};
+  // One pass for all three when they are all wanted and read the same samples (not for
+  // binary data, whose directional runs read Conversion I).
+  const bool one_pass = !params.binary && (mask & fused) == fused;
+  if (one_pass) rx = runs_and_excursion(sym, raw, params.mean, median);
   if (mask & bit(TestId::kExcursion)) {
-    out.v[static_cast<int>(TestId::kExcursion)] = excursion(raw, params.mean);
+    out.v[static_cast<int>(TestId::kExcursion)] = one_pass ? rx.excursion : excursion(raw, params.mean);
   }
   if (mask & kDirectionalMask) {
-    RunStats d = params.binary ? directional_runs(conv1) : directional_runs(sym);
+    RunStats d = one_pass ? rx.directional : params.binary ? directional_runs(conv1) : directional_runs(sym);
     out.v[static_cast<int>(TestId::kNumDirectionalRuns)] = static_cast<double>(d.runs);
     out.v[static_cast<int>(TestId::kLenDirectionalRuns)] = static_cast<double>(d.longest);
     out.v[static_cast<int>(TestId::kNumIncreasesDecreases)] = static_cast<double>(d.majority);
   }
   if (mask & kMedianMask) {
-    RunStats m = median_runs(sym, params.binary ? 0.5 : params.median);
+    RunStats m = one_pass ? rx.median : median_runs(sym, median);
     out.v[static_cast<int>(TestId::kNumRunsMedian)] = static_cast<double>(m.runs);
     out.v[static_cast<int>(TestId::kLenRunsMedian)] = static_cast<double>(m.longest);
   }
