@@ -8,7 +8,11 @@
 #include <cstdio>
 #include <random>
 
+#include <atomic>
+#include <csignal>
+
 #include "assess.hpp"
+#include "batch.hpp"
 #include "common/error.hpp"
 #include "options.hpp"
 #include "report.hpp"
@@ -16,6 +20,24 @@
 namespace {
 
 constexpr int kExitOk = 0, kExitNotIid = 1, kExitError = 2;
+
+// SIGINT/SIGTERM: the first asks the run to stop between rounds (finished results are
+// kept); a second one ends the process at once.
+std::atomic<bool> g_interrupt{false};
+std::atomic<int> g_signal{0};
+
+extern "C" void on_signal(int sig) {
+  if (g_interrupt.exchange(true)) _exit(128 + sig);
+  g_signal.store(sig);
+}
+
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
 
 uint64_t os_seed() {
   std::random_device rd;
@@ -50,11 +72,8 @@ int main(int argc, char** argv) {
     return fail(o, started, e.what());
   }
 
+  install_signal_handlers();
   try {
-    std::optional<SubsetSpec> subset;
-    if (o.subset_text) subset = parse_subset(*o.subset_text);
-    Dataset data = load_dataset(o.file, o.bits, subset);
-
     AssessConfig cfg;
     cfg.initial_entropy = o.initial_entropy;
     cfg.truncate_bitstring = o.truncate_bitstring;
@@ -67,10 +86,19 @@ int main(int argc, char** argv) {
     cfg.gpu_id = o.gpu_id;
     cfg.round_size = o.round_size;
     cfg.verify = o.verify;
+    cfg.interrupt = &g_interrupt;
     if (!o.quiet && o.verbose >= 1) {
       cfg.note = [](const std::string& m) { std::fprintf(stderr, "ea_iid: %s\n", m.c_str()); };
       std::fprintf(stderr, "ea_iid: seed %" PRIu64 "%s\n", cfg.seed, o.seed ? "" : " (drawn from the OS; pass --seed to repeat this run)");
     }
+    if (o.batch()) {
+      return cli::run_batch(o, started, cfg, g_interrupt, g_signal);
+    }
+
+    std::optional<SubsetSpec> subset;
+    if (o.subset_text) subset = parse_subset(*o.subset_text);
+    Dataset data = load_dataset(o.file, o.bits, subset);
+
     const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO);
     if (show_progress) {
       auto last = std::make_shared<std::chrono::steady_clock::time_point>();
@@ -93,6 +121,10 @@ int main(int argc, char** argv) {
     if (o.exit_code && a.verdict() != Verdict::Iid) return kExitNotIid;
     return kExitOk;
   } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Interrupted) {
+      std::fprintf(stderr, "\nea_iid: interrupted; no result\n");
+      return g_signal.load() == SIGTERM ? 143 : 130;
+    }
     return fail(o, started, e.what());
   } catch (const std::exception& e) {
     return fail(o, started, std::string("internal error: ") + e.what());

@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <sys/stat.h>
+
 #include <cstring>
 #include <iostream>
 
@@ -70,9 +72,22 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
       ->check(CLI::Range(1u, 100000000u));
   app.add_flag("--timing", o.timing, "print per-stage times");
   app.add_flag("--verify", o.verify, "recompute some GPU permutations of every round on the CPU; any difference is an error");
-  app.add_option("file", o.file, "sample file: one sample per byte")->required()->type_name("FILE");
-  app.add_option("bits_per_symbol", bits_text, "bits per sample, 1-8 (default: inferred from the data)")
-      ->type_name("BITS");
+  std::vector<std::string> positionals;
+  int bits_all = 0;
+  uint64_t blocks = 0;
+  std::string jsonl;
+  app.add_option("files", positionals,
+                 "sample files (one sample per byte); the reference's form FILE [bits_per_symbol] also works")
+      ->required()
+      ->type_name("FILE...");
+  auto* bits_opt = app.add_option("--bits", bits_all, "bits per sample (1-8) for every file (default: inferred)")
+                       ->check(CLI::Range(1, 8));
+  auto* blocks_opt = app.add_option("--blocks", blocks, "assess every consecutive block of COUNT samples of each file")
+                         ->check(CLI::Range(static_cast<uint64_t>(1), static_cast<uint64_t>(UINT32_MAX)))
+                         ->type_name("COUNT");
+  app.add_flag("--keep-short", o.keep_short, "with --blocks: also assess the last block when it is shorter");
+  auto* jsonl_opt = app.add_option("--jsonl", jsonl, "write one JSON object per assessment, one per line ('-': stdout)")
+                        ->type_name("PATH");
   app.footer(
       "Exit status: 0 when the assessment completed (whatever the verdict; with --exit-code, 0 only when IID),\n"
       "1 with --exit-code when the data is not judged IID, 2 on errors (bad input, usage, device failure).");
@@ -87,6 +102,25 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   } catch (const CLI::ParseError& e) {
     throw Error(ErrorKind::Usage, std::string(e.what()) + " (run 'ea_iid --help')");
   }
+  // The reference's form: FILE BITS, where BITS is a number and not a file.
+  if (positionals.size() == 2) {
+    const std::string& last = positionals[1];
+    bool digits = !last.empty() && last.size() <= 3;
+    for (char ch : last) digits = digits && ch >= '0' && ch <= '9';
+    struct stat st {};
+    if (digits && ::stat(last.c_str(), &st) != 0) {
+      bits_text = last;
+      positionals.pop_back();
+    }
+  }
+  o.files = positionals;
+  o.file = positionals.front();
+  if (bits_opt->count()) {
+    if (!bits_text.empty()) throw Error(ErrorKind::Usage, "give the bit width either as --bits or after the file, not both");
+    bits_text = std::to_string(bits_all);
+  }
+  if (blocks_opt->count()) o.blocks = blocks;
+  if (jsonl_opt->count()) o.jsonl_path = jsonl;
   if (flag_i && flag_c) throw Error(ErrorKind::Usage, "-i and -c exclude each other");
   if (flag_a && flag_t) throw Error(ErrorKind::Usage, "-a and -t exclude each other");
   o.initial_entropy = !flag_c;

@@ -12,7 +12,11 @@
 namespace ea::cli {
 
 struct Options {
-  std::string file;
+  std::string file;                // the first (or only) file
+  std::vector<std::string> files;  // every file given
+  std::optional<uint64_t> blocks;  // --blocks COUNT
+  bool keep_short = false;         // --keep-short
+  std::optional<std::string> jsonl_path;  // --jsonl PATH ("-": stdout)
   int bits = 0;                  // 0: infer
   bool initial_entropy = true;   // -i / -c
   bool truncate_bitstring = false;  // -a / -t
@@ -32,6 +36,9 @@ struct Options {
   bool timing = false;
   bool verify = false;
   std::string command_line;
+
+  // Several assessments (several files, --blocks or --jsonl): batch mode.
+  bool batch() const { return files.size() > 1 || blocks.has_value() || jsonl_path.has_value(); }
 };
 
 enum class ParseStatus { Run, Exit0 };

@@ -13,8 +13,12 @@ namespace ea::cli {
 
 void print_text(std::FILE* out, const Assessment& a, const Options& o);
 
-nlohmann::ordered_json assessment_json(const Assessment& a, const Options& o, const std::string& started);
-nlohmann::ordered_json error_json(const Options& o, const std::string& started, const std::string& message);
+// `block`: the block index with --blocks, else -1.
+nlohmann::ordered_json assessment_json(const Assessment& a, const Options& o, const std::string& started,
+                                       int64_t block = -1);
+// `filename`: the file the error belongs to (default: the first file).
+nlohmann::ordered_json error_json(const Options& o, const std::string& started, const std::string& message,
+                                  const std::string* filename = nullptr, int64_t block = -1);
 
 // Writes to PATH.tmp-PID then renames, so that PATH is never half written.
 void write_json_atomically(const std::string& path, const nlohmann::ordered_json& j);

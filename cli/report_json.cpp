@@ -27,10 +27,10 @@ namespace {
 
 constexpr int kSchemaVersion = 1;
 
-ordered_json base(const Options& o, const std::string& started) {
+ordered_json base(const Options& o, const std::string& started, const std::string& filename) {
   ordered_json j;
   j["dateTimeStamp"] = started;
-  j["filename"] = o.file;
+  j["filename"] = filename;
   j["commandline"] = o.command_line;
   j["sha256"] = "";
   j["errorLevel"] = 0;
@@ -60,17 +60,19 @@ ordered_json mcv_json(const McvEstimate& m) {
 
 }  // namespace
 
-ordered_json error_json(const Options& o, const std::string& started, const std::string& message) {
-  ordered_json j = base(o, started);
+ordered_json error_json(const Options& o, const std::string& started, const std::string& message,
+                        const std::string* filename, int64_t block) {
+  ordered_json j = base(o, started, filename ? *filename : o.file);
   j["errorLevel"] = -1;
   j["errorMessage"] = message;
   j["IID"] = true;
   j["schemaVersion"] = kSchemaVersion;
+  if (block >= 0) j["input"] = {{"path", filename ? *filename : o.file}, {"block", block}};
   return j;
 }
 
-ordered_json assessment_json(const Assessment& a, const Options& o, const std::string& started) {
-  ordered_json j = base(o, started);
+ordered_json assessment_json(const Assessment& a, const Options& o, const std::string& started, int64_t block) {
+  ordered_json j = base(o, started, a.path);
   j["sha256"] = a.sha256;
   j["IID"] = true;  // the reference's field: the kind of tool, not the verdict (see "verdict")
 
@@ -107,6 +109,7 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
   j["assessedMinEntropy"] = a.h_assessed;
   ordered_json input;
   input["path"] = a.path;
+  if (block >= 0) input["block"] = block;
   input["samples"] = a.samples;
   input["bitsPerSymbol"] = a.width;
   input["alphabetSize"] = a.alphabet;

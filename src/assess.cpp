@@ -134,6 +134,7 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   dc.all_tests = cfg.all_tests;
   dc.progress = cfg.progress;
   dc.concurrent_compression = gpu != nullptr;
+  dc.interrupt = cfg.interrupt;
   std::unique_ptr<PermutationBackend> verified;
   if (gpu && cfg.verify) verified = make_verifying_backend(*gpu, *cpu, 4);
   PermutationBackend& fast = verified ? *verified : gpu ? *gpu : *cpu;

@@ -2,6 +2,7 @@
 // entry point. It computes and throws; printing and exit codes belong to the CLI.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -30,6 +31,7 @@ struct AssessConfig {
   bool verify = false;             // recompute some GPU permutations on the CPU
   std::function<void(const char* phase, uint32_t done, int active)> progress;
   std::function<void(const std::string&)> note;  // informational messages (device choice)
+  const std::atomic<bool>* interrupt = nullptr;    // stop between rounds (Error{Interrupted})
 };
 
 constexpr uint64_t kMinSamples = 1000000;  // the reference's MIN_SIZE
@@ -83,6 +85,16 @@ struct Assessment {
   // Names of the test families that failed ("chi-square", "LRS", "permutation").
   std::vector<std::string> failed_families() const;
 };
+
+// The seed of assessment `position` (0, 1, ...) of a batch run with seed `batch`: the
+// SplitMix64 finaliser of batch + (position + 1) * 0x9e3779b97f4a7c15, so that every
+// assessment of a batch has its own stream of shuffles and the batch is reproducible.
+inline uint64_t derive_seed(uint64_t batch, uint64_t position) {
+  uint64_t z = batch + (position + 1) * 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
 
 // Runs the whole IID track on a loaded data set.
 Assessment assess(const Dataset& data, const AssessConfig& config);

@@ -12,6 +12,7 @@ enum class ErrorKind {
   Input,     // the sample file cannot be used
   Device,    // GPU or driver failure: never a verdict
   Internal,  // a bug or resource failure
+  Interrupted,  // stopped on request (SIGINT/SIGTERM): no result
 };
 
 class Error : public std::runtime_error {

@@ -32,6 +32,7 @@ uint32_t run_phase(PermutationBackend& backend, const char* phase, TestMask mask
       ++done;
     }
     if (cfg.progress) cfg.progress(phase, done, popcount(active));
+    if (cfg.interrupt && cfg.interrupt->load()) throw Error(ErrorKind::Interrupted, "interrupted");
     if (cancel && cancel->load()) return 0;
     return active;
   });

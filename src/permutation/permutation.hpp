@@ -4,6 +4,7 @@
 // of a sequential pass j = 0, 1, 2, ... whatever the backend, round size or thread count.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -63,6 +64,8 @@ struct DriverConfig {
   // Start the compression phase at once, beside the statistical tests (when those run on
   // a device, the CPU cores are free); it is discarded if another test fails.
   bool concurrent_compression = false;
+  // When set and it becomes true, the run stops between rounds with Error{Interrupted}.
+  const std::atomic<bool>* interrupt = nullptr;
   // Called after every round with (phase, permutations done in this phase, tests still active).
   std::function<void(const char* phase, uint32_t done, int active)> progress;
 };

@@ -12,37 +12,11 @@
 #include <sstream>
 #include <string>
 
+#include "cli_helpers.hpp"
+
 namespace {
 
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-std::string tmp(const std::string& name) { return std::string(EA_TEST_TMP_DIR) + "/" + name; }
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-Result run(const std::string& args) {
-  // ctest runs test cases in parallel processes: file names carry the process id.
-  static int calls = 0;
-  const std::string tag = std::to_string(::getpid()) + "-" + std::to_string(++calls);
-  const std::string out = tmp("cli_stdout-" + tag + ".txt"), err = tmp("cli_stderr-" + tag + ".txt");
-  std::string cmd = std::string(EA_IID_EXE) + " " + args + " >" + out + " 2>" + err;
-  int status = std::system(cmd.c_str());
-  return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-}
-
-std::string write_bytes(const std::string& name, const std::string& bytes) {
-  const std::string path = tmp(std::to_string(::getpid()) + "-" + name);
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path;
-}
+using namespace cli_test;
 
 const std::string kSamples = std::string(EA_TEST_DATA_DIR) + "/samples/";
 

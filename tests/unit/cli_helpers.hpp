@@ -1,0 +1,44 @@
+// Helpers for tests that run the ea_iid executable.
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace cli_test {
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+inline std::string tmp(const std::string& name) { return std::string(EA_TEST_TMP_DIR) + "/" + name; }
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline Result run(const std::string& args) {
+  // ctest runs test cases in parallel processes: file names carry the process id.
+  static int calls = 0;
+  const std::string tag = std::to_string(::getpid()) + "-" + std::to_string(++calls);
+  const std::string out = tmp("cli_stdout-" + tag + ".txt"), err = tmp("cli_stderr-" + tag + ".txt");
+  std::string cmd = std::string(EA_IID_EXE) + " " + args + " >" + out + " 2>" + err;
+  int status = std::system(cmd.c_str());
+  return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+inline std::string write_bytes(const std::string& name, const std::string& bytes) {
+  const std::string path = tmp(std::to_string(::getpid()) + "-" + name);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+}  // namespace cli_test

@@ -1,0 +1,136 @@
+// Batch mode: several files with a bad one, --blocks, JSONL equal to single-file JSON,
+// exit codes, SIGINT.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli_helpers.hpp"
+
+using namespace cli_test;
+
+namespace {
+
+const std::string kSamples = std::string(EA_TEST_DATA_DIR) + "/samples/";
+
+std::vector<nlohmann::json> jsonl(const std::string& path) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+std::string head_of(const std::string& sample, size_t n, const std::string& name) {
+  std::ifstream in(kSamples + sample, std::ios::binary);
+  std::string bytes(n, '\0');
+  in.read(&bytes[0], static_cast<std::streamsize>(n));
+  return write_bytes(name, bytes);
+}
+
+// The fields that differ between two runs of the same assessment.
+nlohmann::json stable(nlohmann::json j) {
+  j.erase("dateTimeStamp");
+  j.erase("commandline");
+  j.erase("timings");
+  return j;
+}
+
+}  // namespace
+
+TEST_CASE("several files with a bad one: every result written, the batch goes on, exit 2") {
+  const std::string a = head_of("truerand_4bit.bin", 3000, "b1.bin");
+  const std::string empty = write_bytes("b-empty.bin", "");
+  const std::string out = tmp(std::to_string(::getpid()) + "-b1.jsonl");
+  Result r = run("--seed 3 --iterations 100 --jsonl " + out + " " + a + " " + empty + " " + tmp("nope.bin") + " " + a);
+  CHECK(r.code == 2);
+  auto lines = jsonl(out);
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0]["errorLevel"] == 0);
+  CHECK(lines[1]["errorLevel"] == -1);
+  CHECK(lines[1]["errorMessage"].get<std::string>().find("file is empty") != std::string::npos);
+  CHECK(lines[2]["errorMessage"].get<std::string>().find("no such file") != std::string::npos);
+  CHECK(lines[3]["errorLevel"] == 0);
+  // Each assessment has its own seed, derived from the batch seed and its position.
+  CHECK(lines[0]["permutation"]["seed"] != lines[3]["permutation"]["seed"]);
+  CHECK(r.out.find("file") == 0);  // the summary table
+  CHECK(r.out.find("some assessments had errors") != std::string::npos);
+}
+
+TEST_CASE("--blocks on a file whose length is not a multiple of COUNT") {
+  const std::string f = head_of("truerand_8bit.bin", 2500, "b2.bin");
+  const std::string out = tmp(std::to_string(::getpid()) + "-b2.jsonl");
+  Result r = run("--seed 9 --iterations 50 --blocks 1000 --jsonl " + out + " " + f);
+  CHECK(r.code == 0);
+  auto lines = jsonl(out);
+  REQUIRE(lines.size() == 2);  // blocks 0 and 1; the 500-sample block 2 is skipped
+  CHECK(lines[0]["input"]["block"] == 0);
+  CHECK(lines[1]["input"]["block"] == 1);
+  CHECK(lines[1]["input"]["samples"] == 1000);
+  CHECK(r.out.find("short block (500 of 1000 samples) skipped") != std::string::npos);
+  Result keep = run("--seed 9 --iterations 50 --blocks 1000 --keep-short --jsonl " + out + " " + f);
+  CHECK(keep.code == 0);
+  lines = jsonl(out);
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[2]["input"]["samples"] == 500);
+}
+
+TEST_CASE("a JSONL line equals the single-file JSON of the same input and seed") {
+  const std::string f = head_of("truerand_1bit.bin", 4000, "b3.bin");
+  const std::string out = tmp(std::to_string(::getpid()) + "-b3.jsonl");
+  REQUIRE(run("--seed 77 --iterations 300 --blocks 2000 --jsonl " + out + " " + f).code == 0);
+  auto lines = jsonl(out);
+  REQUIRE(lines.size() == 2);
+  const std::string single = tmp(std::to_string(::getpid()) + "-b3.json");
+  const uint64_t seed = lines[1]["permutation"]["seed"];
+  REQUIRE(run("--seed " + std::to_string(seed) + " --iterations 300 -l 1,2000 -o " + single + " " + f).code == 0);
+  nlohmann::json one = nlohmann::json::parse(slurp(single));
+  nlohmann::json batch = lines[1];
+  batch["input"].erase("block");
+  CHECK(stable(batch) == stable(one));
+}
+
+TEST_CASE("batch exit codes: 0, and 1 with --exit-code when one is not IID") {
+  std::string ramp;
+  for (int i = 0; i < 5000; ++i) ramp.push_back(static_cast<char>((i / 5) % 256));
+  const std::string bad = write_bytes("b-ramp.bin", ramp);
+  const std::string ok = head_of("truerand_4bit.bin", 3000, "b4.bin");
+  CHECK(run("--seed 1 --iterations 100 -q " + ok + " " + bad).code == 0);
+  CHECK(run("--seed 1 --iterations 100 -q --exit-code " + ok + " " + bad).code == 1);
+  // -o names a folder in batch mode.
+  Result r = run("--seed 1 --iterations 100 -o " + tmp("not-a-folder.json") + " " + ok + " " + bad);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("names a folder") != std::string::npos);
+}
+
+TEST_CASE("SIGINT: finished assessments stay as complete JSONL lines, exit 130") {
+  const std::string out = tmp(std::to_string(::getpid()) + "-b5.jsonl");
+  std::remove(out.c_str());
+  const std::string f = kSamples + "truerand_8bit.bin";
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    // Eight 100,000-sample blocks with full permutation counts: several seconds each.
+    execl(EA_IID_EXE, EA_IID_EXE, "--seed", "1", "--threads", "1", "--no-early-exit", "--iterations", "400",
+          "--blocks", "100000", "-q", "--jsonl", out.c_str(), f.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until the first result is written, then interrupt.
+  for (int i = 0; i < 600 && jsonl(out).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  auto lines = jsonl(out);  // every line parses
+  CHECK(lines.size() >= 1);
+  CHECK(lines.size() < 10);
+  for (const auto& l : lines) CHECK(l["errorLevel"] == 0);
+}
