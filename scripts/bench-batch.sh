@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Batch benchmark: N data sets of 1,000,000 8-bit samples (half IID: rotations of
+# truerand_8bit.bin; half not IID: rotations of GetTickCount_8bit.bin), assessed in one
+# process and as N separate runs. Prints assessments per minute and the GPU utilisation
+# sampled by nvidia-smi during the batch (where present).
+#
+# usage: scripts/bench-batch.sh [BUILD_DIR] [N]      (N even, default 64)
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$here/build}
+n=${2:-64}
+exe=$build/ea_iid
+data=$here/testdata/samples
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"; [ -n "${smi:-}" ] && kill "$smi" 2>/dev/null || true' EXIT
+
+half=$((n / 2))
+for k in $(seq 0 $((half - 1))); do
+  off=$((k * 15625))
+  for src in truerand_8bit GetTickCount_8bit; do
+    { tail -c +$((off + 1)) "$data/$src.bin"; head -c "$off" "$data/$src.bin"; } >"$tmp/${src}_$(printf %02d "$k").bin"
+  done
+done
+files=("$tmp"/*.bin)
+
+now() { date +%s.%N; }
+echo "ea_iid batch benchmark: $n assessments of 1,000,000 8-bit samples ($half IID-source, $half non-IID-source)"
+echo "machine: $(nproc) CPU cores; GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || echo none)"
+
+if command -v nvidia-smi >/dev/null 2>&1; then
+  nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 500 >"$tmp/util.txt" 2>/dev/null &
+  smi=$!
+fi
+a=$(now)
+batch_start=$a
+"$exe" --seed 1 -q --jsonl "$tmp/batch.jsonl" "${files[@]}" || true
+b=$(now)
+[ -n "${smi:-}" ] && kill "$smi" 2>/dev/null && smi=""
+iid=$(grep -c '"result":"IID"' "$tmp/batch.jsonl" || true)
+util=$( [ -s "$tmp/util.txt" ] && awk '{s+=$1; c++} END {printf "%.0f%%", s/c}' "$tmp/util.txt" || echo "n/a")
+echo "command: ea_iid --seed 1 -q --jsonl OUT FILE x $n"
+awk -v a="$a" -v b="$b" -v n="$n" -v iid="$iid" -v u="$util" 'BEGIN {
+  printf "one process:   %7.1f s  %6.1f assessments/min  (%d judged IID; mean GPU utilisation %s)\n", b - a, n * 60 / (b - a), iid, u }'
+
+a=$(now)
+for f in "${files[@]}"; do "$exe" --seed 1 -q -o "$tmp/one.json" "$f" || true; done
+c=$(now)
+awk -v a="$a" -v c="$c" -v n="$n" -v one="$(awk -v a="$batch_start" -v b="$b" 'BEGIN{print b - a}')" 'BEGIN {
+  printf "separate runs: %7.1f s  %6.1f assessments/min  (one process is %.2fx faster)\n", c - a, n * 60 / (c - a), (c - a) / one }'
