@@ -35,11 +35,13 @@ std::string head_of(const std::string& sample, size_t n, const std::string& name
   return write_bytes(name, bytes);
 }
 
-// The fields that differ between two runs of the same assessment.
+// The fields that differ between two runs of the same assessment (times, the command
+// line, and the device description, which includes the free GPU memory).
 nlohmann::json stable(nlohmann::json j) {
   j.erase("dateTimeStamp");
   j.erase("commandline");
   j.erase("timings");
+  j["permutation"].erase("device");
   return j;
 }
 
