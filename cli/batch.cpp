@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "logging.hpp"
 #include "report.hpp"
 
 namespace ea::cli {
@@ -119,7 +120,9 @@ int run_batch(const Options& o, const std::string& started, const AssessConfig& 
     if (!jsonl) throw Error(ErrorKind::Input, *o.jsonl_path + ": cannot write: " + std::strerror(errno));
   }
   std::FILE* table = (o.jsonl_path && *o.jsonl_path == "-") ? stderr : stdout;
-  const bool log = !o.quiet;
+  // A progress bar on a terminal: assessments done/total, current file, elapsed, estimate.
+  const bool bar = !o.quiet && ::isatty(STDERR_FILENO);
+  const auto batch_start = clock::now();
 
   std::vector<Row> rows;
   bool any_error = false, any_not_iid = false;
@@ -130,7 +133,7 @@ int run_batch(const Options& o, const std::string& started, const AssessConfig& 
     const std::string block = it.block >= 0 ? std::to_string(it.block) : "-";
     if (!it.skipped.empty()) {
       rows.push_back(Row{it.path, block, "-", "-", "-", "-", "-", "-", "-", "skipped: " + it.skipped, "-"});
-      if (log) std::fprintf(stderr, "ea_iid: %s block %s: %s\n", it.path.c_str(), block.c_str(), it.skipped.c_str());
+      logger().info("{} block {}: {}", it.path, block, it.skipped);
       ++finished;
       continue;
     }
@@ -141,9 +144,22 @@ int run_batch(const Options& o, const std::string& started, const AssessConfig& 
       Dataset d = load_dataset(it.path, o.bits, it.subset);
       AssessConfig cfg = base;
       cfg.seed = derive_seed(base.seed, my_position);
+      if (bar) {
+        const size_t done_before = finished, total = items.size();
+        const std::string label = it.path + (it.block >= 0 ? " block " + block : "");
+        cfg.progress = [=](const char* phase, uint32_t done, int active) {
+          const double elapsed = std::chrono::duration<double>(clock::now() - batch_start).count();
+          const double eta = done_before ? elapsed / static_cast<double>(done_before) *
+                                               static_cast<double>(total - done_before) : 0.0;
+          std::fprintf(stderr, "\r\033[K[%zu/%zu] %s: %s %u, %d undecided | %.0f s elapsed%s", done_before, total,
+                       label.c_str(), phase, done, active, elapsed,
+                       done_before ? (", about " + std::to_string(static_cast<long>(eta)) + " s left").c_str() : "");
+          std::fflush(stderr);
+        };
+      }
       Assessment a = assess(d, cfg);
       for (const auto& w : a.warnings) {
-        if (log) std::fprintf(stderr, "ea_iid: warning: %s: %s\n", it.path.c_str(), w.c_str());
+        logger().warn("{}: {}", it.path, w);
       }
       j = assessment_json(a, o, started, it.block);
       const Verdict v = a.verdict();
@@ -161,7 +177,7 @@ int run_batch(const Options& o, const std::string& started, const AssessConfig& 
       any_error = true;
       j = error_json(o, started, e.what(), &it.path, it.block);
       row.verdict = std::string("error: ") + e.what();
-      std::fprintf(stderr, "ea_iid: error: %s\n", e.what());
+      logger().error("{}", e.what());
     }
     row.seconds = fmt("%.2f", std::chrono::duration<double>(clock::now() - t0).count());
     if (jsonl) {
@@ -175,11 +191,9 @@ int run_batch(const Options& o, const std::string& started, const AssessConfig& 
       write_json_atomically(out_dir + name + ".json", j);
     }
     ++finished;
-    if (log) {
-      std::fprintf(stderr, "ea_iid: [%zu/%zu] %s%s%s: %s (%s s)\n", finished, items.size(), it.path.c_str(),
-                   it.block >= 0 ? " block " : "", it.block >= 0 ? block.c_str() : "", row.verdict.c_str(),
-                   row.seconds.c_str());
-    }
+    if (bar) std::fprintf(stderr, "\r\033[K");
+    logger().info("[{}/{}] {}{}{}: {} ({} s)", finished, items.size(), it.path, it.block >= 0 ? " block " : "",
+                  it.block >= 0 ? block : "", row.verdict, row.seconds);
     rows.push_back(row);
   }
   if (jsonl && jsonl != stdout) std::fclose(jsonl);

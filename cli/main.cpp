@@ -13,6 +13,7 @@
 
 #include "assess.hpp"
 #include "batch.hpp"
+#include "logging.hpp"
 #include "common/error.hpp"
 #include "options.hpp"
 #include "report.hpp"
@@ -44,15 +45,14 @@ uint64_t os_seed() {
   return (static_cast<uint64_t>(rd()) << 32) ^ static_cast<uint64_t>(rd());
 }
 
-void warn(const std::string& msg) { std::fprintf(stderr, "ea_iid: warning: %s\n", msg.c_str()); }
 
 int fail(const ea::cli::Options& o, const std::string& started, const std::string& message) {
-  std::fprintf(stderr, "ea_iid: error: %s\n", message.c_str());
+  ea::cli::logger().error("{}", message);
   if (o.json_path) {
     try {
       ea::cli::write_json_atomically(*o.json_path, ea::cli::error_json(o, started, message));
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "ea_iid: error: %s\n", e.what());
+      ea::cli::logger().error("{}", e.what());
     }
   }
   return kExitError;
@@ -74,6 +74,7 @@ int main(int argc, char** argv) {
 
   install_signal_handlers();
   try {
+    cli::init_logging(!o.log_level.empty() ? o.log_level : o.quiet ? "error" : "info");
     AssessConfig cfg;
     cfg.initial_entropy = o.initial_entropy;
     cfg.truncate_bitstring = o.truncate_bitstring;
@@ -87,10 +88,10 @@ int main(int argc, char** argv) {
     cfg.round_size = o.round_size;
     cfg.verify = o.verify;
     cfg.interrupt = &g_interrupt;
-    if (!o.quiet && o.verbose >= 1) {
-      cfg.note = [](const std::string& m) { std::fprintf(stderr, "ea_iid: %s\n", m.c_str()); };
-      std::fprintf(stderr, "ea_iid: seed %" PRIu64 "%s\n", cfg.seed, o.seed ? "" : " (drawn from the OS; pass --seed to repeat this run)");
-    }
+    // The seed and the device choice are logged at info with -v, at debug otherwise.
+    const auto detail = (!o.quiet && o.verbose >= 1) ? spdlog::level::info : spdlog::level::debug;
+    cfg.note = [detail](const std::string& m) { cli::logger().log(detail, "{}", m); };
+    cli::logger().log(detail, "seed {}{}", cfg.seed, o.seed ? "" : " (drawn from the OS; pass --seed to repeat this run)");
     if (o.batch()) {
       return cli::run_batch(o, started, cfg, g_interrupt, g_signal);
     }
@@ -114,7 +115,7 @@ int main(int argc, char** argv) {
     }
 
     Assessment a = assess(data, cfg);
-    for (const auto& w : a.warnings) warn(w);
+    for (const auto& w : a.warnings) cli::logger().warn("{}", w);
     cli::print_text(stdout, a, o);
     std::fflush(stdout);
     if (o.json_path) cli::write_json_atomically(*o.json_path, cli::assessment_json(a, o, started));
@@ -122,7 +123,8 @@ int main(int argc, char** argv) {
     return kExitOk;
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Interrupted) {
-      std::fprintf(stderr, "\nea_iid: interrupted; no result\n");
+      std::fprintf(stderr, "\n");
+      cli::logger().error("interrupted; no result");
       return g_signal.load() == SIGTERM ? 143 : 130;
     }
     return fail(o, started, e.what());

@@ -71,6 +71,9 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   app.add_option("--iterations", o.iterations, "permutations (default 10000; other values are not an SP 800-90B assessment)")
       ->check(CLI::Range(1u, 100000000u));
   app.add_flag("--timing", o.timing, "print per-stage times");
+  app.add_option("--log-level", o.log_level,
+                 "diagnostics on stderr: trace, debug, info (default), warning, error, critical, off")
+      ->type_name("LEVEL");
   app.add_flag("--verify", o.verify, "recompute some GPU permutations of every round on the CPU; any difference is an error");
   std::vector<std::string> positionals;
   int bits_all = 0;

@@ -35,6 +35,7 @@ struct Options {
   uint32_t iterations = 10000;
   bool timing = false;
   bool verify = false;
+  std::string log_level;          // --log-level ("": info, or error with -q)
   std::string command_line;
 
   // Several assessments (several files, --blocks or --jsonl): batch mode.
