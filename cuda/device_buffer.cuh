@@ -76,15 +76,12 @@ class CudaStream {
   cudaStream_t s_{};
 };
 
-// Page-locked host memory; `mapped` also makes it visible to kernels (device()).
+// Page-locked host memory (asynchronous copies from the device land here).
 template <class T>
 class PinnedBuffer {
  public:
   PinnedBuffer() = default;
-  PinnedBuffer(size_t count, bool mapped) {
-    EA_CUDA_CHECK(cudaHostAlloc(&ptr_, count * sizeof(T), mapped ? cudaHostAllocMapped : cudaHostAllocDefault));
-    if (mapped) EA_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_), ptr_, 0));
-  }
+  explicit PinnedBuffer(size_t count) { EA_CUDA_CHECK(cudaHostAlloc(&ptr_, count * sizeof(T), cudaHostAllocDefault)); }
   ~PinnedBuffer() {
     if (ptr_) cudaFreeHost(ptr_);
   }
@@ -93,16 +90,13 @@ class PinnedBuffer {
     if (this != &o) {
       if (ptr_) cudaFreeHost(ptr_);
       ptr_ = std::exchange(o.ptr_, nullptr);
-      dev_ = std::exchange(o.dev_, nullptr);
     }
     return *this;
   }
   T* get() const { return ptr_; }
-  T* device() const { return dev_; }
 
  private:
   T* ptr_ = nullptr;
-  T* dev_ = nullptr;
 };
 
 }  // namespace ea::cuda

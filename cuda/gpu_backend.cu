@@ -187,13 +187,13 @@ class GpuBackend final : public PermutationBackend {
       n_round = std::max<size_t>(1, n_round / 2);
     }
     round_ = static_cast<uint32_t>(n_round);
-    host_outcomes_buf_ = cuda::PinnedBuffer<uint8_t>(n_round * kNumTests, false);
+    host_outcomes_buf_ = cuda::PinnedBuffer<uint8_t>(n_round * kNumTests);
     host_outcomes_ = host_outcomes_buf_.get();
     // Data that already failed another test will almost surely need every permutation:
     // full rounds from the start then.
     if (!data.early_decision_likely || round_size) first_round_ = round_;
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "GPU %d: %s (sm_%d%d, %.1f GiB free), %u permutations per round", gpu_id,
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "GPU %d: %s (sm_%d%d, %.1f GiB free), rounds of up to %u permutations", gpu_id,
                   prop.name, prop.major, prop.minor, static_cast<double>(free_bytes) / (1u << 30), round_);
     description_ = buf;
     if (description) *description = description_;
