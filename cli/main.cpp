@@ -28,8 +28,9 @@ std::atomic<bool> g_interrupt{false};
 std::atomic<int> g_signal{0};
 
 extern "C" void on_signal(int sig) {
-  if (g_interrupt.exchange(true)) _exit(128 + sig);
-  g_signal.store(sig);
+  if (g_interrupt.load()) _exit(128 + sig);
+  g_signal.store(sig);  // before the flag, so that whoever sees the flag sees the signal
+  g_interrupt.store(true);
 }
 
 void install_signal_handlers() {

@@ -324,6 +324,5 @@ std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData& data
   return std::make_unique<GpuBackend>(data, gpu_id, round_size, description);
 }
 
-bool gpu_build_available() { return true; }
 
 }  // namespace ea

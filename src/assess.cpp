@@ -124,8 +124,8 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   if (!gpu) a.device = "cpu (" + std::to_string(cfg.threads) + " threads)";
   pd.original.v[kNumFastTests] = original_compression.get();
   a.original = pd.original;
-  // The backends hold copies of the data description; they compare compression only
-  // against pd.original of the CPU backend, created after this point.
+  // The CPU backend (which runs the compression test) copies pd, so it is made once the
+  // original compression statistic is known; the GPU backend compares tests 0-17 only.
   auto cpu = make_cpu_backend(pd, cfg.threads);
 
   DriverConfig dc;

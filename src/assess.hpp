@@ -103,6 +103,5 @@ Assessment assess(const Dataset& data, const AssessConfig& config);
 // a version that throws Error{Device}. Throws Error{Device} when no usable GPU exists.
 std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData& data, int gpu_id, uint32_t round_size,
                                                      std::string* description);
-bool gpu_build_available();
 
 }  // namespace ea

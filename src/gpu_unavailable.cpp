@@ -9,6 +9,5 @@ std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData&, int
               "no GPU available: this ea_iid was built without CUDA support (rebuild with -DEA_IID_CUDA=ON on a machine with nvcc)");
 }
 
-bool gpu_build_available() { return false; }
 
 }  // namespace ea

@@ -53,10 +53,6 @@ void PermutationBackend::stream(uint64_t first, uint32_t count, TestMask mask, c
   }
 }
 
-namespace {
-
-}  // namespace
-
 bool PermutationOutcome::fast_tests_passed() const {
   for (int t = 0; t < kNumFastTests; ++t)
     if (test_failed(t)) return false;
