@@ -135,8 +135,13 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   dc.progress = cfg.progress;
   dc.concurrent_compression = gpu != nullptr;
   dc.interrupt = cfg.interrupt;
-  std::unique_ptr<PermutationBackend> verified;
-  if (gpu && cfg.verify) verified = make_verifying_backend(*gpu, *cpu, 4);
+  // --verify gets a CPU backend of its own: the compression phase uses `cpu` at the same
+  // time, and a backend's per-thread buffers serve one caller at a time.
+  std::unique_ptr<PermutationBackend> verify_cpu, verified;
+  if (gpu && cfg.verify) {
+    verify_cpu = make_cpu_backend(pd, 1);
+    verified = make_verifying_backend(*gpu, *verify_cpu, 4);
+  }
   PermutationBackend& fast = verified ? *verified : gpu ? *gpu : *cpu;
   a.permutation = run_permutation_tests(fast, *cpu, dc);
   a.timings.device_busy = fast.busy_seconds();

@@ -96,7 +96,8 @@ struct CpuScratch {
 void cpu_statistics(const uint8_t* symbols, size_t n, const uint8_t* raw_of, const StatParams& params,
                     TestMask mask, StatVector& out, CpuScratch& scratch);
 
-// The OpenMP backend: every test, compression included.
+// The OpenMP backend: every test, compression included. Its per-thread buffers serve one
+// caller at a time: two threads that run permutations at once need two backends.
 std::unique_ptr<PermutationBackend> make_cpu_backend(const PermutationData& data, int threads);
 
 }  // namespace ea
