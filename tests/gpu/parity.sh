@@ -38,4 +38,11 @@ for path in "$samples"/*.bin; do
     esac
   fi
 done
+# --verify recomputes sampled GPU permutations on the CPU while the compression test runs
+# beside them (it once raced with it): it must find no difference.
+if "$exe" --device gpu --verify --seed 3 --iterations 2000 "$samples/truerand_4bit.bin" >"$work/verify.out" 2>&1; then
+  echo "ok   --verify: no difference"
+else
+  echo "FAIL --verify: $(tail -n 1 "$work/verify.out")"; fail=1
+fi
 exit $fail
