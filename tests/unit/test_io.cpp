@@ -19,7 +19,7 @@ std::string temp_file(const std::string& name, const std::vector<uint8_t>& bytes
 }
 }  // namespace
 
-TEST_CASE("width inferred from the highest bit set; translation to ranks") {
+TEST_CASE("width inferred from the highest bit set, translation to ranks") {
   Dataset d = make_dataset({3, 9, 3, 12}, 0);
   CHECK(d.width == 4);
   CHECK(d.alphabet == 3);
@@ -37,7 +37,7 @@ TEST_CASE("a given width: narrower data warns, wider data is an error") {
   CHECK_THROWS_AS(make_dataset({0, 1}, 9), Error);
 }
 
-TEST_CASE("-l INDEX,COUNT reads block INDEX; the last block may be short") {
+TEST_CASE("-l INDEX,COUNT reads block INDEX (the last block may be short)") {
   std::vector<uint8_t> bytes;
   for (int i = 0; i < 10; ++i) bytes.push_back(static_cast<uint8_t>(i));
   std::string path = temp_file("io_subset.bin", bytes);

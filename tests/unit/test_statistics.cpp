@@ -48,7 +48,7 @@ TEST_CASE("median runs: x_i >= median, including a half-integer median") {
   CHECK(r.longest == 2);
 }
 
-TEST_CASE("collisions: windows end at the first repeat; a window reaching the end is not counted") {
+TEST_CASE("collisions: windows end at the first repeat, a window reaching the end is not counted") {
   std::vector<uint8_t> x = {0, 1, 0, 2, 3, 2, 1, 1, 4, 5};  // [0 1 0] [2 3 2] [1 1] [4 5 -> end]
   CollisionStats c = collisions(view(x));
   CHECK(c.maximum == 3);
