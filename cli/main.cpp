@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
     cfg.initial_entropy = o.initial_entropy;
     cfg.truncate_bitstring = o.truncate_bitstring;
     cfg.seed = o.seed ? *o.seed : os_seed();
+    cfg.prng = o.prng;
     cfg.iterations = o.iterations;
     cfg.early_exit = !o.no_early_exit;
     cfg.all_tests = o.all_tests;

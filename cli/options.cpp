@@ -35,11 +35,32 @@ std::optional<std::string> scan_json_path(int argc, char** argv) {
   return std::nullopt;
 }
 
+void print_prng_list(std::ostream& out) {
+  out << "Shuffling generators (--prng NAME); docs/prngs.md has the definitions and the calibration.\n";
+  for (const PrngInfo& p : prng_table()) {
+    out << "\n" << p.name << (p.id == PrngId::Philox ? " (default)" : "") << ": " << p.full_name << "\n";
+    out << "  family:      " << p.family << "\n";
+    out << "  state:       " << p.state << "\n";
+    out << "  period:      " << p.period << "\n";
+    out << "  streams:     " << p.streams << "\n";
+    out << "  draws:       " << p.draw << "\n";
+    out << "  compliance:  " << (p.compliance ? "yes, may be used for an SP 800-90B verdict" : "no: ")
+        << (p.compliance ? "" : p.caveat) << "\n";
+    out << "  uniformity:  " << (*p.uniformity_flag ? p.uniformity_flag : "4- and 5-element shuffles uniform") << "\n";
+    out << "  calibration: " << (p.calibration_flagged ? "FLAGGED: " : "") << (*p.calibration ? p.calibration : "not calibrated yet")
+        << "\n";
+  }
+}
+
 ParseStatus parse_options(int argc, char** argv, Options& o) {
   o.command_line = join_command_line(argc, argv);
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--version") == 0) {
       std::cout << version_string() << "\n";
+      return ParseStatus::Exit0;
+    }
+    if (std::strcmp(argv[i], "--list-prngs") == 0) {
+      print_prng_list(std::cout);
       return ParseStatus::Exit0;
     }
   }
@@ -58,6 +79,10 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   auto* l = app.add_option("-l", subset, "assess only samples [INDEX*COUNT, INDEX*COUNT+COUNT)")->type_name("INDEX,COUNT");
   auto* out = app.add_option("-o,--output", json, "write the results as JSON to FILE")->type_name("FILE.json");
   auto* seed_opt = app.add_option("--seed", seed, "64-bit seed of the shuffles (default: drawn from the OS, then printed)");
+  std::string prng = "philox";
+  app.add_option("--prng", prng, "generator of the shuffles: " + prng_names() + " (default philox; see --list-prngs)")
+      ->type_name("NAME");
+  app.add_flag("--list-prngs", "list the shuffling generators with their properties, then exit");
   app.add_option("--threads", o.threads, "CPU threads (default: all cores, or OMP_NUM_THREADS)")
       ->check(CLI::Range(1, 4096));
   app.add_option("--device", device, "where the permutation tests run: auto (GPU if usable), cpu or gpu")
@@ -131,6 +156,11 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   if (l->count()) o.subset_text = subset;
   if (out->count()) o.json_path = json;
   if (seed_opt->count()) o.seed = seed;
+  if (auto id = parse_prng(prng)) {
+    o.prng = *id;
+  } else {
+    throw Error(ErrorKind::Usage, "unknown --prng '" + prng + "'; choose one of: " + prng_names());
+  }
   o.device = device == "cpu" ? DeviceChoice::Cpu : device == "gpu" ? DeviceChoice::Gpu : DeviceChoice::Auto;
   if (!bits_text.empty()) {
     bool digits = bits_text.size() <= 3;

@@ -4,6 +4,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
+
+#include "rng/prng.hpp"
 #include <string>
 #include <vector>
 
@@ -25,6 +28,7 @@ struct Options {
   std::optional<std::string> subset_text;  // -l
   std::optional<std::string> json_path;    // -o
   std::optional<uint64_t> seed;
+  PrngId prng = PrngId::Philox;
   int threads = 0;               // 0: all cores (OMP_NUM_THREADS respected)
   DeviceChoice device = DeviceChoice::Auto;
   int gpu_id = 0;
@@ -47,6 +51,9 @@ enum class ParseStatus { Run, Exit0 };
 // Parses argv. Prints --help/--version to stdout (ParseStatus::Exit0); throws
 // Error{Usage} with a message naming the offending argument otherwise.
 ParseStatus parse_options(int argc, char** argv, Options& out);
+
+// --list-prngs: every shuffling generator with its properties.
+void print_prng_list(std::ostream& out);
 
 // The -o value, found without a full parse, so that a JSON error file can be written even
 // when the command line is malformed.

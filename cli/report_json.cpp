@@ -107,6 +107,7 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
   const Verdict v = a.verdict();
   j["verdict"] = {{"iid", v == Verdict::Iid}, {"result", verdict_name(v)}, {"failedFamilies", a.failed_families()}};
   j["assessedMinEntropy"] = a.h_assessed;
+  j["forCompliance"] = prng_info(a.prng).compliance;
   ordered_json input;
   input["path"] = a.path;
   if (block >= 0) input["block"] = block;
@@ -136,7 +137,12 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
   j["longestRepeatedSubstring"] = lrs;
   ordered_json perm;
   perm["seed"] = a.seed;
-  perm["prng"] = a.prng;
+  const PrngInfo& p = prng_info(a.prng);
+  perm["prng"] = p.name;
+  perm["prngName"] = p.full_name;
+  perm["prngStreams"] = p.streams;
+  perm["forCompliance"] = p.compliance;
+  if (!p.compliance) perm["complianceNote"] = std::string("NOT FOR COMPLIANCE: ") + p.caveat;
   perm["shuffle"] = "Fisher-Yates, Lemire bounded draws";
   perm["device"] = a.device;
   perm["verified"] = a.verified;

@@ -112,8 +112,9 @@ void print_text(std::FILE* f, const Assessment& a, const Options& o) {
     }
     std::fprintf(f, "Longest repeated substring test: %s\n", pass_fail(a.lrs.passed()));
     if (o.verbose >= 1) {
-      std::fprintf(f, "Permutation tests on %s%s, PRNG %s, seed %" PRIu64 "\n", a.device.c_str(),
-                   a.verified ? " (verified on the CPU)" : "", a.prng.c_str(), a.seed);
+      const PrngInfo& p = prng_info(a.prng);
+      std::fprintf(f, "Permutation tests on %s%s, PRNG %s (--prng %s), seed %" PRIu64 "\n", a.device.c_str(),
+                   a.verified ? " (verified on the CPU)" : "", p.full_name, p.name, a.seed);
       std::fprintf(f, "  %-22s %24s %7s %7s %7s  %s\n", "statistic", "unpermuted", "C0", "C1", "C2", "result");
       for (int t = 0; t < kNumTests; ++t) {
         const auto& c = a.permutation.counters[t];
@@ -154,6 +155,10 @@ void print_text(std::FILE* f, const Assessment& a, const Options& o) {
   } else {
     std::fprintf(f, "; the IID-track estimate (%.6f bits per sample) does not apply: use the non-IID track\n",
                  a.h_assessed);
+  }
+  const PrngInfo& p = prng_info(a.prng);
+  if (!p.compliance) {
+    std::fprintf(f, "NOT FOR COMPLIANCE: shuffled with --prng %s (%s)\n", p.name, p.caveat);
   }
 }
 

@@ -3,8 +3,9 @@
 //  1. shuffle_kernel: thread p copies the original symbols into copy p of an interleaved
 //     batch (sample i of copy p at batch[i * N + p], so a warp's accesses to one sample
 //     index are one coalesced transaction) and runs Fisher-Yates on it, driven by the
-//     Philox stream of permutation first + p (src/permutation/shuffle.hpp, the same code
-//     as the CPU).
+//     stream of permutation first + p of the chosen generator (src/rng/generators.hpp and
+//     src/permutation/shuffle.hpp, the same code as the CPU). Generators whose lanes mix
+//     their outputs run one lane group per warp, exchanging words with warp shuffles.
 //  2. statistics_kernel: blockIdx.y picks one of nine merged test groups (excursion;
 //     directional runs with increases/decreases; median runs; collisions; periodicity +
 //     covariance for each of the five lags), as in Kim & Yeom (2021), so that the heavy
@@ -21,13 +22,16 @@
 #include <memory>
 #include <vector>
 #include <string>
+#include <type_traits>
 
 #include "assess.hpp"
 #include "check.cuh"
 #include "device_buffer.cuh"
+#include "warp_lane_stream.cuh"
 #include "permutation/permutation.hpp"
 #include "permutation/shuffle.hpp"
-#include "rng/philox_stream.hpp"
+#include "rng/generators.hpp"
+#include "rng/prng.hpp"
 #include "stats/statistics.hpp"
 
 namespace ea {
@@ -55,34 +59,50 @@ __host__ __device__ TestMask group_mask(int g) {
   }
 }
 
-// Thread q shuffles column p0 + q of the batch as permutation first + q.
+// Thread q shuffles column q of the batch as permutation first + q (for grouped
+// generators, first is a multiple of 32 and count covers whole warps).
 // D: lookahead of the pipelined shuffle (reads in flight per thread); 0 = the plain loop.
-template <int D>
-__global__ void shuffle_kernel(uint8_t* batch, size_t stride, uint32_t p0, uint32_t count,
-                               const uint8_t* __restrict__ symbols, size_t n, uint64_t seed, uint64_t first) {
+template <int D, class G>
+__global__ void shuffle_kernel(uint8_t* batch, size_t stride, uint32_t count, const uint8_t* __restrict__ symbols,
+                               size_t n, StreamSetView streams, uint64_t first) {
   const uint32_t q = blockIdx.x * blockDim.x + threadIdx.x;
   if (q >= count) return;
-  uint8_t* copy = batch + p0 + q;
+  uint8_t* copy = batch + q;
   for (size_t i = 0; i < n; ++i) copy[i * stride] = symbols[i];
-  PhiloxStream rng(seed, first + q);
-  if constexpr (D == 0) {
-    fisher_yates(copy, n, stride, rng);
+  auto run = [&](auto& rng) {
+    if constexpr (D == 0) {
+      fisher_yates(copy, n, stride, rng);
+    } else {
+      fisher_yates_pipelined<D>(copy, n, stride, rng);
+    }
+  };
+  if constexpr (G::kGrouped) {
+    WarpLaneStream<G> rng{G::make(streams, first + q)};
+    run(rng);
   } else {
-    fisher_yates_pipelined<D>(copy, n, stride, rng);
+    G rng = G::make(streams, first + q);
+    run(rng);
   }
 }
 
 // Small blocks spread the few thousand shuffling threads over every SM (with 128-thread
-// blocks, 10,000 threads fill only 79 of the H100's 132 SMs).
-void launch_shuffle(int lookahead, int block, cudaStream_t st, uint8_t* batch, size_t stride, uint32_t p0,
-                    uint32_t count, const uint8_t* symbols, size_t n, uint64_t seed, uint64_t first) {
+// blocks, 10,000 threads fill only 79 of the H100's 132 SMs). The lookahead variants
+// exist for Philox (the default); the other generators use 4.
+void launch_shuffle(int lookahead, int block, cudaStream_t st, uint8_t* batch, size_t stride, uint32_t count,
+                    const uint8_t* symbols, size_t n, const StreamSetView& streams, uint64_t first) {
   const unsigned blocks = (count + block - 1) / block;
-  switch (lookahead) {
-    case 0: shuffle_kernel<0><<<blocks, block, 0, st>>>(batch, stride, p0, count, symbols, n, seed, first); break;
-    case 2: shuffle_kernel<2><<<blocks, block, 0, st>>>(batch, stride, p0, count, symbols, n, seed, first); break;
-    case 8: shuffle_kernel<8><<<blocks, block, 0, st>>>(batch, stride, p0, count, symbols, n, seed, first); break;
-    default: shuffle_kernel<4><<<blocks, block, 0, st>>>(batch, stride, p0, count, symbols, n, seed, first); break;
-  }
+  visit_generator(streams.id, [&](auto tag) {
+    using G = decltype(tag);
+    if constexpr (std::is_same_v<G, PhiloxGen>) {
+      switch (lookahead) {
+        case 0: shuffle_kernel<0, G><<<blocks, block, 0, st>>>(batch, stride, count, symbols, n, streams, first); return;
+        case 2: shuffle_kernel<2, G><<<blocks, block, 0, st>>>(batch, stride, count, symbols, n, streams, first); return;
+        case 8: shuffle_kernel<8, G><<<blocks, block, 0, st>>>(batch, stride, count, symbols, n, streams, first); return;
+        default: break;
+      }
+    }
+    shuffle_kernel<4, G><<<blocks, block, 0, st>>>(batch, stride, count, symbols, n, streams, first);
+  });
 }
 
 // Binary data: Conversion II of every copy, interleaved like the samples (block b of copy p
@@ -165,6 +185,22 @@ class GpuBackend final : public PermutationBackend {
     input_ = cuda::DeviceBuffer<DeviceStatInput>(1);
     EA_CUDA_CHECK(cudaMemcpy(input_.get(), &in, sizeof in, cudaMemcpyHostToDevice));
 
+    // The generator's prepared start states and constants (src/rng/prng.hpp).
+    streams_ = data.streams;
+    grouped_ = is_grouped(streams_.id);
+    if (streams_.states) {
+      const size_t words = static_cast<size_t>(streams_.count) * streams_.words_per_stream;
+      states_ = cuda::DeviceBuffer<uint32_t>(words);
+      EA_CUDA_CHECK(cudaMemcpy(states_.get(), streams_.states, words * 4, cudaMemcpyHostToDevice));
+      streams_.states = states_.get();
+    }
+    if (streams_.aux) {
+      aux_ = cuda::DeviceBuffer<uint32_t>(streams_.aux_words);
+      EA_CUDA_CHECK(cudaMemcpy(aux_.get(), streams_.aux, streams_.aux_words * 4u, cudaMemcpyHostToDevice));
+      streams_.aux = aux_.get();
+    }
+    if (grouped_ && shuffle_block_ % kLaneGroup) shuffle_block_ = kLaneGroup;
+
     // Round size: as many permutations as fit in 85% of the free memory (the shuffle is
     // latency-bound, so a round of 10,000 takes about as long as a round of 1,000), at
     // most 10,000; on an allocation failure, retry with half.
@@ -173,11 +209,14 @@ class GpuBackend final : public PermutationBackend {
     const size_t per_perm = data.n + (data.params.binary ? (data.n + 7) / 8 : 0) + kNumTests;
     size_t n_round = round_size ? round_size : std::min<size_t>(10000, free_bytes / 100 * 85 / per_perm);
     n_round = std::max<size_t>(n_round, 1);
+    // Grouped generators shuffle whole lane groups: up to two partial groups more.
+    const size_t extra = grouped_ ? 2 * kLaneGroup : 0;
     while (true) {
-      const size_t conv_bytes = data.params.binary ? n_round * ((data.n + 7) / 8) : 1;
-      if (cuda::DeviceBuffer<uint8_t>::try_allocate(n_round * data.n, batch_) &&
+      columns_ = n_round + extra;
+      const size_t conv_bytes = data.params.binary ? columns_ * ((data.n + 7) / 8) : 1;
+      if (cuda::DeviceBuffer<uint8_t>::try_allocate(columns_ * data.n, batch_) &&
           cuda::DeviceBuffer<uint8_t>::try_allocate(conv_bytes, conv_) &&
-          cuda::DeviceBuffer<uint8_t>::try_allocate(n_round * kNumTests, outcomes_)) {
+          cuda::DeviceBuffer<uint8_t>::try_allocate(columns_ * kNumTests, outcomes_)) {
         break;
       }
       batch_.reset();
@@ -187,7 +226,7 @@ class GpuBackend final : public PermutationBackend {
       n_round = std::max<size_t>(1, n_round / 2);
     }
     round_ = static_cast<uint32_t>(n_round);
-    host_outcomes_buf_ = cuda::PinnedBuffer<uint8_t>(n_round * kNumTests);
+    host_outcomes_buf_ = cuda::PinnedBuffer<uint8_t>(columns_ * kNumTests);
     host_outcomes_ = host_outcomes_buf_.get();
     // Data that already failed another test will almost surely need every permutation:
     // full rounds from the start then.
@@ -225,8 +264,8 @@ class GpuBackend final : public PermutationBackend {
 
   void run(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) override {
     if (count > round_) throw Error(ErrorKind::Internal, "GPU round larger than its buffer");
-    launch(first, count, mask);
-    collect(count, outcomes);
+    const uint32_t p0 = launch(first, count, mask);
+    collect(p0, count, outcomes);
     float span = 0;
     EA_CUDA_CHECK(cudaEventElapsedTime(&span, res_->start.get(), res_->done.get()));
     busy_ms_ += span;
@@ -237,23 +276,32 @@ class GpuBackend final : public PermutationBackend {
  private:
   // Shuffles and tests permutations first .. first+count-1 (columns 0 .. count-1 of the
   // batch); the outcomes are copied to the pinned host buffer.
-  void launch(uint64_t first, uint32_t count, TestMask mask) {
-    const uint32_t p0 = 0;
+  uint32_t launch(uint64_t first, uint32_t count, TestMask mask) {
+    // Column c holds permutation shuffled_first + c; for grouped generators the shuffled
+    // range is widened to whole lane groups, and permutation `first` is column p0.
+    const uint64_t shuffled_first = grouped_ ? first / kLaneGroup * kLaneGroup : first;
+    const uint64_t shuffled_end = grouped_ ? (first + count + kLaneGroup - 1) / kLaneGroup * kLaneGroup : first + count;
+    const uint32_t p0 = static_cast<uint32_t>(first - shuffled_first);
+    const uint32_t shuffled = static_cast<uint32_t>(shuffled_end - shuffled_first);
+    if (streams_.states && first + count > streams_.count) {
+      throw Error(ErrorKind::Internal, "permutation beyond the prepared generator streams");
+    }
+    const size_t stride = columns_;
     cudaStream_t st = res_->stream;
     EA_CUDA_CHECK(cudaEventRecord(res_->start.get(), st));
-    launch_shuffle(lookahead_, shuffle_block_, st, batch_.get(), round_, p0, count, symbols_.get(), data_.n,
-                   data_.seed, first);
+    launch_shuffle(lookahead_, shuffle_block_, st, batch_.get(), stride, shuffled, symbols_.get(), data_.n,
+                   streams_, shuffled_first);
     EA_CUDA_CHECK(cudaGetLastError());
     const unsigned blocks = (count + kThreads - 1) / kThreads;
     if (data_.params.binary) {
-      conversion_kernel<<<blocks, kThreads, 0, st>>>(batch_.get(), conv_.get(), round_, p0, count, data_.n);
+      conversion_kernel<<<blocks, kThreads, 0, st>>>(batch_.get(), conv_.get(), stride, p0, count, data_.n);
       EA_CUDA_CHECK(cudaGetLastError());
     }
     EA_CUDA_CHECK(cudaEventRecord(res_->shuffled.get(), st));
     EA_CUDA_CHECK(cudaMemsetAsync(outcomes_.get() + static_cast<size_t>(p0) * kNumTests, kNotComputed,
                                   static_cast<size_t>(count) * kNumTests, st));
     if (!profile_groups_) {
-      statistics_kernel<<<dim3(blocks, kGroups), kThreads, kThreads * kByteSetSharedBytes, st>>>(batch_.get(), conv_.get(), round_, p0, count,
+      statistics_kernel<<<dim3(blocks, kGroups), kThreads, kThreads * kByteSetSharedBytes, st>>>(batch_.get(), conv_.get(), stride, p0, count,
                                                                     data_.n, mask & kAllFastTests, input_.get(),
                                                                     outcomes_.get(), 0);
       EA_CUDA_CHECK(cudaGetLastError());
@@ -262,7 +310,7 @@ class GpuBackend final : public PermutationBackend {
       for (int g = 0; g < kGroups; ++g) {
         cuda::CudaEvent a, b;
         EA_CUDA_CHECK(cudaEventRecord(a.get(), st));
-        statistics_kernel<<<dim3(blocks, 1), kThreads, kThreads * kByteSetSharedBytes, st>>>(batch_.get(), conv_.get(), round_, p0, count,
+        statistics_kernel<<<dim3(blocks, 1), kThreads, kThreads * kByteSetSharedBytes, st>>>(batch_.get(), conv_.get(), stride, p0, count,
                                                                 data_.n, mask & kAllFastTests, input_.get(),
                                                                 outcomes_.get(), g);
         EA_CUDA_CHECK(cudaGetLastError());
@@ -277,10 +325,11 @@ class GpuBackend final : public PermutationBackend {
     EA_CUDA_CHECK(cudaMemcpyAsync(host_outcomes_ + static_cast<size_t>(p0) * kNumTests,
                                   outcomes_.get() + static_cast<size_t>(p0) * kNumTests,
                                   static_cast<size_t>(count) * kNumTests, cudaMemcpyDeviceToHost, st));
+    return p0;
   }
 
   // Waits for the round and copies its outcomes to `out`.
-  void collect(uint32_t count, uint8_t* out) {
+  void collect(uint32_t p0, uint32_t count, uint8_t* out) {
     EA_CUDA_CHECK(cudaStreamSynchronize(res_->stream));
     float shuffle_ms = 0, stats_ms = 0;
     EA_CUDA_CHECK(cudaEventElapsedTime(&shuffle_ms, res_->start.get(), res_->shuffled.get()));
@@ -288,10 +337,15 @@ class GpuBackend final : public PermutationBackend {
     shuffle_ms_ += shuffle_ms;
     stats_ms_ += stats_ms;
     ++rounds_;
-    std::copy(host_outcomes_, host_outcomes_ + static_cast<size_t>(count) * kNumTests, out);
+    const uint8_t* rows = host_outcomes_ + static_cast<size_t>(p0) * kNumTests;
+    std::copy(rows, rows + static_cast<size_t>(count) * kNumTests, out);
   }
 
   PermutationData data_;
+  StreamSetView streams_;  // device pointers
+  bool grouped_ = false;
+  size_t columns_ = 0;     // permutations the batch holds (the stride of its rows)
+  cuda::DeviceBuffer<uint32_t> states_, aux_;
   cuda::DeviceBuffer<uint8_t> symbols_, batch_, conv_, outcomes_;
   cuda::DeviceBuffer<DeviceStatInput> input_;
   // CUDA objects, created once the device is selected.

@@ -50,6 +50,7 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   a.subset = d.subset;
   a.initial_entropy = cfg.initial_entropy;
   a.seed = cfg.seed;
+  a.prng = cfg.prng;
   a.iterations = cfg.iterations;
   a.early_exit = cfg.early_exit;
   a.threads = cfg.threads;
@@ -102,7 +103,9 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   pd.n = d.size();
   pd.raw_of = d.raw_of.data();
   pd.params = StatParams{a.base.mean, a.base.median, d.binary(), static_cast<uint32_t>(d.alphabet)};
-  pd.seed = cfg.seed;
+  // Start states of every permutation's stream, made on the host in order of j.
+  const StreamSet streams(cfg.prng, cfg.seed, cfg.iterations);
+  pd.streams = streams.view();
   pd.early_decision_likely = !a.chi_square_failed() && a.lrs.passed();
   {
     CpuScratch scratch;

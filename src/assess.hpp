@@ -12,6 +12,7 @@
 #include "estimators/estimators.hpp"
 #include "io/samples.hpp"
 #include "permutation/permutation.hpp"
+#include "rng/prng.hpp"
 
 namespace ea {
 
@@ -21,6 +22,7 @@ struct AssessConfig {
   bool initial_entropy = true;     // -i (default) or -c
   bool truncate_bitstring = false; // -t: H_bitstring from the first 1,000,000 bits only
   uint64_t seed = 0;
+  PrngId prng = PrngId::Philox;    // the shuffling generator (--prng)
   uint32_t iterations = 10000;
   bool early_exit = true;
   bool all_tests = false;
@@ -70,7 +72,7 @@ struct Assessment {
   uint32_t iterations = 10000;
   bool early_exit = true;
   std::string device;      // "cpu" or the GPU's description
-  std::string prng = "philox4x32-10";
+  PrngId prng = PrngId::Philox;
   int threads = 1;
   bool verified = false;   // --verify checked GPU permutations against the CPU
   Timings timings;

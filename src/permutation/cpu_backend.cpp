@@ -7,7 +7,8 @@
 #include "common/error.hpp"
 #include "permutation/permutation.hpp"
 #include "permutation/shuffle.hpp"
-#include "rng/philox_stream.hpp"
+#include "rng/generators.hpp"
+#include "rng/lane_group.hpp"
 #include "stats/compression.hpp"
 
 namespace ea {
@@ -55,6 +56,9 @@ class CpuBackend final : public PermutationBackend {
   TestMask supported() const override { return kAllTests; }
 
   uint32_t round_size(uint32_t round, TestMask mask) const override {
+    // Generators whose lanes are coupled make 32 permutations at a time: whole groups
+    // for every thread.
+    if (grouped_) return kLaneGroup * static_cast<uint32_t>(threads_);
     // A bzip2 compression takes a few hundred milliseconds: rounds of one permutation per
     // thread waste at most threads-1 of them when the test is decided.
     if (mask & bit(TestId::kCompression)) return static_cast<uint32_t>(threads_);
@@ -65,13 +69,30 @@ class CpuBackend final : public PermutationBackend {
   }
 
   void run(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) override {
+    if (count == 0) return;
     std::exception_ptr failure;
     std::mutex failure_mutex;
+    // Units of work: single permutations, or the lane groups that overlap the range.
+    const uint64_t unit = grouped_ ? kLaneGroup : 1;
+    const uint64_t u0 = first / unit, u1 = (first + count - 1) / unit + 1;
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
-    for (int64_t r = 0; r < static_cast<int64_t>(count); ++r) {
+    for (int64_t u = static_cast<int64_t>(u0); u < static_cast<int64_t>(u1); ++u) {
       try {
         Worker& w = workers_[static_cast<size_t>(omp_get_thread_num())];
-        permutation(first + static_cast<uint64_t>(r), mask, w, outcomes + r * kNumTests);
+        if (grouped_) {
+          group(static_cast<uint64_t>(u), first, count, mask, w, outcomes);
+        } else {
+          const uint64_t j = static_cast<uint64_t>(u);
+          w.buffer.assign(data_.symbols, data_.symbols + data_.n);
+          visit_generator(data_.streams.id, [&](auto tag) {
+            using G = decltype(tag);
+            if constexpr (!G::kGrouped) {
+              G rng = G::make(data_.streams, j);
+              fisher_yates_prefetched(w.buffer.data(), data_.n, rng);
+            }
+          });
+          evaluate(w.buffer.data(), mask, w, outcomes + (j - first) * kNumTests);
+        }
       } catch (...) {
         std::lock_guard<std::mutex> lock(failure_mutex);
         if (!failure) failure = std::current_exception();
@@ -83,19 +104,37 @@ class CpuBackend final : public PermutationBackend {
  private:
   struct Worker {
     std::vector<uint8_t> buffer;
+    std::vector<std::vector<uint8_t>> lanes;
     CpuScratch scratch;
     Compressor compressor;
   };
 
-  void permutation(uint64_t j, TestMask mask, Worker& w, uint8_t* row) {
-    w.buffer.assign(data_.symbols, data_.symbols + data_.n);
-    PhiloxStream rng(data_.seed, j);
-    fisher_yates_prefetched(w.buffer.data(), data_.n, rng);
+  // Lane group g in lockstep; the outcomes of its permutations inside [first, first+count).
+  void group(uint64_t g, uint64_t first, uint32_t count, TestMask mask, Worker& w, uint8_t* outcomes) {
+    w.lanes.resize(kLaneGroup);
+    uint8_t* buffers[kLaneGroup];
+    for (uint32_t k = 0; k < kLaneGroup; ++k) {
+      w.lanes[k].assign(data_.symbols, data_.symbols + data_.n);
+      buffers[k] = w.lanes[k].data();
+    }
+    visit_generator(data_.streams.id, [&](auto tag) {
+      using G = decltype(tag);
+      if constexpr (G::kGrouped) {
+        LaneGroup<G> lanes(data_.streams, g);
+        fisher_yates_group(buffers, data_.n, lanes);
+      }
+    });
+    for (uint32_t k = 0; k < kLaneGroup; ++k) {
+      const uint64_t j = g * kLaneGroup + k;
+      if (j >= first && j < first + count) evaluate(buffers[k], mask, w, outcomes + (j - first) * kNumTests);
+    }
+  }
+
+  void evaluate(const uint8_t* shuffled, TestMask mask, Worker& w, uint8_t* row) {
     StatVector sv;
-    cpu_statistics(w.buffer.data(), data_.n, data_.raw_of, data_.params, mask & kAllFastTests, sv, w.scratch);
+    cpu_statistics(shuffled, data_.n, data_.raw_of, data_.params, mask & kAllFastTests, sv, w.scratch);
     if (mask & bit(TestId::kCompression)) {
-      sv.v[kNumFastTests] =
-          static_cast<double>(w.compressor.compressed_length(w.buffer.data(), data_.n, data_.raw_of));
+      sv.v[kNumFastTests] = static_cast<double>(w.compressor.compressed_length(shuffled, data_.n, data_.raw_of));
     }
     for (int t = 0; t < kNumTests; ++t) {
       if (!(mask & bit(t))) {
@@ -109,6 +148,7 @@ class CpuBackend final : public PermutationBackend {
 
   PermutationData data_;
   int threads_;
+  bool grouped_ = is_grouped(data_.streams.id);
   std::vector<Worker> workers_;
 };
 

@@ -89,7 +89,7 @@ PermutationOutcome run_permutation_tests(PermutationBackend& fast, PermutationBa
     compression_seconds = std::chrono::duration<double>(clock::now() - c0).count();
     return n;
   };
-  if (cfg.concurrent_compression) early = std::async(std::launch::async, compress);
+  if (cfg.concurrent_compression && !cfg.skip_compression) early = std::async(std::launch::async, compress);
 
   try {
     out.fast_permutations = run_phase(fast, "statistical tests", kAllFastTests, cfg, out.counters);
@@ -100,7 +100,9 @@ PermutationOutcome run_permutation_tests(PermutationBackend& fast, PermutationBa
   }
   out.fast_seconds = std::chrono::duration<double>(clock::now() - t0).count();
   const bool fast_ok = out.fast_tests_passed();
-  if (fast_ok || cfg.all_tests) {
+  if (cfg.skip_compression) {
+    out.compression_note = "not run (statistical tests only)";
+  } else if (fast_ok || cfg.all_tests) {
     out.ran[kNumFastTests] = true;
     out.compression_run = true;
     out.compression_permutations = early.valid() ? early.get() : compress();

@@ -13,6 +13,7 @@
 
 #include "common/test_id.hpp"
 #include "permutation/counters.hpp"
+#include "rng/stream_set.hpp"
 #include "stats/statistics.hpp"
 
 namespace ea {
@@ -24,7 +25,7 @@ struct PermutationData {
   const uint8_t* raw_of = nullptr;   // 256-entry table: symbol -> raw value
   StatParams params{};
   StatVector original{};             // statistics of the unshuffled data (all 19)
-  uint64_t seed = 0;                 // Philox4x32-10 key
+  StreamSetView streams{};           // the shuffling generator and its prepared streams
   // A hint for scheduling only (never for results): false when the data already failed
   // another IID test, so the permutation tests will most likely run all permutations.
   bool early_decision_likely = true;
@@ -64,6 +65,8 @@ struct DriverConfig {
   // Start the compression phase at once, beside the statistical tests (when those run on
   // a device, the CPU cores are free); it is discarded if another test fails.
   bool concurrent_compression = false;
+  // Run the 18 statistical tests only (the calibration of the generators).
+  bool skip_compression = false;
   // When set and it becomes true, the run stops between rounds with Error{Interrupted}.
   const std::atomic<bool>* interrupt = nullptr;
   // Called after every round with (phase, permutations done in this phase, tests still active).

@@ -15,7 +15,7 @@ namespace ea {
 template <class Stream>
 EA_HD void fisher_yates(uint8_t* a, size_t n, size_t stride, Stream& rng) {
   for (size_t i = n; i-- > 1;) {
-    size_t j = bounded_inclusive(rng, static_cast<uint32_t>(i));
+    size_t j = rng.bounded(static_cast<uint32_t>(i));
     uint8_t t = a[i * stride];
     a[i * stride] = a[j * stride];
     a[j * stride] = t;
@@ -43,7 +43,7 @@ EA_HD void fisher_yates_pipelined(uint8_t* a, size_t n, size_t stride, Stream& r
     uint32_t jc[D] = {}, jn[D] = {};
     uint8_t vic[D] = {}, vjc[D] = {}, vin[D] = {}, vjn[D] = {};
 EA_UNROLL
-    for (int k = 0; k < D; ++k) jc[k] = bounded_inclusive(rng, static_cast<uint32_t>(i - k));
+    for (int k = 0; k < D; ++k) jc[k] = rng.bounded(static_cast<uint32_t>(i - k));
 EA_UNROLL
     for (int k = 0; k < D; ++k) {
       vic[k] = a[(i - k) * stride];
@@ -53,7 +53,7 @@ EA_UNROLL
       const bool next = i >= 2 * static_cast<size_t>(D);  // a full group at i - D
       if (next) {
 EA_UNROLL
-        for (int k = 0; k < D; ++k) jn[k] = bounded_inclusive(rng, static_cast<uint32_t>(i - D - k));
+        for (int k = 0; k < D; ++k) jn[k] = rng.bounded(static_cast<uint32_t>(i - D - k));
 EA_UNROLL
         for (int k = 0; k < D; ++k) {
           vin[k] = a[(i - D - k) * stride];
@@ -91,7 +91,7 @@ EA_UNROLL
     }
   }
   for (; i >= 1; --i) {
-    const size_t j = bounded_inclusive(rng, static_cast<uint32_t>(i));
+    const size_t j = rng.bounded(static_cast<uint32_t>(i));
     const uint8_t t = a[i * stride];
     a[i * stride] = a[j * stride];
     a[j * stride] = t;
@@ -113,14 +113,14 @@ inline void fisher_yates_prefetched(uint8_t* a, size_t n, Stream& rng) {
   size_t next = n - 1;  // the step whose draw is made next
   size_t filled = 0;
   for (; filled < kAhead && next >= 1; ++filled, --next) {
-    ring[filled] = bounded_inclusive(rng, static_cast<uint32_t>(next));
+    ring[filled] = rng.bounded(static_cast<uint32_t>(next));
     __builtin_prefetch(a + ring[filled], 1);
   }
   size_t slot = 0;
   for (size_t i = n - 1; i >= 1; --i) {
     const size_t j = ring[slot];
     if (next >= 1) {
-      ring[slot] = bounded_inclusive(rng, static_cast<uint32_t>(next));
+      ring[slot] = rng.bounded(static_cast<uint32_t>(next));
       __builtin_prefetch(a + ring[slot], 1);
       --next;
     }

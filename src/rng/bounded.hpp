@@ -1,4 +1,6 @@
-// Unbiased integers in [0, i] from a stream of 32-bit words.
+// Unbiased integers in [0, i] for the Fisher-Yates draws, one exact method per output kind
+// of generator (docs/prngs.md). Every method rejects the few biased outputs and redraws,
+// consuming further outputs of the stream; nothing is skipped or realigned.
 #pragma once
 
 #include <cstdint>
@@ -8,9 +10,8 @@
 namespace ea {
 
 // Lemire's nearly divisionless method (D. Lemire, "Fast random integer generation in an
-// interval", ACM TOMACS 29(1), 2019; arXiv:1805.10941). Exactly uniform on [0, i]
-// (inclusive) for i < 2^32 - 1: the rare low products below (2^32 - s) mod s are rejected
-// and redrawn, consuming further words of the stream.
+// interval", ACM TOMACS 29(1), 2019; arXiv:1805.10941) on 32-bit words: exactly uniform on
+// [0, i] (inclusive) for i < 2^32 - 1. Stream::next() returns a uniform 32-bit word.
 template <class Stream>
 EA_HD EA_FORCEINLINE uint32_t bounded_inclusive(Stream& rng, uint32_t i) {
   const uint32_t s = i + 1u;
@@ -24,6 +25,52 @@ EA_HD EA_FORCEINLINE uint32_t bounded_inclusive(Stream& rng, uint32_t i) {
     }
   }
   return static_cast<uint32_t>(m >> 32);
+}
+
+// The same method on 64-bit words (NIST's randomRange64): Stream::next64() returns a
+// uniform 64-bit word; i < 2^32 here, so the result fits 32 bits.
+EA_HD EA_FORCEINLINE void mul64x64(uint64_t a, uint64_t b, uint64_t& hi, uint64_t& lo) {
+#if defined(__CUDA_ARCH__)
+  hi = __umul64hi(a, b);
+  lo = a * b;
+#else
+  const unsigned __int128 p = static_cast<unsigned __int128>(a) * b;
+  hi = static_cast<uint64_t>(p >> 64);
+  lo = static_cast<uint64_t>(p);
+#endif
+}
+
+template <class Stream>
+EA_HD EA_FORCEINLINE uint32_t bounded_inclusive64(Stream& rng, uint32_t i) {
+  const uint64_t s = static_cast<uint64_t>(i) + 1u;
+  uint64_t hi, lo;
+  mul64x64(rng.next64(), s, hi, lo);
+  if (lo < s) {
+    const uint64_t threshold = (0ULL - s) % s;
+    while (lo < threshold) mul64x64(rng.next64(), s, hi, lo);
+  }
+  return static_cast<uint32_t>(hi);
+}
+
+// Lemire's method generalised to a source uniform on [0, R) with R not a power of two (the
+// MRGs: u = z - 1 with z in [1, m1], R = m1). With m = u * s, q = floor(m / R) and
+// l = m mod R, the draw q is accepted unless l < R mod s; exactly R - (R mod s) values of u
+// are accepted and each result takes floor(R / s) of them. Stream::next_below() returns u.
+template <uint64_t R, class Stream>
+EA_HD EA_FORCEINLINE uint32_t bounded_inclusive_mod(Stream& rng, uint32_t i) {
+  static_assert(R > 1 && R <= (1ULL << 32), "range of the source out of bounds");
+  const uint64_t s = static_cast<uint64_t>(i) + 1u;
+  uint64_t m = static_cast<uint64_t>(rng.next_below()) * s;
+  uint64_t q = m / R, l = m - q * R;
+  if (l < s) {
+    const uint64_t threshold = R % s;
+    while (l < threshold) {
+      m = static_cast<uint64_t>(rng.next_below()) * s;
+      q = m / R;
+      l = m - q * R;
+    }
+  }
+  return static_cast<uint32_t>(q);
 }
 
 }  // namespace ea

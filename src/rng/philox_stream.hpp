@@ -11,6 +11,7 @@
 #include <Random123/philox.h>
 
 #include "common/hd.hpp"
+#include "rng/bounded.hpp"
 
 namespace ea {
 
@@ -27,6 +28,8 @@ class PhiloxStream {
     if (index_ == 4) refill();
     return out_.v[index_++];
   }
+  // Uniform on [0, i] (Lemire, 32-bit words).
+  EA_HD EA_FORCEINLINE uint32_t bounded(uint32_t i) { return bounded_inclusive(*this, i); }
 
  private:
   EA_HD void refill() {

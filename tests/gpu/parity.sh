@@ -38,6 +38,19 @@ for path in "$samples"/*.bin; do
     esac
   fi
 done
+# Every shuffling generator: the same counters on the GPU (warps for the lane-group
+# generators) as on the CPU, for one seed on truerand_8bit.
+for prng in $("$exe" --list-prngs | sed -n 's/^\([a-z0-9-]*\)\( (default)\)\{0,1\}: .*/\1/p'); do
+  f=truerand_8bit
+  "$exe" -v -v -v --device cpu --prng "$prng" --seed 7 "$samples/$f.bin" >"$work/$f.$prng.cpu" 2>&1 &&
+    "$exe" -v -v -v --device gpu --prng "$prng" --seed 7 "$samples/$f.bin" >"$work/$f.$prng.gpu" 2>&1 ||
+    { echo "FAIL $prng: run failed: $(tail -n 1 "$work/$f.$prng.cpu" "$work/$f.$prng.gpu")"; fail=1; continue; }
+  if diff <(counters "$work/$f.$prng.cpu") <(counters "$work/$f.$prng.gpu") >/dev/null; then
+    echo "ok   --prng $prng: counters identical on the GPU and the CPU ($(grep '^Verdict' "$work/$f.$prng.gpu" | cut -d';' -f1))"
+  else
+    echo "FAIL --prng $prng: counters differ"; fail=1
+  fi
+done
 # --verify recomputes sampled GPU permutations on the CPU while the compression test runs
 # beside them (it once raced with it): it must find no difference.
 if "$exe" --device gpu --verify --seed 3 --iterations 2000 "$samples/truerand_4bit.bin" >"$work/verify.out" 2>&1; then

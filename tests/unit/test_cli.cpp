@@ -12,6 +12,8 @@
 #include <sstream>
 #include <string>
 
+#include "rng/prng.hpp"
+
 #include "cli_helpers.hpp"
 
 namespace {
@@ -85,7 +87,7 @@ TEST_CASE("too few samples for chi-square: 'cannot be evaluated', never a pass")
   CHECK(r.err.find("not an SP 800-90B assessment") != std::string::npos);
 }
 
-TEST_CASE("JSON: reference fields, verdict, seed, counters; --exit-code") {
+TEST_CASE("JSON: reference fields, verdict, seed, counters and --exit-code") {
   const std::string json = tmp("cli_ok.json");
   Result r = run("--seed 99 -o " + json + " " + kSamples + "rand8_short.bin");
   CHECK(r.code == 0);
@@ -99,7 +101,8 @@ TEST_CASE("JSON: reference fields, verdict, seed, counters; --exit-code") {
   CHECK(tc["hAssessed"].get<double>() < 8.0);  // not the reference's bit-width placeholder
   CHECK(tc["permutationTestResults"].size() == 3);
   CHECK(j["permutation"]["seed"] == 99);
-  CHECK(j["permutation"]["prng"] == "philox4x32-10");
+  CHECK(j["permutation"]["prng"] == "philox");
+  CHECK(j["permutation"]["forCompliance"] == true);
   CHECK(j["permutation"]["tests"].size() == 19);
   CHECK(j["verdict"].contains("iid"));
   // The same seed reproduces the counters exactly.
@@ -119,7 +122,7 @@ TEST_CASE("JSON: reference fields, verdict, seed, counters; --exit-code") {
   CHECK(strict.code == 1);
 }
 
-TEST_CASE("--no-early-exit runs 10,000 permutations for every test; --help and --version exit 0") {
+TEST_CASE("--no-early-exit runs 10,000 permutations for every test, --help and --version exit 0") {
   std::string s;
   for (int i = 0; i < 200; ++i) s.push_back(static_cast<char>((i * 73 + i / 3) % 16));
   const std::string json = tmp("cli_full.json");
@@ -134,4 +137,25 @@ TEST_CASE("--no-early-exit runs 10,000 permutations for every test; --help and -
   Result v = run("--version");
   CHECK(v.code == 0);
   CHECK(v.out.find("ea_iid") == 0);
+}
+
+TEST_CASE("--prng: the generator is named in the output and JSON, non-compliant ones are marked") {
+  Result list = run("--list-prngs");
+  CHECK(list.code == 0);
+  for (const ea::PrngInfo& p : ea::prng_table()) CHECK(list.out.find(std::string("\n") + p.name) != std::string::npos);
+  Result bad = run("--prng mt19937 " + kSamples + "rand8_short.bin");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("unknown --prng 'mt19937'") != std::string::npos);
+  const std::string json = tmp("cli_sobol.json");
+  Result sobol = run("-v --seed 3 --iterations 40 --prng sobol -o " + json + " " + kSamples + "rand8_short.bin");
+  CHECK(sobol.code == 0);
+  CHECK(sobol.out.find("PRNG Sobol") != std::string::npos);
+  CHECK(sobol.out.find("NOT FOR COMPLIANCE") != std::string::npos);
+  auto j = nlohmann::json::parse(slurp(json));
+  CHECK(j["permutation"]["prng"] == "sobol");
+  CHECK(j["permutation"]["forCompliance"] == false);
+  CHECK(j["forCompliance"] == false);
+  Result mrg = run("--seed 3 --iterations 40 --prng mrg32k3a " + kSamples + "rand8_short.bin");
+  CHECK(mrg.code == 0);
+  CHECK(mrg.out.find("NOT FOR COMPLIANCE") == std::string::npos);
 }

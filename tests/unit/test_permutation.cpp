@@ -41,9 +41,11 @@ Dataset sample_data(size_t n) {
   return make_dataset(bytes, 0);
 }
 
-PermutationOutcome run(const Dataset& d, uint64_t seed, int threads, bool early_exit, uint32_t iterations) {
+PermutationOutcome run(const Dataset& d, uint64_t seed, int threads, bool early_exit, uint32_t iterations,
+                       PrngId prng = PrngId::Philox) {
   AssessConfig cfg;
   cfg.seed = seed;
+  cfg.prng = prng;
   cfg.threads = threads;
   cfg.device = DeviceChoice::Cpu;
   cfg.early_exit = early_exit;
@@ -76,5 +78,26 @@ TEST_CASE("without early exit every test runs all 10,000 permutations") {
     CAPTURE(t);
     CHECK(o.ran[t]);
     CHECK(o.counters[t].total() == 10000);
+  }
+}
+
+TEST_CASE("every generator: the same counters with 1 and 2 threads, and different generators differ") {
+  Dataset d = sample_data(5000);
+  // Without early exit, so that the counters cover 300 permutations (partial lane groups
+  // at the round ends included).
+  const PermutationOutcome philox = run(d, 9, 1, false, 300);
+  for (const PrngInfo& p : prng_table()) {
+    CAPTURE(std::string(p.name));
+    PermutationOutcome one = run(d, 9, 1, false, 300, p.id);
+    PermutationOutcome two = run(d, 9, 2, false, 300, p.id);
+    bool same = true, differs = false;
+    for (int t = 0; t < kNumTests; ++t)
+      for (int k = 0; k < 3; ++k) {
+        same = same && one.counters[t].c[k] == two.counters[t].c[k];
+        differs = differs || one.counters[t].c[k] != philox.counters[t].c[k];
+      }
+    CHECK(same);
+    CHECK(one.counters[0].total() == 300);
+    if (p.id != PrngId::Philox) CHECK(differs);
   }
 }

@@ -85,31 +85,6 @@ TEST_CASE("Lemire's bounded draw rejects the biased low products") {
   CHECK(bounded_inclusive(top, 9) == 9);
 }
 
-namespace {
-double shuffle_uniformity_p(int n, int trials) {
-  std::map<std::vector<uint8_t>, int> seen;
-  for (int t = 0; t < trials; ++t) {
-    std::vector<uint8_t> a(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) a[i] = static_cast<uint8_t>(i);
-    PhiloxStream s(20261122, static_cast<uint64_t>(t));
-    fisher_yates(a.data(), a.size(), 1, s);
-    ++seen[a];
-  }
-  int perms = 1;
-  for (int i = 2; i <= n; ++i) perms *= i;
-  REQUIRE(seen.size() == static_cast<size_t>(perms));  // Sattolo's shuffle would give (n-1)!
-  const double e = static_cast<double>(trials) / perms;
-  double chi = 0;
-  for (const auto& kv : seen) chi += (kv.second - e) * (kv.second - e) / e;
-  return gamma_q((perms - 1) / 2.0, chi / 2.0);
-}
-}  // namespace
-
-TEST_CASE("shuffles of 4 and 5 elements are uniform over the 24 and 120 permutations") {
-  CHECK(shuffle_uniformity_p(4, 100000) > 0.001);
-  CHECK(shuffle_uniformity_p(5, 100000) > 0.001);
-}
-
 TEST_CASE("the pipelined (GPU) and prefetched (CPU) Fisher-Yates give exactly the plain shuffle") {
   for (size_t n : {1u, 2u, 3u, 7u, 8u, 9u, 15u, 16u, 17u, 31u, 33u, 64u, 100u, 1000u, 4099u}) {
     for (uint64_t j = 0; j < 20; ++j) {

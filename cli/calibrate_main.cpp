@@ -1,0 +1,163 @@
+// ea_calibrate: the false-rejection rate of the permutation tests with a shuffling
+// generator. It draws independent IID data sets from OpenSSL's RAND_bytes (a CSPRNG that is
+// none of the shuffling generators), runs the 18 statistical permutation tests (and, with
+// --compression, the compression test) on each, and reports the share of data sets the
+// tests reject with a Wilson 95% interval. scripts/calibrate-prngs.sh runs it for every
+// generator; docs/prngs.md has the results.
+#include <openssl/rand.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <vector>
+
+#include "assess.hpp"
+#include "common/error.hpp"
+#include "stats/compression.hpp"
+
+using namespace ea;
+
+namespace {
+
+struct Options {
+  std::string prng = "philox";
+  uint32_t datasets = 1000;
+  uint64_t samples = 1000000;
+  int bits = 8;
+  uint64_t seed = 1;
+  std::string device = "gpu";
+  int gpu_id = 0;
+  int jobs = 8;
+  int threads = 1;
+  uint32_t round_size = 2048;
+  bool compression = false;
+};
+
+struct Tally {
+  uint32_t done = 0, rejected = 0;
+  uint64_t permutations = 0;
+  uint32_t per_test[kNumTests] = {};
+};
+
+// One data set: true when the permutation tests reject it.
+bool run_one(const Options& o, PrngId prng, uint64_t index, Tally& t) {
+  std::vector<uint8_t> bytes(o.samples);
+  if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
+    throw Error(ErrorKind::Internal, "RAND_bytes failed");
+  }
+  if (o.bits < 8) {
+    for (auto& b : bytes) b = static_cast<uint8_t>(b & ((1u << o.bits) - 1u));
+  }
+  const Dataset d = make_dataset(std::move(bytes), o.bits);
+  const Baseline base = baseline(d);
+  PermutationData pd;
+  pd.symbols = d.symbols.data();
+  pd.n = d.size();
+  pd.raw_of = d.raw_of.data();
+  pd.params = StatParams{base.mean, base.median, d.binary(), static_cast<uint32_t>(d.alphabet)};
+  const StreamSet streams(prng, derive_seed(o.seed, index), 10000);
+  pd.streams = streams.view();
+  {
+    CpuScratch scratch;
+    cpu_statistics(pd.symbols, pd.n, pd.raw_of, pd.params, kAllFastTests, pd.original, scratch);
+  }
+  if (o.compression) {
+    Compressor c;
+    pd.original.v[kNumFastTests] = static_cast<double>(c.compressed_length(pd.symbols, pd.n, pd.raw_of));
+  }
+  auto cpu = make_cpu_backend(pd, o.threads);
+  std::unique_ptr<PermutationBackend> gpu;
+  if (o.device == "gpu") gpu = make_gpu_backend(pd, o.gpu_id, o.round_size, nullptr);
+  DriverConfig dc;
+  dc.skip_compression = !o.compression;
+  const PermutationOutcome r = run_permutation_tests(gpu ? *gpu : *cpu, *cpu, dc);
+  const bool rejected = o.compression ? !r.passed() : !r.fast_tests_passed();
+  t.permutations += r.fast_permutations;
+  for (int k = 0; k < kNumTests; ++k) t.per_test[k] += r.test_failed(k) ? 1 : 0;
+  return rejected;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"ea_calibrate: false-rejection rate of the permutation tests on CSPRNG data, per shuffling generator"};
+  app.add_option("--prng", o.prng, "shuffling generator (" + prng_names() + ")");
+  app.add_option("--datasets", o.datasets, "independent IID data sets (default 1000)");
+  app.add_option("--samples", o.samples, "samples per data set (default 1000000)");
+  app.add_option("--bits", o.bits, "bits per sample, 1-8 (default 8)")->check(CLI::Range(1, 8));
+  app.add_option("--seed", o.seed, "seed from which each data set's shuffle seed is derived");
+  app.add_option("--device", o.device, "gpu or cpu")->check(CLI::IsMember({"gpu", "cpu"}));
+  app.add_option("--gpu", o.gpu_id, "GPU index");
+  app.add_option("--jobs", o.jobs, "data sets in flight at once (GPU: one CUDA stream each)")->check(CLI::Range(1, 256));
+  app.add_option("--threads", o.threads, "CPU threads per data set")->check(CLI::Range(1, 1024));
+  app.add_option("--round-size", o.round_size, "GPU permutations per round")->check(CLI::Range(32u, 100000u));
+  app.add_flag("--compression", o.compression, "also run the compression test (CPU)");
+  CLI11_PARSE(app, argc, argv);
+  const auto prng = parse_prng(o.prng);
+  if (!prng) {
+    std::fprintf(stderr, "ea_calibrate: unknown --prng '%s'\n", o.prng.c_str());
+    return 2;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  std::atomic<uint64_t> next{0};
+  std::mutex m;
+  Tally total;
+  std::string failure;
+  std::vector<std::thread> workers;
+  for (int w = 0; w < o.jobs; ++w) {
+    workers.emplace_back([&] {
+      try {
+        for (uint64_t i; (i = next++) < o.datasets;) {
+          Tally t;
+          const bool rejected = run_one(o, *prng, i, t);
+          std::lock_guard<std::mutex> lock(m);
+          ++total.done;
+          total.rejected += rejected ? 1 : 0;
+          total.permutations += t.permutations;
+          for (int k = 0; k < kNumTests; ++k) total.per_test[k] += t.per_test[k];
+        }
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(m);
+        if (failure.empty()) failure = e.what();
+        next = o.datasets;
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  if (!failure.empty()) {
+    std::fprintf(stderr, "ea_calibrate: %s\n", failure.c_str());
+    return 2;
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // Wilson score interval, 95%.
+  const double n = total.done, p = n > 0 ? total.rejected / n : 0, z = 1.959963984540054;
+  const double centre = (p + z * z / (2 * n)) / (1 + z * z / n);
+  const double half = z / (1 + z * z / n) * std::sqrt(p * (1 - p) / n + z * z / (4 * n * n));
+  nlohmann::ordered_json j;
+  j["prng"] = o.prng;
+  j["bits"] = o.bits;
+  j["samples"] = o.samples;
+  j["datasets"] = total.done;
+  j["rejected"] = total.rejected;
+  j["rate"] = p;
+  j["wilson95"] = {std::max(0.0, centre - half), std::min(1.0, centre + half)};
+  j["compression"] = o.compression;
+  j["seed"] = o.seed;
+  j["device"] = o.device;
+  j["permutations"] = total.permutations;
+  nlohmann::ordered_json per = nlohmann::ordered_json::object();
+  for (int k = 0; k < kNumTests; ++k)
+    if (total.per_test[k]) per[test_name(k)] = total.per_test[k];
+  j["failedTests"] = per;
+  j["seconds"] = seconds;
+  std::cout << j.dump() << std::endl;
+  return 0;
+}

@@ -1,0 +1,209 @@
+// GPU known answers of every shuffling generator: the lines of tests/kat/prngs.txt
+// evaluated in a kernel (the same kat_eval() as the CPU test), xorwow streams against
+// cuRAND's own curand_init/curand, and permutation j's shuffle of every generator made in a
+// kernel (warps for the lane-group generators) against the host's. Exit 77 (ctest:
+// skipped) when no GPU is usable.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "../common/prng_kat.hpp"
+#include "permutation/shuffle.hpp"
+#include "rng/generators.hpp"
+#include "rng/prng.hpp"
+#include "warp_lane_stream.cuh"
+
+using namespace ea;
+
+namespace {
+
+#define CHECK_CUDA(x)                                               \
+  do {                                                              \
+    cudaError_t e_ = (x);                                           \
+    if (e_ != cudaSuccess) {                                        \
+      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                 \
+    }                                                               \
+  } while (0)
+
+constexpr int kMaxIn = 8, kMaxOut = 20;
+
+struct KatJob {
+  int gen, kind, n_out;
+  uint64_t in[kMaxIn];
+};
+
+__global__ void kat_kernel(const KatJob* jobs, uint64_t* out, int n, int* ok) {
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= n) return;
+  ok[r] = kat::kat_eval(jobs[r].gen, jobs[r].kind, jobs[r].in, out + r * kMaxOut, jobs[r].n_out) ? 1 : 0;
+}
+
+// Our xorwow streams from the uploaded start states.
+__global__ void xorwow_kernel(StreamSetView v, uint32_t* ours, int words) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= static_cast<int>(v.count)) return;
+  Xorwow g = Xorwow::make(v, static_cast<uint64_t>(j));
+  for (int i = 0; i < words; ++i) ours[j * words + i] = g.next();
+}
+
+// Thread q shuffles its own copy of `start` as permutation q (interleaved, as a batch).
+template <class G>
+__global__ void shuffle_kernel(StreamSetView v, const uint8_t* start, size_t n, uint8_t* batch, uint32_t count) {
+  const uint32_t q = blockIdx.x * blockDim.x + threadIdx.x;
+  if (q >= count) return;
+  uint8_t* a = batch + q;
+  for (size_t i = 0; i < n; ++i) a[i * count] = start[i];
+  if constexpr (G::kGrouped) {
+    WarpLaneStream<G> rng{G::make(v, q)};
+    fisher_yates_pipelined<4>(a, n, count, rng);
+  } else {
+    G rng = G::make(v, q);
+    fisher_yates_pipelined<4>(a, n, count, rng);
+  }
+}
+
+// A StreamSet's view with device copies of its arrays.
+struct DeviceSet {
+  uint32_t *states = nullptr, *aux = nullptr;
+  StreamSetView view;
+  explicit DeviceSet(const StreamSet& s) : view(s.view()) {
+    if (!s.states().empty()) {
+      CHECK_CUDA(cudaMalloc(&states, s.states().size() * 4));
+      CHECK_CUDA(cudaMemcpy(states, s.states().data(), s.states().size() * 4, cudaMemcpyHostToDevice));
+      view.states = states;
+    }
+    if (!s.aux().empty()) {
+      CHECK_CUDA(cudaMalloc(&aux, s.aux().size() * 4));
+      CHECK_CUDA(cudaMemcpy(aux, s.aux().data(), s.aux().size() * 4, cudaMemcpyHostToDevice));
+      view.aux = aux;
+    }
+  }
+  ~DeviceSet() {
+    cudaFree(states);
+    cudaFree(aux);
+  }
+};
+
+// Device shuffles of `start` as permutations 0 .. count-1 (column-major copy back).
+std::vector<std::vector<uint8_t>> device_shuffles(const StreamSet& set, const std::vector<uint8_t>& start, uint32_t count) {
+  DeviceSet ds(set);
+  uint8_t *dstart, *dbatch;
+  const size_t n = start.size();
+  CHECK_CUDA(cudaMalloc(&dstart, n));
+  CHECK_CUDA(cudaMalloc(&dbatch, n * count));
+  CHECK_CUDA(cudaMemcpy(dstart, start.data(), n, cudaMemcpyHostToDevice));
+  visit_generator(set.id(), [&](auto tag) {
+    using G = decltype(tag);
+    shuffle_kernel<G><<<(count + 31) / 32, 32>>>(ds.view, dstart, n, dbatch, count);
+  });
+  CHECK_CUDA(cudaGetLastError());
+  std::vector<uint8_t> batch(n * count);
+  CHECK_CUDA(cudaMemcpy(batch.data(), dbatch, batch.size(), cudaMemcpyDeviceToHost));
+  cudaFree(dstart);
+  cudaFree(dbatch);
+  std::vector<std::vector<uint8_t>> out(count, std::vector<uint8_t>(n));
+  for (uint32_t q = 0; q < count; ++q)
+    for (size_t i = 0; i < n; ++i) out[q][i] = batch[i * count + q];
+  return out;
+}
+
+}  // namespace
+
+std::vector<uint32_t> curand_xorwow_streams(uint64_t seed, int count, int words);  // curand_xorwow.cu
+
+int main() {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("no usable GPU: test skipped\n");
+    return 77;
+  }
+  int failures = 0, checks = 0;
+  auto expect = [&](bool ok, const std::string& what) {
+    ++checks;
+    if (!ok) {
+      ++failures;
+      std::printf("FAIL %s\n", what.c_str());
+    }
+  };
+  const auto lines = kat::read_lines(EA_TEST_KAT_DIR "/prngs.txt");
+
+  // 1. State-based lines in a kernel.
+  std::vector<KatJob> jobs;
+  std::vector<const kat::Line*> src;
+  for (const auto& l : lines) {
+    const int kind = kat::kind_code(l.kind);
+    if (kind == kat::kUnknownKind) continue;
+    KatJob j{kat::gen_code(l.gen), kind, static_cast<int>(l.out.size()), {}};
+    for (size_t i = 0; i < l.in.size() && i < kMaxIn; ++i) j.in[i] = l.in[i];
+    jobs.push_back(j);
+    src.push_back(&l);
+  }
+  KatJob* djobs;
+  uint64_t* dout;
+  int* dok;
+  CHECK_CUDA(cudaMalloc(&djobs, jobs.size() * sizeof(KatJob)));
+  CHECK_CUDA(cudaMalloc(&dout, jobs.size() * kMaxOut * 8));
+  CHECK_CUDA(cudaMalloc(&dok, jobs.size() * sizeof(int)));
+  CHECK_CUDA(cudaMemcpy(djobs, jobs.data(), jobs.size() * sizeof(KatJob), cudaMemcpyHostToDevice));
+  kat_kernel<<<1, 64>>>(djobs, dout, static_cast<int>(jobs.size()), dok);
+  CHECK_CUDA(cudaGetLastError());
+  std::vector<uint64_t> out(jobs.size() * kMaxOut);
+  std::vector<int> ok(jobs.size());
+  CHECK_CUDA(cudaMemcpy(out.data(), dout, out.size() * 8, cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaMemcpy(ok.data(), dok, ok.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  for (size_t r = 0; r < jobs.size(); ++r) {
+    bool same = ok[r] != 0;
+    for (size_t i = 0; i < src[r]->out.size(); ++i) same = same && out[r * kMaxOut + i] == src[r]->out[i];
+    expect(same, src[r]->kind + " " + src[r]->gen);
+  }
+
+  // 2. xorwow streams: the KAT lines and cuRAND itself.
+  for (uint64_t seed : {0ULL, 1234ULL, 0x0123456789abcdefULL}) {
+    StreamSet set(PrngId::Xorwow, seed, 64);
+    DeviceSet ds(set);
+    const int words = 6;
+    uint32_t* d1;
+    CHECK_CUDA(cudaMalloc(&d1, 64 * words * 4));
+    xorwow_kernel<<<2, 32>>>(ds.view, d1, words);
+    CHECK_CUDA(cudaGetLastError());
+    std::vector<uint32_t> ours(64 * words);
+    CHECK_CUDA(cudaMemcpy(ours.data(), d1, ours.size() * 4, cudaMemcpyDeviceToHost));
+    cudaFree(d1);
+    const std::vector<uint32_t> theirs = curand_xorwow_streams(seed, 64, words);
+    expect(ours == theirs, "xorwow streams 0..63 equal cuRAND's curand_init(" + std::to_string(seed) + ", j, 0)");
+    for (const auto& l : lines) {
+      if (l.kind != "stream-out" || l.gen != "xorwow" || l.in[0] != seed) continue;
+      bool same = true;
+      for (size_t i = 0; i < l.out.size(); ++i) same = same && theirs[l.in[1] * words + i] == l.out[i];
+      expect(same, "cuRAND xorwow KAT seed " + std::to_string(seed) + " stream " + std::to_string(l.in[1]));
+    }
+  }
+
+  // 3. Every generator: permutation j's shuffle made in a kernel equals the host's.
+  for (const PrngInfo& p : prng_table()) {
+    const uint32_t count = 96;  // three lane groups
+    StreamSet set(p.id, 1234, count);
+    std::vector<uint8_t> ten(10), big(1000);
+    for (int i = 0; i < 10; ++i) ten[i] = static_cast<uint8_t>(i);
+    for (int i = 0; i < 1000; ++i) big[i] = static_cast<uint8_t>(i * 7);
+    const auto dten = device_shuffles(set, ten, count), dbig = device_shuffles(set, big, count);
+    bool same = true;
+    for (uint32_t j = 0; j < count; ++j) {
+      std::vector<uint8_t> h = big;
+      shuffle_permutation(set, j, h.data(), h.size());
+      same = same && h == dbig[j];
+    }
+    expect(same, std::string(p.name) + ": 96 shuffles of 1000 bytes in a kernel equal the host's");
+    for (const auto& l : lines) {
+      if (l.kind != "shuffle" || l.gen != p.name || l.in[0] != 1234) continue;
+      expect(std::vector<uint64_t>(dten[l.in[1]].begin(), dten[l.in[1]].end()) == l.out,
+             std::string(p.name) + " shuffle KAT j=" + std::to_string(l.in[1]));
+    }
+  }
+  std::printf("%s: %d checks, %d failures\n", failures ? "FAILED" : "passed", checks, failures);
+  return failures ? 1 : 0;
+}
