@@ -3,10 +3,14 @@
 # GPU (kernel time, CUDA events), the whole ea_iid wall time on the GPU, the same run with
 # --device cpu on all cores, and the ratio of the wall times.
 #
-# usage: scripts/bench-gpu.sh [BUILD_DIR]      (BUILD_DIR built with -DEA_IID_CUDA=ON)
+# Then, per shuffling generator (--prng), the GPU kernel time of the 10,000 permutations of
+# GetTickCount_8bit (not IID: every permutation is run).
+#
+# usage: scripts/bench-gpu.sh [BUILD_DIR] [--prngs-only]   (BUILD_DIR built with -DEA_IID_CUDA=ON)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
+only_prngs=${2:-}
 exe=$build/ea_iid
 data=$here/testdata/samples
 tmp=$(mktemp -d)
@@ -31,8 +35,8 @@ wall() {  # wall OUT.json ARGS...: runs ea_iid, prints seconds
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || echo "?")
 echo "ea_iid GPU benchmark: $gpu, $(nproc) CPU cores; seed 1; $(date -u +%Y-%m-%d)"
 echo "commands: ea_iid -q --seed 1 -o OUT.json --device gpu FILE;  ea_iid -q --seed 1 -o OUT.json --device cpu FILE"
-printf '%-20s %-8s %6s %11s %11s %11s %11s %8s\n' file verdict perms "gpu-kernel" "gpu-perm" "gpu-wall" "cpu-wall" "cpu/gpu"
-for f in GetTickCount_1bit GetTickCount_4bit GetTickCount_8bit truerand_1bit truerand_4bit truerand_8bit; do
+[ "$only_prngs" = --prngs-only ] || printf '%-20s %-8s %6s %11s %11s %11s %11s %8s\n' file verdict perms "gpu-kernel" "gpu-perm" "gpu-wall" "cpu-wall" "cpu/gpu"
+[ "$only_prngs" = --prngs-only ] || for f in GetTickCount_1bit GetTickCount_4bit GetTickCount_8bit truerand_1bit truerand_4bit truerand_8bit; do
   [ -f "$data/$f.bin" ] || continue
   gw=$(wall "$tmp/g.json" --device gpu "$data/$f.bin")
   cw=$(wall "$tmp/c.json" --device cpu "$data/$f.bin")
@@ -44,3 +48,13 @@ for f in GetTickCount_1bit GetTickCount_4bit GetTickCount_8bit truerand_1bit tru
 done
 echo "gpu-kernel: shuffle + statistics kernels of the 18 tests (CUDA events); gpu-perm: the 18-test phase"
 echo "as the host sees it (kernels, copies, counting); walls include loading, estimates, LRS and compression."
+
+echo
+echo "per generator: GetTickCount_8bit, all 10,000 permutations (ea_iid -q --seed 1 -o OUT.json --device gpu --prng P FILE)"
+printf '%-14s %6s %11s %11s %s\n' prng perms "gpu-kernel" "gpu-wall" "kernel split"
+for p in $("$exe" --list-prngs | sed -n 's/^\([a-z0-9-]*\)\( (default)\)\{0,1\}: .*/\1/p'); do
+  gw=$(wall "$tmp/p.json" --device gpu --prng "$p" "$data/GetTickCount_8bit.bin")
+  split=$(grep -o '"deviceProfile": "[^"]*"' "$tmp/p.json" | sed 's/.*: "GPU: //; s/"$//')
+  awk -v p="$p" -v n="$(json_field "$tmp/p.json" permutationsRun)" -v k="$(timing "$tmp/p.json" deviceBusy)" -v gw="$gw" -v s="$split" \
+      'BEGIN { printf "%-14s %6d %10.3fs %10.2fs %s\n", p, n, k, gw, s }'
+done
