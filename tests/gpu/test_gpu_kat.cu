@@ -4,6 +4,8 @@
 // that check.
 #include <cuda_runtime.h>
 
+#include "check_cuda.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -40,15 +42,6 @@ __global__ void stream_kernel(const unsigned long long* in, uint32_t* words, uin
   for (int i = 0; i < 10; ++i) shuffles[i * rows + r] = static_cast<uint8_t>(i);
   ea::fisher_yates(shuffles + r, 10, rows, t);
 }
-
-#define CHECK_CUDA(x)                                                                       \
-  do {                                                                                      \
-    cudaError_t e_ = (x);                                                                   \
-    if (e_ != cudaSuccess) {                                                                \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                         \
-      std::exit(1);                                                                         \
-    }                                                                                       \
-  } while (0)
 
 }  // namespace
 

@@ -5,6 +5,8 @@
 // skipped) when no GPU is usable.
 #include <cuda_runtime.h>
 
+#include "check_cuda.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -19,15 +21,6 @@
 using namespace ea;
 
 namespace {
-
-#define CHECK_CUDA(x)                                               \
-  do {                                                              \
-    cudaError_t e_ = (x);                                           \
-    if (e_ != cudaSuccess) {                                        \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                 \
-    }                                                               \
-  } while (0)
 
 constexpr int kMaxIn = 8, kMaxOut = 20;
 
