@@ -56,12 +56,12 @@ class CpuBackend final : public PermutationBackend {
   TestMask supported() const override { return kAllTests; }
 
   uint32_t round_size(uint32_t round, TestMask mask) const override {
-    // Generators whose lanes are coupled make 32 permutations at a time: whole groups
-    // for every thread.
-    if (grouped_) return kLaneGroup * static_cast<uint32_t>(threads_);
     // A bzip2 compression takes a few hundred milliseconds: rounds of one permutation per
-    // thread waste at most threads-1 of them when the test is decided.
-    if (mask & bit(TestId::kCompression)) return static_cast<uint32_t>(threads_);
+    // thread waste at most threads-1 of them when the test is decided. Generators whose
+    // lanes are coupled make 32 permutations at a time: one lane group then.
+    if (mask & bit(TestId::kCompression)) return grouped_ ? kLaneGroup : static_cast<uint32_t>(threads_);
+    // Whole groups for every thread.
+    if (grouped_) return kLaneGroup * static_cast<uint32_t>(threads_);
     // Start small (IID data decides most tests within a few dozen permutations), then
     // grow so that long runs keep every thread busy.
     uint32_t base = static_cast<uint32_t>(std::max(16, 2 * threads_));
@@ -70,29 +70,40 @@ class CpuBackend final : public PermutationBackend {
 
   void run(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) override {
     if (count == 0) return;
+    if (grouped_) {
+      run_grouped(first, count, mask, outcomes);
+      return;
+    }
+    parallel_for(first, first + count, [&](uint64_t j, Worker& w) {
+      w.buffer.assign(data_.symbols, data_.symbols + data_.n);
+      visit_generator(data_.streams.id, [&](auto tag) {
+        using G = decltype(tag);
+        if constexpr (!G::kGrouped) {
+          G rng = G::make(data_.streams, j);
+          fisher_yates_prefetched(w.buffer.data(), data_.n, rng);
+        }
+      });
+      evaluate(w.buffer.data(), mask, w, outcomes + (j - first) * kNumTests);
+    });
+  }
+
+ private:
+  struct Worker {
+    std::vector<uint8_t> buffer;
+    CpuScratch scratch;
+    Compressor compressor;
+  };
+
+  // body(i, worker) for i in [begin, end) on the backend's threads; the first exception
+  // is rethrown once every thread has finished.
+  template <class Body>
+  void parallel_for(uint64_t begin, uint64_t end, const Body& body) {
     std::exception_ptr failure;
     std::mutex failure_mutex;
-    // Units of work: single permutations, or the lane groups that overlap the range.
-    const uint64_t unit = grouped_ ? kLaneGroup : 1;
-    const uint64_t u0 = first / unit, u1 = (first + count - 1) / unit + 1;
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
-    for (int64_t u = static_cast<int64_t>(u0); u < static_cast<int64_t>(u1); ++u) {
+    for (int64_t i = static_cast<int64_t>(begin); i < static_cast<int64_t>(end); ++i) {
       try {
-        Worker& w = workers_[static_cast<size_t>(omp_get_thread_num())];
-        if (grouped_) {
-          group(static_cast<uint64_t>(u), first, count, mask, w, outcomes);
-        } else {
-          const uint64_t j = static_cast<uint64_t>(u);
-          w.buffer.assign(data_.symbols, data_.symbols + data_.n);
-          visit_generator(data_.streams.id, [&](auto tag) {
-            using G = decltype(tag);
-            if constexpr (!G::kGrouped) {
-              G rng = G::make(data_.streams, j);
-              fisher_yates_prefetched(w.buffer.data(), data_.n, rng);
-            }
-          });
-          evaluate(w.buffer.data(), mask, w, outcomes + (j - first) * kNumTests);
-        }
+        body(static_cast<uint64_t>(i), workers_[static_cast<size_t>(omp_get_thread_num())]);
       } catch (...) {
         std::lock_guard<std::mutex> lock(failure_mutex);
         if (!failure) failure = std::current_exception();
@@ -101,32 +112,36 @@ class CpuBackend final : public PermutationBackend {
     if (failure) std::rethrow_exception(failure);
   }
 
- private:
-  struct Worker {
-    std::vector<uint8_t> buffer;
-    std::vector<std::vector<uint8_t>> lanes;
-    CpuScratch scratch;
-    Compressor compressor;
-  };
-
-  // Lane group g in lockstep; the outcomes of its permutations inside [first, first+count).
-  void group(uint64_t g, uint64_t first, uint32_t count, TestMask mask, Worker& w, uint8_t* outcomes) {
-    w.lanes.resize(kLaneGroup);
-    uint8_t* buffers[kLaneGroup];
-    for (uint32_t k = 0; k < kLaneGroup; ++k) {
-      w.lanes[k].assign(data_.symbols, data_.symbols + data_.n);
-      buffers[k] = w.lanes[k].data();
-    }
-    visit_generator(data_.streams.id, [&](auto tag) {
-      using G = decltype(tag);
-      if constexpr (G::kGrouped) {
-        LaneGroup<G> lanes(data_.streams, g);
-        fisher_yates_group(buffers, data_.n, lanes);
-      }
-    });
-    for (uint32_t k = 0; k < kLaneGroup; ++k) {
-      const uint64_t j = g * kLaneGroup + k;
-      if (j >= first && j < first + count) evaluate(buffers[k], mask, w, outcomes + (j - first) * kNumTests);
+  // Coupled lanes: the lane groups overlapping [first, first + count), a chunk of them at
+  // a time. Each group is shuffled by one thread (its lanes advance in lockstep), then
+  // the chunk's permutations are evaluated one per thread, so that a round's bzip2 runs
+  // spread over every thread. A chunk holds at most `threads` groups and about 1 GiB.
+  void run_grouped(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) {
+    const uint64_t g0 = first / kLaneGroup, g1 = (first + count - 1) / kLaneGroup + 1;
+    const size_t group_bytes = static_cast<size_t>(kLaneGroup) * data_.n;
+    const uint64_t chunk = std::max<uint64_t>(
+        1, std::min<uint64_t>(static_cast<uint64_t>(threads_), (size_t{1} << 30) / std::max<size_t>(1, group_bytes)));
+    for (uint64_t c0 = g0; c0 < g1; c0 += chunk) {
+      const uint64_t c1 = std::min(g1, c0 + chunk);
+      lanes_.resize(static_cast<size_t>(c1 - c0) * group_bytes);
+      parallel_for(c0, c1, [&](uint64_t g, Worker&) {
+        uint8_t* buffers[kLaneGroup];
+        for (uint32_t k = 0; k < kLaneGroup; ++k) {
+          buffers[k] = lanes_.data() + (g - c0) * group_bytes + static_cast<size_t>(k) * data_.n;
+          std::copy(data_.symbols, data_.symbols + data_.n, buffers[k]);
+        }
+        visit_generator(data_.streams.id, [&](auto tag) {
+          using G = decltype(tag);
+          if constexpr (G::kGrouped) {
+            LaneGroup<G> group(data_.streams, g);
+            fisher_yates_group(buffers, data_.n, group);
+          }
+        });
+      });
+      const uint64_t j0 = std::max(first, c0 * kLaneGroup), j1 = std::min(first + count, c1 * kLaneGroup);
+      parallel_for(j0, j1, [&](uint64_t j, Worker& w) {
+        evaluate(lanes_.data() + (j - c0 * kLaneGroup) * data_.n, mask, w, outcomes + (j - first) * kNumTests);
+      });
     }
   }
 
@@ -150,6 +165,7 @@ class CpuBackend final : public PermutationBackend {
   int threads_;
   bool grouped_ = is_grouped(data_.streams.id);
   std::vector<Worker> workers_;
+  std::vector<uint8_t> lanes_;  // the shuffled lane groups of a chunk (coupled generators)
 };
 
 }  // namespace
