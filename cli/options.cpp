@@ -113,6 +113,11 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   auto* blocks_opt = app.add_option("--blocks", blocks, "assess every consecutive block of COUNT samples of each file")
                          ->check(CLI::Range(static_cast<uint64_t>(1), static_cast<uint64_t>(UINT32_MAX)))
                          ->type_name("COUNT");
+  app.add_option("--jobs", o.jobs,
+                 "batch: assessments in flight at once, each with its own CUDA stream and buffers "
+                 "(default: 4 with a GPU, else 1)")
+      ->check(CLI::Range(1, 64))
+      ->type_name("K");
   app.add_flag("--keep-short", o.keep_short, "with --blocks: also assess the last block when it is shorter");
   auto* jsonl_opt = app.add_option("--jsonl", jsonl, "write one JSON object per assessment, one per line ('-': stdout)")
                         ->type_name("PATH");

@@ -152,8 +152,9 @@ __global__ void statistics_kernel(const uint8_t* batch, const uint8_t* conv, siz
 
 class GpuBackend final : public PermutationBackend {
  public:
-  GpuBackend(const PermutationData& data, int gpu_id, uint32_t round_size, std::string* description)
-      : data_(data) {
+  GpuBackend(const PermutationData& data, int gpu_id, uint32_t round_size, double memory_share,
+             std::string* description)
+      : gpu_id_(gpu_id), requested_round_(round_size), memory_share_(memory_share) {
     int devices = 0;
     cudaError_t e = cudaGetDeviceCount(&devices);
     if (e != cudaSuccess || devices == 0) {
@@ -168,74 +169,24 @@ class GpuBackend final : public PermutationBackend {
     EA_CUDA_CHECK(cudaSetDevice(gpu_id));
     // Wait for the GPU without spinning: the CPU cores run the compression test meanwhile.
     if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) (void)cudaGetLastError();
-    cudaDeviceProp prop{};
-    EA_CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu_id));
+    EA_CUDA_CHECK(cudaGetDeviceProperties(&prop_, gpu_id));
     // Keep most of the unified L1/shared memory as L1: the lag tests read every sample
     // twice, p samples apart, and the second read should hit L1. The collision sets need
     // only kThreads * 32 bytes of shared memory per block.
     EA_CUDA_CHECK(cudaFuncSetAttribute(statistics_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 10));
     res_ = std::make_unique<Resources>();
-
-    symbols_ = cuda::DeviceBuffer<uint8_t>(data.n);
-    EA_CUDA_CHECK(cudaMemcpy(symbols_.get(), data.symbols, data.n, cudaMemcpyHostToDevice));
-    DeviceStatInput in{};
-    in.params = data.params;
-    in.original = data.original;
-    std::copy(data.raw_of, data.raw_of + 256, in.raw_of);
     input_ = cuda::DeviceBuffer<DeviceStatInput>(1);
-    EA_CUDA_CHECK(cudaMemcpy(input_.get(), &in, sizeof in, cudaMemcpyHostToDevice));
-
-    // The generator's prepared start states and constants (src/rng/prng.hpp).
-    streams_ = data.streams;
-    grouped_ = is_grouped(streams_.id);
-    if (streams_.states) {
-      const size_t words = static_cast<size_t>(streams_.count) * streams_.words_per_stream;
-      states_ = cuda::DeviceBuffer<uint32_t>(words);
-      EA_CUDA_CHECK(cudaMemcpy(states_.get(), streams_.states, words * 4, cudaMemcpyHostToDevice));
-      streams_.states = states_.get();
-    }
-    if (streams_.aux) {
-      aux_ = cuda::DeviceBuffer<uint32_t>(streams_.aux_words);
-      EA_CUDA_CHECK(cudaMemcpy(aux_.get(), streams_.aux, streams_.aux_words * 4u, cudaMemcpyHostToDevice));
-      streams_.aux = aux_.get();
-    }
-    if (grouped_ && shuffle_block_ % kLaneGroup) shuffle_block_ = kLaneGroup;
-
-    // Round size: as many permutations as fit in 85% of the free memory (the shuffle is
-    // latency-bound, so a round of 10,000 takes about as long as a round of 1,000), at
-    // most 10,000; on an allocation failure, retry with half.
-    size_t free_bytes = 0, total_bytes = 0;
-    EA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const size_t per_perm = data.n + (data.params.binary ? (data.n + 7) / 8 : 0) + kNumTests;
-    size_t n_round = round_size ? round_size : std::min<size_t>(10000, free_bytes / 100 * 85 / per_perm);
-    n_round = std::max<size_t>(n_round, 1);
-    // Grouped generators shuffle whole lane groups: up to two partial groups more.
-    const size_t extra = grouped_ ? 2 * kLaneGroup : 0;
-    while (true) {
-      columns_ = n_round + extra;
-      const size_t conv_bytes = data.params.binary ? columns_ * ((data.n + 7) / 8) : 1;
-      if (cuda::DeviceBuffer<uint8_t>::try_allocate(columns_ * data.n, batch_) &&
-          cuda::DeviceBuffer<uint8_t>::try_allocate(conv_bytes, conv_) &&
-          cuda::DeviceBuffer<uint8_t>::try_allocate(columns_ * kNumTests, outcomes_)) {
-        break;
-      }
-      batch_.reset();
-      conv_.reset();
-      outcomes_.reset();
-      if (n_round == 1) throw Error(ErrorKind::Device, "GPU out of memory even for one permutation");
-      n_round = std::max<size_t>(1, n_round / 2);
-    }
-    round_ = static_cast<uint32_t>(n_round);
-    host_outcomes_buf_ = cuda::PinnedBuffer<uint8_t>(columns_ * kNumTests);
-    host_outcomes_ = host_outcomes_buf_.get();
-    // Data that already failed another test will almost surely need every permutation:
-    // full rounds from the start then.
-    if (!data.early_decision_likely || round_size) first_round_ = round_;
-    char buf[512];
-    std::snprintf(buf, sizeof buf, "GPU %d: %s (sm_%d%d, %.1f GiB free), rounds of up to %u permutations", gpu_id,
-                  prop.name, prop.major, prop.minor, static_cast<double>(free_bytes) / (1u << 30), round_);
-    description_ = buf;
+    bind(data);
     if (description) *description = description_;
+  }
+
+  // A new data set on the same device buffers (a batch or a calibration runs many data
+  // sets of one size): only the data, its streams and, when it is larger, the batch are
+  // uploaded or reallocated. The timing counters restart.
+  bool rebind(const PermutationData& data) override {
+    EA_CUDA_CHECK(cudaSetDevice(gpu_id_));
+    bind(data);
+    return true;
   }
 
   std::string name() const override { return description_; }
@@ -274,6 +225,89 @@ class GpuBackend final : public PermutationBackend {
 
 
  private:
+  void bind(const PermutationData& data) {
+    data_ = data;
+    cudaStream_t st = res_->stream;
+    upload(symbols_, data.symbols, data.n, st);
+    DeviceStatInput in{};
+    in.params = data.params;
+    in.original = data.original;
+    std::copy(data.raw_of, data.raw_of + 256, in.raw_of);
+    EA_CUDA_CHECK(cudaMemcpyAsync(input_.get(), &in, sizeof in, cudaMemcpyHostToDevice, st));
+    // The generator's prepared start states and constants (src/rng/prng.hpp).
+    streams_ = data.streams;
+    grouped_ = is_grouped(streams_.id);
+    if (streams_.states) {
+      upload(states_, streams_.states, static_cast<size_t>(streams_.count) * streams_.words_per_stream, st);
+      streams_.states = states_.get();
+    }
+    if (streams_.aux) {
+      upload(aux_, streams_.aux, streams_.aux_words, st);
+      streams_.aux = aux_.get();
+    }
+    // `in` and the host arrays must stay put until the copies are done.
+    EA_CUDA_CHECK(cudaStreamSynchronize(st));
+    shuffle_block_ = std::max(1, std::min(1024, env_int("EA_IID_GPU_SHUFFLE_BLOCK", 32)));
+    if (grouped_ && shuffle_block_ % kLaneGroup) shuffle_block_ = kLaneGroup;
+    const size_t conv_per_perm = data.params.binary ? (data.n + 7) / 8 : 0;
+    // Grouped generators shuffle whole lane groups: up to two partial groups more.
+    const size_t extra = grouped_ ? 2 * kLaneGroup : 0;
+    if (round_ == 0 || data.n > batch_n_ || conv_per_perm > conv_per_perm_ || round_ + extra > columns_) {
+      allocate_batch(data.n, conv_per_perm, extra);
+    }
+    // Data that already failed another test will almost surely need every permutation:
+    // full rounds from the start then.
+    first_round_ = (!data.early_decision_likely || requested_round_) ? round_ : default_first_round_;
+    busy_ms_ = shuffle_ms_ = stats_ms_ = 0;
+    rounds_ = 0;
+    std::fill(group_ms_, group_ms_ + kGroups, 0.0);
+  }
+
+  // Device copy of a host array, grown when too small.
+  template <class T>
+  static void upload(cuda::DeviceBuffer<T>& dst, const T* src, size_t count, cudaStream_t st) {
+    if (dst.size() < count) dst = cuda::DeviceBuffer<T>(count);
+    EA_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src, count * sizeof(T), cudaMemcpyHostToDevice, st));
+  }
+
+  // Round size: as many permutations as fit in memory_share_ of the free memory (the
+  // shuffle is latency-bound, so a round of 10,000 takes about as long as a round of
+  // 1,000), at most 10,000; on an allocation failure, retry with half.
+  void allocate_batch(size_t n, size_t conv_per_perm, size_t extra) {
+    batch_.reset();
+    conv_.reset();
+    outcomes_.reset();
+    size_t free_bytes = 0, total_bytes = 0;
+    EA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const size_t per_perm = n + conv_per_perm + kNumTests;
+    size_t n_round = requested_round_ ? requested_round_
+                                      : std::min<size_t>(10000, static_cast<size_t>(static_cast<double>(free_bytes) *
+                                                                                    memory_share_) / per_perm);
+    n_round = std::max<size_t>(n_round, 1);
+    while (true) {
+      columns_ = n_round + extra;
+      if (cuda::DeviceBuffer<uint8_t>::try_allocate(columns_ * n, batch_) &&
+          cuda::DeviceBuffer<uint8_t>::try_allocate(std::max<size_t>(1, columns_ * conv_per_perm), conv_) &&
+          cuda::DeviceBuffer<uint8_t>::try_allocate(columns_ * kNumTests, outcomes_)) {
+        break;
+      }
+      batch_.reset();
+      conv_.reset();
+      outcomes_.reset();
+      if (n_round == 1) throw Error(ErrorKind::Device, "GPU out of memory even for one permutation");
+      n_round = std::max<size_t>(1, n_round / 2);
+    }
+    round_ = static_cast<uint32_t>(n_round);
+    batch_n_ = n;
+    conv_per_perm_ = conv_per_perm;
+    host_outcomes_buf_ = cuda::PinnedBuffer<uint8_t>(columns_ * kNumTests);
+    host_outcomes_ = host_outcomes_buf_.get();
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "GPU %d: %s (sm_%d%d, %.1f GiB free), rounds of up to %u permutations", gpu_id_,
+                  prop_.name, prop_.major, prop_.minor, static_cast<double>(free_bytes) / (1u << 30), round_);
+    description_ = buf;
+  }
+
   // Shuffles and tests permutations first .. first+count-1 (columns 0 .. count-1 of the
   // batch); the outcomes are copied to the pinned host buffer.
   uint32_t launch(uint64_t first, uint32_t count, TestMask mask) {
@@ -341,6 +375,11 @@ class GpuBackend final : public PermutationBackend {
     std::copy(rows, rows + static_cast<size_t>(count) * kNumTests, out);
   }
 
+  int gpu_id_ = 0;
+  uint32_t requested_round_ = 0;  // --round-size (0: from free memory)
+  double memory_share_ = 0.85;    // share of the free memory a batch may take
+  cudaDeviceProp prop_{};
+  size_t batch_n_ = 0, conv_per_perm_ = 0;  // what the batch buffers were sized for
   PermutationData data_;
   StreamSetView streams_;  // device pointers
   bool grouped_ = false;
@@ -356,7 +395,8 @@ class GpuBackend final : public PermutationBackend {
   std::unique_ptr<Resources> res_;
   cuda::PinnedBuffer<uint8_t> host_outcomes_buf_;
   uint8_t* host_outcomes_ = nullptr;
-  uint32_t first_round_ = static_cast<uint32_t>(std::max(1, env_int("EA_IID_GPU_FIRST_ROUND", 1024)));
+  const uint32_t default_first_round_ = static_cast<uint32_t>(std::max(1, env_int("EA_IID_GPU_FIRST_ROUND", 1024)));
+  uint32_t first_round_ = 0;
   uint32_t round_ = 0;
   std::string description_;
   double busy_ms_ = 0, shuffle_ms_ = 0, stats_ms_ = 0;
@@ -368,14 +408,23 @@ class GpuBackend final : public PermutationBackend {
   bool profile_groups_ = std::getenv("EA_IID_GPU_PROFILE") != nullptr;
   double group_ms_[kGroups] = {};
   int lookahead_ = env_int("EA_IID_GPU_LOOKAHEAD", 4);
-  int shuffle_block_ = std::max(1, std::min(1024, env_int("EA_IID_GPU_SHUFFLE_BLOCK", 32)));
+  int shuffle_block_ = 32;
 };
 
 }  // namespace
 
 std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData& data, int gpu_id, uint32_t round_size,
-                                                     std::string* description) {
-  return std::make_unique<GpuBackend>(data, gpu_id, round_size, description);
+                                                     std::string* description, double memory_share) {
+  return std::make_unique<GpuBackend>(data, gpu_id, round_size, memory_share, description);
+}
+
+int gpu_count() {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return devices;
 }
 
 

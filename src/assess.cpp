@@ -33,6 +33,25 @@ std::vector<std::string> Assessment::failed_families() const {
   return f;
 }
 
+namespace {
+
+// The GPU backend for `pd`: the worker's slot rebound to it where there is one (made on
+// first use), else a new backend owned by `own`.
+PermutationBackend* gpu_backend_for(const PermutationData& pd, const AssessConfig& cfg,
+                                    std::unique_ptr<PermutationBackend>& own) {
+  DeviceSlot* slot = cfg.slot;
+  if (!slot) {
+    own = make_gpu_backend(pd, cfg.gpu_id, cfg.round_size, nullptr);
+    return own.get();
+  }
+  if (slot->gpu && slot->gpu->rebind(pd)) return slot->gpu.get();
+  slot->gpu.reset();  // its memory goes back before a new backend sizes its rounds
+  slot->gpu = make_gpu_backend(pd, cfg.gpu_id, cfg.round_size, nullptr, slot->memory_share);
+  return slot->gpu.get();
+}
+
+}  // namespace
+
 Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   using clock = std::chrono::steady_clock;
   auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
@@ -112,13 +131,13 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
     cpu_statistics(pd.symbols, pd.n, pd.raw_of, pd.params, kAllFastTests, pd.original, scratch);
   }
 
-  std::unique_ptr<PermutationBackend> gpu;
+  std::unique_ptr<PermutationBackend> own_gpu;
+  PermutationBackend* gpu = nullptr;
   if (cfg.device != DeviceChoice::Cpu) {
-    std::string description;
     try {
-      gpu = make_gpu_backend(pd, cfg.gpu_id, cfg.round_size, &description);
-      a.device = description;
-      if (cfg.note) cfg.note("using " + description + " for the permutation tests");
+      gpu = gpu_backend_for(pd, cfg, own_gpu);
+      a.device = gpu->name();
+      if (cfg.note) cfg.note("using " + a.device + " for the permutation tests");
     } catch (const Error& e) {
       if (cfg.device == DeviceChoice::Gpu) throw;
       if (cfg.note) cfg.note(std::string("running on the CPU: ") + e.what());

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,14 @@
 namespace ea {
 
 enum class DeviceChoice { Auto, Cpu, Gpu };
+
+// Device resources that one worker of a batch (or of a calibration) keeps from one
+// assessment to the next: the GPU backend, rebound to each new data set, so that device
+// memory, streams and pinned buffers are allocated once.
+struct DeviceSlot {
+  std::unique_ptr<PermutationBackend> gpu;
+  double memory_share = 0.85;  // share of the free device memory its rounds may take
+};
 
 struct AssessConfig {
   bool initial_entropy = true;     // -i (default) or -c
@@ -34,6 +43,7 @@ struct AssessConfig {
   std::function<void(const char* phase, uint32_t done, int active)> progress;
   std::function<void(const std::string&)> note;  // informational messages (device choice)
   const std::atomic<bool>* interrupt = nullptr;    // stop between rounds (Error{Interrupted})
+  DeviceSlot* slot = nullptr;      // reuse this worker's GPU backend (batch); null: a new one
 };
 
 constexpr uint64_t kMinSamples = 1000000;  // the reference's MIN_SIZE
@@ -103,7 +113,12 @@ Assessment assess(const Dataset& data, const AssessConfig& config);
 
 // GPU backend factory, defined by the CUDA library when it is built (cuda/), otherwise by
 // a version that throws Error{Device}. Throws Error{Device} when no usable GPU exists.
+// round_size 0: rounds as large as `memory_share` of the free device memory allows (at
+// most 10,000 permutations).
 std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData& data, int gpu_id, uint32_t round_size,
-                                                     std::string* description);
+                                                     std::string* description, double memory_share = 0.85);
+
+// Number of usable GPUs (0 without CUDA support or without a device).
+int gpu_count();
 
 }  // namespace ea

@@ -4,10 +4,11 @@
 
 namespace ea {
 
-std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData&, int, uint32_t, std::string*) {
+std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData&, int, uint32_t, std::string*, double) {
   throw Error(ErrorKind::Device,
               "no GPU available: this ea_iid was built without CUDA support (rebuild with -DEA_IID_CUDA=ON on a machine with nvcc)");
 }
 
+int gpu_count() { return 0; }
 
 }  // namespace ea

@@ -52,6 +52,9 @@ class PermutationBackend {
   // skip tests that the sink no longer reports active. The default runs rounds of
   // round_size() permutations through run(); a backend may overlap rounds instead.
   virtual void stream(uint64_t first, uint32_t count, TestMask mask, const OutcomeSink& sink);
+  // Binds the backend to another data set, keeping its buffers (device memory, streams);
+  // false when this backend cannot, and the caller makes a new one.
+  virtual bool rebind(const PermutationData&) { return false; }
   // Seconds the device spent on rounds so far (GPU kernels; 0 where not measured).
   virtual double busy_seconds() const { return 0.0; }
   // A one-line breakdown of where the device time went ("" where not measured).
