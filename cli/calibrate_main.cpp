@@ -36,7 +36,7 @@ struct Options {
   int gpu_id = 0;
   int jobs = 8;
   int threads = 1;
-  uint32_t round_size = 2048;
+  uint32_t round_size = 256;
   bool compression = false;
 };
 
@@ -47,7 +47,7 @@ struct Tally {
 };
 
 // One data set: true when the permutation tests reject it.
-bool run_one(const Options& o, PrngId prng, uint64_t index, Tally& t) {
+bool run_one(const Options& o, PrngId prng, uint64_t index, DeviceSlot& slot, Tally& t) {
   std::vector<uint8_t> bytes(o.samples);
   if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
     throw Error(ErrorKind::Internal, "RAND_bytes failed");
@@ -73,8 +73,12 @@ bool run_one(const Options& o, PrngId prng, uint64_t index, Tally& t) {
     pd.original.v[kNumFastTests] = static_cast<double>(c.compressed_length(pd.symbols, pd.n, pd.raw_of));
   }
   auto cpu = make_cpu_backend(pd, o.threads);
-  std::unique_ptr<PermutationBackend> gpu;
-  if (o.device == "gpu") gpu = make_gpu_backend(pd, o.gpu_id, o.round_size, nullptr);
+  // The job's GPU backend, made once and rebound to every data set.
+  PermutationBackend* gpu = nullptr;
+  if (o.device == "gpu") {
+    if (!slot.gpu || !slot.gpu->rebind(pd)) slot.gpu = make_gpu_backend(pd, o.gpu_id, o.round_size, nullptr, slot.memory_share);
+    gpu = slot.gpu.get();
+  }
   DriverConfig dc;
   dc.skip_compression = !o.compression;
   const PermutationOutcome r = run_permutation_tests(gpu ? *gpu : *cpu, *cpu, dc);
@@ -98,7 +102,7 @@ int main(int argc, char** argv) {
   app.add_option("--gpu", o.gpu_id, "GPU index");
   app.add_option("--jobs", o.jobs, "data sets in flight at once (GPU: one CUDA stream each)")->check(CLI::Range(1, 256));
   app.add_option("--threads", o.threads, "CPU threads per data set")->check(CLI::Range(1, 1024));
-  app.add_option("--round-size", o.round_size, "GPU permutations per round")->check(CLI::Range(32u, 100000u));
+  app.add_option("--round-size", o.round_size, "GPU permutations per round (default 256: most IID data sets are decided within a few hundred)")->check(CLI::Range(32u, 100000u));
   app.add_flag("--compression", o.compression, "also run the compression test (CPU)");
   CLI11_PARSE(app, argc, argv);
   const auto prng = parse_prng(o.prng);
@@ -115,14 +119,21 @@ int main(int argc, char** argv) {
   for (int w = 0; w < o.jobs; ++w) {
     workers.emplace_back([&] {
       try {
+        DeviceSlot slot;
+        slot.memory_share = 0.85 / o.jobs;
         for (uint64_t i; (i = next++) < o.datasets;) {
           Tally t;
-          const bool rejected = run_one(o, *prng, i, t);
+          const bool rejected = run_one(o, *prng, i, slot, t);
           std::lock_guard<std::mutex> lock(m);
           ++total.done;
           total.rejected += rejected ? 1 : 0;
           total.permutations += t.permutations;
           for (int k = 0; k < kNumTests; ++k) total.per_test[k] += t.per_test[k];
+          if (total.done % std::max<uint32_t>(1, o.datasets / 10) == 0) {
+            std::fprintf(stderr, "ea_calibrate %s %d-bit: %u/%u data sets, %u rejected, %.0f s\n", o.prng.c_str(),
+                         o.bits, total.done, o.datasets, total.rejected,
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+          }
         }
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lock(m);
