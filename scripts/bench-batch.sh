@@ -5,6 +5,8 @@
 # sampled by nvidia-smi during the batch (where present).
 #
 # usage: scripts/bench-batch.sh [BUILD_DIR] [N]      (N even, default 64)
+# Environment: BATCH_OPTS extra options of the one-process run (e.g. "--jobs 8");
+# SEPARATE=0 skips the N separate runs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
@@ -33,15 +35,17 @@ if command -v nvidia-smi >/dev/null 2>&1; then
 fi
 a=$(now)
 batch_start=$a
-"$exe" --seed 1 -q --jsonl "$tmp/batch.jsonl" "${files[@]}" || true
+# shellcheck disable=SC2086
+"$exe" --seed 1 -q ${BATCH_OPTS:-} --jsonl "$tmp/batch.jsonl" "${files[@]}" || true
 b=$(now)
 [ -n "${smi:-}" ] && kill "$smi" 2>/dev/null && smi=""
 iid=$(grep -c '"result":"IID"' "$tmp/batch.jsonl" || true)
 util=$( [ -s "$tmp/util.txt" ] && awk '{s+=$1; c++} END {printf "%.0f%%", s/c}' "$tmp/util.txt" || echo "n/a")
-echo "command: ea_iid --seed 1 -q --jsonl OUT FILE x $n"
+echo "command: ea_iid --seed 1 -q ${BATCH_OPTS:-}--jsonl OUT FILE x $n"
 awk -v a="$a" -v b="$b" -v n="$n" -v iid="$iid" -v u="$util" 'BEGIN {
   printf "one process:   %7.1f s  %6.1f assessments/min  (%d judged IID; mean GPU utilisation %s)\n", b - a, n * 60 / (b - a), iid, u }'
 
+[ "${SEPARATE:-1}" = 0 ] && exit 0
 a=$(now)
 for f in "${files[@]}"; do "$exe" --seed 1 -q -o "$tmp/one.json" "$f" || true; done
 c=$(now)
