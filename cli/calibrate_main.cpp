@@ -38,6 +38,7 @@ struct Options {
   int threads = 1;
   uint32_t round_size = 256;
   bool compression = false;
+  double max_seconds = 0;  // 0: no limit
 };
 
 struct Tally {
@@ -104,6 +105,8 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.threads, "CPU threads per data set")->check(CLI::Range(1, 1024));
   app.add_option("--round-size", o.round_size, "GPU permutations per round (default 256: most IID data sets are decided within a few hundred)")->check(CLI::Range(32u, 100000u));
   app.add_flag("--compression", o.compression, "also run the compression test (CPU)");
+  app.add_option("--max-seconds", o.max_seconds,
+                 "start no new data set after this many seconds; the result then counts fewer data sets");
   CLI11_PARSE(app, argc, argv);
   const auto prng = parse_prng(o.prng);
   if (!prng) {
@@ -122,6 +125,10 @@ int main(int argc, char** argv) {
         DeviceSlot slot;
         slot.memory_share = 0.85 / o.jobs;
         for (uint64_t i; (i = next++) < o.datasets;) {
+          if (o.max_seconds > 0 &&
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > o.max_seconds) {
+            break;
+          }
           Tally t;
           const bool rejected = run_one(o, *prng, i, slot, t);
           std::lock_guard<std::mutex> lock(m);
