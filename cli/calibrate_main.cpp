@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <chrono>
+#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -94,7 +95,7 @@ bool run_one(const Options& o, PrngId prng, uint64_t index, DeviceSlot& slot, Ta
 int main(int argc, char** argv) {
   Options o;
   CLI::App app{"ea_calibrate: false-rejection rate of the permutation tests on CSPRNG data, per shuffling generator"};
-  app.add_option("--prng", o.prng, "shuffling generator (" + prng_names() + ")");
+  app.add_option("--prng", o.prng, "shuffling generator(s), comma-separated (" + prng_names() + ")");
   app.add_option("--datasets", o.datasets, "independent IID data sets (default 1000)");
   app.add_option("--samples", o.samples, "samples per data set (default 1000000)");
   app.add_option("--bits", o.bits, "bits per sample, 1-8 (default 8)")->check(CLI::Range(1, 8));
@@ -108,15 +109,28 @@ int main(int argc, char** argv) {
   app.add_option("--max-seconds", o.max_seconds,
                  "start no new data set after this many seconds; the result then counts fewer data sets");
   CLI11_PARSE(app, argc, argv);
-  const auto prng = parse_prng(o.prng);
-  if (!prng) {
-    std::fprintf(stderr, "ea_calibrate: unknown --prng '%s'\n", o.prng.c_str());
-    return 2;
+  // Several generators (--prng a,b,...) share one process, so that their data sets keep
+  // one CUDA context busy together (kernels of different processes take turns on a GPU).
+  std::vector<PrngId> prngs;
+  std::vector<std::string> names;
+  for (size_t pos = 0; pos <= o.prng.size();) {
+    const size_t comma = std::min(o.prng.find(',', pos), o.prng.size());
+    const std::string name = o.prng.substr(pos, comma - pos);
+    const auto id = parse_prng(name);
+    if (!id) {
+      std::fprintf(stderr, "ea_calibrate: unknown --prng '%s' (%s)\n", name.c_str(), prng_names().c_str());
+      return 2;
+    }
+    prngs.push_back(*id);
+    names.push_back(name);
+    pos = comma + 1;
   }
+  const uint64_t items = static_cast<uint64_t>(o.datasets) * prngs.size();
   const auto t0 = std::chrono::steady_clock::now();
   std::atomic<uint64_t> next{0};
   std::mutex m;
-  Tally total;
+  std::vector<Tally> totals(prngs.size());
+  uint32_t done_all = 0;
   std::string failure;
   std::vector<std::thread> workers;
   for (int w = 0; w < o.jobs; ++w) {
@@ -124,28 +138,33 @@ int main(int argc, char** argv) {
       try {
         DeviceSlot slot;
         slot.memory_share = 0.85 / o.jobs;
-        for (uint64_t i; (i = next++) < o.datasets;) {
+        // Item k: data set k / P of generator k % P (generators interleaved).
+        for (uint64_t k; (k = next++) < items;) {
           if (o.max_seconds > 0 &&
               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > o.max_seconds) {
             break;
           }
+          const size_t g = k % prngs.size();
           Tally t;
-          const bool rejected = run_one(o, *prng, i, slot, t);
+          const bool rejected = run_one(o, prngs[g], k / prngs.size(), slot, t);
           std::lock_guard<std::mutex> lock(m);
+          Tally& total = totals[g];
           ++total.done;
           total.rejected += rejected ? 1 : 0;
           total.permutations += t.permutations;
-          for (int k = 0; k < kNumTests; ++k) total.per_test[k] += t.per_test[k];
-          if (total.done % std::max<uint32_t>(1, o.datasets / 10) == 0) {
-            std::fprintf(stderr, "ea_calibrate %s %d-bit: %u/%u data sets, %u rejected, %.0f s\n", o.prng.c_str(),
-                         o.bits, total.done, o.datasets, total.rejected,
+          for (int i = 0; i < kNumTests; ++i) total.per_test[i] += t.per_test[i];
+          if (++done_all % std::max<uint64_t>(1, items / 10) == 0) {
+            uint32_t rejected_all = 0;
+            for (const auto& x : totals) rejected_all += x.rejected;
+            std::fprintf(stderr, "ea_calibrate %s %d-bit: %u/%" PRIu64 " data sets, %u rejected, %.0f s\n",
+                         o.prng.c_str(), o.bits, done_all, items, rejected_all,
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
           }
         }
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lock(m);
         if (failure.empty()) failure = e.what();
-        next = o.datasets;
+        next = items;
       }
     });
   }
@@ -155,27 +174,30 @@ int main(int argc, char** argv) {
     return 2;
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  // Wilson score interval, 95%.
-  const double n = total.done, p = n > 0 ? total.rejected / n : 0, z = 1.959963984540054;
-  const double centre = (p + z * z / (2 * n)) / (1 + z * z / n);
-  const double half = z / (1 + z * z / n) * std::sqrt(p * (1 - p) / n + z * z / (4 * n * n));
-  nlohmann::ordered_json j;
-  j["prng"] = o.prng;
-  j["bits"] = o.bits;
-  j["samples"] = o.samples;
-  j["datasets"] = total.done;
-  j["rejected"] = total.rejected;
-  j["rate"] = p;
-  j["wilson95"] = {std::max(0.0, centre - half), std::min(1.0, centre + half)};
-  j["compression"] = o.compression;
-  j["seed"] = o.seed;
-  j["device"] = o.device;
-  j["permutations"] = total.permutations;
-  nlohmann::ordered_json per = nlohmann::ordered_json::object();
-  for (int k = 0; k < kNumTests; ++k)
-    if (total.per_test[k]) per[test_name(k)] = total.per_test[k];
-  j["failedTests"] = per;
-  j["seconds"] = seconds;
-  std::cout << j.dump() << std::endl;
+  for (size_t g = 0; g < prngs.size(); ++g) {
+    const Tally& total = totals[g];
+    // Wilson score interval, 95%.
+    const double n = total.done, p = n > 0 ? total.rejected / n : 0, z = 1.959963984540054;
+    const double centre = (p + z * z / (2 * n)) / (1 + z * z / n);
+    const double half = z / (1 + z * z / n) * std::sqrt(p * (1 - p) / n + z * z / (4 * n * n));
+    nlohmann::ordered_json j;
+    j["prng"] = names[g];
+    j["bits"] = o.bits;
+    j["samples"] = o.samples;
+    j["datasets"] = total.done;
+    j["rejected"] = total.rejected;
+    j["rate"] = p;
+    j["wilson95"] = {std::max(0.0, centre - half), std::min(1.0, centre + half)};
+    j["compression"] = o.compression;
+    j["seed"] = o.seed;
+    j["device"] = o.device;
+    j["permutations"] = total.permutations;
+    nlohmann::ordered_json per = nlohmann::ordered_json::object();
+    for (int k = 0; k < kNumTests; ++k)
+      if (total.per_test[k]) per[test_name(k)] = total.per_test[k];
+    j["failedTests"] = per;
+    j["seconds"] = seconds;  // of the whole run (generators run interleaved)
+    std::cout << j.dump() << std::endl;
+  }
   return 0;
 }
