@@ -196,7 +196,7 @@ int run_batch(const Options& o, const std::string& started, const AssessConfig& 
   // thread writes the results in input order as soon as each one and all before it are
   // done. A worker does not start an item more than `window` places ahead of the oldest
   // unwritten one, so memory stays bounded however many files are given.
-  const int jobs = o.jobs > 0 ? o.jobs : (base.device != DeviceChoice::Cpu && gpu_count() > 0 ? 4 : 1);
+  const int jobs = o.jobs > 0 ? o.jobs : (base.device != DeviceChoice::Cpu && gpu_count() > 0 ? 8 : 1);
   const size_t window = 4 * static_cast<size_t>(jobs);
   std::mutex m;
   std::condition_variable cv;

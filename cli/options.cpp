@@ -115,7 +115,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
                          ->type_name("COUNT");
   app.add_option("--jobs", o.jobs,
                  "batch: assessments in flight at once, each with its own CUDA stream and buffers "
-                 "(default: 4 with a GPU, else 1)")
+                 "(default: 8 with a GPU, else 1)")
       ->check(CLI::Range(1, 64))
       ->type_name("K");
   app.add_flag("--keep-short", o.keep_short, "with --blocks: also assess the last block when it is shorter");

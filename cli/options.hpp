@@ -19,7 +19,7 @@ struct Options {
   std::vector<std::string> files;  // every file given
   std::optional<uint64_t> blocks;  // --blocks COUNT
   bool keep_short = false;         // --keep-short
-  int jobs = 0;                    // --jobs K (0: 4 with a GPU, else 1)
+  int jobs = 0;                    // --jobs K (0: 8 with a GPU, else 1)
   std::optional<std::string> jsonl_path;  // --jsonl PATH ("-": stdout)
   int bits = 0;                  // 0: infer
   bool initial_entropy = true;   // -i / -c

@@ -6,7 +6,8 @@
 #
 # usage: scripts/bench-batch.sh [BUILD_DIR] [N]      (N even, default 64)
 # Environment: BATCH_OPTS extra options of the one-process run (e.g. "--jobs 8");
-# SEPARATE=0 skips the N separate runs.
+# SEPARATE=0 skips the N separate runs; SOURCES="truerand_8bit" cuts every block from
+# that file only (default: "truerand_8bit GetTickCount_8bit", half each).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
@@ -16,17 +17,18 @@ data=$here/testdata/samples
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; [ -n "${smi:-}" ] && kill "$smi" 2>/dev/null || true' EXIT
 
-half=$((n / 2))
+read -r -a sources <<<"${SOURCES:-truerand_8bit GetTickCount_8bit}"
+half=$((n / ${#sources[@]}))
 for k in $(seq 0 $((half - 1))); do
   off=$((k * 15625))
-  for src in truerand_8bit GetTickCount_8bit; do
+  for src in "${sources[@]}"; do
     { tail -c +$((off + 1)) "$data/$src.bin"; head -c "$off" "$data/$src.bin"; } >"$tmp/${src}_$(printf %02d "$k").bin"
   done
 done
 files=("$tmp"/*.bin)
 
 now() { date +%s.%N; }
-echo "ea_iid batch benchmark: $n assessments of 1,000,000 8-bit samples ($half IID-source, $half non-IID-source)"
+echo "ea_iid batch benchmark: $n assessments of 1,000,000 8-bit samples ($half rotations each of: ${sources[*]})"
 echo "machine: $(nproc) CPU cores; GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || echo none)"
 
 if command -v nvidia-smi >/dev/null 2>&1; then
