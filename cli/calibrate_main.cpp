@@ -78,8 +78,7 @@ bool run_one(const Options& o, PrngId prng, uint64_t index, DeviceSlot& slot, Ta
   // The job's GPU backend, made once and rebound to every data set.
   PermutationBackend* gpu = nullptr;
   if (o.device == "gpu") {
-    if (!slot.gpu || !slot.gpu->rebind(pd)) slot.gpu = make_gpu_backend(pd, o.gpu_id, o.round_size, nullptr, slot.memory_share);
-    gpu = slot.gpu.get();
+    gpu = &slot.bind(pd, o.gpu_id, o.round_size);
   }
   DriverConfig dc;
   dc.skip_compression = !o.compression;

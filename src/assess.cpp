@@ -44,13 +44,17 @@ PermutationBackend* gpu_backend_for(const PermutationData& pd, const AssessConfi
     own = make_gpu_backend(pd, cfg.gpu_id, cfg.round_size, nullptr);
     return own.get();
   }
-  if (slot->gpu && slot->gpu->rebind(pd)) return slot->gpu.get();
-  slot->gpu.reset();  // its memory goes back before a new backend sizes its rounds
-  slot->gpu = make_gpu_backend(pd, cfg.gpu_id, cfg.round_size, nullptr, slot->memory_share);
-  return slot->gpu.get();
+  return &slot->bind(pd, cfg.gpu_id, cfg.round_size);
 }
 
 }  // namespace
+
+PermutationBackend& DeviceSlot::bind(const PermutationData& pd, int gpu_id, uint32_t round_size) {
+  if (gpu && gpu->rebind(pd)) return *gpu;
+  gpu.reset();  // its memory goes back before a new backend sizes its rounds
+  gpu = make_gpu_backend(pd, gpu_id, round_size, nullptr, memory_share);
+  return *gpu;
+}
 
 Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   using clock = std::chrono::steady_clock;

@@ -25,6 +25,9 @@ enum class DeviceChoice { Auto, Cpu, Gpu };
 struct DeviceSlot {
   std::unique_ptr<PermutationBackend> gpu;
   double memory_share = 0.85;  // share of the free device memory its rounds may take
+  // The slot's backend rebound to `pd`, or (first use, or a backend that cannot rebind) a
+  // new one made after the old one's memory went back. Throws Error{Device}.
+  PermutationBackend& bind(const PermutationData& pd, int gpu_id, uint32_t round_size);
 };
 
 struct AssessConfig {
