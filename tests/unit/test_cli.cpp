@@ -142,7 +142,14 @@ TEST_CASE("--no-early-exit runs 10,000 permutations for every test, --help and -
 TEST_CASE("--prng: the generator is named in the output and JSON, non-compliant ones are marked") {
   Result list = run("--list-prngs");
   CHECK(list.code == 0);
-  for (const ea::PrngInfo& p : ea::prng_table()) CHECK(list.out.find(std::string("\n") + p.name) != std::string::npos);
+  for (const ea::PrngInfo& p : ea::prng_table()) {
+    CHECK(list.out.find(std::string("\n") + p.name) != std::string::npos);
+    CHECK(*p.calibration != '\0');  // every generator has been calibrated (docs/prngs.md)
+  }
+  // The calibration flagged ci-xorlike alone (its 8-bit interval excludes Philox's rate).
+  CHECK(ea::prng_info(ea::PrngId::CiXorlike).calibration_flagged);
+  CHECK(list.out.find("FLAGGED") != std::string::npos);
+  CHECK(list.out.find("not calibrated yet") == std::string::npos);
   Result bad = run("--prng mt19937 " + kSamples + "rand8_short.bin");
   CHECK(bad.code == 2);
   CHECK(bad.err.find("unknown --prng 'mt19937'") != std::string::npos);
