@@ -8,9 +8,9 @@
 
 namespace ea {
 
-uint64_t Compressor::compressed_length(const uint8_t* x, size_t n, const uint8_t* table) {
-  text_.clear();
-  text_.reserve(n * 4);
+void decimal_text(const uint8_t* x, size_t n, const uint8_t* table, std::string& text) {
+  text.clear();
+  text.reserve(n * 4);
   char digits[4];
   for (size_t i = 0; i < n; ++i) {
     unsigned v = table[x[i]];
@@ -18,9 +18,13 @@ uint64_t Compressor::compressed_length(const uint8_t* x, size_t n, const uint8_t
     if (v >= 100) digits[len++] = static_cast<char>('0' + v / 100);
     if (v >= 10) digits[len++] = static_cast<char>('0' + (v / 10) % 10);
     digits[len++] = static_cast<char>('0' + v % 10);
-    text_.append(digits, static_cast<size_t>(len));
-    if (i + 1 < n) text_.push_back(' ');
+    text.append(digits, static_cast<size_t>(len));
+    if (i + 1 < n) text.push_back(' ');
   }
+}
+
+uint64_t Compressor::compressed_length(const uint8_t* x, size_t n, const uint8_t* table) {
+  decimal_text(x, n, table, text_);
   unsigned int dest_len = static_cast<unsigned int>(std::ceil(1.01 * static_cast<double>(text_.size()))) + 600;
   out_.resize(dest_len);
   int rc = BZ2_bzBuffToBuffCompress(out_.data(), &dest_len, text_.data(),

@@ -11,6 +11,10 @@
 
 namespace ea {
 
+// The compression test's input: table[x[0]] table[x[1]] ... in decimal, separated by
+// single spaces (no trailing space).
+void decimal_text(const uint8_t* x, size_t n, const uint8_t* table, std::string& text);
+
 class Compressor {
  public:
   // Compressed length of the values table[x[0]], table[x[1]], ... (table: symbol -> raw).

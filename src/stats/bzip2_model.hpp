@@ -1,0 +1,311 @@
+// An exact model of the size of libbz2's output (BZ2_bzBuffToBuffCompress, any block
+// size, work factor irrelevant), without writing the bits: the compression statistic of
+// SP 800-90B 5.1.11 needs only the length. Written from the bzip2 1.0.8 format and
+// algorithm description; every size it gives is checked against libbz2 in the tests, and
+// the GPU backend checks it against libbz2 on each data set's original before use.
+//
+// A bzip2 stream is "BZh" + level, its blocks, an end-of-stream marker and a CRC, padded
+// to a byte. Each block is compressed on its own:
+//  1. run-length coding of 4-255 equal bytes, and cutting into blocks of at most
+//     100,000 * level - 19 bytes (split_rle1_blocks; slice_block_end for input that has no
+//     run longer than 3, such as decimal text, where a block is a slice of the input);
+//  2. the Burrows-Wheeler transform over cyclic rotations (done by the caller: a suffix
+//     sort on the host, prefix doubling on the GPU);
+//  3. move-to-front with zero runs written in bijective base 2 (mtf_encode);
+//  4. Huffman coding with 2-6 tables chosen per group of 50 symbols, refined in 4 passes
+//     (initial_tables, best_table, code_lengths), selectors move-to-front coded, tables
+//     delta coded (block_bits_from_mtf; the GPU runs the same steps with one group per
+//     thread).
+// Everything here is integer arithmetic, so the host and the device agree exactly.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/hd.hpp"
+
+namespace ea::bz {
+
+constexpr int kMaxAlpha = 258;     // 256 symbols + RUNA/RUNB - 1 + EOB
+constexpr int kMaxTables = 6;
+constexpr int kGroupSize = 50;
+constexpr int kPasses = 4;
+constexpr int kMaxCodeLength = 17;
+constexpr uint16_t kRunA = 0, kRunB = 1;
+// Stream bits outside the blocks: "BZh5" (32), end-of-stream magic (48), combined CRC (32).
+constexpr uint64_t kStreamBits = 32 + 48 + 32;
+// Block bits before the symbol map: magic (48), CRC (32), randomised flag (1), origin (24).
+constexpr uint64_t kBlockHeaderBits = 48 + 32 + 1 + 24;
+
+EA_HD inline uint32_t block_limit(int level) { return 100000u * static_cast<uint32_t>(level) - 19u; }
+
+// Bytes of a stream whose blocks take `block_bits` bits in all.
+EA_HD inline uint64_t stream_bytes(uint64_t block_bits) { return (kStreamBits + block_bits + 7) / 8; }
+
+// For input in which no byte value repeats more than 3 times in a row (the first stage
+// then copies it unchanged): the end of the block that starts at `begin`. libbz2 closes a
+// block before reading a byte once the runs already written fill it (>= limit bytes), and
+// the run still open moves to the next block; the last byte of the input always joins the
+// last block.
+EA_HD inline size_t slice_block_end(const uint8_t* in, size_t n, size_t begin, uint32_t limit) {
+  size_t q = begin + limit;  // the earliest start of the next block
+  if (q + 1 >= n) return n;
+  while (q < n && in[q] == in[q - 1]) ++q;  // a block starts where a run starts
+  return q + 2 <= n ? q : n;
+}
+
+// Zero run of length z >= 1, written as bijective base-2 digits (RUNA = 1, RUNB = 2),
+// least significant first.
+EA_HD inline void put_zero_run(uint32_t z, uint16_t* out, int32_t& w, int32_t* freq) {
+  --z;
+  for (;;) {
+    const uint16_t s = (z & 1) ? kRunB : kRunA;
+    out[w++] = s;
+    ++freq[s];
+    if (z < 2) break;
+    z = (z - 2) / 2;
+  }
+}
+
+// Move-to-front coding of a block's transform `last[0..len)` over the symbols in use
+// (seq_of: byte -> index among the bytes in use, n_in_use of them). Writes the values
+// (zero runs as RUNA/RUNB, then symbol index + 1, then EOB = n_in_use + 1) to out, counts
+// them in freq[0 .. n_in_use + 2) and returns how many there are (at most len + 1).
+EA_HD inline int32_t mtf_encode(const uint8_t* last, int32_t len, const uint8_t* seq_of, int n_in_use,
+                                uint16_t* out, int32_t* freq) {
+  uint8_t order[256];
+  for (int i = 0; i < n_in_use; ++i) order[i] = static_cast<uint8_t>(i);
+  for (int i = 0; i < n_in_use + 2; ++i) freq[i] = 0;
+  int32_t w = 0;
+  uint32_t zeros = 0;
+  for (int32_t i = 0; i < len; ++i) {
+    const uint8_t c = seq_of[last[i]];
+    if (order[0] == c) {
+      ++zeros;
+      continue;
+    }
+    if (zeros) {
+      put_zero_run(zeros, out, w, freq);
+      zeros = 0;
+    }
+    uint8_t carried = order[0];
+    int j = 1;
+    while (order[j] != c) {
+      const uint8_t t = order[j];
+      order[j] = carried;
+      carried = t;
+      ++j;
+    }
+    order[j] = carried;
+    order[0] = c;
+    out[w++] = static_cast<uint16_t>(j + 1);
+    ++freq[j + 1];
+  }
+  if (zeros) put_zero_run(zeros, out, w, freq);
+  out[w++] = static_cast<uint16_t>(n_in_use + 1);
+  ++freq[n_in_use + 1];
+  return w;
+}
+
+EA_HD inline int table_count(int32_t n_mtf) {
+  return n_mtf < 200 ? 2 : n_mtf < 600 ? 3 : n_mtf < 1200 ? 4 : n_mtf < 2400 ? 5 : 6;
+}
+
+// The starting tables: the symbol range cut into `tables` parts of about equal frequency
+// (every other inner part gives its last symbol back); a table costs 0 bits for its part
+// and 15 for the rest.
+EA_HD inline void initial_tables(uint8_t (*len)[kMaxAlpha], int tables, int alpha, const int32_t* freq,
+                                 int32_t n_mtf) {
+  int32_t remaining = n_mtf;
+  int gs = 0;
+  for (int part = tables; part > 0; --part) {
+    const int32_t target = remaining / part;
+    int ge = gs - 1;
+    int32_t got = 0;
+    while (got < target && ge < alpha - 1) got += freq[++ge];
+    if (ge > gs && part != tables && part != 1 && (tables - part) % 2 == 1) got -= freq[ge--];
+    for (int v = 0; v < alpha; ++v) len[part - 1][v] = (v >= gs && v <= ge) ? 0 : 15;
+    gs = ge + 1;
+    remaining -= got;
+  }
+}
+
+// The table that codes values v[0..count) in the fewest bits (the first one on a tie).
+EA_HD inline int best_table(const uint16_t* v, int count, const uint8_t (*len)[kMaxAlpha], int tables) {
+  uint32_t cost[kMaxTables] = {0, 0, 0, 0, 0, 0};
+  for (int i = 0; i < count; ++i)
+    for (int t = 0; t < tables; ++t) cost[t] += len[t][v[i]];
+  int best = 0;
+  for (int t = 1; t < tables; ++t)
+    if (cost[t] < cost[best]) best = t;
+  return best;
+}
+
+// Huffman code lengths for freq[0..alpha) (a zero count weighs as 1), built with a binary
+// heap of nodes whose weight carries the subtree depth in its low 8 bits (so that equal
+// counts prefer shallow subtrees); when a code is longer than max_len, every count is
+// halved (count / 2 + 1) and the tree rebuilt. The heap order on ties decides lengths, so
+// the sift-up and sift-down rules matter: strict comparisons, right child on a tie only if
+// lighter.
+EA_HD inline void code_lengths(uint8_t* len, const int32_t* freq, int alpha, int max_len) {
+  int32_t heap[kMaxAlpha + 2];
+  int32_t weight[kMaxAlpha * 2];
+  int32_t parent[kMaxAlpha * 2];
+  for (int i = 0; i < alpha; ++i) weight[i + 1] = (freq[i] == 0 ? 1 : freq[i]) << 8;
+  for (;;) {
+    int nodes = alpha, size = 0;
+    heap[0] = 0;
+    weight[0] = 0;
+    parent[0] = -2;
+    auto sift_up = [&](int z) {
+      const int32_t item = heap[z];
+      while (weight[item] < weight[heap[z >> 1]]) {
+        heap[z] = heap[z >> 1];
+        z >>= 1;
+      }
+      heap[z] = item;
+    };
+    auto sift_down = [&](int z) {
+      const int32_t item = heap[z];
+      for (;;) {
+        int child = z << 1;
+        if (child > size) break;
+        if (child < size && weight[heap[child + 1]] < weight[heap[child]]) ++child;
+        if (weight[item] < weight[heap[child]]) break;
+        heap[z] = heap[child];
+        z = child;
+      }
+      heap[z] = item;
+    };
+    for (int i = 1; i <= alpha; ++i) {
+      parent[i] = -1;
+      heap[++size] = i;
+      sift_up(size);
+    }
+    while (size > 1) {
+      const int32_t a = heap[1];
+      heap[1] = heap[size--];
+      sift_down(1);
+      const int32_t b = heap[1];
+      heap[1] = heap[size--];
+      sift_down(1);
+      ++nodes;
+      parent[a] = parent[b] = nodes;
+      const int32_t da = weight[a] & 0xff, db = weight[b] & 0xff;
+      weight[nodes] = static_cast<int32_t>((static_cast<uint32_t>(weight[a]) & 0xffffff00u) +
+                                           (static_cast<uint32_t>(weight[b]) & 0xffffff00u)) |
+                      (1 + (da > db ? da : db));
+      parent[nodes] = -1;
+      heap[++size] = nodes;
+      sift_up(size);
+    }
+    bool too_long = false;
+    for (int i = 1; i <= alpha; ++i) {
+      int depth = 0;
+      for (int k = i; parent[k] >= 0; k = parent[k]) ++depth;
+      len[i - 1] = static_cast<uint8_t>(depth);
+      too_long = too_long || depth > max_len;
+    }
+    if (!too_long) return;
+    for (int i = 1; i <= alpha; ++i) weight[i] = (1 + (weight[i] >> 8) / 2) << 8;
+  }
+}
+
+// Bits of the block parts that do not depend on the groups' data: header, symbol map
+// (16 bits + 16 per 16-byte range in use), table count and selector count, the
+// move-to-front coded selectors and the delta-coded tables.
+EA_HD inline uint64_t block_side_bits(const uint8_t* selectors, int32_t n_selectors, const uint8_t (*len)[kMaxAlpha],
+                                      int tables, int alpha, int ranges_in_use) {
+  uint64_t bits = kBlockHeaderBits + 16 + 16 * static_cast<uint64_t>(ranges_in_use) + 3 + 15;
+  uint8_t pos[kMaxTables];
+  for (int t = 0; t < tables; ++t) pos[t] = static_cast<uint8_t>(t);
+  for (int32_t i = 0; i < n_selectors; ++i) {
+    const uint8_t s = selectors[i];
+    int j = 0;
+    uint8_t carried = pos[0];
+    while (carried != s) {
+      ++j;
+      const uint8_t t = pos[j];
+      pos[j] = carried;
+      carried = t;
+    }
+    pos[0] = carried;
+    bits += static_cast<uint64_t>(j) + 1;
+  }
+  for (int t = 0; t < tables; ++t) {
+    int curr = len[t][0];
+    bits += 5;
+    for (int v = 0; v < alpha; ++v) {
+      const int d = len[t][v] - curr;
+      bits += 2 * static_cast<uint64_t>(d < 0 ? -d : d) + 1;
+      curr = len[t][v];
+    }
+  }
+  return bits;
+}
+
+// Bits of the data of group g under its selected table.
+EA_HD inline uint64_t group_data_bits(const uint16_t* mtfv, int32_t n_mtf, int32_t g, const uint8_t* selectors,
+                                      const uint8_t (*len)[kMaxAlpha]) {
+  const int32_t gs = g * kGroupSize;
+  const int32_t ge = gs + kGroupSize < n_mtf ? gs + kGroupSize : n_mtf;
+  const uint8_t* l = len[selectors[g]];
+  uint64_t bits = 0;
+  for (int32_t i = gs; i < ge; ++i) bits += l[mtfv[i]];
+  return bits;
+}
+
+// Byte set of a block: seq_of[byte] = index among the bytes in use; returns their number
+// and the number of 16-byte ranges with a byte in use.
+EA_HD inline int map_bytes_in_use(const uint8_t* block, int32_t len, uint8_t* seq_of, int& ranges_in_use) {
+  bool used[256];
+  for (int i = 0; i < 256; ++i) used[i] = false;
+  for (int32_t i = 0; i < len; ++i) used[block[i]] = true;
+  int n = 0;
+  ranges_in_use = 0;
+  for (int r = 0; r < 16; ++r) {
+    bool any = false;
+    for (int k = 0; k < 16; ++k) {
+      if (used[r * 16 + k]) {
+        seq_of[r * 16 + k] = static_cast<uint8_t>(n++);
+        any = true;
+      }
+    }
+    ranges_in_use += any ? 1 : 0;
+  }
+  return n;
+}
+
+// Working storage of block_bits_from_mtf (too large for a GPU thread's stack).
+struct TableState {
+  uint8_t len[kMaxTables][kMaxAlpha];
+  int32_t rfreq[kMaxTables][kMaxAlpha];
+};
+
+// Bits of one block from its move-to-front values, sequentially (the host; the GPU kernel
+// runs the same steps with its threads sharing the groups). selectors: room for
+// (n_mtf + 49) / 50 entries.
+EA_HD inline uint64_t block_bits_from_mtf(const uint16_t* mtfv, int32_t n_mtf, const int32_t* freq, int n_in_use,
+                                          int ranges_in_use, uint8_t* selectors, TableState& st) {
+  const int alpha = n_in_use + 2;
+  const int tables = table_count(n_mtf);
+  const int32_t groups = (n_mtf + kGroupSize - 1) / kGroupSize;
+  initial_tables(st.len, tables, alpha, freq, n_mtf);
+  for (int pass = 0; pass < kPasses; ++pass) {
+    for (int t = 0; t < tables; ++t)
+      for (int v = 0; v < alpha; ++v) st.rfreq[t][v] = 0;
+    for (int32_t g = 0; g < groups; ++g) {
+      const int32_t gs = g * kGroupSize;
+      const int count = n_mtf - gs < kGroupSize ? static_cast<int>(n_mtf - gs) : kGroupSize;
+      const int bt = best_table(mtfv + gs, count, st.len, tables);
+      selectors[g] = static_cast<uint8_t>(bt);
+      for (int i = 0; i < count; ++i) ++st.rfreq[bt][mtfv[gs + i]];
+    }
+    for (int t = 0; t < tables; ++t) code_lengths(st.len[t], st.rfreq[t], alpha, kMaxCodeLength);
+  }
+  uint64_t bits = block_side_bits(selectors, groups, st.len, tables, alpha, ranges_in_use);
+  for (int32_t g = 0; g < groups; ++g) bits += group_data_bits(mtfv, n_mtf, g, selectors, st.len);
+  return bits;
+}
+
+}  // namespace ea::bz

@@ -1,0 +1,23 @@
+// The bzip2 size model (stats/bzip2_model.hpp) on the host: the reference against which
+// the tests check the model with libbz2, and the GPU backend's building blocks.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ea::bz {
+
+// The blocks libbz2 compresses for input in[0..n) at this block-size limit: the input after
+// its first-stage run-length coding (4-255 equal bytes -> 4 bytes + count), cut where
+// libbz2 cuts it.
+std::vector<std::vector<uint8_t>> split_rle1_blocks(const uint8_t* in, size_t n, uint32_t limit);
+
+// Bits of one block (Burrows-Wheeler transform of its cyclic rotations by a suffix sort of
+// the block written twice).
+uint64_t block_bits(const uint8_t* block, size_t len);
+
+// The length in bytes of BZ2_bzBuffToBuffCompress(in, n, level, ...)'s output.
+uint64_t modelled_size(const uint8_t* in, size_t n, int level);
+
+}  // namespace ea::bz

@@ -1,0 +1,99 @@
+// The bzip2 size model (src/stats/bzip2_model.hpp, used by the GPU compression test)
+// against libbz2 itself: equal sizes on decimal text of every width, on block boundaries,
+// and on input with long runs, periodic blocks and tiny blocks.
+#include <bzlib.h>
+#include <doctest/doctest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "stats/bzip2_model.hpp"
+#include "stats/bzip2_size.hpp"
+#include "stats/compression.hpp"
+
+namespace {
+
+uint64_t libbz2_size(const std::vector<uint8_t>& in, int level) {
+  unsigned int dest = static_cast<unsigned int>(in.size() + in.size() / 50 + 700);
+  std::vector<char> out(dest);
+  std::vector<char> src(in.begin(), in.end());
+  const int rc = BZ2_bzBuffToBuffCompress(out.data(), &dest, src.data(), static_cast<unsigned int>(src.size()),
+                                          level, 0, 0);
+  REQUIRE(rc == BZ_OK);
+  return dest;
+}
+
+std::vector<uint8_t> decimal(const std::vector<uint8_t>& samples) {
+  uint8_t identity[256];
+  for (int i = 0; i < 256; ++i) identity[i] = static_cast<uint8_t>(i);
+  std::string text;
+  ea::decimal_text(samples.data(), samples.size(), identity, text);
+  return std::vector<uint8_t>(text.begin(), text.end());
+}
+
+std::vector<uint8_t> random_samples(std::mt19937_64& rng, size_t n, int bits, int bias = 0) {
+  std::vector<uint8_t> s(n);
+  for (auto& x : s) {
+    x = static_cast<uint8_t>(rng() & ((1u << bits) - 1));
+    if (bias && rng() % 100 < static_cast<unsigned>(bias)) x = 0;
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("bzip2 model: decimal text of 1-8 bit samples, one and several blocks, equals libbz2") {
+  std::mt19937_64 rng(20261122);
+  for (int bits : {1, 2, 4, 8}) {
+    for (size_t n : {size_t{1}, size_t{7}, size_t{1000}, size_t{40000}, size_t{90000}}) {
+      for (int level : {1, 5}) {
+        const auto text = decimal(random_samples(rng, n, bits));
+        INFO("bits " << bits << ", samples " << n << ", level " << level);
+        CHECK(ea::bz::modelled_size(text.data(), text.size(), level) == libbz2_size(text, level));
+      }
+    }
+  }
+  // Biased data (long zero runs in the transform) and a single repeated value.
+  for (int bias : {50, 90, 99}) {
+    const auto text = decimal(random_samples(rng, 60000, 8, bias));
+    INFO("bias " << bias);
+    CHECK(ea::bz::modelled_size(text.data(), text.size(), 1) == libbz2_size(text, 1));
+  }
+  const auto zeros = decimal(std::vector<uint8_t>(120000, 0));  // "0 0 0 ...": periodic blocks
+  CHECK(ea::bz::modelled_size(zeros.data(), zeros.size(), 1) == libbz2_size(zeros, 1));
+}
+
+TEST_CASE("bzip2 model: byte input with runs of 4-600 equal bytes equals libbz2") {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 12; ++trial) {
+    std::vector<uint8_t> in;
+    const size_t target = 20000 + 30000 * static_cast<size_t>(trial % 4);
+    while (in.size() < target) {
+      const auto b = static_cast<uint8_t>(rng() % (trial % 2 ? 256 : 4));
+      const size_t run = rng() % 3 == 0 ? 1 + rng() % 600 : 1 + rng() % 3;
+      in.insert(in.end(), run, b);
+    }
+    INFO("trial " << trial);
+    CHECK(ea::bz::modelled_size(in.data(), in.size(), 1) == libbz2_size(in, 1));
+  }
+  const std::vector<uint8_t> one{42};
+  CHECK(ea::bz::modelled_size(one.data(), 1, 9) == libbz2_size(one, 9));
+}
+
+TEST_CASE("bzip2 model: block cuts of decimal text are slices of the input") {
+  std::mt19937_64 rng(3);
+  for (int bits : {1, 3, 8}) {
+    const auto text = decimal(random_samples(rng, 70000 + static_cast<size_t>(bits) * 1111, bits));
+    const uint32_t limit = 9973;
+    const auto blocks = ea::bz::split_rle1_blocks(text.data(), text.size(), limit);
+    size_t begin = 0;
+    for (const auto& b : blocks) {
+      const size_t end = ea::bz::slice_block_end(text.data(), text.size(), begin, limit);
+      REQUIRE(end - begin == b.size());
+      CHECK(std::equal(b.begin(), b.end(), text.begin() + static_cast<std::ptrdiff_t>(begin)));
+      begin = end;
+    }
+    CHECK(begin == text.size());
+  }
+}
