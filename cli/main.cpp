@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
     cfg.gpu_id = o.gpu_id;
     cfg.round_size = o.round_size;
     cfg.verify = o.verify;
+    cfg.gpu_compression = !o.cpu_compression;
     cfg.interrupt = &g_interrupt;
     // The seed and the device choice are logged at info with -v, at debug otherwise.
     const auto detail = (!o.quiet && o.verbose >= 1) ? spdlog::level::info : spdlog::level::debug;

@@ -99,6 +99,9 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   app.add_option("--log-level", o.log_level,
                  "diagnostics on stderr: trace, debug, info (default), warning, error, critical, off")
       ->type_name("LEVEL");
+  app.add_flag("--cpu-compression", o.cpu_compression,
+               "with a GPU, still run the compression test with libbz2 on the CPU cores (by default the GPU runs it "
+               "with an exact bzip2 size model, checked against libbz2 on each data set's original)");
   app.add_flag("--verify", o.verify, "recompute some GPU permutations of every round on the CPU; any difference is an error");
   std::vector<std::string> positionals;
   int bits_all = 0;

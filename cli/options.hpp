@@ -40,6 +40,7 @@ struct Options {
   uint32_t iterations = 10000;
   bool timing = false;
   bool verify = false;
+  bool cpu_compression = false;
   std::string log_level;          // --log-level ("": info, or error with -q)
   std::string command_line;
 

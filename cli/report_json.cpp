@@ -145,6 +145,7 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
   if (!p.compliance) perm["complianceNote"] = std::string("NOT FOR COMPLIANCE: ") + p.caveat;
   perm["shuffle"] = "Fisher-Yates, Lemire bounded draws";
   perm["device"] = a.device;
+  perm["compressionDevice"] = a.compression_device;
   perm["verified"] = a.verified;
   perm["iterations"] = a.iterations;
   perm["earlyExit"] = a.early_exit;

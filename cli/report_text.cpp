@@ -59,6 +59,7 @@ void print_reference_lines(std::FILE* f, const Assessment& a) {
                  static_cast<long double>(a.original.v[t]));
   }
   std::fprintf(f, "Permutation testing: seed = %" PRIu64 "\n", a.seed);
+  std::fprintf(f, "Permutation testing: compression test on %s\n", a.compression_device.c_str());
   for (int t = 0; t < kNumTests; ++t) {
     const auto& c = a.permutation.counters[t];
     if (!a.permutation.ran[t]) {
@@ -115,6 +116,7 @@ void print_text(std::FILE* f, const Assessment& a, const Options& o) {
       const PrngInfo& p = prng_info(a.prng);
       std::fprintf(f, "Permutation tests on %s%s, PRNG %s (--prng %s), seed %" PRIu64 "\n", a.device.c_str(),
                    a.verified ? " (verified on the CPU)" : "", p.full_name, p.name, a.seed);
+      std::fprintf(f, "Compression test on %s\n", a.compression_device.c_str());
       std::fprintf(f, "  %-22s %24s %7s %7s %7s  %s\n", "statistic", "unpermuted", "C0", "C1", "C2", "result");
       for (int t = 0; t < kNumTests; ++t) {
         const auto& c = a.permutation.counters[t];

@@ -27,7 +27,7 @@
 #include "assess.hpp"
 #include "check.cuh"
 #include "device_buffer.cuh"
-#include "warp_lane_stream.cuh"
+#include "shuffle_launch.cuh"
 #include "permutation/permutation.hpp"
 #include "permutation/shuffle.hpp"
 #include "rng/generators.hpp"
@@ -57,52 +57,6 @@ __host__ __device__ TestMask group_mask(int g) {
       return bit(static_cast<int>(TestId::kPeriodicity1) + k) | bit(static_cast<int>(TestId::kCovariance1) + k);
     }
   }
-}
-
-// Thread q shuffles column q of the batch as permutation first + q (for grouped
-// generators, first is a multiple of 32 and count covers whole warps).
-// D: lookahead of the pipelined shuffle (reads in flight per thread); 0 = the plain loop.
-template <int D, class G>
-__global__ void shuffle_kernel(uint8_t* batch, size_t stride, uint32_t count, const uint8_t* __restrict__ symbols,
-                               size_t n, StreamSetView streams, uint64_t first) {
-  const uint32_t q = blockIdx.x * blockDim.x + threadIdx.x;
-  if (q >= count) return;
-  uint8_t* copy = batch + q;
-  for (size_t i = 0; i < n; ++i) copy[i * stride] = symbols[i];
-  auto run = [&](auto& rng) {
-    if constexpr (D == 0) {
-      fisher_yates(copy, n, stride, rng);
-    } else {
-      fisher_yates_pipelined<D>(copy, n, stride, rng);
-    }
-  };
-  if constexpr (G::kGrouped) {
-    WarpLaneStream<G> rng{G::make(streams, first + q)};
-    run(rng);
-  } else {
-    G rng = G::make(streams, first + q);
-    run(rng);
-  }
-}
-
-// Small blocks spread the few thousand shuffling threads over every SM (with 128-thread
-// blocks, 10,000 threads fill only 79 of the H100's 132 SMs). The lookahead variants
-// exist for Philox (the default); the other generators use 4.
-void launch_shuffle(int lookahead, int block, cudaStream_t st, uint8_t* batch, size_t stride, uint32_t count,
-                    const uint8_t* symbols, size_t n, const StreamSetView& streams, uint64_t first) {
-  const unsigned blocks = (count + block - 1) / block;
-  visit_generator(streams.id, [&](auto tag) {
-    using G = decltype(tag);
-    if constexpr (std::is_same_v<G, PhiloxGen>) {
-      switch (lookahead) {
-        case 0: shuffle_kernel<0, G><<<blocks, block, 0, st>>>(batch, stride, count, symbols, n, streams, first); return;
-        case 2: shuffle_kernel<2, G><<<blocks, block, 0, st>>>(batch, stride, count, symbols, n, streams, first); return;
-        case 8: shuffle_kernel<8, G><<<blocks, block, 0, st>>>(batch, stride, count, symbols, n, streams, first); return;
-        default: break;
-      }
-    }
-    shuffle_kernel<4, G><<<blocks, block, 0, st>>>(batch, stride, count, symbols, n, streams, first);
-  });
 }
 
 // Binary data: Conversion II of every copy, interleaved like the samples (block b of copy p

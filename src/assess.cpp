@@ -56,6 +56,13 @@ PermutationBackend& DeviceSlot::bind(const PermutationData& pd, int gpu_id, uint
   return *gpu;
 }
 
+PermutationBackend& DeviceSlot::bind_compression(const PermutationData& pd, int gpu_id) {
+  if (compression && compression->rebind(pd)) return *compression;
+  compression.reset();
+  compression = make_gpu_compression_backend(pd, gpu_id, memory_share);
+  return *compression;
+}
+
 Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   using clock = std::chrono::steady_clock;
   auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
@@ -150,9 +157,30 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   if (!gpu) a.device = "cpu (" + std::to_string(cfg.threads) + " threads)";
   pd.original.v[kNumFastTests] = original_compression.get();
   a.original = pd.original;
-  // The CPU backend (which runs the compression test) copies pd, so it is made once the
-  // original compression statistic is known; the GPU backend compares tests 0-17 only.
+  // The CPU backend copies pd, so it is made once the original compression statistic is
+  // known; the GPU backend compares tests 0-17 only.
   auto cpu = make_cpu_backend(pd, cfg.threads);
+  // The compression test on the GPU too, when the data will most likely reach it (data that
+  // already failed chi-square or LRS keeps the CPU, where it runs only if needed). The
+  // backend checks its bzip2 model against libbz2 on the original data first; any failure
+  // leaves the test to the CPU cores, with a note.
+  std::unique_ptr<PermutationBackend> own_compression;
+  PermutationBackend* compression = cpu.get();
+  a.compression_device = "cpu (libbz2)";
+  if (gpu && cfg.gpu_compression && pd.early_decision_likely) {
+    try {
+      if (cfg.slot) {
+        compression = &cfg.slot->bind_compression(pd, cfg.gpu_id);
+      } else {
+        own_compression = make_gpu_compression_backend(pd, cfg.gpu_id, 0.85);
+        compression = own_compression.get();
+      }
+      a.compression_device = "gpu (bzip2 size model, checked against libbz2 on the original data)";
+    } catch (const Error& e) {
+      compression = cpu.get();
+      if (cfg.note) cfg.note(std::string("compression test on the CPU: ") + e.what());
+    }
+  }
 
   DriverConfig dc;
   dc.iterations = cfg.iterations;
@@ -169,7 +197,7 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
     verified = make_verifying_backend(*gpu, *verify_cpu, 4);
   }
   PermutationBackend& fast = verified ? *verified : gpu ? *gpu : *cpu;
-  a.permutation = run_permutation_tests(fast, *cpu, dc);
+  a.permutation = run_permutation_tests(fast, *compression, dc);
   a.timings.device_busy = fast.busy_seconds();
   a.timings.device_profile = fast.profile();
   a.verified = verified != nullptr;

@@ -28,6 +28,9 @@ struct DeviceSlot {
   // The slot's backend rebound to `pd`, or (first use, or a backend that cannot rebind) a
   // new one made after the old one's memory went back. Throws Error{Device}.
   PermutationBackend& bind(const PermutationData& pd, int gpu_id, uint32_t round_size);
+  // The same for the GPU compression test (make_gpu_compression_backend).
+  std::unique_ptr<PermutationBackend> compression;
+  PermutationBackend& bind_compression(const PermutationData& pd, int gpu_id);
 };
 
 struct AssessConfig {
@@ -43,6 +46,9 @@ struct AssessConfig {
   int gpu_id = 0;
   uint32_t round_size = 0;         // GPU permutations per round; 0 = from free memory
   bool verify = false;             // recompute some GPU permutations on the CPU
+  // With a GPU: run the compression test there (exact bzip2 size model) rather than with
+  // libbz2 on the CPU cores; false: --cpu-compression.
+  bool gpu_compression = true;
   std::function<void(const char* phase, uint32_t done, int active)> progress;
   std::function<void(const std::string&)> note;  // informational messages (device choice)
   const std::atomic<bool>* interrupt = nullptr;    // stop between rounds (Error{Interrupted})
@@ -85,6 +91,7 @@ struct Assessment {
   uint32_t iterations = 10000;
   bool early_exit = true;
   std::string device;      // "cpu" or the GPU's description
+  std::string compression_device;  // where the compression test ran (or would have)
   PrngId prng = PrngId::Philox;
   int threads = 1;
   bool verified = false;   // --verify checked GPU permutations against the CPU
@@ -120,6 +127,13 @@ Assessment assess(const Dataset& data, const AssessConfig& config);
 // most 10,000 permutations).
 std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData& data, int gpu_id, uint32_t round_size,
                                                      std::string* description, double memory_share = 0.85);
+
+// The compression test alone on a GPU: the exact bzip2 size model (src/stats/bzip2_model.hpp)
+// run on the device. data.original must hold libbz2's length of the original data: the
+// backend checks that the model gives the same for it and throws Error{Device} if not (or
+// when there is no GPU, or for generators with coupled lanes).
+std::unique_ptr<PermutationBackend> make_gpu_compression_backend(const PermutationData& data, int gpu_id,
+                                                                 double memory_share);
 
 // Number of usable GPUs (0 without CUDA support or without a device).
 int gpu_count();

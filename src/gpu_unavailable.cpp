@@ -9,6 +9,10 @@ std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData&, int
               "no GPU available: this ea_iid was built without CUDA support (rebuild with -DEA_IID_CUDA=ON on a machine with nvcc)");
 }
 
+std::unique_ptr<PermutationBackend> make_gpu_compression_backend(const PermutationData&, int, double) {
+  throw Error(ErrorKind::Device, "no GPU available: this ea_iid was built without CUDA support");
+}
+
 int gpu_count() { return 0; }
 
 }  // namespace ea

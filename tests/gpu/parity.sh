@@ -31,6 +31,15 @@ for path in "$samples"/*.bin; do
     GetTickCount_1bit|GetTickCount_8bit) want="Verdict: not IID" ;;
     *) want="" ;;
   esac
+  # IID data: the compression test must have run on the GPU (the bzip2 size model).
+  case $f in
+    truerand_*)
+      if grep -q "^Permutation testing: compression test on gpu" "$work/$f.gpu4096"; then
+        echo "ok   $f: compression test ran on the GPU"
+      else
+        echo "FAIL $f: compression test did not run on the GPU: $(grep -i compression "$work/$f.gpu4096.err" | head -n 1)"; fail=1
+      fi ;;
+  esac
   if [ -n "$want" ]; then
     case "$verdict" in
       "$want"*) echo "ok   $f: $verdict" ;;
