@@ -247,11 +247,14 @@ __global__ void mtf_kernel(const uint8_t* last, BlockTable t, uint32_t slots, Mt
     return;
   }
   const uint8_t* block = last + t.begin[b];  // the same bytes as the block, in another order
-  uint8_t seq_of[256];
+  __shared__ uint8_t seq_of[256];  // one thread per CTA: the tables in shared memory
+  __shared__ bool used[256];
   int ranges = 0;
-  const int in_use = bz::map_bytes_in_use(block, static_cast<int32_t>(len), seq_of, ranges);
-  m.count[b] = bz::mtf_encode(block, static_cast<int32_t>(len), seq_of, in_use, m.values + t.begin[b] + b,
-                              m.freq + static_cast<size_t>(b) * bz::kMaxAlpha);
+  const int in_use = bz::map_bytes_in_use(block, static_cast<int32_t>(len), seq_of, ranges, used);
+  uint16_t* out = m.values + t.begin[b] + b;
+  int32_t* freq = m.freq + static_cast<size_t>(b) * bz::kMaxAlpha;
+  m.count[b] = in_use <= 16 ? bz::mtf_encode_packed(block, static_cast<int32_t>(len), seq_of, in_use, out, freq)
+                            : bz::mtf_encode(block, static_cast<int32_t>(len), seq_of, in_use, out, freq);
   m.in_use[b] = in_use;
   m.ranges[b] = ranges;
 }
@@ -318,9 +321,12 @@ class GpuCompressionBackend final : public PermutationBackend {
     bind(data);
   }
 
-  std::string name() const override { return "gpu-bzip2-model"; }
+  std::string name() const override {
+    return "gpu " + std::to_string(gpu_id_) + " (bzip2 size model: " + std::to_string(shuffle_copies_) +
+           " permutations per shuffle, " + std::to_string(copies_) + " modelled at a time)";
+  }
   TestMask supported() const override { return bit(TestId::kCompression); }
-  uint32_t round_size(uint32_t, TestMask) const override { return copies_; }
+  uint32_t round_size(uint32_t, TestMask) const override { return shuffle_copies_; }
   double busy_seconds() const override { return busy_ms_ / 1000.0; }
   bool rebind(const PermutationData& data) override {
     EA_CUDA_CHECK(cudaSetDevice(gpu_id_));
@@ -329,32 +335,73 @@ class GpuCompressionBackend final : public PermutationBackend {
   }
 
   void run(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) override {
-    if (count > copies_) throw Error(ErrorKind::Internal, "GPU compression round larger than its buffer");
-    if (first + count > streams_.count && streams_.states) {
-      throw Error(ErrorKind::Internal, "permutation beyond the prepared generator streams");
-    }
+    if (count > shuffle_copies_) throw Error(ErrorKind::Internal, "GPU compression round larger than its buffer");
     std::fill(outcomes, outcomes + static_cast<size_t>(count) * kNumTests, kNotComputed);
     if (!(mask & bit(TestId::kCompression)) || count == 0) return;
-    cudaStream_t st = res_->stream;
-    EA_CUDA_CHECK(cudaEventRecord(res_->start.get(), st));
-    launch_shuffle(4, 32, st, batch_.get(), copies_, count, symbols_.get(), data_.n, streams_, first);
-    EA_CUDA_CHECK(cudaGetLastError());
-    const std::vector<uint64_t> sizes = compressed_sizes(count);
-    EA_CUDA_CHECK(cudaEventRecord(res_->done.get(), st));
-    EA_CUDA_CHECK(cudaEventSynchronize(res_->done.get()));
-    float ms = 0;
-    EA_CUDA_CHECK(cudaEventElapsedTime(&ms, res_->start.get(), res_->done.get()));
-    busy_ms_ += ms;
-    const double original = data_.original.v[kNumFastTests];
-    for (uint32_t r = 0; r < count; ++r) {
-      const double a = static_cast<double>(sizes[r]);
-      outcomes[static_cast<size_t>(r) * kNumTests + kNumFastTests] = a > original ? kGreater
-                                                                     : a == original ? kEqual
-                                                                                     : kLess;
+    shuffle(first, count);
+    for (uint32_t c0 = 0; c0 < count; c0 += copies_) {
+      const uint32_t m = std::min(copies_, count - c0);
+      judge(c0, m, outcomes + static_cast<size_t>(c0) * kNumTests);
+    }
+  }
+
+  // The shuffle is latency-bound (one thread runs a whole Fisher-Yates pass), so it is
+  // done for many permutations at once; the model then runs on as many at a time as its
+  // buffers hold, and the permutations after the deciding one are never modelled.
+  void stream(uint64_t first, uint32_t count, TestMask mask, const OutcomeSink& sink) override {
+    std::vector<uint8_t> rows;
+    uint32_t done = 0;
+    while ((mask & bit(TestId::kCompression)) && done < count) {
+      const uint32_t n = std::min(shuffle_copies_, count - done);
+      shuffle(first + done, n);
+      for (uint32_t c0 = 0; c0 < n; c0 += copies_) {
+        const uint32_t m = std::min(copies_, n - c0);
+        rows.assign(static_cast<size_t>(m) * kNumTests, kNotComputed);
+        judge(c0, m, rows.data());
+        mask = sink(first + done + c0, m, rows.data());
+        if (!(mask & bit(TestId::kCompression))) return;
+      }
+      done += n;
     }
   }
 
  private:
+  // Columns 0 .. count-1 of the batch become permutations first .. first+count-1.
+  void shuffle(uint64_t first, uint32_t count) {
+    if (streams_.states && first + count > streams_.count) {
+      throw Error(ErrorKind::Internal, "permutation beyond the prepared generator streams");
+    }
+    cudaStream_t st = res_->stream;
+    EA_CUDA_CHECK(cudaEventRecord(res_->start.get(), st));
+    launch_shuffle(4, 32, st, batch_.get(), shuffle_copies_, count, symbols_.get(), data_.n, streams_, first);
+    EA_CUDA_CHECK(cudaGetLastError());
+    EA_CUDA_CHECK(cudaEventRecord(res_->done.get(), st));
+    EA_CUDA_CHECK(cudaEventSynchronize(res_->done.get()));
+    add_busy();
+  }
+
+  // Outcome rows of the compression test for columns c0 .. c0+count-1.
+  void judge(uint32_t c0, uint32_t count, uint8_t* rows) {
+    EA_CUDA_CHECK(cudaEventRecord(res_->start.get(), res_->stream));
+    const std::vector<uint64_t> sizes = compressed_sizes(c0, count);
+    EA_CUDA_CHECK(cudaEventRecord(res_->done.get(), res_->stream));
+    EA_CUDA_CHECK(cudaEventSynchronize(res_->done.get()));
+    add_busy();
+    const double original = data_.original.v[kNumFastTests];
+    for (uint32_t r = 0; r < count; ++r) {
+      const double a = static_cast<double>(sizes[r]);
+      rows[static_cast<size_t>(r) * kNumTests + kNumFastTests] = a > original ? kGreater
+                                                                 : a == original ? kEqual
+                                                                                 : kLess;
+    }
+  }
+
+  void add_busy() {
+    float ms = 0;
+    EA_CUDA_CHECK(cudaEventElapsedTime(&ms, res_->start.get(), res_->done.get()));
+    busy_ms_ += ms;
+  }
+
   void bind(const PermutationData& data) {
     if (is_grouped(data.streams.id)) {
       throw Error(ErrorKind::Device, "the GPU compression test needs a generator with independent streams");
@@ -384,9 +431,10 @@ class GpuCompressionBackend final : public PermutationBackend {
     if (data.n != n_ || text_len != text_len_) allocate(data.n, static_cast<uint32_t>(text_len));
     busy_ms_ = 0;
     // The self-check: the original data must give libbz2's length.
-    copy_original_kernel<<<grid_for(data.n), kThreads, 0, st>>>(batch_.get(), copies_, symbols_.get(), data.n);
+    copy_original_kernel<<<grid_for(data.n), kThreads, 0, st>>>(batch_.get(), shuffle_copies_, symbols_.get(),
+                                                                data.n);
     EA_CUDA_CHECK(cudaGetLastError());
-    const uint64_t got = compressed_sizes(1)[0];
+    const uint64_t got = compressed_sizes(0, 1)[0];
     const double want = data.original.v[kNumFastTests];
     if (static_cast<double>(got) != want) {
       char buf[256];
@@ -440,11 +488,14 @@ class GpuCompressionBackend final : public PermutationBackend {
 
   bool try_allocate(size_t n, uint32_t text_len, uint32_t copies) {
     copies_ = copies;
+    // Permutations shuffled at once (EA_IID_GPU_BZ_SHUFFLE, default 128).
+    const char* env = std::getenv("EA_IID_GPU_BZ_SHUFFLE");
+    shuffle_copies_ = std::max<uint32_t>(copies, env && *env ? static_cast<uint32_t>(std::atoi(env)) : 128u);
     per_perm_ = text_len / bz::block_limit(kLevel) + 2;
     slots_ = copies * per_perm_;
     const size_t total = static_cast<size_t>(copies) * text_len, samples = copies * n;
     using cuda::DeviceBuffer;
-    bool ok = DeviceBuffer<uint8_t>::try_allocate(samples, batch_) &&
+    bool ok = DeviceBuffer<uint8_t>::try_allocate(static_cast<size_t>(shuffle_copies_) * n, batch_) &&
               DeviceBuffer<uint32_t>::try_allocate(samples, lens_) &&
               DeviceBuffer<uint32_t>::try_allocate(samples, pos_) &&
               DeviceBuffer<uint8_t>::try_allocate(total, text_) &&
@@ -506,21 +557,22 @@ class GpuCompressionBackend final : public PermutationBackend {
     return *host_selected_.get();
   }
 
-  // Compressed length of copies 0 .. count-1 of the batch.
-  std::vector<uint64_t> compressed_sizes(uint32_t count) {
+  // Compressed length of columns c0 .. c0+count-1 of the batch.
+  std::vector<uint64_t> compressed_sizes(uint32_t c0, uint32_t count) {
     cudaStream_t st = res_->stream;
     const size_t n = data_.n;
     const size_t samples = static_cast<size_t>(count) * n;
     const uint32_t total = count * text_len_;
-    const size_t stride = copies_;
+    const size_t stride = shuffle_copies_;
+    const uint8_t* batch = batch_.get() + c0;
     mark(0);
     // 1. The decimal texts.
-    text_length_kernel<<<grid_for(samples), kThreads, 0, st>>>(batch_.get(), stride, count, n, raw_of_.get(),
+    text_length_kernel<<<grid_for(samples), kThreads, 0, st>>>(batch, stride, count, n, raw_of_.get(),
                                                                lens_.get());
     size_t bytes = temp_bytes();
     EA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.get(), bytes, lens_.get(), pos_.get(),
                                                 static_cast<int>(samples), st));
-    text_kernel<<<grid_for(samples), kThreads, 0, st>>>(batch_.get(), stride, count, n, raw_of_.get(), pos_.get(),
+    text_kernel<<<grid_for(samples), kThreads, 0, st>>>(batch, stride, count, n, raw_of_.get(), pos_.get(),
                                                         text_.get());
     mark(1);
     // 2. Blocks.
@@ -594,7 +646,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     // 4. Move-to-front and Huffman coding, per block.
     MtfTable mt{mtf_values_.get(), mtf_freq_.get(), mtf_count_.get(), mtf_in_use_.get(), mtf_ranges_.get(),
                 selectors_.get()};
-    mtf_kernel<<<grid_for(slots, 32), 32, 0, st>>>(last_.get(), t, slots, mt);
+    mtf_kernel<<<slots, 1, 0, st>>>(last_.get(), t, slots, mt);
     mark(6);
     block_bits_kernel<<<slots, kThreads, 0, st>>>(t, mt, bits_.get());
     EA_CUDA_CHECK(cudaGetLastError());
@@ -634,7 +686,7 @@ class GpuCompressionBackend final : public PermutationBackend {
   StreamSetView streams_;
   size_t n_ = 0;
   uint32_t text_len_ = 0;
-  uint32_t copies_ = 0, per_perm_ = 0, slots_ = 0;
+  uint32_t copies_ = 0, shuffle_copies_ = 0, per_perm_ = 0, slots_ = 0;
   cuda::DeviceBuffer<uint32_t> states_, aux_;
   cuda::DeviceBuffer<uint8_t> symbols_, raw_of_, batch_, text_, flags_, last_, selectors_, temp_;
   cuda::DeviceBuffer<uint32_t> lens_, pos_, block_begin_, block_len_, block_count_, rank_, scan_a_, scan_b_, list_,

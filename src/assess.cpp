@@ -175,7 +175,7 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
         own_compression = make_gpu_compression_backend(pd, cfg.gpu_id, 0.85);
         compression = own_compression.get();
       }
-      a.compression_device = "gpu (bzip2 size model, checked against libbz2 on the original data)";
+      a.compression_device = compression->name() + ", checked against libbz2 on the original data";
     } catch (const Error& e) {
       compression = cpu.get();
       if (cfg.note) cfg.note(std::string("compression test on the CPU: ") + e.what());

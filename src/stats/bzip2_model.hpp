@@ -107,6 +107,56 @@ EA_HD inline int32_t mtf_encode(const uint8_t* last, int32_t len, const uint8_t*
   return w;
 }
 
+EA_HD inline int lowest_set_bit(uint64_t x) {
+#if defined(__CUDA_ARCH__)
+  return __ffsll(static_cast<long long>(x)) - 1;
+#else
+  return __builtin_ctzll(x);
+#endif
+}
+
+// mtf_encode for blocks with at most 16 byte values in use (decimal text has 11): the
+// list lives in the 4-bit nibbles of one word (front at the low end), so that finding a
+// symbol and moving it to the front are a few register operations. Same output.
+EA_HD inline int32_t mtf_encode_packed(const uint8_t* last, int32_t len, const uint8_t* seq_of, int n_in_use,
+                                       uint16_t* out, int32_t* freq) {
+  constexpr uint64_t kOnes = 0x1111111111111111ull;
+  uint64_t order = 0;
+  // Unused places hold 15, which is then not a symbol in use.
+  for (int k = 0; k < 16; ++k) order |= static_cast<uint64_t>(k < n_in_use ? k : 15) << (4 * k);
+  // Counted here, stored at the end (on the GPU `freq` is global memory: an increment
+  // there per symbol would put a memory round trip in the loop).
+  int32_t counts[18];
+  for (int i = 0; i < 18; ++i) counts[i] = 0;
+  int32_t w = 0;
+  uint32_t zeros = 0;
+  for (int32_t i = 0; i < len; ++i) {
+    const uint64_t c = seq_of[last[i]];
+    if ((order & 0xf) == c) {
+      ++zeros;
+      continue;
+    }
+    if (zeros) {
+      put_zero_run(zeros, out, w, counts);
+      zeros = 0;
+    }
+    uint64_t x = order ^ (kOnes * c);  // zero nibble where c is
+    x |= x >> 1;
+    x |= x >> 2;
+    const int j = lowest_set_bit(~x & kOnes) / 4;  // >= 1
+    const uint64_t below = (uint64_t{1} << (4 * j)) - 1;
+    const uint64_t above = j == 15 ? 0 : ~((uint64_t{1} << (4 * (j + 1))) - 1);
+    order = (order & above) | ((order & below) << 4) | c;
+    out[w++] = static_cast<uint16_t>(j + 1);
+    ++counts[j + 1];
+  }
+  if (zeros) put_zero_run(zeros, out, w, counts);
+  out[w++] = static_cast<uint16_t>(n_in_use + 1);
+  ++counts[n_in_use + 1];
+  for (int i = 0; i < n_in_use + 2; ++i) freq[i] = counts[i];
+  return w;
+}
+
 EA_HD inline int table_count(int32_t n_mtf) {
   return n_mtf < 200 ? 2 : n_mtf < 600 ? 3 : n_mtf < 1200 ? 4 : n_mtf < 2400 ? 5 : 6;
 }
@@ -256,9 +306,9 @@ EA_HD inline uint64_t group_data_bits(const uint16_t* mtfv, int32_t n_mtf, int32
 }
 
 // Byte set of a block: seq_of[byte] = index among the bytes in use; returns their number
-// and the number of 16-byte ranges with a byte in use.
-EA_HD inline int map_bytes_in_use(const uint8_t* block, int32_t len, uint8_t* seq_of, int& ranges_in_use) {
-  bool used[256];
+// and the number of 16-byte ranges with a byte in use. used: scratch of 256 entries.
+EA_HD inline int map_bytes_in_use(const uint8_t* block, int32_t len, uint8_t* seq_of, int& ranges_in_use,
+                                  bool* used) {
   for (int i = 0; i < 256; ++i) used[i] = false;
   for (int32_t i = 0; i < len; ++i) used[block[i]] = true;
   int n = 0;

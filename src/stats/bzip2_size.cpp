@@ -57,11 +57,14 @@ uint64_t block_bits(const uint8_t* block, size_t len) {
     if (static_cast<size_t>(s) < len) last.push_back(block[(static_cast<size_t>(s) + len - 1) % len]);
   }
   uint8_t seq_of[256];
+  bool used[256];
   int ranges = 0;
-  const int in_use = map_bytes_in_use(block, static_cast<int32_t>(len), seq_of, ranges);
+  const int in_use = map_bytes_in_use(block, static_cast<int32_t>(len), seq_of, ranges, used);
   std::vector<uint16_t> mtfv(len + 1);
   int32_t freq[kMaxAlpha];
-  const int32_t n_mtf = mtf_encode(last.data(), static_cast<int32_t>(len), seq_of, in_use, mtfv.data(), freq);
+  const int32_t n_mtf = in_use <= 16
+                            ? mtf_encode_packed(last.data(), static_cast<int32_t>(len), seq_of, in_use, mtfv.data(), freq)
+                            : mtf_encode(last.data(), static_cast<int32_t>(len), seq_of, in_use, mtfv.data(), freq);
   std::vector<uint8_t> selectors(static_cast<size_t>(n_mtf) / kGroupSize + 1);
   TableState st;
   return block_bits_from_mtf(mtfv.data(), n_mtf, freq, in_use, ranges, selectors.data(), st);

@@ -97,3 +97,20 @@ TEST_CASE("bzip2 model: block cuts of decimal text are slices of the input") {
     CHECK(begin == text.size());
   }
 }
+
+TEST_CASE("bzip2 model: packed move-to-front (<= 16 symbols) equals the list version") {
+  std::mt19937_64 rng(11);
+  for (int in_use = 1; in_use <= 16; ++in_use) {
+    std::vector<uint8_t> seq_of(256, 0), last(5000);
+    for (int v = 0; v < 256; ++v) seq_of[v] = static_cast<uint8_t>(v % in_use);
+    for (auto& c : last) c = static_cast<uint8_t>(rng() % 3 == 0 ? last.front() : rng() % in_use);
+    std::vector<uint16_t> a(last.size() + 1), b(last.size() + 1);
+    int32_t fa[ea::bz::kMaxAlpha], fb[ea::bz::kMaxAlpha];
+    const int32_t na = ea::bz::mtf_encode(last.data(), 5000, seq_of.data(), in_use, a.data(), fa);
+    const int32_t nb = ea::bz::mtf_encode_packed(last.data(), 5000, seq_of.data(), in_use, b.data(), fb);
+    INFO("symbols in use: " << in_use);
+    REQUIRE(na == nb);
+    CHECK(std::equal(a.begin(), a.begin() + na, b.begin()));
+    CHECK(std::equal(fa, fa + in_use + 2, fb));
+  }
+}
