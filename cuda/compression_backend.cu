@@ -416,17 +416,9 @@ class GpuCompressionBackend final : public PermutationBackend {
       throw Error(ErrorKind::Device, "data set size not supported by the GPU compression test");
     }
     cudaStream_t st = res_->stream;
-    upload(symbols_, data.symbols, data.n, st);
-    upload(raw_of_, data.raw_of, 256, st);
-    streams_ = data.streams;
-    if (streams_.states) {
-      upload(states_, streams_.states, static_cast<size_t>(streams_.count) * streams_.words_per_stream, st);
-      streams_.states = states_.get();
-    }
-    if (streams_.aux) {
-      upload(aux_, streams_.aux, streams_.aux_words, st);
-      streams_.aux = aux_.get();
-    }
+    cuda::upload(symbols_, data.symbols, data.n, st);
+    cuda::upload(raw_of_, data.raw_of, 256, st);
+    streams_ = upload_streams(data.streams, states_, aux_, st);
     EA_CUDA_CHECK(cudaStreamSynchronize(st));
     if (data.n != n_ || text_len != text_len_) allocate(data.n, static_cast<uint32_t>(text_len));
     busy_ms_ = 0;
@@ -445,11 +437,6 @@ class GpuCompressionBackend final : public PermutationBackend {
     }
   }
 
-  template <class T>
-  static void upload(cuda::DeviceBuffer<T>& dst, const T* src, size_t count, cudaStream_t st) {
-    if (dst.size() < count) dst = cuda::DeviceBuffer<T>(count);
-    EA_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src, count * sizeof(T), cudaMemcpyHostToDevice, st));
-  }
 
   // Copies per round: about `EA_IID_GPU_BZ_ELEMENTS` (default 2^26) text characters in all,
   // at most 64, fewer when memory_share_ of the free memory does not hold them; halved on

@@ -99,4 +99,12 @@ class PinnedBuffer {
   T* ptr_ = nullptr;
 };
 
+// Device copy of a host array on stream st, the buffer grown when too small (the host
+// array must stay put until the stream reaches the copy).
+template <class T>
+void upload(DeviceBuffer<T>& dst, const T* src, size_t count, cudaStream_t st) {
+  if (dst.size() < count) dst = DeviceBuffer<T>(count);
+  EA_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src, count * sizeof(T), cudaMemcpyHostToDevice, st));
+}
+
 }  // namespace ea::cuda

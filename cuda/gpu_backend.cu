@@ -182,23 +182,15 @@ class GpuBackend final : public PermutationBackend {
   void bind(const PermutationData& data) {
     data_ = data;
     cudaStream_t st = res_->stream;
-    upload(symbols_, data.symbols, data.n, st);
+    cuda::upload(symbols_, data.symbols, data.n, st);
     DeviceStatInput in{};
     in.params = data.params;
     in.original = data.original;
     std::copy(data.raw_of, data.raw_of + 256, in.raw_of);
     EA_CUDA_CHECK(cudaMemcpyAsync(input_.get(), &in, sizeof in, cudaMemcpyHostToDevice, st));
     // The generator's prepared start states and constants (src/rng/prng.hpp).
-    streams_ = data.streams;
+    streams_ = upload_streams(data.streams, states_, aux_, st);
     grouped_ = is_grouped(streams_.id);
-    if (streams_.states) {
-      upload(states_, streams_.states, static_cast<size_t>(streams_.count) * streams_.words_per_stream, st);
-      streams_.states = states_.get();
-    }
-    if (streams_.aux) {
-      upload(aux_, streams_.aux, streams_.aux_words, st);
-      streams_.aux = aux_.get();
-    }
     // `in` and the host arrays must stay put until the copies are done.
     EA_CUDA_CHECK(cudaStreamSynchronize(st));
     shuffle_block_ = std::max(1, std::min(1024, env_int("EA_IID_GPU_SHUFFLE_BLOCK", 32)));
@@ -217,12 +209,6 @@ class GpuBackend final : public PermutationBackend {
     std::fill(group_ms_, group_ms_ + kGroups, 0.0);
   }
 
-  // Device copy of a host array, grown when too small.
-  template <class T>
-  static void upload(cuda::DeviceBuffer<T>& dst, const T* src, size_t count, cudaStream_t st) {
-    if (dst.size() < count) dst = cuda::DeviceBuffer<T>(count);
-    EA_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src, count * sizeof(T), cudaMemcpyHostToDevice, st));
-  }
 
   // Round size: as many permutations as fit in memory_share_ of the free memory (the
   // shuffle is latency-bound, so a round of 10,000 takes about as long as a round of

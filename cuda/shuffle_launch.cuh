@@ -8,6 +8,8 @@
 
 #include "permutation/shuffle.hpp"
 #include "rng/generators.hpp"
+#include "device_buffer.cuh"
+#include "rng/stream_set.hpp"
 #include "warp_lane_stream.cuh"
 
 namespace ea {
@@ -56,6 +58,22 @@ inline void launch_shuffle(int lookahead, int block, cudaStream_t st, uint8_t* b
     }
     shuffle_kernel<4, G><<<blocks, block, 0, st>>>(batch, stride, count, symbols, n, streams, first);
   });
+}
+
+// The generator's prepared start states and constants (src/rng/prng.hpp) uploaded into
+// states/aux; returns the view with device pointers.
+inline StreamSetView upload_streams(const StreamSetView& host, cuda::DeviceBuffer<uint32_t>& states,
+                                    cuda::DeviceBuffer<uint32_t>& aux, cudaStream_t st) {
+  StreamSetView v = host;
+  if (host.states) {
+    cuda::upload(states, host.states, static_cast<size_t>(host.count) * host.words_per_stream, st);
+    v.states = states.get();
+  }
+  if (host.aux) {
+    cuda::upload(aux, host.aux, host.aux_words, st);
+    v.aux = aux.get();
+  }
+  return v;
 }
 
 }  // namespace ea
