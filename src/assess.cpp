@@ -161,13 +161,14 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   // known; the GPU backend compares tests 0-17 only.
   auto cpu = make_cpu_backend(pd, cfg.threads);
   // The compression test on the GPU too, when the data will most likely reach it (data that
-  // already failed chi-square or LRS keeps the CPU, where it runs only if needed). The
+  // already failed chi-square or LRS keeps the CPU, where it runs only if needed, unless
+  // --all-tests runs it anyway). The
   // backend checks its bzip2 model against libbz2 on the original data first; any failure
   // leaves the test to the CPU cores, with a note.
   std::unique_ptr<PermutationBackend> own_compression;
   PermutationBackend* compression = cpu.get();
   a.compression_device = "cpu (libbz2)";
-  if (gpu && cfg.gpu_compression && pd.early_decision_likely) {
+  if (gpu && cfg.gpu_compression && (pd.early_decision_likely || cfg.all_tests)) {
     try {
       if (cfg.slot) {
         compression = &cfg.slot->bind_compression(pd, cfg.gpu_id);

@@ -47,6 +47,23 @@ for path in "$samples"/*.bin; do
     esac
   fi
 done
+# The bzip2 size model on data of every kind (IID or not, 1-8 bits, biased, short): with
+# --all-tests the compression test runs on the GPU whatever the other tests say; its
+# counters over 300 permutations (no early exit) must equal libbz2's on the CPU.
+for path in "$samples"/*.bin; do
+  f=$(basename "$path" .bin)
+  opts=(--all-tests --no-early-exit --iterations 300 --seed 11)
+  "$exe" -v -v -v --device cpu "${opts[@]}" "$path" >"$work/$f.all.cpu" 2>&1 &&
+    "$exe" -v -v -v --device gpu "${opts[@]}" "$path" >"$work/$f.all.gpu" 2>&1 ||
+    { echo "FAIL $f --all-tests: run failed"; fail=1; continue; }
+  if ! grep -q "^Permutation testing: compression test on gpu" "$work/$f.all.gpu"; then
+    echo "FAIL $f --all-tests: compression test not on the GPU"; fail=1
+  elif diff <(grep "counters compression" "$work/$f.all.cpu") <(grep "counters compression" "$work/$f.all.gpu") >/dev/null; then
+    echo "ok   $f: GPU bzip2 model = libbz2 over 300 permutations ($(grep 'counters compression' "$work/$f.all.gpu" | cut -d: -f3))"
+  else
+    echo "FAIL $f --all-tests: compression counters differ"; fail=1
+  fi
+done
 # Every shuffling generator: the same counters on the GPU (warps for the lane-group
 # generators) as on the CPU, for one seed on truerand_8bit.
 for prng in $("$exe" --list-prngs | sed -n 's/^\([a-z0-9-]*\)\( (default)\)\{0,1\}: .*/\1/p'); do
