@@ -130,11 +130,10 @@ EA_HD inline int32_t mtf_encode_packed(const uint8_t* last, int32_t len, const u
   for (int i = 0; i < 18; ++i) counts[i] = 0;
   int32_t w = 0;
   uint32_t zeros = 0;
-  for (int32_t i = 0; i < len; ++i) {
-    const uint64_t c = seq_of[last[i]];
+  auto step = [&](uint64_t c) {
     if ((order & 0xf) == c) {
       ++zeros;
-      continue;
+      return;
     }
     if (zeros) {
       put_zero_run(zeros, out, w, counts);
@@ -149,7 +148,18 @@ EA_HD inline int32_t mtf_encode_packed(const uint8_t* last, int32_t len, const u
     order = (order & above) | ((order & below) << 4) | c;
     out[w++] = static_cast<uint16_t>(j + 1);
     ++counts[j + 1];
+  };
+  // 16 symbols fetched and mapped before they are coded, so that on the GPU their loads
+  // overlap instead of each one waiting in the chain of list updates.
+  int32_t i = 0;
+  for (; i + 16 <= len; i += 16) {
+    uint8_t c[16];
+    EA_UNROLL
+    for (int k = 0; k < 16; ++k) c[k] = seq_of[last[i + k]];
+    EA_UNROLL
+    for (int k = 0; k < 16; ++k) step(c[k]);
   }
+  for (; i < len; ++i) step(seq_of[last[i]]);
   if (zeros) put_zero_run(zeros, out, w, counts);
   out[w++] = static_cast<uint16_t>(n_in_use + 1);
   ++counts[n_in_use + 1];
