@@ -10,8 +10,10 @@
 //  4. the Burrows-Wheeler transform of every block at once by prefix doubling over cyclic
 //     rotations: one CUB radix sort of (block, first 13-14 characters) over all B texts,
 //     then doubling passes over the rotations still tied only;
-//  5. mtf_kernel (one thread per block) and block_bits_kernel (one CTA per block, its
-//     threads sharing the groups of 50 symbols) give each block's bits.
+//  5. move-to-front in segments of 2,048 symbols (each segment's signature, the lists at
+//     the segment starts composed per block, the places), zero-run coding by one thread
+//     per block, and block_bits_kernel (one CTA per block, its threads sharing the groups
+//     of 50 symbols) give each block's bits.
 // Before a data set is used, its original (unshuffled) data goes through the same steps
 // and must give libbz2's length, or the backend refuses the data set (the caller then
 // runs the test on the CPU).
@@ -238,25 +240,117 @@ __device__ __forceinline__ size_t selector_offset(uint32_t begin, uint32_t b) {
   return (static_cast<size_t>(begin) + b) / bz::kGroupSize + b;
 }
 
-__global__ void mtf_kernel(const uint8_t* last, BlockTable t, uint32_t slots, MtfTable m) {
+// Move-to-front in segments of kSegment symbols (bz::packed_* in src/stats/bzip2_model.hpp;
+// blocks with at most 16 byte values, which decimal text always is; others are coded by one
+// thread in zero_run_kernel).
+constexpr uint32_t kSegment = 2048;
+
+struct Segments {
+  uint64_t* sig;    // the segment's list when started from the identity
+  uint32_t* seen;   // its symbols
+  uint64_t* start;  // the list at its start
+  uint8_t* seq_of;  // 256 per slot: byte -> index among the bytes in use
+  uint32_t per_slot;
+};
+
+__global__ void byte_map_kernel(const uint8_t* last, BlockTable t, MtfTable m, Segments sg) {
+  const uint32_t b = blockIdx.x;
+  const uint32_t len = t.len[b];
+  __shared__ bool used[256];
+  for (int k = threadIdx.x; k < 256; k += blockDim.x) used[k] = false;
+  __syncthreads();
+  const uint8_t* block = last + t.begin[b];  // the block's bytes, in another order
+  for (uint32_t i = threadIdx.x; i < len; i += blockDim.x) used[block[i]] = true;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int ranges = 0;
+    m.in_use[b] = bz::map_used_bytes(used, sg.seq_of + static_cast<size_t>(b) * 256, ranges);
+    m.ranges[b] = ranges;
+  }
+}
+
+// f(symbol index) for the n bytes at s, fetched 16 at a time ahead of f.
+template <class F>
+__device__ __forceinline__ void for_each_symbol(const uint8_t* s, uint32_t n, const uint8_t* seq_of, F&& f) {
+  uint32_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    uint8_t c[16];
+#pragma unroll
+    for (int k = 0; k < 16; ++k) c[k] = seq_of[s[i + k]];
+#pragma unroll
+    for (int k = 0; k < 16; ++k) f(c[k]);
+  }
+  for (; i < n; ++i) f(seq_of[s[i]]);
+}
+
+// Grid (segments, slots): the segment of this thread, or false.
+__device__ __forceinline__ bool segment_of(const BlockTable& t, const MtfTable& m, const Segments& sg, uint8_t* seq_of,
+                                          uint32_t& k, uint32_t& n) {
+  const uint32_t b = blockIdx.y;
+  for (int v = threadIdx.x; v < 256; v += blockDim.x) seq_of[v] = sg.seq_of[static_cast<size_t>(b) * 256 + v];
+  __syncthreads();
+  k = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint32_t len = t.len[b];
+  if (m.in_use[b] > 16 || k * kSegment >= len) return false;
+  n = min(kSegment, len - k * kSegment);
+  return true;
+}
+
+__global__ void signature_kernel(const uint8_t* last, BlockTable t, MtfTable m, Segments sg) {
+  __shared__ uint8_t seq_of[256];
+  uint32_t k, n;
+  if (!segment_of(t, m, sg, seq_of, k, n)) return;
+  const uint32_t b = blockIdx.y;
+  uint64_t order = bz::packed_identity(m.in_use[b]);
+  uint32_t seen = 0;
+  for_each_symbol(last + t.begin[b] + k * kSegment, n, seq_of, [&](uint64_t c) {
+    seen |= 1u << c;
+    bz::packed_move_to_front(order, c);
+  });
+  sg.sig[b * sg.per_slot + k] = order;
+  sg.seen[b * sg.per_slot + k] = seen;
+}
+
+__global__ void starts_kernel(BlockTable t, MtfTable m, Segments sg, uint32_t slots) {
   const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b >= slots) return;
+  if (b >= slots || t.len[b] == 0 || m.in_use[b] > 16) return;
+  const int in_use = m.in_use[b];
+  uint64_t start = bz::packed_identity(in_use);
+  const uint32_t segments = (t.len[b] + kSegment - 1) / kSegment;
+  for (uint32_t k = 0; k < segments; ++k) {
+    const uint32_t at = b * sg.per_slot + k;
+    sg.start[at] = start;
+    start = bz::packed_compose(sg.sig[at], sg.seen[at], start, in_use);
+  }
+}
+
+__global__ void places_kernel(const uint8_t* last, BlockTable t, MtfTable m, Segments sg, uint8_t* places) {
+  __shared__ uint8_t seq_of[256];
+  uint32_t k, n;
+  if (!segment_of(t, m, sg, seq_of, k, n)) return;
+  const uint32_t b = blockIdx.y;
+  uint64_t order = sg.start[b * sg.per_slot + k];
+  uint8_t* out = places + t.begin[b] + k * kSegment;
+  uint32_t i = 0;
+  for_each_symbol(last + t.begin[b] + k * kSegment, n, seq_of,
+                  [&](uint64_t c) { out[i++] = static_cast<uint8_t>(bz::packed_move_to_front(order, c)); });
+}
+
+// One thread per block: zero-run coding of the places (or the whole move-to-front for
+// blocks with more than 16 byte values).
+__global__ void zero_run_kernel(const uint8_t* last, const uint8_t* places, BlockTable t, MtfTable m, Segments sg) {
+  const uint32_t b = blockIdx.x;
   const uint32_t len = t.len[b];
   if (len == 0) {
     m.count[b] = 0;
     return;
   }
-  const uint8_t* block = last + t.begin[b];  // the same bytes as the block, in another order
-  __shared__ uint8_t seq_of[256];  // one thread per CTA: the tables in shared memory
-  __shared__ bool used[256];
-  int ranges = 0;
-  const int in_use = bz::map_bytes_in_use(block, static_cast<int32_t>(len), seq_of, ranges, used);
+  const int in_use = m.in_use[b];
   uint16_t* out = m.values + t.begin[b] + b;
   int32_t* freq = m.freq + static_cast<size_t>(b) * bz::kMaxAlpha;
-  m.count[b] = in_use <= 16 ? bz::mtf_encode_packed(block, static_cast<int32_t>(len), seq_of, in_use, out, freq)
-                            : bz::mtf_encode(block, static_cast<int32_t>(len), seq_of, in_use, out, freq);
-  m.in_use[b] = in_use;
-  m.ranges[b] = ranges;
+  m.count[b] = in_use <= 16 ? bz::zero_run_code(places + t.begin[b], static_cast<int32_t>(len), in_use, out, freq)
+                            : bz::mtf_encode(last + t.begin[b], static_cast<int32_t>(len),
+                                             sg.seq_of + static_cast<size_t>(b) * 256, in_use, out, freq);
 }
 
 // One CTA per block: the steps of bz::block_bits_from_mtf with the groups shared among
@@ -469,6 +563,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     rank_.reset(); scan_a_.reset(); scan_b_.reset(); flags_.reset(); list_.reset(); selected_.reset();
     last_.reset(); mtf_values_.reset(); mtf_freq_.reset(); mtf_count_.reset(); mtf_in_use_.reset();
     mtf_ranges_.reset(); selectors_.reset(); bits_.reset(); temp_.reset();
+    seg_sig_.reset(); seg_start_.reset(); seg_seen_.reset(); seq_maps_.reset();
     n_ = 0;
     text_len_ = 0;
   }
@@ -480,6 +575,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     shuffle_copies_ = std::max<uint32_t>(copies, env && *env ? static_cast<uint32_t>(std::atoi(env)) : 128u);
     per_perm_ = text_len / bz::block_limit(kLevel) + 2;
     slots_ = copies * per_perm_;
+    seg_per_slot_ = (bz::block_limit(kLevel) + 64) / kSegment + 1;
     const size_t total = static_cast<size_t>(copies) * text_len, samples = copies * n;
     using cuda::DeviceBuffer;
     bool ok = DeviceBuffer<uint8_t>::try_allocate(static_cast<size_t>(shuffle_copies_) * n, batch_) &&
@@ -506,7 +602,11 @@ class GpuCompressionBackend final : public PermutationBackend {
               DeviceBuffer<int32_t>::try_allocate(slots_, mtf_in_use_) &&
               DeviceBuffer<int32_t>::try_allocate(slots_, mtf_ranges_) &&
               DeviceBuffer<uint8_t>::try_allocate((total + slots_) / bz::kGroupSize + 2 * slots_ + 1, selectors_) &&
-              DeviceBuffer<unsigned long long>::try_allocate(slots_, bits_);
+              DeviceBuffer<unsigned long long>::try_allocate(slots_, bits_) &&
+              DeviceBuffer<uint64_t>::try_allocate(static_cast<size_t>(slots_) * seg_per_slot_, seg_sig_) &&
+              DeviceBuffer<uint64_t>::try_allocate(static_cast<size_t>(slots_) * seg_per_slot_, seg_start_) &&
+              DeviceBuffer<uint32_t>::try_allocate(static_cast<size_t>(slots_) * seg_per_slot_, seg_seen_) &&
+              DeviceBuffer<uint8_t>::try_allocate(static_cast<size_t>(slots_) * 256, seq_maps_);
     if (!ok) return false;
     // CUB scratch: the largest of what the sort, scan and select need for `total` items.
     size_t sort_bytes = 0, scan_bytes = 0, sum_bytes = 0, select_bytes = 0;
@@ -633,7 +733,13 @@ class GpuCompressionBackend final : public PermutationBackend {
     // 4. Move-to-front and Huffman coding, per block.
     MtfTable mt{mtf_values_.get(), mtf_freq_.get(), mtf_count_.get(), mtf_in_use_.get(), mtf_ranges_.get(),
                 selectors_.get()};
-    mtf_kernel<<<slots, 1, 0, st>>>(last_.get(), t, slots, mt);
+    Segments sg{seg_sig_.get(), seg_seen_.get(), seg_start_.get(), seq_maps_.get(), seg_per_slot_};
+    byte_map_kernel<<<slots, kThreads, 0, st>>>(last_.get(), t, mt, sg);
+    const dim3 seg_grid((seg_per_slot_ + 63) / 64, slots);
+    signature_kernel<<<seg_grid, 64, 0, st>>>(last_.get(), t, mt, sg);
+    starts_kernel<<<grid_for(slots, 64), 64, 0, st>>>(t, mt, sg, slots);
+    places_kernel<<<seg_grid, 64, 0, st>>>(last_.get(), t, mt, sg, flags_.get());
+    zero_run_kernel<<<slots, 1, 0, st>>>(last_.get(), flags_.get(), t, mt, sg);
     mark(6);
     block_bits_kernel<<<slots, kThreads, 0, st>>>(t, mt, bits_.get());
     EA_CUDA_CHECK(cudaGetLastError());
@@ -673,7 +779,10 @@ class GpuCompressionBackend final : public PermutationBackend {
   StreamSetView streams_;
   size_t n_ = 0;
   uint32_t text_len_ = 0;
-  uint32_t copies_ = 0, shuffle_copies_ = 0, per_perm_ = 0, slots_ = 0;
+  uint32_t copies_ = 0, shuffle_copies_ = 0, per_perm_ = 0, slots_ = 0, seg_per_slot_ = 0;
+  cuda::DeviceBuffer<uint64_t> seg_sig_, seg_start_;
+  cuda::DeviceBuffer<uint32_t> seg_seen_;
+  cuda::DeviceBuffer<uint8_t> seq_maps_;
   cuda::DeviceBuffer<uint32_t> states_, aux_;
   cuda::DeviceBuffer<uint8_t> symbols_, raw_of_, batch_, text_, flags_, last_, selectors_, temp_;
   cuda::DeviceBuffer<uint32_t> lens_, pos_, block_begin_, block_len_, block_count_, rank_, scan_a_, scan_b_, list_,

@@ -115,15 +115,89 @@ EA_HD inline int lowest_set_bit(uint64_t x) {
 #endif
 }
 
+// Pieces of mtf_encode_packed for the GPU, which splits a block into segments: the
+// move-to-front list after a segment is the segment's symbols by last occurrence (most
+// recent first), then the other symbols in their order before it. So each segment's
+// "signature" (its list when started from any list, and the set of symbols it has) can be
+// computed in parallel, the list at each segment's start found by composing signatures in
+// order, and the segments coded in parallel from there.
+EA_HD inline uint64_t packed_identity(int n_in_use) {
+  uint64_t order = 0;
+  for (int k = 0; k < 16; ++k) order |= static_cast<uint64_t>(k < n_in_use ? k : 15) << (4 * k);
+  return order;
+}
+
+// Moves symbol c to the front of the packed list; returns its place before (0: it was in
+// front).
+EA_HD inline int packed_move_to_front(uint64_t& order, uint64_t c) {
+  constexpr uint64_t kOnes = 0x1111111111111111ull;
+  uint64_t x = order ^ (kOnes * c);  // zero nibble where c is
+  x |= x >> 1;
+  x |= x >> 2;
+  const int j = lowest_set_bit(~x & kOnes) / 4;
+  const uint64_t below = (uint64_t{1} << (4 * j)) - 1;
+  const uint64_t above = j == 15 ? 0 : ~((uint64_t{1} << (4 * (j + 1))) - 1);
+  order = (order & above) | ((order & below) << 4) | c;
+  return j;
+}
+
+// The list after a segment with signature (sig: its list when started from the identity;
+// seen: bit s set for each symbol s it contains), started from `start`.
+EA_HD inline uint64_t packed_compose(uint64_t sig, uint32_t seen, uint64_t start, int n_in_use) {
+  int d = 0;
+  for (uint32_t m = seen; m; m &= m - 1) ++d;
+  uint64_t out = d == 16 ? sig : (sig & ((uint64_t{1} << (4 * d)) - 1));
+  int place = d;
+  for (int k = 0; k < 16; ++k) {
+    const int v = static_cast<int>((start >> (4 * k)) & 0xf);
+    if (v < n_in_use && !((seen >> v) & 1)) out |= static_cast<uint64_t>(v) << (4 * place++);
+  }
+  for (; place < 16; ++place) out |= uint64_t{15} << (4 * place);
+  return out;
+}
+
+// Zero-run coding of move-to-front places (0 = the front symbol again): the values of
+// mtf_encode from its places.
+EA_HD inline int32_t zero_run_code(const uint8_t* places, int32_t len, int n_in_use, uint16_t* out, int32_t* freq) {
+  int32_t counts[kMaxAlpha];
+  for (int i = 0; i < n_in_use + 2; ++i) counts[i] = 0;
+  int32_t w = 0;
+  uint32_t zeros = 0;
+  auto step = [&](int r) {
+    if (r == 0) {
+      ++zeros;
+      return;
+    }
+    if (zeros) {
+      put_zero_run(zeros, out, w, counts);
+      zeros = 0;
+    }
+    out[w++] = static_cast<uint16_t>(r + 1);
+    ++counts[r + 1];
+  };
+  int32_t i = 0;
+  for (; i + 16 <= len; i += 16) {  // fetched ahead, as in mtf_encode_packed
+    uint8_t r[16];
+    EA_UNROLL
+    for (int k = 0; k < 16; ++k) r[k] = places[i + k];
+    EA_UNROLL
+    for (int k = 0; k < 16; ++k) step(r[k]);
+  }
+  for (; i < len; ++i) step(places[i]);
+  if (zeros) put_zero_run(zeros, out, w, counts);
+  out[w++] = static_cast<uint16_t>(n_in_use + 1);
+  ++counts[n_in_use + 1];
+  for (int i = 0; i < n_in_use + 2; ++i) freq[i] = counts[i];
+  return w;
+}
+
 // mtf_encode for blocks with at most 16 byte values in use (decimal text has 11): the
 // list lives in the 4-bit nibbles of one word (front at the low end), so that finding a
 // symbol and moving it to the front are a few register operations. Same output.
 EA_HD inline int32_t mtf_encode_packed(const uint8_t* last, int32_t len, const uint8_t* seq_of, int n_in_use,
                                        uint16_t* out, int32_t* freq) {
-  constexpr uint64_t kOnes = 0x1111111111111111ull;
-  uint64_t order = 0;
   // Unused places hold 15, which is then not a symbol in use.
-  for (int k = 0; k < 16; ++k) order |= static_cast<uint64_t>(k < n_in_use ? k : 15) << (4 * k);
+  uint64_t order = packed_identity(n_in_use);
   // Counted here, stored at the end (on the GPU `freq` is global memory: an increment
   // there per symbol would put a memory round trip in the loop).
   int32_t counts[18];
@@ -139,13 +213,7 @@ EA_HD inline int32_t mtf_encode_packed(const uint8_t* last, int32_t len, const u
       put_zero_run(zeros, out, w, counts);
       zeros = 0;
     }
-    uint64_t x = order ^ (kOnes * c);  // zero nibble where c is
-    x |= x >> 1;
-    x |= x >> 2;
-    const int j = lowest_set_bit(~x & kOnes) / 4;  // >= 1
-    const uint64_t below = (uint64_t{1} << (4 * j)) - 1;
-    const uint64_t above = j == 15 ? 0 : ~((uint64_t{1} << (4 * (j + 1))) - 1);
-    order = (order & above) | ((order & below) << 4) | c;
+    const int j = packed_move_to_front(order, c);  // >= 1
     out[w++] = static_cast<uint16_t>(j + 1);
     ++counts[j + 1];
   };
@@ -315,12 +383,9 @@ EA_HD inline uint64_t group_data_bits(const uint16_t* mtfv, int32_t n_mtf, int32
   return bits;
 }
 
-// Byte set of a block: seq_of[byte] = index among the bytes in use; returns their number
-// and the number of 16-byte ranges with a byte in use. used: scratch of 256 entries.
-EA_HD inline int map_bytes_in_use(const uint8_t* block, int32_t len, uint8_t* seq_of, int& ranges_in_use,
-                                  bool* used) {
-  for (int i = 0; i < 256; ++i) used[i] = false;
-  for (int32_t i = 0; i < len; ++i) used[block[i]] = true;
+// From the set of bytes in use (used[256]): seq_of[byte] = index among them; returns their
+// number and the number of 16-byte ranges with a byte in use.
+EA_HD inline int map_used_bytes(const bool* used, uint8_t* seq_of, int& ranges_in_use) {
   int n = 0;
   ranges_in_use = 0;
   for (int r = 0; r < 16; ++r) {
@@ -334,6 +399,14 @@ EA_HD inline int map_bytes_in_use(const uint8_t* block, int32_t len, uint8_t* se
     ranges_in_use += any ? 1 : 0;
   }
   return n;
+}
+
+// The same for a block's bytes. used: scratch of 256 entries.
+EA_HD inline int map_bytes_in_use(const uint8_t* block, int32_t len, uint8_t* seq_of, int& ranges_in_use,
+                                  bool* used) {
+  for (int i = 0; i < 256; ++i) used[i] = false;
+  for (int32_t i = 0; i < len; ++i) used[block[i]] = true;
+  return map_used_bytes(used, seq_of, ranges_in_use);
 }
 
 // Working storage of block_bits_from_mtf (too large for a GPU thread's stack).

@@ -114,3 +114,39 @@ TEST_CASE("bzip2 model: packed move-to-front (<= 16 symbols) equals the list ver
     CHECK(std::equal(fa, fa + in_use + 2, fb));
   }
 }
+
+TEST_CASE("bzip2 model: move-to-front by segments (signatures composed in order) equals one pass") {
+  std::mt19937_64 rng(29);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int in_use = 1 + static_cast<int>(rng() % 16);
+    const int32_t len = 1 + static_cast<int32_t>(rng() % 20000);
+    std::vector<uint8_t> seq_of(256, 0), last(static_cast<size_t>(len));
+    for (int v = 0; v < 256; ++v) seq_of[v] = static_cast<uint8_t>(v % in_use);
+    for (auto& c : last) c = static_cast<uint8_t>(rng() % 4 == 0 ? 0 : rng() % in_use);
+    const int32_t seg = 1 + static_cast<int32_t>(rng() % 3000);
+    // Signatures in "parallel", starts composed in order, places coded per segment.
+    std::vector<uint8_t> places(last.size());
+    uint64_t start = ea::bz::packed_identity(in_use);
+    for (int32_t s0 = 0; s0 < len; s0 += seg) {
+      const int32_t s1 = std::min(len, s0 + seg);
+      uint64_t sig = ea::bz::packed_identity(in_use);
+      uint32_t seen = 0;
+      for (int32_t i = s0; i < s1; ++i) {
+        seen |= 1u << seq_of[last[i]];
+        ea::bz::packed_move_to_front(sig, seq_of[last[i]]);
+      }
+      uint64_t order = start;
+      for (int32_t i = s0; i < s1; ++i) places[i] = static_cast<uint8_t>(ea::bz::packed_move_to_front(order, seq_of[last[i]]));
+      start = ea::bz::packed_compose(sig, seen, start, in_use);
+      REQUIRE(start == order);  // the composed list is the list the segment ends with
+    }
+    std::vector<uint16_t> a(last.size() + 1), b(last.size() + 1);
+    int32_t fa[ea::bz::kMaxAlpha], fb[ea::bz::kMaxAlpha];
+    const int32_t na = ea::bz::mtf_encode_packed(last.data(), len, seq_of.data(), in_use, a.data(), fa);
+    const int32_t nb = ea::bz::zero_run_code(places.data(), len, in_use, b.data(), fb);
+    INFO("trial " << trial << ": " << in_use << " symbols, " << len << " values, segments of " << seg);
+    REQUIRE(na == nb);
+    CHECK(std::equal(a.begin(), a.begin() + na, b.begin()));
+    CHECK(std::equal(fa, fa + in_use + 2, fb));
+  }
+}
