@@ -162,9 +162,8 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   auto cpu = make_cpu_backend(pd, cfg.threads);
   // The compression test on the GPU too, when the data will most likely reach it (data that
   // already failed chi-square or LRS keeps the CPU, where it runs only if needed, unless
-  // --all-tests runs it anyway). The
-  // backend checks its bzip2 model against libbz2 on the original data first; any failure
-  // leaves the test to the CPU cores, with a note.
+  // --all-tests runs it anyway). The backend checks its bzip2 model against libbz2 on the
+  // original data first; any failure leaves the test to the CPU cores, with a note.
   std::unique_ptr<PermutationBackend> own_compression;
   PermutationBackend* compression = cpu.get();
   a.compression_device = "cpu (libbz2)";

@@ -115,7 +115,9 @@ EA_HD inline int lowest_set_bit(uint64_t x) {
 #endif
 }
 
-// Pieces of mtf_encode_packed for the GPU, which splits a block into segments: the
+// Move-to-front with the list packed in the 4-bit nibbles of one word (front at the low end;
+// at most 16 symbols), so that finding a symbol and moving it to the front are a few
+// register operations. The GPU splits a block into segments: the
 // move-to-front list after a segment is the segment's symbols by last occurrence (most
 // recent first), then the other symbols in their order before it. So each segment's
 // "signature" (its list when started from any list, and the set of symbols it has) can be
@@ -176,7 +178,7 @@ EA_HD inline int32_t zero_run_code(const uint8_t* places, int32_t len, int n_in_
     ++counts[r + 1];
   };
   int32_t i = 0;
-  for (; i + 16 <= len; i += 16) {  // fetched ahead, as in mtf_encode_packed
+  for (; i + 16 <= len; i += 16) {  // 16 fetched ahead of the chain of updates
     uint8_t r[16];
     EA_UNROLL
     for (int k = 0; k < 16; ++k) r[k] = places[i + k];
@@ -191,48 +193,12 @@ EA_HD inline int32_t zero_run_code(const uint8_t* places, int32_t len, int n_in_
   return w;
 }
 
-// mtf_encode for blocks with at most 16 byte values in use (decimal text has 11): the
-// list lives in the 4-bit nibbles of one word (front at the low end), so that finding a
-// symbol and moving it to the front are a few register operations. Same output.
-EA_HD inline int32_t mtf_encode_packed(const uint8_t* last, int32_t len, const uint8_t* seq_of, int n_in_use,
-                                       uint16_t* out, int32_t* freq) {
-  // Unused places hold 15, which is then not a symbol in use.
-  uint64_t order = packed_identity(n_in_use);
-  // Counted here, stored at the end (on the GPU `freq` is global memory: an increment
-  // there per symbol would put a memory round trip in the loop).
-  int32_t counts[18];
-  for (int i = 0; i < 18; ++i) counts[i] = 0;
-  int32_t w = 0;
-  uint32_t zeros = 0;
-  auto step = [&](uint64_t c) {
-    if ((order & 0xf) == c) {
-      ++zeros;
-      return;
-    }
-    if (zeros) {
-      put_zero_run(zeros, out, w, counts);
-      zeros = 0;
-    }
-    const int j = packed_move_to_front(order, c);  // >= 1
-    out[w++] = static_cast<uint16_t>(j + 1);
-    ++counts[j + 1];
-  };
-  // 16 symbols fetched and mapped before they are coded, so that on the GPU their loads
-  // overlap instead of each one waiting in the chain of list updates.
-  int32_t i = 0;
-  for (; i + 16 <= len; i += 16) {
-    uint8_t c[16];
-    EA_UNROLL
-    for (int k = 0; k < 16; ++k) c[k] = seq_of[last[i + k]];
-    EA_UNROLL
-    for (int k = 0; k < 16; ++k) step(c[k]);
-  }
-  for (; i < len; ++i) step(seq_of[last[i]]);
-  if (zeros) put_zero_run(zeros, out, w, counts);
-  out[w++] = static_cast<uint16_t>(n_in_use + 1);
-  ++counts[n_in_use + 1];
-  for (int i = 0; i < n_in_use + 2; ++i) freq[i] = counts[i];
-  return w;
+// Move-to-front places of last[0..len) from the packed list `order` (updated), for blocks
+// with at most 16 byte values (decimal text has 11); zero_run_code of the places is then
+// mtf_encode's output.
+EA_HD inline void packed_places(const uint8_t* last, int32_t len, const uint8_t* seq_of, uint64_t& order,
+                                uint8_t* places) {
+  for (int32_t i = 0; i < len; ++i) places[i] = static_cast<uint8_t>(packed_move_to_front(order, seq_of[last[i]]));
 }
 
 EA_HD inline int table_count(int32_t n_mtf) {

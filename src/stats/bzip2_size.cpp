@@ -62,9 +62,15 @@ uint64_t block_bits(const uint8_t* block, size_t len) {
   const int in_use = map_bytes_in_use(block, static_cast<int32_t>(len), seq_of, ranges, used);
   std::vector<uint16_t> mtfv(len + 1);
   int32_t freq[kMaxAlpha];
-  const int32_t n_mtf = in_use <= 16
-                            ? mtf_encode_packed(last.data(), static_cast<int32_t>(len), seq_of, in_use, mtfv.data(), freq)
-                            : mtf_encode(last.data(), static_cast<int32_t>(len), seq_of, in_use, mtfv.data(), freq);
+  int32_t n_mtf = 0;
+  if (in_use <= 16) {  // the GPU's way (one segment here)
+    std::vector<uint8_t> places(len);
+    uint64_t order = packed_identity(in_use);
+    packed_places(last.data(), static_cast<int32_t>(len), seq_of, order, places.data());
+    n_mtf = zero_run_code(places.data(), static_cast<int32_t>(len), in_use, mtfv.data(), freq);
+  } else {
+    n_mtf = mtf_encode(last.data(), static_cast<int32_t>(len), seq_of, in_use, mtfv.data(), freq);
+  }
   std::vector<uint8_t> selectors(static_cast<size_t>(n_mtf) / kGroupSize + 1);
   TableState st;
   return block_bits_from_mtf(mtfv.data(), n_mtf, freq, in_use, ranges, selectors.data(), st);
