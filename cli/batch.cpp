@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <cinttypes>
@@ -17,17 +19,30 @@
 
 #include "common/error.hpp"
 #include "logging.hpp"
+#include "output.hpp"
 #include "report.hpp"
 
 namespace ea::cli {
 
 namespace {
 
+// A file cut into --blocks: hashed once (by the first worker that needs it), then every
+// block reads only its own bytes and checks that the file still has this fingerprint.
+struct BlockedFile {
+  std::mutex m;
+  bool done = false;
+  uint64_t listed_size = 0;
+  FileFingerprint fingerprint;
+  std::string error;
+};
+
 struct Item {
   std::string path;
   std::optional<SubsetSpec> subset;
   int64_t block = -1;         // with --blocks
   std::string skipped;        // why it is not assessed ("" = assessed)
+  std::string error;          // known to fail before loading ("" = none)
+  std::shared_ptr<BlockedFile> file;  // with --blocks
 };
 
 struct Row {
@@ -47,22 +62,26 @@ std::string basename_of(const std::string& p) {
 
 std::vector<Item> list_items(const Options& o) {
   std::vector<Item> items;
-  std::optional<SubsetSpec> subset;
-  if (o.subset_text) subset = parse_subset(*o.subset_text);
   for (const auto& path : o.files) {
     if (!o.blocks) {
-      items.push_back(Item{path, subset, -1, ""});
+      items.push_back(Item{path, o.subset, -1, "", "", nullptr});
       continue;
     }
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0 || S_ISDIR(st.st_mode) || st.st_size == 0) {
+    if (::stat(path.c_str(), &st) != 0 || S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && st.st_size == 0)) {
       // Not readable as blocks: the loader reports it with the usual message.
-      items.push_back(Item{path, std::nullopt, -1, ""});
+      items.push_back(Item{path, std::nullopt, -1, "", "", nullptr});
       continue;
     }
+    if (!S_ISREG(st.st_mode)) {
+      items.push_back(Item{path, std::nullopt, -1, "", path + ": not a regular file; --blocks cuts regular files only", nullptr});
+      continue;
+    }
+    auto file = std::make_shared<BlockedFile>();
+    file->listed_size = static_cast<uint64_t>(st.st_size);
     const uint64_t size = static_cast<uint64_t>(st.st_size), count = *o.blocks;
     for (uint64_t k = 0; k * count < size; ++k) {
-      Item it{path, SubsetSpec{k, count}, static_cast<int64_t>(k), ""};
+      Item it{path, SubsetSpec{k, count}, static_cast<int64_t>(k), "", "", file};
       const uint64_t have = std::min(count, size - k * count);
       if (have < count && !o.keep_short) {
         it.skipped = "short block (" + std::to_string(have) + " of " + std::to_string(count) +
@@ -125,7 +144,31 @@ Finished assess_item(const Item& it, uint64_t position, const Options& o, const 
     logger().error("{}", message);
   };
   try {
-    Dataset d = load_dataset(it.path, o.bits, it.subset);
+    if (!it.error.empty()) throw Error(ErrorKind::Input, it.error);
+    LoadOptions load;
+    load.width = o.bits;
+    load.subset = it.subset;
+    load.allow_stream = o.allow_stream;
+    load.interrupt = base.interrupt;
+    if (it.file) {
+      std::lock_guard<std::mutex> lock(it.file->m);
+      if (!it.file->done) {
+        try {
+          it.file->fingerprint = fingerprint_file(it.path, base.interrupt);
+          if (it.file->fingerprint.size != it.file->listed_size) {
+            it.file->error = it.path + ": the file changed after its blocks were listed; assess a file that is no "
+                                       "longer being written";
+          }
+        } catch (const Error& e) {
+          if (e.kind() == ErrorKind::Interrupted) throw;
+          it.file->error = e.what();
+        }
+        it.file->done = true;
+      }
+      if (!it.file->error.empty()) throw Error(ErrorKind::Input, it.file->error);
+      load.known = &it.file->fingerprint;
+    }
+    Dataset d = load_dataset(it.path, load);
     AssessConfig cfg = base;
     cfg.seed = derive_seed(base.seed, position);
     cfg.progress = progress;
@@ -158,34 +201,66 @@ Finished assess_item(const Item& it, uint64_t position, const Options& o, const 
 
 }  // namespace
 
-int run_batch(const Options& o, const std::string& started, const AssessConfig& base,
-              const std::atomic<bool>& interrupt, const std::atomic<int>& signal_number) {
+Outcome run_batch(const Options& o, const std::string& started, const AssessConfig& base, const InputSet& inputs,
+                  const std::atomic<bool>& interrupt, const std::atomic<int>& signal_number) {
   using clock = std::chrono::steady_clock;
   const std::vector<Item> items = list_items(o);
 
-  // -o names a folder in batch mode.
+  // -o names a folder in batch mode: checked, and every name checked, before any work.
   std::string out_dir;
+  std::vector<std::string> out_paths(items.size());
   if (o.json_path) {
     out_dir = *o.json_path;
     struct stat st {};
-    const bool is_dir = ::stat(out_dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-    if (!is_dir) {
+    if (::stat(out_dir.c_str(), &st) != 0 && errno == ENOTDIR) {
+      throw Error(ErrorKind::Output, "-o " + out_dir + ": a part of this path is a file, not a folder");
+    }
+    if (::stat(out_dir.c_str(), &st) != 0) {
       if (out_dir.empty() || out_dir.back() != '/') {
         throw Error(ErrorKind::Usage, "-o " + out_dir +
                                           ": with several assessments -o names a folder (end it with '/')");
       }
       if (::mkdir(out_dir.c_str(), 0777) != 0 && errno != EEXIST) {
-        throw Error(ErrorKind::Input, out_dir + ": cannot create the output folder: " + std::strerror(errno));
+        throw Error(ErrorKind::Output, "-o " + out_dir + ": cannot create the output folder: " + std::strerror(errno));
+      }
+      if (::stat(out_dir.c_str(), &st) != 0) {
+        throw Error(ErrorKind::Output, "-o " + out_dir + ": cannot access the output folder: " + std::strerror(errno));
       }
     }
+    if (!S_ISDIR(st.st_mode)) {
+      throw Error(ErrorKind::Output, "-o " + out_dir + ": exists and is not a folder; with several assessments -o names a folder");
+    }
     if (out_dir.back() != '/') out_dir += '/';
+    std::map<std::string, size_t> first_of;
+    for (size_t k = 0; k < items.size(); ++k) {
+      if (!items[k].skipped.empty()) continue;
+      std::string name = basename_of(items[k].path);
+      if (items[k].block >= 0) name += ".block" + std::to_string(items[k].block);
+      out_paths[k] = out_dir + name + ".json";
+      auto [at, fresh] = first_of.emplace(out_paths[k], k);
+      if (!fresh && items[at->second].path != items[k].path) {
+        throw Error(ErrorKind::Output, "-o " + out_dir + ": " + items[at->second].path + " and " + items[k].path +
+                                           " would both be written to " + out_paths[k] +
+                                           "; rename one, run them separately, or use --jsonl");
+      }
+      struct stat target {};
+      if (::stat(out_paths[k].c_str(), &target) == 0) {
+        if (const std::string* in = inputs.find(target)) {
+          throw Error(ErrorKind::Output, "-o " + out_paths[k] + ": is the input file " + *in +
+                                             "; ea_iid never writes over an input");
+        }
+      }
+    }
   }
-  std::FILE* jsonl = nullptr;
+  std::unique_ptr<JsonlWriter> jsonl;
   if (o.jsonl_path) {
-    jsonl = *o.jsonl_path == "-" ? stdout : std::fopen(o.jsonl_path->c_str(), "w");
-    if (!jsonl) throw Error(ErrorKind::Input, *o.jsonl_path + ": cannot write: " + std::strerror(errno));
+    const auto existing = o.jsonl_append ? JsonlWriter::Existing::Append
+                          : o.jsonl_force ? JsonlWriter::Existing::Truncate
+                                          : JsonlWriter::Existing::Refuse;
+    jsonl = std::make_unique<JsonlWriter>(*o.jsonl_path, existing, inputs);
   }
-  std::FILE* table = (o.jsonl_path && *o.jsonl_path == "-") ? stderr : stdout;
+  std::FILE* table = (jsonl && jsonl->is_stdout()) ? stderr : stdout;
+  const char* table_name = table == stderr ? "standard error" : "standard output";
   // A progress bar on a terminal: assessments done/total, current file, elapsed, estimate.
   const bool bar = !o.quiet && ::isatty(STDERR_FILENO);
   const auto batch_start = clock::now();
@@ -198,6 +273,11 @@ int run_batch(const Options& o, const std::string& started, const AssessConfig& 
   // unwritten one, so memory stays bounded however many files are given.
   const int jobs = o.jobs > 0 ? o.jobs : (base.device != DeviceChoice::Cpu && gpu_count() > 0 ? 8 : 1);
   const size_t window = 4 * static_cast<size_t>(jobs);
+  // `cancel` stops the workers and their assessments: set on SIGINT/SIGTERM (this thread
+  // copies the flag within 250 ms) and when this thread fails.
+  std::atomic<bool> cancel{false};
+  AssessConfig worker_base = base;
+  worker_base.interrupt = &cancel;
   std::mutex m;
   std::condition_variable cv;
   std::vector<Finished> done(items.size());
@@ -214,64 +294,80 @@ int run_batch(const Options& o, const std::string& started, const AssessConfig& 
   logger().debug("batch of {} assessments, {} at a time", items.size(), jobs);
 
   auto worker = [&](int w) {
-    DeviceSlot slot;
-    slot.memory_share = 0.85 / jobs;
-    while (true) {
-      size_t idx;
-      {
-        std::unique_lock<std::mutex> lock(m);
-        while (!interrupt.load() && next_item < items.size() && next_item >= next_write + window) {
-          cv.wait_for(lock, std::chrono::milliseconds(200));
+    try {
+      DeviceSlot slot;
+      slot.memory_share = 0.85 / jobs;
+      while (true) {
+        size_t idx;
+        {
+          std::unique_lock<std::mutex> lock(m);
+          while (!cancel.load() && next_item < items.size() && next_item >= next_write + window) {
+            cv.wait_for(lock, std::chrono::milliseconds(200));
+          }
+          if (cancel.load() || next_item >= items.size()) break;
+          idx = next_item++;
         }
-        if (interrupt.load() || next_item >= items.size()) break;
-        idx = next_item++;
+        const Item& it = items[idx];
+        {
+          std::lock_guard<std::mutex> lock(status_mutex);
+          status[w] = Status{it.path + (it.block >= 0 ? " block " + std::to_string(it.block) : ""), "loading", 0, 0, true};
+        }
+        auto progress = [&, w](const char* phase, uint32_t n, int active) {
+          std::lock_guard<std::mutex> lock(status_mutex);
+          status[w].phase = phase;
+          status[w].permutations = n;
+          status[w].active = active;
+        };
+        Finished f = assess_item(it, idx, o, started, worker_base, slot, progress);
+        {
+          std::lock_guard<std::mutex> lock(status_mutex);
+          status[w].busy = false;
+        }
+        std::lock_guard<std::mutex> lock(m);
+        done[idx] = std::move(f);
+        cv.notify_all();
       }
-      const Item& it = items[idx];
-      {
-        std::lock_guard<std::mutex> lock(status_mutex);
-        status[w] = Status{it.path + (it.block >= 0 ? " block " + std::to_string(it.block) : ""), "loading", 0, 0, true};
-      }
-      auto progress = [&, w](const char* phase, uint32_t n, int active) {
-        std::lock_guard<std::mutex> lock(status_mutex);
-        status[w].phase = phase;
-        status[w].permutations = n;
-        status[w].active = active;
-      };
-      Finished f = assess_item(it, idx, o, started, base, slot, progress);
-      {
-        std::lock_guard<std::mutex> lock(status_mutex);
-        status[w].busy = false;
-      }
-      std::lock_guard<std::mutex> lock(m);
-      done[idx] = std::move(f);
-      cv.notify_all();
+    } catch (const std::exception& e) {
+      // Outside any item (the device slot, memory): stop the batch, keep what is written.
+      logger().error("batch worker {}: {}", w, e.what());
+      cancel.store(true);
     }
     std::lock_guard<std::mutex> lock(m);
     --alive;
     cv.notify_all();
   };
   std::vector<std::thread> threads;
+  // Whatever leaves this function, the workers are stopped and joined first.
+  struct JoinAll {
+    std::vector<std::thread>& threads;
+    std::atomic<bool>& cancel;
+    ~JoinAll() {
+      cancel.store(true);
+      for (auto& t : threads) {
+        if (t.joinable()) t.join();
+      }
+    }
+  } join_all{threads, cancel};
   for (int w = 0; w < jobs; ++w) threads.emplace_back(worker, w);
 
   std::vector<Row> rows;
   bool any_error = false, any_not_iid = false;
   size_t finished = 0;
-  auto write = [&](Finished& f, const Item& it) {
+  // Writes one finished item. A write that fails makes that item an error; the batch goes on.
+  auto write = [&](Finished& f, const Item& it, size_t k) {
     if (f.interrupted) return;
-    any_error = any_error || f.error;
-    any_not_iid = any_not_iid || f.not_iid;
     if (it.skipped.empty()) {
-      if (jsonl) {
-        const std::string line = f.json.dump();
-        std::fprintf(jsonl, "%s\n", line.c_str());
-        std::fflush(jsonl);
-      }
-      if (!out_dir.empty()) {
-        std::string name = basename_of(it.path);
-        if (it.block >= 0) name += ".block" + std::to_string(it.block);
-        write_json_atomically(out_dir + name + ".json", f.json);
+      try {
+        if (jsonl) jsonl->write_line(f.json.dump());
+        if (!out_dir.empty()) write_file_atomically(out_paths[k], f.json.dump(2) + "\n", inputs, "-o");
+      } catch (const Error& e) {
+        logger().error("{}", e.what());
+        f.error = true;
+        f.row.verdict = std::string("error: ") + e.what();
       }
     }
+    any_error = any_error || f.error;
+    any_not_iid = any_not_iid || f.not_iid;
     ++finished;
     if (bar) std::fprintf(stderr, "\r\033[K");
     if (it.skipped.empty()) {
@@ -306,8 +402,9 @@ int run_batch(const Options& o, const std::string& started, const AssessConfig& 
   std::unique_lock<std::mutex> lock(m);
   while (true) {
     cv.wait_for(lock, std::chrono::milliseconds(250), [&] {
-      return (next_write < items.size() && done[next_write].ready) || alive == 0;
+      return (next_write < items.size() && done[next_write].ready) || alive == 0 || (interrupt.load() && !cancel.load());
     });
+    if (interrupt.load()) cancel.store(true);
     while (next_write < items.size() && done[next_write].ready) {
       Finished f = std::move(done[next_write]);
       done[next_write] = Finished{};
@@ -315,7 +412,7 @@ int run_batch(const Options& o, const std::string& started, const AssessConfig& 
       const size_t k = next_write++;
       cv.notify_all();  // the window moved
       lock.unlock();
-      write(f, items[k]);
+      write(f, items[k], k);
       lock.lock();
     }
     if (alive == 0) {
@@ -324,7 +421,7 @@ int run_batch(const Options& o, const std::string& started, const AssessConfig& 
         if (!done[next_write].ready) continue;
         Finished f = std::move(done[next_write]);
         lock.unlock();
-        write(f, items[next_write]);
+        write(f, items[next_write], next_write);
         lock.lock();
       }
       break;
@@ -338,22 +435,34 @@ int run_batch(const Options& o, const std::string& started, const AssessConfig& 
   lock.unlock();
   for (auto& t : threads) t.join();
   if (bar) std::fprintf(stderr, "\r\033[K");
-  if (jsonl && jsonl != stdout) std::fclose(jsonl);
+  if (jsonl) {
+    try {
+      jsonl->close();
+    } catch (const Error& e) {
+      logger().error("{}", e.what());
+      any_error = true;
+    }
+  }
 
+  const bool stopped = cancel.load() && !interrupt.load();  // a worker failed outside any item
   if (!o.quiet) print_summary(table, rows);
-  const int sig = signal_number.load();
   if (interrupt.load()) {
+    const int sig = signal_number.load();
     std::fprintf(table, "Incomplete: interrupted by %s after %zu of %zu assessments\n",
                  sig == SIGTERM ? "SIGTERM" : "SIGINT", finished, items.size());
-    return sig == SIGTERM ? 143 : 130;
+    std::fflush(table);
+    return Outcome::Interrupted;
   }
-  if (!o.quiet) {
+  if (stopped) {
+    std::fprintf(table, "Incomplete: stopped by an error after %zu of %zu assessments\n", finished, items.size());
+    any_error = true;
+  } else if (!o.quiet) {
     std::fprintf(table, "%zu rows: %s\n", rows.size(),
                  any_error ? "some assessments had errors" : any_not_iid ? "not all IID" : "all IID");
   }
-  if (any_error) return 2;
-  if (o.exit_code && any_not_iid) return 1;
-  return 0;
+  flush_checked(table, table_name);
+  if (any_error) return Outcome::Error;
+  return any_not_iid ? Outcome::NotIid : Outcome::Completed;
 }
 
 }  // namespace ea::cli

@@ -1,29 +1,32 @@
-// ea_iid: parse -> load -> assess -> report. The only place where errors become messages
-// and exit codes.
+// ea_iid: parse -> check outputs -> load -> assess -> report. The only place where errors
+// become messages and outcomes become exit codes (cli/outcome.hpp).
 #include <omp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cinttypes>
+#include <csignal>
 #include <cstdio>
 #include <random>
 
-#include <atomic>
-#include <csignal>
-
 #include "assess.hpp"
 #include "batch.hpp"
-#include "logging.hpp"
 #include "common/error.hpp"
+#include "logging.hpp"
 #include "options.hpp"
+#include "outcome.hpp"
+#include "output.hpp"
 #include "report.hpp"
 
 namespace {
 
-constexpr int kExitOk = 0, kExitNotIid = 1, kExitError = 2;
+using ea::cli::Outcome;
 
 // SIGINT/SIGTERM: the first asks the run to stop between rounds (finished results are
-// kept); a second one ends the process at once.
+// kept); a second one ends the process at once. No SA_RESTART: a blocking call returns
+// EINTR and the run sees the flag.
 std::atomic<bool> g_interrupt{false};
 std::atomic<int> g_signal{0};
 
@@ -46,36 +49,45 @@ uint64_t os_seed() {
   return (static_cast<uint64_t>(rd()) << 32) ^ static_cast<uint64_t>(rd());
 }
 
+// Standard output redirected into an input (`ea_iid a.bin >> a.bin`) would modify it.
+void check_stdout(const ea::cli::InputSet& inputs) {
+  struct stat st {};
+  if (::fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (const std::string* in = inputs.find(st)) {
+      throw ea::Error(ea::ErrorKind::Output, "standard output is the input file " + *in +
+                                                 "; ea_iid never writes into an input (redirect it elsewhere)");
+    }
+  }
+}
 
-int fail(const ea::cli::Options& o, const std::string& started, const std::string& message) {
+// An error of a run whose arguments were valid: one line on stderr and, in single-file
+// mode with an -o path already checked, the error JSON there.
+Outcome report_error(const ea::cli::Options& o, const std::string& started, const std::string& message,
+                     const ea::cli::InputSet* checked_inputs) {
   ea::cli::logger().error("{}", message);
-  if (o.json_path) {
+  if (o.json_path && checked_inputs && !o.batch()) {
     try {
-      ea::cli::write_json_atomically(*o.json_path, ea::cli::error_json(o, started, message));
+      ea::cli::write_file_atomically(*o.json_path, ea::cli::error_json(o, started, message).dump(2) + "\n",
+                                     *checked_inputs, "-o");
     } catch (const std::exception& e) {
       ea::cli::logger().error("{}", e.what());
     }
   }
-  return kExitError;
+  return Outcome::Error;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+Outcome run(const ea::cli::Options& o, const std::string& started) {
   using namespace ea;
-  cli::Options o;
-  const std::string started = cli::timestamp_now();
-  try {
-    if (cli::parse_options(argc, argv, o) == cli::ParseStatus::Exit0) return kExitOk;
-  } catch (const Error& e) {
-    o.json_path = cli::scan_json_path(argc, argv);
-    o.command_line = cli::join_command_line(argc, argv);
-    return fail(o, started, e.what());
-  }
-
-  install_signal_handlers();
+  cli::InputSet inputs;
+  bool outputs_checked = false;
   try {
     cli::init_logging(!o.log_level.empty() ? o.log_level : o.quiet ? "error" : "info");
+    for (const auto& f : o.files) inputs.add(f);
+    check_stdout(inputs);
+    // Before any work: an -o that cannot be written fails now, not after the assessment.
+    if (o.json_path && !o.batch()) cli::check_output_path(*o.json_path, inputs, "-o");
+    outputs_checked = true;
+
     AssessConfig cfg;
     cfg.initial_entropy = o.initial_entropy;
     cfg.truncate_bitstring = o.truncate_bitstring;
@@ -95,13 +107,14 @@ int main(int argc, char** argv) {
     const auto detail = (!o.quiet && o.verbose >= 1) ? spdlog::level::info : spdlog::level::debug;
     cfg.note = [detail](const std::string& m) { cli::logger().log(detail, "{}", m); };
     cli::logger().log(detail, "seed {}{}", cfg.seed, o.seed ? "" : " (drawn from the OS; pass --seed to repeat this run)");
-    if (o.batch()) {
-      return cli::run_batch(o, started, cfg, g_interrupt, g_signal);
-    }
+    if (o.batch()) return cli::run_batch(o, started, cfg, inputs, g_interrupt, g_signal);
 
-    std::optional<SubsetSpec> subset;
-    if (o.subset_text) subset = parse_subset(*o.subset_text);
-    Dataset data = load_dataset(o.file, o.bits, subset);
+    LoadOptions load;
+    load.width = o.bits;
+    load.subset = o.subset;
+    load.allow_stream = o.allow_stream;
+    load.interrupt = &g_interrupt;
+    Dataset data = load_dataset(o.file, load);
 
     const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO);
     if (show_progress) {
@@ -120,18 +133,43 @@ int main(int argc, char** argv) {
     Assessment a = assess(data, cfg);
     for (const auto& w : a.warnings) cli::logger().warn("{}", w);
     cli::print_text(stdout, a, o);
-    std::fflush(stdout);
-    if (o.json_path) cli::write_json_atomically(*o.json_path, cli::assessment_json(a, o, started));
-    if (o.exit_code && a.verdict() != Verdict::Iid) return kExitNotIid;
-    return kExitOk;
+    cli::flush_checked(stdout, "standard output");
+    if (o.json_path) {
+      cli::write_file_atomically(*o.json_path, cli::assessment_json(a, o, started).dump(2) + "\n", inputs, "-o");
+    }
+    return a.verdict() == Verdict::Iid ? Outcome::Completed : Outcome::NotIid;
   } catch (const Error& e) {
-    if (e.kind() == ErrorKind::Interrupted) {
+    // Whatever failed while a signal was pending (an EINTR, a stopped round) is the interrupt.
+    if (e.kind() == ErrorKind::Interrupted || g_interrupt.load()) {
       std::fprintf(stderr, "\n");
       cli::logger().error("interrupted; no result");
-      return g_signal.load() == SIGTERM ? 143 : 130;
+      return Outcome::Interrupted;
     }
-    return fail(o, started, e.what());
+    const bool json_ok = outputs_checked && e.kind() != ErrorKind::Output;
+    return report_error(o, started, e.what(), json_ok ? &inputs : nullptr);
   } catch (const std::exception& e) {
-    return fail(o, started, std::string("internal error: ") + e.what());
+    return report_error(o, started, std::string("internal error: ") + e.what(), outputs_checked ? &inputs : nullptr);
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace ea;
+  cli::Options o;
+  const std::string started = cli::timestamp_now();
+  try {
+    if (cli::parse_options(argc, argv, o) == cli::ParseStatus::Exit0) {
+      cli::flush_checked(stdout, "standard output");
+      return cli::exit_status(cli::Outcome::Completed, false, 0);
+    }
+  } catch (const std::exception& e) {
+    // The arguments are not known to be valid: nothing is written but this message (an -o
+    // argument may well name the sample file the user meant to assess).
+    cli::logger().error("{}", e.what());
+    return cli::exit_status(cli::Outcome::Error, false, 0);
+  }
+  install_signal_handlers();
+  const cli::Outcome r = run(o, started);
+  return cli::exit_status(r, o.exit_code, g_signal.load());
 }

@@ -21,18 +21,31 @@ std::string join_command_line(int argc, char** argv) {
   return s;
 }
 
-std::optional<std::string> scan_json_path(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "-o" || a == "--output") {
-      if (i + 1 < argc) return std::string(argv[i + 1]);
-    } else if (a.rfind("--output=", 0) == 0) {
-      return a.substr(9);
-    } else if (a.size() > 2 && a[0] == '-' && a[1] == 'o') {
-      return a.substr(2);
+uint64_t parse_unsigned(const std::string& text, const std::string& option, uint64_t min, uint64_t max, bool hex) {
+  const std::string range = " (" + std::to_string(min) + " to " + std::to_string(max) + ")";
+  if (text.empty()) throw Error(ErrorKind::Usage, option + ": empty value; expected a number" + range);
+  const bool is_hex = hex && text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  const unsigned base = is_hex ? 16 : 10;
+  uint64_t v = 0;
+  bool overflow = false;
+  for (size_t i = is_hex ? 2 : 0; i < text.size(); ++i) {
+    const char c = text[i];
+    unsigned d;
+    if (c >= '0' && c <= '9') {
+      d = static_cast<unsigned>(c - '0');
+    } else if (is_hex && c >= 'a' && c <= 'f') {
+      d = static_cast<unsigned>(c - 'a' + 10);
+    } else if (is_hex && c >= 'A' && c <= 'F') {
+      d = static_cast<unsigned>(c - 'A' + 10);
+    } else {
+      throw Error(ErrorKind::Usage, option + ": '" + text + "' is not " +
+                                        (c == '-' && i == 0 ? "a non-negative integer" : "a number") + range);
     }
+    if (v > (UINT64_MAX - d) / base) overflow = true;
+    if (!overflow) v = v * base + d;
   }
-  return std::nullopt;
+  if (overflow || v < min || v > max) throw Error(ErrorKind::Usage, option + ": " + text + " is out of range" + range);
+  return v;
 }
 
 void print_prng_list(std::ostream& out) {
@@ -69,7 +82,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
                "ea_iid"};
   bool flag_i = false, flag_c = false, flag_a = false, flag_t = false;
   std::string device = "auto", bits_text, subset, json;
-  uint64_t seed = 0;
+  std::string seed_text, threads_text, gpu_text, round_text, iterations_text, bits_all_text, blocks_text, jobs_text;
   app.add_flag("-i", flag_i, "initial entropy estimate H_I (default)");
   app.add_flag("-c", flag_c, "conditioned sequential dataset estimate h' (H_bitstring only)");
   app.add_flag("-a", flag_a, "H_bitstring from all bits (default)");
@@ -78,23 +91,25 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   app.add_flag("-q", o.quiet, "quiet: nothing on stdout (errors still go to stderr)");
   auto* l = app.add_option("-l", subset, "assess only samples [INDEX*COUNT, INDEX*COUNT+COUNT)")->type_name("INDEX,COUNT");
   auto* out = app.add_option("-o,--output", json, "write the results as JSON to FILE")->type_name("FILE.json");
-  auto* seed_opt = app.add_option("--seed", seed, "64-bit seed of the shuffles (default: drawn from the OS, then printed)");
+  auto* seed_opt = app.add_option("--seed", seed_text, "64-bit seed (decimal or 0x hex) of the shuffles (default: drawn from the OS, then printed)");
   std::string prng = "philox";
   app.add_option("--prng", prng, "generator of the shuffles: " + prng_names() + " (default philox; see --list-prngs)")
       ->type_name("NAME");
   app.add_flag("--list-prngs", "list the shuffling generators with their properties, then exit");
-  app.add_option("--threads", o.threads, "CPU threads (default: all cores, or OMP_NUM_THREADS)")
-      ->check(CLI::Range(1, 4096));
+  auto* threads_opt = app.add_option("--threads", threads_text, "CPU threads, 1-4096 (default: all cores, or OMP_NUM_THREADS)")
+                          ->type_name("N");
   app.add_option("--device", device, "where the permutation tests run: auto (GPU if usable), cpu or gpu")
       ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
-  app.add_option("--gpu", o.gpu_id, "GPU index (with --device auto|gpu)")->check(CLI::Range(0, 1024));
-  app.add_option("--round-size", o.round_size, "GPU permutations per round (default: from free memory)")
-      ->check(CLI::Range(1u, 1u << 20));
+  auto* gpu_opt = app.add_option("--gpu", gpu_text, "GPU index (with --device auto|gpu)")->type_name("ID");
+  auto* round_opt = app.add_option("--round-size", round_text, "GPU permutations per round, 1-1048576 (default: from free memory)")
+                        ->type_name("N");
   app.add_flag("--all-tests", o.all_tests, "run the compression test even when another test already failed");
   app.add_flag("--no-early-exit", o.no_early_exit, "run all permutations for every test (full counts)");
   app.add_flag("--exit-code", o.exit_code, "exit 1 when the data is not judged IID (default: 0 when the run completed)");
-  app.add_option("--iterations", o.iterations, "permutations (default 10000; other values are not an SP 800-90B assessment)")
-      ->check(CLI::Range(1u, 100000000u));
+  auto* iterations_opt =
+      app.add_option("--iterations", iterations_text,
+                     "permutations, 1-100000000 (default 10000; other values are not an SP 800-90B assessment)")
+          ->type_name("N");
   app.add_flag("--timing", o.timing, "print per-stage times");
   app.add_option("--log-level", o.log_level,
                  "diagnostics on stderr: trace, debug, info (default), warning, error, critical, off")
@@ -104,26 +119,27 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
                "with an exact bzip2 size model, checked against libbz2 on each data set's original)");
   app.add_flag("--verify", o.verify, "recompute some GPU permutations of every round on the CPU; any difference is an error");
   std::vector<std::string> positionals;
-  int bits_all = 0;
-  uint64_t blocks = 0;
   std::string jsonl;
   app.add_option("files", positionals,
                  "sample files (one sample per byte); the reference's form FILE [bits_per_symbol] also works")
       ->required()
       ->type_name("FILE...");
-  auto* bits_opt = app.add_option("--bits", bits_all, "bits per sample (1-8) for every file (default: inferred)")
-                       ->check(CLI::Range(1, 8));
-  auto* blocks_opt = app.add_option("--blocks", blocks, "assess every consecutive block of COUNT samples of each file")
-                         ->check(CLI::Range(static_cast<uint64_t>(1), static_cast<uint64_t>(UINT32_MAX)))
+  auto* bits_opt = app.add_option("--bits", bits_all_text, "bits per sample (1-8) for every file (default: inferred)")
+                       ->type_name("N");
+  auto* blocks_opt = app.add_option("--blocks", blocks_text, "assess every consecutive block of COUNT samples of each file")
                          ->type_name("COUNT");
-  app.add_option("--jobs", o.jobs,
-                 "batch: assessments in flight at once, each with its own CUDA stream and buffers "
-                 "(default: 8 with a GPU, else 1)")
-      ->check(CLI::Range(1, 64))
-      ->type_name("K");
+  auto* jobs_opt = app.add_option("--jobs", jobs_text,
+                                  "batch: assessments in flight at once, 1-64, each with its own CUDA stream and "
+                                  "buffers (default: 8 with a GPU, else 1)")
+                       ->type_name("K");
   app.add_flag("--keep-short", o.keep_short, "with --blocks: also assess the last block when it is shorter");
   auto* jsonl_opt = app.add_option("--jsonl", jsonl, "write one JSON object per assessment, one per line ('-': stdout)")
                         ->type_name("PATH");
+  app.add_flag("--append", o.jsonl_append, "with --jsonl: add lines to an existing file (without it a non-empty file is refused)");
+  app.add_flag("--force", o.jsonl_force, "with --jsonl: replace the contents of an existing file");
+  app.add_flag("--allow-stream", o.allow_stream,
+               "also read FIFOs and character devices (to their end, or to the end of -l INDEX,COUNT); "
+               "without it they are refused");
   app.footer(
       "Exit status: 0 when the assessment completed (whatever the verdict; with --exit-code, 0 only when IID),\n"
       "1 with --exit-code when the data is not judged IID, 2 on errors (bad input, usage, device failure).");
@@ -153,17 +169,31 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   o.file = positionals.front();
   if (bits_opt->count()) {
     if (!bits_text.empty()) throw Error(ErrorKind::Usage, "give the bit width either as --bits or after the file, not both");
-    bits_text = std::to_string(bits_all);
+    bits_text = std::to_string(parse_unsigned(bits_all_text, "--bits", 1, 8));
   }
-  if (blocks_opt->count()) o.blocks = blocks;
+  if (seed_opt->count()) o.seed = parse_unsigned(seed_text, "--seed", 0, UINT64_MAX, true);
+  if (threads_opt->count()) o.threads = static_cast<int>(parse_unsigned(threads_text, "--threads", 1, 4096));
+  if (gpu_opt->count()) o.gpu_id = static_cast<int>(parse_unsigned(gpu_text, "--gpu", 0, 1024));
+  if (round_opt->count()) o.round_size = static_cast<uint32_t>(parse_unsigned(round_text, "--round-size", 1, 1u << 20));
+  if (iterations_opt->count()) {
+    o.iterations = static_cast<uint32_t>(parse_unsigned(iterations_text, "--iterations", 1, 100000000));
+  }
+  if (jobs_opt->count()) o.jobs = static_cast<int>(parse_unsigned(jobs_text, "--jobs", 1, 64));
+  if (blocks_opt->count()) o.blocks = parse_unsigned(blocks_text, "--blocks", 1, kMaxSamples);
   if (jsonl_opt->count()) o.jsonl_path = jsonl;
+  if ((o.jsonl_append || o.jsonl_force) && !o.jsonl_path) {
+    throw Error(ErrorKind::Usage, std::string(o.jsonl_append ? "--append" : "--force") + " applies to --jsonl, which is not given");
+  }
+  if (o.jsonl_append && o.jsonl_force) throw Error(ErrorKind::Usage, "--append and --force exclude each other");
+  if (o.blocks && l->count()) {
+    throw Error(ErrorKind::Usage, "-l and --blocks exclude each other: -l assesses one part of a file, --blocks every part");
+  }
   if (flag_i && flag_c) throw Error(ErrorKind::Usage, "-i and -c exclude each other");
   if (flag_a && flag_t) throw Error(ErrorKind::Usage, "-a and -t exclude each other");
   o.initial_entropy = !flag_c;
   o.truncate_bitstring = flag_t;
-  if (l->count()) o.subset_text = subset;
+  if (l->count()) o.subset = parse_subset(subset);
   if (out->count()) o.json_path = json;
-  if (seed_opt->count()) o.seed = seed;
   if (auto id = parse_prng(prng)) {
     o.prng = *id;
   } else {

@@ -6,11 +6,12 @@
 #include <optional>
 #include <ostream>
 
-#include "rng/prng.hpp"
 #include <string>
 #include <vector>
 
 #include "assess.hpp"
+#include "io/samples.hpp"
+#include "rng/prng.hpp"
 
 namespace ea::cli {
 
@@ -26,7 +27,10 @@ struct Options {
   bool truncate_bitstring = false;  // -a / -t
   int verbose = 0;               // number of -v
   bool quiet = false;
-  std::optional<std::string> subset_text;  // -l
+  std::optional<SubsetSpec> subset;        // -l INDEX,COUNT
+  bool allow_stream = false;               // --allow-stream: read FIFOs and devices
+  bool jsonl_append = false;               // --append: add lines to an existing --jsonl file
+  bool jsonl_force = false;                // --force: replace an existing --jsonl file's contents
   std::optional<std::string> json_path;    // -o
   std::optional<uint64_t> seed;
   PrngId prng = PrngId::Philox;
@@ -57,9 +61,10 @@ ParseStatus parse_options(int argc, char** argv, Options& out);
 // --list-prngs: every shuffling generator with its properties.
 void print_prng_list(std::ostream& out);
 
-// The -o value, found without a full parse, so that a JSON error file can be written even
-// when the command line is malformed.
-std::optional<std::string> scan_json_path(int argc, char** argv);
+// Strict unsigned integer of an option: decimal digits (and 0x hex where `hex`), no sign,
+// no spaces, no empty value, within [min, max]. Throws Error{Usage} naming the option.
+uint64_t parse_unsigned(const std::string& text, const std::string& option, uint64_t min, uint64_t max,
+                        bool hex = false);
 
 std::string join_command_line(int argc, char** argv);
 

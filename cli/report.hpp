@@ -20,9 +20,6 @@ nlohmann::ordered_json assessment_json(const Assessment& a, const Options& o, co
 nlohmann::ordered_json error_json(const Options& o, const std::string& started, const std::string& message,
                                   const std::string* filename = nullptr, int64_t block = -1);
 
-// Writes to PATH.tmp-PID then renames, so that PATH is never half written.
-void write_json_atomically(const std::string& path, const nlohmann::ordered_json& j);
-
 std::string timestamp_now();
 
 }  // namespace ea::cli

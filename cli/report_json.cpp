@@ -176,23 +176,4 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
   return j;
 }
 
-void write_json_atomically(const std::string& path, const ordered_json& j) {
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    if (!f) throw Error(ErrorKind::Input, path + ": cannot write JSON output: " + std::strerror(errno));
-    f << j.dump(2) << "\n";
-    f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      throw Error(ErrorKind::Input, path + ": error while writing JSON output");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    throw Error(ErrorKind::Input, path + ": cannot write JSON output: " + std::strerror(err));
-  }
-}
-
 }  // namespace ea::cli

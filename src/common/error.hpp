@@ -10,6 +10,7 @@ namespace ea {
 enum class ErrorKind {
   Usage,     // bad command line
   Input,     // the sample file cannot be used
+  Output,    // an output (JSON, JSONL, stdout) cannot be written safely or at all
   Device,    // GPU or driver failure: never a verdict
   Internal,  // a bug or resource failure
   Interrupted,  // stopped on request (SIGINT/SIGTERM): no result

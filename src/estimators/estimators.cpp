@@ -66,6 +66,13 @@ std::vector<uint64_t> bitstring_counts(const Dataset& d, uint64_t max_bits) {
   return {limit - ones, ones};
 }
 
+// ln Gamma(a) for a > 0 without glibc's global `signgam` (std::lgamma writes it: a data
+// race between the batch's worker threads).
+static long double lgamma_positive(long double a) {
+  int sign = 0;
+  return ::lgammal_r(a, &sign);
+}
+
 // Q(a, x) by the power series of P(a, x) when x < a + 1 and by the continued fraction of
 // Q(a, x) (modified Lentz evaluation) otherwise; both in long double.
 double gamma_q(double a_in, double x_in, bool* underflow) {
@@ -77,7 +84,7 @@ double gamma_q(double a_in, double x_in, bool* underflow) {
   const long double eps = LDBL_EPSILON;
   // The reference (Cephes igamc) returns 0 with "igamc: UNDERFLOW" when x^a e^-x / Gamma(a)
   // is below e^-709.78 on its continued-fraction branch (x >= 1 and x >= a).
-  if (underflow && x >= 1 && x >= a && log_prefactor - std::lgamma(a) < -7.09782712893383996732224E2L) {
+  if (underflow && x >= 1 && x >= a && log_prefactor - lgamma_positive(a) < -7.09782712893383996732224E2L) {
     *underflow = true;
   }
   if (x < a + 1) {
@@ -88,7 +95,7 @@ double gamma_q(double a_in, double x_in, bool* underflow) {
       sum += term;
       if (std::fabs(term) < std::fabs(sum) * eps) break;
     }
-    long double p = sum * std::exp(log_prefactor - std::lgamma(a));
+    long double p = sum * std::exp(log_prefactor - lgamma_positive(a));
     long double q = 1.0L - p;
     return q < 0 ? 0.0 : static_cast<double>(q);
   }
@@ -106,7 +113,7 @@ double gamma_q(double a_in, double x_in, bool* underflow) {
     h *= delta;
     if (std::fabs(delta - 1) < eps) break;
   }
-  return static_cast<double>(std::exp(log_prefactor - std::lgamma(a)) * h);
+  return static_cast<double>(std::exp(log_prefactor - lgamma_positive(a)) * h);
 }
 
 namespace {

@@ -1,12 +1,15 @@
 #include "io/samples.hpp"
 
+#include <fcntl.h>
 #include <openssl/evp.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <memory>
 
 #include "common/error.hpp"
@@ -45,31 +48,197 @@ SubsetSpec parse_subset(const std::string& text) {
   return s;
 }
 
-std::string sha256_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) input_error(path, std::string("cannot open file: ") + std::strerror(errno));
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) {
-    throw Error(ErrorKind::Internal, "OpenSSL: cannot initialise SHA-256");
+namespace {
+
+class Sha256 {
+ public:
+  Sha256() : ctx_(EVP_MD_CTX_new(), EVP_MD_CTX_free) {
+    if (!ctx_ || EVP_DigestInit_ex(ctx_.get(), EVP_sha256(), nullptr) != 1) {
+      throw Error(ErrorKind::Internal, "OpenSSL: cannot initialise SHA-256");
+    }
   }
-  std::vector<char> buf(1 << 16);
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    std::streamsize got = in.gcount();
-    if (got > 0) EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<size_t>(got));
+  void update(const uint8_t* p, size_t n) {
+    if (n && EVP_DigestUpdate(ctx_.get(), p, n) != 1) throw Error(ErrorKind::Internal, "OpenSSL: SHA-256 failed");
   }
-  if (in.bad()) input_error(path, "read error while hashing");
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_DigestFinal_ex(ctx.get(), md, &len);
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) {
-    out += hex[md[i] >> 4];
-    out += hex[md[i] & 15];
+  std::string hex() {
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    if (EVP_DigestFinal_ex(ctx_.get(), md, &len) != 1) throw Error(ErrorKind::Internal, "OpenSSL: SHA-256 failed");
+    static const char* digits = "0123456789abcdef";
+    std::string out;
+    for (unsigned int i = 0; i < len; ++i) {
+      out += digits[md[i] >> 4];
+      out += digits[md[i] & 15];
+    }
+    return out;
   }
-  return out;
+
+ private:
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx_;
+};
+
+// An open file descriptor, closed on scope exit (reads only: a close error loses nothing).
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+constexpr size_t kChunk = size_t{1} << 20;
+
+void check_interrupt(const std::atomic<bool>* interrupt) {
+  if (interrupt && interrupt->load()) throw Error(ErrorKind::Interrupted, "interrupted");
 }
+
+// Never blocks: a FIFO without a writer opens at once (and is then refused or polled).
+Fd open_input(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    const int err = errno;
+    input_error(path, err == ENOENT ? std::string("no such file") : std::string("cannot open file: ") + std::strerror(err));
+  }
+  return Fd(fd);
+}
+
+struct stat stat_of(const Fd& f, const std::string& path) {
+  struct stat st {};
+  if (::fstat(f.fd, &st) != 0) input_error(path, std::string("cannot access: ") + std::strerror(errno));
+  return st;
+}
+
+int64_t nanoseconds(const timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
+
+FileFingerprint fingerprint_of(const struct stat& st) {
+  FileFingerprint f;
+  f.dev = st.st_dev;
+  f.ino = st.st_ino;
+  f.size = static_cast<uint64_t>(st.st_size);
+  f.mtime_ns = nanoseconds(st.st_mtim);
+  f.ctime_ns = nanoseconds(st.st_ctim);
+  return f;
+}
+
+std::string kind_of(mode_t m) {
+  if (S_ISFIFO(m)) return "a FIFO (named pipe)";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
+
+// read(2) at the current offset (offset < 0) or at `offset`, retrying EINTR; 0 at the end.
+size_t read_some(const Fd& f, uint8_t* p, size_t n, int64_t offset, const std::string& path,
+                 const std::atomic<bool>* interrupt) {
+  while (true) {
+    const ssize_t got = offset < 0 ? ::read(f.fd, p, n) : ::pread(f.fd, p, n, static_cast<off_t>(offset));
+    if (got >= 0) return static_cast<size_t>(got);
+    if (errno == EINTR) {
+      check_interrupt(interrupt);
+      continue;
+    }
+    input_error(path, std::string("read error: ") + std::strerror(errno));
+  }
+}
+
+[[noreturn]] void too_many(const std::string& path, uint64_t count) {
+  input_error(path, std::to_string(count) + " samples to assess, more than the " + std::to_string(kMaxSamples) +
+                        " one assessment supports; assess it in parts with -l INDEX,COUNT or --blocks COUNT");
+}
+
+// The samples [begin, begin + count) of a file of `size` samples for the subset (all
+// without one). Throws past the end.
+void subset_range(const std::string& path, const std::optional<SubsetSpec>& subset, uint64_t size, uint64_t& begin,
+                  uint64_t& count) {
+  begin = 0;
+  count = size;
+  if (!subset) return;
+  if (subset->index > 0 && subset->count > UINT64_MAX / subset->index) input_error(path, "-l block start overflows");
+  begin = subset->index * subset->count;
+  if (begin >= size) {
+    input_error(path, "-l " + std::to_string(subset->index) + "," + std::to_string(subset->count) +
+                          " starts at sample " + std::to_string(begin) + ", past the end of the file (" +
+                          std::to_string(size) + " samples)");
+  }
+  count = std::min<uint64_t>(subset->count, size - begin);
+}
+
+[[noreturn]] void changed(const std::string& path) {
+  input_error(path, "the file changed while it was being read (size or modification time); assess a file that "
+                    "is no longer being written");
+}
+
+// Reads a whole regular file once, hashing it, keeping the samples [begin, begin + count).
+std::string read_regular(const Fd& f, const std::string& path, uint64_t size, uint64_t begin, uint64_t count,
+                         std::vector<uint8_t>& samples, const std::atomic<bool>* interrupt) {
+  Sha256 sha;
+  std::vector<uint8_t> buf(kChunk);
+  samples.resize(count);
+  uint64_t at = 0;
+  while (true) {
+    check_interrupt(interrupt);
+    const size_t got = read_some(f, buf.data(), buf.size(), -1, path, interrupt);
+    if (got == 0) break;
+    if (at + got > size) changed(path);
+    sha.update(buf.data(), got);
+    const uint64_t lo = std::max(at, begin), hi = std::min(at + got, begin + count);
+    if (lo < hi) std::memcpy(samples.data() + (lo - begin), buf.data() + (lo - at), hi - lo);
+    at += got;
+  }
+  if (at != size) changed(path);
+  return sha.hex();
+}
+
+// Reads a FIFO, device or socket to its end (or to `cap` bytes), waiting with poll() so
+// that an interrupt is seen within 200 ms, even while no writer has opened a FIFO.
+uint64_t read_stream(const Fd& f, const std::string& path, uint64_t cap, uint64_t begin, std::vector<uint8_t>& kept,
+                     std::string& sha256, const std::atomic<bool>* interrupt) {
+  Sha256 sha;
+  std::vector<uint8_t> buf(kChunk);
+  uint64_t at = 0;
+  while (at < cap) {
+    check_interrupt(interrupt);
+    pollfd p{f.fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, 200);
+    if (ready < 0 && errno != EINTR) input_error(path, std::string("cannot wait for data: ") + std::strerror(errno));
+    if (ready <= 0) continue;
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), cap - at));
+    const ssize_t got = ::read(f.fd, buf.data(), want);
+    if (got < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) continue;
+      input_error(path, std::string("read error: ") + std::strerror(errno));
+    }
+    if (got == 0) break;
+    const uint64_t n = static_cast<uint64_t>(got);
+    sha.update(buf.data(), n);
+    if (at + n > begin) {
+      const uint64_t from = at >= begin ? 0 : begin - at;
+      kept.insert(kept.end(), buf.data() + from, buf.data() + n);
+    }
+    at += n;
+  }
+  sha256 = sha.hex();
+  return at;
+}
+
+}  // namespace
+
+FileFingerprint fingerprint_file(const std::string& path, const std::atomic<bool>* interrupt) {
+  Fd f = open_input(path);
+  const struct stat st = stat_of(f, path);
+  if (S_ISDIR(st.st_mode)) input_error(path, "is a directory, not a sample file");
+  if (!S_ISREG(st.st_mode)) input_error(path, "is " + kind_of(st.st_mode) + ", not a regular file");
+  FileFingerprint fp = fingerprint_of(st);
+  std::vector<uint8_t> none;
+  fp.sha256 = read_regular(f, path, fp.size, 0, 0, none, interrupt);
+  if (!(fingerprint_of(stat_of(f, path)) == fp)) changed(path);
+  return fp;
+}
+
+std::string sha256_file(const std::string& path) { return fingerprint_file(path).sha256; }
 
 Dataset make_dataset(std::vector<uint8_t> samples, int width) {
   Dataset d;
@@ -113,43 +282,65 @@ Dataset make_dataset(std::vector<uint8_t> samples, int width) {
   return d;
 }
 
-Dataset load_dataset(const std::string& path, int width, const std::optional<SubsetSpec>& subset) {
-  if (width != 0 && (width < 1 || width > 8)) {
-    throw Error(ErrorKind::Usage, "bits per symbol must be between 1 and 8, got " + std::to_string(width));
+Dataset load_dataset(const std::string& path, const LoadOptions& opt) {
+  if (opt.width != 0 && (opt.width < 1 || opt.width > 8)) {
+    throw Error(ErrorKind::Usage, "bits per symbol must be between 1 and 8, got " + std::to_string(opt.width));
   }
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    input_error(path, errno == ENOENT ? "no such file" : std::string("cannot access: ") + std::strerror(errno));
-  }
+  Fd f = open_input(path);
+  const struct stat st = stat_of(f, path);
   if (S_ISDIR(st.st_mode)) input_error(path, "is a directory, not a sample file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) input_error(path, std::string("cannot open file: ") + std::strerror(errno));
-  in.seekg(0, std::ios::end);
-  std::streamoff size = in.tellg();
-  if (size < 0) input_error(path, "cannot determine the file size");
-  if (size == 0) input_error(path, "file is empty: no samples");
-  uint64_t begin = 0, count = static_cast<uint64_t>(size);
-  if (subset) {
-    if (subset->index > 0 && subset->count > UINT64_MAX / subset->index) {
-      input_error(path, "-l block start overflows");
+  std::vector<uint8_t> samples;
+  std::string sha256;
+  uint64_t size = 0;
+  if (S_ISREG(st.st_mode)) {
+    const FileFingerprint before = fingerprint_of(st);
+    size = before.size;
+    if (size == 0) input_error(path, "file is empty: no samples");
+    uint64_t begin = 0, count = 0;
+    subset_range(path, opt.subset, size, begin, count);
+    if (count > kMaxSamples) too_many(path, count);
+    if (opt.known) {
+      // The whole file was hashed when the batch was listed: read only this block.
+      if (!(before == *opt.known)) changed(path);
+      samples.resize(count);
+      for (uint64_t at = 0; at < count;) {
+        check_interrupt(opt.interrupt);
+        const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, count - at));
+        const size_t got = read_some(f, samples.data() + at, want, static_cast<int64_t>(begin + at), path, opt.interrupt);
+        if (got == 0) changed(path);
+        at += got;
+      }
+      sha256 = opt.known->sha256;
+    } else {
+      sha256 = read_regular(f, path, size, begin, count, samples, opt.interrupt);
     }
-    begin = subset->index * subset->count;
-    if (begin >= static_cast<uint64_t>(size)) {
-      input_error(path, "-l " + std::to_string(subset->index) + "," + std::to_string(subset->count) +
-                            " starts at sample " + std::to_string(begin) + ", past the end of the file (" +
-                            std::to_string(size) + " samples)");
+    if (!(fingerprint_of(stat_of(f, path)) == before)) changed(path);
+  } else {
+    if (!opt.allow_stream) {
+      input_error(path, "is " + kind_of(st.st_mode) +
+                            ", not a regular file; pass --allow-stream to read it to its end (add -l INDEX,COUNT to "
+                            "read only that much)");
     }
-    count = std::min<uint64_t>(subset->count, static_cast<uint64_t>(size) - begin);
-  }
-  std::vector<uint8_t> samples(count);
-  in.seekg(static_cast<std::streamoff>(begin));
-  in.read(reinterpret_cast<char*>(samples.data()), static_cast<std::streamsize>(count));
-  if (static_cast<uint64_t>(in.gcount()) != count) {
-    input_error(path, std::string("read error: ") + std::strerror(errno));
+    // Read no further than the subset needs; without one, one byte past the limit.
+    uint64_t cap = kMaxSamples + 1, begin = 0;
+    if (opt.subset) {
+      if (opt.subset->index > 0 && opt.subset->count > UINT64_MAX / opt.subset->index) {
+        input_error(path, "-l block start overflows");
+      }
+      begin = opt.subset->index * opt.subset->count;
+      if (opt.subset->count > UINT64_MAX - begin) input_error(path, "-l block end overflows");
+      cap = begin + opt.subset->count;
+    }
+    size = read_stream(f, path, cap, begin, samples, sha256, opt.interrupt);
+    if (size == 0) input_error(path, "is empty: no samples were read");
+    uint64_t b = 0, count = 0;
+    subset_range(path, opt.subset, size, b, count);
+    if (count > kMaxSamples) too_many(path, count);
+    samples.resize(count);
   }
   Dataset d;
   try {
-    d = make_dataset(std::move(samples), width);
+    d = make_dataset(std::move(samples), opt.width);
   } catch (const Error& e) {
     throw Error(e.kind(), path + ": " + e.what());
   }
@@ -157,10 +348,17 @@ Dataset load_dataset(const std::string& path, int width, const std::optional<Sub
     input_error(path, "symbol alphabet consists of 1 symbol; no entropy awarded");
   }
   d.path = path;
-  d.file_size = static_cast<uint64_t>(size);
-  d.subset = subset;
-  d.sha256 = sha256_file(path);
+  d.file_size = size;
+  d.subset = opt.subset;
+  d.sha256 = sha256;
   return d;
+}
+
+Dataset load_dataset(const std::string& path, int width, const std::optional<SubsetSpec>& subset) {
+  LoadOptions opt;
+  opt.width = width;
+  opt.subset = subset;
+  return load_dataset(path, opt);
 }
 
 }  // namespace ea

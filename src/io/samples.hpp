@@ -1,13 +1,20 @@
 // Reading a sample file the way the reference tool does (one sample per byte).
 #pragma once
 
+#include <sys/types.h>
+
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace ea {
+
+// The most samples one assessment can take: the suffix array of the LRS test
+// (libdivsufsort's saidx_t) indexes with 32-bit signed integers.
+constexpr uint64_t kMaxSamples = 2147483647;
 
 // The -l INDEX,COUNT option: samples [INDEX*COUNT, INDEX*COUNT + COUNT) of the file.
 struct SubsetSpec {
@@ -18,9 +25,39 @@ struct SubsetSpec {
 // Parses "INDEX,COUNT" (decimal, COUNT > 0); throws Error{Usage} with the offending text.
 SubsetSpec parse_subset(const std::string& text);
 
+// What identifies one version of a regular file: a reader compares it before and after
+// reading, so that a file rewritten meanwhile is an error, never a silent mix.
+struct FileFingerprint {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  uint64_t size = 0;
+  int64_t mtime_ns = 0, ctime_ns = 0;
+  std::string sha256;  // of the whole file (empty until hashed)
+  bool operator==(const FileFingerprint& o) const {
+    return dev == o.dev && ino == o.ino && size == o.size && mtime_ns == o.mtime_ns && ctime_ns == o.ctime_ns;
+  }
+};
+
+// Reads a regular file once, hashing it (SHA-256), and returns its fingerprint; the
+// batch's --blocks uses it so that each block reads only its own bytes. Throws Error{Input}.
+FileFingerprint fingerprint_file(const std::string& path, const std::atomic<bool>* interrupt = nullptr);
+
+struct LoadOptions {
+  int width = 0;                      // 0: inferred from the data
+  std::optional<SubsetSpec> subset;   // -l / --blocks
+  // Also read FIFOs, character devices and sockets (to their end, or to the end of the
+  // -l subset); without it they are refused, never waited on.
+  bool allow_stream = false;
+  // Checked while reading (also while waiting on a stream): true throws Error{Interrupted}.
+  const std::atomic<bool>* interrupt = nullptr;
+  // The file's fingerprint, hashed earlier (fingerprint_file): only the subset is read,
+  // and the file must still match it before and after.
+  const FileFingerprint* known = nullptr;
+};
+
 struct Dataset {
   std::string path;
-  std::string sha256;             // of the whole file, as the reference reports it
+  std::string sha256;             // of the whole file (or of the stream's bytes read), as read
   uint64_t file_size = 0;
   std::optional<SubsetSpec> subset;
 
@@ -38,9 +75,12 @@ struct Dataset {
   bool binary() const { return alphabet == 2; }
 };
 
-// Reads `path`. width == 0 infers the width from the data. Throws Error{Input} naming the
-// file and the problem (missing, directory, unreadable, empty, block past the end, data
-// wider than the width given, a single symbol), or Error{Usage} for a width outside 1-8.
+// Reads `path` once, hashing exactly the bytes read. Throws Error{Input} naming the file
+// and the problem (missing, directory, not a regular file without allow_stream, empty,
+// block past the end, more than kMaxSamples samples, changed while read, data wider than
+// the width given, a single symbol), Error{Usage} for a width outside 1-8, or
+// Error{Interrupted}.
+Dataset load_dataset(const std::string& path, const LoadOptions& options);
 Dataset load_dataset(const std::string& path, int width, const std::optional<SubsetSpec>& subset);
 
 // Builds a dataset from samples in memory (tests, and the loader itself).

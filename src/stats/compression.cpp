@@ -2,7 +2,6 @@
 
 #include <bzlib.h>
 
-#include <cmath>
 
 #include "common/error.hpp"
 
@@ -23,14 +22,46 @@ void decimal_text(const uint8_t* x, size_t n, const uint8_t* table, std::string&
   }
 }
 
+// Streams the text through libbz2 in chunks: no buffer grows with n, and lengths are 64-bit
+// (BZ2_bzBuffToBuffCompress takes 32-bit lengths, which a text over 4 GiB would overflow).
+// libbz2's output does not depend on how its input is split, so the length equals
+// BZ2_bzBuffToBuffCompress's (tests/unit/test_statistics.cpp checks it).
 uint64_t Compressor::compressed_length(const uint8_t* x, size_t n, const uint8_t* table) {
-  decimal_text(x, n, table, text_);
-  unsigned int dest_len = static_cast<unsigned int>(std::ceil(1.01 * static_cast<double>(text_.size()))) + 600;
-  out_.resize(dest_len);
-  int rc = BZ2_bzBuffToBuffCompress(out_.data(), &dest_len, text_.data(),
-                                    static_cast<unsigned int>(text_.size()), 5, 0, 0);
-  if (rc != BZ_OK) throw Error(ErrorKind::Internal, "bzip2 compression failed (code " + std::to_string(rc) + ")");
-  return dest_len;
+  constexpr size_t kTextChunk = size_t{1} << 16, kOutChunk = size_t{1} << 16;
+  text_.resize(kTextChunk + 4);
+  out_.resize(kOutChunk);
+  bz_stream s{};
+  int rc = BZ2_bzCompressInit(&s, 5, 0, 0);
+  if (rc != BZ_OK) throw Error(ErrorKind::Internal, "bzip2 initialisation failed (code " + std::to_string(rc) + ")");
+  struct End {
+    bz_stream* s;
+    ~End() { BZ2_bzCompressEnd(s); }
+  } end{&s};
+  size_t i = 0;
+  while (true) {
+    size_t len = 0;
+    while (i < n && len < kTextChunk) {
+      const unsigned v = table[x[i]];
+      if (v >= 100) text_[len++] = static_cast<char>('0' + v / 100);
+      if (v >= 10) text_[len++] = static_cast<char>('0' + (v / 10) % 10);
+      text_[len++] = static_cast<char>('0' + v % 10);
+      if (++i < n) text_[len++] = ' ';
+    }
+    const int action = i == n ? BZ_FINISH : BZ_RUN;
+    s.next_in = text_.data();
+    s.avail_in = static_cast<unsigned int>(len);
+    while (true) {
+      s.next_out = out_.data();
+      s.avail_out = static_cast<unsigned int>(out_.size());
+      rc = BZ2_bzCompress(&s, action);
+      if (rc != BZ_RUN_OK && rc != BZ_FINISH_OK && rc != BZ_STREAM_END) {
+        throw Error(ErrorKind::Internal, "bzip2 compression failed (code " + std::to_string(rc) + ")");
+      }
+      if (action == BZ_RUN ? s.avail_in == 0 : rc == BZ_STREAM_END) break;
+    }
+    if (action == BZ_FINISH) break;
+  }
+  return (static_cast<uint64_t>(s.total_out_hi32) << 32) | s.total_out_lo32;
 }
 
 }  // namespace ea

@@ -1,7 +1,7 @@
 // SP 800-90B 5.1.11 compression statistic (host only): the samples written as decimal
-// numbers separated by single spaces (no trailing space), compressed by libbz2's
-// BZ2_bzBuffToBuffCompress with block size 5, verbosity 0, work factor 0; the statistic
-// is the compressed length in bytes.
+// numbers separated by single spaces (no trailing space), compressed by libbz2 as the
+// reference's BZ2_bzBuffToBuffCompress call does (block size 5, verbosity 0, work factor 0);
+// the statistic is the compressed length in bytes.
 #pragma once
 
 #include <cstddef>

@@ -78,7 +78,8 @@ TEST_CASE("--blocks on a file whose length is not a multiple of COUNT") {
   CHECK(lines[1]["input"]["block"] == 1);
   CHECK(lines[1]["input"]["samples"] == 1000);
   CHECK(r.out.find("short block (500 of 1000 samples) skipped") != std::string::npos);
-  Result keep = run("--seed 9 --iterations 50 --blocks 1000 --keep-short --jsonl " + out + " " + f);
+  // The file now holds two lines: --force replaces them (without it the run is refused).
+  Result keep = run("--seed 9 --iterations 50 --blocks 1000 --keep-short --force --jsonl " + out + " " + f);
   CHECK(keep.code == 0);
   lines = jsonl(out);
   REQUIRE(lines.size() == 3);

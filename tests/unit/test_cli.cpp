@@ -22,6 +22,7 @@ using namespace cli_test;
 
 const std::string kSamples = std::string(EA_TEST_DATA_DIR) + "/samples/";
 
+// An input error: the arguments are valid, so -o receives the error JSON.
 void check_error(const std::string& args, const std::string& message) {
   CAPTURE(args);
   const std::string json = tmp("cli_error-" + std::to_string(::getpid()) + ".json");
@@ -36,20 +37,35 @@ void check_error(const std::string& args, const std::string& message) {
   CHECK(j["errorMessage"].get<std::string>().find(message) != std::string::npos);
 }
 
+// A usage error: nothing is written, not even the error JSON (an -o argument of a
+// malformed command line may name the sample file itself).
+void check_usage_error(const std::string& args, const std::string& message) {
+  CAPTURE(args);
+  const std::string json = tmp("cli_usage-" + std::to_string(::getpid()) + ".json");
+  std::remove(json.c_str());
+  Result r = run("-o " + json + " " + args);
+  CHECK(r.code == 2);
+  CHECK(r.err.find(message) != std::string::npos);
+  CHECK(r.err.find("ea_iid: error:") == 0);
+  CHECK(r.out.empty());
+  struct stat st {};
+  CHECK(::stat(json.c_str(), &st) != 0);
+}
+
 }  // namespace
 
-TEST_CASE("bad input: one line on stderr naming the problem, exit 2, JSON with errorMessage") {
+TEST_CASE("bad input: one line on stderr naming the problem, exit 2, JSON with errorMessage (none for usage errors)") {
   check_error(tmp("does-not-exist.bin"), "does-not-exist.bin: no such file");
   check_error(EA_TEST_TMP_DIR, "is a directory");
   check_error(write_bytes("empty.bin", ""), "empty.bin: file is empty");
   check_error(write_bytes("one-symbol.bin", std::string(100, '\x05')), "1 symbol");
   check_error(write_bytes("wide.bin", "\x01\x02\x80") + " 4", "wider than the given 4 bits");
-  check_error(kSamples + "rand8_short.bin 9", "bits per symbol must be between 1 and 8, got '9'");
-  check_error(kSamples + "rand8_short.bin 0", "bits per symbol must be between 1 and 8, got '0'");
+  check_usage_error(kSamples + "rand8_short.bin 9", "bits per symbol must be between 1 and 8, got '9'");
+  check_usage_error(kSamples + "rand8_short.bin 0", "bits per symbol must be between 1 and 8, got '0'");
   check_error("-l 5,10000 " + kSamples + "rand8_short.bin", "past the end of the file");
-  check_error("-l 5 " + kSamples + "rand8_short.bin", "-l expects INDEX,COUNT");
-  check_error("-l x,3 " + kSamples + "rand8_short.bin", "-l expects INDEX,COUNT");
-  check_error("--bitz " + kSamples + "rand8_short.bin", "--bitz");
+  check_usage_error("-l 5 " + kSamples + "rand8_short.bin", "-l expects INDEX,COUNT");
+  check_usage_error("-l x,3 " + kSamples + "rand8_short.bin", "-l expects INDEX,COUNT");
+  check_usage_error("--bitz " + kSamples + "rand8_short.bin", "--bitz");
 }
 
 TEST_CASE("an unreadable file is an error (skipped when running as root)") {

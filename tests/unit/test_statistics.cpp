@@ -1,9 +1,14 @@
 // Each statistic on small sequences worked out by hand (SP 800-90B section 5.1).
+#include <bzlib.h>
 #include <doctest/doctest.h>
 
+#include <array>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "permutation/permutation.hpp"
+#include "stats/compression.hpp"
 #include "stats/statistics.hpp"
 
 using namespace ea;
@@ -120,4 +125,28 @@ TEST_CASE("compute_statistics leaves tests outside the mask untouched") {
   CHECK(sv.v[int(TestId::kMaxCollision)] == 5);  // 3 1 2 0 3
   CHECK(sv.v[int(TestId::kExcursion)] == -7);
   CHECK(sv.v[int(TestId::kCovariance1)] == -7);
+}
+
+TEST_CASE("compression: the chunked libbz2 stream gives BZ2_bzBuffToBuffCompress's length") {
+  // The statistic streams its text through BZ2_bzCompress in 64 KiB pieces (64-bit lengths);
+  // the reference compresses the whole text in one BZ2_bzBuffToBuffCompress call.
+  std::mt19937_64 rng(12);
+  std::array<uint8_t, 256> identity{};
+  for (int v = 0; v < 256; ++v) identity[v] = static_cast<uint8_t>(v);
+  ea::Compressor c;
+  for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{1000}, size_t{16384}, size_t{16385}, size_t{300000}}) {
+    for (int width : {1, 8}) {
+      std::vector<uint8_t> x(n);
+      for (auto& v : x) v = static_cast<uint8_t>(rng() & ((1u << width) - 1));
+      std::string text;
+      ea::decimal_text(x.data(), n, identity.data(), text);
+      std::vector<char> out(text.size() + text.size() / 100 + 600);
+      unsigned int len = static_cast<unsigned int>(out.size());
+      REQUIRE(BZ2_bzBuffToBuffCompress(out.data(), &len, text.data(), static_cast<unsigned int>(text.size()), 5, 0, 0) ==
+              BZ_OK);
+      CAPTURE(n);
+      CAPTURE(width);
+      CHECK(c.compressed_length(x.data(), n, identity.data()) == len);
+    }
+  }
 }

@@ -1,0 +1,278 @@
+#include "output.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include "common/error.hpp"
+
+namespace ea::cli {
+
+namespace {
+
+[[noreturn]] void output_error(const std::string& what, const std::string& path, const std::string& problem) {
+  throw Error(ErrorKind::Output, (what.empty() ? "" : what + " ") + path + ": " + problem);
+}
+
+std::string os_error(int err) { return std::strerror(err); }
+
+std::string kind_of(mode_t m) {
+  if (S_ISDIR(m)) return "a folder";
+  if (S_ISFIFO(m)) return "a FIFO (named pipe)";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  if (S_ISLNK(m)) return "a symbolic link";
+  return "not a regular file";
+}
+
+std::string folder_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::string name_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The process's umask, read without changing it (other threads may be creating files).
+mode_t current_umask() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "Umask:") {
+      std::string value;
+      status >> value;
+      return static_cast<mode_t>(std::strtoul(value.c_str(), nullptr, 8));
+    }
+  }
+  return 022;
+}
+
+void write_all(int fd, const char* p, size_t n, const std::string& what, const std::string& path) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      output_error(what, path, "write failed: " + os_error(errno));
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+// fsync, where the file system supports it.
+void sync_fd(int fd, const std::string& what, const std::string& path) {
+  if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) output_error(what, path, "fsync failed: " + os_error(errno));
+}
+
+void refuse_input(const InputSet& inputs, const struct stat& st, const std::string& what, const std::string& path) {
+  if (const std::string* in = inputs.find(st)) {
+    output_error(what, path,
+                 "is the input file " + *in + "; ea_iid never writes over an input (name another output file)");
+  }
+}
+
+}  // namespace
+
+void InputSet::add(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) entries_.push_back(Entry{st.st_dev, st.st_ino, path});
+}
+
+const std::string* InputSet::find(const struct stat& st) const {
+  for (const auto& e : entries_) {
+    if (e.dev == st.st_dev && e.ino == st.st_ino) return &e.path;
+  }
+  return nullptr;
+}
+
+void check_output_path(const std::string& path, const InputSet& inputs, const std::string& what) {
+  if (path.empty()) output_error(what, "''", "empty output path");
+  const std::string folder = folder_of(path);
+  struct stat st {};
+  if (::stat(folder.c_str(), &st) != 0) {
+    output_error(what, path, "cannot use the folder " + folder + ": " + os_error(errno));
+  }
+  if (!S_ISDIR(st.st_mode)) output_error(what, path, folder + " is not a folder");
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+    output_error(what, path, "cannot write in the folder " + folder + ": " + os_error(errno));
+  }
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return;  // created
+    output_error(what, path, "cannot access: " + os_error(errno));
+  }
+  if (S_ISLNK(st.st_mode)) {
+    // rename() replaces the link itself, never its target; still refuse a link to an input.
+    struct stat target {};
+    if (::stat(path.c_str(), &target) == 0) refuse_input(inputs, target, what, path);
+    return;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    output_error(what, path, "is " + kind_of(st.st_mode) + "; ea_iid only creates or replaces regular files");
+  }
+  refuse_input(inputs, st, what, path);
+}
+
+void write_file_atomically(const std::string& path, const std::string& content, const InputSet& inputs,
+                           const std::string& what) {
+  check_output_path(path, inputs, what);
+  const std::string folder = folder_of(path);
+  std::string tmp = folder + "/." + name_of(path) + ".XXXXXX";
+  // mkstemp: a random name created with O_CREAT|O_EXCL (a planted file or symlink fails it).
+  const int fd = ::mkstemp(&tmp[0]);
+  if (fd < 0) output_error(what, path, "cannot create a temporary file in " + folder + ": " + os_error(errno));
+  try {
+    struct stat old {};
+    const mode_t mode = ::stat(path.c_str(), &old) == 0 ? (old.st_mode & 07777) : (0666 & ~current_umask());
+    if (::fchmod(fd, mode) != 0) output_error(what, path, "cannot set the file mode: " + os_error(errno));
+    write_all(fd, content.data(), content.size(), what, path);
+    sync_fd(fd, what, path);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  if (::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    output_error(what, path, "close failed: " + os_error(err));
+  }
+  try {
+    check_output_path(path, inputs, what);  // again: it may have changed meanwhile
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    output_error(what, path, "cannot write: " + os_error(err));
+  }
+  // The new name itself must survive a crash: sync the folder.
+  const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    const bool ok = ::fsync(dir) == 0 || errno == EINVAL || errno == EROFS;
+    const int err = errno;
+    ::close(dir);
+    if (!ok) output_error(what, path, "fsync of the folder failed: " + os_error(err));
+  }
+}
+
+JsonlWriter::JsonlWriter(const std::string& path, Existing existing, const InputSet& inputs) : path_(path) {
+  const std::string what = "--jsonl";
+  struct stat st {};
+  if (path == "-") {
+    fd_ = 1;
+    if (::fstat(1, &st) == 0) refuse_input(inputs, st, what, "standard output");
+    regular_ = S_ISREG(st.st_mode);
+    return;
+  }
+  if (path.empty()) output_error(what, "''", "empty output path");
+  if (::stat(path.c_str(), &st) == 0) {
+    // Checked before open: opening a FIFO for writing would wait for a reader.
+    if (S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode)) {
+      output_error(what, path, "is " + kind_of(st.st_mode) + "; --jsonl writes to a regular file, a FIFO or a character device");
+    }
+    refuse_input(inputs, st, what, path);
+  }
+  while (true) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0666);
+    if (fd_ >= 0) break;
+    if (errno == EINTR) throw Error(ErrorKind::Interrupted, "interrupted");
+    output_error(what, path, "cannot open for writing: " + os_error(errno));
+  }
+  // What was opened is what counts (the path may have changed since the stat above).
+  if (::fstat(fd_, &st) != 0) {
+    const int err = errno;
+    ::close(fd_);
+    output_error(what, path, "cannot access: " + os_error(err));
+  }
+  try {
+    refuse_input(inputs, st, what, path);
+    if (S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode)) {
+      output_error(what, path, "is " + kind_of(st.st_mode) + "; --jsonl writes to a regular file, a FIFO or a character device");
+    }
+    regular_ = S_ISREG(st.st_mode);
+    if (regular_ && st.st_size > 0) {
+      if (existing == Existing::Refuse) {
+        output_error(what, path,
+                     "exists and is not empty (" + std::to_string(st.st_size) +
+                         " bytes); nothing was changed. Pass --append to add lines to it, or --force to replace "
+                         "its contents");
+      }
+      if (existing == Existing::Truncate) {
+        if (::flock(fd_, LOCK_EX) != 0 || ::ftruncate(fd_, 0) != 0) {
+          output_error(what, path, "cannot empty the file: " + os_error(errno));
+        }
+        ::flock(fd_, LOCK_UN);
+      }
+    }
+  } catch (...) {
+    ::close(fd_);
+    fd_ = -1;
+    throw;
+  }
+}
+
+JsonlWriter::~JsonlWriter() {
+  if (fd_ > 2) ::close(fd_);
+}
+
+void JsonlWriter::write_line(const std::string& line) {
+  if (fd_ < 0) output_error("--jsonl", path_, "already closed");
+  const std::string text = line + "\n";
+  const std::string name = fd_ == 1 ? "standard output" : path_;
+  if (regular_) {
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno != EINTR) output_error("--jsonl", name, "cannot lock: " + os_error(errno));
+    }
+  }
+  try {
+    write_all(fd_, text.data(), text.size(), "--jsonl", name);
+  } catch (...) {
+    if (regular_) ::flock(fd_, LOCK_UN);
+    throw;
+  }
+  if (regular_) ::flock(fd_, LOCK_UN);
+}
+
+void JsonlWriter::close() {
+  if (fd_ < 0 || fd_ == 1) return;
+  const int fd = fd_;
+  fd_ = -1;
+  if (regular_) {
+    try {
+      sync_fd(fd, "--jsonl", path_);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+  }
+  if (::close(fd) != 0) output_error("--jsonl", path_, "close failed: " + os_error(errno));
+}
+
+void write_text(std::FILE* f, const std::string& text, const char* name) {
+  if (std::fwrite(text.data(), 1, text.size(), f) != text.size()) {
+    throw Error(ErrorKind::Output, std::string("cannot write to ") + name + ": " + os_error(errno));
+  }
+}
+
+void flush_checked(std::FILE* f, const char* name) {
+  errno = 0;
+  const int rc = std::fflush(f);
+  const int err = errno;
+  if (rc != 0 || std::ferror(f)) {
+    throw Error(ErrorKind::Output, std::string("cannot write to ") + name + ": " + (err ? os_error(err) : "write error"));
+  }
+}
+
+}  // namespace ea::cli

@@ -1,0 +1,75 @@
+// Every file ea_iid writes goes through here (docs/outputs.md has the guarantees):
+// - an output never resolves to an input (same device and inode), and never replaces
+//   anything but a regular file;
+// - -o files are written whole or not at all: a temp file made with mkstemp (O_EXCL, so a
+//   planted symlink is never followed) in the target folder, fsync'ed, then renamed;
+// - JSONL lines are appended with one write(2) under an exclusive flock(2), so two
+//   processes appending to one file never interleave within a line;
+// - every write, flush, fsync and close is checked: a failure is Error{Output} naming the
+//   path and the OS error.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace ea::cli {
+
+// The inputs of a run, by identity (device and inode), so that no output can touch one
+// whatever name reaches it (a hard link, a symlink, "./a.bin" for "a.bin").
+class InputSet {
+ public:
+  // Records `path` if it exists (a missing input cannot be overwritten).
+  void add(const std::string& path);
+  // The input with the identity of `st`, or nullptr.
+  const std::string* find(const struct stat& st) const;
+
+ private:
+  struct Entry {
+    dev_t dev;
+    ino_t ino;
+    std::string path;
+  };
+  std::vector<Entry> entries_;
+};
+
+// Checks that `path` can be created or replaced: its folder exists, and it is absent or a
+// regular file that is not an input. `what` names the option in messages ("-o").
+// Throws Error{Output}.
+void check_output_path(const std::string& path, const InputSet& inputs, const std::string& what);
+
+// Writes `content` to `path` atomically (see above), re-checking the path first.
+void write_file_atomically(const std::string& path, const std::string& content, const InputSet& inputs,
+                           const std::string& what);
+
+// --jsonl: appends whole lines to a file (or to stdout for "-").
+class JsonlWriter {
+ public:
+  enum class Existing { Refuse, Append, Truncate };
+  // Opens (creating) `path`. An existing non-empty file is refused unless `existing` says
+  // to append to it or truncate it. FIFOs and character devices are written, not replaced.
+  JsonlWriter(const std::string& path, Existing existing, const InputSet& inputs);
+  ~JsonlWriter();
+  JsonlWriter(const JsonlWriter&) = delete;
+  JsonlWriter& operator=(const JsonlWriter&) = delete;
+
+  // Appends `line` and a newline in one write under the lock. Throws Error{Output}.
+  void write_line(const std::string& line);
+  // Flushes to disk and closes (checked). Throws Error{Output}.
+  void close();
+  bool is_stdout() const { return fd_ == 1; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  bool regular_ = false;
+};
+
+// Writes `text` to a stdio stream, checked. Throws Error{Output} naming `name`.
+void write_text(std::FILE* f, const std::string& text, const char* name);
+// Flushes a stdio stream; a failure (a full disk, a closed pipe) is Error{Output}.
+void flush_checked(std::FILE* f, const char* name);
+
+}  // namespace ea::cli
