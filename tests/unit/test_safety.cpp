@@ -1,0 +1,431 @@
+// Issue "Never destroy a user's file": every case of the audit, as the CLI sees it.
+// Data-loss cases compare the input's SHA-256 before and after the run.
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <dirent.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli_helpers.hpp"
+#include "common/error.hpp"
+#include "io/samples.hpp"
+
+using namespace cli_test;
+
+namespace {
+
+const std::string kSamples = std::string(EA_TEST_DATA_DIR) + "/samples/";
+
+// A fresh folder of this process for one test case.
+std::string scratch(const std::string& name) {
+  const std::string d = tmp(std::to_string(::getpid()) + "-" + name);
+  std::system(("rm -rf '" + d + "' && mkdir -p '" + d + "'").c_str());
+  return d;
+}
+
+// The first n samples of a bundled file, written to `path`.
+std::string sample_file(const std::string& path, const std::string& sample = "truerand_8bit.bin", size_t n = 20000) {
+  std::ifstream in(kSamples + sample, std::ios::binary);
+  std::string bytes(n, '\0');
+  in.read(&bytes[0], static_cast<std::streamsize>(n));
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+std::string sha(const std::string& path) { return ea::sha256_file(path); }
+
+// Runs ea_iid with `args` in `dir`; standard output goes to `stdout_to` (a shell
+// redirection such as ">/dev/full") or is captured.
+Result run_in(const std::string& dir, const std::string& args, const std::string& stdout_to = "") {
+  const std::string out = dir + "/.stdout", err = dir + "/.stderr";
+  const std::string cmd = "cd '" + dir + "' && " + EA_IID_EXE + " " + args + " " +
+                          (stdout_to.empty() ? ">" + out : stdout_to) + " 2>" + err;
+  const int status = std::system(cmd.c_str());
+  Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  std::remove(out.c_str());
+  std::remove(err.c_str());
+  return r;
+}
+
+bool exists(const std::string& p) {
+  struct stat st {};
+  return ::lstat(p.c_str(), &st) == 0;
+}
+
+std::vector<std::string> entries(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      const std::string n = e->d_name;
+      if (n != "." && n != "..") names.push_back(n);
+    }
+    ::closedir(d);
+  }
+  return names;
+}
+
+// A background ea_iid (exec'ed, so that the pid is ea_iid's own) that a test signals.
+struct Child {
+  pid_t pid = -1;
+  Child(const std::string& dir, const std::vector<std::string>& args, const std::string& out) {
+    pid = fork();
+    if (pid == 0) {
+      if (::chdir(dir.c_str()) != 0) _exit(126);
+      const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      std::vector<char*> argv{const_cast<char*>(EA_IID_EXE)};
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      ::execv(EA_IID_EXE, argv.data());
+      _exit(127);
+    }
+  }
+  // The exit status, or -1 when it had to be killed after `seconds`.
+  int wait(double seconds) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    int status = 0;
+    while (std::chrono::steady_clock::now() < end) {
+      if (::waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    return -1;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("case 1: the input sample file is never overwritten (-o, --jsonl, stdout)") {
+  const std::string d = scratch("safe1");
+  sample_file(d + "/a.bin");
+  sample_file(d + "/c.bin", "truerand_4bit.bin");
+  sample_file(d + "/x.bin", "truerand_8bit.bin", 3000);
+  sample_file(d + "/y.bin", "truerand_1bit.bin", 3000);
+  const std::string a = sha(d + "/a.bin"), c = sha(d + "/c.bin"), y = sha(d + "/y.bin"), x = sha(d + "/x.bin");
+
+  Result r = run_in(d, "-o a.bin");  // the file argument forgotten
+  CHECK(r.code == 2);
+  CHECK(sha(d + "/a.bin") == a);
+  r = run_in(d, "--iterations 0 -o a.bin a.bin");  // a usage error
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--iterations: 0 is out of range") != std::string::npos);
+  CHECK(sha(d + "/a.bin") == a);
+  r = run_in(d, "-q --seed 1 --iterations 200 -o a.bin a.bin");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("-o a.bin: is the input file a.bin") != std::string::npos);
+  CHECK(sha(d + "/a.bin") == a);
+  r = run_in(d, "-q --seed 1 --iterations 200 -o ./a.bin a.bin");  // another name, the same file
+  CHECK(r.code == 2);
+  CHECK(sha(d + "/a.bin") == a);
+
+  // --jsonl naming a sample file that is not an input: an existing non-empty file is refused.
+  r = run_in(d, "--seed 1 --iterations 200 --jsonl c.bin x.bin");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("exists and is not empty") != std::string::npos);
+  CHECK(sha(d + "/c.bin") == c);
+  // ... and one that is an input, even with --force or through a symlink or hard link.
+  r = run_in(d, "--seed 1 --iterations 200 --force --jsonl y.bin x.bin y.bin");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("is the input file y.bin") != std::string::npos);
+  REQUIRE(::symlink("y.bin", (d + "/y-link").c_str()) == 0);
+  REQUIRE(::link((d + "/y.bin").c_str(), (d + "/y-hard").c_str()) == 0);
+  CHECK(run_in(d, "--seed 1 --iterations 200 --append --jsonl y-link x.bin y.bin").code == 2);
+  CHECK(run_in(d, "--seed 1 --iterations 200 --append --jsonl y-hard x.bin y.bin").code == 2);
+  CHECK(run_in(d, "--seed 1 --iterations 200 -o y-link x.bin").code == 0);  // not an input of this run
+  CHECK(sha(d + "/y.bin") == y);
+  // Standard output appended to an input.
+  r = run_in(d, "--seed 1 --iterations 200 x.bin", ">>x.bin");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("standard output is the input file x.bin") != std::string::npos);
+  CHECK(sha(d + "/x.bin") == x);
+}
+
+TEST_CASE("case 2: a per-file write failure in batch -o DIR/ is that item's error; no crash, summary kept") {
+  const std::string d = scratch("safe2");
+  sample_file(d + "/x.bin", "truerand_8bit.bin", 3000);
+  sample_file(d + "/y.bin", "truerand_4bit.bin", 3000);
+  std::ofstream(d + "/afile") << "keep me";
+  Result r = run_in(d, "-q --seed 1 --iterations 200 -o afile/ x.bin y.bin");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("afile/") != std::string::npos);
+  CHECK(slurp(d + "/afile") == "keep me");
+  r = run_in(d, "--seed 1 --iterations 200 -o afile x.bin y.bin");  // a regular file, not a folder
+  CHECK(r.code == 2);
+  CHECK(slurp(d + "/afile") == "keep me");
+
+  REQUIRE(::mkdir((d + "/od").c_str(), 0755) == 0);
+  REQUIRE(::mkdir((d + "/od/x.bin.json").c_str(), 0755) == 0);
+  r = run_in(d, "--seed 1 --iterations 200 -o od/ x.bin y.bin");
+  CHECK(r.code == 2);  // was 134 (SIGABRT: an exception left run_batch with joinable threads)
+  CHECK(r.out.find("2 rows: some assessments had errors") != std::string::npos);
+  CHECK(r.out.find("is a folder") != std::string::npos);
+  auto j = nlohmann::json::parse(slurp(d + "/od/y.bin.json"));
+  CHECK(j["errorLevel"] == 0);
+}
+
+TEST_CASE("case 3: two inputs with one output name are refused before any work") {
+  const std::string d = scratch("safe3");
+  ::mkdir((d + "/d1").c_str(), 0755);
+  ::mkdir((d + "/d2").c_str(), 0755);
+  sample_file(d + "/d1/s.bin", "truerand_8bit.bin", 3000);
+  sample_file(d + "/d2/s.bin", "truerand_4bit.bin", 3000);
+  Result r = run_in(d, "-q --iterations 200 -o out/ d1/s.bin d2/s.bin");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("would both be written to out/s.bin.json") != std::string::npos);
+  CHECK_FALSE(exists(d + "/out/s.bin.json"));
+}
+
+TEST_CASE("case 4: -o never replaces what is not a regular file") {
+  const std::string d = scratch("safe4");
+  sample_file(d + "/x.bin", "truerand_8bit.bin", 3000);
+  REQUIRE(::mkfifo((d + "/fifo").c_str(), 0644) == 0);
+  Result r = run_in(d, "-q --seed 1 --iterations 200 -o fifo x.bin");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("is a FIFO") != std::string::npos);
+  struct stat st {};
+  REQUIRE(::lstat((d + "/fifo").c_str(), &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode));
+  if (::mknod((d + "/myfull").c_str(), S_IFCHR | 0644, makedev(1, 7)) == 0) {  // as root: /dev/full's numbers
+    r = run_in(d, "-q --seed 1 --iterations 200 -o myfull x.bin");
+    CHECK(r.code == 2);
+    CHECK(r.err.find("is a character device") != std::string::npos);
+    REQUIRE(::lstat((d + "/myfull").c_str(), &st) == 0);
+    CHECK(S_ISCHR(st.st_mode));
+  } else {
+    MESSAGE("mknod not permitted (not root): the character-device case is covered by the FIFO case only");
+  }
+  r = run_in(d, "-q --seed 1 --iterations 200 -o . x.bin");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("is a folder") != std::string::npos);
+}
+
+TEST_CASE("case 5: temp files cannot be redirected by a planted symlink") {
+  const std::string d = scratch("safe5");
+  sample_file(d + "/x.bin", "truerand_8bit.bin", 3000);
+  std::ofstream(d + "/victim.txt") << "precious";
+  // The old temp name was PATH.tmp-PID: plant it for the next pids this test can spawn.
+  for (int p = ::getpid(); p < ::getpid() + 400; ++p) {
+    ::symlink("victim.txt", (d + "/out.json.tmp-" + std::to_string(p)).c_str());
+  }
+  Result r = run_in(d, "-q --seed 1 --iterations 200 -o out.json x.bin");
+  CHECK(r.code == 0);
+  CHECK(slurp(d + "/victim.txt") == "precious");
+  CHECK(nlohmann::json::parse(slurp(d + "/out.json"))["errorLevel"] == 0);
+  // An output that is a symlink: the link is replaced, its target untouched.
+  REQUIRE(::symlink("victim.txt", (d + "/link.json").c_str()) == 0);
+  CHECK(run_in(d, "-q --seed 1 --iterations 200 -o link.json x.bin").code == 0);
+  CHECK(slurp(d + "/victim.txt") == "precious");
+  struct stat st {};
+  REQUIRE(::lstat((d + "/link.json").c_str(), &st) == 0);
+  CHECK(S_ISREG(st.st_mode));
+  // No temp file is left behind.
+  for (const auto& n : entries(d)) CHECK_MESSAGE(n.rfind(".out.json.", 0) != 0, n);
+}
+
+TEST_CASE("case 6: write errors are errors; concurrent --append lines stay whole") {
+  const std::string d = scratch("safe6");
+  sample_file(d + "/x.bin", "truerand_8bit.bin", 3000);
+  Result r = run_in(d, "--seed 1 --iterations 200 --jsonl /dev/full x.bin");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("No space left on device") != std::string::npos);
+  r = run_in(d, "--seed 1 --iterations 200 --jsonl - x.bin", ">/dev/full");
+  CHECK(r.code == 2);
+  r = run_in(d, "--seed 1 --iterations 200 x.bin", ">/dev/full");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("cannot write to standard output: No space left on device") != std::string::npos);
+  r = run_in(d, "--seed 1 --iterations 200 -v -v -v x.bin", ">/dev/full");
+  CHECK(r.code == 2);
+
+  // Two processes appending to one file: every line parses, none is lost.
+  std::string files;
+  for (int k = 0; k < 12; ++k) files += " x.bin";
+  Child one(d, {"-q", "--seed", "1", "--iterations", "20", "--device", "cpu", "--jobs", "4", "--append", "--jsonl",
+                "shared.jsonl", "--blocks", "300", "x.bin", "x.bin"},
+            d + "/one.log");
+  Child two(d, {"-q", "--seed", "2", "--iterations", "20", "--device", "cpu", "--jobs", "4", "--append", "--jsonl",
+                "shared.jsonl", "--blocks", "300", "x.bin", "x.bin"},
+            d + "/two.log");
+  CHECK(one.wait(120) == 0);
+  CHECK(two.wait(120) == 0);
+  std::ifstream in(d + "/shared.jsonl");
+  int lines = 0;
+  for (std::string line; std::getline(in, line); ++lines) {
+    CHECK_NOTHROW(nlohmann::json::parse(line));
+  }
+  CHECK(lines == 40);  // 2 processes x 2 files x 10 blocks
+}
+
+TEST_CASE("case 7: FIFOs never hang; SIGINT/SIGTERM end a wait with 130/143, in batch mode too") {
+  const std::string d = scratch("safe7");
+  sample_file(d + "/x.bin", "truerand_8bit.bin", 3000);
+  REQUIRE(::mkfifo((d + "/ff").c_str(), 0644) == 0);
+  Child refused(d, {"ff"}, d + "/refused.log");
+  CHECK(refused.wait(20) == 2);
+  CHECK(slurp(d + "/refused.log").find("is a FIFO (named pipe), not a regular file; pass --allow-stream") !=
+        std::string::npos);
+
+  Child single(d, {"--allow-stream", "--seed", "1", "ff"}, d + "/single.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ::kill(single.pid, SIGINT);
+  CHECK(single.wait(20) == 130);
+
+  Child term(d, {"--allow-stream", "--seed", "1", "ff"}, d + "/term.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ::kill(term.pid, SIGTERM);
+  CHECK(term.wait(20) == 143);
+
+  Child batch(d, {"--allow-stream", "--seed", "1", "--iterations", "50", "--jsonl", "b.jsonl", "x.bin", "ff"},
+              d + "/batch.log");
+  for (int i = 0; i < 200 && slurp(d + "/b.jsonl").empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ::kill(batch.pid, SIGINT);  // the first signal ends it (the worker waits on the FIFO)
+  CHECK(batch.wait(20) == 130);
+  CHECK(slurp(d + "/batch.log").find("Incomplete: interrupted by SIGINT after 1 of 2") != std::string::npos);
+}
+
+TEST_CASE("case 8: more samples than the engine supports are refused at once, naming the file and the limit") {
+  const std::string d = scratch("safe8");
+  const std::string big = d + "/big.bin";
+  std::ofstream(big).close();
+  REQUIRE(::truncate(big.c_str(), static_cast<off_t>(ea::kMaxSamples) + 1) == 0);  // sparse
+  const auto t0 = std::chrono::steady_clock::now();
+  Result r = run_in(d, "big.bin");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("big.bin: 2147483648 samples to assess, more than the 2147483647") != std::string::npos);
+  CHECK(r.err.find("-l INDEX,COUNT or --blocks COUNT") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+  r = run_in(d, "-l 0,2147483648 big.bin");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("more than the 2147483647") != std::string::npos);
+  std::remove(big.c_str());
+}
+
+TEST_CASE("case 8: a sparse file over 4 GiB cut by --blocks reads the block past 2^32 exactly" *
+          doctest::timeout(300)) {
+  // 2^32 zero bytes (sparse: 16 blocks of 2^28, each a one-symbol error), then 20,000 real
+  // samples as block 16, which must give the same result as those samples alone.
+  const std::string d = scratch("safe8b");
+  const std::string tail = sample_file(d + "/tail.bin", "truerand_8bit.bin", 20000);
+  const std::string big = d + "/sparse.bin";
+  {
+    std::ofstream(big).close();
+    REQUIRE(::truncate(big.c_str(), static_cast<off_t>(1) << 32) == 0);
+    std::ofstream out(big, std::ios::binary | std::ios::app);
+    out << slurp(tail);
+  }
+  Result r = run_in(d, "--seed 1 --iterations 20 --device cpu --blocks 268435456 --keep-short --jsonl blocks.jsonl "
+                       "sparse.bin");
+  CHECK(r.code == 2);  // the zero blocks have one symbol
+  std::ifstream in(d + "/blocks.jsonl");
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  REQUIRE(lines.size() == 17);
+  CHECK(lines[0]["errorMessage"].get<std::string>().find("1 symbol") != std::string::npos);
+  const nlohmann::json& last = lines[16];
+  CHECK(last["errorLevel"] == 0);
+  CHECK(last["input"]["block"] == 16);
+  CHECK(last["input"]["samples"] == 20000);
+  const uint64_t seed = last["permutation"]["seed"];
+  REQUIRE(run_in(d, "--seed " + std::to_string(seed) + " --iterations 20 --device cpu -o tail.json tail.bin").code == 0);
+  const auto alone = nlohmann::json::parse(slurp(d + "/tail.json"));
+  CHECK(last["testCases"][0] == alone["testCases"][0]);  // estimates, test results, counters
+  std::remove(big.c_str());
+}
+
+TEST_CASE("case 9: the recorded SHA-256 is that of exactly the bytes assessed") {
+  const std::string d = scratch("safe9");
+  const std::string x = sample_file(d + "/x.bin", "truerand_8bit.bin", 5000);
+  REQUIRE(::mkfifo((d + "/ff").c_str(), 0644) == 0);
+  Child c(d, {"--allow-stream", "--seed", "1", "--iterations", "20", "-q", "-o", "ff.json", "ff"}, d + "/c.log");
+  {
+    // Opens once the reader is there (never blocks the test if it is not).
+    int fd = -1;
+    for (int i = 0; i < 400 && fd < 0; ++i) {
+      fd = ::open((d + "/ff").c_str(), O_WRONLY | O_NONBLOCK);
+      if (fd < 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    REQUIRE(fd >= 0);
+    ::fcntl(fd, F_SETFL, 0);
+    const std::string bytes = slurp(x);
+    CHECK(::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+    ::close(fd);
+  }
+  CHECK(c.wait(60) == 0);
+  const auto j = nlohmann::json::parse(slurp(d + "/ff.json"));
+  CHECK(j["sha256"] == sha(x));
+  CHECK(j["input"]["samples"] == 5000);
+
+  // A file that changes after it was fingerprinted is an error, never a silent mix.
+  ea::FileFingerprint fp = ea::fingerprint_file(x);
+  CHECK(fp.sha256 == sha(x));
+  ea::LoadOptions opt;
+  opt.subset = ea::SubsetSpec{1, 1000};
+  opt.known = &fp;
+  CHECK(ea::load_dataset(x, opt).sha256 == fp.sha256);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  { std::ofstream(x, std::ios::binary | std::ios::app) << "more"; }
+  CHECK_THROWS_WITH_AS(ea::load_dataset(x, opt), doctest::Contains("changed while it was being read"), ea::Error);
+}
+
+TEST_CASE("case 10: numbers are parsed strictly: no wrap-around, no empty values") {
+  const std::string d = scratch("safe10");
+  sample_file(d + "/x.bin", "truerand_8bit.bin", 3000);
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"--seed=-1", "'-1' is not a non-negative integer"},
+      {"--seed 18446744073709551616", "out of range"},
+      {"--seed 99999999999999999999999", "out of range"},
+      {"--seed ''", "empty value"},
+      {"--seed=-0x10", "not a non-negative integer"},
+      {"--seed 12abc", "is not a number"},
+      {"--iterations abc", "--iterations: 'abc' is not a number"},
+      {"--iterations 4294967297", "out of range"},
+      {"--threads 0", "out of range"},
+      {"--jobs 1.5", "is not a number"},
+      {"--bits ' 8'", "is not a number"},
+      {"--blocks 0", "out of range"},
+      {"--round-size -3", "not a non-negative integer"},
+      {"--gpu ''", "empty value"},
+  };
+  for (const auto& [args, message] : bad) {
+    CAPTURE(args);
+    Result r = run_in(d, args + " x.bin");
+    CHECK(r.code == 2);
+    CHECK(r.err.find(message) != std::string::npos);
+  }
+  // 0x hex is a seed too: the same counters as its decimal value.
+  REQUIRE(run_in(d, "-q --seed 0x10 --iterations 50 -o hex.json x.bin").code == 0);
+  REQUIRE(run_in(d, "-q --seed 16 --iterations 50 -o dec.json x.bin").code == 0);
+  const auto hex = nlohmann::json::parse(slurp(d + "/hex.json")), dec = nlohmann::json::parse(slurp(d + "/dec.json"));
+  CHECK(hex["permutation"]["seed"] == 16);
+  CHECK(hex["testCases"][0]["permutationTestResults"] == dec["testCases"][0]["permutationTestResults"]);
+}
+
+TEST_CASE("case 11: -l with --blocks, devices without --allow-stream, a stream with -l") {
+  const std::string d = scratch("safe11");
+  sample_file(d + "/x.bin", "truerand_8bit.bin", 3000);
+  Result r = run_in(d, "--blocks 1000 -l 1,1000 x.bin");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("-l and --blocks exclude each other") != std::string::npos);
+  r = run_in(d, "/dev/zero");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("/dev/zero: is a character device, not a regular file") != std::string::npos);
+  r = run_in(d, "--allow-stream -l 0,1000 /dev/zero");  // read 1,000 bytes, then: one symbol
+  CHECK(r.code == 2);
+  CHECK(r.err.find("1 symbol") != std::string::npos);
+  r = run_in(d, "--allow-stream -l 2,3000 --seed 1 --iterations 20 -q -o u.json /dev/urandom");
+  CHECK(r.code == 0);
+  CHECK(nlohmann::json::parse(slurp(d + "/u.json"))["input"]["samples"] == 3000);
+}
