@@ -123,7 +123,7 @@ struct Finished {
 };
 
 // One item of the batch, on a worker thread with its own device slot.
-Finished assess_item(const Item& it, uint64_t position, const Options& o, const std::string& started,
+Finished assess_item(const Item& it, const Options& o, const std::string& started,
                      const AssessConfig& base, DeviceSlot& slot,
                      const std::function<void(const char*, uint32_t, int)>& progress) {
   using clock = std::chrono::steady_clock;
@@ -170,7 +170,6 @@ Finished assess_item(const Item& it, uint64_t position, const Options& o, const 
     }
     Dataset d = load_dataset(it.path, load);
     AssessConfig cfg = base;
-    cfg.seed = derive_seed(base.seed, position);
     cfg.progress = progress;
     cfg.slot = &slot;
     Assessment a = assess(d, cfg);
@@ -318,7 +317,7 @@ Outcome run_batch(const Options& o, const std::string& started, const AssessConf
           status[w].permutations = n;
           status[w].active = active;
         };
-        Finished f = assess_item(it, idx, o, started, worker_base, slot, progress);
+        Finished f = assess_item(it, o, started, worker_base, slot, progress);
         {
           std::lock_guard<std::mutex> lock(status_mutex);
           status[w].busy = false;

@@ -106,7 +106,7 @@ Outcome run(const ea::cli::Options& o, const std::string& started) {
     // The seed and the device choice are logged at info with -v, at debug otherwise.
     const auto detail = (!o.quiet && o.verbose >= 1) ? spdlog::level::info : spdlog::level::debug;
     cfg.note = [detail](const std::string& m) { cli::logger().log(detail, "{}", m); };
-    cli::logger().log(detail, "seed {}{}", cfg.seed, o.seed ? "" : " (drawn from the OS; pass --seed to repeat this run)");
+    cli::logger().log(detail, "--seed {}{}", cfg.seed, o.seed ? "" : " (drawn from the OS; pass --seed to repeat this run)");
     if (o.batch()) return cli::run_batch(o, started, cfg, inputs, g_interrupt, g_signal);
 
     LoadOptions load;

@@ -136,7 +136,9 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
   lrs["passed"] = a.lrs.passed();
   j["longestRepeatedSubstring"] = lrs;
   ordered_json perm;
-  perm["seed"] = a.seed;
+  // Decimal strings: JSON numbers above 2^53 lose digits in jq and JavaScript.
+  perm["userSeed"] = std::to_string(a.user_seed);
+  perm["seed"] = std::to_string(a.seed);
   const PrngInfo& p = prng_info(a.prng);
   perm["prng"] = p.name;
   perm["prngName"] = p.full_name;

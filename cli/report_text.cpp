@@ -58,7 +58,8 @@ void print_reference_lines(std::FILE* f, const Assessment& a) {
     std::fprintf(f, "Permutation testing: Unpermuted result %s = %.22Lg\n", test_name(t),
                  static_cast<long double>(a.original.v[t]));
   }
-  std::fprintf(f, "Permutation testing: seed = %" PRIu64 "\n", a.seed);
+  std::fprintf(f, "Permutation testing: seed = %" PRIu64 " (from --seed %" PRIu64 " and the samples)\n", a.seed,
+               a.user_seed);
   std::fprintf(f, "Permutation testing: compression test on %s\n", a.compression_device.c_str());
   for (int t = 0; t < kNumTests; ++t) {
     const auto& c = a.permutation.counters[t];
@@ -114,8 +115,9 @@ void print_text(std::FILE* f, const Assessment& a, const Options& o) {
     std::fprintf(f, "Longest repeated substring test: %s\n", pass_fail(a.lrs.passed()));
     if (o.verbose >= 1) {
       const PrngInfo& p = prng_info(a.prng);
-      std::fprintf(f, "Permutation tests on %s%s, PRNG %s (--prng %s), seed %" PRIu64 "\n", a.device.c_str(),
-                   a.verified ? " (verified on the CPU)" : "", p.full_name, p.name, a.seed);
+      std::fprintf(f, "Permutation tests on %s%s, PRNG %s (--prng %s), seed %" PRIu64 " (from --seed %" PRIu64 ")\n",
+                   a.device.c_str(), a.verified ? " (verified on the CPU)" : "", p.full_name, p.name, a.seed,
+                   a.user_seed);
       std::fprintf(f, "Compression test on %s\n", a.compression_device.c_str());
       std::fprintf(f, "  %-22s %24s %7s %7s %7s  %s\n", "statistic", "unpermuted", "C0", "C1", "C2", "result");
       for (int t = 0; t < kNumTests; ++t) {

@@ -1,6 +1,9 @@
 #include "assess.hpp"
 
+#include <openssl/evp.h>
+
 #include <chrono>
+#include <cstring>
 #include <future>
 
 #include "common/error.hpp"
@@ -63,6 +66,29 @@ PermutationBackend& DeviceSlot::bind_compression(const PermutationData& pd, int 
   return *compression;
 }
 
+uint64_t assessment_seed(uint64_t user_seed, const Dataset& d) {
+  auto digest = [](const void* p, size_t n, unsigned char* out) {
+    unsigned int len = 0;
+    if (EVP_Digest(p, n, out, &len, EVP_sha256(), nullptr) != 1 || len != 32) {
+      throw Error(ErrorKind::Internal, "OpenSSL: SHA-256 failed");
+    }
+  };
+  auto le64 = [](std::string& s, uint64_t v) {
+    for (int i = 0; i < 8; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  };
+  unsigned char samples[32], out[32];
+  digest(d.raw.data(), d.raw.size(), samples);
+  std::string msg = "ea_iid assessment seed v1";
+  le64(msg, user_seed);
+  msg.append(reinterpret_cast<const char*>(samples), 32);
+  le64(msg, d.subset ? d.subset->index * d.subset->count : 0);
+  le64(msg, d.raw.size());
+  digest(msg.data(), msg.size(), out);
+  uint64_t seed = 0;
+  for (int i = 7; i >= 0; --i) seed = (seed << 8) | out[i];
+  return seed;
+}
+
 Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   using clock = std::chrono::steady_clock;
   auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
@@ -79,7 +105,8 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   a.narrower_than_given = d.narrower_than_given;
   a.subset = d.subset;
   a.initial_entropy = cfg.initial_entropy;
-  a.seed = cfg.seed;
+  a.user_seed = cfg.seed;
+  a.seed = assessment_seed(cfg.seed, d);
   a.prng = cfg.prng;
   a.iterations = cfg.iterations;
   a.early_exit = cfg.early_exit;
@@ -134,7 +161,7 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   pd.raw_of = d.raw_of.data();
   pd.params = StatParams{a.base.mean, a.base.median, d.binary(), static_cast<uint32_t>(d.alphabet)};
   // Start states of every permutation's stream, made on the host in order of j.
-  const StreamSet streams(cfg.prng, cfg.seed, cfg.iterations);
+  const StreamSet streams(cfg.prng, a.seed, cfg.iterations);
   pd.streams = streams.view();
   pd.early_decision_likely = !a.chi_square_failed() && a.lrs.passed();
   {

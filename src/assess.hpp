@@ -36,7 +36,7 @@ struct DeviceSlot {
 struct AssessConfig {
   bool initial_entropy = true;     // -i (default) or -c
   bool truncate_bitstring = false; // -t: H_bitstring from the first 1,000,000 bits only
-  uint64_t seed = 0;
+  uint64_t seed = 0;                // the user's seed (--seed); assess() derives the data's own
   PrngId prng = PrngId::Philox;    // the shuffling generator (--prng)
   uint32_t iterations = 10000;
   bool early_exit = true;
@@ -87,7 +87,8 @@ struct Assessment {
 
   StatVector original{};
   PermutationOutcome permutation;
-  uint64_t seed = 0;
+  uint64_t user_seed = 0;  // --seed (or drawn from the OS)
+  uint64_t seed = 0;       // the shuffles' seed: assessment_seed(user_seed, data)
   uint32_t iterations = 10000;
   bool early_exit = true;
   std::string device;      // "cpu" or the GPU's description
@@ -108,9 +109,17 @@ struct Assessment {
   std::vector<std::string> failed_families() const;
 };
 
-// The seed of assessment `position` (0, 1, ...) of a batch run with seed `batch`: the
-// SplitMix64 finaliser of batch + (position + 1) * 0x9e3779b97f4a7c15, so that every
-// assessment of a batch has its own stream of shuffles and the batch is reproducible.
+// The seed of the shuffles of one assessment: derived from the user's seed and the data
+// alone, never from where the data stands in a list. The first 8 bytes (little-endian) of
+// SHA-256("ea_iid assessment seed v1" || LE64(user_seed) || SHA-256(samples assessed) ||
+// LE64(first sample's offset in the file) || LE64(samples)). A file assessed alone, in a
+// batch in any order, or in any share of a split list gets the same seed and counters;
+// `--seed S` on one file (or `-l` on its block) reproduces a batch row run with `--seed S`.
+uint64_t assessment_seed(uint64_t user_seed, const Dataset& d);
+
+// The seed of data set `position` (0, 1, ...) of ea_calibrate with seed `batch` (its data
+// sets are generated, not read): the SplitMix64 finaliser of
+// batch + (position + 1) * 0x9e3779b97f4a7c15.
 inline uint64_t derive_seed(uint64_t batch, uint64_t position) {
   uint64_t z = batch + (position + 1) * 0x9e3779b97f4a7c15ULL;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;

@@ -61,8 +61,10 @@ TEST_CASE("several files with a bad one: every result written, the batch goes on
   CHECK(lines[1]["errorMessage"].get<std::string>().find("file is empty") != std::string::npos);
   CHECK(lines[2]["errorMessage"].get<std::string>().find("no such file") != std::string::npos);
   CHECK(lines[3]["errorLevel"] == 0);
-  // Each assessment has its own seed, derived from the batch seed and its position.
-  CHECK(lines[0]["permutation"]["seed"] != lines[3]["permutation"]["seed"]);
+  // Seeds come from the batch seed and the data, not the position: the same file twice
+  // gets the same seed and the same counters.
+  CHECK(lines[0]["permutation"]["seed"] == lines[3]["permutation"]["seed"]);
+  CHECK(lines[0]["testCases"] == lines[3]["testCases"]);
   CHECK(r.out.find("file") == 0);  // the summary table
   CHECK(r.out.find("some assessments had errors") != std::string::npos);
 }
@@ -93,8 +95,9 @@ TEST_CASE("a JSONL line equals the single-file JSON of the same input and seed")
   auto lines = jsonl(out);
   REQUIRE(lines.size() == 2);
   const std::string single = tmp(std::to_string(::getpid()) + "-b3.json");
-  const uint64_t seed = lines[1]["permutation"]["seed"];
-  REQUIRE(run("--seed " + std::to_string(seed) + " --iterations 300 -l 1,2000 -o " + single + " " + f).code == 0);
+  const std::string seed = lines[1]["permutation"]["userSeed"];  // the recorded string, fed back
+  CHECK(seed == "77");
+  REQUIRE(run("--seed " + seed + " --iterations 300 -l 1,2000 -o " + single + " " + f).code == 0);
   nlohmann::json one = nlohmann::json::parse(slurp(single));
   nlohmann::json batch = lines[1];
   batch["input"].erase("block");
@@ -164,4 +167,48 @@ TEST_CASE("SIGINT: finished assessments stay as complete JSONL lines, exit 130")
   CHECK(lines.size() >= 1);
   CHECK(lines.size() < 10);
   for (const auto& l : lines) CHECK(l["errorLevel"] == 0);
+}
+
+TEST_CASE("seeds depend on the data, not on the list: alone == in a batch of 5 in two orders == -l range") {
+  const std::string a = head_of("truerand_8bit.bin", 3000, "s1a.bin");
+  const std::string b = head_of("truerand_4bit.bin", 2500, "s1b.bin");
+  const std::string c = head_of("truerand_1bit.bin", 4000, "s1c.bin");
+  const std::string two = head_of("truerand_8bit.bin", 6000, "s1two.bin");  // a's 3,000 samples, then 3,000 more
+  const std::string common = "--seed 4242 --iterations 300 --device cpu -q ";
+  const std::string alone = tmp(std::to_string(::getpid()) + "-s1-alone.json");
+  REQUIRE(run(common + "-o " + alone + " " + a).code == 0);
+  const auto one = nlohmann::json::parse(slurp(alone));
+  const std::string j1 = tmp(std::to_string(::getpid()) + "-s1-order1.jsonl");
+  const std::string j2 = tmp(std::to_string(::getpid()) + "-s1-order2.jsonl");
+  REQUIRE(run(common + "--force --jsonl " + j1 + " " + a + " " + b + " " + c + " " + two + " " + b).code == 0);
+  REQUIRE(run(common + "--force --jobs 3 --jsonl " + j2 + " " + c + " " + b + " " + two + " " + b + " " + a).code == 0);
+  const auto l1 = jsonl(j1), l2 = jsonl(j2);
+  REQUIRE(l1.size() == 5);
+  REQUIRE(l2.size() == 5);
+  CHECK(l1[0]["permutation"]["seed"] == one["permutation"]["seed"]);
+  CHECK(l1[0]["testCases"] == one["testCases"]);
+  CHECK(l2[4]["testCases"] == one["testCases"]);
+  CHECK(l2[4]["permutation"]["seed"] == one["permutation"]["seed"]);
+  CHECK(l1[1]["testCases"] == l2[1]["testCases"]);  // b
+  CHECK(l1[2]["testCases"] == l2[0]["testCases"]);  // c
+  CHECK(l1[3]["testCases"] == l2[2]["testCases"]);  // two
+  CHECK(l1[1]["permutation"]["seed"] != l1[2]["permutation"]["seed"]);
+  // The same samples by -l at the same place: the first 3,000 samples of `two` are a's.
+  const std::string range = tmp(std::to_string(::getpid()) + "-s1-range.json");
+  REQUIRE(run(common + "-l 0,3000 -o " + range + " " + two).code == 0);
+  const auto r = nlohmann::json::parse(slurp(range));
+  CHECK(r["permutation"]["seed"] == one["permutation"]["seed"]);
+  CHECK(r["testCases"][0]["permutationTestResults"] == one["testCases"][0]["permutationTestResults"]);
+  // A block of a batch == the same range alone; the recorded seed strings fed back reproduce it.
+  const std::string blocks = tmp(std::to_string(::getpid()) + "-s1-blocks.jsonl");
+  REQUIRE(run(common + "--force --blocks 3000 --jsonl " + blocks + " " + two).code == 0);
+  const auto bl = jsonl(blocks);
+  REQUIRE(bl.size() == 2);
+  CHECK(bl[0]["testCases"][0]["permutationTestResults"] == one["testCases"][0]["permutationTestResults"]);
+  const std::string again = tmp(std::to_string(::getpid()) + "-s1-again.json");
+  REQUIRE(run("--seed " + bl[1]["permutation"]["userSeed"].get<std::string>() +
+              " --iterations 300 --device cpu -q -l 1,3000 -o " + again + " " + two).code == 0);
+  const auto ag = nlohmann::json::parse(slurp(again));
+  CHECK(ag["permutation"]["seed"] == bl[1]["permutation"]["seed"]);
+  CHECK(ag["testCases"] == bl[1]["testCases"]);
 }
