@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "common/error.hpp"
+#include "io/samples.hpp"
 
 namespace ea::cli {
 
@@ -20,16 +21,6 @@ namespace {
 }
 
 std::string os_error(int err) { return std::strerror(err); }
-
-std::string kind_of(mode_t m) {
-  if (S_ISDIR(m)) return "a folder";
-  if (S_ISFIFO(m)) return "a FIFO (named pipe)";
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  if (S_ISSOCK(m)) return "a socket";
-  if (S_ISLNK(m)) return "a symbolic link";
-  return "not a regular file";
-}
 
 std::string folder_of(const std::string& path) {
   const auto slash = path.find_last_of('/');
@@ -117,7 +108,7 @@ void check_output_path(const std::string& path, const InputSet& inputs, const st
     return;
   }
   if (!S_ISREG(st.st_mode)) {
-    output_error(what, path, "is " + kind_of(st.st_mode) + "; ea_iid only creates or replaces regular files");
+    output_error(what, path, "is " + file_type_name(st.st_mode) + "; ea_iid only creates or replaces regular files");
   }
   refuse_input(inputs, st, what, path);
 }
@@ -177,13 +168,8 @@ JsonlWriter::JsonlWriter(const std::string& path, Existing existing, const Input
     return;
   }
   if (path.empty()) output_error(what, "''", "empty output path");
-  if (::stat(path.c_str(), &st) == 0) {
-    // Checked before open: opening a FIFO for writing would wait for a reader.
-    if (S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode)) {
-      output_error(what, path, "is " + kind_of(st.st_mode) + "; --jsonl writes to a regular file, a FIFO or a character device");
-    }
-    refuse_input(inputs, st, what, path);
-  }
+  // An input is refused before open too: opening an input FIFO for writing would wait.
+  if (::stat(path.c_str(), &st) == 0) refuse_input(inputs, st, what, path);
   while (true) {
     fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0666);
     if (fd_ >= 0) break;
@@ -199,7 +185,7 @@ JsonlWriter::JsonlWriter(const std::string& path, Existing existing, const Input
   try {
     refuse_input(inputs, st, what, path);
     if (S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode)) {
-      output_error(what, path, "is " + kind_of(st.st_mode) + "; --jsonl writes to a regular file, a FIFO or a character device");
+      output_error(what, path, "is " + file_type_name(st.st_mode) + "; --jsonl writes to a regular file, a FIFO or a character device");
     }
     regular_ = S_ISREG(st.st_mode);
     if (regular_ && st.st_size > 0) {

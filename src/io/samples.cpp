@@ -122,14 +122,6 @@ FileFingerprint fingerprint_of(const struct stat& st) {
   return f;
 }
 
-std::string kind_of(mode_t m) {
-  if (S_ISFIFO(m)) return "a FIFO (named pipe)";
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  if (S_ISSOCK(m)) return "a socket";
-  return "not a regular file";
-}
-
 // read(2) at the current offset (offset < 0) or at `offset`, retrying EINTR; 0 at the end.
 size_t read_some(const Fd& f, uint8_t* p, size_t n, int64_t offset, const std::string& path,
                  const std::atomic<bool>* interrupt) {
@@ -149,15 +141,22 @@ size_t read_some(const Fd& f, uint8_t* p, size_t n, int64_t offset, const std::s
                         " one assessment supports; assess it in parts with -l INDEX,COUNT or --blocks COUNT");
 }
 
+// The first sample of the subset (0 without one); throws when it or its end overflows.
+uint64_t subset_begin(const std::string& path, const std::optional<SubsetSpec>& subset) {
+  if (!subset) return 0;
+  if (subset->index > 0 && subset->count > UINT64_MAX / subset->index) input_error(path, "-l block start overflows");
+  const uint64_t begin = subset->index * subset->count;
+  if (subset->count > UINT64_MAX - begin) input_error(path, "-l block end overflows");
+  return begin;
+}
+
 // The samples [begin, begin + count) of a file of `size` samples for the subset (all
 // without one). Throws past the end.
 void subset_range(const std::string& path, const std::optional<SubsetSpec>& subset, uint64_t size, uint64_t& begin,
                   uint64_t& count) {
-  begin = 0;
+  begin = subset_begin(path, subset);
   count = size;
   if (!subset) return;
-  if (subset->index > 0 && subset->count > UINT64_MAX / subset->index) input_error(path, "-l block start overflows");
-  begin = subset->index * subset->count;
   if (begin >= size) {
     input_error(path, "-l " + std::to_string(subset->index) + "," + std::to_string(subset->count) +
                           " starts at sample " + std::to_string(begin) + ", past the end of the file (" +
@@ -230,7 +229,7 @@ FileFingerprint fingerprint_file(const std::string& path, const std::atomic<bool
   Fd f = open_input(path);
   const struct stat st = stat_of(f, path);
   if (S_ISDIR(st.st_mode)) input_error(path, "is a directory, not a sample file");
-  if (!S_ISREG(st.st_mode)) input_error(path, "is " + kind_of(st.st_mode) + ", not a regular file");
+  if (!S_ISREG(st.st_mode)) input_error(path, "is " + file_type_name(st.st_mode) + ", not a regular file");
   FileFingerprint fp = fingerprint_of(st);
   std::vector<uint8_t> none;
   fp.sha256 = read_regular(f, path, fp.size, 0, 0, none, interrupt);
@@ -317,20 +316,13 @@ Dataset load_dataset(const std::string& path, const LoadOptions& opt) {
     if (!(fingerprint_of(stat_of(f, path)) == before)) changed(path);
   } else {
     if (!opt.allow_stream) {
-      input_error(path, "is " + kind_of(st.st_mode) +
+      input_error(path, "is " + file_type_name(st.st_mode) +
                             ", not a regular file; pass --allow-stream to read it to its end (add -l INDEX,COUNT to "
                             "read only that much)");
     }
     // Read no further than the subset needs; without one, one byte past the limit.
-    uint64_t cap = kMaxSamples + 1, begin = 0;
-    if (opt.subset) {
-      if (opt.subset->index > 0 && opt.subset->count > UINT64_MAX / opt.subset->index) {
-        input_error(path, "-l block start overflows");
-      }
-      begin = opt.subset->index * opt.subset->count;
-      if (opt.subset->count > UINT64_MAX - begin) input_error(path, "-l block end overflows");
-      cap = begin + opt.subset->count;
-    }
+    const uint64_t begin = subset_begin(path, opt.subset);
+    const uint64_t cap = opt.subset ? begin + opt.subset->count : kMaxSamples + 1;
     size = read_stream(f, path, cap, begin, samples, sha256, opt.interrupt);
     if (size == 0) input_error(path, "is empty: no samples were read");
     uint64_t b = 0, count = 0;
@@ -359,6 +351,17 @@ Dataset load_dataset(const std::string& path, int width, const std::optional<Sub
   opt.width = width;
   opt.subset = subset;
   return load_dataset(path, opt);
+}
+
+std::string file_type_name(mode_t m) {
+  if (S_ISREG(m)) return "a regular file";
+  if (S_ISDIR(m)) return "a folder";
+  if (S_ISFIFO(m)) return "a FIFO (named pipe)";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  if (S_ISLNK(m)) return "a symbolic link";
+  return "not a regular file";
 }
 
 }  // namespace ea

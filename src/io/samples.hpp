@@ -86,6 +86,10 @@ Dataset load_dataset(const std::string& path, int width, const std::optional<Sub
 // Builds a dataset from samples in memory (tests, and the loader itself).
 Dataset make_dataset(std::vector<uint8_t> samples, int width);
 
+// "a FIFO (named pipe)", "a character device", "a folder", ... for messages about a path
+// that is not a regular file.
+std::string file_type_name(mode_t mode);
+
 // SHA-256 of a file, lowercase hex (OpenSSL libcrypto).
 std::string sha256_file(const std::string& path);
 
