@@ -1,4 +1,4 @@
-// ea_iid: parse -> check outputs -> load -> assess -> report. The only place where errors
+// ea_iid: parse -> check outputs -> run the items (cli/run.cpp) -> exit status. The only place where errors
 // become messages and outcomes become exit codes (cli/outcome.hpp).
 #include <omp.h>
 #include <sys/stat.h>
@@ -12,13 +12,13 @@
 #include <random>
 
 #include "assess.hpp"
-#include "batch.hpp"
 #include "common/error.hpp"
 #include "logging.hpp"
 #include "options.hpp"
 #include "outcome.hpp"
 #include "output.hpp"
 #include "report.hpp"
+#include "run.hpp"
 
 namespace {
 
@@ -88,56 +88,13 @@ Outcome run(const ea::cli::Options& o, const std::string& started) {
     if (o.json_path && !o.batch()) cli::check_output_path(*o.json_path, inputs, "-o");
     outputs_checked = true;
 
-    AssessConfig cfg;
-    cfg.initial_entropy = o.initial_entropy;
-    cfg.truncate_bitstring = o.truncate_bitstring;
-    cfg.seed = o.seed ? *o.seed : os_seed();
-    cfg.prng = o.prng;
-    cfg.iterations = o.iterations;
-    cfg.early_exit = !o.no_early_exit;
-    cfg.all_tests = o.all_tests;
-    cfg.threads = o.threads > 0 ? o.threads : omp_get_max_threads();
-    cfg.device = o.device;
-    cfg.gpu_id = o.gpu_id;
-    cfg.round_size = o.round_size;
-    cfg.verify = o.verify;
-    cfg.gpu_compression = !o.cpu_compression;
-    cfg.interrupt = &g_interrupt;
-    // The seed and the device choice are logged at info with -v, at debug otherwise.
+    Settings settings = o.settings;
+    settings.seed = o.seed ? *o.seed : os_seed();
+    settings.threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+    // The seed is logged at info with -v, at debug otherwise.
     const auto detail = (!o.quiet && o.verbose >= 1) ? spdlog::level::info : spdlog::level::debug;
-    cfg.note = [detail](const std::string& m) { cli::logger().log(detail, "{}", m); };
-    cli::logger().log(detail, "--seed {}{}", cfg.seed, o.seed ? "" : " (drawn from the OS; pass --seed to repeat this run)");
-    if (o.batch()) return cli::run_batch(o, started, cfg, inputs, g_interrupt, g_signal);
-
-    LoadOptions load;
-    load.width = o.bits;
-    load.subset = o.subset;
-    load.allow_stream = o.allow_stream;
-    load.interrupt = &g_interrupt;
-    Dataset data = load_dataset(o.file, load);
-
-    const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO);
-    if (show_progress) {
-      auto last = std::make_shared<std::chrono::steady_clock::time_point>();
-      uint32_t iterations = cfg.iterations;
-      cfg.progress = [last, iterations](const char* phase, uint32_t done, int active) {
-        auto now = std::chrono::steady_clock::now();
-        if (active > 0 && done < iterations && now - *last < std::chrono::milliseconds(200)) return;
-        *last = now;
-        std::fprintf(stderr, "\r\033[K%s: %u/%u permutations, %d undecided", phase, done, iterations, active);
-        if (active == 0 || done >= iterations) std::fprintf(stderr, "\r\033[K");
-        std::fflush(stderr);
-      };
-    }
-
-    Assessment a = assess(data, cfg);
-    for (const auto& w : a.warnings) cli::logger().warn("{}", w);
-    cli::print_text(stdout, a, o);
-    cli::flush_checked(stdout, "standard output");
-    if (o.json_path) {
-      cli::write_file_atomically(*o.json_path, cli::assessment_json(a, o, started).dump(2) + "\n", inputs, "-o");
-    }
-    return a.verdict() == Verdict::Iid ? Outcome::Completed : Outcome::NotIid;
+    cli::logger().log(detail, "--seed {}{}", settings.seed, o.seed ? "" : " (drawn from the OS; pass --seed to repeat this run)");
+    return cli::run_assessments(o, settings, started, inputs, g_interrupt, g_signal);
   } catch (const Error& e) {
     // Whatever failed while a signal was pending (an EINTR, a stopped round) is the interrupt.
     if (e.kind() == ErrorKind::Interrupted || g_interrupt.load()) {

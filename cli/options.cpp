@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "common/error.hpp"
+#include "gpu_tuning.hpp"
 #include "version.hpp"
 
 namespace ea::cli {
@@ -87,6 +88,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   app.add_flag("-c", flag_c, "conditioned sequential dataset estimate h' (H_bitstring only)");
   app.add_flag("-a", flag_a, "H_bitstring from all bits (default)");
   app.add_flag("-t", flag_t, "H_bitstring from the first 1,000,000 bits only");
+  Settings& st = o.settings;
   app.add_flag("-v", o.verbose, "more output; -v -v -v prints every value as the reference's highest verbosity");
   app.add_flag("-q", o.quiet, "quiet: nothing on stdout (errors still go to stderr)");
   auto* l = app.add_option("-l", subset, "assess only samples [INDEX*COUNT, INDEX*COUNT+COUNT)")->type_name("INDEX,COUNT");
@@ -103,8 +105,11 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   auto* gpu_opt = app.add_option("--gpu", gpu_text, "GPU index (with --device auto|gpu)")->type_name("ID");
   auto* round_opt = app.add_option("--round-size", round_text, "GPU permutations per round, 1-1048576 (default: from free memory)")
                         ->type_name("N");
-  app.add_flag("--all-tests", o.all_tests, "run the compression test even when another test already failed");
-  app.add_flag("--no-early-exit", o.no_early_exit, "run all permutations for every test (full counts)");
+  std::string tuning_text;
+  auto* tuning_opt = app.add_option("--gpu-tuning", tuning_text, gpu_tuning_help())->type_name("KEY=VALUE,...");
+  app.add_flag("--all-tests", st.all_tests, "run the compression test even when another test already failed");
+  bool no_early_exit = false, cpu_compression = false;
+  app.add_flag("--no-early-exit", no_early_exit, "run all permutations for every test (full counts)");
   app.add_flag("--exit-code", o.exit_code, "exit 1 when the data is not judged IID (default: 0 when the run completed)");
   auto* iterations_opt =
       app.add_option("--iterations", iterations_text,
@@ -114,10 +119,10 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   app.add_option("--log-level", o.log_level,
                  "diagnostics on stderr: trace, debug, info (default), warning, error, critical, off")
       ->type_name("LEVEL");
-  app.add_flag("--cpu-compression", o.cpu_compression,
+  app.add_flag("--cpu-compression", cpu_compression,
                "with a GPU, still run the compression test with libbz2 on the CPU cores (by default the GPU runs it "
                "with an exact bzip2 size model, checked against libbz2 on each data set's original)");
-  app.add_flag("--verify", o.verify, "recompute some GPU permutations of every round on the CPU; any difference is an error");
+  app.add_flag("--verify", st.verify, "recompute some GPU permutations of every round on the CPU; any difference is an error");
   std::vector<std::string> positionals;
   std::string jsonl;
   app.add_option("files", positionals,
@@ -137,7 +142,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
                         ->type_name("PATH");
   app.add_flag("--append", o.jsonl_append, "with --jsonl: add lines to an existing file (without it a non-empty file is refused)");
   app.add_flag("--force", o.jsonl_force, "with --jsonl: replace the contents of an existing file");
-  app.add_flag("--allow-stream", o.allow_stream,
+  app.add_flag("--allow-stream", st.allow_stream,
                "also read FIFOs and character devices (to their end, or to the end of -l INDEX,COUNT); "
                "without it they are refused");
   app.footer(
@@ -173,11 +178,16 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   }
   if (seed_opt->count()) o.seed = parse_unsigned(seed_text, "--seed", 0, UINT64_MAX, true);
   if (threads_opt->count()) o.threads = static_cast<int>(parse_unsigned(threads_text, "--threads", 1, 4096));
-  if (gpu_opt->count()) o.gpu_id = static_cast<int>(parse_unsigned(gpu_text, "--gpu", 0, 1024));
-  if (round_opt->count()) o.round_size = static_cast<uint32_t>(parse_unsigned(round_text, "--round-size", 1, 1u << 20));
-  if (iterations_opt->count()) {
-    o.iterations = static_cast<uint32_t>(parse_unsigned(iterations_text, "--iterations", 1, 100000000));
+  if (gpu_opt->count()) st.gpu_id = static_cast<int>(parse_unsigned(gpu_text, "--gpu", 0, 1024));
+  if (tuning_opt->count()) parse_gpu_tuning(tuning_text, st.tuning);
+  if (round_opt->count()) {
+    st.tuning.round_size = static_cast<uint32_t>(parse_unsigned(round_text, "--round-size", 1, 1u << 20));
   }
+  if (iterations_opt->count()) {
+    st.iterations = static_cast<uint32_t>(parse_unsigned(iterations_text, "--iterations", 1, 100000000));
+  }
+  st.early_exit = !no_early_exit;
+  st.gpu_compression = !cpu_compression;
   if (jobs_opt->count()) o.jobs = static_cast<int>(parse_unsigned(jobs_text, "--jobs", 1, 64));
   if (blocks_opt->count()) o.blocks = parse_unsigned(blocks_text, "--blocks", 1, kMaxSamples);
   if (jsonl_opt->count()) o.jsonl_path = jsonl;
@@ -190,16 +200,16 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   }
   if (flag_i && flag_c) throw Error(ErrorKind::Usage, "-i and -c exclude each other");
   if (flag_a && flag_t) throw Error(ErrorKind::Usage, "-a and -t exclude each other");
-  o.initial_entropy = !flag_c;
-  o.truncate_bitstring = flag_t;
+  st.initial_entropy = !flag_c;
+  st.truncate_bitstring = flag_t;
   if (l->count()) o.subset = parse_subset(subset);
   if (out->count()) o.json_path = json;
   if (auto id = parse_prng(prng)) {
-    o.prng = *id;
+    st.prng = *id;
   } else {
     throw Error(ErrorKind::Usage, "unknown --prng '" + prng + "'; choose one of: " + prng_names());
   }
-  o.device = device == "cpu" ? DeviceChoice::Cpu : device == "gpu" ? DeviceChoice::Gpu : DeviceChoice::Auto;
+  st.device = device == "cpu" ? DeviceChoice::Cpu : device == "gpu" ? DeviceChoice::Gpu : DeviceChoice::Auto;
   if (!bits_text.empty()) {
     bool digits = bits_text.size() <= 3;
     for (char ch : bits_text) digits = digits && ch >= '0' && ch <= '9';
@@ -207,7 +217,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
     if (b < 1 || b > 8) {
       throw Error(ErrorKind::Usage, "bits per symbol must be between 1 and 8, got '" + bits_text + "'");
     }
-    o.bits = b;
+    st.width = b;
   }
   return ParseStatus::Run;
 }

@@ -22,29 +22,20 @@ struct Options {
   bool keep_short = false;         // --keep-short
   int jobs = 0;                    // --jobs K (0: 8 with a GPU, else 1)
   std::optional<std::string> jsonl_path;  // --jsonl PATH ("-": stdout)
-  int bits = 0;                  // 0: infer
-  bool initial_entropy = true;   // -i / -c
-  bool truncate_bitstring = false;  // -a / -t
+  // What the assessments compute and where (bits, -i/-c, -a/-t, --prng, --iterations,
+  // --device, --gpu, --round-size, --gpu-tuning, ...). settings.seed and settings.threads
+  // are set by main() from `seed` and `threads`.
+  Settings settings;
   int verbose = 0;               // number of -v
   bool quiet = false;
   std::optional<SubsetSpec> subset;        // -l INDEX,COUNT
-  bool allow_stream = false;               // --allow-stream: read FIFOs and devices
   bool jsonl_append = false;               // --append: add lines to an existing --jsonl file
   bool jsonl_force = false;                // --force: replace an existing --jsonl file's contents
   std::optional<std::string> json_path;    // -o
-  std::optional<uint64_t> seed;
-  PrngId prng = PrngId::Philox;
+  std::optional<uint64_t> seed;  // --seed (else drawn from the OS)
   int threads = 0;               // 0: all cores (OMP_NUM_THREADS respected)
-  DeviceChoice device = DeviceChoice::Auto;
-  int gpu_id = 0;
-  uint32_t round_size = 0;
-  bool all_tests = false;
-  bool no_early_exit = false;
   bool exit_code = false;
-  uint32_t iterations = 10000;
   bool timing = false;
-  bool verify = false;
-  bool cpu_compression = false;
   std::string log_level;          // --log-level ("": info, or error with -q)
   std::string command_line;
 

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "common/error.hpp"
+#include "gpu_tuning.hpp"
 #include "report.hpp"
 #include "version.hpp"
 
@@ -107,7 +108,7 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
   const Verdict v = a.verdict();
   j["verdict"] = {{"iid", v == Verdict::Iid}, {"result", verdict_name(v)}, {"failedFamilies", a.failed_families()}};
   j["assessedMinEntropy"] = a.h_assessed;
-  j["forCompliance"] = prng_info(a.prng).compliance;
+  j["forCompliance"] = prng_info(a.settings.prng).compliance;
   ordered_json input;
   input["path"] = a.path;
   if (block >= 0) input["block"] = block;
@@ -123,7 +124,7 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
   input["warnings"] = a.warnings;
   j["input"] = input;
   ordered_json est;
-  est["mode"] = a.initial_entropy ? "initial (-i)" : "conditioned (-c)";
+  est["mode"] = a.settings.initial_entropy ? "initial (-i)" : "conditioned (-c)";
   est["hOriginal"] = a.h_original ? mcv_json(*a.h_original) : ordered_json(nullptr);
   est["hBitstring"] = a.h_bitstring ? mcv_json(*a.h_bitstring) : ordered_json(nullptr);
   if (a.h_bitstring) est["hBitstringPerSymbol"] = a.h_bitstring->entropy * a.width;
@@ -137,9 +138,9 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
   j["longestRepeatedSubstring"] = lrs;
   ordered_json perm;
   // Decimal strings: JSON numbers above 2^53 lose digits in jq and JavaScript.
-  perm["userSeed"] = std::to_string(a.user_seed);
+  perm["userSeed"] = std::to_string(a.settings.seed);
   perm["seed"] = std::to_string(a.seed);
-  const PrngInfo& p = prng_info(a.prng);
+  const PrngInfo& p = prng_info(a.settings.prng);
   perm["prng"] = p.name;
   perm["prngName"] = p.full_name;
   perm["prngStreams"] = p.streams;
@@ -149,8 +150,11 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
   perm["device"] = a.device;
   perm["compressionDevice"] = a.compression_device;
   perm["verified"] = a.verified;
-  perm["iterations"] = a.iterations;
-  perm["earlyExit"] = a.early_exit;
+  perm["iterations"] = a.settings.iterations;
+  perm["earlyExit"] = a.settings.early_exit;
+  perm["allTests"] = a.settings.all_tests;
+  perm["threads"] = a.settings.threads;
+  perm["gpuTuning"] = gpu_tuning_json(a.settings.tuning);
   perm["permutationsRun"] = a.permutation.fast_permutations;
   perm["compressionPermutationsRun"] = a.permutation.compression_permutations;
   perm["compressionRun"] = a.permutation.compression_run;

@@ -59,7 +59,7 @@ void print_reference_lines(std::FILE* f, const Assessment& a) {
                  static_cast<long double>(a.original.v[t]));
   }
   std::fprintf(f, "Permutation testing: seed = %" PRIu64 " (from --seed %" PRIu64 " and the samples)\n", a.seed,
-               a.user_seed);
+               a.settings.seed);
   std::fprintf(f, "Permutation testing: compression test on %s\n", a.compression_device.c_str());
   for (int t = 0; t < kNumTests; ++t) {
     const auto& c = a.permutation.counters[t];
@@ -90,9 +90,9 @@ void print_text(std::FILE* f, const Assessment& a, const Options& o) {
     }
     if (a.h_original) std::fprintf(f, "H_original: %f\n", a.h_original->entropy);
     if (a.h_bitstring) std::fprintf(f, "H_bitstring: %f\n", a.h_bitstring->entropy);
-    if (a.initial_entropy && a.h_bitstring) {
+    if (a.settings.initial_entropy && a.h_bitstring) {
       std::fprintf(f, "min(H_original, %d X H_bitstring): %f\n", a.width, a.h_assessed);
-    } else if (!a.initial_entropy) {
+    } else if (!a.settings.initial_entropy) {
       std::fprintf(f, "h': %f\n", a.h_bitstring ? a.h_bitstring->entropy : 0.0);
     }
     if (o.verbose >= 1) {
@@ -114,10 +114,10 @@ void print_text(std::FILE* f, const Assessment& a, const Options& o) {
     }
     std::fprintf(f, "Longest repeated substring test: %s\n", pass_fail(a.lrs.passed()));
     if (o.verbose >= 1) {
-      const PrngInfo& p = prng_info(a.prng);
+      const PrngInfo& p = prng_info(a.settings.prng);
       std::fprintf(f, "Permutation tests on %s%s, PRNG %s (--prng %s), seed %" PRIu64 " (from --seed %" PRIu64 ")\n",
                    a.device.c_str(), a.verified ? " (verified on the CPU)" : "", p.full_name, p.name, a.seed,
-                   a.user_seed);
+                   a.settings.seed);
       std::fprintf(f, "Compression test on %s\n", a.compression_device.c_str());
       std::fprintf(f, "  %-22s %24s %7s %7s %7s  %s\n", "statistic", "unpermuted", "C0", "C1", "C2", "result");
       for (int t = 0; t < kNumTests; ++t) {
@@ -160,7 +160,7 @@ void print_text(std::FILE* f, const Assessment& a, const Options& o) {
     std::fprintf(f, "; the IID-track estimate (%.6f bits per sample) does not apply: use the non-IID track\n",
                  a.h_assessed);
   }
-  const PrngInfo& p = prng_info(a.prng);
+  const PrngInfo& p = prng_info(a.settings.prng);
   if (!p.compliance) {
     std::fprintf(f, "NOT FOR COMPLIANCE: shuffled with --prng %s (%s)\n", p.name, p.caveat);
   }

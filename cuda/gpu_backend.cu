@@ -24,9 +24,9 @@
 #include <string>
 #include <type_traits>
 
-#include "assess.hpp"
 #include "check.cuh"
 #include "device_buffer.cuh"
+#include "gpu_backends.hpp"
 #include "shuffle_launch.cuh"
 #include "permutation/permutation.hpp"
 #include "permutation/shuffle.hpp"
@@ -40,10 +40,6 @@ namespace {
 
 constexpr int kGroups = 9;
 
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atoi(v) : fallback;
-}
 constexpr int kThreads = 128;
 
 __host__ __device__ TestMask group_mask(int g) {
@@ -106,9 +102,14 @@ __global__ void statistics_kernel(const uint8_t* batch, const uint8_t* conv, siz
 
 class GpuBackend final : public PermutationBackend {
  public:
-  GpuBackend(const PermutationData& data, int gpu_id, uint32_t round_size, double memory_share,
-             std::string* description)
-      : gpu_id_(gpu_id), requested_round_(round_size), memory_share_(memory_share) {
+  GpuBackend(const PermutationData& data, int gpu_id, const GpuTuning& tuning, double memory_share)
+      : gpu_id_(gpu_id),
+        requested_round_(tuning.round_size),
+        memory_share_(memory_share),
+        default_first_round_(std::max<uint32_t>(1, tuning.first_round)),
+        profile_groups_(tuning.profile),
+        lookahead_(static_cast<int>(tuning.lookahead)),
+        tuned_shuffle_block_(static_cast<int>(std::min<uint32_t>(1024, std::max<uint32_t>(1, tuning.shuffle_block)))) {
     int devices = 0;
     cudaError_t e = cudaGetDeviceCount(&devices);
     if (e != cudaSuccess || devices == 0) {
@@ -131,7 +132,6 @@ class GpuBackend final : public PermutationBackend {
     res_ = std::make_unique<Resources>();
     input_ = cuda::DeviceBuffer<DeviceStatInput>(1);
     bind(data);
-    if (description) *description = description_;
   }
 
   // A new data set on the same device buffers (a batch or a calibration runs many data
@@ -193,7 +193,7 @@ class GpuBackend final : public PermutationBackend {
     grouped_ = is_grouped(streams_.id);
     // `in` and the host arrays must stay put until the copies are done.
     EA_CUDA_CHECK(cudaStreamSynchronize(st));
-    shuffle_block_ = std::max(1, std::min(1024, env_int("EA_IID_GPU_SHUFFLE_BLOCK", 32)));
+    shuffle_block_ = tuned_shuffle_block_;
     if (grouped_ && shuffle_block_ % kLaneGroup) shuffle_block_ = kLaneGroup;
     const size_t conv_per_perm = data.params.binary ? (data.n + 7) / 8 : 0;
     // Grouped generators shuffle whole lane groups: up to two partial groups more.
@@ -280,7 +280,7 @@ class GpuBackend final : public PermutationBackend {
                                                                     outcomes_.get(), 0);
       EA_CUDA_CHECK(cudaGetLastError());
     } else {
-      // One launch per group, timed separately (EA_IID_GPU_PROFILE=1).
+      // One launch per group, timed separately (GpuTuning::profile).
       for (int g = 0; g < kGroups; ++g) {
         cuda::CudaEvent a, b;
         EA_CUDA_CHECK(cudaEventRecord(a.get(), st));
@@ -317,7 +317,7 @@ class GpuBackend final : public PermutationBackend {
 
   int gpu_id_ = 0;
   uint32_t requested_round_ = 0;  // --round-size (0: from free memory)
-  double memory_share_ = 0.85;    // share of the free memory a batch may take
+  double memory_share_;           // share of the free memory its rounds may take
   cudaDeviceProp prop_{};
   size_t batch_n_ = 0, conv_per_perm_ = 0;  // what the batch buffers were sized for
   PermutationData data_;
@@ -335,27 +335,27 @@ class GpuBackend final : public PermutationBackend {
   std::unique_ptr<Resources> res_;
   cuda::PinnedBuffer<uint8_t> host_outcomes_buf_;
   uint8_t* host_outcomes_ = nullptr;
-  const uint32_t default_first_round_ = static_cast<uint32_t>(std::max(1, env_int("EA_IID_GPU_FIRST_ROUND", 1024)));
+  const uint32_t default_first_round_;  // GpuTuning::first_round
   uint32_t first_round_ = 0;
   uint32_t round_ = 0;
   std::string description_;
   double busy_ms_ = 0, shuffle_ms_ = 0, stats_ms_ = 0;
   uint32_t rounds_ = 0;
-  // Developer knobs for benchmarks (docs/performance.md); every value gives the same
-  // permutations: EA_IID_GPU_LOOKAHEAD=0|2|4|8 reads in flight per shuffling thread,
-  // EA_IID_GPU_SHUFFLE_BLOCK threads per block of the shuffle kernel, EA_IID_GPU_PROFILE=1
-  // runs and times the nine statistics groups one by one.
-  bool profile_groups_ = std::getenv("EA_IID_GPU_PROFILE") != nullptr;
+  // GpuTuning (benchmarks, docs/performance.md); every value gives the same permutations:
+  // profile runs and times the nine statistics groups one by one, lookahead is the reads in
+  // flight per shuffling thread, shuffle-block the threads per block of the shuffle kernel.
+  const bool profile_groups_;
   double group_ms_[kGroups] = {};
-  int lookahead_ = env_int("EA_IID_GPU_LOOKAHEAD", 4);
-  int shuffle_block_ = 32;
+  const int lookahead_;
+  const int tuned_shuffle_block_;
+  int shuffle_block_ = 32;  // tuned_shuffle_block_, or a lane group for grouped generators
 };
 
 }  // namespace
 
-std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData& data, int gpu_id, uint32_t round_size,
-                                                     std::string* description, double memory_share) {
-  return std::make_unique<GpuBackend>(data, gpu_id, round_size, memory_share, description);
+std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData& data, int gpu_id, const GpuTuning& tuning,
+                                                     double memory_share) {
+  return std::make_unique<GpuBackend>(data, gpu_id, tuning, memory_share);
 }
 
 int gpu_count() {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The sanitizer job of CI (.ci/run calls it after the README's build and tests):
-# builds the CPU code with -fsanitize=address,undefined, runs the unit tests under it
+# builds the CPU code with -fsanitize=address,undefined, runs the unit and CLI tests under it
 # (the ea_iid they start is the sanitized one too), then the fuzz target for a bounded
 # time with a printed seed (replay a failure with FUZZ_SEED=<seed>).
 #
@@ -13,13 +13,13 @@ jobs=${JOBS:-$(nproc)}
 seconds=${FUZZ_SECONDS:-120}
 seed=${FUZZ_SEED:-$(date +%s)}
 
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEA_IID_CUDA=OFF -DEA_IID_SANITIZE=ON -DEA_IID_FUZZ=ON
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEA_IID_CUDA=OFF -DEA_IID_SANITIZE=ON -DEA_IID_FUZZ=ON -DEA_IID_WERROR=ON
 cmake --build "$build" -j"$jobs"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # The 4 GiB sparse-file case reads and hashes 4 GiB: it runs in the plain build only.
-ctest --test-dir "$build" -L unit -E "sparse file" -j"$jobs" --output-on-failure
+ctest --test-dir "$build" -L "unit|cli" -E "sparse file" -j"$jobs" --output-on-failure
 
 echo "+ fuzz_inputs --seed $seed --seconds $seconds"
 "$build/fuzz_inputs" --seed "$seed" --seconds "$seconds"

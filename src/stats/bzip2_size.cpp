@@ -41,7 +41,7 @@ std::vector<std::vector<uint8_t>> split_rle1_blocks(const uint8_t* in, size_t n,
   return blocks;
 }
 
-uint64_t block_bits(const uint8_t* block, size_t len) {
+std::vector<uint8_t> rotation_bwt(const uint8_t* block, size_t len) {
   // Rotations of the block in sorted order: the suffixes of block+block that start in the
   // first copy (two different rotations differ within len bytes; equal ones give equal
   // transform bytes in either order).
@@ -56,6 +56,11 @@ uint64_t block_bits(const uint8_t* block, size_t len) {
   for (saidx_t s : sa) {
     if (static_cast<size_t>(s) < len) last.push_back(block[(static_cast<size_t>(s) + len - 1) % len]);
   }
+  return last;
+}
+
+uint64_t block_bits(const uint8_t* block, size_t len) {
+  const std::vector<uint8_t> last = rotation_bwt(block, len);
   uint8_t seq_of[256];
   bool used[256];
   int ranges = 0;

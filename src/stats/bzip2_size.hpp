@@ -13,6 +13,10 @@ namespace ea::bz {
 // libbz2 cuts it.
 std::vector<std::vector<uint8_t>> split_rle1_blocks(const uint8_t* in, size_t n, uint32_t limit);
 
+// The Burrows-Wheeler transform of a block as bzip2 makes it: its cyclic rotations sorted,
+// the character before each (a suffix sort of the block written twice, libdivsufsort).
+std::vector<uint8_t> rotation_bwt(const uint8_t* block, size_t len);
+
 // Bits of one block (Burrows-Wheeler transform of its cyclic rotations by a suffix sort of
 // the block written twice).
 uint64_t block_bits(const uint8_t* block, size_t len);

@@ -4,20 +4,16 @@
 
 
 #include "common/error.hpp"
+#include "stats/decimal_text.hpp"
 
 namespace ea {
 
 void decimal_text(const uint8_t* x, size_t n, const uint8_t* table, std::string& text) {
   text.clear();
   text.reserve(n * 4);
-  char digits[4];
+  uint8_t digits[4];
   for (size_t i = 0; i < n; ++i) {
-    unsigned v = table[x[i]];
-    int len = 0;
-    if (v >= 100) digits[len++] = static_cast<char>('0' + v / 100);
-    if (v >= 10) digits[len++] = static_cast<char>('0' + (v / 10) % 10);
-    digits[len++] = static_cast<char>('0' + v % 10);
-    text.append(digits, static_cast<size_t>(len));
+    text.append(reinterpret_cast<const char*>(digits), write_decimal(table[x[i]], digits));
     if (i + 1 < n) text.push_back(' ');
   }
 }
@@ -41,10 +37,7 @@ uint64_t Compressor::compressed_length(const uint8_t* x, size_t n, const uint8_t
   while (true) {
     size_t len = 0;
     while (i < n && len < kTextChunk) {
-      const unsigned v = table[x[i]];
-      if (v >= 100) text_[len++] = static_cast<char>('0' + v / 100);
-      if (v >= 10) text_[len++] = static_cast<char>('0' + (v / 10) % 10);
-      text_[len++] = static_cast<char>('0' + v % 10);
+      len += write_decimal(table[x[i]], reinterpret_cast<uint8_t*>(text_.data() + len));
       if (++i < n) text_[len++] = ' ';
     }
     const int action = i == n ? BZ_FINISH : BZ_RUN;

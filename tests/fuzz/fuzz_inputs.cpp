@@ -130,7 +130,7 @@ void fuzz_options(const uint8_t* data, size_t size) {
   try {
     if (ea::cli::parse_options(static_cast<int>(args.size()), argv.data(), o) == ea::cli::ParseStatus::Run) {
       if (o.files.empty() || o.file != o.files.front()) fail("no file after a successful parse");
-      if (o.bits < 0 || o.bits > 8 || o.iterations < 1 || o.iterations > 100000000) fail("option out of range");
+      if (o.settings.width < 0 || o.settings.width > 8 || o.settings.iterations < 1 || o.settings.iterations > 100000000) fail("option out of range");
       if (o.jobs < 0 || o.jobs > 64 || o.threads < 0 || o.threads > 4096) fail("option out of range");
       if (o.blocks && (*o.blocks < 1 || *o.blocks > ea::kMaxSamples)) fail("--blocks out of range");
       if (o.blocks && o.subset) fail("-l and --blocks both accepted");

@@ -43,7 +43,7 @@ Dataset sample_data(size_t n) {
 
 PermutationOutcome run(const Dataset& d, uint64_t seed, int threads, bool early_exit, uint32_t iterations,
                        PrngId prng = PrngId::Philox) {
-  AssessConfig cfg;
+  Settings cfg;
   cfg.seed = seed;
   cfg.prng = prng;
   cfg.threads = threads;
@@ -51,7 +51,8 @@ PermutationOutcome run(const Dataset& d, uint64_t seed, int threads, bool early_
   cfg.early_exit = early_exit;
   cfg.iterations = iterations;
   cfg.all_tests = true;
-  return assess(d, cfg).permutation;
+  DeviceSlot slot(cfg.tuning.memory_share);
+  return assess(d, cfg, Hooks{}, slot).permutation;
 }
 }  // namespace
 

@@ -36,34 +36,18 @@ std::vector<std::string> Assessment::failed_families() const {
   return f;
 }
 
-namespace {
-
-// The GPU backend for `pd`: the worker's slot rebound to it where there is one (made on
-// first use), else a new backend owned by `own`.
-PermutationBackend* gpu_backend_for(const PermutationData& pd, const AssessConfig& cfg,
-                                    std::unique_ptr<PermutationBackend>& own) {
-  DeviceSlot* slot = cfg.slot;
-  if (!slot) {
-    own = make_gpu_backend(pd, cfg.gpu_id, cfg.round_size, nullptr);
-    return own.get();
-  }
-  return &slot->bind(pd, cfg.gpu_id, cfg.round_size);
+PermutationBackend& DeviceSlot::gpu(const PermutationData& pd, const Settings& s) {
+  if (gpu_ && gpu_->rebind(pd)) return *gpu_;
+  gpu_.reset();  // its memory goes back before a new backend sizes its rounds
+  gpu_ = make_gpu_backend(pd, s.gpu_id, s.tuning, memory_share_);
+  return *gpu_;
 }
 
-}  // namespace
-
-PermutationBackend& DeviceSlot::bind(const PermutationData& pd, int gpu_id, uint32_t round_size) {
-  if (gpu && gpu->rebind(pd)) return *gpu;
-  gpu.reset();  // its memory goes back before a new backend sizes its rounds
-  gpu = make_gpu_backend(pd, gpu_id, round_size, nullptr, memory_share);
-  return *gpu;
-}
-
-PermutationBackend& DeviceSlot::bind_compression(const PermutationData& pd, int gpu_id) {
-  if (compression && compression->rebind(pd)) return *compression;
-  compression.reset();
-  compression = make_gpu_compression_backend(pd, gpu_id, memory_share);
-  return *compression;
+PermutationBackend& DeviceSlot::gpu_compression(const PermutationData& pd, const Settings& s) {
+  if (compression_ && compression_->rebind(pd)) return *compression_;
+  compression_.reset();
+  compression_ = make_gpu_compression_backend(pd, s.gpu_id, s.tuning, memory_share_);
+  return *compression_;
 }
 
 uint64_t assessment_seed(uint64_t user_seed, const Dataset& d) {
@@ -89,7 +73,7 @@ uint64_t assessment_seed(uint64_t user_seed, const Dataset& d) {
   return seed;
 }
 
-Assessment assess(const Dataset& d, const AssessConfig& cfg) {
+Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, DeviceSlot& slot) {
   using clock = std::chrono::steady_clock;
   auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
   const auto start = clock::now();
@@ -104,13 +88,8 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   a.translated = d.translated;
   a.narrower_than_given = d.narrower_than_given;
   a.subset = d.subset;
-  a.initial_entropy = cfg.initial_entropy;
-  a.user_seed = cfg.seed;
+  a.settings = cfg;
   a.seed = assessment_seed(cfg.seed, d);
-  a.prng = cfg.prng;
-  a.iterations = cfg.iterations;
-  a.early_exit = cfg.early_exit;
-  a.threads = cfg.threads;
   if (d.narrower_than_given) a.warnings.push_back("Symbols appear to be narrower than described.");
   if (d.size() < kMinSamples) {
     a.warnings.push_back("data contains less than " + std::to_string(kMinSamples) + " samples");
@@ -140,10 +119,13 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
 
   // The compression statistic of the original data (bzip2, about half a second for a
   // million samples) is computed beside the other tests and the device set-up.
-  std::future<double> original_compression = std::async(std::launch::async, [&d] {
-    Compressor c;
-    return static_cast<double>(c.compressed_length(d.symbols.data(), d.size(), d.raw_of.data()));
-  });
+  std::future<double> original_compression;
+  if (cfg.compression_test) {
+    original_compression = std::async(std::launch::async, [&d] {
+      Compressor c;
+      return static_cast<double>(c.compressed_length(d.symbols.data(), d.size(), d.raw_of.data()));
+    });
+  }
 
   a.independence = chi_square_independence(d.symbols, d.alphabet);
   a.goodness_of_fit = chi_square_goodness_of_fit(d.symbols, d.alphabet);
@@ -169,20 +151,19 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
     cpu_statistics(pd.symbols, pd.n, pd.raw_of, pd.params, kAllFastTests, pd.original, scratch);
   }
 
-  std::unique_ptr<PermutationBackend> own_gpu;
   PermutationBackend* gpu = nullptr;
   if (cfg.device != DeviceChoice::Cpu) {
     try {
-      gpu = gpu_backend_for(pd, cfg, own_gpu);
+      gpu = &slot.gpu(pd, cfg);
       a.device = gpu->name();
-      if (cfg.note) cfg.note("using " + a.device + " for the permutation tests");
+      if (hooks.note) hooks.note("using " + a.device + " for the permutation tests");
     } catch (const Error& e) {
       if (cfg.device == DeviceChoice::Gpu) throw;
-      if (cfg.note) cfg.note(std::string("running on the CPU: ") + e.what());
+      if (hooks.note) hooks.note(std::string("running on the CPU: ") + e.what());
     }
   }
   if (!gpu) a.device = "cpu (" + std::to_string(cfg.threads) + " threads)";
-  pd.original.v[kNumFastTests] = original_compression.get();
+  pd.original.v[kNumFastTests] = original_compression.valid() ? original_compression.get() : 0.0;
   a.original = pd.original;
   // The CPU backend copies pd, so it is made once the original compression statistic is
   // known; the GPU backend compares tests 0-17 only.
@@ -191,21 +172,15 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   // already failed chi-square or LRS keeps the CPU, where it runs only if needed, unless
   // --all-tests runs it anyway). The backend checks its bzip2 model against libbz2 on the
   // original data first; any failure leaves the test to the CPU cores, with a note.
-  std::unique_ptr<PermutationBackend> own_compression;
   PermutationBackend* compression = cpu.get();
   a.compression_device = "cpu (libbz2)";
-  if (gpu && cfg.gpu_compression && (pd.early_decision_likely || cfg.all_tests)) {
+  if (gpu && cfg.compression_test && cfg.gpu_compression && (pd.early_decision_likely || cfg.all_tests)) {
     try {
-      if (cfg.slot) {
-        compression = &cfg.slot->bind_compression(pd, cfg.gpu_id);
-      } else {
-        own_compression = make_gpu_compression_backend(pd, cfg.gpu_id, 0.85);
-        compression = own_compression.get();
-      }
+      compression = &slot.gpu_compression(pd, cfg);
       a.compression_device = compression->name() + ", checked against libbz2 on the original data";
     } catch (const Error& e) {
       compression = cpu.get();
-      if (cfg.note) cfg.note(std::string("compression test on the CPU: ") + e.what());
+      if (hooks.note) hooks.note(std::string("compression test on the CPU: ") + e.what());
     }
   }
 
@@ -213,9 +188,10 @@ Assessment assess(const Dataset& d, const AssessConfig& cfg) {
   dc.iterations = cfg.iterations;
   dc.early_exit = cfg.early_exit;
   dc.all_tests = cfg.all_tests;
-  dc.progress = cfg.progress;
+  dc.skip_compression = !cfg.compression_test;
+  dc.progress = hooks.progress;
   dc.concurrent_compression = gpu != nullptr;
-  dc.interrupt = cfg.interrupt;
+  dc.interrupt = hooks.interrupt;
   // --verify gets a CPU backend of its own: the compression phase uses `cpu` at the same
   // time, and a backend's per-thread buffers serve one caller at a time.
   std::unique_ptr<PermutationBackend> verify_cpu, verified;

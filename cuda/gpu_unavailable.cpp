@@ -1,15 +1,16 @@
 // Linked when ea_iid is built without CUDA: --device gpu fails with a clear message.
-#include "assess.hpp"
 #include "common/error.hpp"
+#include "gpu_backends.hpp"
 
 namespace ea {
 
-std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData&, int, uint32_t, std::string*, double) {
+std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData&, int, const GpuTuning&, double) {
   throw Error(ErrorKind::Device,
               "no GPU available: this ea_iid was built without CUDA support (rebuild with -DEA_IID_CUDA=ON on a machine with nvcc)");
 }
 
-std::unique_ptr<PermutationBackend> make_gpu_compression_backend(const PermutationData&, int, double) {
+std::unique_ptr<PermutationBackend> make_gpu_compression_backend(const PermutationData&, int, const GpuTuning&,
+                                                                 double) {
   throw Error(ErrorKind::Device, "no GPU available: this ea_iid was built without CUDA support");
 }
 

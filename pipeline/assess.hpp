@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "estimators/estimators.hpp"
+#include "gpu_backends.hpp"
 #include "io/samples.hpp"
 #include "permutation/permutation.hpp"
 #include "rng/prng.hpp"
@@ -19,40 +20,56 @@ namespace ea {
 
 enum class DeviceChoice { Auto, Cpu, Gpu };
 
-// Device resources that one worker of a batch (or of a calibration) keeps from one
-// assessment to the next: the GPU backend, rebound to each new data set, so that device
-// memory, streams and pinned buffers are allocated once.
-struct DeviceSlot {
-  std::unique_ptr<PermutationBackend> gpu;
-  double memory_share = 0.85;  // share of the free device memory its rounds may take
-  // The slot's backend rebound to `pd`, or (first use, or a backend that cannot rebind) a
-  // new one made after the old one's memory went back. Throws Error{Device}.
-  PermutationBackend& bind(const PermutationData& pd, int gpu_id, uint32_t round_size);
-  // The same for the GPU compression test (make_gpu_compression_backend).
-  std::unique_ptr<PermutationBackend> compression;
-  PermutationBackend& bind_compression(const PermutationData& pd, int gpu_id);
-};
-
-struct AssessConfig {
-  bool initial_entropy = true;     // -i (default) or -c
-  bool truncate_bitstring = false; // -t: H_bitstring from the first 1,000,000 bits only
+// Everything that decides how an assessment is read, computed and where it runs: plain
+// values, held by value from the CLI to the report (the report records them). A new option
+// is a field here, a flag in cli/options.cpp, and its use.
+struct Settings {
+  // What is computed.
+  bool initial_entropy = true;      // -i (default) or -c
+  bool truncate_bitstring = false;  // -t: H_bitstring from the first 1,000,000 bits only
   uint64_t seed = 0;                // the user's seed (--seed); assess() derives the data's own
-  PrngId prng = PrngId::Philox;    // the shuffling generator (--prng)
+  PrngId prng = PrngId::Philox;     // the shuffling generator (--prng)
   uint32_t iterations = 10000;
   bool early_exit = true;
   bool all_tests = false;
+  bool compression_test = true;     // false: the 18 other permutation tests only (ea_calibrate --fast-only)
+  // How the samples are read.
+  int width = 0;                    // bits per sample; 0: inferred
+  bool allow_stream = false;        // --allow-stream: FIFOs and devices too
+  // Where it runs.
   int threads = 1;
   DeviceChoice device = DeviceChoice::Auto;
   int gpu_id = 0;
-  uint32_t round_size = 0;         // GPU permutations per round; 0 = from free memory
-  bool verify = false;             // recompute some GPU permutations on the CPU
+  bool verify = false;              // recompute some GPU permutations on the CPU
   // With a GPU: run the compression test there (exact bzip2 size model) rather than with
   // libbz2 on the CPU cores; false: --cpu-compression.
   bool gpu_compression = true;
+  GpuTuning tuning;                 // --round-size, --gpu-tuning
+};
+
+// What a run reports back while it works; none of it changes a result.
+struct Hooks {
   std::function<void(const char* phase, uint32_t done, int active)> progress;
   std::function<void(const std::string&)> note;  // informational messages (device choice)
-  const std::atomic<bool>* interrupt = nullptr;    // stop between rounds (Error{Interrupted})
-  DeviceSlot* slot = nullptr;      // reuse this worker's GPU backend (batch); null: a new one
+  const std::atomic<bool>* interrupt = nullptr;  // stop between rounds (Error{Interrupted})
+};
+
+// The device backends of one worker (the backend provider): made on first use and rebound
+// to each new data set, so that device memory, streams and pinned buffers are allocated
+// once per worker. A single assessment is a run of one item on one worker, whose slot
+// lives as long as that item; a batch keeps one slot per worker. `memory_share` is this
+// worker's share of the free device memory.
+class DeviceSlot {
+ public:
+  explicit DeviceSlot(double memory_share) : memory_share_(memory_share) {}
+  // The permutation backend of tests 0-17 bound to `pd`. Throws Error{Device}.
+  PermutationBackend& gpu(const PermutationData& pd, const Settings& s);
+  // The GPU compression test bound to `pd` (make_gpu_compression_backend). Throws Error{Device}.
+  PermutationBackend& gpu_compression(const PermutationData& pd, const Settings& s);
+
+ private:
+  double memory_share_;
+  std::unique_ptr<PermutationBackend> gpu_, compression_;
 };
 
 constexpr uint64_t kMinSamples = 1000000;  // the reference's MIN_SIZE
@@ -75,8 +92,10 @@ struct Assessment {
   std::optional<SubsetSpec> subset;
   std::vector<std::string> warnings;
 
+  Settings settings;  // as given (settings.seed is the user's seed)
+  uint64_t seed = 0;  // the shuffles' seed: assessment_seed(settings.seed, data)
+
   Baseline base;
-  bool initial_entropy = true;
   std::optional<McvEstimate> h_original;   // -i only
   std::optional<McvEstimate> h_bitstring;  // when k > 2 or -c
   uint64_t bitstring_bits = 0;             // bits used for H_bitstring
@@ -87,14 +106,8 @@ struct Assessment {
 
   StatVector original{};
   PermutationOutcome permutation;
-  uint64_t user_seed = 0;  // --seed (or drawn from the OS)
-  uint64_t seed = 0;       // the shuffles' seed: assessment_seed(user_seed, data)
-  uint32_t iterations = 10000;
-  bool early_exit = true;
   std::string device;      // "cpu" or the GPU's description
   std::string compression_device;  // where the compression test ran (or would have)
-  PrngId prng = PrngId::Philox;
-  int threads = 1;
   bool verified = false;   // --verify checked GPU permutations against the CPU
   Timings timings;
 
@@ -117,34 +130,7 @@ struct Assessment {
 // `--seed S` on one file (or `-l` on its block) reproduces a batch row run with `--seed S`.
 uint64_t assessment_seed(uint64_t user_seed, const Dataset& d);
 
-// The seed of data set `position` (0, 1, ...) of ea_calibrate with seed `batch` (its data
-// sets are generated, not read): the SplitMix64 finaliser of
-// batch + (position + 1) * 0x9e3779b97f4a7c15.
-inline uint64_t derive_seed(uint64_t batch, uint64_t position) {
-  uint64_t z = batch + (position + 1) * 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-// Runs the whole IID track on a loaded data set.
-Assessment assess(const Dataset& data, const AssessConfig& config);
-
-// GPU backend factory, defined by the CUDA library when it is built (cuda/), otherwise by
-// a version that throws Error{Device}. Throws Error{Device} when no usable GPU exists.
-// round_size 0: rounds as large as `memory_share` of the free device memory allows (at
-// most 10,000 permutations).
-std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData& data, int gpu_id, uint32_t round_size,
-                                                     std::string* description, double memory_share = 0.85);
-
-// The compression test alone on a GPU: the exact bzip2 size model (src/stats/bzip2_model.hpp)
-// run on the device. data.original must hold libbz2's length of the original data: the
-// backend checks that the model gives the same for it and throws Error{Device} if not (or
-// when there is no GPU, or for generators with coupled lanes).
-std::unique_ptr<PermutationBackend> make_gpu_compression_backend(const PermutationData& data, int gpu_id,
-                                                                 double memory_share);
-
-// Number of usable GPUs (0 without CUDA support or without a device).
-int gpu_count();
+// Runs the whole IID track on a loaded data set, with the GPU backends of `slot`.
+Assessment assess(const Dataset& data, const Settings& settings, const Hooks& hooks, DeviceSlot& slot);
 
 }  // namespace ea

@@ -1,0 +1,345 @@
+#include "run.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cinttypes>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "common/error.hpp"
+#include "logging.hpp"
+#include "report.hpp"
+#include "runner.hpp"
+
+namespace ea::cli {
+
+namespace {
+
+// Informational notes of the library (device choice): at info with -v, at debug otherwise.
+std::function<void(const std::string&)> note_logger(const Options& o) {
+  const auto detail = (!o.quiet && o.verbose >= 1) ? spdlog::level::info : spdlog::level::debug;
+  return [detail](const std::string& m) { logger().log(detail, "{}", m); };
+}
+
+// ---- one item: the text report on stdout, -o FILE ----------------------------------
+
+Outcome run_single(const Options& o, const Settings& settings, const std::string& started, const InputSet& inputs,
+                   const std::vector<Item>& items, const std::atomic<bool>& interrupt) {
+  RunObserver obs;
+  obs.note = note_logger(o);
+  if (!o.quiet && ::isatty(STDERR_FILENO)) {
+    auto last = std::make_shared<std::chrono::steady_clock::time_point>();
+    const uint32_t iterations = settings.iterations;
+    obs.progress = [last, iterations](int, const char* phase, uint32_t done, int active) {
+      auto now = std::chrono::steady_clock::now();
+      if (active > 0 && done < iterations && now - *last < std::chrono::milliseconds(200)) return;
+      *last = now;
+      std::fprintf(stderr, "\r\033[K%s: %u/%u permutations, %d undecided", phase, done, iterations, active);
+      if (active == 0 || done >= iterations) std::fprintf(stderr, "\r\033[K");
+      std::fflush(stderr);
+    };
+  }
+  Outcome outcome = Outcome::Error;
+  obs.finished = [&](size_t, const Item& it, ItemResult& r) {
+    if (r.status != ItemResult::Status::Assessed) {
+      // Whatever failed while a signal was pending (an EINTR, a stopped round) is the interrupt.
+      if (interrupt.load()) return;
+      logger().error("{}", r.message);
+      if (o.json_path) {
+        try {
+          write_file_atomically(*o.json_path, error_json(o, started, r.message, &it.path).dump(2) + "\n", inputs, "-o");
+        } catch (const std::exception& e) {
+          logger().error("{}", e.what());
+        }
+      }
+      outcome = Outcome::Error;
+      return;
+    }
+    const Assessment& a = *r.assessment;
+    for (const auto& w : a.warnings) logger().warn("{}", w);
+    print_text(stdout, a, o);
+    flush_checked(stdout, "standard output");
+    if (o.json_path) {
+      write_file_atomically(*o.json_path, assessment_json(a, o, started).dump(2) + "\n", inputs, "-o");
+    }
+    outcome = a.verdict() == Verdict::Iid ? Outcome::Completed : Outcome::NotIid;
+  };
+  const RunSummary sum = run_items(items, settings, 1, interrupt, obs);
+  if (sum.interrupted) {
+    std::fprintf(stderr, "\n");
+    logger().error("interrupted; no result");
+    return Outcome::Interrupted;
+  }
+  if (!sum.stopped_by.empty()) throw Error(ErrorKind::Internal, sum.stopped_by);
+  return outcome;
+}
+
+// ---- several items: --jsonl, -o DIR/, the summary table ------------------------------
+
+struct Row {
+  std::string file, block, samples, width, h_original, h_bitstring, chi, lrs, perm, verdict, seconds;
+};
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string basename_of(const std::string& p) {
+  auto slash = p.find_last_of('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+void print_summary(std::FILE* f, const std::vector<Row>& rows) {
+  const char* head[] = {"file", "block", "samples", "width", "H_original", "H_bitstring", "chi-square",
+                        "LRS", "permutation", "verdict", "seconds"};
+  size_t w[11];
+  for (int c = 0; c < 11; ++c) w[c] = std::strlen(head[c]);
+  auto cells = [](const Row& r) {
+    return std::vector<const std::string*>{&r.file, &r.block, &r.samples, &r.width, &r.h_original, &r.h_bitstring,
+                                           &r.chi, &r.lrs, &r.perm, &r.verdict, &r.seconds};
+  };
+  for (const auto& r : rows) {
+    auto c = cells(r);
+    for (int k = 0; k < 11; ++k) w[k] = std::max(w[k], c[k]->size());
+  }
+  for (int c = 0; c < 11; ++c) std::fprintf(f, "%-*s%s", static_cast<int>(w[c]), head[c], c == 10 ? "\n" : "  ");
+  for (const auto& r : rows) {
+    auto c = cells(r);
+    for (int k = 0; k < 11; ++k) std::fprintf(f, "%-*s%s", static_cast<int>(w[k]), c[k]->c_str(), k == 10 ? "\n" : "  ");
+  }
+}
+
+Row row_of(const Item& it, const ItemResult& r) {
+  const std::string block = it.block >= 0 ? std::to_string(it.block) : "-";
+  Row row{it.path, block, "-", "-", "-", "-", "-", "-", "-", "", "-"};
+  switch (r.status) {
+    case ItemResult::Status::Skipped: row.verdict = "skipped: " + r.message; return row;
+    case ItemResult::Status::Failed: row.verdict = "error: " + r.message; break;
+    default: {
+      const Assessment& a = *r.assessment;
+      row.samples = std::to_string(a.samples);
+      row.width = std::to_string(a.width);
+      row.h_original = a.h_original ? fmt("%.6f", a.h_original->entropy) : "-";
+      row.h_bitstring = a.h_bitstring ? fmt("%.6f", a.h_bitstring->entropy) : "-";
+      row.chi = a.chi_square_failed() ? "failed" : a.chi_square_evaluable() ? "passed" : "not evaluated";
+      row.lrs = a.lrs.passed() ? "passed" : "failed";
+      row.perm = a.permutation.passed() ? "passed" : "failed";
+      row.verdict = verdict_name(a.verdict());
+    }
+  }
+  row.seconds = fmt("%.2f", r.seconds);
+  return row;
+}
+
+// -o names a folder in batch mode: checked, and every name checked, before any work.
+// Returns each item's output path ("" for skipped items).
+std::vector<std::string> output_paths(const std::string& dir, const std::vector<Item>& items, const InputSet& inputs) {
+  std::string out_dir = dir;
+  struct stat st {};
+  if (::stat(out_dir.c_str(), &st) != 0 && errno == ENOTDIR) {
+    throw Error(ErrorKind::Output, "-o " + out_dir + ": a part of this path is a file, not a folder");
+  }
+  if (::stat(out_dir.c_str(), &st) != 0) {
+    if (out_dir.empty() || out_dir.back() != '/') {
+      throw Error(ErrorKind::Usage, "-o " + out_dir + ": with several assessments -o names a folder (end it with '/')");
+    }
+    if (::mkdir(out_dir.c_str(), 0777) != 0 && errno != EEXIST) {
+      throw Error(ErrorKind::Output, "-o " + out_dir + ": cannot create the output folder: " + std::strerror(errno));
+    }
+    if (::stat(out_dir.c_str(), &st) != 0) {
+      throw Error(ErrorKind::Output, "-o " + out_dir + ": cannot access the output folder: " + std::strerror(errno));
+    }
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    throw Error(ErrorKind::Output, "-o " + out_dir + ": exists and is not a folder; with several assessments -o names a folder");
+  }
+  if (out_dir.back() != '/') out_dir += '/';
+  std::vector<std::string> paths(items.size());
+  std::map<std::string, size_t> first_of;
+  for (size_t k = 0; k < items.size(); ++k) {
+    if (!items[k].skipped.empty()) continue;
+    std::string name = basename_of(items[k].path);
+    if (items[k].block >= 0) name += ".block" + std::to_string(items[k].block);
+    paths[k] = out_dir + name + ".json";
+    auto [at, fresh] = first_of.emplace(paths[k], k);
+    if (!fresh && items[at->second].path != items[k].path) {
+      throw Error(ErrorKind::Output, "-o " + out_dir + ": " + items[at->second].path + " and " + items[k].path +
+                                         " would both be written to " + paths[k] +
+                                         "; rename one, run them separately, or use --jsonl");
+    }
+    struct stat target {};
+    if (::stat(paths[k].c_str(), &target) == 0) {
+      if (const std::string* in = inputs.find(target)) {
+        throw Error(ErrorKind::Output, "-o " + paths[k] + ": is the input file " + *in + "; ea_iid never writes over an input");
+      }
+    }
+  }
+  return paths;
+}
+
+Outcome run_batch(const Options& o, const Settings& settings, const std::string& started, const InputSet& inputs,
+                  const std::vector<Item>& items, const std::atomic<bool>& interrupt,
+                  const std::atomic<int>& signal_number) {
+  using clock = std::chrono::steady_clock;
+  const std::vector<std::string> out_paths = o.json_path ? output_paths(*o.json_path, items, inputs)
+                                                         : std::vector<std::string>(items.size());
+  std::unique_ptr<JsonlWriter> jsonl;
+  if (o.jsonl_path) {
+    const auto existing = o.jsonl_append ? JsonlWriter::Existing::Append
+                          : o.jsonl_force ? JsonlWriter::Existing::Truncate
+                                          : JsonlWriter::Existing::Refuse;
+    jsonl = std::make_unique<JsonlWriter>(*o.jsonl_path, existing, inputs);
+  }
+  std::FILE* table = (jsonl && jsonl->is_stdout()) ? stderr : stdout;
+  const char* table_name = table == stderr ? "standard error" : "standard output";
+  // A progress bar on a terminal: assessments done/total, current file, elapsed, estimate.
+  const bool bar = !o.quiet && ::isatty(STDERR_FILENO);
+  const auto batch_start = clock::now();
+  // K workers, each with its own device slot (GPU buffers and CUDA stream, rebound to every
+  // data set): while one assessment's rounds run on the GPU, the others load, estimate,
+  // test chi-square and LRS, or compress on the CPU.
+  const int jobs = o.jobs > 0 ? o.jobs : (settings.device != DeviceChoice::Cpu && gpu_count() > 0 ? 8 : 1);
+  logger().debug("batch of {} assessments, {} at a time", items.size(), jobs);
+
+  struct Status {
+    std::string label, phase;
+    uint32_t permutations = 0;
+    int active = 0;
+    bool busy = false;
+  };
+  std::vector<Status> status(static_cast<size_t>(jobs));
+  std::mutex status_mutex;
+  std::vector<Row> rows;
+  bool any_error = false, any_not_iid = false;
+  size_t finished = 0;
+
+  RunObserver obs;
+  obs.note = note_logger(o);
+  obs.started = [&](int w, const Item& it) {
+    std::lock_guard<std::mutex> lock(status_mutex);
+    status[w] = Status{it.label(), "loading", 0, 0, true};
+  };
+  obs.progress = [&](int w, const char* phase, uint32_t n, int active) {
+    std::lock_guard<std::mutex> lock(status_mutex);
+    status[w].phase = phase;
+    status[w].permutations = n;
+    status[w].active = active;
+  };
+  obs.idle = [&](int w) {
+    std::lock_guard<std::mutex> lock(status_mutex);
+    status[w].busy = false;
+  };
+  // Writes one finished item. A write that fails makes that item an error; the batch goes on.
+  obs.finished = [&](size_t k, const Item& it, ItemResult& r) {
+    Row row = row_of(it, r);
+    if (r.status == ItemResult::Status::Skipped) {
+      logger().info("{}: {}", it.label(), r.message);
+    } else {
+      nlohmann::ordered_json json;
+      if (r.status == ItemResult::Status::Failed) {
+        logger().error("{}", r.message);
+        json = error_json(o, started, r.message, &it.path, it.block);
+        any_error = true;
+      } else {
+        for (const auto& w : r.assessment->warnings) logger().warn("{}: {}", it.path, w);
+        json = assessment_json(*r.assessment, o, started, it.block);
+        any_not_iid = any_not_iid || r.assessment->verdict() != Verdict::Iid;
+      }
+      try {
+        if (jsonl) jsonl->write_line(json.dump());
+        if (!out_paths[k].empty()) write_file_atomically(out_paths[k], json.dump(2) + "\n", inputs, "-o");
+      } catch (const Error& e) {
+        logger().error("{}", e.what());
+        any_error = true;
+        row.verdict = std::string("error: ") + e.what();
+      }
+    }
+    ++finished;
+    if (bar) std::fprintf(stderr, "\r\033[K");
+    if (r.status != ItemResult::Status::Skipped) {
+      logger().info("[{}/{}] {}: {} ({} s)", finished, items.size(), it.label(), row.verdict, row.seconds);
+    }
+    rows.push_back(std::move(row));
+  };
+  if (bar) {
+    obs.tick = [&] {
+      const double elapsed = std::chrono::duration<double>(clock::now() - batch_start).count();
+      std::string current;
+      int others = 0;
+      {
+        std::lock_guard<std::mutex> lock(status_mutex);
+        for (const auto& st : status) {
+          if (!st.busy) continue;
+          if (current.empty()) {
+            current = st.label + ": " + st.phase;
+            if (st.permutations) {
+              current += " " + std::to_string(st.permutations) + ", " + std::to_string(st.active) + " undecided";
+            }
+          } else {
+            ++others;
+          }
+        }
+      }
+      std::string eta;
+      if (finished) {
+        eta = ", about " + std::to_string(static_cast<long>(elapsed / finished * (items.size() - finished))) + " s left";
+      }
+      std::fprintf(stderr, "\r\033[K[%zu/%zu] %s%s | %.0f s elapsed%s", finished, items.size(), current.c_str(),
+                   others ? (" (+" + std::to_string(others) + " running)").c_str() : "", elapsed, eta.c_str());
+      std::fflush(stderr);
+    };
+  }
+
+  const RunSummary sum = run_items(items, settings, jobs, interrupt, obs);
+  if (bar) std::fprintf(stderr, "\r\033[K");
+  if (jsonl) {
+    try {
+      jsonl->close();
+    } catch (const Error& e) {
+      logger().error("{}", e.what());
+      any_error = true;
+    }
+  }
+  if (!sum.stopped_by.empty()) logger().error("{}", sum.stopped_by);
+  if (!o.quiet) print_summary(table, rows);
+  if (sum.interrupted) {
+    const int sig = signal_number.load();
+    std::fprintf(table, "Incomplete: interrupted by %s after %zu of %zu assessments\n",
+                 sig == SIGTERM ? "SIGTERM" : "SIGINT", finished, items.size());
+    std::fflush(table);
+    return Outcome::Interrupted;
+  }
+  if (!sum.stopped_by.empty()) {
+    std::fprintf(table, "Incomplete: stopped by an error after %zu of %zu assessments\n", finished, items.size());
+    any_error = true;
+  } else if (!o.quiet) {
+    std::fprintf(table, "%zu rows: %s\n", rows.size(),
+                 any_error ? "some assessments had errors" : any_not_iid ? "not all IID" : "all IID");
+  }
+  flush_checked(table, table_name);
+  if (any_error) return Outcome::Error;
+  return any_not_iid ? Outcome::NotIid : Outcome::Completed;
+}
+
+}  // namespace
+
+Outcome run_assessments(const Options& o, const Settings& settings, const std::string& started,
+                        const InputSet& inputs, const std::atomic<bool>& interrupt,
+                        const std::atomic<int>& signal_number) {
+  const std::vector<Item> items = expand_items(o.files, o.subset, o.blocks, o.keep_short);
+  if (!o.batch()) return run_single(o, settings, started, inputs, items, interrupt);
+  return run_batch(o, settings, started, inputs, items, interrupt, signal_number);
+}
+
+}  // namespace ea::cli

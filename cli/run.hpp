@@ -1,0 +1,26 @@
+// Every assessment of ea_iid runs here: the items of the command line (one file, an -l
+// range, several files, --blocks) through ea::run_items(), and their results written as
+// the mode asks: a single item's text report and -o FILE, or a batch's --jsonl, -o DIR/
+// and summary table.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "assess.hpp"
+#include "options.hpp"
+#include "outcome.hpp"
+#include "output.hpp"
+
+namespace ea::cli {
+
+// Runs the items of `o` with `settings` (seed and threads resolved). `signal_number` becomes
+// non-zero on SIGINT/SIGTERM and `interrupt` true: no new assessment starts, the running
+// ones stop, and the finished ones stay written. No output touches an input of `inputs`; a
+// write that fails is that item's error. Throws Error{Usage|Output} before any work when an
+// output cannot be used.
+Outcome run_assessments(const Options& o, const Settings& settings, const std::string& started,
+                        const InputSet& inputs, const std::atomic<bool>& interrupt,
+                        const std::atomic<int>& signal_number);
+
+}  // namespace ea::cli

@@ -1,0 +1,44 @@
+// The GPU backends as the layers above see them: factories and their tuning, no CUDA type.
+// Defined by cuda/*.cu when CUDA is built, otherwise by cuda/gpu_unavailable.cpp (which
+// throws Error{Device}). Depends only on the permutation layer (src/).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "permutation/permutation.hpp"
+
+namespace ea {
+
+// How the GPU backends size and run their work. Every value gives the same permutations
+// and the same counters (the determinism contract); only speed and memory change. Filled by
+// the CLI (--round-size, --gpu-tuning KEY=VALUE,...; cli/gpu_tuning.cpp lists the keys),
+// recorded in the JSON. The library reads no environment variable.
+struct GpuTuning {
+  double memory_share = 0.85;   // memory-share: share of the free device memory all rounds together may take
+  uint32_t round_size = 0;      // round: permutations per round; 0 = as many as memory allows, at most 10,000
+  uint32_t first_round = 1024;  // first-round: first round of data that passed chi-square and LRS (IID-looking)
+  uint32_t lookahead = 4;       // lookahead: reads in flight per shuffling thread (0, 2, 4 or 8)
+  uint32_t shuffle_block = 32;  // shuffle-block: threads per block of the shuffle kernel
+  uint64_t bz_chars = uint64_t{1} << 26;  // bz-chars: text characters the compression model holds at once
+  uint32_t bz_shuffle = 128;    // bz-shuffle: permutations the compression backend shuffles at once
+  bool profile = false;         // profile: time each statistics group and compression stage (slower)
+};
+
+// The permutation backend of the 18 non-compression tests on GPU `gpu_id`. Rounds take at
+// most `memory_share` of the free device memory (a batch divides tuning.memory_share among
+// its workers). Throws Error{Device} when no usable GPU exists.
+std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData& data, int gpu_id, const GpuTuning& tuning,
+                                                     double memory_share);
+
+// The compression test alone on a GPU: the exact bzip2 size model (src/stats/bzip2_model.hpp)
+// run on the device. data.original must hold libbz2's length of the original data: the
+// backend checks that the model gives the same for it and throws Error{Device} if not (or
+// when there is no GPU, or for generators with coupled lanes).
+std::unique_ptr<PermutationBackend> make_gpu_compression_backend(const PermutationData& data, int gpu_id,
+                                                                 const GpuTuning& tuning, double memory_share);
+
+// Number of usable GPUs (0 without CUDA support or without a device).
+int gpu_count();
+
+}  // namespace ea

@@ -1,0 +1,240 @@
+#include "runner.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace ea {
+
+struct SharedFile {
+  std::mutex m;
+  bool done = false;
+  uint64_t listed_size = 0;
+  FileFingerprint fingerprint;
+  std::string error;
+};
+
+std::vector<Item> expand_items(const std::vector<std::string>& files, const std::optional<SubsetSpec>& subset,
+                               const std::optional<uint64_t>& blocks, bool keep_short) {
+  std::vector<Item> items;
+  for (const auto& path : files) {
+    Item whole;
+    whole.path = path;
+    if (!blocks) {
+      whole.subset = subset;
+      items.push_back(std::move(whole));
+      continue;
+    }
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && st.st_size == 0)) {
+      items.push_back(std::move(whole));  // not readable as blocks: the loader says why
+      continue;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      whole.error = path + ": not a regular file; --blocks cuts regular files only";
+      items.push_back(std::move(whole));
+      continue;
+    }
+    auto file = std::make_shared<SharedFile>();
+    file->listed_size = static_cast<uint64_t>(st.st_size);
+    const uint64_t size = static_cast<uint64_t>(st.st_size), count = *blocks;
+    for (uint64_t k = 0; k * count < size; ++k) {
+      Item it;
+      it.path = path;
+      it.subset = SubsetSpec{k, count};
+      it.block = static_cast<int64_t>(k);
+      it.file = file;
+      const uint64_t have = std::min(count, size - k * count);
+      if (have < count && !keep_short) {
+        it.skipped = "short block (" + std::to_string(have) + " of " + std::to_string(count) +
+                     " samples) skipped; --keep-short assesses it";
+      }
+      items.push_back(std::move(it));
+    }
+  }
+  return items;
+}
+
+namespace {
+
+// The item's data set: generated, or read (a block checks its file's fingerprint, taken once).
+Dataset load_item(const Item& it, const Settings& s, const std::atomic<bool>* interrupt) {
+  if (it.generate) return it.generate();
+  if (!it.error.empty()) throw Error(ErrorKind::Input, it.error);
+  LoadOptions load;
+  load.width = s.width;
+  load.subset = it.subset;
+  load.allow_stream = s.allow_stream;
+  load.interrupt = interrupt;
+  if (it.file) {
+    SharedFile& f = *it.file;
+    std::lock_guard<std::mutex> lock(f.m);
+    if (!f.done) {
+      try {
+        f.fingerprint = fingerprint_file(it.path, interrupt);
+        if (f.fingerprint.size != f.listed_size) {
+          f.error = it.path + ": the file changed after its blocks were listed; assess a file that is no longer "
+                              "being written";
+        }
+      } catch (const Error& e) {
+        if (e.kind() == ErrorKind::Interrupted) throw;
+        f.error = e.what();
+      }
+      f.done = true;
+    }
+    if (!f.error.empty()) throw Error(ErrorKind::Input, f.error);
+    load.known = &f.fingerprint;
+  }
+  return load_dataset(it.path, load);
+}
+
+ItemResult run_item(const Item& it, const Settings& s, const Hooks& hooks, DeviceSlot& slot) {
+  using clock = std::chrono::steady_clock;
+  ItemResult r;
+  if (!it.skipped.empty()) {
+    r.status = ItemResult::Status::Skipped;
+    r.message = it.skipped;
+    return r;
+  }
+  const auto t0 = clock::now();
+  try {
+    const Dataset d = load_item(it, s, hooks.interrupt);
+    r.assessment = assess(d, s, hooks, slot);
+    r.status = ItemResult::Status::Assessed;
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Interrupted) {
+      r.status = ItemResult::Status::Interrupted;
+      return r;
+    }
+    r.status = ItemResult::Status::Failed;
+    r.message = e.what();
+    r.error_kind = e.kind();
+  } catch (const std::exception& e) {
+    r.status = ItemResult::Status::Failed;
+    r.message = std::string("internal error: ") + e.what();
+  }
+  r.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace
+
+RunSummary run_items(const std::vector<Item>& items, const Settings& settings, int jobs,
+                     const std::atomic<bool>& interrupt, const RunObserver& observer) {
+  jobs = std::max(1, std::min<int>(jobs, static_cast<int>(std::max<size_t>(1, items.size()))));
+  const size_t window = 4 * static_cast<size_t>(jobs);
+  // `cancel` stops the workers and their assessments: set when `interrupt` is (this thread
+  // copies it within 250 ms), when a worker fails outside any item, and on every exit.
+  std::atomic<bool> cancel{false};
+  std::mutex m;
+  std::condition_variable cv;
+  struct Slot {
+    bool ready = false;
+    ItemResult result;
+  };
+  std::vector<Slot> done(items.size());
+  size_t next_item = 0, next_write = 0;
+  int alive = jobs;
+  RunSummary summary;
+
+  auto worker = [&](int w) {
+    try {
+      DeviceSlot slot(settings.tuning.memory_share / jobs);
+      Hooks hooks;
+      hooks.interrupt = &cancel;
+      hooks.note = observer.note;
+      if (observer.progress) {
+        hooks.progress = [&observer, w](const char* phase, uint32_t n, int active) { observer.progress(w, phase, n, active); };
+      }
+      while (true) {
+        size_t idx;
+        {
+          std::unique_lock<std::mutex> lock(m);
+          while (!cancel.load() && next_item < items.size() && next_item >= next_write + window) {
+            cv.wait_for(lock, std::chrono::milliseconds(200));
+          }
+          if (cancel.load() || next_item >= items.size()) break;
+          if (observer.may_start && !observer.may_start()) break;
+          idx = next_item++;
+        }
+        if (observer.started) observer.started(w, items[idx]);
+        const Item& it = items[idx];
+        ItemResult r = run_item(it, it.settings ? *it.settings : settings, hooks, slot);
+        if (observer.idle) observer.idle(w);
+        std::lock_guard<std::mutex> lock(m);
+        done[idx].result = std::move(r);
+        done[idx].ready = true;
+        cv.notify_all();
+      }
+    } catch (const std::exception& e) {
+      // Outside any item (memory, the observer): stop the run, keep what is delivered.
+      std::lock_guard<std::mutex> lock(m);
+      if (summary.stopped_by.empty()) summary.stopped_by = e.what();
+      cancel.store(true);
+    }
+    std::lock_guard<std::mutex> lock(m);
+    --alive;
+    cv.notify_all();
+  };
+
+  std::vector<std::thread> threads;
+  // Whatever leaves this function, the workers are stopped and joined first.
+  struct JoinAll {
+    std::vector<std::thread>& threads;
+    std::atomic<bool>& cancel;
+    ~JoinAll() {
+      cancel.store(true);
+      for (auto& t : threads) {
+        if (t.joinable()) t.join();
+      }
+    }
+  } join_all{threads, cancel};
+  for (int w = 0; w < jobs; ++w) threads.emplace_back(worker, w);
+
+  // This thread delivers the results in item order as soon as each one and all before it
+  // are done; after an interruption, also those finished after a gap.
+  auto deliver = [&](std::unique_lock<std::mutex>& lock, size_t k) {
+    ItemResult r = std::move(done[k].result);
+    done[k].result = ItemResult{};
+    lock.unlock();
+    if (r.status != ItemResult::Status::Interrupted) {
+      ++summary.finished;
+      if (observer.finished) observer.finished(k, items[k], r);
+    }
+    lock.lock();
+  };
+  std::unique_lock<std::mutex> lock(m);
+  while (true) {
+    cv.wait_for(lock, std::chrono::milliseconds(250), [&] {
+      return (next_write < items.size() && done[next_write].ready) || alive == 0 ||
+             (interrupt.load() && !cancel.load());
+    });
+    if (interrupt.load()) cancel.store(true);
+    while (next_write < items.size() && done[next_write].ready) {
+      const size_t k = next_write++;
+      cv.notify_all();  // the window moved
+      deliver(lock, k);
+    }
+    if (alive == 0) {
+      for (; next_write < items.size(); ++next_write) {
+        if (done[next_write].ready) deliver(lock, next_write);
+      }
+      break;
+    }
+    if (observer.tick) {
+      lock.unlock();
+      observer.tick();
+      lock.lock();
+    }
+  }
+  lock.unlock();
+  for (auto& t : threads) t.join();
+  summary.interrupted = interrupt.load();
+  return summary;
+}
+
+}  // namespace ea

@@ -1,0 +1,85 @@
+// The one orchestration: every workflow (a file, -l, a batch of files and --blocks,
+// ea_calibrate's generated data sets) is a list of items run by run_items() with one
+// Settings value and one DeviceSlot per worker. The library computes; what is written and
+// printed is the caller's (cli/), through the observer.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "assess.hpp"
+#include "common/error.hpp"
+#include "io/samples.hpp"
+
+namespace ea {
+
+// A file cut into --blocks: fingerprinted (hashed) once, by the first worker that needs
+// it; every block then reads only its own bytes and checks the file is unchanged.
+struct SharedFile;
+
+// One assessment to run.
+struct Item {
+  std::string path;                   // the file; for generated data a label
+  std::optional<SubsetSpec> subset;   // -l INDEX,COUNT, or the block
+  int64_t block = -1;                 // --blocks: the block's index
+  std::string skipped;                // not assessed, and why ("" = assessed)
+  std::string error;                  // known to fail before loading ("" = none)
+  std::shared_ptr<SharedFile> file;   // --blocks: the file its blocks share
+  std::function<Dataset()> generate;  // generated data (ea_calibrate) instead of a file
+  // Settings of this item alone (ea_calibrate interleaves generators); null: the run's.
+  std::shared_ptr<const Settings> settings;
+
+  std::string label() const { return block >= 0 ? path + " block " + std::to_string(block) : path; }
+};
+
+// The items of files, each whole (or its -l range), or cut into blocks of `blocks` samples
+// (a last, shorter block is skipped unless `keep_short`). A file that cannot be cut (not
+// found, empty, not a regular file) is one item that fails with the loader's message.
+std::vector<Item> expand_items(const std::vector<std::string>& files, const std::optional<SubsetSpec>& subset,
+                               const std::optional<uint64_t>& blocks, bool keep_short);
+
+struct ItemResult {
+  enum class Status { Assessed, Skipped, Failed, Interrupted };
+  Status status = Status::Interrupted;
+  std::optional<Assessment> assessment;  // Assessed
+  std::string message;                   // Skipped: why; Failed: the error
+  ErrorKind error_kind = ErrorKind::Internal;  // Failed
+  double seconds = 0;
+};
+
+// What the caller sees of a run. finished() and tick() run on the thread that called
+// run_items(); started(), progress() and note() on worker threads (at most one call at a
+// time per worker).
+struct RunObserver {
+  // Every item's result, in item order (skipped and failed ones too; interrupted ones only
+  // when the run stopped). The result may be moved from.
+  std::function<void(size_t index, const Item& item, ItemResult& result)> finished;
+  std::function<void()> tick;  // about every 250 ms while the run lasts (progress bars)
+  std::function<void(int worker, const Item& item)> started;
+  std::function<void(int worker, const char* phase, uint32_t done, int active)> progress;
+  std::function<void(int worker)> idle;          // the worker finished its item
+  std::function<void(const std::string&)> note;  // from assess(): device choice
+  std::function<bool()> may_start;               // false: start no new item (ea_calibrate --max-seconds)
+};
+
+struct RunSummary {
+  size_t finished = 0;      // results delivered (not counting interrupted items)
+  bool interrupted = false; // `interrupt` was set: the rest was not run
+  std::string stopped_by;   // a worker failed outside any item (memory): the rest was not run
+};
+
+// Runs `items` with `settings` on `jobs` workers, each with its own DeviceSlot (a share
+// 1/jobs of settings.tuning.memory_share), never more than 4 x jobs items ahead of the
+// oldest result not yet delivered. An item's error (bad input, a device failure) is that
+// item's Failed result; the others go on. `interrupt`: no new item starts, the running ones
+// stop between rounds, and the finished ones are still delivered. Returns once every
+// worker is joined; exceptions from the observer propagate (after the join).
+RunSummary run_items(const std::vector<Item>& items, const Settings& settings, int jobs,
+                     const std::atomic<bool>& interrupt, const RunObserver& observer);
+
+}  // namespace ea
