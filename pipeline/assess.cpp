@@ -203,6 +203,9 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
   a.permutation = run_permutation_tests(fast, *compression, dc);
   a.timings.device_busy = fast.busy_seconds();
   a.timings.device_profile = fast.profile();
+  if (compression != cpu.get() && a.permutation.compression_run) {
+    a.timings.device_profile += (a.timings.device_profile.empty() ? "" : "; ") + compression->profile();
+  }
   a.verified = verified != nullptr;
   a.timings.permutation = a.permutation.fast_seconds;
   a.timings.compression = a.permutation.compression_seconds;

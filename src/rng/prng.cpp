@@ -1,6 +1,8 @@
 #include "rng/prng.hpp"
 
-#include <stdexcept>
+#include <string>
+
+#include "common/error.hpp"
 
 #include "rng/generators.hpp"
 #include "permutation/shuffle.hpp"
@@ -256,7 +258,10 @@ StreamSetView StreamSet::view() const {
 }
 
 void shuffle_permutation(const StreamSet& set, uint64_t j, uint8_t* a, size_t n) {
-  if (j >= set.count()) throw std::out_of_range("permutation beyond the prepared streams");
+  if (j >= set.count()) {
+    throw Error(ErrorKind::Internal, "permutation " + std::to_string(j) + " beyond the " + std::to_string(set.count()) +
+                                         " prepared generator streams");
+  }
   const StreamSetView v = set.view();
   visit_generator(set.id(), [&](auto tag) {
     using G = decltype(tag);

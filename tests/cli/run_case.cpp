@@ -122,7 +122,10 @@ int main(int argc, char** argv) {
   // A fresh folder per case: {tmp}.
   std::string stem = case_file.substr(case_file.find_last_of('/') + 1);
   const std::string dir = std::string(argv[4]) + "/" + stem.substr(0, stem.rfind('.'));
-  std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str());
+  if (std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str()) != 0) {
+    std::cerr << dir << ": cannot make the case's folder\n";
+    return 2;
+  }
   const std::vector<std::pair<std::string, std::string>> vars = {
       {"{exe}", exe}, {"{samples}", testdata + "/samples"}, {"{testdata}", testdata}, {"{tmp}", dir}};
 

@@ -31,7 +31,7 @@ const std::string kSamples = std::string(EA_TEST_DATA_DIR) + "/samples/";
 // A fresh folder of this process for one test case.
 std::string scratch(const std::string& name) {
   const std::string d = tmp(std::to_string(::getpid()) + "-" + name);
-  std::system(("rm -rf '" + d + "' && mkdir -p '" + d + "'").c_str());
+  REQUIRE(std::system(("rm -rf '" + d + "' && mkdir -p '" + d + "'").c_str()) == 0);
   return d;
 }
 
@@ -219,7 +219,7 @@ TEST_CASE("case 5: temp files cannot be redirected by a planted symlink") {
   std::ofstream(d + "/victim.txt") << "precious";
   // The old temp name was PATH.tmp-PID: plant it for the next pids this test can spawn.
   for (int p = ::getpid(); p < ::getpid() + 400; ++p) {
-    ::symlink("victim.txt", (d + "/out.json.tmp-" + std::to_string(p)).c_str());
+    REQUIRE(::symlink("victim.txt", (d + "/out.json.tmp-" + std::to_string(p)).c_str()) == 0);
   }
   Result r = run_in(d, "-q --seed 1 --iterations 200 -o out.json x.bin");
   CHECK(r.code == 0);
