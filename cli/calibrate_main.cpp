@@ -4,6 +4,7 @@
 // (ea::run_items and assess(): the same rounds, the same compression device), then reports
 // the share of data sets the permutation tests reject, with a Wilson 95% interval.
 // scripts/calibrate-prngs.sh runs it for every generator; docs/prngs.md has the results.
+#include <omp.h>
 #include <openssl/rand.h>
 
 #include <CLI/CLI.hpp>
@@ -29,7 +30,7 @@ namespace {
 
 struct CalibrateOptions {
   std::string prng = "philox";
-  std::string datasets = "1000", samples = "1000000", bits = "8", seed = "1", gpu = "0", jobs = "8", threads = "1";
+  std::string datasets = "1000", samples = "1000000", bits = "8", seed = "1", gpu = "0", jobs = "8", threads;
   std::string round_size, tuning;
   std::string device = "gpu";
   bool fast_only = false;
@@ -97,7 +98,7 @@ cli::Outcome calibrate(int argc, char** argv) {
   app.add_option("--device", o.device, "gpu or cpu")->check(CLI::IsMember({"gpu", "cpu"}));
   app.add_option("--gpu", o.gpu, "GPU index");
   app.add_option("--jobs", o.jobs, "data sets in flight at once, 1-256 (GPU: one CUDA stream each; default 8)");
-  app.add_option("--threads", o.threads, "CPU threads per data set (default 1)");
+  app.add_option("--threads", o.threads, "CPU threads per data set (default: the cores divided among the jobs)");
   app.add_option("--round-size", o.round_size, "GPU permutations per round (default: as ea_iid)");
   app.add_option("--gpu-tuning", o.tuning, cli::gpu_tuning_help())->type_name("KEY=VALUE,...");
   app.add_flag("--fast-only", o.fast_only,
@@ -121,7 +122,8 @@ cli::Outcome calibrate(int argc, char** argv) {
   base.seed = cli::parse_unsigned(o.seed, "--seed", 0, UINT64_MAX, true);
   base.gpu_id = static_cast<int>(cli::parse_unsigned(o.gpu, "--gpu", 0, 1024));
   const int jobs = static_cast<int>(cli::parse_unsigned(o.jobs, "--jobs", 1, 256));
-  base.threads = static_cast<int>(cli::parse_unsigned(o.threads, "--threads", 1, 4096));
+  base.threads = o.threads.empty() ? std::max(1, omp_get_max_threads() / jobs)
+                                   : static_cast<int>(cli::parse_unsigned(o.threads, "--threads", 1, 4096));
   if (!o.tuning.empty()) cli::parse_gpu_tuning(o.tuning, base.tuning);
   if (!o.round_size.empty()) {
     base.tuning.round_size = static_cast<uint32_t>(cli::parse_unsigned(o.round_size, "--round-size", 1, 1u << 20));

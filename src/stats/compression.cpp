@@ -18,6 +18,14 @@ void decimal_text(const uint8_t* x, size_t n, const uint8_t* table, std::string&
   }
 }
 
+std::vector<uint8_t> decimal_text_bytes(const std::vector<uint8_t>& values) {
+  uint8_t identity[256];
+  for (int i = 0; i < 256; ++i) identity[i] = static_cast<uint8_t>(i);
+  std::string text;
+  decimal_text(values.data(), values.size(), identity, text);
+  return std::vector<uint8_t>(text.begin(), text.end());
+}
+
 // Streams the text through libbz2 in chunks: no buffer grows with n, and lengths are 64-bit
 // (BZ2_bzBuffToBuffCompress takes 32-bit lengths, which a text over 4 GiB would overflow).
 // libbz2's output does not depend on how its input is split, so the length equals

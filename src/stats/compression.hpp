@@ -14,6 +14,8 @@ namespace ea {
 // The compression test's input: table[x[0]] table[x[1]] ... in decimal, separated by
 // single spaces (no trailing space).
 void decimal_text(const uint8_t* x, size_t n, const uint8_t* table, std::string& text);
+// The same for values written as themselves (no table), as bytes.
+std::vector<uint8_t> decimal_text_bytes(const std::vector<uint8_t>& values);
 
 class Compressor {
  public:

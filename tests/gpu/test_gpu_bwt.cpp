@@ -1,6 +1,7 @@
 // The GPU Burrows-Wheeler transform alone (cuda/bzip2/bwt.cu) against libdivsufsort on the
 // host (ea::bz::rotation_bwt): decimal text of varied data, cut into bzip2's blocks and into
 // small blocks, in one call. Exit 77 (skipped) without a usable GPU.
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -14,14 +15,6 @@
 #include "stats/compression.hpp"
 
 namespace {
-
-std::vector<uint8_t> text_of(const std::vector<uint8_t>& samples) {
-  uint8_t identity[256];
-  for (int i = 0; i < 256; ++i) identity[i] = static_cast<uint8_t>(i);
-  std::string t;
-  ea::decimal_text(samples.data(), samples.size(), identity, t);
-  return std::vector<uint8_t>(t.begin(), t.end());
-}
 
 // Blocks of `text`: bzip2's cuts at block size 5, or pieces of at most `piece` characters.
 std::vector<uint32_t> cuts(const std::vector<uint8_t>& text, uint32_t piece) {
@@ -77,7 +70,7 @@ int main() {
   cases.push_back({"one sample", {42}});
   int failures = 0, checked = 0;
   for (const auto& c : cases) {
-    const std::vector<uint8_t> text = text_of(c.samples);
+    const std::vector<uint8_t> text = ea::decimal_text_bytes(c.samples);
     for (uint32_t piece : {0u, 1u, 5u, 4097u}) {
       if (piece == 1 && text.size() > 5000) continue;  // one-character blocks: small texts only
       const std::vector<uint32_t> lens = cuts(text, piece);

@@ -24,13 +24,7 @@ uint64_t libbz2_size(const std::vector<uint8_t>& in, int level) {
   return dest;
 }
 
-std::vector<uint8_t> decimal(const std::vector<uint8_t>& samples) {
-  uint8_t identity[256];
-  for (int i = 0; i < 256; ++i) identity[i] = static_cast<uint8_t>(i);
-  std::string text;
-  ea::decimal_text(samples.data(), samples.size(), identity, text);
-  return std::vector<uint8_t>(text.begin(), text.end());
-}
+std::vector<uint8_t> decimal(const std::vector<uint8_t>& samples) { return ea::decimal_text_bytes(samples); }
 
 std::vector<uint8_t> random_samples(std::mt19937_64& rng, size_t n, int bits, int bias = 0) {
   std::vector<uint8_t> s(n);
