@@ -31,7 +31,7 @@ namespace {
 struct CalibrateOptions {
   std::string prng = "philox";
   std::string datasets = "1000", samples = "1000000", bits = "8", seed = "1", gpu = "0", jobs = "8", threads;
-  std::string round_size, tuning;
+  std::string round_size, tuning, iterations = "10000";
   std::string device = "gpu";
   bool fast_only = false;
   double max_seconds = 0;  // 0: no limit
@@ -71,6 +71,8 @@ nlohmann::ordered_json row_json(const std::string& prng, const Tally& t, uint64_
   j["rate"] = p;
   j["wilson95"] = {std::max(0.0, centre - half), std::min(1.0, centre + half)};
   j["compression"] = s.compression_test;
+  j["iterations"] = s.iterations;
+  j["decisionThreshold"] = decision_threshold(s.iterations);
   j["seed"] = std::to_string(s.seed);
   j["device"] = t.device;
   j["compressionDevice"] = t.compression_device;
@@ -99,6 +101,8 @@ cli::Outcome calibrate(int argc, char** argv) {
   app.add_option("--gpu", o.gpu, "GPU index");
   app.add_option("--jobs", o.jobs, "data sets in flight at once, 1-256 (GPU: one CUDA stream each; default 8)");
   app.add_option("--threads", o.threads, "CPU threads per data set (default: the cores divided among the jobs)");
+  app.add_option("--iterations", o.iterations,
+                 "permutations per data set (default 10000; other counts use the scaled decision rule, as ea_iid)");
   app.add_option("--round-size", o.round_size, "GPU permutations per round (default: as ea_iid)");
   app.add_option("--gpu-tuning", o.tuning, cli::gpu_tuning_help())->type_name("KEY=VALUE,...");
   app.add_flag("--fast-only", o.fast_only,
@@ -111,7 +115,7 @@ cli::Outcome calibrate(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
-    return cli::Outcome::Completed;
+    return cli::Outcome{};
   } catch (const CLI::ParseError& e) {
     throw Error(ErrorKind::Usage, std::string(e.what()) + " (run 'ea_calibrate --help')");
   }
@@ -130,6 +134,7 @@ cli::Outcome calibrate(int argc, char** argv) {
   }
   base.device = o.device == "gpu" ? DeviceChoice::Gpu : DeviceChoice::Cpu;
   base.compression_test = !o.fast_only;
+  base.iterations = static_cast<uint32_t>(cli::parse_unsigned(o.iterations, "--iterations", 1, 100000000));
   // Several generators (--prng a,b,...) share one run, interleaved, so that their data sets
   // keep the GPU busy together and a --max-seconds limit cuts them alike.
   std::vector<std::string> names;
@@ -196,16 +201,16 @@ cli::Outcome calibrate(int argc, char** argv) {
   }
   std::cout.flush();
   if (!std::cout) throw Error(ErrorKind::Output, "standard output: write failed");
-  return cli::Outcome::Completed;
+  return cli::Outcome{};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
-    return cli::exit_status(calibrate(argc, argv), false, 0);
+    return cli::exit_status(calibrate(argc, argv), {}, 0);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ea_calibrate: %s\n", e.what());
-    return cli::exit_status(cli::Outcome::Error, false, 0);
+    return cli::exit_status(cli::Outcome::error(), {}, 0);
   }
 }

@@ -73,7 +73,7 @@ Outcome report_error(const ea::cli::Options& o, const std::string& started, cons
       ea::cli::logger().error("{}", e.what());
     }
   }
-  return Outcome::Error;
+  return Outcome::error();
 }
 
 Outcome run(const ea::cli::Options& o, const std::string& started) {
@@ -100,7 +100,7 @@ Outcome run(const ea::cli::Options& o, const std::string& started) {
     if (e.kind() == ErrorKind::Interrupted || g_interrupt.load()) {
       std::fprintf(stderr, "\n");
       cli::logger().error("interrupted; no result");
-      return Outcome::Interrupted;
+      return Outcome::interrupted();
     }
     const bool json_ok = outputs_checked && e.kind() != ErrorKind::Output;
     return report_error(o, started, e.what(), json_ok ? &inputs : nullptr);
@@ -118,15 +118,15 @@ int main(int argc, char** argv) {
   try {
     if (cli::parse_options(argc, argv, o) == cli::ParseStatus::Exit0) {
       cli::flush_checked(stdout, "standard output");
-      return cli::exit_status(cli::Outcome::Completed, false, 0);
+      return cli::exit_status(cli::Outcome{}, {}, 0);
     }
   } catch (const std::exception& e) {
     // The arguments are not known to be valid: nothing is written but this message (an -o
     // argument may well name the sample file the user meant to assess).
     cli::logger().error("{}", e.what());
-    return cli::exit_status(cli::Outcome::Error, false, 0);
+    return cli::exit_status(cli::Outcome::error(), {}, 0);
   }
   install_signal_handlers();
   const cli::Outcome r = run(o, started);
-  return cli::exit_status(r, o.exit_code, g_signal.load());
+  return cli::exit_status(r, cli::ExitPolicy{o.exit_code, o.strict}, g_signal.load());
 }

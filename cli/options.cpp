@@ -111,6 +111,10 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   bool no_early_exit = false, cpu_compression = false;
   app.add_flag("--no-early-exit", no_early_exit, "run all permutations for every test (full counts)");
   app.add_flag("--exit-code", o.exit_code, "exit 1 when the data is not judged IID (default: 0 when the run completed)");
+  app.add_flag("--strict", o.strict,
+               "for CI: exit 0 only for an IID verdict of a compliant assessment; 1 not IID, 3 inconclusive, 4 when "
+               "a result cannot be an SP 800-90B assessment (--iterations other than 10000, fewer than 1000000 "
+               "samples, a generator not for compliance, chi-square not evaluable)");
   auto* iterations_opt =
       app.add_option("--iterations", iterations_text,
                      "permutations, 1-100000000 (default 10000; other values are not an SP 800-90B assessment)")
@@ -147,7 +151,9 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
                "without it they are refused");
   app.footer(
       "Exit status: 0 when the assessment completed (whatever the verdict; with --exit-code, 0 only when IID),\n"
-      "1 with --exit-code when the data is not judged IID, 2 on errors (bad input, usage, device failure).");
+      "1 with --exit-code when the data is not judged IID, 2 on errors (bad input, usage, device failure),\n"
+      "130/143 when interrupted. With --strict: 0 compliant and IID, 1 not IID, 3 inconclusive, 4 not a\n"
+      "compliant assessment (checked first), 2 errors.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -34,7 +34,8 @@ struct Options {
   std::optional<std::string> json_path;    // -o
   std::optional<uint64_t> seed;  // --seed (else drawn from the OS)
   int threads = 0;               // 0: all cores (OMP_NUM_THREADS respected)
-  bool exit_code = false;
+  bool exit_code = false;        // --exit-code
+  bool strict = false;           // --strict (implies --exit-code)
   bool timing = false;
   std::string log_level;          // --log-level ("": info, or error with -q)
   std::string command_line;

@@ -5,22 +5,52 @@
 
 namespace ea::cli {
 
-enum class Outcome {
-  Completed,    // every assessment completed and each verdict is IID (or --exit-code is off)
-  NotIid,       // completed, and some verdict is "not IID" or "inconclusive"
-  Error,        // bad input, usage, an output that cannot be written, a device failure
-  Interrupted,  // SIGINT/SIGTERM
+// The outcome of a run (one assessment or a batch): how it ended and, when it completed,
+// what its verdicts were.
+struct Outcome {
+  enum class End { Completed, Error, Interrupted };
+  End end = End::Completed;
+  bool not_iid = false;        // some verdict is "not IID"
+  bool inconclusive = false;   // some verdict is "inconclusive"
+  bool not_compliant = false;  // some result cannot be an SP 800-90B assessment
+
+  static Outcome error() { return Outcome{End::Error}; }
+  static Outcome interrupted() { return Outcome{End::Interrupted}; }
+  // Adds the verdicts of another completed assessment.
+  void add(bool is_not_iid, bool is_inconclusive, bool is_not_compliant) {
+    not_iid = not_iid || is_not_iid;
+    inconclusive = inconclusive || is_inconclusive;
+    not_compliant = not_compliant || is_not_compliant;
+  }
 };
 
-// 0, 1 (only with --exit-code), 2, or 128 + the signal (130 for SIGINT, 143 for SIGTERM).
-inline int exit_status(Outcome r, bool exit_code_option, int signal_number) {
-  switch (r) {
-    case Outcome::Completed: return 0;
-    case Outcome::NotIid: return exit_code_option ? 1 : 0;
-    case Outcome::Error: return 2;
-    case Outcome::Interrupted: return 128 + (signal_number == SIGTERM ? SIGTERM : SIGINT);
+// What the user asked of the exit status.
+struct ExitPolicy {
+  bool exit_code = false;  // --exit-code: 1 unless every verdict is IID
+  bool strict = false;     // --strict: 0 only for compliant IID verdicts (implies --exit-code)
+};
+
+// The exit status, in order of precedence:
+//   128 + signal  interrupted (130 SIGINT, 143 SIGTERM)
+//   2             an error (bad input, usage, an output that cannot be written, a device failure)
+//   4             --strict: some result cannot be a compliant assessment (exploratory
+//                 --iterations, fewer than 1,000,000 samples, a generator not for compliance,
+//                 chi-square not evaluable)
+//   1             --exit-code or --strict: some verdict is not IID (without --strict also
+//                 inconclusive)
+//   3             --strict: some verdict is inconclusive
+//   0             otherwise
+inline int exit_status(const Outcome& r, ExitPolicy p, int signal_number) {
+  if (r.end == Outcome::End::Interrupted) return 128 + (signal_number == SIGTERM ? SIGTERM : SIGINT);
+  if (r.end == Outcome::End::Error) return 2;
+  if (p.strict) {
+    if (r.not_compliant) return 4;
+    if (r.not_iid) return 1;
+    if (r.inconclusive) return 3;
+    return 0;
   }
-  return 2;
+  if (p.exit_code && (r.not_iid || r.inconclusive)) return 1;
+  return 0;
 }
 
 }  // namespace ea::cli

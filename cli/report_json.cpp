@@ -108,7 +108,9 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
   const Verdict v = a.verdict();
   j["verdict"] = {{"iid", v == Verdict::Iid}, {"result", verdict_name(v)}, {"failedFamilies", a.failed_families()}};
   j["assessedMinEntropy"] = a.h_assessed;
-  j["forCompliance"] = prng_info(a.settings.prng).compliance;
+  j["forCompliance"] = a.for_compliance();
+  j["complianceNotes"] = a.compliance_issues();
+  j["exploratory"] = a.exploratory();
   ordered_json input;
   input["path"] = a.path;
   if (block >= 0) input["block"] = block;
@@ -144,14 +146,14 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
   perm["prng"] = p.name;
   perm["prngName"] = p.full_name;
   perm["prngStreams"] = p.streams;
-  perm["forCompliance"] = p.compliance;
-  if (!p.compliance) perm["complianceNote"] = std::string("NOT FOR COMPLIANCE: ") + p.caveat;
+  perm["prngForCompliance"] = p.compliance;
   perm["shuffle"] = "Fisher-Yates, Lemire bounded draws";
   perm["device"] = a.device;
   perm["compressionDevice"] = a.compression_device;
   perm["verified"] = a.verified;
   perm["iterations"] = a.settings.iterations;
   perm["earlyExit"] = a.settings.early_exit;
+  perm["decisionThreshold"] = a.permutation.threshold;
   perm["allTests"] = a.settings.all_tests;
   perm["threads"] = a.settings.threads;
   perm["gpuTuning"] = gpu_tuning_json(a.settings.tuning);
@@ -170,7 +172,7 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
     e["C0"] = c.c[0];
     e["C1"] = c.c[1];
     e["C2"] = c.c[2];
-    e["result"] = !a.permutation.ran[t] ? "not run" : (c.passed() ? "passed" : "failed");
+    e["result"] = !a.permutation.ran[t] ? "not run" : (a.permutation.test_passed(t) ? "passed" : "failed");
     tests.push_back(e);
   }
   perm["tests"] = tests;

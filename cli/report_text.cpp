@@ -67,7 +67,7 @@ void print_reference_lines(std::FILE* f, const Assessment& a) {
       std::fprintf(f, "Permutation testing: counters %s: not run\n", test_name(t));
     } else {
       std::fprintf(f, "Permutation testing: counters %s: C0 = %u, C1 = %u, C2 = %u (%s)\n", test_name(t), c.c[0],
-                   c.c[1], c.c[2], pass_fail(c.passed()));
+                   c.c[1], c.c[2], pass_fail(a.permutation.test_passed(t)));
     }
   }
   std::fprintf(f, "IID permutation tests: %s\n", a.permutation.passed() ? "Passed" : "Failed");
@@ -124,7 +124,7 @@ void print_text(std::FILE* f, const Assessment& a, const Options& o) {
         const auto& c = a.permutation.counters[t];
         std::fprintf(f, "  %-22s %24.17g", test_name(t), a.original.v[t]);
         if (a.permutation.ran[t]) {
-          std::fprintf(f, " %7u %7u %7u  %s\n", c.c[0], c.c[1], c.c[2], c.passed() ? "passed" : "FAILED");
+          std::fprintf(f, " %7u %7u %7u  %s\n", c.c[0], c.c[1], c.c[2], a.permutation.test_passed(t) ? "passed" : "FAILED");
         } else {
           std::fprintf(f, " %7s %7s %7s  not run\n", "-", "-", "-");
         }
@@ -156,14 +156,14 @@ void print_text(std::FILE* f, const Assessment& a, const Options& o) {
   }
   if (v == Verdict::Iid) {
     std::fprintf(f, "; assessed min-entropy %.6f bits per sample\n", a.h_assessed);
+  } else if (a.exploratory()) {
+    // No advice from an exploratory run: it is not an SP 800-90B assessment either way.
+    std::fprintf(f, "; exploratory run (--iterations %u), not an SP 800-90B assessment\n", a.settings.iterations);
   } else {
     std::fprintf(f, "; the IID-track estimate (%.6f bits per sample) does not apply: use the non-IID track\n",
                  a.h_assessed);
   }
-  const PrngInfo& p = prng_info(a.settings.prng);
-  if (!p.compliance) {
-    std::fprintf(f, "NOT FOR COMPLIANCE: shuffled with --prng %s (%s)\n", p.name, p.caveat);
-  }
+  for (const auto& why : a.compliance_issues()) std::fprintf(f, "NOT FOR COMPLIANCE: %s\n", why.c_str());
 }
 
 }  // namespace ea::cli

@@ -48,7 +48,7 @@ Outcome run_single(const Options& o, const Settings& settings, const std::string
       std::fflush(stderr);
     };
   }
-  Outcome outcome = Outcome::Error;
+  Outcome outcome = Outcome::error();
   obs.finished = [&](size_t, const Item& it, ItemResult& r) {
     if (r.status != ItemResult::Status::Assessed) {
       // Whatever failed while a signal was pending (an EINTR, a stopped round) is the interrupt.
@@ -61,7 +61,7 @@ Outcome run_single(const Options& o, const Settings& settings, const std::string
           logger().error("{}", e.what());
         }
       }
-      outcome = Outcome::Error;
+      outcome = Outcome::error();
       return;
     }
     const Assessment& a = *r.assessment;
@@ -71,13 +71,14 @@ Outcome run_single(const Options& o, const Settings& settings, const std::string
     if (o.json_path) {
       write_file_atomically(*o.json_path, assessment_json(a, o, started).dump(2) + "\n", inputs, "-o");
     }
-    outcome = a.verdict() == Verdict::Iid ? Outcome::Completed : Outcome::NotIid;
+    outcome = Outcome{};
+    outcome.add(a.verdict() == Verdict::NotIid, a.verdict() == Verdict::Inconclusive, !a.for_compliance());
   };
   const RunSummary sum = run_items(items, settings, 1, interrupt, obs);
   if (sum.interrupted) {
     std::fprintf(stderr, "\n");
     logger().error("interrupted; no result");
-    return Outcome::Interrupted;
+    return Outcome::interrupted();
   }
   if (!sum.stopped_by.empty()) throw Error(ErrorKind::Internal, sum.stopped_by);
   return outcome;
@@ -222,6 +223,7 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
   std::mutex status_mutex;
   std::vector<Row> rows;
   bool any_error = false, any_not_iid = false;
+  Outcome verdicts;
   size_t finished = 0;
 
   RunObserver obs;
@@ -254,7 +256,9 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
       } else {
         for (const auto& w : r.assessment->warnings) logger().warn("{}: {}", it.path, w);
         json = assessment_json(*r.assessment, o, started, it.block);
-        any_not_iid = any_not_iid || r.assessment->verdict() != Verdict::Iid;
+        const Verdict v = r.assessment->verdict();
+        any_not_iid = any_not_iid || v != Verdict::Iid;
+        verdicts.add(v == Verdict::NotIid, v == Verdict::Inconclusive, !r.assessment->for_compliance());
       }
       try {
         if (jsonl) jsonl->write_line(json.dump());
@@ -318,7 +322,7 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
     std::fprintf(table, "Incomplete: interrupted by %s after %zu of %zu assessments\n",
                  sig == SIGTERM ? "SIGTERM" : "SIGINT", finished, items.size());
     std::fflush(table);
-    return Outcome::Interrupted;
+    return Outcome::interrupted();
   }
   if (!sum.stopped_by.empty()) {
     std::fprintf(table, "Incomplete: stopped by an error after %zu of %zu assessments\n", finished, items.size());
@@ -328,8 +332,8 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
                  any_error ? "some assessments had errors" : any_not_iid ? "not all IID" : "all IID");
   }
   flush_checked(table, table_name);
-  if (any_error) return Outcome::Error;
-  return any_not_iid ? Outcome::NotIid : Outcome::Completed;
+  if (any_error) return Outcome::error();
+  return verdicts;
 }
 
 }  // namespace

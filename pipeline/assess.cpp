@@ -26,6 +26,22 @@ Verdict Assessment::verdict() const {
   return Verdict::Iid;
 }
 
+std::vector<std::string> Assessment::compliance_issues() const {
+  std::vector<std::string> why;
+  if (exploratory()) {
+    why.push_back("exploratory: --iterations " + std::to_string(settings.iterations) +
+                  " (SP 800-90B requires 10,000 permutations; the decision rule was scaled to fail when C0+C1 or "
+                  "C1+C2 <= " + std::to_string(permutation.threshold) + ")");
+  }
+  if (samples < kMinSamples) {
+    why.push_back(std::to_string(samples) + " samples (SP 800-90B requires at least " + std::to_string(kMinSamples) + ")");
+  }
+  const PrngInfo& p = prng_info(settings.prng);
+  if (!p.compliance) why.push_back(std::string("--prng ") + p.name + ": " + p.caveat);
+  if (!chi_square_evaluable()) why.push_back("the chi-square tests could not be evaluated (not enough samples)");
+  return why;
+}
+
 std::vector<std::string> Assessment::failed_families() const {
   std::vector<std::string> f;
   if (chi_square_failed()) f.push_back("chi-square");
@@ -94,9 +110,10 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
   if (d.size() < kMinSamples) {
     a.warnings.push_back("data contains less than " + std::to_string(kMinSamples) + " samples");
   }
-  if (cfg.iterations != 10000) {
+  if (cfg.iterations != kReferenceIterations) {
     a.warnings.push_back("--iterations " + std::to_string(cfg.iterations) +
-                         ": not an SP 800-90B assessment (the standard requires 10,000 permutations)");
+                         ": exploratory, not an SP 800-90B assessment (the standard requires 10,000 permutations; "
+                         "the decision rule is scaled to keep its tail probability)");
   }
 
   // Baseline and most common value estimates (6.3.1).

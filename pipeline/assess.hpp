@@ -118,6 +118,14 @@ struct Assessment {
   }
   bool chi_square_passed() const { return independence.passed() && goodness_of_fit.passed(); }
   Verdict verdict() const;
+  // --iterations other than 10,000: the decision rule is scaled (decision_threshold) and the
+  // result is exploratory, never an SP 800-90B assessment.
+  bool exploratory() const { return settings.iterations != kReferenceIterations; }
+  // Why this result cannot stand as an SP 800-90B IID-track assessment (empty: it can):
+  // an exploratory permutation count, fewer than 1,000,000 samples, a generator not for
+  // compliance, chi-square tests that could not be evaluated.
+  std::vector<std::string> compliance_issues() const;
+  bool for_compliance() const { return compliance_issues().empty(); }
   // Names of the test families that failed ("chi-square", "LRS", "permutation").
   std::vector<std::string> failed_families() const;
 };

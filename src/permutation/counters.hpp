@@ -13,13 +13,28 @@ namespace ea {
 // == (1), < (2), or not computed (3).
 enum Outcome : uint8_t { kGreater = 0, kEqual = 1, kLess = 2, kNotComputed = 3 };
 
+// The reference's rule for 10,000 permutations: a test fails when C0+C1 <= 5 or
+// C1+C2 <= 5, a tail probability of 6/10001 per side for IID data.
+constexpr uint32_t kReferenceIterations = 10000;
+constexpr uint32_t kReferenceThreshold = 5;
+
+// The threshold t of the rule (fail when C0+C1 <= t or C1+C2 <= t) for N permutations
+// that keeps the reference's tail probability as closely as N allows: the t >= 0 with
+// (t+1)/(N+1) nearest to 6/10001, i.e. max(0, round(6 (N+1) / 10001) - 1). 5 for N =
+// 10,000; 0 below N = 2,500 (the most extreme rank only: for N < 1,667 the tail
+// probability is 1/(N+1), larger than the reference's); 11 for 20,000.
+constexpr uint32_t decision_threshold(uint32_t iterations) {
+  const uint64_t scaled = (12ull * (uint64_t{iterations} + 1) + kReferenceIterations + 1) / (2ull * (kReferenceIterations + 1));
+  return scaled > 1 ? static_cast<uint32_t>(scaled - 1) : 0;
+}
+
 struct RankCounter {
   uint32_t c[3] = {0, 0, 0};  // C0 (greater), C1 (equal), C2 (less)
 
   uint32_t total() const { return c[0] + c[1] + c[2]; }
-  // The test can no longer fail once both tails have more than five counts.
-  bool decided() const { return c[0] + c[1] > 5 && c[1] + c[2] > 5; }
-  bool passed() const { return decided(); }
+  // The test can no longer fail once both tails have more than `threshold` counts.
+  bool decided(uint32_t threshold) const { return c[0] + c[1] > threshold && c[1] + c[2] > threshold; }
+  bool passed(uint32_t threshold) const { return decided(threshold); }
 };
 
 using Counters = std::array<RankCounter, kNumTests>;
@@ -27,7 +42,7 @@ using Counters = std::array<RankCounter, kNumTests>;
 // Applies per-permutation outcomes in order of permutation index: row r (19 outcomes)
 // belongs to permutation first + r. A test in `active` stops being counted once decided,
 // unless `early_exit` is false. Returns the tests still active afterwards.
-TestMask apply_outcomes(Counters& counters, TestMask active, bool early_exit, const uint8_t* outcomes,
-                        uint32_t rows);
+TestMask apply_outcomes(Counters& counters, TestMask active, bool early_exit, uint32_t threshold,
+                        const uint8_t* outcomes, uint32_t rows);
 
 }  // namespace ea

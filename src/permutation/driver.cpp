@@ -28,7 +28,7 @@ uint32_t run_phase(PermutationBackend& backend, const char* phase, TestMask mask
     if (first != done) throw Error(ErrorKind::Internal, "permutation outcomes out of order");
     // Rows after the one that decided the last active test are computed but not counted.
     for (uint32_t r = 0; r < rows && active; ++r) {
-      active = apply_outcomes(counters, active, cfg.early_exit, outcomes + static_cast<size_t>(r) * kNumTests, 1);
+      active = apply_outcomes(counters, active, cfg.early_exit, decision_threshold(cfg.iterations), outcomes + static_cast<size_t>(r) * kNumTests, 1);
       ++done;
     }
     if (cfg.progress) cfg.progress(phase, done, popcount(active));
@@ -65,6 +65,7 @@ PermutationOutcome run_permutation_tests(PermutationBackend& fast, PermutationBa
                                          const DriverConfig& cfg_in) {
   using clock = std::chrono::steady_clock;
   PermutationOutcome out;
+  out.threshold = decision_threshold(cfg_in.iterations);
   // Progress may be reported from two phases at once.
   DriverConfig cfg = cfg_in;
   std::mutex progress_mutex;

@@ -85,7 +85,10 @@ struct PermutationOutcome {
   std::string compression_note;      // why compression was skipped, or run regardless
   double fast_seconds = 0, compression_seconds = 0;
 
-  bool test_failed(int t) const { return ran[t] && !counters[t].passed(); }
+  uint32_t threshold = kReferenceThreshold;  // decision_threshold(iterations)
+
+  bool test_passed(int t) const { return counters[t].passed(threshold); }
+  bool test_failed(int t) const { return ran[t] && !test_passed(t); }
   bool fast_tests_passed() const;
   bool passed() const;  // every test that ran passed, and compression ran
 };

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "outcome.hpp"
 #include "rng/prng.hpp"
 
 #include "cli_helpers.hpp"
@@ -59,6 +60,37 @@ TEST_CASE("--device gpu without a GPU build or device fails clearly, never a ver
     CHECK(r.err.find("GPU") != std::string::npos);
     CHECK(r.out.find("Verdict") == std::string::npos);
   }
+}
+
+TEST_CASE("exit status: precedence of interrupt, error, non-compliance, not IID, inconclusive") {
+  using ea::cli::ExitPolicy;
+  using ea::cli::Outcome;
+  using ea::cli::exit_status;
+  Outcome iid, not_iid, inconclusive, both, noncompliant_iid, noncompliant_not_iid;
+  not_iid.add(true, false, false);
+  inconclusive.add(false, true, false);
+  both.add(true, true, false);
+  noncompliant_iid.add(false, false, true);
+  noncompliant_not_iid.add(true, false, true);
+  const ExitPolicy plain{}, code{true, false}, strict{false, true};
+  // Without --exit-code: 0 whatever the verdicts.
+  for (const Outcome& o : {iid, not_iid, inconclusive, noncompliant_not_iid}) CHECK(exit_status(o, plain, 0) == 0);
+  // --exit-code: 1 for not IID and for inconclusive; compliance does not matter.
+  CHECK(exit_status(iid, code, 0) == 0);
+  CHECK(exit_status(not_iid, code, 0) == 1);
+  CHECK(exit_status(inconclusive, code, 0) == 1);
+  CHECK(exit_status(noncompliant_iid, code, 0) == 0);
+  // --strict: 4 first, then 1, then 3.
+  CHECK(exit_status(iid, strict, 0) == 0);
+  CHECK(exit_status(not_iid, strict, 0) == 1);
+  CHECK(exit_status(inconclusive, strict, 0) == 3);
+  CHECK(exit_status(both, strict, 0) == 1);
+  CHECK(exit_status(noncompliant_iid, strict, 0) == 4);
+  CHECK(exit_status(noncompliant_not_iid, strict, 0) == 4);
+  // Errors and interrupts before any verdict.
+  CHECK(exit_status(Outcome::error(), strict, 0) == 2);
+  CHECK(exit_status(Outcome::interrupted(), strict, SIGINT) == 130);
+  CHECK(exit_status(Outcome::interrupted(), plain, SIGTERM) == 143);
 }
 
 // (Simple cases of the executable are files in tests/cli/cases; these need code.)

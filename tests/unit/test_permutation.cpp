@@ -1,6 +1,7 @@
 // The counting rule and the determinism contract of the permutation tests.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fstream>
 #include <vector>
 
@@ -20,16 +21,39 @@ TEST_CASE("a test stops being counted once C0+C1 > 5 and C1+C2 > 5") {
     rows[r * kNumTests + 0] = r < 6 ? kGreater : kLess;
     rows[r * kNumTests + 1] = kEqual;
   }
-  TestMask active = apply_outcomes(c, bit(0) | bit(1), true, rows.data(), 20);
+  TestMask active = apply_outcomes(c, bit(0) | bit(1), true, 5, rows.data(), 20);
   CHECK(active == 0);
   CHECK(c[0].c[0] == 6);
   CHECK(c[0].c[2] == 6);  // decided at the 12th permutation
   CHECK(c[1].c[1] == 6);  // equal counts on both sides: decided after 6
-  CHECK(c[0].passed());
+  CHECK(c[0].passed(5));
   Counters full{};
-  CHECK(apply_outcomes(full, bit(0), false, rows.data(), 20) == bit(0));
+  CHECK(apply_outcomes(full, bit(0), false, 5, rows.data(), 20) == bit(0));
   CHECK(full[0].total() == 20);
-  CHECK_THROWS_AS(apply_outcomes(full, bit(2), true, rows.data(), 1), Error);
+  CHECK_THROWS_AS(apply_outcomes(full, bit(2), true, 5, rows.data(), 1), Error);
+}
+
+TEST_CASE("the decision rule scaled to other permutation counts keeps the reference's tail probability") {
+  CHECK(decision_threshold(10000) == 5);  // the reference: C0+C1 <= 5 or C1+C2 <= 5 fails
+  CHECK(decision_threshold(500) == 0);    // 1/501: the closest N = 500 allows to 6/10001
+  CHECK(decision_threshold(2000) == 0);   // 1/2001 = 0.00050, nearer 6/10001 = 0.00060 than 2/2001
+  CHECK(decision_threshold(2500) == 1);
+  CHECK(decision_threshold(20000) == 11);  // 12/20001 = 6/10001
+  CHECK(decision_threshold(1) == 0);
+  for (uint32_t n : {500u, 2000u, 10000u, 20000u, 100000u}) {
+    // (t+1)/(N+1) is the nearest such fraction to 6/10001 (t >= 0).
+    const uint32_t t = decision_threshold(n);
+    const double target = 6.0 / 10001.0, got = (t + 1.0) / (n + 1.0);
+    CHECK(std::abs(got - target) <= std::abs((t + 2.0) / (n + 1.0) - target));
+    if (t > 0) CHECK(std::abs(got - target) <= std::abs(t / (n + 1.0) - target));
+  }
+  // At N = 500 (t = 0): the most extreme original fails, one equal or more extreme
+  // permutation passes.
+  RankCounter extreme{{0, 0, 500}}, one{{1, 0, 499}}, tie{{0, 1, 499}};
+  CHECK_FALSE(extreme.passed(0));
+  CHECK(one.passed(0));
+  CHECK(tie.passed(0));
+  CHECK_FALSE(one.passed(5));  // the unscaled rule failed it
 }
 
 namespace {
