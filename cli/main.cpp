@@ -63,11 +63,11 @@ void check_stdout(const ea::cli::InputSet& inputs) {
 // An error of a run whose arguments were valid: one line on stderr and, in single-file
 // mode with an -o path already checked, the error JSON there.
 Outcome report_error(const ea::cli::Options& o, const std::string& started, const std::string& message,
-                     const ea::cli::InputSet* checked_inputs) {
+                     ea::ErrorKind kind, const ea::cli::InputSet* checked_inputs) {
   ea::cli::logger().error("{}", message);
   if (o.json_path && checked_inputs && !o.batch()) {
     try {
-      ea::cli::write_file_atomically(*o.json_path, ea::cli::error_json(o, started, message).dump(2) + "\n",
+      ea::cli::write_file_atomically(*o.json_path, ea::cli::error_json(o, started, message, kind).dump(2) + "\n",
                                      *checked_inputs, "-o");
     } catch (const std::exception& e) {
       ea::cli::logger().error("{}", e.what());
@@ -103,9 +103,10 @@ Outcome run(const ea::cli::Options& o, const std::string& started) {
       return Outcome::interrupted();
     }
     const bool json_ok = outputs_checked && e.kind() != ErrorKind::Output;
-    return report_error(o, started, e.what(), json_ok ? &inputs : nullptr);
+    return report_error(o, started, e.what(), e.kind(), json_ok ? &inputs : nullptr);
   } catch (const std::exception& e) {
-    return report_error(o, started, std::string("internal error: ") + e.what(), outputs_checked ? &inputs : nullptr);
+    return report_error(o, started, std::string("internal error: ") + e.what(), ErrorKind::Internal,
+                        outputs_checked ? &inputs : nullptr);
   }
 }
 

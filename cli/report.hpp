@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "assess.hpp"
+#include "common/error.hpp"
 #include "options.hpp"
 
 namespace ea::cli {
@@ -16,9 +17,11 @@ void print_text(std::FILE* out, const Assessment& a, const Options& o);
 // `block`: the block index with --blocks, else -1.
 nlohmann::ordered_json assessment_json(const Assessment& a, const Options& o, const std::string& started,
                                        int64_t block = -1);
-// `filename`: the file the error belongs to (default: the first file).
+// `filename`: the file the error belongs to (default: the first file); `sha256`: of the
+// bytes read before the error ("" when none were).
 nlohmann::ordered_json error_json(const Options& o, const std::string& started, const std::string& message,
-                                  const std::string* filename = nullptr, int64_t block = -1);
+                                  ErrorKind kind, const std::string& sha256 = "", const std::string* filename = nullptr,
+                                  int64_t block = -1);
 
 std::string timestamp_now();
 

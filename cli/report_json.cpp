@@ -35,9 +35,23 @@ ordered_json base(const Options& o, const std::string& started, const std::strin
   j["commandline"] = o.command_line;
   j["sha256"] = "";
   j["errorLevel"] = 0;
-  j["type"] = "IID";
-  j["toolVersion"] = kVersion;
+  j["type"] = "IID";  // NIST's field: the track the tool assesses (ea_non_iid writes "Non-IID")
+  j["toolVersion"] = std::string(kVersion) + " (commit " + kGitCommit + ", " + kBuildDevice + ")";
+  j["build"] = {{"version", kVersion},     {"commit", kGitCommit},
+                {"device", kBuildDevice},  {"buildType", kBuildType},
+                {"reference", kReferenceVersion}};
   return j;
+}
+
+const char* error_kind_name(ErrorKind k) {
+  switch (k) {
+    case ErrorKind::Usage: return "usage";
+    case ErrorKind::Input: return "input";
+    case ErrorKind::Output: return "output";
+    case ErrorKind::Device: return "device";
+    case ErrorKind::Interrupted: return "interrupted";
+    default: return "internal";
+  }
 }
 
 ordered_json chi_json(const ChiSquareResult& r) {
@@ -61,11 +75,13 @@ ordered_json mcv_json(const McvEstimate& m) {
 
 }  // namespace
 
-ordered_json error_json(const Options& o, const std::string& started, const std::string& message,
-                        const std::string* filename, int64_t block) {
+ordered_json error_json(const Options& o, const std::string& started, const std::string& message, ErrorKind kind,
+                        const std::string& sha256, const std::string* filename, int64_t block) {
   ordered_json j = base(o, started, filename ? *filename : o.file);
+  j["sha256"] = sha256;
   j["errorLevel"] = -1;
   j["errorMessage"] = message;
+  j["errorKind"] = error_kind_name(kind);
   j["IID"] = true;
   j["schemaVersion"] = kSchemaVersion;
   if (block >= 0) j["input"] = {{"path", filename ? *filename : o.file}, {"block", block}};
@@ -80,8 +96,11 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
   // The reference's test case, with hAssessed always right.
   ordered_json tc;
   tc["testCaseDesc"] = "";
-  if (a.h_original) tc["hOriginal"] = a.h_original->entropy;
-  if (a.h_bitstring) tc["hBitstring"] = a.h_bitstring->entropy;
+  // As NIST writes them: both always, with its placeholders where an estimate was not made
+  // (hOriginal = the bit width under -c, hBitstring = 1.0 for binary data under -i);
+  // "estimates" has null there.
+  tc["hOriginal"] = a.h_original ? a.h_original->entropy : static_cast<double>(a.width);
+  tc["hBitstring"] = a.h_bitstring ? a.h_bitstring->entropy : 1.0;
   tc["hAssessed"] = a.h_assessed;
   const McvEstimate& main_mcv = a.h_original ? *a.h_original : *a.h_bitstring;
   tc["mcvEstimateMode"] = main_mcv.mode;
@@ -97,7 +116,10 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
   for (int i = 0; i < 3; ++i) {
     ordered_json r;
     r["iteration"] = i;
-    for (int t = 0; t < kNumTests; ++t) r[test_json_key(t)] = a.permutation.counters[t].c[i];
+    for (int t = 0; t < kNumTests; ++t) {
+      // A test that was not run (compression after another failure) is null, never 0.
+      r[test_json_key(t)] = a.permutation.ran[t] ? ordered_json(a.permutation.counters[t].c[i]) : ordered_json(nullptr);
+    }
     results.push_back(r);
   }
   tc["permutationTestResults"] = results;

@@ -56,7 +56,7 @@ Outcome run_single(const Options& o, const Settings& settings, const std::string
       logger().error("{}", r.message);
       if (o.json_path) {
         try {
-          write_file_atomically(*o.json_path, error_json(o, started, r.message, &it.path).dump(2) + "\n", inputs, "-o");
+          write_file_atomically(*o.json_path, error_json(o, started, r.message, r.error_kind, r.sha256, &it.path).dump(2) + "\n", inputs, "-o");
         } catch (const std::exception& e) {
           logger().error("{}", e.what());
         }
@@ -251,7 +251,7 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
       nlohmann::ordered_json json;
       if (r.status == ItemResult::Status::Failed) {
         logger().error("{}", r.message);
-        json = error_json(o, started, r.message, &it.path, it.block);
+        json = error_json(o, started, r.message, r.error_kind, r.sha256, &it.path, it.block);
         any_error = true;
       } else {
         for (const auto& w : r.assessment->warnings) logger().warn("{}: {}", it.path, w);

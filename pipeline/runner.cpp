@@ -62,7 +62,7 @@ std::vector<Item> expand_items(const std::vector<std::string>& files, const std:
 namespace {
 
 // The item's data set: generated, or read (a block checks its file's fingerprint, taken once).
-Dataset load_item(const Item& it, const Settings& s, const std::atomic<bool>* interrupt) {
+Dataset load_item(const Item& it, const Settings& s, const std::atomic<bool>* interrupt, std::string& sha256) {
   if (it.generate) return it.generate();
   if (!it.error.empty()) throw Error(ErrorKind::Input, it.error);
   LoadOptions load;
@@ -70,6 +70,7 @@ Dataset load_item(const Item& it, const Settings& s, const std::atomic<bool>* in
   load.subset = it.subset;
   load.allow_stream = s.allow_stream;
   load.interrupt = interrupt;
+  load.sha256_read = &sha256;
   if (it.file) {
     SharedFile& f = *it.file;
     std::lock_guard<std::mutex> lock(f.m);
@@ -102,7 +103,7 @@ ItemResult run_item(const Item& it, const Settings& s, const Hooks& hooks, Devic
   }
   const auto t0 = clock::now();
   try {
-    const Dataset d = load_item(it, s, hooks.interrupt);
+    const Dataset d = load_item(it, s, hooks.interrupt, r.sha256);
     r.assessment = assess(d, s, hooks, slot);
     r.status = ItemResult::Status::Assessed;
   } catch (const Error& e) {

@@ -49,6 +49,7 @@ struct ItemResult {
   std::optional<Assessment> assessment;  // Assessed
   std::string message;                   // Skipped: why; Failed: the error
   ErrorKind error_kind = ErrorKind::Internal;  // Failed
+  std::string sha256;  // of the bytes read (also for Failed, when the error came after reading)
   double seconds = 0;
 };
 

@@ -330,6 +330,7 @@ Dataset load_dataset(const std::string& path, const LoadOptions& opt) {
     if (count > kMaxSamples) too_many(path, count);
     samples.resize(count);
   }
+  if (opt.sha256_read) *opt.sha256_read = sha256;
   Dataset d;
   try {
     d = make_dataset(std::move(samples), opt.width);

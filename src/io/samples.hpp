@@ -53,6 +53,9 @@ struct LoadOptions {
   // The file's fingerprint, hashed earlier (fingerprint_file): only the subset is read,
   // and the file must still match it before and after.
   const FileFingerprint* known = nullptr;
+  // Set to the SHA-256 of what was read as soon as it is known, so that an error about
+  // the samples (too wide, one symbol) can still name the bytes it was about.
+  std::string* sha256_read = nullptr;
 };
 
 struct Dataset {
