@@ -1,5 +1,6 @@
 #include "gpu_tuning.hpp"
 
+#include <cctype>
 #include <cstdlib>
 
 #include "common/error.hpp"
@@ -87,14 +88,27 @@ void parse_gpu_tuning(const std::string& text, GpuTuning& t) {
   }
 }
 
+// "first-round" -> "firstRound": the JSON's style.
+static std::string camel(const char* key) {
+  std::string s;
+  for (const char* c = key; *c; ++c) {
+    if (*c == '-' && c[1]) {
+      s.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(*++c))));
+    } else {
+      s.push_back(*c);
+    }
+  }
+  return s;
+}
+
 nlohmann::ordered_json gpu_tuning_json(const GpuTuning& t) {
   nlohmann::ordered_json j;
-  j["memory-share"] = t.memory_share;
+  j["memoryShare"] = t.memory_share;
   for (const Key& k : kKeys) {
     if (k.flag) {
-      j[k.name] = t.*k.flag;
+      j[camel(k.name)] = t.*k.flag;
     } else {
-      j[k.name] = k.u64 ? t.*k.u64 : t.*k.u32;
+      j[camel(k.name)] = k.u64 ? t.*k.u64 : t.*k.u32;
     }
   }
   return j;

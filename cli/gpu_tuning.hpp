@@ -14,7 +14,8 @@ std::string gpu_tuning_help();
 // Applies "key=value,key=value" to `t`. Throws Error{Usage} naming the key or value.
 void parse_gpu_tuning(const std::string& text, GpuTuning& t);
 
-// Every key with its value, as recorded in the JSON ("gpuTuning").
+// Every key with its value, as recorded in the JSON ("gpuTuning"; keys in camelCase:
+// memoryShare, firstRound, ...).
 nlohmann::ordered_json gpu_tuning_json(const GpuTuning& t);
 
 }  // namespace ea::cli
