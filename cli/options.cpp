@@ -117,7 +117,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
                "samples, a generator not for compliance, chi-square not evaluable)");
   auto* iterations_opt =
       app.add_option("--iterations", iterations_text,
-                     "permutations, 1-100000000 (default 10000; other values are not an SP 800-90B assessment)")
+                     "permutations, 1-100000000 (default 10000; other counts make an exploratory run with the decision rule scaled, not an SP 800-90B assessment)")
           ->type_name("N");
   app.add_flag("--timing", o.timing, "print per-stage times");
   app.add_option("--log-level", o.log_level,
@@ -130,7 +130,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   std::vector<std::string> positionals;
   std::string jsonl;
   app.add_option("files", positionals,
-                 "sample files (one sample per byte); the reference's form FILE [bits_per_symbol] also works")
+                 "sample files (one sample per byte; '-' reads standard input); the reference's form FILE [bits_per_symbol] also works")
       ->required()
       ->type_name("FILE...");
   auto* bits_opt = app.add_option("--bits", bits_all_text, "bits per sample (1-8) for every file (default: inferred)")
@@ -149,7 +149,32 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   app.add_flag("--allow-stream", st.allow_stream,
                "also read FIFOs and character devices (to their end, or to the end of -l INDEX,COUNT); "
                "without it they are refused");
+  // --help in groups.
+  const std::pair<const char*, std::vector<const char*>> groups[] = {
+      {"Input", {"files", "--bits", "-l", "--allow-stream"}},
+      {"Assessment", {"-i", "-c", "-a", "-t", "--iterations", "--all-tests", "--no-early-exit"}},
+      {"Permutation engine",
+       {"--seed", "--prng", "--list-prngs", "--device", "--gpu", "--round-size", "--gpu-tuning", "--threads",
+        "--cpu-compression", "--verify"}},
+      {"Output", {"-v", "-q", "-o", "--timing", "--log-level", "--exit-code", "--strict"}},
+      {"Batch", {"--blocks", "--keep-short", "--jobs", "--jsonl", "--append", "--force"}},
+  };
+  for (CLI::Option* opt : app.get_options()) {
+    for (const auto& [group, names] : groups) {
+      for (const char* name : names) {
+        if (opt->check_name(name)) opt->group(group);
+      }
+    }
+  }
   app.footer(
+      "Examples:\n"
+      "  ea_iid -v --seed 1 samples.bin                   one file, bit width inferred\n"
+      "  ea_iid samples.bin 4                             the reference's form: FILE BITS\n"
+      "  ea_iid --strict -q -o result.json samples.bin    CI: exit 0 only for a compliant IID verdict\n"
+      "  ea_iid --jsonl out.jsonl --bits 8 a.bin b.bin    several files, one JSON line each\n"
+      "  ea_iid --blocks 1000000 --jsonl out.jsonl cap.bin  every block of a long capture\n"
+      "  head -c 1000000 /dev/hwrng | ea_iid -            samples from standard input\n"
+      "\n"
       "Exit status: 0 when the assessment completed (whatever the verdict; with --exit-code, 0 only when IID),\n"
       "1 with --exit-code when the data is not judged IID, 2 on errors (bad input, usage, device failure),\n"
       "130/143 when interrupted. With --strict: 0 compliant and IID, 1 not IID, 3 inconclusive, 4 not a\n"
@@ -174,6 +199,17 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
     if (digits && ::stat(last.c_str(), &st) != 0) {
       bits_text = last;
       positionals.pop_back();
+    }
+  }
+  // FILE FILE... BITS: the reference's form takes one file only.
+  if (positionals.size() > 2) {
+    const std::string& last = positionals.back();
+    bool digits = !last.empty() && last.size() <= 3;
+    for (char ch : last) digits = digits && ch >= '0' && ch <= '9';
+    struct stat st {};
+    if (digits && ::stat(last.c_str(), &st) != 0) {
+      throw Error(ErrorKind::Usage, "'" + last + "' is not a file; with several files give the bit width as --bits " +
+                                        last);
     }
   }
   o.files = positionals;

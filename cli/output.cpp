@@ -76,6 +76,11 @@ void refuse_input(const InputSet& inputs, const struct stat& st, const std::stri
 
 void InputSet::add(const std::string& path) {
   struct stat st {};
+  if (path == kStdinPath) {
+    // Standard input redirected from a file: that file is an input too.
+    if (::fstat(STDIN_FILENO, &st) == 0) entries_.push_back(Entry{st.st_dev, st.st_ino, "standard input"});
+    return;
+  }
   if (::stat(path.c_str(), &st) == 0) entries_.push_back(Entry{st.st_dev, st.st_ino, path});
 }
 

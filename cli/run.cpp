@@ -47,6 +47,17 @@ Outcome run_single(const Options& o, const Settings& settings, const std::string
       if (active == 0 || done >= iterations) std::fprintf(stderr, "\r\033[K");
       std::fflush(stderr);
     };
+  } else if (!o.quiet && o.verbose >= 1) {
+    // No terminal (a log, CI): a line per round, at most one a second (and the last).
+    const uint32_t iterations = settings.iterations;
+    auto last = std::make_shared<std::chrono::steady_clock::time_point>();
+    obs.progress = [iterations, last](int, const char* phase, uint32_t done, int active) {
+      const auto now = std::chrono::steady_clock::now();
+      if (active > 0 && done < iterations && now - *last < std::chrono::seconds(1)) return;
+      *last = now;
+      logger().info("{}: {}/{} permutations, {} test{} undecided", phase, done, iterations, active,
+                    active == 1 ? "" : "s");
+    };
   }
   Outcome outcome = Outcome::error();
   obs.finished = [&](size_t, const Item& it, ItemResult& r) {

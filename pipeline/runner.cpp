@@ -29,6 +29,11 @@ std::vector<Item> expand_items(const std::vector<std::string>& files, const std:
       items.push_back(std::move(whole));
       continue;
     }
+    if (path == kStdinPath) {
+      whole.error = "standard input: --blocks cuts regular files only (save the samples to a file first)";
+      items.push_back(std::move(whole));
+      continue;
+    }
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0 || S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && st.st_size == 0)) {
       items.push_back(std::move(whole));  // not readable as blocks: the loader says why

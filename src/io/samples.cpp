@@ -96,6 +96,12 @@ void check_interrupt(const std::atomic<bool>* interrupt) {
 
 // Never blocks: a FIFO without a writer opens at once (and is then refused or polled).
 Fd open_input(const std::string& path) {
+  if (path == kStdinPath) {
+    // A duplicate, left blocking: O_NONBLOCK would change the descriptor the shell shares.
+    const int fd = ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) input_error("standard input", std::string("cannot read: ") + std::strerror(errno));
+    return Fd(fd);
+  }
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) {
     const int err = errno;
@@ -281,11 +287,13 @@ Dataset make_dataset(std::vector<uint8_t> samples, int width) {
   return d;
 }
 
-Dataset load_dataset(const std::string& path, const LoadOptions& opt) {
+Dataset load_dataset(const std::string& file, const LoadOptions& opt) {
   if (opt.width != 0 && (opt.width < 1 || opt.width > 8)) {
     throw Error(ErrorKind::Usage, "bits per symbol must be between 1 and 8, got " + std::to_string(opt.width));
   }
-  Fd f = open_input(path);
+  Fd f = open_input(file);
+  const bool is_stdin = file == kStdinPath;
+  const std::string path = is_stdin ? std::string("standard input") : file;  // as messages name it
   const struct stat st = stat_of(f, path);
   if (S_ISDIR(st.st_mode)) input_error(path, "is a directory, not a sample file");
   std::vector<uint8_t> samples;
@@ -315,7 +323,7 @@ Dataset load_dataset(const std::string& path, const LoadOptions& opt) {
     }
     if (!(fingerprint_of(stat_of(f, path)) == before)) changed(path);
   } else {
-    if (!opt.allow_stream) {
+    if (!opt.allow_stream && !is_stdin) {
       input_error(path, "is " + file_type_name(st.st_mode) +
                             ", not a regular file; pass --allow-stream to read it to its end (add -l INDEX,COUNT to "
                             "read only that much)");
@@ -340,7 +348,7 @@ Dataset load_dataset(const std::string& path, const LoadOptions& opt) {
   if (d.alphabet <= 1) {
     input_error(path, "symbol alphabet consists of 1 symbol; no entropy awarded");
   }
-  d.path = path;
+  d.path = file;
   d.file_size = size;
   d.subset = opt.subset;
   d.sha256 = sha256;

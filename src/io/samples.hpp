@@ -42,6 +42,10 @@ struct FileFingerprint {
 // batch's --blocks uses it so that each block reads only its own bytes. Throws Error{Input}.
 FileFingerprint fingerprint_file(const std::string& path, const std::atomic<bool>* interrupt = nullptr);
 
+// The file name that means standard input ("-"): read like a stream (no --allow-stream
+// needed: the user asked for it), the shell's descriptor left as it was.
+inline constexpr const char* kStdinPath = "-";
+
 struct LoadOptions {
   int width = 0;                      // 0: inferred from the data
   std::optional<SubsetSpec> subset;   // -l / --blocks

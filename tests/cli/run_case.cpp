@@ -162,7 +162,9 @@ int main(int argc, char** argv) {
   }
 
   const std::string out = dir + "/.stdout", err = dir + "/.stderr";
-  const std::string cmd = "cd '" + dir + "' && '" + exe + "' " + args + " >'" + out + "' 2>'" + err + "' </dev/null";
+  // Standard input is empty unless the arguments redirect it.
+  const std::string stdin_redirect = args.find('<') == std::string::npos ? " </dev/null" : "";
+  const std::string cmd = "cd '" + dir + "' && '" + exe + "' " + args + " >'" + out + "' 2>'" + err + "'" + stdin_redirect;
   const int status = std::system(cmd.c_str());
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   const std::string sout = slurp(out), serr = slurp(err);
