@@ -90,6 +90,12 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   app.add_flag("-t", flag_t, "H_bitstring from the first 1,000,000 bits only");
   Settings& st = o.settings;
   app.add_flag("-v", o.verbose, "more output; -v -v -v prints every value as the reference's highest verbosity");
+  std::string format = "text";
+  app.add_option("--format", format,
+                 "text layout: text (default) or nist (NIST ea_iid's output line for line: with -v its -v, with -v -v "
+                 "or more its -v -v; counters and progress aside)")
+      ->check(CLI::IsMember({"text", "nist"}))
+      ->type_name("text|nist");
   app.add_flag("-q", o.quiet, "quiet: nothing on stdout (errors still go to stderr)");
   auto* l = app.add_option("-l", subset, "assess only samples [INDEX*COUNT, INDEX*COUNT+COUNT)")->type_name("INDEX,COUNT");
   auto* out = app.add_option("-o,--output", json, "write the results as JSON to FILE")->type_name("FILE.json");
@@ -156,7 +162,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
       {"Permutation engine",
        {"--seed", "--prng", "--list-prngs", "--device", "--gpu", "--round-size", "--gpu-tuning", "--threads",
         "--cpu-compression", "--verify"}},
-      {"Output", {"-v", "-q", "-o", "--timing", "--log-level", "--exit-code", "--strict"}},
+      {"Output", {"-v", "-q", "--format", "-o", "--timing", "--log-level", "--exit-code", "--strict"}},
       {"Batch", {"--blocks", "--keep-short", "--jobs", "--jsonl", "--append", "--force"}},
   };
   for (CLI::Option* opt : app.get_options()) {
@@ -229,6 +235,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
     st.iterations = static_cast<uint32_t>(parse_unsigned(iterations_text, "--iterations", 1, 100000000));
   }
   st.early_exit = !no_early_exit;
+  o.format = format == "nist" ? TextFormat::Nist : TextFormat::Text;
   st.gpu_compression = !cpu_compression;
   if (jobs_opt->count()) o.jobs = static_cast<int>(parse_unsigned(jobs_text, "--jobs", 1, 64));
   if (blocks_opt->count()) o.blocks = parse_unsigned(blocks_text, "--blocks", 1, kMaxSamples);

@@ -15,6 +15,8 @@
 
 namespace ea::cli {
 
+enum class TextFormat { Text, Nist };
+
 struct Options {
   std::string file;                // the first (or only) file
   std::vector<std::string> files;  // every file given
@@ -26,7 +28,8 @@ struct Options {
   // --device, --gpu, --round-size, --gpu-tuning, ...). settings.seed and settings.threads
   // are set by main() from `seed` and `threads`.
   Settings settings;
-  int verbose = 0;               // number of -v
+  int verbose = 0;
+  TextFormat format = TextFormat::Text;  // --format text|nist               // number of -v
   bool quiet = false;
   std::optional<SubsetSpec> subset;        // -l INDEX,COUNT
   bool jsonl_append = false;               // --append: add lines to an existing --jsonl file

@@ -24,8 +24,32 @@ const char* chi_status(const Assessment& a) {
   return "Passed";
 }
 
-// The lines of NIST ea_iid -v -v -v, with the same labels and formats, plus counters.
-void print_reference_lines(std::FILE* f, const Assessment& a) {
+void mcv_lines(std::FILE* f, const char* kind, const McvEstimate& m) {
+  std::fprintf(f, "%s Most Common Value Estimate: Mode count = %" PRIu64 "\n", kind, m.mode);
+  std::fprintf(f, "%s Most Common Value Estimate: p-hat = %.17g\n", kind, m.p_hat);
+  std::fprintf(f, "%s Most Common Value Estimate: p_u = %.17g\n", kind, m.p_u);
+  std::fprintf(f, "%s Most Common Value Estimate: min entropy = %.17g\n", kind, m.entropy);
+}
+
+bool shown_as_failed(const Assessment& a, int t) { return a.permutation.ran[t] && !a.permutation.test_passed(t); }
+
+// NIST's table of counters ("*" marks a failed test), and what follows it.
+void counter_table(std::FILE* f, const Assessment& a) {
+  std::fprintf(f, "\n\n                statistic  C[i][0]  C[i][1]  C[i][2]\n");
+  std::fprintf(f, "----------------------------------------------------\n");
+  for (int t = 0; t < kNumTests; ++t) {
+    const auto& c = a.permutation.counters[t];
+    if (shown_as_failed(a, t)) {
+      std::fprintf(f, "%24s*", test_name(t));
+    } else {
+      std::fprintf(f, "%25s", test_name(t));
+    }
+    std::fprintf(f, "%8u%8u%8u\n", c.c[0], c.c[1], c.c[2]);
+  }
+  std::fprintf(f, "(* denotes failed test)\n\n");
+}
+
+void opening_lines(std::FILE* f, const Assessment& a, bool nist) {
   if (a.independence.underflow || a.goodness_of_fit.underflow) std::fprintf(f, "igamc: UNDERFLOW\n");
   std::fprintf(f, "Opening file: '%s' (SHA-256 hash %s)", a.path.c_str(), a.sha256.c_str());
   if (a.subset) {
@@ -35,10 +59,61 @@ void print_reference_lines(std::FILE* f, const Assessment& a) {
   if (a.narrower_than_given) std::fprintf(f, "Warning: Symbols appear to be narrower than described.\n");
   std::fprintf(f, "Loaded %" PRIu64 " samples of %d distinct %d-bit-wide symbols\n", a.samples, a.alphabet, a.width);
   if (a.h_bitstring) std::fprintf(f, "Number of Binary samples: %" PRIu64 "\n", a.bitstring_bits);
-  if (a.translated) std::fprintf(f, "Samples have been translated\n");
+  if (nist && a.samples < kMinSamples) {
+    std::fprintf(f, "\n*** Warning: data contains less than %" PRIu64 " samples ***\n\n", kMinSamples);
+  }
+  if (a.translated) std::fprintf(f, nist ? "\nSamples have been translated\n" : "Samples have been translated\n");
+}
+
+// NIST ea_iid -v (its verbose level 2), line for line (progress aside).
+void print_nist_v(std::FILE* f, const Assessment& a) {
+  opening_lines(f, a, true);
+  std::fprintf(f, "Calculating baseline statistics...\n");
+  std::fprintf(f, "\tRaw Mean: %f\n\tMedian: %f\n\tBinary: %s\n\n", a.base.mean, a.base.median,
+               a.binary ? "true" : "false");
+  auto mcv = [f](const char* kind, const McvEstimate& m) {
+    std::fprintf(f, "%s MCV Estimate: mode = %" PRIu64 ", p-hat = %.17g, p_u = %.17g\n", kind, m.mode, m.p_hat, m.p_u);
+  };
+  if (a.h_original) mcv("Literal", *a.h_original);
+  if (a.h_bitstring) mcv("Bitstring", *a.h_bitstring);
+  if (a.settings.initial_entropy) {
+    std::fprintf(f, "H_original: %f\n", a.h_original ? a.h_original->entropy : 0.0);
+    if (a.h_bitstring) {
+      std::fprintf(f, "H_bitstring: %f\n", a.h_bitstring->entropy);
+      std::fprintf(f, "min(H_original, %d X H_bitstring): %f\n", a.width, a.h_assessed);
+    }
+  } else {
+    std::fprintf(f, "h': %f\n", a.h_bitstring ? a.h_bitstring->entropy : 0.0);
+  }
+  auto chi = [f](const char* name, const ChiSquareResult& r) {
+    std::fprintf(f, "Chi square %s\n\tscore = %f\n\tdegrees of freedom = %ld\n\tp-value = %f\n\n", name, r.statistic,
+                 r.df, r.p_value);
+  };
+  chi("independence", a.independence);
+  chi("goodness of fit", a.goodness_of_fit);
+  std::fprintf(f, "** %s chi square tests\n\n", a.chi_square_passed() ? "Passed" : "Failed");
+  std::fprintf(f, "Literal Longest Repeated Substring results\n\tP_col: %Lf\n", a.lrs.p_col);
+  if (!a.lrs.trivially_passed) {
+    std::fprintf(f, "\tLength of LRS: %" PRIu64 "\n\tPr(X >= 1): %Lf\n", a.lrs.w, a.lrs.pr_x_ge_1);
+  }
+  std::fprintf(f, "** %s length of longest repeated substring test\n\n", pass_fail(a.lrs.passed()));
+  std::fprintf(f, "Beginning initial tests...\n\nInitial test results\n");
+  for (int t = 0; t < kNumTests; ++t) std::fprintf(f, "%23s: %g\n", test_name(t), a.original.v[t]);
+  std::fprintf(f, "\nBeginning permutation tests... these may take some time\n");
+  counter_table(f, a);
+  std::fprintf(f, "** %s IID permutation tests\n\n", pass_fail(a.permutation.passed()));
+}
+
+// The lines of NIST ea_iid -v -v -v, with the same labels and formats, plus counters; with
+// `nist` (--format nist -v -v), NIST's -v -v output line for line: its warning and MCV
+// lines and its table instead of our counter lines.
+void print_reference_lines(std::FILE* f, const Assessment& a, bool nist) {
+  opening_lines(f, a, nist);
   std::fprintf(f, "Raw Mean = %.17g\n", a.base.mean);
   std::fprintf(f, "Median = %.17g\n", a.base.median);
   std::fprintf(f, "Binary = %s\n", a.binary ? "true" : "false");
+  if (nist && a.h_original) mcv_lines(f, "Literal", *a.h_original);
+  if (nist && a.h_bitstring) mcv_lines(f, "Bitstring", *a.h_bitstring);
   if (a.h_bitstring) {
     std::fprintf(f, "H_bitstring = %.17g\n", a.h_bitstring->entropy);
     std::fprintf(f, "H_bitstring Per Symbol = %.17g\n", a.h_bitstring->entropy * a.width);
@@ -57,6 +132,11 @@ void print_reference_lines(std::FILE* f, const Assessment& a) {
   for (int t = 0; t < kNumTests; ++t) {
     std::fprintf(f, "Permutation testing: Unpermuted result %s = %.22Lg\n", test_name(t),
                  static_cast<long double>(a.original.v[t]));
+  }
+  if (nist) {
+    counter_table(f, a);
+    std::fprintf(f, "IID permutation tests: %s\n", pass_fail(a.permutation.passed()));
+    return;
   }
   std::fprintf(f, "Permutation testing: seed = %" PRIu64 " (from --seed %" PRIu64 " and the samples)\n", a.seed,
                a.settings.seed);
@@ -77,8 +157,17 @@ void print_reference_lines(std::FILE* f, const Assessment& a) {
 
 void print_text(std::FILE* f, const Assessment& a, const Options& o) {
   if (o.quiet) return;
+  if (o.format == TextFormat::Nist) {
+    // NIST's text alone (-v or none: its -v; -v -v and more: its -v -v).
+    if (o.verbose >= 2) {
+      print_reference_lines(f, a, true);
+    } else {
+      print_nist_v(f, a);
+    }
+    return;
+  }
   if (o.verbose >= 3) {
-    print_reference_lines(f, a);
+    print_reference_lines(f, a, false);
   } else {
     std::fprintf(f, "%s: %" PRIu64 " samples, %d-bit, %d distinct symbols", a.path.c_str(), a.samples, a.width,
                  a.alphabet);
@@ -89,6 +178,17 @@ void print_text(std::FILE* f, const Assessment& a, const Options& o) {
       std::fprintf(f, "Mean %.6f, median %.6f%s\n", a.base.mean, a.base.median, a.binary ? ", binary" : "");
     }
     if (a.h_original) std::fprintf(f, "H_original: %f\n", a.h_original->entropy);
+    if (o.verbose >= 1) {
+      // The estimates behind them, with NIST -v's label and formats.
+      if (a.h_original) {
+        std::fprintf(f, "Literal MCV Estimate: mode = %" PRIu64 ", p-hat = %.17g, p_u = %.17g\n", a.h_original->mode,
+                     a.h_original->p_hat, a.h_original->p_u);
+      }
+      if (a.h_bitstring) {
+        std::fprintf(f, "Bitstring MCV Estimate: mode = %" PRIu64 ", p-hat = %.17g, p_u = %.17g\n", a.h_bitstring->mode,
+                     a.h_bitstring->p_hat, a.h_bitstring->p_u);
+      }
+    }
     if (a.h_bitstring) std::fprintf(f, "H_bitstring: %f\n", a.h_bitstring->entropy);
     if (a.settings.initial_entropy && a.h_bitstring) {
       std::fprintf(f, "min(H_original, %d X H_bitstring): %f\n", a.width, a.h_assessed);
