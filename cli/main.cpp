@@ -112,8 +112,27 @@ Outcome run(const ea::cli::Options& o, const std::string& started) {
 
 }  // namespace
 
+// ea_iid merge ...: joins the JSONL files of a job array's shares (cli/run.hpp).
+static int merge_main(int argc, char** argv) {
+  using namespace ea;
+  std::vector<std::string> args(argv + 2, argv + argc);
+  cli::ExitPolicy policy;
+  for (const auto& a : args) {
+    policy.exit_code = policy.exit_code || a == "--exit-code" || a == "--strict";
+    policy.strict = policy.strict || a == "--strict";
+  }
+  try {
+    cli::init_logging("info");
+    return cli::exit_status(cli::merge_shares(args), policy, 0);
+  } catch (const std::exception& e) {
+    cli::logger().error("{}", e.what());
+    return cli::exit_status(cli::Outcome::error(), policy, 0);
+  }
+}
+
 int main(int argc, char** argv) {
   using namespace ea;
+  if (argc > 1 && std::string(argv[1]) == "merge") return merge_main(argc, argv);
   cli::Options o;
   const std::string started = cli::timestamp_now();
   try {

@@ -147,6 +147,12 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
                                   "batch: assessments in flight at once, 1-64, each with its own CUDA stream and "
                                   "buffers (default: 8 with a GPU, else 1)")
                        ->type_name("K");
+  std::string shard_text;
+  auto* shard_opt = app.add_option("--shard", shard_text,
+                                   "assess only share K of N of the items (files x blocks), balanced by samples, for "
+                                   "job arrays (Slurm: --shard $((SLURM_ARRAY_TASK_ID+1))/N); join the shares' JSONL "
+                                   "files with 'ea_iid merge'")
+                       ->type_name("K/N");
   app.add_flag("--keep-short", o.keep_short, "with --blocks: also assess the last block when it is shorter");
   auto* jsonl_opt = app.add_option("--jsonl", jsonl, "write one JSON object per assessment, one per line ('-': stdout)")
                         ->type_name("PATH");
@@ -163,7 +169,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
        {"--seed", "--prng", "--list-prngs", "--device", "--gpu", "--round-size", "--gpu-tuning", "--threads",
         "--cpu-compression", "--verify"}},
       {"Output", {"-v", "-q", "--format", "-o", "--timing", "--log-level", "--exit-code", "--strict"}},
-      {"Batch", {"--blocks", "--keep-short", "--jobs", "--jsonl", "--append", "--force"}},
+      {"Batch", {"--blocks", "--keep-short", "--jobs", "--jsonl", "--append", "--force", "--shard"}},
   };
   for (CLI::Option* opt : app.get_options()) {
     for (const auto& [group, names] : groups) {
@@ -240,6 +246,13 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   if (jobs_opt->count()) o.jobs = static_cast<int>(parse_unsigned(jobs_text, "--jobs", 1, 64));
   if (blocks_opt->count()) o.blocks = parse_unsigned(blocks_text, "--blocks", 1, kMaxSamples);
   if (jsonl_opt->count()) o.jsonl_path = jsonl;
+  if (shard_opt->count()) {
+    const size_t slash = shard_text.find('/');
+    if (slash == std::string::npos) throw Error(ErrorKind::Usage, "--shard: '" + shard_text + "' is not K/N");
+    const uint64_t n = parse_unsigned(shard_text.substr(slash + 1), "--shard N", 1, 1000000);
+    const uint64_t k = parse_unsigned(shard_text.substr(0, slash), "--shard K", 1, n);
+    o.shard = std::make_pair(k, n);
+  }
   if ((o.jsonl_append || o.jsonl_force) && !o.jsonl_path) {
     throw Error(ErrorKind::Usage, std::string(o.jsonl_append ? "--append" : "--force") + " applies to --jsonl, which is not given");
   }

@@ -23,6 +23,10 @@ nlohmann::ordered_json error_json(const Options& o, const std::string& started, 
                                   ErrorKind kind, const std::string& sha256 = "", const std::string* filename = nullptr,
                                   int64_t block = -1);
 
+// A JSONL row for an item that was not assessed (a short last block), and why.
+nlohmann::ordered_json skipped_json(const Options& o, const std::string& started, const std::string& path,
+                                    int64_t block, const std::string& reason);
+
 std::string timestamp_now();
 
 }  // namespace ea::cli

@@ -88,6 +88,16 @@ ordered_json error_json(const Options& o, const std::string& started, const std:
   return j;
 }
 
+ordered_json skipped_json(const Options& o, const std::string& started, const std::string& path, int64_t block,
+                          const std::string& reason) {
+  ordered_json j = base(o, started, path);
+  j["IID"] = true;
+  j["schemaVersion"] = kSchemaVersion;
+  j["skipped"] = reason;
+  j["input"] = {{"path", path}, {"block", block}};
+  return j;
+}
+
 ordered_json assessment_json(const Assessment& a, const Options& o, const std::string& started, int64_t block) {
   ordered_json j = base(o, started, a.path);
   j["sha256"] = a.sha256;

@@ -10,7 +10,10 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -200,8 +203,28 @@ std::vector<std::string> output_paths(const std::string& dir, const std::vector<
   return paths;
 }
 
+// Where a row stands in the whole list (its JSONL field "run"): what `ea_iid merge` needs to
+// put the shares of a job array back together.
+struct ListPosition {
+  std::vector<size_t> index;  // of each item run, in the whole list
+  size_t items = 0;           // the whole list
+  std::optional<std::pair<uint64_t, uint64_t>> shard;
+};
+
+nlohmann::ordered_json run_json(const ListPosition& pos, size_t k) {
+  nlohmann::ordered_json j;
+  j["item"] = pos.index[k];
+  j["items"] = pos.items;
+  if (pos.shard) {
+    j["shard"] = {{"index", pos.shard->first}, {"count", pos.shard->second}};
+  } else {
+    j["shard"] = nullptr;
+  }
+  return j;
+}
+
 Outcome run_batch(const Options& o, const Settings& settings, const std::string& started, const InputSet& inputs,
-                  const std::vector<Item>& items, const std::atomic<bool>& interrupt,
+                  const std::vector<Item>& items, const ListPosition& position, const std::atomic<bool>& interrupt,
                   const std::atomic<int>& signal_number) {
   using clock = std::chrono::steady_clock;
   const std::vector<std::string> out_paths = o.json_path ? output_paths(*o.json_path, items, inputs)
@@ -258,6 +281,17 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
     Row row = row_of(it, r);
     if (r.status == ItemResult::Status::Skipped) {
       logger().info("{}: {}", it.label(), r.message);
+      if (jsonl) {  // the list's every item has its line
+        nlohmann::ordered_json json = skipped_json(o, started, it.path, it.block, r.message);
+        json["run"] = run_json(position, k);
+        try {
+          jsonl->write_line(json.dump());
+        } catch (const Error& e) {
+          logger().error("{}", e.what());
+          any_error = true;
+          row.verdict = std::string("error: ") + e.what();
+        }
+      }
     } else {
       nlohmann::ordered_json json;
       if (r.status == ItemResult::Status::Failed) {
@@ -271,6 +305,7 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
         any_not_iid = any_not_iid || v != Verdict::Iid;
         verdicts.add(v == Verdict::NotIid, v == Verdict::Inconclusive, !r.assessment->for_compliance());
       }
+      json["run"] = run_json(position, k);
       try {
         if (jsonl) jsonl->write_line(json.dump());
         if (!out_paths[k].empty()) write_file_atomically(out_paths[k], json.dump(2) + "\n", inputs, "-o");
@@ -347,14 +382,169 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
   return verdicts;
 }
 
+// The summary row of a JSONL line (ea_iid merge).
+Row row_of_json(const nlohmann::ordered_json& j) {
+  auto str = [](const nlohmann::ordered_json& v, const char* f) {
+    return v.is_null() ? std::string("-") : fmt(f, v.get<double>());
+  };
+  const auto& in = j.contains("input") ? j["input"] : nlohmann::ordered_json::object();
+  Row row{j.value("filename", std::string("-")), in.contains("block") ? std::to_string(in["block"].get<int64_t>()) : "-",
+          "-", "-", "-", "-", "-", "-", "-", "", "-"};
+  if (j.contains("skipped")) {
+    row.verdict = "skipped: " + j["skipped"].get<std::string>();
+  } else if (j.value("errorLevel", 0) != 0) {
+    row.verdict = "error: " + j.value("errorMessage", std::string());
+  } else {
+    row.samples = std::to_string(in.value("samples", uint64_t{0}));
+    row.width = std::to_string(in.value("bitsPerSymbol", 0));
+    row.h_original = j["estimates"]["hOriginal"].is_null() ? "-" : str(j["estimates"]["hOriginal"]["minEntropy"], "%.6f");
+    row.h_bitstring =
+        j["estimates"]["hBitstring"].is_null() ? "-" : str(j["estimates"]["hBitstring"]["minEntropy"], "%.6f");
+    const auto& tc = j["testCases"][0];
+    const bool chi_evaluable = j["chiSquare"]["independence"]["evaluable"].get<bool>() &&
+                               j["chiSquare"]["goodnessOfFit"]["evaluable"].get<bool>();
+    row.chi = tc["passedChiSquareTests"].get<bool>() ? "passed" : chi_evaluable ? "failed" : "not evaluated";
+    row.lrs = tc["passedLongestRepeatedSubstringTest"].get<bool>() ? "passed" : "failed";
+    row.perm = j["permutation"]["passed"].get<bool>() ? "passed" : "failed";
+    row.verdict = j["verdict"]["result"].get<std::string>();
+    row.seconds = str(j["timings"]["total"], "%.2f");
+  }
+  return row;
+}
+
 }  // namespace
+
+Outcome merge_shares(const std::vector<std::string>& args) {
+  bool force = false, quiet = false;
+  std::vector<std::string> files;
+  for (const auto& a : args) {
+    if (a == "--force") {
+      force = true;
+    } else if (a == "-q") {
+      quiet = true;
+    } else if (a == "--exit-code" || a == "--strict") {
+      continue;  // main() reads them for the exit status
+    } else if (!a.empty() && a[0] == '-' && a != "-") {
+      throw Error(ErrorKind::Usage, "merge: unknown option " + a + " (usage: ea_iid merge [--force] [--exit-code|--strict] "
+                                    "[-q] OUT.jsonl IN.jsonl...)");
+    } else {
+      files.push_back(a);
+    }
+  }
+  if (files.size() < 2) {
+    throw Error(ErrorKind::Usage, "usage: ea_iid merge [--force] [--exit-code|--strict] [-q] OUT.jsonl IN.jsonl...");
+  }
+  const std::string out = files.front();
+  InputSet inputs;
+  for (size_t i = 1; i < files.size(); ++i) inputs.add(files[i]);
+  check_output_path(out, inputs, "merge");
+  struct stat st {};
+  if (!force && ::stat(out.c_str(), &st) == 0 && st.st_size > 0) {
+    throw Error(ErrorKind::Output, "merge: " + out + " exists and is not empty; --force replaces it");
+  }
+  // Every line of every share, by its place in the whole list.
+  std::map<size_t, std::pair<nlohmann::ordered_json, std::string>> rows;  // item -> (row, where)
+  std::optional<size_t> items;
+  std::optional<uint64_t> shares;
+  std::set<uint64_t> seen_shares;
+  for (size_t f = 1; f < files.size(); ++f) {
+    std::ifstream in(files[f], std::ios::binary);
+    if (!in) throw Error(ErrorKind::Input, "merge: " + files[f] + ": cannot open");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!text.empty() && text.back() != '\n') {
+      throw Error(ErrorKind::Input, "merge: " + files[f] + ": the last line is incomplete (a share that was cut off); "
+                                    "run that share again");
+    }
+    size_t line_no = 0;
+    for (size_t at = 0; at < text.size();) {
+      const size_t end = text.find('\n', at);
+      const std::string line = text.substr(at, end - at);
+      at = end + 1;
+      ++line_no;
+      const std::string where = files[f] + ":" + std::to_string(line_no);
+      auto j = nlohmann::ordered_json::parse(line, nullptr, false);
+      if (j.is_discarded() || !j.is_object() || !j.contains("run") || !j["run"].is_object()) {
+        throw Error(ErrorKind::Input, "merge: " + where + ": not a line of ea_iid --jsonl (no \"run\" field)");
+      }
+      const auto& run = j["run"];
+      const size_t item = run["item"].get<size_t>(), total = run["items"].get<size_t>();
+      const uint64_t count = run["shard"].is_null() ? 1 : run["shard"]["count"].get<uint64_t>();
+      if ((items && *items != total) || (shares && *shares != count)) {
+        throw Error(ErrorKind::Input, "merge: " + where + ": from another list (" + std::to_string(total) + " items, " +
+                                      std::to_string(count) + " shares; the first line said " + std::to_string(*items) +
+                                      " and " + std::to_string(*shares) + ")");
+      }
+      items = total;
+      shares = count;
+      seen_shares.insert(run["shard"].is_null() ? 1 : run["shard"]["index"].get<uint64_t>());
+      if (item >= total) throw Error(ErrorKind::Input, "merge: " + where + ": item " + std::to_string(item) + " of " + std::to_string(total));
+      auto [it, fresh] = rows.emplace(item, std::make_pair(std::move(j), where));
+      if (!fresh) {
+        throw Error(ErrorKind::Input, "merge: item " + std::to_string(item) + " is in " + it->second.second + " and " +
+                                      where + "; each share once");
+      }
+    }
+  }
+  if (!items) throw Error(ErrorKind::Input, "merge: the inputs hold no lines");
+  if (rows.size() != *items) {
+    std::string missing;
+    int shown = 0;
+    for (size_t i = 0; i < *items && shown < 5; ++i) {
+      if (!rows.count(i)) missing += (shown++ ? ", " : "") + std::to_string(i);
+    }
+    std::string absent;
+    for (uint64_t k = 1; k <= *shares; ++k) {
+      if (!seen_shares.count(k)) absent += (absent.empty() ? "" : ", ") + std::to_string(k);
+    }
+    throw Error(ErrorKind::Input, "merge: " + std::to_string(*items - rows.size()) + " of " + std::to_string(*items) +
+                                  " items have no line (items " + missing + (shown == 5 ? ", ..." : "") + ")" +
+                                  (absent.empty() ? "" : "; no line from share(s) " + absent + " of " +
+                                                             std::to_string(*shares)));
+  }
+  std::string text;
+  std::vector<Row> table;
+  Outcome outcome;
+  bool any_error = false;
+  for (auto& [item, row] : rows) {
+    const auto& j = row.first;
+    text += j.dump() + "\n";
+    table.push_back(row_of_json(j));
+    if (j.contains("skipped")) continue;
+    if (j.value("errorLevel", 0) != 0) {
+      any_error = true;
+      continue;
+    }
+    const std::string v = j["verdict"]["result"].get<std::string>();
+    outcome.add(v == "not IID", v == "inconclusive", !j["forCompliance"].get<bool>());
+  }
+  write_file_atomically(out, text, inputs, "merge");
+  if (!quiet) {
+    print_summary(stdout, table);
+    std::fprintf(stdout, "%zu rows from %" PRIu64 " shares: %s\n", table.size(), *shares,
+                 any_error ? "some assessments had errors" : outcome.not_iid || outcome.inconclusive ? "not all IID" : "all IID");
+    flush_checked(stdout, "standard output");
+  }
+  return any_error ? Outcome::error() : outcome;
+}
 
 Outcome run_assessments(const Options& o, const Settings& settings, const std::string& started,
                         const InputSet& inputs, const std::atomic<bool>& interrupt,
                         const std::atomic<int>& signal_number) {
-  const std::vector<Item> items = expand_items(o.files, o.subset, o.blocks, o.keep_short);
+  std::vector<Item> items = expand_items(o.files, o.subset, o.blocks, o.keep_short);
   if (!o.batch()) return run_single(o, settings, started, inputs, items, interrupt);
-  return run_batch(o, settings, started, inputs, items, interrupt, signal_number);
+  ListPosition position;
+  position.items = items.size();
+  position.shard = o.shard;
+  if (o.shard) {
+    position.index = share_of(items, o.shard->first, o.shard->second);
+    std::vector<Item> mine;
+    for (size_t i : position.index) mine.push_back(items[i]);
+    items = std::move(mine);
+    logger().info("share {}/{}: {} of {} items", o.shard->first, o.shard->second, items.size(), position.items);
+  } else {
+    for (size_t i = 0; i < items.size(); ++i) position.index.push_back(i);
+  }
+  return run_batch(o, settings, started, inputs, items, position, interrupt, signal_number);
 }
 
 }  // namespace ea::cli

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <string>
+#include <vector>
 
 #include "assess.hpp"
 #include "options.hpp"
@@ -22,5 +23,11 @@ namespace ea::cli {
 Outcome run_assessments(const Options& o, const Settings& settings, const std::string& started,
                         const InputSet& inputs, const std::atomic<bool>& interrupt,
                         const std::atomic<int>& signal_number);
+
+// ea_iid merge [--force] [-q] OUT.jsonl IN.jsonl...: the JSONL files of the shares of one
+// list (--shard K/N) joined into OUT in list order, after checking that they come from one
+// list and hold every item exactly once; the summary table; the batch's outcome. Throws
+// Error{Usage|Input|Output} (a missing share, a duplicate, a cut-off last line).
+Outcome merge_shares(const std::vector<std::string>& args);
 
 }  // namespace ea::cli

@@ -26,6 +26,10 @@ std::vector<Item> expand_items(const std::vector<std::string>& files, const std:
     whole.path = path;
     if (!blocks) {
       whole.subset = subset;
+      struct stat st {};
+      if (path != kStdinPath && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+        whole.weight = subset ? subset->count : static_cast<uint64_t>(st.st_size);
+      }
       items.push_back(std::move(whole));
       continue;
     }
@@ -54,7 +58,9 @@ std::vector<Item> expand_items(const std::vector<std::string>& files, const std:
       it.block = static_cast<int64_t>(k);
       it.file = file;
       const uint64_t have = std::min(count, size - k * count);
+      it.weight = have;
       if (have < count && !keep_short) {
+        it.weight = 0;
         it.skipped = "short block (" + std::to_string(have) + " of " + std::to_string(count) +
                      " samples) skipped; --keep-short assesses it";
       }
@@ -62,6 +68,25 @@ std::vector<Item> expand_items(const std::vector<std::string>& files, const std:
     }
   }
   return items;
+}
+
+std::vector<size_t> share_of(const std::vector<Item>& items, uint64_t k, uint64_t n) {
+  if (n == 0 || k == 0 || k > n) throw Error(ErrorKind::Usage, "a share is K/N with 1 <= K <= N");
+  // Weights: samples; where nothing is known (streams, missing files), 1 each.
+  long double total = 0;
+  for (const Item& it : items) total += it.weight;
+  const bool by_count = total == 0;
+  if (by_count) total = static_cast<long double>(items.size());
+  std::vector<size_t> mine;
+  long double before = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const long double w = by_count ? 1 : items[i].weight;
+    const long double mid = before + w / 2;
+    const uint64_t share = std::min<uint64_t>(n - 1, static_cast<uint64_t>(n * mid / total));
+    if (share == k - 1) mine.push_back(i);
+    before += w;
+  }
+  return mine;
 }
 
 namespace {

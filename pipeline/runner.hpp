@@ -33,6 +33,7 @@ struct Item {
   std::function<Dataset()> generate;  // generated data (ea_calibrate) instead of a file
   // Settings of this item alone (ea_calibrate interleaves generators); null: the run's.
   std::shared_ptr<const Settings> settings;
+  uint64_t weight = 0;                // samples it will assess (0 when skipped): balances shares
 
   std::string label() const { return block >= 0 ? path + " block " + std::to_string(block) : path; }
 };
@@ -42,6 +43,12 @@ struct Item {
 // found, empty, not a regular file) is one item that fails with the loader's message.
 std::vector<Item> expand_items(const std::vector<std::string>& files, const std::optional<SubsetSpec>& subset,
                                const std::optional<uint64_t>& blocks, bool keep_short);
+
+// Share k (1 <= k <= n) of a list for cluster job arrays: the indexes of a contiguous run of
+// items, the shares balanced by samples (item i goes to share floor(n x (samples before i +
+// half its own) / all samples)). Deterministic: every job that expands the same command line
+// computes the same shares, which together hold every item exactly once, in order.
+std::vector<size_t> share_of(const std::vector<Item>& items, uint64_t k, uint64_t n);
 
 struct ItemResult {
   enum class Status { Assessed, Skipped, Failed, Interrupted };

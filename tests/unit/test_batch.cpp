@@ -43,6 +43,7 @@ nlohmann::json stable(nlohmann::json j) {
   j.erase("commandline");
   j.erase("timings");
   if (j.contains("permutation")) j["permutation"].erase("device");
+  j.erase("run");  // a batch row's place in its list
   return j;
 }
 
@@ -75,12 +76,15 @@ TEST_CASE("--blocks on a file whose length is not a multiple of COUNT") {
   Result r = run("--seed 9 --iterations 50 --blocks 1000 --jsonl " + out + " " + f);
   CHECK(r.code == 0);
   auto lines = jsonl(out);
-  REQUIRE(lines.size() == 2);  // blocks 0 and 1; the 500-sample block 2 is skipped
+  REQUIRE(lines.size() == 3);  // blocks 0 and 1; the 500-sample block 2 is skipped, and says so
   CHECK(lines[0]["input"]["block"] == 0);
   CHECK(lines[1]["input"]["block"] == 1);
   CHECK(lines[1]["input"]["samples"] == 1000);
+  CHECK(lines[2]["input"]["block"] == 2);
+  CHECK(lines[2]["skipped"].get<std::string>().find("short block (500 of 1000 samples)") != std::string::npos);
+  CHECK(lines[2]["run"]["item"] == 2);
   CHECK(r.out.find("short block (500 of 1000 samples) skipped") != std::string::npos);
-  // The file now holds two lines: --force replaces them (without it the run is refused).
+  // The file now holds three lines: --force replaces them (without it the run is refused).
   Result keep = run("--seed 9 --iterations 50 --blocks 1000 --keep-short --force --jsonl " + out + " " + f);
   CHECK(keep.code == 0);
   lines = jsonl(out);
@@ -117,7 +121,7 @@ TEST_CASE("--jobs: assessments in flight at once give the lines of a one-at-a-ti
   CHECK(r1.code == 2);  // the empty file
   CHECK(r3.code == 2);
   auto l1 = jsonl(one), l3 = jsonl(three);
-  REQUIRE(l1.size() == 3 + 1 + 1 + 3);
+  REQUIRE(l1.size() == 3 + 1 + 2 + 3);  // b's short block has its "skipped" line
   REQUIRE(l3.size() == l1.size());
   for (size_t k = 0; k < l1.size(); ++k) {
     CAPTURE(k);
@@ -211,4 +215,64 @@ TEST_CASE("seeds depend on the data, not on the list: alone == in a batch of 5 i
   const auto ag = nlohmann::json::parse(slurp(again));
   CHECK(ag["permutation"]["seed"] == bl[1]["permutation"]["seed"]);
   CHECK(ag["testCases"] == bl[1]["testCases"]);
+}
+
+TEST_CASE("--shard K/N: the shares merged by 'ea_iid merge' equal one run, row for row, for N = 1, 3, 4") {
+  const std::string dir = tmp("shards-" + std::to_string(::getpid()));
+  REQUIRE(std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str()) == 0);
+  // 12 items of uneven sizes: three files in blocks of 3,000 (short last blocks skipped),
+  // and a whole file.
+  const std::string args = "--seed 3 --device cpu --iterations 200 -q --blocks 3000 " + kSamples + "rand8_short.bin " +
+                           kSamples + "rand4_short.bin " + kSamples + "rand1_short.bin";
+  REQUIRE(run(args + " --jsonl " + dir + "/full.jsonl").code == 0);
+  const auto full = jsonl(dir + "/full.jsonl");
+  REQUIRE(full.size() == 12);
+  CHECK(full[3]["skipped"].get<std::string>().find("short block") != std::string::npos);  // skipped items have lines
+  for (int n : {1, 3, 4}) {
+    CAPTURE(n);
+    std::string shares;
+    size_t lines = 0;
+    for (int k = 1; k <= n; ++k) {
+      const std::string part = dir + "/s" + std::to_string(n) + "-" + std::to_string(k) + ".jsonl";
+      REQUIRE(run(args + " --shard " + std::to_string(k) + "/" + std::to_string(n) + " --jsonl " + part).code == 0);
+      lines += jsonl(part).size();
+      shares += " " + part;
+    }
+    CHECK(lines == full.size());  // every item in exactly one share
+    const std::string merged = dir + "/merged" + std::to_string(n) + ".jsonl";
+    Result m = run("merge -q " + merged + shares);
+    REQUIRE(m.code == 0);
+    const auto rows = jsonl(merged);
+    REQUIRE(rows.size() == full.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+      CAPTURE(i);
+      CHECK(rows[i]["run"]["shard"]["count"] == n);
+      CHECK(rows[i]["run"]["item"] == full[i]["run"]["item"]);
+      CHECK(rows[i]["run"]["items"] == full[i]["run"]["items"]);
+      CHECK(stable(rows[i]) == stable(full[i]));
+    }
+  }
+  // A missing share, a duplicate and a cut-off line are errors that say so.
+  Result missing = run("merge " + dir + "/m.jsonl " + dir + "/s3-1.jsonl " + dir + "/s3-3.jsonl");
+  CHECK(missing.code == 2);
+  CHECK(missing.err.find("no line from share(s) 2 of 3") != std::string::npos);
+  Result twice = run("merge " + dir + "/m.jsonl " + dir + "/s3-1.jsonl " + dir + "/s3-1.jsonl " + dir + "/s3-2.jsonl " +
+                     dir + "/s3-3.jsonl");
+  CHECK(twice.code == 2);
+  CHECK(twice.err.find("each share once") != std::string::npos);
+  std::string text;
+  {
+    std::ifstream in(dir + "/s3-2.jsonl");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  std::ofstream(dir + "/torn.jsonl") << text.substr(0, text.size() - 20);
+  Result torn = run("merge " + dir + "/m.jsonl " + dir + "/s3-1.jsonl " + dir + "/torn.jsonl " + dir + "/s3-3.jsonl");
+  CHECK(torn.code == 2);
+  CHECK(torn.err.find("the last line is incomplete") != std::string::npos);
+  // An existing output is never replaced without --force.
+  Result again = run("merge " + dir + "/merged3.jsonl " + dir + "/s3-1.jsonl " + dir + "/s3-2.jsonl " + dir + "/s3-3.jsonl");
+  CHECK(again.code == 2);
+  CHECK(again.err.find("--force replaces it") != std::string::npos);
 }
