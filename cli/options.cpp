@@ -149,9 +149,9 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
                        ->type_name("K");
   std::string shard_text;
   auto* shard_opt = app.add_option("--shard", shard_text,
-                                   "assess only share K of N of the items (files x blocks), balanced by samples, for "
-                                   "job arrays (Slurm: --shard $((SLURM_ARRAY_TASK_ID+1))/N); join the shares' JSONL "
-                                   "files with 'ea_iid merge'")
+                                   "assess only share K (0 to N-1) of N of the items (files x blocks), balanced by "
+                                   "samples, for job arrays (Slurm: --shard $SLURM_ARRAY_TASK_ID/N); join the shares' "
+                                   "JSONL files with 'ea_iid merge'")
                        ->type_name("K/N");
   app.add_flag("--keep-short", o.keep_short, "with --blocks: also assess the last block when it is shorter");
   auto* jsonl_opt = app.add_option("--jsonl", jsonl, "write one JSON object per assessment, one per line ('-': stdout)")
@@ -250,7 +250,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
     const size_t slash = shard_text.find('/');
     if (slash == std::string::npos) throw Error(ErrorKind::Usage, "--shard: '" + shard_text + "' is not K/N");
     const uint64_t n = parse_unsigned(shard_text.substr(slash + 1), "--shard N", 1, 1000000);
-    const uint64_t k = parse_unsigned(shard_text.substr(0, slash), "--shard K", 1, n);
+    const uint64_t k = parse_unsigned(shard_text.substr(0, slash), "--shard K", 0, n - 1);
     o.shard = std::make_pair(k, n);
   }
   if ((o.jsonl_append || o.jsonl_force) && !o.jsonl_path) {

@@ -24,7 +24,7 @@ struct Options {
   bool keep_short = false;         // --keep-short
   int jobs = 0;                    // --jobs K (0: 8 with a GPU, else 1)
   std::optional<std::string> jsonl_path;  // --jsonl PATH ("-": stdout)
-  std::optional<std::pair<uint64_t, uint64_t>> shard;  // --shard K/N (1 <= K <= N)
+  std::optional<std::pair<uint64_t, uint64_t>> shard;  // --shard K/N (0 <= K < N)
   // What the assessments compute and where (bits, -i/-c, -a/-t, --prng, --iterations,
   // --device, --gpu, --round-size, --gpu-tuning, ...). settings.seed and settings.threads
   // are set by main() from `seed` and `threads`.

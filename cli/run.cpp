@@ -476,7 +476,7 @@ Outcome merge_shares(const std::vector<std::string>& args) {
       }
       items = total;
       shares = count;
-      seen_shares.insert(run["shard"].is_null() ? 1 : run["shard"]["index"].get<uint64_t>());
+      seen_shares.insert(run["shard"].is_null() ? 0 : run["shard"]["index"].get<uint64_t>());
       if (item >= total) throw Error(ErrorKind::Input, "merge: " + where + ": item " + std::to_string(item) + " of " + std::to_string(total));
       auto [it, fresh] = rows.emplace(item, std::make_pair(std::move(j), where));
       if (!fresh) {
@@ -493,7 +493,7 @@ Outcome merge_shares(const std::vector<std::string>& args) {
       if (!rows.count(i)) missing += (shown++ ? ", " : "") + std::to_string(i);
     }
     std::string absent;
-    for (uint64_t k = 1; k <= *shares; ++k) {
+    for (uint64_t k = 0; k < *shares; ++k) {
       if (!seen_shares.count(k)) absent += (absent.empty() ? "" : ", ") + std::to_string(k);
     }
     throw Error(ErrorKind::Input, "merge: " + std::to_string(*items - rows.size()) + " of " + std::to_string(*items) +

@@ -71,7 +71,7 @@ std::vector<Item> expand_items(const std::vector<std::string>& files, const std:
 }
 
 std::vector<size_t> share_of(const std::vector<Item>& items, uint64_t k, uint64_t n) {
-  if (n == 0 || k == 0 || k > n) throw Error(ErrorKind::Usage, "a share is K/N with 1 <= K <= N");
+  if (n == 0 || k >= n) throw Error(ErrorKind::Usage, "a share is K/N with 0 <= K < N");
   // Weights: samples; where nothing is known (streams, missing files), 1 each.
   long double total = 0;
   for (const Item& it : items) total += it.weight;
@@ -83,7 +83,7 @@ std::vector<size_t> share_of(const std::vector<Item>& items, uint64_t k, uint64_
     const long double w = by_count ? 1 : items[i].weight;
     const long double mid = before + w / 2;
     const uint64_t share = std::min<uint64_t>(n - 1, static_cast<uint64_t>(n * mid / total));
-    if (share == k - 1) mine.push_back(i);
+    if (share == k) mine.push_back(i);
     before += w;
   }
   return mine;

@@ -44,7 +44,8 @@ struct Item {
 std::vector<Item> expand_items(const std::vector<std::string>& files, const std::optional<SubsetSpec>& subset,
                                const std::optional<uint64_t>& blocks, bool keep_short);
 
-// Share k (1 <= k <= n) of a list for cluster job arrays: the indexes of a contiguous run of
+// Share k (0 <= k < n) of a list for cluster job arrays (Slurm's array index, Kubernetes'
+// completion index): the indexes of a contiguous run of
 // items, the shares balanced by samples (item i goes to share floor(n x (samples before i +
 // half its own) / all samples)). Deterministic: every job that expands the same command line
 // computes the same shares, which together hold every item exactly once, in order.

@@ -232,7 +232,7 @@ TEST_CASE("--shard K/N: the shares merged by 'ea_iid merge' equal one run, row f
     CAPTURE(n);
     std::string shares;
     size_t lines = 0;
-    for (int k = 1; k <= n; ++k) {
+    for (int k = 0; k < n; ++k) {
       const std::string part = dir + "/s" + std::to_string(n) + "-" + std::to_string(k) + ".jsonl";
       REQUIRE(run(args + " --shard " + std::to_string(k) + "/" + std::to_string(n) + " --jsonl " + part).code == 0);
       lines += jsonl(part).size();
@@ -253,26 +253,26 @@ TEST_CASE("--shard K/N: the shares merged by 'ea_iid merge' equal one run, row f
     }
   }
   // A missing share, a duplicate and a cut-off line are errors that say so.
-  Result missing = run("merge " + dir + "/m.jsonl " + dir + "/s3-1.jsonl " + dir + "/s3-3.jsonl");
+  Result missing = run("merge " + dir + "/m.jsonl " + dir + "/s3-0.jsonl " + dir + "/s3-2.jsonl");
   CHECK(missing.code == 2);
-  CHECK(missing.err.find("no line from share(s) 2 of 3") != std::string::npos);
-  Result twice = run("merge " + dir + "/m.jsonl " + dir + "/s3-1.jsonl " + dir + "/s3-1.jsonl " + dir + "/s3-2.jsonl " +
-                     dir + "/s3-3.jsonl");
+  CHECK(missing.err.find("no line from share(s) 1 of 3") != std::string::npos);
+  Result twice = run("merge " + dir + "/m.jsonl " + dir + "/s3-0.jsonl " + dir + "/s3-0.jsonl " + dir + "/s3-1.jsonl " +
+                     dir + "/s3-2.jsonl");
   CHECK(twice.code == 2);
   CHECK(twice.err.find("each share once") != std::string::npos);
   std::string text;
   {
-    std::ifstream in(dir + "/s3-2.jsonl");
+    std::ifstream in(dir + "/s3-1.jsonl");
     std::stringstream ss;
     ss << in.rdbuf();
     text = ss.str();
   }
   std::ofstream(dir + "/torn.jsonl") << text.substr(0, text.size() - 20);
-  Result torn = run("merge " + dir + "/m.jsonl " + dir + "/s3-1.jsonl " + dir + "/torn.jsonl " + dir + "/s3-3.jsonl");
+  Result torn = run("merge " + dir + "/m.jsonl " + dir + "/s3-0.jsonl " + dir + "/torn.jsonl " + dir + "/s3-2.jsonl");
   CHECK(torn.code == 2);
   CHECK(torn.err.find("the last line is incomplete") != std::string::npos);
   // An existing output is never replaced without --force.
-  Result again = run("merge " + dir + "/merged3.jsonl " + dir + "/s3-1.jsonl " + dir + "/s3-2.jsonl " + dir + "/s3-3.jsonl");
+  Result again = run("merge " + dir + "/merged3.jsonl " + dir + "/s3-0.jsonl " + dir + "/s3-1.jsonl " + dir + "/s3-2.jsonl");
   CHECK(again.code == 2);
   CHECK(again.err.find("--force replaces it") != std::string::npos);
 }
