@@ -158,6 +158,10 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
                         ->type_name("PATH");
   app.add_flag("--append", o.jsonl_append, "with --jsonl: add lines to an existing file (without it a non-empty file is refused)");
   app.add_flag("--force", o.jsonl_force, "with --jsonl: replace the contents of an existing file");
+  app.add_flag("--resume", o.resume,
+               "with --jsonl (and -o DIR/): keep the items an earlier run of the same command completed (same file, "
+               "block, samples' SHA-256, seed and result-changing options), assess only the rest and append them; a "
+               "cut-off last line is dropped and redone; without --seed the earlier run's seed is reused");
   app.add_flag("--allow-stream", st.allow_stream,
                "also read FIFOs and character devices (to their end, or to the end of -l INDEX,COUNT); "
                "without it they are refused");
@@ -169,7 +173,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
        {"--seed", "--prng", "--list-prngs", "--device", "--gpu", "--round-size", "--gpu-tuning", "--threads",
         "--cpu-compression", "--verify"}},
       {"Output", {"-v", "-q", "--format", "-o", "--timing", "--log-level", "--exit-code", "--strict"}},
-      {"Batch", {"--blocks", "--keep-short", "--jobs", "--jsonl", "--append", "--force", "--shard"}},
+      {"Batch", {"--blocks", "--keep-short", "--jobs", "--jsonl", "--append", "--force", "--resume", "--shard"}},
   };
   for (CLI::Option* opt : app.get_options()) {
     for (const auto& [group, names] : groups) {
@@ -257,6 +261,12 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
     throw Error(ErrorKind::Usage, std::string(o.jsonl_append ? "--append" : "--force") + " applies to --jsonl, which is not given");
   }
   if (o.jsonl_append && o.jsonl_force) throw Error(ErrorKind::Usage, "--append and --force exclude each other");
+  if (o.resume && !o.jsonl_path && !(o.json_path && o.batch())) {
+    throw Error(ErrorKind::Usage, "--resume needs --jsonl PATH or -o DIR/ (the results it continues)");
+  }
+  if (o.resume && (o.jsonl_append || o.jsonl_force)) {
+    throw Error(ErrorKind::Usage, "--resume appends to the --jsonl file itself; --append and --force do not apply");
+  }
   if (o.blocks && l->count()) {
     throw Error(ErrorKind::Usage, "-l and --blocks exclude each other: -l assesses one part of a file, --blocks every part");
   }

@@ -35,6 +35,7 @@ struct Options {
   std::optional<SubsetSpec> subset;        // -l INDEX,COUNT
   bool jsonl_append = false;               // --append: add lines to an existing --jsonl file
   bool jsonl_force = false;                // --force: replace an existing --jsonl file's contents
+  bool resume = false;                     // --resume: keep the complete rows of an earlier run
   std::optional<std::string> json_path;    // -o
   std::optional<uint64_t> seed;  // --seed (else drawn from the OS)
   int threads = 0;               // 0: all cores (OMP_NUM_THREADS respected)

@@ -159,6 +159,7 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
   j["input"] = input;
   ordered_json est;
   est["mode"] = a.settings.initial_entropy ? "initial (-i)" : "conditioned (-c)";
+  est["bitstringTruncated"] = a.settings.truncate_bitstring;  // -t
   est["hOriginal"] = a.h_original ? mcv_json(*a.h_original) : ordered_json(nullptr);
   est["hBitstring"] = a.h_bitstring ? mcv_json(*a.h_bitstring) : ordered_json(nullptr);
   if (a.h_bitstring) est["hBitstringPerSymbol"] = a.h_bitstring->entropy * a.width;

@@ -157,6 +157,37 @@ Row row_of(const Item& it, const ItemResult& r) {
   return row;
 }
 
+// The summary row of a JSONL line (ea_iid merge).
+Row row_of_json(const nlohmann::ordered_json& j) {
+  auto str = [](const nlohmann::ordered_json& v, const char* f) {
+    return v.is_null() ? std::string("-") : fmt(f, v.get<double>());
+  };
+  const auto& in = j.contains("input") ? j["input"] : nlohmann::ordered_json::object();
+  Row row{j.value("filename", std::string("-")), in.contains("block") ? std::to_string(in["block"].get<int64_t>()) : "-",
+          "-", "-", "-", "-", "-", "-", "-", "", "-"};
+  if (j.contains("skipped")) {
+    row.verdict = "skipped: " + j["skipped"].get<std::string>();
+  } else if (j.value("errorLevel", 0) != 0) {
+    row.verdict = "error: " + j.value("errorMessage", std::string());
+  } else {
+    row.samples = std::to_string(in.value("samples", uint64_t{0}));
+    row.width = std::to_string(in.value("bitsPerSymbol", 0));
+    row.h_original = j["estimates"]["hOriginal"].is_null() ? "-" : str(j["estimates"]["hOriginal"]["minEntropy"], "%.6f");
+    row.h_bitstring =
+        j["estimates"]["hBitstring"].is_null() ? "-" : str(j["estimates"]["hBitstring"]["minEntropy"], "%.6f");
+    const auto& tc = j["testCases"][0];
+    const bool chi_evaluable = j["chiSquare"]["independence"]["evaluable"].get<bool>() &&
+                               j["chiSquare"]["goodnessOfFit"]["evaluable"].get<bool>();
+    row.chi = tc["passedChiSquareTests"].get<bool>() ? "passed" : chi_evaluable ? "failed" : "not evaluated";
+    row.lrs = tc["passedLongestRepeatedSubstringTest"].get<bool>() ? "passed" : "failed";
+    row.perm = j["permutation"]["passed"].get<bool>() ? "passed" : "failed";
+    row.verdict = j["verdict"]["result"].get<std::string>();
+    row.seconds = str(j["timings"]["total"], "%.2f");
+  }
+  return row;
+}
+
+
 // -o names a folder in batch mode: checked, and every name checked, before any work.
 // Returns each item's output path ("" for skipped items).
 std::vector<std::string> output_paths(const std::string& dir, const std::vector<Item>& items, const InputSet& inputs) {
@@ -209,6 +240,8 @@ struct ListPosition {
   std::vector<size_t> index;  // of each item run, in the whole list
   size_t items = 0;           // the whole list
   std::optional<std::pair<uint64_t, uint64_t>> shard;
+  // --resume: rows of an earlier run kept for items of this list (index in the whole list).
+  std::vector<std::pair<size_t, nlohmann::ordered_json>> kept;
 };
 
 nlohmann::ordered_json run_json(const ListPosition& pos, size_t k) {
@@ -231,7 +264,7 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
                                                          : std::vector<std::string>(items.size());
   std::unique_ptr<JsonlWriter> jsonl;
   if (o.jsonl_path) {
-    const auto existing = o.jsonl_append ? JsonlWriter::Existing::Append
+    const auto existing = o.jsonl_append || o.resume ? JsonlWriter::Existing::Append
                           : o.jsonl_force ? JsonlWriter::Existing::Truncate
                                           : JsonlWriter::Existing::Refuse;
     jsonl = std::make_unique<JsonlWriter>(*o.jsonl_path, existing, inputs);
@@ -255,9 +288,17 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
   };
   std::vector<Status> status(static_cast<size_t>(jobs));
   std::mutex status_mutex;
-  std::vector<Row> rows;
+  std::vector<std::pair<size_t, Row>> rows;  // (index in the whole list, row)
   bool any_error = false, any_not_iid = false;
   Outcome verdicts;
+  for (const auto& [index, json] : position.kept) {
+    rows.emplace_back(index, row_of_json(json));
+    if (json.contains("skipped")) continue;
+    const std::string v = json["verdict"]["result"].get<std::string>();
+    verdicts.add(v == "not IID", v == "inconclusive", !json["forCompliance"].get<bool>());
+    any_not_iid = any_not_iid || v != "IID";
+  }
+  if (!position.kept.empty()) logger().info("--resume: {} items kept from the earlier run", position.kept.size());
   size_t finished = 0;
 
   RunObserver obs;
@@ -320,7 +361,7 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
     if (r.status != ItemResult::Status::Skipped) {
       logger().info("[{}/{}] {}: {} ({} s)", finished, items.size(), it.label(), row.verdict, row.seconds);
     }
-    rows.push_back(std::move(row));
+    rows.emplace_back(position.index[k], std::move(row));
   };
   if (bar) {
     obs.tick = [&] {
@@ -362,7 +403,10 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
     }
   }
   if (!sum.stopped_by.empty()) logger().error("{}", sum.stopped_by);
-  if (!o.quiet) print_summary(table, rows);
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Row> table_rows;
+  for (auto& r : rows) table_rows.push_back(std::move(r.second));
+  if (!o.quiet) print_summary(table, table_rows);
   if (sum.interrupted) {
     const int sig = signal_number.load();
     std::fprintf(table, "Incomplete: interrupted by %s after %zu of %zu assessments\n",
@@ -374,7 +418,7 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
     std::fprintf(table, "Incomplete: stopped by an error after %zu of %zu assessments\n", finished, items.size());
     any_error = true;
   } else if (!o.quiet) {
-    std::fprintf(table, "%zu rows: %s\n", rows.size(),
+    std::fprintf(table, "%zu rows: %s\n", table_rows.size(),
                  any_error ? "some assessments had errors" : any_not_iid ? "not all IID" : "all IID");
   }
   flush_checked(table, table_name);
@@ -382,37 +426,172 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
   return verdicts;
 }
 
-// The summary row of a JSONL line (ea_iid merge).
-Row row_of_json(const nlohmann::ordered_json& j) {
-  auto str = [](const nlohmann::ordered_json& v, const char* f) {
-    return v.is_null() ? std::string("-") : fmt(f, v.get<double>());
-  };
-  const auto& in = j.contains("input") ? j["input"] : nlohmann::ordered_json::object();
-  Row row{j.value("filename", std::string("-")), in.contains("block") ? std::to_string(in["block"].get<int64_t>()) : "-",
-          "-", "-", "-", "-", "-", "-", "-", "", "-"};
-  if (j.contains("skipped")) {
-    row.verdict = "skipped: " + j["skipped"].get<std::string>();
-  } else if (j.value("errorLevel", 0) != 0) {
-    row.verdict = "error: " + j.value("errorMessage", std::string());
-  } else {
-    row.samples = std::to_string(in.value("samples", uint64_t{0}));
-    row.width = std::to_string(in.value("bitsPerSymbol", 0));
-    row.h_original = j["estimates"]["hOriginal"].is_null() ? "-" : str(j["estimates"]["hOriginal"]["minEntropy"], "%.6f");
-    row.h_bitstring =
-        j["estimates"]["hBitstring"].is_null() ? "-" : str(j["estimates"]["hBitstring"]["minEntropy"], "%.6f");
-    const auto& tc = j["testCases"][0];
-    const bool chi_evaluable = j["chiSquare"]["independence"]["evaluable"].get<bool>() &&
-                               j["chiSquare"]["goodnessOfFit"]["evaluable"].get<bool>();
-    row.chi = tc["passedChiSquareTests"].get<bool>() ? "passed" : chi_evaluable ? "failed" : "not evaluated";
-    row.lrs = tc["passedLongestRepeatedSubstringTest"].get<bool>() ? "passed" : "failed";
-    row.perm = j["permutation"]["passed"].get<bool>() ? "passed" : "failed";
-    row.verdict = j["verdict"]["result"].get<std::string>();
-    row.seconds = str(j["timings"]["total"], "%.2f");
+}  // namespace
+
+namespace {
+
+// The lines of a JSONL file; an incomplete last line (cut off by a crash) is left out and
+// `torn` says so. Throws Error{Input} for a malformed line before the last.
+std::vector<nlohmann::ordered_json> read_jsonl(const std::string& path, bool& torn) {
+  torn = false;
+  std::vector<nlohmann::ordered_json> rows;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return rows;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t line_no = 0;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = text.find('\n', at);
+    const bool last = end == std::string::npos;
+    const std::string line = text.substr(at, last ? std::string::npos : end - at);
+    at = last ? text.size() : end + 1;
+    ++line_no;
+    auto j = nlohmann::ordered_json::parse(line, nullptr, false);
+    if (last || j.is_discarded() || !j.is_object()) {
+      if (last || at >= text.size()) {
+        torn = true;
+        break;
+      }
+      throw Error(ErrorKind::Input, path + ":" + std::to_string(line_no) + ": not a JSON line; --resume continues "
+                                    "only files that ea_iid --jsonl wrote");
+    }
+    rows.push_back(std::move(j));
   }
-  return row;
+  return rows;
+}
+
+int64_t block_of(const nlohmann::ordered_json& j) {
+  return j.contains("input") && j["input"].contains("block") ? j["input"]["block"].get<int64_t>() : -1;
+}
+
+// Why an earlier complete row of this item cannot be kept with `s` ("" when it can).
+std::string mismatch(const nlohmann::ordered_json& j, const Item& it, const Settings& s) {
+  const auto& p = j["permutation"];
+  const auto& in = j["input"];
+  auto differs = [](const std::string& what, const std::string& was, const std::string& now) {
+    return what + " was " + was + ", now " + now;
+  };
+  if (p["userSeed"].get<std::string>() != std::to_string(s.seed)) {
+    return differs("--seed", p["userSeed"].get<std::string>(), std::to_string(s.seed));
+  }
+  if (p["prng"].get<std::string>() != prng_info(s.prng).name) return differs("--prng", p["prng"], prng_info(s.prng).name);
+  if (p["iterations"].get<uint32_t>() != s.iterations) {
+    return differs("--iterations", std::to_string(p["iterations"].get<uint32_t>()), std::to_string(s.iterations));
+  }
+  if (p["earlyExit"].get<bool>() != s.early_exit) return "--no-early-exit differs";
+  if (p["allTests"].get<bool>() != s.all_tests) return "--all-tests differs";
+  if ((j["estimates"]["mode"].get<std::string>() == "initial (-i)") != s.initial_entropy) return "-i/-c differs";
+  if (j["estimates"]["bitstringTruncated"].get<bool>() != s.truncate_bitstring) return "-a/-t differs";
+  if (s.width != 0 && in["bitsPerSymbol"].get<int>() != s.width) return "the bit width differs";
+  const auto subset = in["subset"];
+  const bool same_subset = subset.is_null() ? !it.subset
+                                            : it.subset && subset["index"].get<uint64_t>() == it.subset->index &&
+                                                  subset["count"].get<uint64_t>() == it.subset->count;
+  if (!same_subset) return "the -l range or --blocks size differs";
+  return "";
 }
 
 }  // namespace
+
+// --resume: the rows of the earlier run (the --jsonl file, else the -o DIR/ files) that are
+// complete for items of this list are kept, those items leave the list; a cut-off last line
+// and error rows of items to run again are dropped from the --jsonl file (rewritten
+// atomically, every other row kept). Rows written with other options, or for a file that
+// changed since, stop the run with an error rather than mixing results.
+static void prepare_resume(const Options& o, Settings& settings, std::vector<Item>& items, ListPosition& position,
+                    const std::vector<std::string>& out_paths, const InputSet& inputs) {
+  const bool from_jsonl = o.jsonl_path.has_value();
+  if (from_jsonl && *o.jsonl_path == "-") throw Error(ErrorKind::Usage, "--resume cannot continue standard output");
+  bool torn = false;
+  std::vector<nlohmann::ordered_json> rows;
+  if (from_jsonl) rows = read_jsonl(*o.jsonl_path, torn);
+  // Without --seed: the earlier run's.
+  if (!o.seed) {
+    std::optional<std::string> seed;
+    auto adopt = [&seed](const nlohmann::ordered_json& j) {
+      if (!j.contains("permutation")) return;
+      const std::string s = j["permutation"]["userSeed"];
+      if (seed && *seed != s) throw Error(ErrorKind::Input, "--resume: the earlier rows have different seeds; give --seed");
+      seed = s;
+    };
+    for (const auto& j : rows) adopt(j);
+    for (const auto& path : out_paths) {
+      if (from_jsonl || path.empty()) continue;
+      std::ifstream in(path);
+      auto j = nlohmann::ordered_json::parse(in, nullptr, false);
+      if (!j.is_discarded() && j.is_object()) adopt(j);
+    }
+    if (seed) settings.seed = std::stoull(*seed);
+  }
+  // The earlier rows by (path, block).
+  std::map<std::pair<std::string, int64_t>, size_t> by_item;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (rows[r].contains("input") && rows[r]["input"].contains("path")) {
+      by_item[{rows[r]["input"]["path"].get<std::string>(), block_of(rows[r])}] = r;
+    }
+  }
+  std::map<std::string, std::string> file_sha;  // path -> SHA-256 now
+  std::vector<bool> drop(rows.size(), false);
+  std::vector<Item> rest;
+  std::vector<size_t> rest_index;
+  for (size_t k = 0; k < items.size(); ++k) {
+    const Item& it = items[k];
+    std::optional<nlohmann::ordered_json> earlier;
+    size_t r = 0;
+    if (from_jsonl) {
+      auto at = by_item.find({it.path, it.block});
+      if (at != by_item.end()) {
+        r = at->second;
+        earlier = rows[r];
+      }
+    } else if (!out_paths[k].empty()) {
+      std::ifstream in(out_paths[k]);
+      auto j = nlohmann::ordered_json::parse(in, nullptr, false);
+      if (in && !j.is_discarded() && j.is_object()) earlier = j;
+    }
+    bool keep = false;
+    if (earlier && earlier->contains("skipped")) {
+      keep = !it.skipped.empty();
+    } else if (earlier && earlier->value("errorLevel", 0) == 0 && earlier->contains("permutation")) {
+      const std::string why = mismatch(*earlier, it, settings);
+      if (!why.empty()) {
+        throw Error(ErrorKind::Usage, "--resume: " + it.label() + " has a result written with other options (" + why +
+                                          "); run with the same options, or write to another file");
+      }
+      auto sha = file_sha.find(it.path);
+      if (sha == file_sha.end()) sha = file_sha.emplace(it.path, fingerprint_file(it.path).sha256).first;
+      if ((*earlier)["sha256"].get<std::string>() != sha->second) {
+        throw Error(ErrorKind::Input, "--resume: " + it.path + " changed since its results were written (SHA-256 " +
+                                          (*earlier)["sha256"].get<std::string>() + ", now " + sha->second + ")");
+      }
+      keep = true;
+    }
+    if (keep) {
+      position.kept.emplace_back(position.index[k], *earlier);
+    } else {
+      if (earlier && from_jsonl) drop[r] = true;  // an error row: assessed again
+      rest.push_back(it);
+      rest_index.push_back(position.index[k]);
+    }
+  }
+  items = std::move(rest);
+  position.index = std::move(rest_index);
+  bool rewrite = torn;
+  for (bool d : drop) rewrite = rewrite || d;
+  if (from_jsonl && rewrite) {
+    std::string text;
+    size_t dropped = 0;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      if (drop[r]) {
+        ++dropped;
+        continue;
+      }
+      text += rows[r].dump() + "\n";
+    }
+    write_file_atomically(*o.jsonl_path, text, inputs, "--jsonl");
+    logger().info("--resume: {}{} error rows to assess again dropped from {}", torn ? "a cut-off last line and " : "",
+                  dropped, *o.jsonl_path);
+  }
+}
 
 Outcome merge_shares(const std::vector<std::string>& args) {
   bool force = false, quiet = false;
@@ -543,6 +722,13 @@ Outcome run_assessments(const Options& o, const Settings& settings, const std::s
     logger().info("share {}/{}: {} of {} items", o.shard->first, o.shard->second, items.size(), position.items);
   } else {
     for (size_t i = 0; i < items.size(); ++i) position.index.push_back(i);
+  }
+  if (o.resume) {
+    Settings resumed = settings;
+    const std::vector<std::string> out_paths = o.json_path ? output_paths(*o.json_path, items, inputs)
+                                                           : std::vector<std::string>(items.size());
+    prepare_resume(o, resumed, items, position, out_paths, inputs);
+    return run_batch(o, resumed, started, inputs, items, position, interrupt, signal_number);
   }
   return run_batch(o, settings, started, inputs, items, position, interrupt, signal_number);
 }
