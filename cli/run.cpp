@@ -18,6 +18,8 @@
 #include <mutex>
 #include <vector>
 
+#include <openssl/evp.h>
+
 #include "common/error.hpp"
 #include "logging.hpp"
 #include "report.hpp"
@@ -212,10 +214,25 @@ std::vector<std::string> output_paths(const std::string& dir, const std::vector<
   }
   if (out_dir.back() != '/') out_dir += '/';
   std::vector<std::string> paths(items.size());
+  // Inputs with one base name in different folders (a/x.bin, b/x.bin): each name gets the
+  // first 8 hex digits of the SHA-256 of its path as given, so no file overwrites another.
+  std::map<std::string, std::set<std::string>> folders_of;
+  for (const auto& it : items) folders_of[basename_of(it.path)].insert(it.path);
+  auto short_hash = [](const std::string& text) {
+    unsigned char md[32];
+    unsigned int len = 0;
+    if (EVP_Digest(text.data(), text.size(), md, &len, EVP_sha256(), nullptr) != 1) {
+      throw Error(ErrorKind::Internal, "OpenSSL: SHA-256 failed");
+    }
+    char hex[9];
+    std::snprintf(hex, sizeof hex, "%02x%02x%02x%02x", md[0], md[1], md[2], md[3]);
+    return std::string(hex);
+  };
   std::map<std::string, size_t> first_of;
   for (size_t k = 0; k < items.size(); ++k) {
     if (!items[k].skipped.empty()) continue;
     std::string name = basename_of(items[k].path);
+    if (folders_of[name].size() > 1) name += "." + short_hash(items[k].path);
     if (items[k].block >= 0) name += ".block" + std::to_string(items[k].block);
     paths[k] = out_dir + name + ".json";
     auto [at, fresh] = first_of.emplace(paths[k], k);
