@@ -147,6 +147,13 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
                                   "batch: assessments in flight at once, 1-64, each with its own CUDA stream and "
                                   "buffers (default: 8 with a GPU, else 1)")
                        ->type_name("K");
+  std::string csv_text, html_text;
+  auto* csv_opt = app.add_option("--csv", csv_text, "batch: write one CSV row per item to PATH (docs/report.md)")
+                      ->type_name("PATH");
+  auto* html_opt = app.add_option("--html", html_text,
+                                  "batch: write a self-contained HTML report to PATH (summary, verdict counts, per item "
+                                  "each statistic's rank among its permutations and a histogram of the values)")
+                       ->type_name("PATH");
   std::string shard_text;
   auto* shard_opt = app.add_option("--shard", shard_text,
                                    "assess only share K (0 to N-1) of N of the items (files x blocks), balanced by "
@@ -173,7 +180,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
        {"--seed", "--prng", "--list-prngs", "--device", "--gpu", "--round-size", "--gpu-tuning", "--threads",
         "--cpu-compression", "--verify"}},
       {"Output", {"-v", "-q", "--format", "-o", "--timing", "--log-level", "--exit-code", "--strict"}},
-      {"Batch", {"--blocks", "--keep-short", "--jobs", "--jsonl", "--append", "--force", "--resume", "--shard"}},
+      {"Batch", {"--blocks", "--keep-short", "--jobs", "--jsonl", "--append", "--force", "--resume", "--shard", "--csv", "--html"}},
   };
   for (CLI::Option* opt : app.get_options()) {
     for (const auto& [group, names] : groups) {
@@ -250,6 +257,8 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   if (jobs_opt->count()) o.jobs = static_cast<int>(parse_unsigned(jobs_text, "--jobs", 1, 64));
   if (blocks_opt->count()) o.blocks = parse_unsigned(blocks_text, "--blocks", 1, kMaxSamples);
   if (jsonl_opt->count()) o.jsonl_path = jsonl;
+  if (csv_opt->count()) o.csv_path = csv_text;
+  if (html_opt->count()) o.html_path = html_text;
   if (shard_opt->count()) {
     const size_t slash = shard_text.find('/');
     if (slash == std::string::npos) throw Error(ErrorKind::Usage, "--shard: '" + shard_text + "' is not K/N");

@@ -25,6 +25,7 @@ struct Options {
   int jobs = 0;                    // --jobs K (0: 8 with a GPU, else 1)
   std::optional<std::string> jsonl_path;  // --jsonl PATH ("-": stdout)
   std::optional<std::pair<uint64_t, uint64_t>> shard;  // --shard K/N (0 <= K < N)
+  std::optional<std::string> csv_path, html_path;      // --csv, --html: the batch's report files
   // What the assessments compute and where (bits, -i/-c, -a/-t, --prng, --iterations,
   // --device, --gpu, --round-size, --gpu-tuning, ...). settings.seed and settings.threads
   // are set by main() from `seed` and `threads`.
@@ -46,7 +47,10 @@ struct Options {
   std::string command_line;
 
   // Several assessments (several files, --blocks or --jsonl): batch mode.
-  bool batch() const { return files.size() > 1 || blocks.has_value() || jsonl_path.has_value() || shard.has_value(); }
+  bool batch() const {
+    return files.size() > 1 || blocks.has_value() || jsonl_path.has_value() || shard.has_value() ||
+           csv_path.has_value() || html_path.has_value();
+  }
 };
 
 enum class ParseStatus { Run, Exit0 };

@@ -156,6 +156,9 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
     input["subset"] = nullptr;
   }
   input["warnings"] = a.warnings;
+  ordered_json counts = ordered_json::array();
+  for (const auto& [value, count] : a.value_counts) counts.push_back({value, count});
+  input["valueCounts"] = counts;  // [value, count] pairs
   j["input"] = input;
   ordered_json est;
   est["mode"] = a.settings.initial_entropy ? "initial (-i)" : "conditioned (-c)";

@@ -23,6 +23,7 @@
 #include "common/error.hpp"
 #include "logging.hpp"
 #include "report.hpp"
+#include "report_files.hpp"
 #include "runner.hpp"
 
 namespace ea::cli {
@@ -103,7 +104,7 @@ Outcome run_single(const Options& o, const Settings& settings, const std::string
 // ---- several items: --jsonl, -o DIR/, the summary table ------------------------------
 
 struct Row {
-  std::string file, block, samples, width, h_original, h_bitstring, chi, lrs, perm, verdict, seconds;
+  std::string file, block, samples, width, h_original, h_bitstring, h_assessed, chi, lrs, perm, failed, verdict, seconds;
 };
 
 std::string fmt(const char* f, double v) {
@@ -118,28 +119,34 @@ std::string basename_of(const std::string& p) {
 }
 
 void print_summary(std::FILE* f, const std::vector<Row>& rows) {
-  const char* head[] = {"file", "block", "samples", "width", "H_original", "H_bitstring", "chi-square",
-                        "LRS", "permutation", "verdict", "seconds"};
-  size_t w[11];
-  for (int c = 0; c < 11; ++c) w[c] = std::strlen(head[c]);
+  constexpr int kColumns = 13;
+  const char* head[kColumns] = {"file",     "block", "samples",     "width",        "H_original", "H_bitstring", "H_assessed",
+                                "chi-square", "LRS", "permutation", "failed tests", "verdict",    "seconds"};
+  size_t w[kColumns];
+  for (int c = 0; c < kColumns; ++c) w[c] = std::strlen(head[c]);
   auto cells = [](const Row& r) {
-    return std::vector<const std::string*>{&r.file, &r.block, &r.samples, &r.width, &r.h_original, &r.h_bitstring,
-                                           &r.chi, &r.lrs, &r.perm, &r.verdict, &r.seconds};
+    return std::vector<const std::string*>{&r.file, &r.block, &r.samples, &r.width,  &r.h_original, &r.h_bitstring, &r.h_assessed,
+                                           &r.chi,  &r.lrs,   &r.perm,    &r.failed, &r.verdict,    &r.seconds};
   };
   for (const auto& r : rows) {
     auto c = cells(r);
-    for (int k = 0; k < 11; ++k) w[k] = std::max(w[k], c[k]->size());
+    for (int k = 0; k < kColumns; ++k) w[k] = std::max(w[k], c[k]->size());
   }
-  for (int c = 0; c < 11; ++c) std::fprintf(f, "%-*s%s", static_cast<int>(w[c]), head[c], c == 10 ? "\n" : "  ");
-  for (const auto& r : rows) {
-    auto c = cells(r);
-    for (int k = 0; k < 11; ++k) std::fprintf(f, "%-*s%s", static_cast<int>(w[k]), c[k]->c_str(), k == 10 ? "\n" : "  ");
-  }
+  auto line = [&](const std::vector<const std::string*>& c) {
+    for (int k = 0; k < kColumns; ++k) {
+      std::fprintf(f, "%-*s%s", static_cast<int>(w[k]), c[k]->c_str(), k == kColumns - 1 ? "\n" : "  ");
+    }
+  };
+  std::vector<std::string> head_text(head, head + kColumns);
+  std::vector<const std::string*> head_cells;
+  for (const auto& h : head_text) head_cells.push_back(&h);
+  line(head_cells);
+  for (const auto& r : rows) line(cells(r));
 }
 
 Row row_of(const Item& it, const ItemResult& r) {
   const std::string block = it.block >= 0 ? std::to_string(it.block) : "-";
-  Row row{it.path, block, "-", "-", "-", "-", "-", "-", "-", "", "-"};
+  Row row{it.path, block, "-", "-", "-", "-", "-", "-", "-", "-", "-", "", "-"};
   switch (r.status) {
     case ItemResult::Status::Skipped: row.verdict = "skipped: " + r.message; return row;
     case ItemResult::Status::Failed: row.verdict = "error: " + r.message; break;
@@ -149,6 +156,14 @@ Row row_of(const Item& it, const ItemResult& r) {
       row.width = std::to_string(a.width);
       row.h_original = a.h_original ? fmt("%.6f", a.h_original->entropy) : "-";
       row.h_bitstring = a.h_bitstring ? fmt("%.6f", a.h_bitstring->entropy) : "-";
+      row.h_assessed = fmt("%.6f", a.h_assessed);
+      std::string failed;
+      if (a.chi_square_failed()) failed = "chi-square";
+      if (!a.lrs.passed()) failed += std::string(failed.empty() ? "" : ",") + "LRS";
+      for (int t = 0; t < kNumTests; ++t) {
+        if (a.permutation.test_failed(t)) failed += std::string(failed.empty() ? "" : ",") + test_name(t);
+      }
+      row.failed = failed.empty() ? "-" : failed;
       row.chi = a.chi_square_failed() ? "failed" : a.chi_square_evaluable() ? "passed" : "not evaluated";
       row.lrs = a.lrs.passed() ? "passed" : "failed";
       row.perm = a.permutation.passed() ? "passed" : "failed";
@@ -165,8 +180,9 @@ Row row_of_json(const nlohmann::ordered_json& j) {
     return v.is_null() ? std::string("-") : fmt(f, v.get<double>());
   };
   const auto& in = j.contains("input") ? j["input"] : nlohmann::ordered_json::object();
-  Row row{j.value("filename", std::string("-")), in.contains("block") ? std::to_string(in["block"].get<int64_t>()) : "-",
-          "-", "-", "-", "-", "-", "-", "-", "", "-"};
+  Row row{j.value("filename", std::string("-")),
+          in.contains("block") ? std::to_string(in["block"].get<int64_t>()) : "-",
+          "-", "-", "-", "-", "-", "-", "-", "-", "-", "", "-"};
   if (j.contains("skipped")) {
     row.verdict = "skipped: " + j["skipped"].get<std::string>();
   } else if (j.value("errorLevel", 0) != 0) {
@@ -185,6 +201,10 @@ Row row_of_json(const nlohmann::ordered_json& j) {
     row.perm = j["permutation"]["passed"].get<bool>() ? "passed" : "failed";
     row.verdict = j["verdict"]["result"].get<std::string>();
     row.seconds = str(j["timings"]["total"], "%.2f");
+    row.h_assessed = str(j["assessedMinEntropy"], "%.6f");
+    std::string failed;
+    for (const auto& t : failed_tests(j)) failed += (failed.empty() ? "" : ",") + t;
+    row.failed = failed.empty() ? "-" : failed;
   }
   return row;
 }
@@ -279,6 +299,12 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
   using clock = std::chrono::steady_clock;
   const std::vector<std::string> out_paths = o.json_path ? output_paths(*o.json_path, items, inputs)
                                                          : std::vector<std::string>(items.size());
+  // The report files are written at the end; whether they can be is checked now.
+  for (const auto* path : {&o.csv_path, &o.html_path}) {
+    if (*path) check_output_path(**path, inputs, path == &o.csv_path ? "--csv" : "--html");
+  }
+  const bool reports = o.csv_path || o.html_path;
+  std::vector<std::pair<size_t, nlohmann::ordered_json>> report_rows = position.kept;
   std::unique_ptr<JsonlWriter> jsonl;
   if (o.jsonl_path) {
     const auto existing = o.jsonl_append || o.resume ? JsonlWriter::Existing::Append
@@ -339,9 +365,10 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
     Row row = row_of(it, r);
     if (r.status == ItemResult::Status::Skipped) {
       logger().info("{}: {}", it.label(), r.message);
+      nlohmann::ordered_json json = skipped_json(o, started, it.path, it.block, r.message);
+      json["run"] = run_json(position, k);
+      if (reports) report_rows.emplace_back(position.index[k], json);
       if (jsonl) {  // the list's every item has its line
-        nlohmann::ordered_json json = skipped_json(o, started, it.path, it.block, r.message);
-        json["run"] = run_json(position, k);
         try {
           jsonl->write_line(json.dump());
         } catch (const Error& e) {
@@ -364,6 +391,7 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
         verdicts.add(v == Verdict::NotIid, v == Verdict::Inconclusive, !r.assessment->for_compliance());
       }
       json["run"] = run_json(position, k);
+      if (reports) report_rows.emplace_back(position.index[k], json);
       try {
         if (jsonl) jsonl->write_line(json.dump());
         if (!out_paths[k].empty()) write_file_atomically(out_paths[k], json.dump(2) + "\n", inputs, "-o");
@@ -421,6 +449,18 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
   }
   if (!sum.stopped_by.empty()) logger().error("{}", sum.stopped_by);
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (reports) {
+    std::sort(report_rows.begin(), report_rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<nlohmann::ordered_json> ordered;
+    for (auto& r : report_rows) ordered.push_back(std::move(r.second));
+    try {
+      if (o.csv_path) write_file_atomically(*o.csv_path, csv_report(ordered), inputs, "--csv");
+      if (o.html_path) write_file_atomically(*o.html_path, html_report(ordered, o.command_line), inputs, "--html");
+    } catch (const Error& e) {
+      logger().error("{}", e.what());
+      any_error = true;
+    }
+  }
   std::vector<Row> table_rows;
   for (auto& r : rows) table_rows.push_back(std::move(r.second));
   if (!o.quiet) print_summary(table, table_rows);

@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <future>
@@ -120,6 +121,8 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
   a.base = baseline(d);
   std::vector<uint64_t> counts(static_cast<size_t>(d.alphabet), 0);
   for (uint8_t s : d.symbols) ++counts[s];
+  for (int s = 0; s < d.alphabet; ++s) a.value_counts.emplace_back(d.raw_of[static_cast<size_t>(s)], counts[static_cast<size_t>(s)]);
+  std::sort(a.value_counts.begin(), a.value_counts.end());
   a.h_assessed = d.width;
   if (cfg.initial_entropy) {
     a.h_original = most_common_value(counts, d.size());

@@ -95,6 +95,9 @@ struct Assessment {
   Settings settings;  // as given (settings.seed is the user's seed)
   uint64_t seed = 0;  // the shuffles' seed: assessment_seed(settings.seed, data)
 
+  // How often each value occurs: (raw value, count), in increasing value order.
+  std::vector<std::pair<uint8_t, uint64_t>> value_counts;
+
   Baseline base;
   std::optional<McvEstimate> h_original;   // -i only
   std::optional<McvEstimate> h_bitstring;  // when k > 2 or -c

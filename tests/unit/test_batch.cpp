@@ -336,3 +336,60 @@ TEST_CASE("--resume: interrupted mid-batch, resumed without --seed, equals an un
   CHECK(other.err.find("--seed was 11, now 12") != std::string::npos);
   CHECK(jsonl(part).size() == full.size());
 }
+
+namespace {
+// Tags of an XHTML-style page are balanced: every <x> has its </x>, "/>" closes itself.
+bool balanced(const std::string& html, std::string& why) {
+  std::vector<std::string> open;
+  for (size_t at = html.find('<'); at != std::string::npos; at = html.find('<', at + 1)) {
+    const size_t end = html.find('>', at);
+    if (end == std::string::npos) {
+      why = "unterminated tag";
+      return false;
+    }
+    const std::string tag = html.substr(at + 1, end - at - 1);
+    if (tag.empty() || tag[0] == '!' || tag.back() == '/') continue;
+    if (tag[0] == '/') {
+      const std::string name = tag.substr(1);
+      if (open.empty() || open.back() != name) {
+        why = "</" + name + "> closes <" + (open.empty() ? std::string("nothing") : open.back()) + ">";
+        return false;
+      }
+      open.pop_back();
+    } else {
+      open.push_back(tag.substr(0, tag.find_first_of(" \t\n")));
+    }
+  }
+  why = open.empty() ? "" : "<" + open.back() + "> not closed";
+  return open.empty();
+}
+}  // namespace
+
+TEST_CASE("--csv and --html: one row per item (skipped and errors included), plots for every assessed item") {
+  const std::string dir = tmp("report-" + std::to_string(::getpid()));
+  REQUIRE(std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str()) == 0);
+  const std::string empty = write_bytes("report-empty.bin", "");
+  Result r = run("--seed 2 --device cpu --iterations 200 -q --blocks 4000 --csv " + dir + "/r.csv --html " + dir +
+                 "/r.html " + kSamples + "rand8_short.bin " + empty);
+  CHECK(r.code == 2);  // the empty file
+  // 2 blocks of 4,000, a short one skipped, and the error.
+  std::ifstream csv(dir + "/r.csv");
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(csv, l);) lines.push_back(l);
+  REQUIRE(lines.size() == 1 + 4);
+  CHECK(lines[0].rfind("file,block,samples,bits,h_original,h_bitstring,h_assessed,", 0) == 0);
+  CHECK(lines[1].find(",chi-square,not IID,false,") != std::string::npos);  // rand8_short fails chi-square
+  CHECK(lines[3].find(",skipped,") != std::string::npos);
+  CHECK(lines[4].find(",error,") != std::string::npos);
+  const std::string html = slurp(dir + "/r.html");
+  std::string why;
+  CHECK_MESSAGE(balanced(html, why), why);
+  size_t rows = 0, svgs = 0;
+  for (size_t at = html.find("<tr class=\"item"); at != std::string::npos; at = html.find("<tr class=\"item", at + 1)) ++rows;
+  for (size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++svgs;
+  CHECK(rows == 4);
+  CHECK(svgs == 2 * 2);  // ranks and histogram for each assessed block
+  CHECK(html.find("<script") == std::string::npos);
+  CHECK(html.find("http://www.w3.org/2000/svg") != std::string::npos);  // the only URL: the SVG namespace
+  CHECK(html.find("src=") == std::string::npos);
+}

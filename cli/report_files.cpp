@@ -1,0 +1,206 @@
+#include "report_files.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace ea::cli {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+bool is_assessment(const ordered_json& r) { return !r.contains("skipped") && r.value("errorLevel", 0) == 0; }
+
+std::string number(const ordered_json& v, const char* f) {
+  if (!v.is_number()) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v.get<double>());
+  return buf;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string html_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
+std::string block_of(const ordered_json& r) {
+  return r.contains("input") && r["input"].contains("block") ? std::to_string(r["input"]["block"].get<int64_t>()) : "";
+}
+
+std::string verdict_of(const ordered_json& r) {
+  if (r.contains("skipped")) return "skipped";
+  if (r.value("errorLevel", 0) != 0) return "error";
+  return r["verdict"]["result"].get<std::string>();
+}
+
+std::string note_of(const ordered_json& r) {
+  if (r.contains("skipped")) return r["skipped"].get<std::string>();
+  if (r.value("errorLevel", 0) != 0) return r.value("errorMessage", std::string());
+  std::string n;
+  for (const auto& c : r["complianceNotes"]) n += (n.empty() ? "" : "; ") + c.get<std::string>();
+  return n;
+}
+
+// Where the original statistic sits among its permutations: the share of permutations below
+// it (C2), ties counted half.
+double rank_of(const ordered_json& t) {
+  const double c0 = t["C0"].get<double>(), c1 = t["C1"].get<double>(), c2 = t["C2"].get<double>();
+  const double n = c0 + c1 + c2;
+  return n > 0 ? (c2 + c1 / 2) / n : 0.5;
+}
+
+std::string rank_svg(const ordered_json& r) {
+  const auto& tests = r["permutation"]["tests"];
+  const int row = 16, width = 460, left = 150, bar = width - left - 10;
+  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"ranks\" width=\"" + std::to_string(width) +
+                  "\" height=\"" + std::to_string(row * static_cast<int>(tests.size()) + 20) + "\">";
+  int y = 14;
+  for (const auto& t : tests) {
+    const bool ran = t["ran"].get<bool>();
+    const bool failed = t["result"].get<std::string>() == "failed";
+    s += "<text x=\"0\" y=\"" + std::to_string(y) + "\" font-size=\"11\">" + html_escape(t["name"].get<std::string>()) +
+         "</text>";
+    s += "<rect x=\"" + std::to_string(left) + "\" y=\"" + std::to_string(y - 9) + "\" width=\"" + std::to_string(bar) +
+         "\" height=\"10\" fill=\"#eee\"/>";
+    if (ran) {
+      const int x = left + static_cast<int>(rank_of(t) * bar);
+      s += "<rect x=\"" + std::to_string(std::max(left, x - 2)) + "\" y=\"" + std::to_string(y - 11) +
+           "\" width=\"4\" height=\"14\" fill=\"" + (failed ? "#c00" : "#06c") + "\"/>";
+    } else {
+      s += "<text x=\"" + std::to_string(left + 4) + "\" y=\"" + std::to_string(y) + "\" font-size=\"10\">not run</text>";
+    }
+    y += row;
+  }
+  s += "<text x=\"" + std::to_string(left) + "\" y=\"" + std::to_string(y + 2) +
+       "\" font-size=\"10\">0: every permutation above the original ... 1: every one below</text></svg>";
+  return s;
+}
+
+std::string histogram_svg(const ordered_json& r) {
+  const auto& counts = r["input"]["valueCounts"];
+  const int width = 460, height = 120;
+  uint64_t top = 1;
+  for (const auto& c : counts) top = std::max(top, c[1].get<uint64_t>());
+  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"histogram\" width=\"" + std::to_string(width) +
+                  "\" height=\"" + std::to_string(height + 16) + "\">";
+  const int bits = r["input"]["bitsPerSymbol"].get<int>();
+  const double slot = static_cast<double>(width) / (1 << bits);
+  for (const auto& c : counts) {
+    const int v = c[0].get<int>();
+    const int h = static_cast<int>(static_cast<double>(c[1].get<uint64_t>()) / static_cast<double>(top) * height);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"#06c\"/>", v * slot,
+                  height - h, std::max(1.0, slot - 0.5), h);
+    s += buf;
+  }
+  s += "<text x=\"0\" y=\"" + std::to_string(height + 13) + "\" font-size=\"10\">sample values 0 to " +
+       std::to_string((1 << bits) - 1) + "; tallest bar " + std::to_string(top) + "</text></svg>";
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> failed_tests(const ordered_json& r) {
+  std::vector<std::string> f;
+  if (!is_assessment(r)) return f;
+  if (!r["testCases"][0]["passedChiSquareTests"].get<bool>() && r["chiSquare"]["independence"]["evaluable"].get<bool>() &&
+      r["chiSquare"]["goodnessOfFit"]["evaluable"].get<bool>()) {
+    f.push_back("chi-square");
+  }
+  if (!r["longestRepeatedSubstring"]["passed"].get<bool>()) f.push_back("LRS");
+  for (const auto& t : r["permutation"]["tests"]) {
+    if (t["result"].get<std::string>() == "failed") f.push_back(t["name"].get<std::string>());
+  }
+  return f;
+}
+
+std::string csv_report(const std::vector<ordered_json>& rows) {
+  std::string out =
+      "file,block,samples,bits,h_original,h_bitstring,h_assessed,chi_square,lrs,permutation,failed_tests,verdict,"
+      "for_compliance,seconds,sha256,seed,note\r\n";
+  for (const auto& r : rows) {
+    std::vector<std::string> c(17);
+    c[0] = r.value("filename", std::string());
+    c[1] = block_of(r);
+    c[11] = verdict_of(r);
+    c[14] = r.value("sha256", std::string());
+    c[16] = note_of(r);
+    if (is_assessment(r)) {
+      const auto& est = r["estimates"];
+      c[2] = std::to_string(r["input"]["samples"].get<uint64_t>());
+      c[3] = std::to_string(r["input"]["bitsPerSymbol"].get<int>());
+      c[4] = est["hOriginal"].is_null() ? "" : number(est["hOriginal"]["minEntropy"], "%.17g");
+      c[5] = est["hBitstring"].is_null() ? "" : number(est["hBitstring"]["minEntropy"], "%.17g");
+      c[6] = number(r["assessedMinEntropy"], "%.17g");
+      c[7] = r["testCases"][0]["passedChiSquareTests"].get<bool>() ? "passed" : "failed";
+      c[8] = r["longestRepeatedSubstring"]["passed"].get<bool>() ? "passed" : "failed";
+      c[9] = r["permutation"]["passed"].get<bool>() ? "passed" : "failed";
+      for (const auto& f : failed_tests(r)) c[10] += (c[10].empty() ? "" : ";") + f;
+      c[12] = r["forCompliance"].get<bool>() ? "true" : "false";
+      c[13] = number(r["timings"]["total"], "%.3f");
+      c[15] = r["permutation"]["userSeed"].get<std::string>();
+    }
+    for (size_t k = 0; k < c.size(); ++k) out += csv_field(c[k]) + (k + 1 < c.size() ? "," : "\r\n");
+  }
+  return out;
+}
+
+std::string html_report(const std::vector<ordered_json>& rows, const std::string& command_line) {
+  std::map<std::string, int> verdicts;
+  for (const auto& r : rows) ++verdicts[verdict_of(r)];
+  std::string h =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>ea_iid report</title>"
+      "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+      "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}tr.failed td{background:#fee}"
+      "section{margin-top:2em}</style></head><body>\n";
+  h += "<h1>ea_iid report</h1><p>" + html_escape(command_line) + "</p>\n<p class=\"counts\">";
+  for (const auto& [v, n] : verdicts) h += html_escape(v) + ": " + std::to_string(n) + "; ";
+  h += std::to_string(rows.size()) + " items</p>\n";
+  h += "<table class=\"summary\"><thead><tr><th>#</th><th>file</th><th>block</th><th>samples</th><th>bits</th>"
+       "<th>H_assessed</th><th>verdict</th><th>failed tests</th><th>note</th></tr></thead><tbody>\n";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    const bool assessed = is_assessment(r);
+    std::string failed;
+    for (const auto& f : failed_tests(r)) failed += (failed.empty() ? "" : ", ") + f;
+    h += std::string("<tr class=\"item") + (verdict_of(r) == "IID" || verdict_of(r) == "skipped" ? "" : " failed") +
+         "\"><td><a href=\"#item" + std::to_string(i) + "\">" + std::to_string(i) + "</a></td><td>" +
+         html_escape(r.value("filename", std::string())) + "</td><td>" + block_of(r) + "</td><td>" +
+         (assessed ? std::to_string(r["input"]["samples"].get<uint64_t>()) : "") + "</td><td>" +
+         (assessed ? std::to_string(r["input"]["bitsPerSymbol"].get<int>()) : "") + "</td><td>" +
+         (assessed ? number(r["assessedMinEntropy"], "%.6f") : "") + "</td><td>" + html_escape(verdict_of(r)) +
+         "</td><td>" + html_escape(failed) + "</td><td>" + html_escape(note_of(r)) + "</td></tr>\n";
+  }
+  h += "</tbody></table>\n";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    if (!is_assessment(r)) continue;
+    std::string title = r.value("filename", std::string());
+    if (!block_of(r).empty()) title += " block " + block_of(r);
+    h += "<section id=\"item" + std::to_string(i) + "\"><h2>" + std::to_string(i) + ". " + html_escape(title) + ": " +
+         html_escape(verdict_of(r)) + "</h2>\n<p>SHA-256 " + html_escape(r["sha256"].get<std::string>()) +
+         "; seed " + html_escape(r["permutation"]["seed"].get<std::string>()) + "</p>\n" + rank_svg(r) + "\n" +
+         histogram_svg(r) + "\n</section>\n";
+  }
+  h += "</body></html>\n";
+  return h;
+}
+
+}  // namespace ea::cli

@@ -1,0 +1,25 @@
+// The report files of a batch: --csv (one row per item) and --html (one self-contained
+// page). Both are made from the items' JSON (assessment, error or skipped), so rows kept by
+// --resume and rows joined by ea_iid merge are reported like new ones.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace ea::cli {
+
+// The failed tests of an item's JSON: "chi-square", "LRS" and the permutation tests' names.
+std::vector<std::string> failed_tests(const nlohmann::ordered_json& row);
+
+// CSV (RFC 4180), a header and one line per row, in the given order. Columns (docs/report.md):
+// file, block, samples, bits, h_original, h_bitstring, h_assessed, chi_square, lrs,
+// permutation, failed_tests, verdict, for_compliance, seconds, sha256, seed, note.
+std::string csv_report(const std::vector<nlohmann::ordered_json>& rows);
+
+// One HTML page (no script, no external resource): the summary table, the count of each
+// verdict, and per assessed item an SVG of each statistic's rank among its permutations and
+// an SVG histogram of the sample values.
+std::string html_report(const std::vector<nlohmann::ordered_json>& rows, const std::string& command_line);
+
+}  // namespace ea::cli
