@@ -47,6 +47,25 @@ nlohmann::json stable(nlohmann::json j) {
   return j;
 }
 
+// Runs ea_iid with `args`, waits for the first line of the JSONL file `out`, sends SIGINT
+// and returns the exit status (-1 when it did not exit normally).
+int interrupted_run(const std::vector<std::string>& args, const std::string& out) {
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    std::vector<const char*> argv{EA_IID_EXE};
+    for (const auto& a : args) argv.push_back(a.c_str());
+    argv.push_back(nullptr);
+    execv(EA_IID_EXE, const_cast<char* const*>(argv.data()));
+    _exit(127);
+  }
+  for (int i = 0; i < 1200 && jsonl(out).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 }  // namespace
 
 TEST_CASE("several files with a bad one: every result written, the batch goes on, exit 2") {
@@ -152,21 +171,10 @@ TEST_CASE("SIGINT: finished assessments stay as complete JSONL lines, exit 130")
   const std::string out = tmp(std::to_string(::getpid()) + "-b5.jsonl");
   std::remove(out.c_str());
   const std::string f = kSamples + "truerand_8bit.bin";
-  pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    // Eight 100,000-sample blocks with full permutation counts: several seconds each.
-    execl(EA_IID_EXE, EA_IID_EXE, "--seed", "1", "--threads", "1", "--no-early-exit", "--iterations", "400",
-          "--blocks", "100000", "-q", "--jsonl", out.c_str(), f.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  // Wait until the first result is written, then interrupt.
-  for (int i = 0; i < 600 && jsonl(out).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  kill(pid, SIGINT);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 130);
+  // Eight 100,000-sample blocks with full permutation counts: several seconds each.
+  CHECK(interrupted_run({"--seed", "1", "--threads", "1", "--no-early-exit", "--iterations", "400", "--blocks", "100000",
+                         "-q", "--jsonl", out, f},
+                        out) == 130);
   auto lines = jsonl(out);  // every line parses
   CHECK(lines.size() >= 1);
   CHECK(lines.size() < 10);
@@ -291,22 +299,9 @@ TEST_CASE("--resume: interrupted mid-batch, resumed without --seed, equals an un
   REQUIRE(full.size() == 17);
   // The same, interrupted after its first line.
   const std::string part = dir + "/part.jsonl";
-  pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    std::vector<const char*> argv{EA_IID_EXE};
-    for (const auto& a : common) argv.push_back(a.c_str());
-    for (const char* a : {"--jsonl", part.c_str(), f.c_str()}) argv.push_back(a);
-    argv.push_back(nullptr);
-    execv(EA_IID_EXE, const_cast<char* const*>(argv.data()));
-    _exit(127);
-  }
-  for (int i = 0; i < 600 && jsonl(part).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  kill(pid, SIGINT);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 130);
+  std::vector<std::string> args = common;
+  for (const std::string& a : {std::string("--jsonl"), part, f}) args.push_back(a);
+  CHECK(interrupted_run(args, part) == 130);
   const size_t before = jsonl(part).size();
   CHECK(before >= 1);
   CHECK(before < 17);
