@@ -343,6 +343,7 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
   }
   if (!position.kept.empty()) logger().info("--resume: {} items kept from the earlier run", position.kept.size());
   size_t finished = 0;
+  uint64_t permutations_done = 0;  // of the finished items (the bar's rate)
 
   RunObserver obs;
   obs.note = note_logger(o);
@@ -387,6 +388,7 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
         for (const auto& w : r.assessment->warnings) logger().warn("{}: {}", it.path, w);
         json = assessment_json(*r.assessment, o, started, it.block);
         const Verdict v = r.assessment->verdict();
+        permutations_done += r.assessment->permutation.fast_permutations + r.assessment->permutation.compression_permutations;
         any_not_iid = any_not_iid || v != Verdict::Iid;
         verdicts.add(v == Verdict::NotIid, v == Verdict::Inconclusive, !r.assessment->for_compliance());
       }
@@ -431,8 +433,10 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
       if (finished) {
         eta = ", about " + std::to_string(static_cast<long>(elapsed / finished * (items.size() - finished))) + " s left";
       }
-      std::fprintf(stderr, "\r\033[K[%zu/%zu] %s%s | %.0f s elapsed%s", finished, items.size(), current.c_str(),
-                   others ? (" (+" + std::to_string(others) + " running)").c_str() : "", elapsed, eta.c_str());
+      const double rate = elapsed > 0 ? static_cast<double>(permutations_done) / elapsed : 0;
+      std::fprintf(stderr, "\r\033[K[%zu/%zu] %s%s | %.0f permutations/s | %.0f s elapsed%s", finished, items.size(),
+                   current.c_str(), others ? (" (+" + std::to_string(others) + " running)").c_str() : "", rate, elapsed,
+                   eta.c_str());
       std::fflush(stderr);
     };
   }
