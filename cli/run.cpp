@@ -25,6 +25,7 @@
 #include "report.hpp"
 #include "report_files.hpp"
 #include "runner.hpp"
+#include "summary.hpp"
 
 namespace ea::cli {
 
@@ -103,112 +104,10 @@ Outcome run_single(const Options& o, const Settings& settings, const std::string
 
 // ---- several items: --jsonl, -o DIR/, the summary table ------------------------------
 
-struct Row {
-  std::string file, block, samples, width, h_original, h_bitstring, h_assessed, chi, lrs, perm, failed, verdict, seconds;
-};
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 std::string basename_of(const std::string& p) {
   auto slash = p.find_last_of('/');
   return slash == std::string::npos ? p : p.substr(slash + 1);
 }
-
-void print_summary(std::FILE* f, const std::vector<Row>& rows) {
-  constexpr int kColumns = 13;
-  const char* head[kColumns] = {"file",     "block", "samples",     "width",        "H_original", "H_bitstring", "H_assessed",
-                                "chi-square", "LRS", "permutation", "failed tests", "verdict",    "seconds"};
-  size_t w[kColumns];
-  for (int c = 0; c < kColumns; ++c) w[c] = std::strlen(head[c]);
-  auto cells = [](const Row& r) {
-    return std::vector<const std::string*>{&r.file, &r.block, &r.samples, &r.width,  &r.h_original, &r.h_bitstring, &r.h_assessed,
-                                           &r.chi,  &r.lrs,   &r.perm,    &r.failed, &r.verdict,    &r.seconds};
-  };
-  for (const auto& r : rows) {
-    auto c = cells(r);
-    for (int k = 0; k < kColumns; ++k) w[k] = std::max(w[k], c[k]->size());
-  }
-  auto line = [&](const std::vector<const std::string*>& c) {
-    for (int k = 0; k < kColumns; ++k) {
-      std::fprintf(f, "%-*s%s", static_cast<int>(w[k]), c[k]->c_str(), k == kColumns - 1 ? "\n" : "  ");
-    }
-  };
-  std::vector<std::string> head_text(head, head + kColumns);
-  std::vector<const std::string*> head_cells;
-  for (const auto& h : head_text) head_cells.push_back(&h);
-  line(head_cells);
-  for (const auto& r : rows) line(cells(r));
-}
-
-Row row_of(const Item& it, const ItemResult& r) {
-  const std::string block = it.block >= 0 ? std::to_string(it.block) : "-";
-  Row row{it.path, block, "-", "-", "-", "-", "-", "-", "-", "-", "-", "", "-"};
-  switch (r.status) {
-    case ItemResult::Status::Skipped: row.verdict = "skipped: " + r.message; return row;
-    case ItemResult::Status::Failed: row.verdict = "error: " + r.message; break;
-    default: {
-      const Assessment& a = *r.assessment;
-      row.samples = std::to_string(a.samples);
-      row.width = std::to_string(a.width);
-      row.h_original = a.h_original ? fmt("%.6f", a.h_original->entropy) : "-";
-      row.h_bitstring = a.h_bitstring ? fmt("%.6f", a.h_bitstring->entropy) : "-";
-      row.h_assessed = fmt("%.6f", a.h_assessed);
-      std::string failed;
-      if (a.chi_square_failed()) failed = "chi-square";
-      if (!a.lrs.passed()) failed += std::string(failed.empty() ? "" : ",") + "LRS";
-      for (int t = 0; t < kNumTests; ++t) {
-        if (a.permutation.test_failed(t)) failed += std::string(failed.empty() ? "" : ",") + test_name(t);
-      }
-      row.failed = failed.empty() ? "-" : failed;
-      row.chi = a.chi_square_failed() ? "failed" : a.chi_square_evaluable() ? "passed" : "not evaluated";
-      row.lrs = a.lrs.passed() ? "passed" : "failed";
-      row.perm = a.permutation.passed() ? "passed" : "failed";
-      row.verdict = verdict_name(a.verdict());
-    }
-  }
-  row.seconds = fmt("%.2f", r.seconds);
-  return row;
-}
-
-// The summary row of a JSONL line (ea_iid merge).
-Row row_of_json(const nlohmann::ordered_json& j) {
-  auto str = [](const nlohmann::ordered_json& v, const char* f) {
-    return v.is_null() ? std::string("-") : fmt(f, v.get<double>());
-  };
-  const auto& in = j.contains("input") ? j["input"] : nlohmann::ordered_json::object();
-  Row row{j.value("filename", std::string("-")),
-          in.contains("block") ? std::to_string(in["block"].get<int64_t>()) : "-",
-          "-", "-", "-", "-", "-", "-", "-", "-", "-", "", "-"};
-  if (j.contains("skipped")) {
-    row.verdict = "skipped: " + j["skipped"].get<std::string>();
-  } else if (j.value("errorLevel", 0) != 0) {
-    row.verdict = "error: " + j.value("errorMessage", std::string());
-  } else {
-    row.samples = std::to_string(in.value("samples", uint64_t{0}));
-    row.width = std::to_string(in.value("bitsPerSymbol", 0));
-    row.h_original = j["estimates"]["hOriginal"].is_null() ? "-" : str(j["estimates"]["hOriginal"]["minEntropy"], "%.6f");
-    row.h_bitstring =
-        j["estimates"]["hBitstring"].is_null() ? "-" : str(j["estimates"]["hBitstring"]["minEntropy"], "%.6f");
-    const auto& tc = j["testCases"][0];
-    const bool chi_evaluable = j["chiSquare"]["independence"]["evaluable"].get<bool>() &&
-                               j["chiSquare"]["goodnessOfFit"]["evaluable"].get<bool>();
-    row.chi = tc["passedChiSquareTests"].get<bool>() ? "passed" : chi_evaluable ? "failed" : "not evaluated";
-    row.lrs = tc["passedLongestRepeatedSubstringTest"].get<bool>() ? "passed" : "failed";
-    row.perm = j["permutation"]["passed"].get<bool>() ? "passed" : "failed";
-    row.verdict = j["verdict"]["result"].get<std::string>();
-    row.seconds = str(j["timings"]["total"], "%.2f");
-    row.h_assessed = str(j["assessedMinEntropy"], "%.6f");
-    std::string failed;
-    for (const auto& t : failed_tests(j)) failed += (failed.empty() ? "" : ",") + t;
-    row.failed = failed.empty() ? "-" : failed;
-  }
-  return row;
-}
-
 
 // -o names a folder in batch mode: checked, and every name checked, before any work.
 // Returns each item's output path ("" for skipped items).
@@ -652,119 +551,6 @@ static void prepare_resume(const Options& o, Settings& settings, std::vector<Ite
     logger().info("--resume: {}{} error rows to assess again dropped from {}", torn ? "a cut-off last line and " : "",
                   dropped, *o.jsonl_path);
   }
-}
-
-Outcome merge_shares(const std::vector<std::string>& args) {
-  bool force = false, quiet = false;
-  std::vector<std::string> files;
-  for (const auto& a : args) {
-    if (a == "--force") {
-      force = true;
-    } else if (a == "-q") {
-      quiet = true;
-    } else if (a == "--exit-code" || a == "--strict") {
-      continue;  // main() reads them for the exit status
-    } else if (!a.empty() && a[0] == '-' && a != "-") {
-      throw Error(ErrorKind::Usage, "merge: unknown option " + a + " (usage: ea_iid merge [--force] [--exit-code|--strict] "
-                                    "[-q] OUT.jsonl IN.jsonl...)");
-    } else {
-      files.push_back(a);
-    }
-  }
-  if (files.size() < 2) {
-    throw Error(ErrorKind::Usage, "usage: ea_iid merge [--force] [--exit-code|--strict] [-q] OUT.jsonl IN.jsonl...");
-  }
-  const std::string out = files.front();
-  InputSet inputs;
-  for (size_t i = 1; i < files.size(); ++i) inputs.add(files[i]);
-  check_output_path(out, inputs, "merge");
-  struct stat st {};
-  if (!force && ::stat(out.c_str(), &st) == 0 && st.st_size > 0) {
-    throw Error(ErrorKind::Output, "merge: " + out + " exists and is not empty; --force replaces it");
-  }
-  // Every line of every share, by its place in the whole list.
-  std::map<size_t, std::pair<nlohmann::ordered_json, std::string>> rows;  // item -> (row, where)
-  std::optional<size_t> items;
-  std::optional<uint64_t> shares;
-  std::set<uint64_t> seen_shares;
-  for (size_t f = 1; f < files.size(); ++f) {
-    std::ifstream in(files[f], std::ios::binary);
-    if (!in) throw Error(ErrorKind::Input, "merge: " + files[f] + ": cannot open");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!text.empty() && text.back() != '\n') {
-      throw Error(ErrorKind::Input, "merge: " + files[f] + ": the last line is incomplete (a share that was cut off); "
-                                    "run that share again");
-    }
-    size_t line_no = 0;
-    for (size_t at = 0; at < text.size();) {
-      const size_t end = text.find('\n', at);
-      const std::string line = text.substr(at, end - at);
-      at = end + 1;
-      ++line_no;
-      const std::string where = files[f] + ":" + std::to_string(line_no);
-      auto j = nlohmann::ordered_json::parse(line, nullptr, false);
-      if (j.is_discarded() || !j.is_object() || !j.contains("run") || !j["run"].is_object()) {
-        throw Error(ErrorKind::Input, "merge: " + where + ": not a line of ea_iid --jsonl (no \"run\" field)");
-      }
-      const auto& run = j["run"];
-      const size_t item = run["item"].get<size_t>(), total = run["items"].get<size_t>();
-      const uint64_t count = run["shard"].is_null() ? 1 : run["shard"]["count"].get<uint64_t>();
-      if ((items && *items != total) || (shares && *shares != count)) {
-        throw Error(ErrorKind::Input, "merge: " + where + ": from another list (" + std::to_string(total) + " items, " +
-                                      std::to_string(count) + " shares; the first line said " + std::to_string(*items) +
-                                      " and " + std::to_string(*shares) + ")");
-      }
-      items = total;
-      shares = count;
-      seen_shares.insert(run["shard"].is_null() ? 0 : run["shard"]["index"].get<uint64_t>());
-      if (item >= total) throw Error(ErrorKind::Input, "merge: " + where + ": item " + std::to_string(item) + " of " + std::to_string(total));
-      auto [it, fresh] = rows.emplace(item, std::make_pair(std::move(j), where));
-      if (!fresh) {
-        throw Error(ErrorKind::Input, "merge: item " + std::to_string(item) + " is in " + it->second.second + " and " +
-                                      where + "; each share once");
-      }
-    }
-  }
-  if (!items) throw Error(ErrorKind::Input, "merge: the inputs hold no lines");
-  if (rows.size() != *items) {
-    std::string missing;
-    int shown = 0;
-    for (size_t i = 0; i < *items && shown < 5; ++i) {
-      if (!rows.count(i)) missing += (shown++ ? ", " : "") + std::to_string(i);
-    }
-    std::string absent;
-    for (uint64_t k = 0; k < *shares; ++k) {
-      if (!seen_shares.count(k)) absent += (absent.empty() ? "" : ", ") + std::to_string(k);
-    }
-    throw Error(ErrorKind::Input, "merge: " + std::to_string(*items - rows.size()) + " of " + std::to_string(*items) +
-                                  " items have no line (items " + missing + (shown == 5 ? ", ..." : "") + ")" +
-                                  (absent.empty() ? "" : "; no line from share(s) " + absent + " of " +
-                                                             std::to_string(*shares)));
-  }
-  std::string text;
-  std::vector<Row> table;
-  Outcome outcome;
-  bool any_error = false;
-  for (auto& [item, row] : rows) {
-    const auto& j = row.first;
-    text += j.dump() + "\n";
-    table.push_back(row_of_json(j));
-    if (j.contains("skipped")) continue;
-    if (j.value("errorLevel", 0) != 0) {
-      any_error = true;
-      continue;
-    }
-    const std::string v = j["verdict"]["result"].get<std::string>();
-    outcome.add(v == "not IID", v == "inconclusive", !j["forCompliance"].get<bool>());
-  }
-  write_file_atomically(out, text, inputs, "merge");
-  if (!quiet) {
-    print_summary(stdout, table);
-    std::fprintf(stdout, "%zu rows from %" PRIu64 " shares: %s\n", table.size(), *shares,
-                 any_error ? "some assessments had errors" : outcome.not_iid || outcome.inconclusive ? "not all IID" : "all IID");
-    flush_checked(stdout, "standard output");
-  }
-  return any_error ? Outcome::error() : outcome;
 }
 
 Outcome run_assessments(const Options& o, const Settings& settings, const std::string& started,

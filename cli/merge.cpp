@@ -1,0 +1,131 @@
+// ea_iid merge: the JSONL files of a job array's shares joined into one (cli/run.hpp).
+#include <sys/stat.h>
+
+#include <cinttypes>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "common/error.hpp"
+#include "output.hpp"
+#include "run.hpp"
+#include "summary.hpp"
+
+namespace ea::cli {
+
+Outcome merge_shares(const std::vector<std::string>& args) {
+  bool force = false, quiet = false;
+  std::vector<std::string> files;
+  for (const auto& a : args) {
+    if (a == "--force") {
+      force = true;
+    } else if (a == "-q") {
+      quiet = true;
+    } else if (a == "--exit-code" || a == "--strict") {
+      continue;  // main() reads them for the exit status
+    } else if (!a.empty() && a[0] == '-' && a != "-") {
+      throw Error(ErrorKind::Usage, "merge: unknown option " + a + " (usage: ea_iid merge [--force] [--exit-code|--strict] "
+                                    "[-q] OUT.jsonl IN.jsonl...)");
+    } else {
+      files.push_back(a);
+    }
+  }
+  if (files.size() < 2) {
+    throw Error(ErrorKind::Usage, "usage: ea_iid merge [--force] [--exit-code|--strict] [-q] OUT.jsonl IN.jsonl...");
+  }
+  const std::string out = files.front();
+  InputSet inputs;
+  for (size_t i = 1; i < files.size(); ++i) inputs.add(files[i]);
+  check_output_path(out, inputs, "merge");
+  struct stat st {};
+  if (!force && ::stat(out.c_str(), &st) == 0 && st.st_size > 0) {
+    throw Error(ErrorKind::Output, "merge: " + out + " exists and is not empty; --force replaces it");
+  }
+  // Every line of every share, by its place in the whole list.
+  std::map<size_t, std::pair<nlohmann::ordered_json, std::string>> rows;  // item -> (row, where)
+  std::optional<size_t> items;
+  std::optional<uint64_t> shares;
+  std::set<uint64_t> seen_shares;
+  for (size_t f = 1; f < files.size(); ++f) {
+    std::ifstream in(files[f], std::ios::binary);
+    if (!in) throw Error(ErrorKind::Input, "merge: " + files[f] + ": cannot open");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!text.empty() && text.back() != '\n') {
+      throw Error(ErrorKind::Input, "merge: " + files[f] + ": the last line is incomplete (a share that was cut off); "
+                                    "run that share again");
+    }
+    size_t line_no = 0;
+    for (size_t at = 0; at < text.size();) {
+      const size_t end = text.find('\n', at);
+      const std::string line = text.substr(at, end - at);
+      at = end + 1;
+      ++line_no;
+      const std::string where = files[f] + ":" + std::to_string(line_no);
+      auto j = nlohmann::ordered_json::parse(line, nullptr, false);
+      if (j.is_discarded() || !j.is_object() || !j.contains("run") || !j["run"].is_object()) {
+        throw Error(ErrorKind::Input, "merge: " + where + ": not a line of ea_iid --jsonl (no \"run\" field)");
+      }
+      const auto& run = j["run"];
+      const size_t item = run["item"].get<size_t>(), total = run["items"].get<size_t>();
+      const uint64_t count = run["shard"].is_null() ? 1 : run["shard"]["count"].get<uint64_t>();
+      if ((items && *items != total) || (shares && *shares != count)) {
+        throw Error(ErrorKind::Input, "merge: " + where + ": from another list (" + std::to_string(total) + " items, " +
+                                      std::to_string(count) + " shares; the first line said " + std::to_string(*items) +
+                                      " and " + std::to_string(*shares) + ")");
+      }
+      items = total;
+      shares = count;
+      seen_shares.insert(run["shard"].is_null() ? 0 : run["shard"]["index"].get<uint64_t>());
+      if (item >= total) throw Error(ErrorKind::Input, "merge: " + where + ": item " + std::to_string(item) + " of " + std::to_string(total));
+      auto [it, fresh] = rows.emplace(item, std::make_pair(std::move(j), where));
+      if (!fresh) {
+        throw Error(ErrorKind::Input, "merge: item " + std::to_string(item) + " is in " + it->second.second + " and " +
+                                      where + "; each share once");
+      }
+    }
+  }
+  if (!items) throw Error(ErrorKind::Input, "merge: the inputs hold no lines");
+  if (rows.size() != *items) {
+    std::string missing;
+    int shown = 0;
+    for (size_t i = 0; i < *items && shown < 5; ++i) {
+      if (!rows.count(i)) missing += (shown++ ? ", " : "") + std::to_string(i);
+    }
+    std::string absent;
+    for (uint64_t k = 0; k < *shares; ++k) {
+      if (!seen_shares.count(k)) absent += (absent.empty() ? "" : ", ") + std::to_string(k);
+    }
+    throw Error(ErrorKind::Input, "merge: " + std::to_string(*items - rows.size()) + " of " + std::to_string(*items) +
+                                  " items have no line (items " + missing + (shown == 5 ? ", ..." : "") + ")" +
+                                  (absent.empty() ? "" : "; no line from share(s) " + absent + " of " +
+                                                             std::to_string(*shares)));
+  }
+  std::string text;
+  std::vector<Row> table;
+  Outcome outcome;
+  bool any_error = false;
+  for (auto& [item, row] : rows) {
+    const auto& j = row.first;
+    text += j.dump() + "\n";
+    table.push_back(row_of_json(j));
+    if (j.contains("skipped")) continue;
+    if (j.value("errorLevel", 0) != 0) {
+      any_error = true;
+      continue;
+    }
+    const std::string v = j["verdict"]["result"].get<std::string>();
+    outcome.add(v == "not IID", v == "inconclusive", !j["forCompliance"].get<bool>());
+  }
+  write_file_atomically(out, text, inputs, "merge");
+  if (!quiet) {
+    print_summary(stdout, table);
+    std::fprintf(stdout, "%zu rows from %" PRIu64 " shares: %s\n", table.size(), *shares,
+                 any_error ? "some assessments had errors" : outcome.not_iid || outcome.inconclusive ? "not all IID" : "all IID");
+    flush_checked(stdout, "standard output");
+  }
+  return any_error ? Outcome::error() : outcome;
+}
+
+}  // namespace ea::cli

@@ -1,0 +1,108 @@
+#include "summary.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "report_files.hpp"
+
+namespace ea::cli {
+
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+void print_summary(std::FILE* f, const std::vector<Row>& rows) {
+  constexpr int kColumns = 13;
+  const char* head[kColumns] = {"file",     "block", "samples",     "width",        "H_original", "H_bitstring", "H_assessed",
+                                "chi-square", "LRS", "permutation", "failed tests", "verdict",    "seconds"};
+  size_t w[kColumns];
+  for (int c = 0; c < kColumns; ++c) w[c] = std::strlen(head[c]);
+  auto cells = [](const Row& r) {
+    return std::vector<const std::string*>{&r.file, &r.block, &r.samples, &r.width,  &r.h_original, &r.h_bitstring, &r.h_assessed,
+                                           &r.chi,  &r.lrs,   &r.perm,    &r.failed, &r.verdict,    &r.seconds};
+  };
+  for (const auto& r : rows) {
+    auto c = cells(r);
+    for (int k = 0; k < kColumns; ++k) w[k] = std::max(w[k], c[k]->size());
+  }
+  auto line = [&](const std::vector<const std::string*>& c) {
+    for (int k = 0; k < kColumns; ++k) {
+      std::fprintf(f, "%-*s%s", static_cast<int>(w[k]), c[k]->c_str(), k == kColumns - 1 ? "\n" : "  ");
+    }
+  };
+  std::vector<std::string> head_text(head, head + kColumns);
+  std::vector<const std::string*> head_cells;
+  for (const auto& h : head_text) head_cells.push_back(&h);
+  line(head_cells);
+  for (const auto& r : rows) line(cells(r));
+}
+
+Row row_of(const Item& it, const ItemResult& r) {
+  const std::string block = it.block >= 0 ? std::to_string(it.block) : "-";
+  Row row{it.path, block, "-", "-", "-", "-", "-", "-", "-", "-", "-", "", "-"};
+  switch (r.status) {
+    case ItemResult::Status::Skipped: row.verdict = "skipped: " + r.message; return row;
+    case ItemResult::Status::Failed: row.verdict = "error: " + r.message; break;
+    default: {
+      const Assessment& a = *r.assessment;
+      row.samples = std::to_string(a.samples);
+      row.width = std::to_string(a.width);
+      row.h_original = a.h_original ? fmt("%.6f", a.h_original->entropy) : "-";
+      row.h_bitstring = a.h_bitstring ? fmt("%.6f", a.h_bitstring->entropy) : "-";
+      row.h_assessed = fmt("%.6f", a.h_assessed);
+      std::string failed;
+      if (a.chi_square_failed()) failed = "chi-square";
+      if (!a.lrs.passed()) failed += std::string(failed.empty() ? "" : ",") + "LRS";
+      for (int t = 0; t < kNumTests; ++t) {
+        if (a.permutation.test_failed(t)) failed += std::string(failed.empty() ? "" : ",") + test_name(t);
+      }
+      row.failed = failed.empty() ? "-" : failed;
+      row.chi = a.chi_square_failed() ? "failed" : a.chi_square_evaluable() ? "passed" : "not evaluated";
+      row.lrs = a.lrs.passed() ? "passed" : "failed";
+      row.perm = a.permutation.passed() ? "passed" : "failed";
+      row.verdict = verdict_name(a.verdict());
+    }
+  }
+  row.seconds = fmt("%.2f", r.seconds);
+  return row;
+}
+
+// The summary row of a JSONL line (ea_iid merge).
+Row row_of_json(const nlohmann::ordered_json& j) {
+  auto str = [](const nlohmann::ordered_json& v, const char* f) {
+    return v.is_null() ? std::string("-") : fmt(f, v.get<double>());
+  };
+  const auto& in = j.contains("input") ? j["input"] : nlohmann::ordered_json::object();
+  Row row{j.value("filename", std::string("-")),
+          in.contains("block") ? std::to_string(in["block"].get<int64_t>()) : "-",
+          "-", "-", "-", "-", "-", "-", "-", "-", "-", "", "-"};
+  if (j.contains("skipped")) {
+    row.verdict = "skipped: " + j["skipped"].get<std::string>();
+  } else if (j.value("errorLevel", 0) != 0) {
+    row.verdict = "error: " + j.value("errorMessage", std::string());
+  } else {
+    row.samples = std::to_string(in.value("samples", uint64_t{0}));
+    row.width = std::to_string(in.value("bitsPerSymbol", 0));
+    row.h_original = j["estimates"]["hOriginal"].is_null() ? "-" : str(j["estimates"]["hOriginal"]["minEntropy"], "%.6f");
+    row.h_bitstring =
+        j["estimates"]["hBitstring"].is_null() ? "-" : str(j["estimates"]["hBitstring"]["minEntropy"], "%.6f");
+    const auto& tc = j["testCases"][0];
+    const bool chi_evaluable = j["chiSquare"]["independence"]["evaluable"].get<bool>() &&
+                               j["chiSquare"]["goodnessOfFit"]["evaluable"].get<bool>();
+    row.chi = tc["passedChiSquareTests"].get<bool>() ? "passed" : chi_evaluable ? "failed" : "not evaluated";
+    row.lrs = tc["passedLongestRepeatedSubstringTest"].get<bool>() ? "passed" : "failed";
+    row.perm = j["permutation"]["passed"].get<bool>() ? "passed" : "failed";
+    row.verdict = j["verdict"]["result"].get<std::string>();
+    row.seconds = str(j["timings"]["total"], "%.2f");
+    row.h_assessed = str(j["assessedMinEntropy"], "%.6f");
+    std::string failed;
+    for (const auto& t : failed_tests(j)) failed += (failed.empty() ? "" : ",") + t;
+    row.failed = failed.empty() ? "-" : failed;
+  }
+  return row;
+}
+
+}  // namespace ea::cli
