@@ -270,12 +270,6 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
     throw Error(ErrorKind::Usage, std::string(o.jsonl_append ? "--append" : "--force") + " applies to --jsonl, which is not given");
   }
   if (o.jsonl_append && o.jsonl_force) throw Error(ErrorKind::Usage, "--append and --force exclude each other");
-  if (o.resume && !o.jsonl_path && !(o.json_path && o.batch())) {
-    throw Error(ErrorKind::Usage, "--resume needs --jsonl PATH or -o DIR/ (the results it continues)");
-  }
-  if (o.resume && (o.jsonl_append || o.jsonl_force)) {
-    throw Error(ErrorKind::Usage, "--resume appends to the --jsonl file itself; --append and --force do not apply");
-  }
   if (o.blocks && l->count()) {
     throw Error(ErrorKind::Usage, "-l and --blocks exclude each other: -l assesses one part of a file, --blocks every part");
   }
@@ -299,6 +293,13 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
       throw Error(ErrorKind::Usage, "bits per symbol must be between 1 and 8, got '" + bits_text + "'");
     }
     st.width = b;
+  }
+  // After every option is known (-o is read above).
+  if (o.resume && !o.jsonl_path && !(o.json_path && o.batch())) {
+    throw Error(ErrorKind::Usage, "--resume needs --jsonl PATH or -o DIR/ (the results it continues)");
+  }
+  if (o.resume && (o.jsonl_append || o.jsonl_force)) {
+    throw Error(ErrorKind::Usage, "--resume appends to the --jsonl file itself; --append and --force do not apply");
   }
   return ParseStatus::Run;
 }

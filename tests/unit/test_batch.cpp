@@ -388,3 +388,19 @@ TEST_CASE("--csv and --html: one row per item (skipped and errors included), plo
   CHECK(html.find("http://www.w3.org/2000/svg") != std::string::npos);  // the only URL: the SVG namespace
   CHECK(html.find("src=") == std::string::npos);
 }
+
+TEST_CASE("--resume with -o DIR/ alone: the files present are kept, the missing ones are made") {
+  const std::string dir = tmp("resume-dir-" + std::to_string(::getpid()));
+  REQUIRE(std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str()) == 0);
+  const std::string args = "--device cpu --iterations 100 -q --blocks 4000 -o " + dir + "/out/ " + kSamples +
+                           "rand8_short.bin";
+  REQUIRE(run("--seed 2 " + args).code == 0);
+  const std::string kept = slurp(dir + "/out/rand8_short.bin.block0.json");
+  const std::string redo = slurp(dir + "/out/rand8_short.bin.block1.json");
+  REQUIRE(std::remove((dir + "/out/rand8_short.bin.block1.json").c_str()) == 0);
+  CHECK(run("--resume " + args).code == 0);  // the seed comes from the kept file
+  CHECK(slurp(dir + "/out/rand8_short.bin.block0.json") == kept);
+  auto a = nlohmann::json::parse(slurp(dir + "/out/rand8_short.bin.block1.json")), b = nlohmann::json::parse(redo);
+  CHECK(stable(a) == stable(b));
+  CHECK(run("--resume " + kSamples + "rand8_short.bin").code == 2);  // nothing to continue
+}
