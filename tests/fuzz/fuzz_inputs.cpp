@@ -207,7 +207,9 @@ std::vector<uint8_t> make_input(std::mt19937_64& rng) {
       "--force", "--allow-stream", "--bitz", "-", "--", "--seed=", "--iterations=", "x.bin", "8", "9", "0", "1",
       "-1", "0x10", "-0x10", "18446744073709551615", "18446744073709551616", "99999999999999999999999", "",
       "1,100", "5", "x,3", "2,0", "philox", "sobol", "nope", "cpu", "gpu", "auto", " 8", "4294967297", "abc",
-      "--help", "--version", "--list-prngs"};
+      "--help", "--version", "--list-prngs", "--strict", "--format", "nist", "text", "--resume", "--shard", "0/3",
+      "3/3", "1/0", "/", "--csv", "--html", "--gpu-tuning", "lookahead=2", "lookahead=3", "memory-share=0.5",
+      "memory-share=1e9", "round=", "profile=1,bz-chars=0", "=5", "merge"};
   const int nargs = static_cast<int>(pick(8));
   for (int a = 0; a < nargs; ++a) {
     std::string w = words[pick(words.size())];
