@@ -480,7 +480,10 @@ static void prepare_resume(const Options& o, Settings& settings, std::vector<Ite
       auto j = nlohmann::ordered_json::parse(in, nullptr, false);
       if (!j.is_discarded() && j.is_object()) adopt(j);
     }
-    if (seed) settings.seed = std::stoull(*seed);
+    if (seed) {
+      settings.seed = std::stoull(*seed);
+      logger().info("--resume: --seed {} (the earlier run's)", *seed);
+    }
   }
   // The earlier rows by (path, block).
   std::map<std::pair<std::string, int64_t>, size_t> by_item;
