@@ -98,7 +98,7 @@ cli::Outcome calibrate(int argc, char** argv) {
   app.add_option("--seed", o.seed, "the --seed of every assessment (each data set's shuffles get their own seed from it "
                                    "and the samples, as in ea_iid)");
   app.add_option("--device", o.device, "gpu or cpu")->check(CLI::IsMember({"gpu", "cpu"}));
-  app.add_option("--gpu", o.gpu, "GPU index");
+  app.add_option("--gpu", o.gpu, "GPUs: an index, indexes such as 0,1, or all (the jobs are spread over them)");
   app.add_option("--jobs", o.jobs, "data sets in flight at once, 1-256 (GPU: one CUDA stream each; default 8)");
   app.add_option("--threads", o.threads, "CPU threads per data set (default: the cores divided among the jobs)");
   app.add_option("--iterations", o.iterations,
@@ -124,7 +124,7 @@ cli::Outcome calibrate(int argc, char** argv) {
   const uint64_t samples = cli::parse_unsigned(o.samples, "--samples", 1, kMaxSamples);
   base.width = static_cast<int>(cli::parse_unsigned(o.bits, "--bits", 1, 8));
   base.seed = cli::parse_unsigned(o.seed, "--seed", 0, UINT64_MAX, true);
-  base.gpu_id = static_cast<int>(cli::parse_unsigned(o.gpu, "--gpu", 0, 1024));
+  base.gpus = cli::parse_gpu_list(o.gpu, "--gpu");
   const int jobs = static_cast<int>(cli::parse_unsigned(o.jobs, "--jobs", 1, 256));
   base.threads = o.threads.empty() ? std::max(1, omp_get_max_threads() / jobs)
                                    : static_cast<int>(cli::parse_unsigned(o.threads, "--threads", 1, 4096));

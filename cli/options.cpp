@@ -4,10 +4,12 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 
 #include "common/error.hpp"
+#include "gpu_backends.hpp"
 #include "gpu_tuning.hpp"
 #include "version.hpp"
 
@@ -47,6 +49,29 @@ uint64_t parse_unsigned(const std::string& text, const std::string& option, uint
   }
   if (overflow || v < min || v > max) throw Error(ErrorKind::Usage, option + ": " + text + " is out of range" + range);
   return v;
+}
+
+std::vector<int> parse_gpu_list(const std::string& text, const std::string& option) {
+  std::vector<int> ids;
+  if (text == "all") {
+    const int n = gpu_count();
+    for (int g = 0; g < std::max(1, n); ++g) ids.push_back(g);
+    return ids;
+  }
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string one = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (one.empty()) {
+      throw Error(ErrorKind::Usage, option + (text.empty() ? ": empty value" : ": '" + text + "' has an empty index") +
+                                        "; expected all or GPU indexes such as 0 or 0,1");
+    }
+    ids.push_back(static_cast<int>(parse_unsigned(one, option, 0, 1023)));
+    if (ids.size() > 64) throw Error(ErrorKind::Usage, option + ": at most 64 GPUs");
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return ids;
 }
 
 void print_prng_list(std::ostream& out) {
@@ -108,7 +133,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
                           ->type_name("N");
   app.add_option("--device", device, "where the permutation tests run: auto (GPU if usable), cpu or gpu")
       ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
-  auto* gpu_opt = app.add_option("--gpu", gpu_text, "GPU index (with --device auto|gpu)")->type_name("ID");
+  auto* gpu_opt = app.add_option("--gpu", gpu_text, "GPUs: an index, indexes such as 0,1 (one assessment's rounds are split across them; a batch keeps each busy), or all")->type_name("ID|ID,ID,...|all");
   auto* round_opt = app.add_option("--round-size", round_text, "GPU permutations per round, 1-1048576 (default: from free memory)")
                         ->type_name("N");
   std::string tuning_text;
@@ -243,7 +268,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   }
   if (seed_opt->count()) o.seed = parse_unsigned(seed_text, "--seed", 0, UINT64_MAX, true);
   if (threads_opt->count()) o.threads = static_cast<int>(parse_unsigned(threads_text, "--threads", 1, 4096));
-  if (gpu_opt->count()) st.gpu_id = static_cast<int>(parse_unsigned(gpu_text, "--gpu", 0, 1024));
+  if (gpu_opt->count()) st.gpus = parse_gpu_list(gpu_text, "--gpu");
   if (tuning_opt->count()) parse_gpu_tuning(tuning_text, st.tuning);
   if (round_opt->count()) {
     st.tuning.round_size = static_cast<uint32_t>(parse_unsigned(round_text, "--round-size", 1, 1u << 20));

@@ -67,6 +67,11 @@ void print_prng_list(std::ostream& out);
 uint64_t parse_unsigned(const std::string& text, const std::string& option, uint64_t min, uint64_t max,
                         bool hex = false);
 
+// --gpu: "all" (every GPU the machine has; GPU 0 when none is found, so that the usual
+// fallback or error follows), or indexes separated by commas ("0", "0,1", "0,0": an index
+// may repeat). Throws Error{Usage} naming the option.
+std::vector<int> parse_gpu_list(const std::string& text, const std::string& option);
+
 std::string join_command_line(int argc, char** argv);
 
 }  // namespace ea::cli

@@ -219,7 +219,10 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
   // K workers, each with its own device slot (GPU buffers and CUDA stream, rebound to every
   // data set): while one assessment's rounds run on the GPU, the others load, estimate,
   // test chi-square and LRS, or compress on the CPU.
-  const int jobs = o.jobs > 0 ? o.jobs : (settings.device != DeviceChoice::Cpu && gpu_count() > 0 ? 8 : 1);
+  // With several GPUs (--gpu 0,1 or all), 8 workers for each distinct one.
+  const int distinct_gpus = static_cast<int>(std::set<int>(settings.gpus.begin(), settings.gpus.end()).size());
+  const int jobs = o.jobs > 0 ? o.jobs
+                              : (settings.device != DeviceChoice::Cpu && gpu_count() > 0 ? 8 * std::max(1, distinct_gpus) : 1);
   logger().debug("batch of {} assessments, {} at a time", items.size(), jobs);
 
   struct Status {

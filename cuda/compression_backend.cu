@@ -64,6 +64,8 @@ class GpuCompressionBackend final : public PermutationBackend {
     bind(data);
   }
 
+  ~GpuCompressionBackend() override { (void)cudaSetDevice(gpu_id_); }  // its buffers live on gpu_id_
+
   std::string profile() const override {
     char buf[400];
     int len = std::snprintf(buf, sizeof buf, "GPU compression: %.3f s busy", busy_ms_ / 1000.0);
@@ -93,6 +95,7 @@ class GpuCompressionBackend final : public PermutationBackend {
 
   void run(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) override {
     if (count > shuffle_copies_) throw Error(ErrorKind::Internal, "GPU compression round larger than its buffer");
+    EA_CUDA_CHECK(cudaSetDevice(gpu_id_));  // the calling thread may be another one than the maker's
     std::fill(outcomes, outcomes + static_cast<size_t>(count) * kNumTests, kNotComputed);
     if (!(mask & bit(TestId::kCompression)) || count == 0) return;
     shuffle(first, count);
@@ -106,6 +109,7 @@ class GpuCompressionBackend final : public PermutationBackend {
   // done for many permutations at once; the model then runs on as many at a time as its
   // buffers hold, and the permutations after the deciding one are never modelled.
   void stream(uint64_t first, uint32_t count, TestMask mask, const OutcomeSink& sink) override {
+    EA_CUDA_CHECK(cudaSetDevice(gpu_id_));
     std::vector<uint8_t> rows;
     uint32_t done = 0;
     while ((mask & bit(TestId::kCompression)) && done < count) {

@@ -134,6 +134,9 @@ class GpuBackend final : public PermutationBackend {
     bind(data);
   }
 
+  // Its buffers are freed on its own device, whichever device the thread last used.
+  ~GpuBackend() override { (void)cudaSetDevice(gpu_id_); }
+
   // A new data set on the same device buffers (a batch or a calibration runs many data
   // sets of one size): only the data, its streams and, when it is larger, the batch are
   // uploaded or reallocated. The timing counters restart.
@@ -169,6 +172,9 @@ class GpuBackend final : public PermutationBackend {
 
   void run(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) override {
     if (count > round_) throw Error(ErrorKind::Internal, "GPU round larger than its buffer");
+    // The calling thread may not be the one that made the backend (several GPUs: one
+    // thread per device and round).
+    EA_CUDA_CHECK(cudaSetDevice(gpu_id_));
     const uint32_t p0 = launch(first, count, mask);
     collect(p0, count, outcomes);
     float span = 0;

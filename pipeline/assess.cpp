@@ -6,8 +6,10 @@
 #include <chrono>
 #include <cstring>
 #include <future>
+#include <map>
 
 #include "common/error.hpp"
+#include "permutation/split.hpp"
 #include "permutation/verify.hpp"
 #include "stats/compression.hpp"
 
@@ -53,18 +55,51 @@ std::vector<std::string> Assessment::failed_families() const {
   return f;
 }
 
+std::vector<std::vector<GpuShare>> assign_gpus(const std::vector<int>& gpus, int workers, double memory_share) {
+  if (gpus.empty()) throw Error(ErrorKind::Usage, "no GPU listed");
+  workers = std::max(1, workers);
+  const size_t k = gpus.size(), w = static_cast<size_t>(workers);
+  std::vector<std::vector<int>> ids(w);
+  if (w >= k) {
+    for (size_t i = 0; i < w; ++i) ids[i].push_back(gpus[i % k]);
+  } else {
+    for (size_t i = 0; i < k; ++i) ids[i % w].push_back(gpus[i]);
+  }
+  std::map<int, int> uses;
+  for (const auto& one : ids)
+    for (int g : one) ++uses[g];
+  std::vector<std::vector<GpuShare>> out(w);
+  for (size_t i = 0; i < w; ++i)
+    for (int g : ids[i]) out[i].push_back(GpuShare{g, memory_share / uses[g]});
+  return out;
+}
+
+PermutationBackend& DeviceSlot::bind(Group& g, Factory make, const PermutationData& pd, const Settings& s) {
+  bool bound = g.parts.size() == gpus_.size();
+  for (auto& p : g.parts) bound = bound && p->rebind(pd);
+  if (!bound) {
+    // Their memory goes back before new backends size their rounds; a failure leaves the
+    // group empty (never a part of it).
+    g.split.reset();
+    g.parts.clear();
+    std::vector<std::unique_ptr<PermutationBackend>> parts;
+    for (const GpuShare& gs : gpus_) parts.push_back(make(pd, gs.gpu, s.tuning, gs.memory_share));
+    g.parts = std::move(parts);
+    if (g.parts.size() > 1) {
+      std::vector<PermutationBackend*> raw;
+      for (auto& p : g.parts) raw.push_back(p.get());
+      g.split = make_split_backend(std::move(raw));
+    }
+  }
+  return g.split ? *g.split : *g.parts.front();
+}
+
 PermutationBackend& DeviceSlot::gpu(const PermutationData& pd, const Settings& s) {
-  if (gpu_ && gpu_->rebind(pd)) return *gpu_;
-  gpu_.reset();  // its memory goes back before a new backend sizes its rounds
-  gpu_ = make_gpu_backend(pd, s.gpu_id, s.tuning, memory_share_);
-  return *gpu_;
+  return bind(fast_, &make_gpu_backend, pd, s);
 }
 
 PermutationBackend& DeviceSlot::gpu_compression(const PermutationData& pd, const Settings& s) {
-  if (compression_ && compression_->rebind(pd)) return *compression_;
-  compression_.reset();
-  compression_ = make_gpu_compression_backend(pd, s.gpu_id, s.tuning, memory_share_);
-  return *compression_;
+  return bind(compression_, &make_gpu_compression_backend, pd, s);
 }
 
 uint64_t assessment_seed(uint64_t user_seed, const Dataset& d) {

@@ -39,7 +39,7 @@ struct Settings {
   // Where it runs.
   int threads = 1;
   DeviceChoice device = DeviceChoice::Auto;
-  int gpu_id = 0;
+  std::vector<int> gpus{0};         // --gpu: the GPUs used (an index may repeat: --gpu 0,0)
   bool verify = false;              // recompute some GPU permutations on the CPU
   // With a GPU: run the compression test there (exact bzip2 size model) rather than with
   // libbz2 on the CPU cores; false: --cpu-compression.
@@ -54,22 +54,42 @@ struct Hooks {
   const std::atomic<bool>* interrupt = nullptr;  // stop between rounds (Error{Interrupted})
 };
 
+// One GPU a worker uses, and the share of that GPU's free memory its rounds may take.
+struct GpuShare {
+  int gpu = 0;
+  double memory_share = 0.85;
+};
+
+// The GPUs of each of `workers` workers: with at least as many workers as listed GPUs,
+// worker w uses gpus[w mod K] alone (every GPU busy, each with its own workers); with fewer,
+// worker w uses gpus[w], gpus[w + workers], ... and splits each of its assessments' rounds
+// across them (one assessment on every GPU). Each GPU's `memory_share` is divided among the
+// entries that name it, so `--gpu 0,0` gives two halves of GPU 0.
+std::vector<std::vector<GpuShare>> assign_gpus(const std::vector<int>& gpus, int workers, double memory_share);
+
 // The device backends of one worker (the backend provider): made on first use and rebound
 // to each new data set, so that device memory, streams and pinned buffers are allocated
 // once per worker. A single assessment is a run of one item on one worker, whose slot
-// lives as long as that item; a batch keeps one slot per worker. `memory_share` is this
-// worker's share of the free device memory.
+// lives as long as that item; a batch keeps one slot per worker. With several GPUs the
+// slot holds one backend per GPU and hands out one that splits every round across them.
 class DeviceSlot {
  public:
-  explicit DeviceSlot(double memory_share) : memory_share_(memory_share) {}
+  explicit DeviceSlot(std::vector<GpuShare> gpus) : gpus_(std::move(gpus)) {}
   // The permutation backend of tests 0-17 bound to `pd`. Throws Error{Device}.
   PermutationBackend& gpu(const PermutationData& pd, const Settings& s);
   // The GPU compression test bound to `pd` (make_gpu_compression_backend). Throws Error{Device}.
   PermutationBackend& gpu_compression(const PermutationData& pd, const Settings& s);
 
  private:
-  double memory_share_;
-  std::unique_ptr<PermutationBackend> gpu_, compression_;
+  struct Group {
+    std::vector<std::unique_ptr<PermutationBackend>> parts;  // one per GPU entry
+    std::unique_ptr<PermutationBackend> split;               // over `parts` (2 or more)
+  };
+  using Factory = std::unique_ptr<PermutationBackend> (*)(const PermutationData&, int, const GpuTuning&, double);
+  PermutationBackend& bind(Group& g, Factory make, const PermutationData& pd, const Settings& s);
+
+  std::vector<GpuShare> gpus_;
+  Group fast_, compression_;
 };
 
 constexpr uint64_t kMinSamples = 1000000;  // the reference's MIN_SIZE

@@ -172,9 +172,10 @@ RunSummary run_items(const std::vector<Item>& items, const Settings& settings, i
   int alive = jobs;
   RunSummary summary;
 
+  const auto gpus = assign_gpus(settings.gpus, jobs, settings.tuning.memory_share);
   auto worker = [&](int w) {
     try {
-      DeviceSlot slot(settings.tuning.memory_share / jobs);
+      DeviceSlot slot(gpus[static_cast<size_t>(w)]);
       Hooks hooks;
       hooks.interrupt = &cancel;
       hooks.note = observer.note;

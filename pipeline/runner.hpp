@@ -82,9 +82,9 @@ struct RunSummary {
   std::string stopped_by;   // a worker failed outside any item (memory): the rest was not run
 };
 
-// Runs `items` with `settings` on `jobs` workers, each with its own DeviceSlot (a share
-// 1/jobs of settings.tuning.memory_share), never more than 4 x jobs items ahead of the
-// oldest result not yet delivered. An item's error (bad input, a device failure) is that
+// Runs `items` with `settings` on `jobs` workers, each with its own DeviceSlot (its GPUs
+// from assign_gpus(settings.gpus, jobs, ...): every listed GPU busy), never more than
+// 4 x jobs items ahead of the oldest result not yet delivered. An item's error (bad input, a device failure) is that
 // item's Failed result; the others go on. `interrupt`: no new item starts, the running ones
 // stop between rounds, and the finished ones are still delivered. Returns once every
 // worker is joined; exceptions from the observer propagate (after the join).

@@ -6,6 +6,8 @@
 #
 # usage: scripts/bench-batch.sh [BUILD_DIR] [N]      (N even, default 64)
 # Environment: BATCH_OPTS extra options of the one-process run (e.g. "--jobs 8");
+# GPU_SETS="0 0,1" runs the one-process batch once per --gpu value, in one call, and prints
+# each one's speed relative to the first (several GPUs);
 # SEPARATE=0 skips the N separate runs; SOURCES="truerand_8bit" cuts every block from
 # that file only (default: "truerand_8bit GetTickCount_8bit", half each).
 set -euo pipefail
@@ -31,21 +33,38 @@ now() { date +%s.%N; }
 echo "ea_iid batch benchmark: $n assessments of 1,000,000 8-bit samples ($half rotations each of: ${sources[*]})"
 echo "machine: $(nproc) CPU cores; GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || echo none)"
 
-if command -v nvidia-smi >/dev/null 2>&1; then
-  nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 500 >"$tmp/util.txt" 2>/dev/null &
-  smi=$!
+one_process() {  # $1: a --gpu value or ""
+  local gpu_opt=() label=""
+  [ -n "$1" ] && gpu_opt=(--gpu "$1") && label="--gpu $1 "
+  if command -v nvidia-smi >/dev/null 2>&1; then
+    nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 500 >"$tmp/util.txt" 2>/dev/null &
+    smi=$!
+  fi
+  a=$(now)
+  # shellcheck disable=SC2086
+  "$exe" --seed 1 -q ${BATCH_OPTS:-} "${gpu_opt[@]}" --jsonl "$tmp/batch.jsonl" --force "${files[@]}" || true
+  b=$(now)
+  [ -n "${smi:-}" ] && kill "$smi" 2>/dev/null && smi=""
+  iid=$(grep -c '"result":"IID"' "$tmp/batch.jsonl" || true)
+  util=$( [ -s "$tmp/util.txt" ] && awk '{s+=$1; c++} END {printf "%.0f%%", s/c}' "$tmp/util.txt" || echo "n/a")
+  echo "command: ea_iid --seed 1 -q ${BATCH_OPTS:-}${label}--jsonl OUT --force FILE x $n"
+  awk -v a="$a" -v b="$b" -v n="$n" -v iid="$iid" -v u="$util" 'BEGIN {
+    printf "one process:   %7.1f s  %6.1f assessments/min  (%d judged IID; mean GPU utilisation %s)\n", b - a, n * 60 / (b - a), iid, u }'
+  last=$(awk -v a="$a" -v b="$b" 'BEGIN{print b - a}')
+}
+batch_start=$(now)
+if [ -n "${GPU_SETS:-}" ]; then
+  first=""
+  for g in $GPU_SETS; do
+    one_process "$g"
+    [ -z "$first" ] && first=$last
+    awk -v f="$first" -v l="$last" -v g="$g" 'BEGIN { printf "--gpu %s: %.2fx the speed of the first set\n", g, f / l }'
+  done
+else
+  one_process ""
 fi
-a=$(now)
-batch_start=$a
-# shellcheck disable=SC2086
-"$exe" --seed 1 -q ${BATCH_OPTS:-} --jsonl "$tmp/batch.jsonl" "${files[@]}" || true
 b=$(now)
-[ -n "${smi:-}" ] && kill "$smi" 2>/dev/null && smi=""
-iid=$(grep -c '"result":"IID"' "$tmp/batch.jsonl" || true)
-util=$( [ -s "$tmp/util.txt" ] && awk '{s+=$1; c++} END {printf "%.0f%%", s/c}' "$tmp/util.txt" || echo "n/a")
-echo "command: ea_iid --seed 1 -q ${BATCH_OPTS:-}--jsonl OUT FILE x $n"
-awk -v a="$a" -v b="$b" -v n="$n" -v iid="$iid" -v u="$util" 'BEGIN {
-  printf "one process:   %7.1f s  %6.1f assessments/min  (%d judged IID; mean GPU utilisation %s)\n", b - a, n * 60 / (b - a), iid, u }'
+batch_start=$(awk -v b="$b" -v l="$last" 'BEGIN{printf "%.6f", b - l}')
 
 [ "${SEPARATE:-1}" = 0 ] && exit 0
 a=$(now)

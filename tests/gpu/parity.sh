@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# CPU/GPU parity: for every sample file, `--device gpu` with two round sizes gives exactly
-# the counters of `--device cpu` for one seed; and the GPU verdicts on the files with a
-# known answer. Exit 77 (ctest: skipped) when no GPU is usable.
+# CPU/GPU parity: for every sample file, `--device gpu` with two round sizes, with every
+# round split in two on GPU 0 (`--gpu 0,0`) and, on a machine with several GPUs, split
+# across all of them (`--gpu all`), gives exactly the counters of `--device cpu` for one
+# seed; and the GPU verdicts on the files with a known answer. Exit 77 (ctest: skipped)
+# when no GPU is usable.
 # usage: parity.sh EA_IID GPU_PROBE SAMPLES_DIR WORK_DIR
+# PARITY_FILES="a b" limits the per-file parts to those sample names (by hand, on a subset).
 set -uo pipefail
 exe=$1 probe=$2 samples=$3 work=$4
 "$probe" --probe >/dev/null || exit 77
@@ -10,22 +13,30 @@ mkdir -p "$work"
 seed=20261122
 fail=0
 counters() { grep "^Permutation testing: counters" "$1"; }
+# GPU configurations: name and options.
+configs=("round size 1000|--round-size 1000" "round size 4096|--round-size 4096" "--gpu 0,0|--gpu 0,0")
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+[ "${gpus:-0}" -ge 2 ] && configs+=("--gpu all ($gpus GPUs)|--gpu all")
 for path in "$samples"/*.bin; do
   f=$(basename "$path" .bin)
+  if [ -n "${PARITY_FILES:-}" ] && [[ " $PARITY_FILES " != *" $f "* ]]; then continue; fi
   "$exe" -v -v -v --device cpu --seed $seed "$path" >"$work/$f.cpu" 2>"$work/$f.cpu.err" || { echo "FAIL $f: cpu run"; fail=1; continue; }
-  for r in 1000 4096; do
-    if ! "$exe" -v -v -v --device gpu --round-size $r --seed $seed "$path" >"$work/$f.gpu$r" 2>"$work/$f.gpu$r.err"; then
-      echo "FAIL $f: gpu run (round size $r): $(cat "$work/$f.gpu$r.err")"
+  for k in "${!configs[@]}"; do
+    name=${configs[$k]%%|*}
+    read -r -a opts <<<"${configs[$k]#*|}"
+    out="$work/$f.gpu$k"
+    if ! "$exe" -v -v -v --device gpu "${opts[@]}" --seed $seed "$path" >"$out" 2>"$out.err"; then
+      echo "FAIL $f: gpu run ($name): $(cat "$out.err")"
       fail=1
       continue
     fi
-    if diff <(counters "$work/$f.cpu") <(counters "$work/$f.gpu$r") >"$work/$f.diff$r"; then
-      echo "ok   $f: round size $r: counters identical to the CPU"
+    if diff <(counters "$work/$f.cpu") <(counters "$out") >"$out.diff"; then
+      echo "ok   $f: $name: counters identical to the CPU"
     else
-      echo "FAIL $f: round size $r: counters differ"; cat "$work/$f.diff$r"; fail=1
+      echo "FAIL $f: $name: counters differ"; cat "$out.diff"; fail=1
     fi
   done
-  verdict=$(grep "^Verdict" "$work/$f.gpu4096" | cut -d';' -f1)
+  verdict=$(grep "^Verdict" "$work/$f.gpu1" | cut -d';' -f1)
   case $f in
     truerand_*) want="Verdict: IID" ;;
     GetTickCount_1bit|GetTickCount_8bit) want="Verdict: not IID" ;;
@@ -34,10 +45,10 @@ for path in "$samples"/*.bin; do
   # IID data: the compression test must have run on the GPU (the bzip2 size model).
   case $f in
     truerand_*)
-      if grep -q "^Permutation testing: compression test on gpu" "$work/$f.gpu4096"; then
+      if grep -q "^Permutation testing: compression test on gpu" "$work/$f.gpu1"; then
         echo "ok   $f: compression test ran on the GPU"
       else
-        echo "FAIL $f: compression test did not run on the GPU: $(grep -i compression "$work/$f.gpu4096.err" | head -n 1)"; fail=1
+        echo "FAIL $f: compression test did not run on the GPU: $(grep -i compression "$work/$f.gpu1.err" | head -n 1)"; fail=1
       fi ;;
   esac
   if [ -n "$want" ]; then
@@ -52,6 +63,7 @@ done
 # counters over 300 permutations (no early exit) must equal libbz2's on the CPU.
 for path in "$samples"/*.bin; do
   f=$(basename "$path" .bin)
+  if [ -n "${PARITY_FILES:-}" ] && [[ " $PARITY_FILES " != *" $f "* ]]; then continue; fi
   opts=(--all-tests --no-early-exit --iterations 300 --seed 11)
   "$exe" -v -v -v --device cpu "${opts[@]}" "$path" >"$work/$f.all.cpu" 2>&1 &&
     "$exe" -v -v -v --device gpu "${opts[@]}" "$path" >"$work/$f.all.gpu" 2>&1 ||

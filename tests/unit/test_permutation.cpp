@@ -9,6 +9,8 @@
 #include "common/error.hpp"
 #include "permutation/counters.hpp"
 #include "permutation/permutation.hpp"
+#include "permutation/split.hpp"
+#include "estimators/estimators.hpp"
 
 using namespace ea;
 
@@ -75,7 +77,7 @@ PermutationOutcome run(const Dataset& d, uint64_t seed, int threads, bool early_
   cfg.early_exit = early_exit;
   cfg.iterations = iterations;
   cfg.all_tests = true;
-  DeviceSlot slot(cfg.tuning.memory_share);
+  DeviceSlot slot(assign_gpus(cfg.gpus, 1, cfg.tuning.memory_share)[0]);
   return assess(d, cfg, Hooks{}, slot).permutation;
 }
 }  // namespace
@@ -124,5 +126,102 @@ TEST_CASE("every generator: the same counters with 1 and 2 threads, and differen
     CHECK(same);
     CHECK(one.counters[0].total() == 300);
     if (p.id != PrngId::Philox) CHECK(differs);
+  }
+}
+
+TEST_CASE("split_round: contiguous pieces in proportion to the parts, none over its capacity") {
+  CHECK(split_round(10000, {10000, 10000}) == std::vector<uint32_t>{5000, 5000});
+  CHECK(split_round(2048, {1024, 1024}) == std::vector<uint32_t>{1024, 1024});
+  CHECK(split_round(7, {10, 10}) == std::vector<uint32_t>{4, 3});
+  CHECK(split_round(1, {10, 10}) == std::vector<uint32_t>{1, 0});
+  CHECK(split_round(0, {10, 10}) == std::vector<uint32_t>{0, 0});
+  CHECK(split_round(30, {10, 20}) == std::vector<uint32_t>{10, 20});
+  CHECK(split_round(9, {1, 100}) == std::vector<uint32_t>{1, 8});
+  CHECK(split_round(5, {5}) == std::vector<uint32_t>{5});
+  for (uint32_t count = 0; count <= 31; ++count) {
+    const std::vector<uint32_t> cap{3, 17, 11};
+    const auto p = split_round(count, cap);
+    uint32_t sum = 0;
+    for (size_t k = 0; k < cap.size(); ++k) {
+      CHECK(p[k] <= cap[k]);
+      sum += p[k];
+    }
+    CHECK(sum == count);
+  }
+  CHECK_THROWS_AS(split_round(21, {10, 10}), Error);
+}
+
+TEST_CASE("assign_gpus: every listed GPU gets workers, memory divided among the entries that name it") {
+  // One assessment (one worker) on two GPUs: both in its slot, each with the whole share.
+  auto one = assign_gpus({0, 1}, 1, 0.8);
+  REQUIRE(one.size() == 1);
+  REQUIRE(one[0].size() == 2);
+  CHECK(one[0][0].gpu == 0);
+  CHECK(one[0][1].gpu == 1);
+  CHECK(one[0][0].memory_share == doctest::Approx(0.8));
+  // --gpu 0,0: two halves of GPU 0.
+  auto twice = assign_gpus({0, 0}, 1, 0.8);
+  REQUIRE(twice[0].size() == 2);
+  CHECK(twice[0][0].gpu == 0);
+  CHECK(twice[0][1].gpu == 0);
+  CHECK(twice[0][1].memory_share == doctest::Approx(0.4));
+  // A batch: 8 workers on 2 GPUs, 4 each, a quarter of each GPU's share apiece.
+  auto batch = assign_gpus({0, 1}, 8, 0.8);
+  REQUIRE(batch.size() == 8);
+  int on[2] = {0, 0};
+  for (const auto& w : batch) {
+    REQUIRE(w.size() == 1);
+    ++on[w[0].gpu];
+    CHECK(w[0].memory_share == doctest::Approx(0.2));
+  }
+  CHECK(on[0] == 4);
+  CHECK(on[1] == 4);
+  // Three GPUs, two workers: one worker splits across two of them.
+  auto three = assign_gpus({0, 1, 2}, 2, 0.9);
+  CHECK(three[0].size() == 2);
+  CHECK(three[1].size() == 1);
+  // One GPU, the old default: each of 4 workers gets a quarter.
+  auto single = assign_gpus({0}, 4, 0.8);
+  for (const auto& w : single) CHECK(w[0].memory_share == doctest::Approx(0.2));
+  CHECK_THROWS_AS(assign_gpus({}, 1, 0.8), Error);
+}
+
+TEST_CASE("a split backend gives the counters of one backend (rounds cut across parts)") {
+  Dataset d = sample_data(20000);
+  PermutationData pd;
+  const Baseline base = baseline(d);
+  pd.symbols = d.symbols.data();
+  pd.n = d.size();
+  pd.raw_of = d.raw_of.data();
+  pd.params = StatParams{base.mean, base.median, d.binary(), static_cast<uint32_t>(d.alphabet)};
+  const StreamSet streams(PrngId::Philox, 77, 10000);
+  pd.streams = streams.view();
+  CpuScratch scratch;
+  cpu_statistics(pd.symbols, pd.n, pd.raw_of, pd.params, kAllFastTests, pd.original, scratch);
+  pd.original.v[kNumFastTests] = 1e9;  // compression: never reached below (skip_compression)
+  DriverConfig dc;
+  dc.skip_compression = true;
+  for (bool early : {true, false}) {
+    CAPTURE(early);
+    dc.early_exit = early;
+    dc.iterations = early ? 10000 : 700;
+    auto single = make_cpu_backend(pd, 1);
+    auto unused = make_cpu_backend(pd, 1);
+    const PermutationOutcome want = run_permutation_tests(*single, *unused, dc);
+    // Three parts of different round sizes (1, 2 and 3 threads).
+    auto a = make_cpu_backend(pd, 1), b = make_cpu_backend(pd, 2), c = make_cpu_backend(pd, 3);
+    auto split = make_split_backend({a.get(), b.get(), c.get()});
+    CHECK(split->name() == "3 devices: cpu + cpu + cpu");
+    const PermutationOutcome got = run_permutation_tests(*split, *unused, dc);
+    CHECK(got.fast_permutations == want.fast_permutations);
+    for (int t = 0; t < kNumFastTests; ++t) {
+      CAPTURE(t);
+      for (int k = 0; k < 3; ++k) CHECK(got.counters[t].c[k] == want.counters[t].c[k]);
+    }
+    // run() directly, as --verify calls it: the same outcome rows as the single backend.
+    std::vector<uint8_t> x(64 * kNumTests), y(64 * kNumTests);
+    single->run(100, 64, kAllFastTests, x.data());
+    split->run(100, 64, kAllFastTests, y.data());
+    CHECK(x == y);
   }
 }
