@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <future>
 #include <map>
 
@@ -82,8 +83,26 @@ PermutationBackend& DeviceSlot::bind(Group& g, Factory make, const PermutationDa
     // group empty (never a part of it).
     g.split.reset();
     g.parts.clear();
-    std::vector<std::unique_ptr<PermutationBackend>> parts;
-    for (const GpuShare& gs : gpus_) parts.push_back(make(pd, gs.gpu, s.tuning, gs.memory_share));
+    std::vector<std::unique_ptr<PermutationBackend>> parts(gpus_.size());
+    if (gpus_.size() == 1) {
+      parts[0] = make(pd, gpus_[0].gpu, s.tuning, gpus_[0].memory_share);
+    } else {
+      // Several GPUs: their contexts and buffers are set up at the same time (a CUDA
+      // context takes a few hundred milliseconds); every one is waited for.
+      std::vector<std::future<std::unique_ptr<PermutationBackend>>> making;
+      for (const GpuShare& gs : gpus_) {
+        making.push_back(std::async(std::launch::async, [&, gs] { return make(pd, gs.gpu, s.tuning, gs.memory_share); }));
+      }
+      std::exception_ptr error;
+      for (size_t k = 0; k < making.size(); ++k) {
+        try {
+          parts[k] = making[k].get();
+        } catch (...) {
+          if (!error) error = std::current_exception();
+        }
+      }
+      if (error) std::rethrow_exception(error);
+    }
     g.parts = std::move(parts);
     if (g.parts.size() > 1) {
       std::vector<PermutationBackend*> raw;

@@ -47,7 +47,7 @@ one_process() {  # $1: a --gpu value or ""
   [ -n "${smi:-}" ] && kill "$smi" 2>/dev/null && smi=""
   iid=$(grep -c '"result":"IID"' "$tmp/batch.jsonl" || true)
   util=$( [ -s "$tmp/util.txt" ] && awk '{s+=$1; c++} END {printf "%.0f%%", s/c}' "$tmp/util.txt" || echo "n/a")
-  echo "command: ea_iid --seed 1 -q ${BATCH_OPTS:-}${label}--jsonl OUT --force FILE x $n"
+  echo "command: ea_iid --seed 1 -q ${BATCH_OPTS:+$BATCH_OPTS }${label}--jsonl OUT --force FILE x $n"
   awk -v a="$a" -v b="$b" -v n="$n" -v iid="$iid" -v u="$util" 'BEGIN {
     printf "one process:   %7.1f s  %6.1f assessments/min  (%d judged IID; mean GPU utilisation %s)\n", b - a, n * 60 / (b - a), iid, u }'
   last=$(awk -v a="$a" -v b="$b" 'BEGIN{print b - a}')
