@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
@@ -197,6 +198,19 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   app.add_flag("--allow-stream", st.allow_stream,
                "also read FIFOs and character devices (to their end, or to the end of -l INDEX,COUNT); "
                "without it they are refused");
+  std::string restart_text, cutoff_text = "exact", simulations_text;
+  auto* restart_opt = app.add_option("--restart", restart_text,
+                                     "restart tests (SP 800-90B 3.1.4) of each FILE, a 1000 x 1000 row data set (row i "
+                                     "= restart i), for the entropy claim H_I: sanity check, IID tests of rows and of "
+                                     "columns, validation min(H_r, H_c) >= H_I/2")
+                          ->type_name("H_I");
+  auto* cutoff_opt = app.add_option("--restart-cutoff", cutoff_text,
+                                    "how X_cutoff is found: exact (default; the quantile of the largest count) or "
+                                    "simulation (NIST's rule, seeded from --seed)")
+                         ->check(CLI::IsMember({"exact", "simulation"}));
+  auto* simulations_opt = app.add_option("--restart-simulations", simulations_text,
+                                         "rounds of the cutoff simulation, 1000-1000000000 (default 5000000, NIST's -s)")
+                              ->type_name("N");
   // --help in groups.
   const std::pair<const char*, std::vector<const char*>> groups[] = {
       {"Input", {"files", "--bits", "-l", "--allow-stream"}},
@@ -205,6 +219,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
        {"--seed", "--prng", "--list-prngs", "--device", "--gpu", "--round-size", "--gpu-tuning", "--threads",
         "--cpu-compression", "--verify"}},
       {"Output", {"-v", "-q", "--format", "-o", "--timing", "--log-level", "--exit-code", "--strict"}},
+      {"Restart tests", {"--restart", "--restart-cutoff", "--restart-simulations"}},
       {"Batch", {"--blocks", "--keep-short", "--jobs", "--jsonl", "--append", "--force", "--resume", "--shard", "--csv", "--html"}},
   };
   for (CLI::Option* opt : app.get_options()) {
@@ -222,6 +237,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
       "  ea_iid --jsonl out.jsonl --bits 8 a.bin b.bin    several files, one JSON line each\n"
       "  ea_iid --blocks 1000000 --jsonl out.jsonl cap.bin  every block of a long capture\n"
       "  head -c 1000000 /dev/hwrng | ea_iid -            samples from standard input\n"
+      "  ea_iid --restart 7.8 restarts.bin 8              restart tests of 1000 restarts x 1000 samples\n"
       "\n"
       "Exit status: 0 when the assessment completed (whatever the verdict; with --exit-code, 0 only when IID),\n"
       "1 with --exit-code when the data is not judged IID, 2 on errors (bad input, usage, device failure),\n"
@@ -318,6 +334,34 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
       throw Error(ErrorKind::Usage, "bits per symbol must be between 1 and 8, got '" + bits_text + "'");
     }
     st.width = b;
+  }
+  if (restart_opt->count()) {
+    RestartSpec spec;
+    char* end = nullptr;
+    spec.h_i = std::strtod(restart_text.c_str(), &end);
+    if (restart_text.empty() || !end || *end != '\0' || !(spec.h_i > 0) || spec.h_i > 8) {
+      throw Error(ErrorKind::Usage, "--restart: '" + restart_text + "': H_I must be a number greater than 0 and at most 8");
+    }
+    spec.cutoff = cutoff_text == "simulation" ? CutoffMethod::Simulation : CutoffMethod::Exact;
+    if (simulations_opt->count()) {
+      spec.simulations = parse_unsigned(simulations_text, "--restart-simulations", 1000, 1000000000);
+      if (spec.cutoff != CutoffMethod::Simulation) {
+        throw Error(ErrorKind::Usage, "--restart-simulations applies to --restart-cutoff simulation");
+      }
+    }
+    if (o.subset || o.blocks) {
+      throw Error(ErrorKind::Usage, std::string("--restart reads a whole file of 1,000,000 samples; ") +
+                                        (o.subset ? "-l" : "--blocks") + " does not apply");
+    }
+    if (flag_c || flag_t) throw Error(ErrorKind::Usage, "--restart: -c and -t do not apply (the restart tests use the MCV estimate)");
+    if (o.csv_path || o.html_path || o.resume) {
+      throw Error(ErrorKind::Usage, std::string("--restart: ") + (o.resume ? "--resume" : o.csv_path ? "--csv" : "--html") +
+                                        " does not apply to restart tests yet (use --jsonl and -o)");
+    }
+    st.restart = spec;
+  } else if (cutoff_opt->count() || simulations_opt->count()) {
+    throw Error(ErrorKind::Usage, std::string(cutoff_opt->count() ? "--restart-cutoff" : "--restart-simulations") +
+                                      " applies to --restart H_I, which is not given");
   }
   // After every option is known (-o is read above).
   if (o.resume && !o.jsonl_path && !(o.json_path && o.batch())) {

@@ -7,12 +7,20 @@
 #include <nlohmann/json.hpp>
 
 #include "assess.hpp"
+#include "restart.hpp"
 #include "common/error.hpp"
 #include "options.hpp"
 
 namespace ea::cli {
 
 void print_text(std::FILE* out, const Assessment& a, const Options& o);
+
+// Pieces of NIST's -v -v -v text of one assessment, which ea_restart prints for the rows
+// and then the columns: the chi-square lines, the LRS lines, and the unpermuted
+// statistics with the table of counters.
+void nist_chi_square_lines(std::FILE* f, const Assessment& a);
+void nist_lrs_lines(std::FILE* f, const Assessment& a);
+void nist_permutation_block(std::FILE* f, const Assessment& a);
 
 // `block`: the block index with --blocks, else -1.
 nlohmann::ordered_json assessment_json(const Assessment& a, const Options& o, const std::string& started,
@@ -26,6 +34,10 @@ nlohmann::ordered_json error_json(const Options& o, const std::string& started, 
 // A JSONL row for an item that was not assessed (a short last block), and why.
 nlohmann::ordered_json skipped_json(const Options& o, const std::string& started, const std::string& path,
                                     int64_t block, const std::string& reason);
+
+// --restart: the text (ours, or NIST ea_restart's with --format nist or -v -v -v) and the JSON.
+void print_restart_text(std::FILE* out, const RestartAssessment& r, const Options& o);
+nlohmann::ordered_json restart_json(const RestartAssessment& r, const Options& o, const std::string& started);
 
 std::string timestamp_now();
 

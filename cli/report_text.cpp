@@ -49,6 +49,35 @@ void counter_table(std::FILE* f, const Assessment& a) {
   std::fprintf(f, "(* denotes failed test)\n\n");
 }
 
+void unpermuted_lines(std::FILE* f, const Assessment& a) {
+  for (int t = 0; t < kNumTests; ++t) {
+    std::fprintf(f, "Permutation testing: Unpermuted result %s = %.22Lg\n", test_name(t),
+                 static_cast<long double>(a.original.v[t]));
+  }
+}
+
+}  // namespace
+
+void nist_chi_square_lines(std::FILE* f, const Assessment& a) {
+  chi_line(f, "independence", a.independence);
+  chi_line(f, "goodness of fit", a.goodness_of_fit);
+}
+
+void nist_lrs_lines(std::FILE* f, const Assessment& a) {
+  std::fprintf(f, "Literal Longest Repeated Substring results: P_col = %.22Lg\n", a.lrs.p_col);
+  if (!a.lrs.trivially_passed) {
+    std::fprintf(f, "Literal Longest Repeated Substring results: W = %" PRIu64 "\n", a.lrs.w);
+    std::fprintf(f, "Literal Longest Repeated Substring results: Pr(X >= 1) = %.22Lg\n", a.lrs.pr_x_ge_1);
+  }
+}
+
+void nist_permutation_block(std::FILE* f, const Assessment& a) {
+  unpermuted_lines(f, a);
+  counter_table(f, a);
+}
+
+namespace {
+
 void opening_lines(std::FILE* f, const Assessment& a, bool nist) {
   if (a.independence.underflow || a.goodness_of_fit.underflow) std::fprintf(f, "igamc: UNDERFLOW\n");
   std::fprintf(f, "Opening file: '%s' (SHA-256 hash %s)", a.path.c_str(), a.sha256.c_str());
@@ -120,24 +149,16 @@ void print_reference_lines(std::FILE* f, const Assessment& a, bool nist) {
   }
   if (a.h_original) std::fprintf(f, "H_original = %.17g\n", a.h_original->entropy);
   std::fprintf(f, "Assessed min entropy: %.17g\n", a.h_assessed);
-  chi_line(f, "independence", a.independence);
-  chi_line(f, "goodness of fit", a.goodness_of_fit);
+  nist_chi_square_lines(f, a);
   std::fprintf(f, "Chi square tests: %s\n", chi_status(a));
-  std::fprintf(f, "Literal Longest Repeated Substring results: P_col = %.22Lg\n", a.lrs.p_col);
-  if (!a.lrs.trivially_passed) {
-    std::fprintf(f, "Literal Longest Repeated Substring results: W = %" PRIu64 "\n", a.lrs.w);
-    std::fprintf(f, "Literal Longest Repeated Substring results: Pr(X >= 1) = %.22Lg\n", a.lrs.pr_x_ge_1);
-  }
+  nist_lrs_lines(f, a);
   std::fprintf(f, "Length of longest repeated substring test: %s\n", pass_fail(a.lrs.passed()));
-  for (int t = 0; t < kNumTests; ++t) {
-    std::fprintf(f, "Permutation testing: Unpermuted result %s = %.22Lg\n", test_name(t),
-                 static_cast<long double>(a.original.v[t]));
-  }
   if (nist) {
-    counter_table(f, a);
+    nist_permutation_block(f, a);
     std::fprintf(f, "IID permutation tests: %s\n", pass_fail(a.permutation.passed()));
     return;
   }
+  unpermuted_lines(f, a);
   std::fprintf(f, "Permutation testing: seed = %" PRIu64 " (from --seed %" PRIu64 " and the samples)\n", a.seed,
                a.settings.seed);
   std::fprintf(f, "Permutation testing: compression test on %s\n", a.compression_device.c_str());

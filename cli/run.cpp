@@ -82,6 +82,18 @@ Outcome run_single(const Options& o, const Settings& settings, const std::string
       outcome = Outcome::error();
       return;
     }
+    if (r.restart) {
+      const RestartAssessment& rs = *r.restart;
+      for (const Assessment* part : {rs.rows ? &*rs.rows : nullptr, rs.columns ? &*rs.columns : nullptr}) {
+        if (part) for (const auto& w : part->warnings) logger().warn("{}: {}", part->path, w);
+      }
+      print_restart_text(stdout, rs, o);
+      flush_checked(stdout, "standard output");
+      if (o.json_path) write_file_atomically(*o.json_path, restart_json(rs, o, started).dump(2) + "\n", inputs, "-o");
+      outcome = Outcome{};
+      outcome.add(rs.verdict() == Verdict::NotIid, rs.verdict() == Verdict::Inconclusive, !rs.for_compliance());
+      return;
+    }
     const Assessment& a = *r.assessment;
     for (const auto& w : a.warnings) logger().warn("{}", w);
     print_text(stdout, a, o);
@@ -286,6 +298,14 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
         logger().error("{}", r.message);
         json = error_json(o, started, r.message, r.error_kind, r.sha256, &it.path, it.block);
         any_error = true;
+      } else if (r.restart) {
+        json = restart_json(*r.restart, o, started);
+        const Verdict v = r.restart->verdict();
+        for (const Assessment* part : {r.restart->rows ? &*r.restart->rows : nullptr, r.restart->columns ? &*r.restart->columns : nullptr}) {
+          if (part) permutations_done += part->permutation.fast_permutations + part->permutation.compression_permutations;
+        }
+        any_not_iid = any_not_iid || v != Verdict::Iid;
+        verdicts.add(v == Verdict::NotIid, v == Verdict::Inconclusive, !r.restart->for_compliance());
       } else {
         for (const auto& w : r.assessment->warnings) logger().warn("{}: {}", it.path, w);
         json = assessment_json(*r.assessment, o, started, it.block);

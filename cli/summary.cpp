@@ -47,6 +47,23 @@ Row row_of(const Item& it, const ItemResult& r) {
     case ItemResult::Status::Skipped: row.verdict = "skipped: " + r.message; return row;
     case ItemResult::Status::Failed: row.verdict = "error: " + r.message; break;
     default: {
+      if (r.restart) {
+        const RestartAssessment& rs = *r.restart;
+        row.samples = std::to_string(rs.samples);
+        row.width = std::to_string(rs.width);
+        if (rs.rows) {
+          row.h_assessed = fmt("%.6f", rs.result());
+          auto both = [](bool a, bool b) { return std::string(a && b ? "passed" : "failed"); };
+          row.chi = both(!rs.rows->chi_square_failed(), !rs.columns->chi_square_failed());
+          row.lrs = both(rs.rows->lrs.passed(), rs.columns->lrs.passed());
+          row.perm = both(rs.rows->permutation.passed(), rs.columns->permutation.passed());
+        }
+        std::string failed;
+        for (const auto& f : rs.failures()) failed += (failed.empty() ? "" : ",") + f;
+        row.failed = failed.empty() ? "-" : failed;
+        row.verdict = rs.verdict() == Verdict::Iid ? "restart passed" : rs.verdict() == Verdict::NotIid ? "restart failed" : "restart inconclusive";
+        break;
+      }
       const Assessment& a = *r.assessment;
       row.samples = std::to_string(a.samples);
       row.width = std::to_string(a.width);
@@ -79,7 +96,24 @@ Row row_of_json(const nlohmann::ordered_json& j) {
   Row row{j.value("filename", std::string("-")),
           in.contains("block") ? std::to_string(in["block"].get<int64_t>()) : "-",
           "-", "-", "-", "-", "-", "-", "-", "-", "-", "", "-"};
-  if (j.contains("skipped")) {
+  if (j.value("type", std::string()) == "Restart" && j.contains("restart")) {
+    const auto& rs = j["restart"];
+    const auto& rows = j["rows"];
+    if (!rows.is_null()) {
+      row.samples = std::to_string(rows["input"].value("samples", uint64_t{0}));
+      row.width = std::to_string(rows["input"].value("bitsPerSymbol", 0));
+      row.h_assessed = str(rs["result"], "%.6f");
+      const auto& tc = j["testCases"][0];
+      row.chi = tc["passedChiSquareTests"].get<bool>() ? "passed" : "failed";
+      row.lrs = tc["passedLongestRepeatedSubstringTest"].get<bool>() ? "passed" : "failed";
+      row.perm = tc["passedIidPermutationTests"].get<bool>() ? "passed" : "failed";
+    }
+    std::string failed;
+    for (const auto& f : j["verdict"]["failed"]) failed += (failed.empty() ? "" : ",") + f.get<std::string>();
+    row.failed = failed.empty() ? "-" : failed;
+    row.verdict = "restart " + j["verdict"]["result"].get<std::string>();
+    row.seconds = str(j["timings"]["total"], "%.2f");
+  } else if (j.contains("skipped")) {
     row.verdict = "skipped: " + j["skipped"].get<std::string>();
   } else if (j.value("errorLevel", 0) != 0) {
     row.verdict = "error: " + j.value("errorMessage", std::string());

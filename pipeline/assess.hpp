@@ -20,6 +20,14 @@ namespace ea {
 
 enum class DeviceChoice { Auto, Cpu, Gpu };
 
+// --restart H_I: the restart tests (SP 800-90B 3.1.4) of a 1000 x 1000 row data set.
+enum class CutoffMethod { Exact, Simulation };
+struct RestartSpec {
+  double h_i = 0;                               // the entropy claim H_I, bits per sample
+  CutoffMethod cutoff = CutoffMethod::Exact;    // --restart-cutoff exact|simulation
+  uint64_t simulations = 5000000;               // --restart-simulations (NIST's -s; its default)
+};
+
 // Everything that decides how an assessment is read, computed and where it runs: plain
 // values, held by value from the CLI to the report (the report records them). A new option
 // is a field here, a flag in cli/options.cpp, and its use.
@@ -45,6 +53,8 @@ struct Settings {
   // libbz2 on the CPU cores; false: --cpu-compression.
   bool gpu_compression = true;
   GpuTuning tuning;                 // --round-size, --gpu-tuning
+  // The restart tests instead of one assessment (pipeline/restart.hpp).
+  std::optional<RestartSpec> restart;
 };
 
 // What a run reports back while it works; none of it changes a result.

@@ -123,7 +123,7 @@ Dataset load_item(const Item& it, const Settings& s, const std::atomic<bool>* in
   return load_dataset(it.path, load);
 }
 
-ItemResult run_item(const Item& it, const Settings& s, const Hooks& hooks, DeviceSlot& slot) {
+ItemResult run_item(const Item& it, const Settings& s, const Hooks& hooks, DeviceSlot& slot, DeviceSlot& column_slot) {
   using clock = std::chrono::steady_clock;
   ItemResult r;
   if (!it.skipped.empty()) {
@@ -134,7 +134,11 @@ ItemResult run_item(const Item& it, const Settings& s, const Hooks& hooks, Devic
   const auto t0 = clock::now();
   try {
     const Dataset d = load_item(it, s, hooks.interrupt, r.sha256);
-    r.assessment = assess(d, s, hooks, slot);
+    if (s.restart) {
+      r.restart = assess_restart(d, s, hooks, slot, column_slot);
+    } else {
+      r.assessment = assess(d, s, hooks, slot);
+    }
     r.status = ItemResult::Status::Assessed;
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Interrupted) {
@@ -176,6 +180,7 @@ RunSummary run_items(const std::vector<Item>& items, const Settings& settings, i
   auto worker = [&](int w) {
     try {
       DeviceSlot slot(gpus[static_cast<size_t>(w)]);
+      DeviceSlot column_slot(gpus[static_cast<size_t>(w)]);  // --restart: the column data set's (made on first use)
       Hooks hooks;
       hooks.interrupt = &cancel;
       hooks.note = observer.note;
@@ -195,7 +200,7 @@ RunSummary run_items(const std::vector<Item>& items, const Settings& settings, i
         }
         if (observer.started) observer.started(w, items[idx]);
         const Item& it = items[idx];
-        ItemResult r = run_item(it, it.settings ? *it.settings : settings, hooks, slot);
+        ItemResult r = run_item(it, it.settings ? *it.settings : settings, hooks, slot, column_slot);
         if (observer.idle) observer.idle(w);
         std::lock_guard<std::mutex> lock(m);
         done[idx].result = std::move(r);

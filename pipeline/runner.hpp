@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "assess.hpp"
+#include "restart.hpp"
 #include "common/error.hpp"
 #include "io/samples.hpp"
 
@@ -54,7 +55,8 @@ std::vector<size_t> share_of(const std::vector<Item>& items, uint64_t k, uint64_
 struct ItemResult {
   enum class Status { Assessed, Skipped, Failed, Interrupted };
   Status status = Status::Interrupted;
-  std::optional<Assessment> assessment;  // Assessed
+  std::optional<Assessment> assessment;  // Assessed (settings.restart unset)
+  std::optional<RestartAssessment> restart;  // Assessed with settings.restart
   std::string message;                   // Skipped: why; Failed: the error
   ErrorKind error_kind = ErrorKind::Internal;  // Failed
   std::string sha256;  // of the bytes read (also for Failed, when the error came after reading)

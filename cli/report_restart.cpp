@@ -1,0 +1,206 @@
+// The restart tests' reports: our text, NIST ea_restart's -v -v -v text (--format nist),
+// and the JSON (NIST's restart fields plus ours).
+#include <cinttypes>
+
+#include "report.hpp"
+#include "version.hpp"
+
+namespace ea::cli {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+const char* pass_fail(bool p) { return p ? "Passed" : "Failed"; }
+
+const char* restart_verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::Iid: return "passed";
+    case Verdict::NotIid: return "failed";
+    default: return "inconclusive";
+  }
+}
+
+const char* cutoff_name(CutoffMethod m) { return m == CutoffMethod::Exact ? "exact" : "simulation"; }
+
+// NIST ea_restart -i at its verbose level 3 (-v -v -v), line for line; only the columns'
+// permutation block differs by design (NIST repeats the rows there: docs/validation.md).
+void print_nist_restart(std::FILE* f, const RestartAssessment& r) {
+  std::fprintf(f, "Opening file: '%s' (SHA-256 hash %s)\n", r.path.c_str(), r.sha256.c_str());
+  std::fprintf(f, "Loaded %" PRIu64 " samples made up of %d distinct %d-bit-wide symbols.\n", r.samples, r.alphabet,
+               r.width);
+  if (r.translated) std::fprintf(f, "\nSymbols have been translated.\n\n");
+  std::fprintf(f, "H_I: %f\n", r.h_i);
+  std::fprintf(f, "ALPHA: %.17g, X_cutoff: %d\n", r.alpha, r.x_cutoff);
+  std::fprintf(f, "X_max: %d\n", r.counts.x_max());
+  if (!r.sanity_passed()) {
+    std::fprintf(f, "\n*** Restart Sanity Check Failed ***\n");
+    return;
+  }
+  std::fprintf(f, "\nRestart Sanity Check Passed...\n");
+  const Assessment& rows = *r.rows;
+  const Assessment& cols = *r.columns;
+  std::fprintf(f, "\nRunning IID tests...\n\n");
+  std::fprintf(f, "Running Most Common Value Estimate...\n");
+  std::fprintf(f, "\tMost Common Value Estimate (Rows) = %f / %d bit(s)\n", rows.h_original->entropy, r.width);
+  std::fprintf(f, "\tMost Common Value Estimate (Cols) = %f / %d bit(s)\n", cols.h_original->entropy, r.width);
+  nist_chi_square_lines(f, rows);
+  nist_chi_square_lines(f, cols);
+  std::fprintf(f, "Chi square tests: %s\n", pass_fail(rows.chi_square_passed() && cols.chi_square_passed()));
+  nist_lrs_lines(f, rows);
+  nist_lrs_lines(f, cols);
+  std::fprintf(f, "Length of longest repeated substring test: %s\n", pass_fail(rows.lrs.passed() && cols.lrs.passed()));
+  nist_permutation_block(f, rows);
+  nist_permutation_block(f, cols);
+  std::fprintf(f, "IID permutation tests: %s\n", pass_fail(rows.permutation.passed() && cols.permutation.passed()));
+  std::fprintf(f, "\nH_r: %f\nH_c: %f\nH_I: %f\n\n", r.h_r, r.h_c, r.h_i);
+  if (!r.validation_passed()) {
+    std::fprintf(f, "*** min(H_r, H_c) < H_I/2, Validation Testing Failed ***\n");
+    return;
+  }
+  std::fprintf(f, "Validation Test Passed...\n\n");
+  std::fprintf(f, "min(H_r, H_c, H_I): %f\n\n", r.result());
+}
+
+// One data set's IID tests in a line.
+void part_line(std::FILE* f, const char* name, const Assessment& a, double h, const Options& o) {
+  std::fprintf(f, "%s: MCV %f; chi-square %s, LRS %s, permutation tests %s", name, h,
+               a.chi_square_failed() ? "failed" : a.chi_square_evaluable() ? "passed" : "not evaluable",
+               a.lrs.passed() ? "passed" : "failed", a.permutation.passed() ? "passed" : "failed");
+  std::fprintf(f, " (seed %" PRIu64 ", %u permutations, %s)\n", a.seed, a.permutation.fast_permutations,
+               a.device.c_str());
+  if (o.verbose >= 1) {
+    for (int t = 0; t < kNumTests; ++t) {
+      const auto& c = a.permutation.counters[t];
+      if (!a.permutation.ran[t]) continue;
+      if (o.verbose < 2 && a.permutation.test_passed(t)) continue;  // -v: the failed ones
+      std::fprintf(f, "  %-22s %24.17g %7u %7u %7u  %s\n", test_name(t), a.original.v[t], c.c[0], c.c[1], c.c[2],
+                   a.permutation.test_passed(t) ? "passed" : "FAILED");
+    }
+  }
+}
+
+}  // namespace
+
+void print_restart_text(std::FILE* f, const RestartAssessment& r, const Options& o) {
+  if (o.quiet) return;
+  if (o.format == TextFormat::Nist || o.verbose >= 3) {
+    print_nist_restart(f, r);
+    if (o.format == TextFormat::Nist) return;
+  } else {
+    std::fprintf(f, "%s: %" PRIu64 " samples, %d-bit, %d distinct symbols: 1000 restarts x 1000 samples\n",
+                 r.path.c_str(), r.samples, r.width, r.alphabet);
+    if (o.verbose >= 1) std::fprintf(f, "SHA-256: %s\n", r.sha256.c_str());
+    std::fprintf(f, "H_I: %f\n", r.h_i);
+    std::fprintf(f, "Sanity check: X_max %d (rows %d, columns %d), X_cutoff %d (alpha %.17g, %s", r.counts.x_max(),
+                 r.counts.x_r, r.counts.x_c, r.x_cutoff, r.alpha, cutoff_name(r.cutoff_method));
+    if (r.cutoff_method == CutoffMethod::Simulation) {
+      std::fprintf(f, ", %" PRIu64 " rounds, seed %" PRIu64, r.cutoff_simulations, r.cutoff_seed);
+    }
+    std::fprintf(f, "): %s\n", r.sanity_passed() ? "passed" : "FAILED");
+    if (r.rows) {
+      part_line(f, "Rows", *r.rows, r.h_r, o);
+      part_line(f, "Columns", *r.columns, r.h_c, o);
+      std::fprintf(f, "Validation: min(H_r, H_c) = %f %s H_I/2 = %f: %s\n", std::min(r.h_r, r.h_c),
+                   r.validation_passed() ? ">=" : "<", r.h_i / 2, r.validation_passed() ? "passed" : "FAILED");
+      std::fprintf(f, "min(H_r, H_c, H_I): %f\n", r.result());
+    }
+  }
+  if (o.timing) std::fprintf(f, "Timing: total %.3f s\n", r.seconds);
+  const Verdict v = r.verdict();
+  std::fprintf(f, "Verdict: restart tests %s", restart_verdict_name(v));
+  const auto failed = r.failures();
+  if (!failed.empty()) {
+    std::fprintf(f, " (failed:");
+    for (size_t k = 0; k < failed.size(); ++k) std::fprintf(f, "%s %s", k ? "," : "", failed[k].c_str());
+    std::fprintf(f, ")");
+  }
+  if (v == Verdict::Iid) std::fprintf(f, "; min(H_r, H_c, H_I) = %f bits per sample", r.result());
+  if (!r.for_compliance()) std::fprintf(f, " [NOT FOR COMPLIANCE]");
+  std::fprintf(f, "\n");
+}
+
+ordered_json restart_json(const RestartAssessment& r, const Options& o, const std::string& started) {
+  ordered_json j;
+  j["dateTimeStamp"] = started;
+  j["filename"] = r.path;
+  j["commandline"] = o.command_line;
+  j["sha256"] = r.sha256;
+  // NIST ea_restart: -1 with its message when the sanity check or the validation fails.
+  j["errorLevel"] = (!r.sanity_passed() || !r.validation_passed()) ? -1 : 0;
+  if (!r.sanity_passed()) {
+    j["errorMessage"] = "Restart Sanity Check Failed.";
+  } else if (!r.validation_passed()) {
+    j["errorMessage"] = "min(H_r, H_c) < H_I/2, Validation Testing Failed.";
+  }
+  j["type"] = "Restart";
+  j["toolVersion"] = std::string(kVersion) + " (commit " + kGitCommit + ", " + kBuildDevice + ")";
+  j["build"] = {{"version", kVersion},     {"commit", kGitCommit},
+                {"device", kBuildDevice},  {"buildType", kBuildType},
+                {"reference", kReferenceVersion}};
+  j["IID"] = true;
+  ordered_json tcs = ordered_json::array();
+  if (r.rows) {
+    ordered_json tc;
+    tc["testCaseDesc"] = "Overall";
+    tc["h_r"] = r.h_r;
+    tc["h_c"] = r.h_c;
+    tc["h_i"] = r.h_i;
+    tc["mean"] = r.rows->base.mean;
+    tc["median"] = r.rows->base.median;
+    tc["passedChiSquareTests"] = r.rows->chi_square_passed() && r.columns->chi_square_passed();
+    tc["passedLongestRepeatedSubstringTest"] = r.rows->lrs.passed() && r.columns->lrs.passed();
+    tc["passedIidPermutationTests"] = r.rows->permutation.passed() && r.columns->permutation.passed();
+    ordered_json results = ordered_json::array();
+    for (const Assessment* a : {&*r.rows, &*r.columns}) {
+      for (int i = 0; i < 3; ++i) {
+        ordered_json row;
+        row["iteration"] = i;
+        for (int t = 0; t < kNumTests; ++t) {
+          row[test_json_key(t)] = a->permutation.ran[t] ? ordered_json(a->permutation.counters[t].c[i]) : ordered_json(nullptr);
+        }
+        results.push_back(row);
+      }
+    }
+    tc["permutationTestResults"] = results;  // rows' C0, C1, C2, then the columns'
+    tcs.push_back(tc);
+  }
+  j["testCases"] = tcs;
+  j["schemaVersion"] = 1;
+  const Verdict v = r.verdict();
+  j["verdict"] = {{"passed", v == Verdict::Iid}, {"result", restart_verdict_name(v)}, {"failed", r.failures()}};
+  j["forCompliance"] = r.for_compliance();
+  ordered_json rs;
+  rs["hI"] = r.h_i;
+  rs["restarts"] = kRestarts;
+  rs["samplesPerRestart"] = kRestartSamples;
+  rs["alpha"] = r.alpha;
+  rs["xCutoff"] = r.x_cutoff;
+  rs["cutoffMethod"] = cutoff_name(r.cutoff_method);
+  if (r.cutoff_method == CutoffMethod::Simulation) {
+    rs["cutoffSimulations"] = r.cutoff_simulations;
+    rs["cutoffSeed"] = std::to_string(r.cutoff_seed);
+  } else {
+    rs["cutoffSimulations"] = nullptr;
+    rs["cutoffSeed"] = nullptr;
+  }
+  rs["xR"] = r.counts.x_r;
+  rs["xC"] = r.counts.x_c;
+  rs["xMax"] = r.counts.x_max();
+  rs["sanityCheck"] = r.sanity_passed() ? "passed" : "failed";
+  if (r.rows) {
+    rs["hR"] = r.h_r;
+    rs["hC"] = r.h_c;
+    rs["validation"] = r.validation_passed() ? "passed" : "failed";
+    rs["result"] = r.result();
+  } else {
+    rs["hR"] = rs["hC"] = rs["validation"] = rs["result"] = nullptr;
+  }
+  j["restart"] = rs;
+  j["rows"] = r.rows ? assessment_json(*r.rows, o, started) : ordered_json(nullptr);
+  j["columns"] = r.columns ? assessment_json(*r.columns, o, started) : ordered_json(nullptr);
+  j["timings"] = {{"total", r.seconds}};
+  return j;
+}
+
+}  // namespace ea::cli

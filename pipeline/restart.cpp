@@ -1,0 +1,125 @@
+#include "restart.hpp"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <future>
+
+#include "common/error.hpp"
+
+namespace ea {
+
+std::vector<std::string> RestartAssessment::failures() const {
+  std::vector<std::string> f;
+  if (!sanity_passed()) {
+    f.push_back("sanity check");
+    return f;
+  }
+  if (rows) {
+    for (const auto& family : rows->failed_families()) f.push_back("rows: " + family);
+  }
+  if (columns) {
+    for (const auto& family : columns->failed_families()) f.push_back("columns: " + family);
+  }
+  if (!validation_passed()) f.push_back("validation");
+  return f;
+}
+
+Verdict RestartAssessment::verdict() const {
+  if (!failures().empty()) return Verdict::NotIid;
+  if (!rows || !columns || rows->verdict() != Verdict::Iid || columns->verdict() != Verdict::Iid) {
+    return Verdict::Inconclusive;
+  }
+  return Verdict::Iid;
+}
+
+bool RestartAssessment::for_compliance() const {
+  return (!rows || rows->for_compliance()) && (!columns || columns->for_compliance());
+}
+
+uint64_t restart_cutoff_seed(uint64_t user_seed) {
+  std::string msg = "ea_iid restart cutoff v1";
+  for (int i = 0; i < 8; ++i) msg.push_back(static_cast<char>((user_seed >> (8 * i)) & 0xff));
+  unsigned char out[32];
+  unsigned int len = 0;
+  if (EVP_Digest(msg.data(), msg.size(), out, &len, EVP_sha256(), nullptr) != 1 || len != 32) {
+    throw Error(ErrorKind::Internal, "OpenSSL: SHA-256 failed");
+  }
+  uint64_t seed = 0;
+  for (int i = 7; i >= 0; --i) seed = (seed << 8) | out[i];
+  return seed;
+}
+
+RestartAssessment assess_restart(const Dataset& d, const Settings& settings, const Hooks& hooks, DeviceSlot& slot,
+                                 DeviceSlot& column_slot) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!settings.restart) throw Error(ErrorKind::Internal, "assess_restart without --restart");
+  const RestartSpec& spec = *settings.restart;
+  if (d.size() != kRestartDataSize) {
+    throw Error(ErrorKind::Input, d.path + ": a restart data set holds exactly " + std::to_string(kRestartDataSize) +
+                                      " samples (1,000 restarts of 1,000 samples, row i = restart i); this one holds " +
+                                      std::to_string(d.size()));
+  }
+  if (!(spec.h_i > 0) || spec.h_i > d.width) {
+    throw Error(ErrorKind::Usage, "--restart " + std::to_string(spec.h_i) + ": H_I must be greater than 0 and at most " +
+                                      std::to_string(d.width) + " (the bits per sample)");
+  }
+  RestartAssessment r;
+  r.path = d.path;
+  r.sha256 = d.sha256;
+  r.samples = d.size();
+  r.width = d.width;
+  r.alphabet = d.alphabet;
+  r.translated = d.translated;
+  r.settings = settings;
+  r.h_i = spec.h_i;
+  r.alpha = restart_alpha();
+  r.cutoff_method = spec.cutoff;
+  if (spec.cutoff == CutoffMethod::Exact) {
+    r.x_cutoff = restart_cutoff_exact(spec.h_i, r.alpha);
+  } else {
+    r.cutoff_simulations = spec.simulations;
+    r.cutoff_seed = restart_cutoff_seed(settings.seed);
+    r.x_cutoff = restart_cutoff_simulated(spec.h_i, r.alpha, spec.simulations, r.cutoff_seed, settings.threads);
+  }
+  r.counts = restart_counts(d.raw);
+  if (hooks.interrupt && hooks.interrupt->load()) throw Error(ErrorKind::Interrupted, "interrupted");
+  if (!r.sanity_passed()) {
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return r;  // NIST's ea_restart stops here too
+  }
+
+  // The IID tests of both data sets at once: each an assessment of its own (its seed from
+  // the user's seed and its own samples), half of the CPU threads each.
+  Settings each = settings;
+  each.restart.reset();
+  each.initial_entropy = true;
+  each.threads = std::max(1, settings.threads / 2);
+  Dataset cols = make_dataset(restart_columns(d.raw), d.width);
+  cols.path = d.path + " (columns)";
+  cols.sha256 = d.sha256;
+  Hooks column_hooks;
+  column_hooks.interrupt = hooks.interrupt;
+  column_hooks.note = hooks.note;
+  auto column_run = std::async(std::launch::async, [&] { return assess(cols, each, column_hooks, column_slot); });
+  std::exception_ptr error;
+  try {
+    r.rows = assess(d, each, hooks, slot);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  try {
+    r.columns = column_run.get();
+  } catch (...) {
+    if (!error) error = std::current_exception();
+  }
+  if (error) std::rethrow_exception(error);
+  r.h_r = std::min<double>(d.width, r.rows->h_original->entropy);
+  r.h_c = std::min<double>(d.width, r.columns->h_original->entropy);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace ea

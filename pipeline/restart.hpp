@@ -1,0 +1,62 @@
+// The restart tests of an IID source (SP 800-90B 3.1.4): a file of 1,000 restarts x 1,000
+// samples (row i = restart i) read as NIST ea_restart reads it; the sanity check (3.1.4.3);
+// the IID tests of section 5 on the row data set and on the column data set (each an
+// assess() of its own: chi-square, LRS, permutation tests with the same engine, generators,
+// seed rule and early exit as ea_iid, on the GPU when one is usable); the validation test
+// (3.1.4.2) min(H_r, H_c) >= H_I / 2; the result min(H_r, H_c, H_I).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "assess.hpp"
+#include "estimators/restart.hpp"
+
+namespace ea {
+
+struct RestartAssessment {
+  std::string path, sha256;  // of the file
+  uint64_t samples = 0;
+  int width = 0, alphabet = 0;
+  bool translated = false;
+  Settings settings;         // as given; settings.restart holds H_I and the cutoff method
+  double h_i = 0;
+
+  double alpha = 0;
+  int x_cutoff = 0;
+  CutoffMethod cutoff_method = CutoffMethod::Exact;
+  uint64_t cutoff_simulations = 0;  // Simulation only
+  uint64_t cutoff_seed = 0;         // Simulation only: derived from settings.seed
+  RestartCounts counts;
+  bool sanity_passed() const { return counts.x_max() <= x_cutoff; }
+
+  // The IID tests of each data set (both absent when the sanity check failed, as in NIST's
+  // ea_restart, which stops there).
+  std::optional<Assessment> rows, columns;
+  double h_r = 0, h_c = 0;  // min(width, MCV estimate) of rows and of columns
+  bool validation_passed() const { return rows && std::min(h_r, h_c) >= h_i / 2.0; }
+  double result() const { return std::min(std::min(h_r, h_c), h_i); }  // min(H_r, H_c, H_I)
+
+  double seconds = 0;
+
+  // What failed: "sanity check", "rows: chi-square", "columns: permutation", ...,
+  // "validation"; empty when everything passed.
+  std::vector<std::string> failures() const;
+  // passed: nothing failed and both data sets' IID verdicts are IID; failed: something
+  // failed; inconclusive: nothing failed but a data set's verdict is inconclusive.
+  Verdict verdict() const;
+  bool for_compliance() const;  // both data sets' assessments can stand as SP 800-90B ones
+};
+
+// Runs the restart tests on a loaded data set (exactly 1,000,000 samples; Error{Input}
+// otherwise) with settings.restart set. The rows run on `slot`, the columns at the same
+// time on a slot of their own with the same GPUs.
+RestartAssessment assess_restart(const Dataset& data, const Settings& settings, const Hooks& hooks, DeviceSlot& slot,
+                                 DeviceSlot& column_slot);
+
+// The seed of the cutoff simulation: derived from the user's seed alone (the simulation
+// does not depend on the data).
+uint64_t restart_cutoff_seed(uint64_t user_seed);
+
+}  // namespace ea
