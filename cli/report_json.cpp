@@ -82,6 +82,7 @@ ordered_json error_json(const Options& o, const std::string& started, const std:
   j["errorLevel"] = -1;
   j["errorMessage"] = message;
   j["errorKind"] = error_kind_name(kind);
+  if (o.settings.restart) j["type"] = "Restart";
   j["IID"] = true;
   j["schemaVersion"] = kSchemaVersion;
   if (block >= 0) j["input"] = {{"path", filename ? *filename : o.file}, {"block", block}};
@@ -94,6 +95,7 @@ ordered_json skipped_json(const Options& o, const std::string& started, const st
   j["IID"] = true;
   j["schemaVersion"] = kSchemaVersion;
   j["skipped"] = reason;
+  if (o.settings.restart) j["type"] = "Restart";
   j["input"] = {{"path", path}, {"block", block}};
   return j;
 }

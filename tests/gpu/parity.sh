@@ -89,6 +89,21 @@ for prng in $("$exe" --list-prngs | sed -n 's/^\([a-z0-9-]*\)\( (default)\)\{0,1
     echo "FAIL --prng $prng: counters differ"; fail=1
   fi
 done
+# --restart: rows and columns on the GPU give NIST's text with exactly the CPU's counters
+# (the text has no device line, so the whole output must be equal).
+for spec in "truerand_8bit 8 7.8" "restart_carryover_8bit 8 7.8" "truerand_1bit 1 0.99"; do
+  read -r f bits h <<<"$spec"
+  path="$samples/$f.bin"
+  [ -f "$path" ] || path="$samples/../restart/$f.bin"
+  "$exe" --restart "$h" --format nist --seed 5 --device cpu "$path" "$bits" >"$work/$f.restart.cpu" 2>&1 &&
+    "$exe" --restart "$h" --format nist --seed 5 --device gpu "$path" "$bits" >"$work/$f.restart.gpu" 2>&1 ||
+    { echo "FAIL --restart $f: run failed: $(tail -n 1 "$work/$f.restart.gpu")"; fail=1; continue; }
+  if diff "$work/$f.restart.cpu" "$work/$f.restart.gpu" >"$work/$f.restart.diff"; then
+    echo "ok   --restart $h $f: rows and columns, GPU == CPU ($(grep '^IID permutation tests' "$work/$f.restart.gpu"))"
+  else
+    echo "FAIL --restart $f: CPU and GPU differ"; head -n 20 "$work/$f.restart.diff"; fail=1
+  fi
+done
 # --verify recomputes sampled GPU permutations on the CPU while the compression test runs
 # beside them (it once raced with it): it must find no difference.
 if "$exe" --device gpu --verify --seed 3 --iterations 2000 "$samples/truerand_4bit.bin" >"$work/verify.out" 2>&1; then
