@@ -32,6 +32,8 @@ const Key kKeys[] = {
      &GpuTuning::bz_shuffle, nullptr},
     {"profile", "0 or 1: time each statistics group and compression stage (slower; --timing shows it)", 0, 1,
      nullptr, nullptr, &GpuTuning::profile},
+    {"warm-up", "0 or 1: create the CUDA context and load the kernels while the first data set is read and tested",
+     0, 1, nullptr, nullptr, &GpuTuning::warm_up},
 };
 
 std::string value_of(const Key& k, const GpuTuning& t) {

@@ -364,6 +364,22 @@ std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData& data
   return std::make_unique<GpuBackend>(data, gpu_id, tuning, memory_share);
 }
 
+bool warm_up_gpu(int gpu_id) {
+  // The same flag as GpuBackend sets, before the context exists.
+  if (cudaSetDevice(gpu_id) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) (void)cudaGetLastError();
+  cudaFuncAttributes attr{};
+  const bool ok = cudaFree(nullptr) == cudaSuccess &&
+                  cudaFuncGetAttributes(&attr, statistics_kernel) == cudaSuccess &&
+                  cudaFuncGetAttributes(&attr, conversion_kernel) == cudaSuccess &&
+                  cudaFuncGetAttributes(&attr, shuffle_kernel<4, PhiloxGen>) == cudaSuccess;
+  if (!ok) (void)cudaGetLastError();
+  return ok;
+}
+
 int gpu_count() {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess) {

@@ -16,4 +16,6 @@ std::unique_ptr<PermutationBackend> make_gpu_compression_backend(const Permutati
 
 int gpu_count() { return 0; }
 
+bool warm_up_gpu(int) { return false; }
+
 }  // namespace ea

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -84,7 +85,9 @@ std::vector<std::vector<GpuShare>> assign_gpus(const std::vector<int>& gpus, int
 // slot holds one backend per GPU and hands out one that splits every round across them.
 class DeviceSlot {
  public:
-  explicit DeviceSlot(std::vector<GpuShare> gpus) : gpus_(std::move(gpus)) {}
+  // warm_up: start creating the GPUs' contexts and loading their kernels at once, on a
+  // thread of its own (warm_up_gpu), while the worker reads and tests its first data set.
+  explicit DeviceSlot(std::vector<GpuShare> gpus, bool warm_up = false);
   // The permutation backend of tests 0-17 bound to `pd`. Throws Error{Device}.
   PermutationBackend& gpu(const PermutationData& pd, const Settings& s);
   // The GPU compression test bound to `pd` (make_gpu_compression_backend). Throws Error{Device}.
@@ -99,6 +102,7 @@ class DeviceSlot {
   PermutationBackend& bind(Group& g, Factory make, const PermutationData& pd, const Settings& s);
 
   std::vector<GpuShare> gpus_;
+  std::future<void> warming_;  // waited for before any backend is made (and on destruction)
   Group fast_, compression_;
 };
 

@@ -179,7 +179,7 @@ RunSummary run_items(const std::vector<Item>& items, const Settings& settings, i
   const auto gpus = assign_gpus(settings.gpus, jobs, settings.tuning.memory_share);
   auto worker = [&](int w) {
     try {
-      DeviceSlot slot(gpus[static_cast<size_t>(w)]);
+      DeviceSlot slot(gpus[static_cast<size_t>(w)], settings.device != DeviceChoice::Cpu && settings.tuning.warm_up);
       DeviceSlot column_slot(gpus[static_cast<size_t>(w)]);  // --restart: the column data set's (made on first use)
       Hooks hooks;
       hooks.interrupt = &cancel;

@@ -23,7 +23,14 @@ struct GpuTuning {
   uint64_t bz_chars = uint64_t{1} << 26;  // bz-chars: text characters the compression model holds at once
   uint32_t bz_shuffle = 128;    // bz-shuffle: permutations the compression backend shuffles at once
   bool profile = false;         // profile: time each statistics group and compression stage (slower)
+  bool warm_up = true;          // warm-up: create the CUDA context and load the kernels while the data is read
 };
+
+// Creates GPU gpu_id's CUDA context and loads the kernels a first assessment needs (the
+// default shuffle, the statistics, the conversion), so that make_gpu_backend does not pay for
+// them later: a worker calls it on a thread of its own while it reads and tests its first
+// data set. Errors are left for make_gpu_backend to report (this returns false then).
+bool warm_up_gpu(int gpu_id);
 
 // The permutation backend of the 18 non-compression tests on GPU `gpu_id`. Rounds take at
 // most `memory_share` of the free device memory (a batch divides tuning.memory_share among
