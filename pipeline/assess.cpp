@@ -204,7 +204,7 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
 
   // The compression statistic of the original data (bzip2, about half a second for a
   // million samples) is computed beside the other tests and the device set-up.
-  std::shared_future<double> original_compression;
+  std::future<double> original_compression;
   if (cfg.compression_test) {
     original_compression = std::async(std::launch::async, [&d] {
       Compressor c;
@@ -248,34 +248,26 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
     }
   }
   if (!gpu) a.device = "cpu (" + std::to_string(cfg.threads) + " threads)";
-  auto original_bzip2 = [&original_compression] { return original_compression.valid() ? original_compression.get() : 0.0; };
-
-  // The compression test's backend. It needs the original data's bzip2 length (the CPU
-  // backend compares with it; the GPU model is checked against it), which the statistical
-  // tests do not: on a GPU they start at once and the backend is made when the compression
-  // phase starts. On the GPU too when the data will most likely reach it (data that already
-  // failed chi-square or LRS keeps the CPU, where it runs only if needed, unless
-  // --all-tests runs it anyway); any failure of the GPU model leaves it to the CPU cores,
-  // with a note.
-  PermutationData pd_compression = pd;
-  std::unique_ptr<PermutationBackend> cpu_compression;
-  PermutationBackend* compression = nullptr;
+  pd.original.v[kNumFastTests] = original_compression.valid() ? original_compression.get() : 0.0;
+  a.original = pd.original;
+  // The CPU backend copies pd, so it is made once the original compression statistic is
+  // known; the GPU backend compares tests 0-17 only.
+  auto cpu = make_cpu_backend(pd, cfg.threads);
+  // The compression test on the GPU too, when the data will most likely reach it (data that
+  // already failed chi-square or LRS keeps the CPU, where it runs only if needed, unless
+  // --all-tests runs it anyway). The backend checks its bzip2 model against libbz2 on the
+  // original data first; any failure leaves the test to the CPU cores, with a note.
+  PermutationBackend* compression = cpu.get();
   a.compression_device = "cpu (libbz2)";
-  auto make_compression = [&]() -> PermutationBackend& {
-    pd_compression.original.v[kNumFastTests] = original_bzip2();
-    cpu_compression = make_cpu_backend(pd_compression, cfg.threads);
-    compression = cpu_compression.get();
-    if (gpu && cfg.compression_test && cfg.gpu_compression && (pd.early_decision_likely || cfg.all_tests)) {
-      try {
-        compression = &slot.gpu_compression(pd_compression, cfg);
-        a.compression_device = compression->name() + ", checked against libbz2 on the original data";
-      } catch (const Error& e) {
-        compression = cpu_compression.get();
-        if (hooks.note) hooks.note(std::string("compression test on the CPU: ") + e.what());
-      }
+  if (gpu && cfg.compression_test && cfg.gpu_compression && (pd.early_decision_likely || cfg.all_tests)) {
+    try {
+      compression = &slot.gpu_compression(pd, cfg);
+      a.compression_device = compression->name() + ", checked against libbz2 on the original data";
+    } catch (const Error& e) {
+      compression = cpu.get();
+      if (hooks.note) hooks.note(std::string("compression test on the CPU: ") + e.what());
     }
-    return *compression;
-  };
+  }
 
   DriverConfig dc;
   dc.iterations = cfg.iterations;
@@ -285,30 +277,18 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
   dc.progress = hooks.progress;
   dc.concurrent_compression = gpu != nullptr;
   dc.interrupt = hooks.interrupt;
-  // The statistical tests: on the GPU (with --verify, checked by a CPU backend of its own:
-  // a backend's per-thread buffers serve one caller at a time), or on the CPU cores, where
-  // one backend serves both phases one after the other.
-  std::unique_ptr<PermutationBackend> cpu, verify_cpu, verified;
+  // --verify gets a CPU backend of its own: the compression phase uses `cpu` at the same
+  // time, and a backend's per-thread buffers serve one caller at a time.
+  std::unique_ptr<PermutationBackend> verify_cpu, verified;
   if (gpu && cfg.verify) {
     verify_cpu = make_cpu_backend(pd, 1);
     verified = make_verifying_backend(*gpu, *verify_cpu, 4);
   }
-  if (!gpu) {
-    pd.original.v[kNumFastTests] = original_bzip2();
-    cpu = make_cpu_backend(pd, cfg.threads);
-  }
   PermutationBackend& fast = verified ? *verified : gpu ? *gpu : *cpu;
-  if (gpu) {
-    a.permutation = run_permutation_tests(fast, make_compression, dc);
-  } else {
-    compression = cpu.get();
-    a.permutation = run_permutation_tests(fast, *cpu, dc);
-  }
-  pd.original.v[kNumFastTests] = original_bzip2();
-  a.original = pd.original;
+  a.permutation = run_permutation_tests(fast, *compression, dc);
   a.timings.device_busy = fast.busy_seconds();
   a.timings.device_profile = fast.profile();
-  if (compression && compression != cpu.get() && compression != cpu_compression.get() && a.permutation.compression_run) {
+  if (compression != cpu.get() && a.permutation.compression_run) {
     a.timings.device_profile += (a.timings.device_profile.empty() ? "" : "; ") + compression->profile();
   }
   a.verified = verified != nullptr;

@@ -63,12 +63,6 @@ bool PermutationOutcome::passed() const { return compression_run && fast_tests_p
 
 PermutationOutcome run_permutation_tests(PermutationBackend& fast, PermutationBackend& compression,
                                          const DriverConfig& cfg_in) {
-  return run_permutation_tests(fast, [&compression]() -> PermutationBackend& { return compression; }, cfg_in);
-}
-
-PermutationOutcome run_permutation_tests(PermutationBackend& fast,
-                                         const std::function<PermutationBackend&()>& compression,
-                                         const DriverConfig& cfg_in) {
   using clock = std::chrono::steady_clock;
   PermutationOutcome out;
   out.threshold = decision_threshold(cfg_in.iterations);
@@ -92,7 +86,7 @@ PermutationOutcome run_permutation_tests(PermutationBackend& fast,
   double compression_seconds = 0;
   auto compress = [&]() {
     const auto c0 = clock::now();
-    uint32_t n = run_phase(compression(), "compression test", bit(TestId::kCompression), cfg, out.counters, &cancel);
+    uint32_t n = run_phase(compression, "compression test", bit(TestId::kCompression), cfg, out.counters, &cancel);
     compression_seconds = std::chrono::duration<double>(clock::now() - c0).count();
     return n;
   };

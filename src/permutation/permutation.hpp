@@ -97,13 +97,6 @@ struct PermutationOutcome {
 // passed (or always with all_tests).
 PermutationOutcome run_permutation_tests(PermutationBackend& fast, PermutationBackend& compression,
                                          const DriverConfig& config);
-// The same, with the compression backend made only when the compression phase starts
-// (beside the statistical tests with concurrent_compression, else after them): the
-// statistical tests need not wait for what only compression needs (the original data's
-// bzip2 length). `compression` is called at most once, maybe on another thread.
-PermutationOutcome run_permutation_tests(PermutationBackend& fast,
-                                         const std::function<PermutationBackend&()>& compression,
-                                         const DriverConfig& config);
 
 // Statistics of one symbol buffer on the CPU (conversions materialised in `scratch`).
 struct CpuScratch {
