@@ -161,13 +161,8 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
   const auto start = clock::now();
 
   Assessment a;
-  a.path = d.path;
-  a.sha256 = d.sha256;
-  a.samples = d.size();
-  a.width = d.width;
-  a.alphabet = d.alphabet;
+  set_input_facts(a, d);
   a.binary = d.binary();
-  a.translated = d.translated;
   a.narrower_than_given = d.narrower_than_given;
   a.subset = d.subset;
   a.settings = cfg;

@@ -167,6 +167,17 @@ struct Assessment {
   std::vector<std::string> failed_families() const;
 };
 
+// The facts of the input that every report shows (Assessment, RestartAssessment).
+template <class Report>
+void set_input_facts(Report& r, const Dataset& d) {
+  r.path = d.path;
+  r.sha256 = d.sha256;
+  r.samples = d.size();
+  r.width = d.width;
+  r.alphabet = d.alphabet;
+  r.translated = d.translated;
+}
+
 // The seed of the shuffles of one assessment: derived from the user's seed and the data
 // alone, never from where the data stands in a list. The first 8 bytes (little-endian) of
 // SHA-256("ea_iid assessment seed v1" || LE64(user_seed) || SHA-256(samples assessed) ||

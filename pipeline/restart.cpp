@@ -67,12 +67,7 @@ RestartAssessment assess_restart(const Dataset& d, const Settings& settings, con
                                       std::to_string(d.width) + " (the bits per sample)");
   }
   RestartAssessment r;
-  r.path = d.path;
-  r.sha256 = d.sha256;
-  r.samples = d.size();
-  r.width = d.width;
-  r.alphabet = d.alphabet;
-  r.translated = d.translated;
+  set_input_facts(r, d);
   r.settings = settings;
   r.h_i = spec.h_i;
   r.alpha = restart_alpha();
