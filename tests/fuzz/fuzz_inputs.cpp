@@ -209,7 +209,8 @@ std::vector<uint8_t> make_input(std::mt19937_64& rng) {
       "1,100", "5", "x,3", "2,0", "philox", "sobol", "nope", "cpu", "gpu", "auto", " 8", "4294967297", "abc",
       "--help", "--version", "--list-prngs", "--strict", "--format", "nist", "text", "--resume", "--shard", "0/3",
       "3/3", "1/0", "/", "--csv", "--html", "--gpu-tuning", "lookahead=2", "lookahead=3", "memory-share=0.5",
-      "memory-share=1e9", "round=", "profile=1,bz-chars=0", "=5", "merge"};
+      "memory-share=1e9", "round=", "profile=1,bz-chars=0", "=5", "merge", "warm-up=0", "0,0", "0,,1", "all",
+      "--restart", "7.8", "0.5", "nan", "--restart-cutoff", "simulation", "exact", "--restart-simulations", "1000"};
   const int nargs = static_cast<int>(pick(8));
   for (int a = 0; a < nargs; ++a) {
     std::string w = words[pick(words.size())];
