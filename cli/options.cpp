@@ -354,10 +354,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
                                         (o.subset ? "-l" : "--blocks") + " does not apply");
     }
     if (flag_c || flag_t) throw Error(ErrorKind::Usage, "--restart: -c and -t do not apply (the restart tests use the MCV estimate)");
-    if (o.csv_path || o.html_path || o.resume) {
-      throw Error(ErrorKind::Usage, std::string("--restart: ") + (o.resume ? "--resume" : o.csv_path ? "--csv" : "--html") +
-                                        " does not apply to restart tests yet (use --jsonl and -o)");
-    }
+    if (o.resume) throw Error(ErrorKind::Usage, "--restart: --resume does not apply to restart tests yet");
     st.restart = spec;
   } else if (cutoff_opt->count() || simulations_opt->count()) {
     throw Error(ErrorKind::Usage, std::string(cutoff_opt->count() ? "--restart-cutoff" : "--restart-simulations") +

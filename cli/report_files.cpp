@@ -10,7 +10,22 @@ namespace {
 
 using nlohmann::ordered_json;
 
-bool is_assessment(const ordered_json& r) { return !r.contains("skipped") && r.value("errorLevel", 0) == 0; }
+// A --restart row (its errorLevel is -1 when the sanity check or the validation failed, as
+// NIST writes it, but it is a result, not an error).
+bool is_restart(const ordered_json& r) { return r.value("type", std::string()) == "Restart" && r.contains("restart"); }
+bool is_assessment(const ordered_json& r) {
+  return !is_restart(r) && !r.contains("skipped") && r.value("errorLevel", 0) == 0;
+}
+// The assessments a row holds: itself, or a restart run's rows and columns.
+std::vector<const ordered_json*> parts_of(const ordered_json& r) {
+  if (is_assessment(r)) return {&r};
+  std::vector<const ordered_json*> p;
+  if (is_restart(r)) {
+    for (const char* k : {"rows", "columns"})
+      if (!r[k].is_null()) p.push_back(&r[k]);
+  }
+  return p;
+}
 
 std::string number(const ordered_json& v, const char* f) {
   if (!v.is_number()) return "";
@@ -45,6 +60,7 @@ std::string block_of(const ordered_json& r) {
 }
 
 std::string verdict_of(const ordered_json& r) {
+  if (is_restart(r)) return "restart " + r["verdict"]["result"].get<std::string>();
   if (r.contains("skipped")) return "skipped";
   if (r.value("errorLevel", 0) != 0) return "error";
   return r["verdict"]["result"].get<std::string>();
@@ -54,7 +70,9 @@ std::string note_of(const ordered_json& r) {
   if (r.contains("skipped")) return r["skipped"].get<std::string>();
   if (r.value("errorLevel", 0) != 0) return r.value("errorMessage", std::string());
   std::string n;
-  for (const auto& c : r["complianceNotes"]) n += (n.empty() ? "" : "; ") + c.get<std::string>();
+  for (const ordered_json* a : parts_of(r)) {
+    for (const auto& c : (*a)["complianceNotes"]) n += (n.empty() ? "" : "; ") + c.get<std::string>();
+  }
   return n;
 }
 
@@ -119,6 +137,10 @@ std::string histogram_svg(const ordered_json& r) {
 
 std::vector<std::string> failed_tests(const ordered_json& r) {
   std::vector<std::string> f;
+  if (is_restart(r)) {
+    for (const auto& x : r["verdict"]["failed"]) f.push_back(x.get<std::string>());
+    return f;
+  }
   if (!is_assessment(r)) return f;
   if (!r["testCases"][0]["passedChiSquareTests"].get<bool>() && r["chiSquare"]["independence"]["evaluable"].get<bool>() &&
       r["chiSquare"]["goodnessOfFit"]["evaluable"].get<bool>()) {
@@ -156,6 +178,23 @@ std::string csv_report(const std::vector<ordered_json>& rows) {
       c[12] = r["forCompliance"].get<bool>() ? "true" : "false";
       c[13] = number(r["timings"]["total"], "%.3f");
       c[15] = r["permutation"]["userSeed"].get<std::string>();
+    } else if (is_restart(r)) {
+      // H_assessed: min(H_r, H_c, H_I); each family: rows and columns both passed.
+      const auto& tcs = r["testCases"];
+      if (!r["rows"].is_null()) {
+        c[2] = std::to_string(r["rows"]["input"]["samples"].get<uint64_t>());
+        c[3] = std::to_string(r["rows"]["input"]["bitsPerSymbol"].get<int>());
+        c[15] = r["rows"]["permutation"]["userSeed"].get<std::string>();
+      }
+      c[6] = number(r["restart"]["result"], "%.17g");
+      if (!tcs.empty()) {
+        c[7] = tcs[0]["passedChiSquareTests"].get<bool>() ? "passed" : "failed";
+        c[8] = tcs[0]["passedLongestRepeatedSubstringTest"].get<bool>() ? "passed" : "failed";
+        c[9] = tcs[0]["passedIidPermutationTests"].get<bool>() ? "passed" : "failed";
+      }
+      for (const auto& f : failed_tests(r)) c[10] += (c[10].empty() ? "" : ";") + f;
+      c[12] = r["forCompliance"].get<bool>() ? "true" : "false";
+      c[13] = number(r["timings"]["total"], "%.3f");
     }
     for (size_t k = 0; k < c.size(); ++k) out += csv_field(c[k]) + (k + 1 < c.size() ? "," : "\r\n");
   }
@@ -177,27 +216,35 @@ std::string html_report(const std::vector<ordered_json>& rows, const std::string
        "<th>H_assessed</th><th>verdict</th><th>failed tests</th><th>note</th></tr></thead><tbody>\n";
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    const bool assessed = is_assessment(r);
+    const bool assessed = is_assessment(r) || (is_restart(r) && !r["rows"].is_null());
+    const ordered_json& in = is_restart(r) && assessed ? r["rows"]["input"] : r.contains("input") ? r["input"] : r;
+    const ordered_json& h_assessed = is_restart(r) ? r["restart"]["result"] : r.value("assessedMinEntropy", ordered_json());
     std::string failed;
     for (const auto& f : failed_tests(r)) failed += (failed.empty() ? "" : ", ") + f;
     h += std::string("<tr class=\"item") + (verdict_of(r) == "IID" || verdict_of(r) == "skipped" ? "" : " failed") +
          "\"><td><a href=\"#item" + std::to_string(i) + "\">" + std::to_string(i) + "</a></td><td>" +
          html_escape(r.value("filename", std::string())) + "</td><td>" + block_of(r) + "</td><td>" +
-         (assessed ? std::to_string(r["input"]["samples"].get<uint64_t>()) : "") + "</td><td>" +
-         (assessed ? std::to_string(r["input"]["bitsPerSymbol"].get<int>()) : "") + "</td><td>" +
-         (assessed ? number(r["assessedMinEntropy"], "%.6f") : "") + "</td><td>" + html_escape(verdict_of(r)) +
+         (assessed ? std::to_string(in["samples"].get<uint64_t>()) : "") + "</td><td>" +
+         (assessed ? std::to_string(in["bitsPerSymbol"].get<int>()) : "") + "</td><td>" +
+         (assessed ? number(h_assessed, "%.6f") : "") + "</td><td>" + html_escape(verdict_of(r)) +
          "</td><td>" + html_escape(failed) + "</td><td>" + html_escape(note_of(r)) + "</td></tr>\n";
   }
   h += "</tbody></table>\n";
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    if (!is_assessment(r)) continue;
+    const auto parts = parts_of(r);
+    if (parts.empty()) continue;
     std::string title = r.value("filename", std::string());
     if (!block_of(r).empty()) title += " block " + block_of(r);
     h += "<section id=\"item" + std::to_string(i) + "\"><h2>" + std::to_string(i) + ". " + html_escape(title) + ": " +
-         html_escape(verdict_of(r)) + "</h2>\n<p>SHA-256 " + html_escape(r["sha256"].get<std::string>()) +
-         "; seed " + html_escape(r["permutation"]["seed"].get<std::string>()) + "</p>\n" + rank_svg(r) + "\n" +
-         histogram_svg(r) + "\n</section>\n";
+         html_escape(verdict_of(r)) + "</h2>\n<p>SHA-256 " + html_escape(r["sha256"].get<std::string>()) + "</p>\n";
+    for (const ordered_json* a : parts) {
+      // A restart run: the row data set, then the column data set.
+      if (is_restart(r)) h += std::string("<h3>") + (a == &r["rows"] ? "rows" : "columns") + "</h3>\n";
+      h += "<p>seed " + html_escape((*a)["permutation"]["seed"].get<std::string>()) + "</p>\n" + rank_svg(*a) + "\n" +
+           histogram_svg(*a) + "\n";
+    }
+    h += "</section>\n";
   }
   h += "</body></html>\n";
   return h;

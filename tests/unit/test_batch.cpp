@@ -389,6 +389,33 @@ TEST_CASE("--csv and --html: one row per item (skipped and errors included), plo
   CHECK(html.find("src=") == std::string::npos);
 }
 
+TEST_CASE("--restart with --csv and --html: a row per restart file, plots of its rows and columns") {
+  const std::string dir = tmp("report-restart-" + std::to_string(::getpid()));
+  REQUIRE(std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str()) == 0);
+  std::string alternating;
+  for (int k = 0; k < 1000000; ++k) alternating.push_back(static_cast<char>(k & 1));
+  const std::string alt = write_bytes("report-restart-alt.bin", alternating);
+  Result r = run("--restart 1 --bits 8 --seed 2 --device cpu --iterations 200 -q --csv " + dir + "/r.csv --html " +
+                 dir + "/r.html " + alt + " " + EA_TEST_DATA_DIR "/restart/restart_carryover_8bit.bin");
+  CHECK(r.code == 0);
+  std::ifstream csv(dir + "/r.csv");
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(csv, l);) lines.push_back(l);
+  REQUIRE(lines.size() == 1 + 2);
+  CHECK(lines[1].find(",sanity check,restart failed,") != std::string::npos);
+  CHECK(lines[2].find(",1000000,8,") != std::string::npos);
+  CHECK(lines[2].find(",passed,passed,failed,columns: permutation,restart failed,") != std::string::npos);
+  const std::string html = slurp(dir + "/r.html");
+  std::string why;
+  CHECK_MESSAGE(balanced(html, why), why);
+  size_t rows = 0, svgs = 0;
+  for (size_t at = html.find("<tr class=\"item"); at != std::string::npos; at = html.find("<tr class=\"item", at + 1)) ++rows;
+  for (size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++svgs;
+  CHECK(rows == 2);
+  CHECK(svgs == 2 * 2);  // ranks and histogram of the carry-over file's rows and columns
+  CHECK(html.find("<h3>columns</h3>") != std::string::npos);
+}
+
 TEST_CASE("--resume with -o DIR/ alone: the files present are kept, the missing ones are made") {
   const std::string dir = tmp("resume-dir-" + std::to_string(::getpid()));
   REQUIRE(std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str()) == 0);
