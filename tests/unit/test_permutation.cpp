@@ -9,7 +9,10 @@
 #include "common/error.hpp"
 #include "permutation/counters.hpp"
 #include "permutation/permutation.hpp"
+#include "permutation/reservations.hpp"
+#include "permutation/shuffle.hpp"
 #include "permutation/split.hpp"
+#include "rng/philox_stream.hpp"
 #include "estimators/estimators.hpp"
 
 using namespace ea;
@@ -224,4 +227,60 @@ TEST_CASE("a split backend gives the counters of one backend (rounds cut across 
     split->run(100, 64, kAllFastTests, y.data());
     CHECK(x == y);
   }
+}
+
+TEST_CASE("Fisher-Yates by deterministic reservations equals the sequential shuffle, for every window") {
+  for (size_t n : {size_t{1}, size_t{2}, size_t{3}, size_t{17}, size_t{1000}, size_t{100000}}) {
+    for (uint64_t seed : {1ull, 2ull, 3ull}) {
+      std::vector<uint8_t> base(n);
+      for (size_t k = 0; k < n; ++k) base[k] = static_cast<uint8_t>(k * 131 + k / 256);
+      // The sequential shuffle, drawing from stream 5 under `seed`.
+      std::vector<uint8_t> want = base;
+      PhiloxStream rng_a(seed, 5);
+      fisher_yates(want.data(), n, 1, rng_a);
+      // The same draws as targets, then the rounds.
+      PhiloxStream rng_b(seed, 5);
+      std::vector<uint32_t> h;
+      fisher_yates_targets(n, rng_b, h);
+      for (size_t window : {size_t{0}, size_t{1}, size_t{7}, size_t{1024}}) {
+        CAPTURE(n);
+        CAPTURE(seed);
+        CAPTURE(window);
+        std::vector<uint8_t> got = base;
+        const ReservationStats st = fisher_yates_by_reservations(got.data(), n, 1, h, window);
+        CHECK(got == want);
+        if (n > 1 && window == 0) CHECK(st.rounds < n);  // many steps per round
+      }
+    }
+  }
+  // A strided layout (a column of an interleaved batch) gives the same.
+  const size_t n = 5000, stride = 3;
+  std::vector<uint8_t> batch(n * stride, 0), want(n);
+  for (size_t k = 0; k < n; ++k) batch[k * stride + 1] = want[k] = static_cast<uint8_t>(k);
+  PhiloxStream a(9, 0), b(9, 0);
+  fisher_yates(want.data(), n, 1, a);
+  std::vector<uint32_t> h;
+  fisher_yates_targets(n, b, h);
+  fisher_yates_by_reservations(batch.data() + 1, n, stride, h, 0);
+  bool same = true;
+  for (size_t k = 0; k < n; ++k) same = same && batch[k * stride + 1] == want[k];
+  CHECK(same);
+}
+
+TEST_CASE("reservations: rounds grow about logarithmically with n (all steps at once)") {
+  // The dependence depth of the Knuth shuffle is O(log n) w.h.p. (Shun et al. 2015); print
+  // what a GPU block would face for 1,000,000 samples.
+  std::vector<size_t> rounds;
+  for (size_t n : {size_t{1000}, size_t{1000000}}) {
+    std::vector<uint8_t> a(n, 0);
+    PhiloxStream rng(1, 0);
+    std::vector<uint32_t> h;
+    fisher_yates_targets(n, rng, h);
+    const ReservationStats st = fisher_yates_by_reservations(a.data(), n, 1, h, 0);
+    MESSAGE("n = " << n << ": " << st.rounds << " rounds, " << st.reserved / 2 << " step visits (" << (n - 1)
+                   << " steps)");
+    rounds.push_back(st.rounds);
+  }
+  CHECK(rounds[1] < 200);  // not thousands: the steps are highly parallel
+  CHECK(rounds[1] > rounds[0]);
 }
