@@ -358,6 +358,26 @@ bool balanced(const std::string& html, std::string& why) {
   why = open.empty() ? "" : "<" + open.back() + "> not closed";
   return open.empty();
 }
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  return lines;
+}
+
+// A report page's summary rows and figures; the page must be well-formed.
+struct HtmlCounts {
+  size_t rows = 0, svgs = 0;
+};
+HtmlCounts html_counts(const std::string& html) {
+  std::string why;
+  CHECK_MESSAGE(balanced(html, why), why);
+  HtmlCounts c;
+  for (size_t at = html.find("<tr class=\"item"); at != std::string::npos; at = html.find("<tr class=\"item", at + 1)) ++c.rows;
+  for (size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++c.svgs;
+  return c;
+}
 }  // namespace
 
 TEST_CASE("--csv and --html: one row per item (skipped and errors included), plots for every assessed item") {
@@ -368,22 +388,16 @@ TEST_CASE("--csv and --html: one row per item (skipped and errors included), plo
                  "/r.html " + kSamples + "rand8_short.bin " + empty);
   CHECK(r.code == 2);  // the empty file
   // 2 blocks of 4,000, a short one skipped, and the error.
-  std::ifstream csv(dir + "/r.csv");
-  std::vector<std::string> lines;
-  for (std::string l; std::getline(csv, l);) lines.push_back(l);
+  const std::vector<std::string> lines = lines_of(dir + "/r.csv");
   REQUIRE(lines.size() == 1 + 4);
   CHECK(lines[0].rfind("file,block,samples,bits,h_original,h_bitstring,h_assessed,", 0) == 0);
   CHECK(lines[1].find(",chi-square,not IID,false,") != std::string::npos);  // rand8_short fails chi-square
   CHECK(lines[3].find(",skipped,") != std::string::npos);
   CHECK(lines[4].find(",error,") != std::string::npos);
   const std::string html = slurp(dir + "/r.html");
-  std::string why;
-  CHECK_MESSAGE(balanced(html, why), why);
-  size_t rows = 0, svgs = 0;
-  for (size_t at = html.find("<tr class=\"item"); at != std::string::npos; at = html.find("<tr class=\"item", at + 1)) ++rows;
-  for (size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++svgs;
-  CHECK(rows == 4);
-  CHECK(svgs == 2 * 2);  // ranks and histogram for each assessed block
+  const HtmlCounts counts = html_counts(html);
+  CHECK(counts.rows == 4);
+  CHECK(counts.svgs == 2 * 2);  // ranks and histogram for each assessed block
   CHECK(html.find("<script") == std::string::npos);
   CHECK(html.find("http://www.w3.org/2000/svg") != std::string::npos);  // the only URL: the SVG namespace
   CHECK(html.find("src=") == std::string::npos);
@@ -398,21 +412,15 @@ TEST_CASE("--restart with --csv and --html: a row per restart file, plots of its
   Result r = run("--restart 1 --bits 8 --seed 2 --device cpu --iterations 200 -q --csv " + dir + "/r.csv --html " +
                  dir + "/r.html " + alt + " " + EA_TEST_DATA_DIR "/restart/restart_carryover_8bit.bin");
   CHECK(r.code == 0);
-  std::ifstream csv(dir + "/r.csv");
-  std::vector<std::string> lines;
-  for (std::string l; std::getline(csv, l);) lines.push_back(l);
+  const std::vector<std::string> lines = lines_of(dir + "/r.csv");
   REQUIRE(lines.size() == 1 + 2);
   CHECK(lines[1].find(",sanity check,restart failed,") != std::string::npos);
   CHECK(lines[2].find(",1000000,8,") != std::string::npos);
   CHECK(lines[2].find(",passed,passed,failed,columns: permutation,restart failed,") != std::string::npos);
   const std::string html = slurp(dir + "/r.html");
-  std::string why;
-  CHECK_MESSAGE(balanced(html, why), why);
-  size_t rows = 0, svgs = 0;
-  for (size_t at = html.find("<tr class=\"item"); at != std::string::npos; at = html.find("<tr class=\"item", at + 1)) ++rows;
-  for (size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++svgs;
-  CHECK(rows == 2);
-  CHECK(svgs == 2 * 2);  // ranks and histogram of the carry-over file's rows and columns
+  const HtmlCounts counts = html_counts(html);
+  CHECK(counts.rows == 2);
+  CHECK(counts.svgs == 2 * 2);  // ranks and histogram of the carry-over file's rows and columns
   CHECK(html.find("<h3>columns</h3>") != std::string::npos);
 }
 
