@@ -171,7 +171,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
                          ->type_name("COUNT");
   auto* jobs_opt = app.add_option("--jobs", jobs_text,
                                   "batch: assessments in flight at once, 1-64, each with its own CUDA stream and "
-                                  "buffers (default: 8 with a GPU, else 1)")
+                                  "buffers (default: 8 per listed GPU with a GPU, else 1)")
                        ->type_name("K");
   std::string csv_text, html_text;
   auto* csv_opt = app.add_option("--csv", csv_text, "batch: write one CSV row per item to PATH (docs/report.md)")

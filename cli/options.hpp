@@ -22,7 +22,7 @@ struct Options {
   std::vector<std::string> files;  // every file given
   std::optional<uint64_t> blocks;  // --blocks COUNT
   bool keep_short = false;         // --keep-short
-  int jobs = 0;                    // --jobs K (0: 8 with a GPU, else 1)
+  int jobs = 0;                    // --jobs K (0: 8 per listed GPU with a GPU, else 1)
   std::optional<std::string> jsonl_path;  // --jsonl PATH ("-": stdout)
   std::optional<std::pair<uint64_t, uint64_t>> shard;  // --shard K/N (0 <= K < N)
   std::optional<std::string> csv_path, html_path;      // --csv, --html: the batch's report files
