@@ -130,7 +130,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   app.add_option("--prng", prng, "generator of the shuffles: " + prng_names() + " (default philox; see --list-prngs)")
       ->type_name("NAME");
   app.add_flag("--list-prngs", "list the shuffling generators with their properties, then exit");
-  auto* threads_opt = app.add_option("--threads", threads_text, "CPU threads, 1-4096 (default: all cores, or OMP_NUM_THREADS)")
+  auto* threads_opt = app.add_option("--threads", threads_text, "CPU threads, 1-4096 (default: all cores, or OMP_NUM_THREADS; a batch divides them among its --jobs)")
                           ->type_name("N");
   app.add_option("--device", device, "where the permutation tests run: auto (GPU if usable), cpu or gpu")
       ->check(CLI::IsMember({"auto", "cpu", "gpu"}));

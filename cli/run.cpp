@@ -235,7 +235,11 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
   const int distinct_gpus = static_cast<int>(std::set<int>(settings.gpus.begin(), settings.gpus.end()).size());
   const int jobs = o.jobs > 0 ? o.jobs
                               : (settings.device != DeviceChoice::Cpu && gpu_count() > 0 ? 8 * std::max(1, distinct_gpus) : 1);
-  logger().debug("batch of {} assessments, {} at a time", items.size(), jobs);
+  // The CPU cores are divided among the workers unless --threads says how many each takes
+  // (each worker running all of them made 16 workers x 32 threads fight for 32 cores).
+  Settings each = settings;
+  if (o.threads <= 0) each.threads = std::max(1, settings.threads / jobs);
+  logger().debug("batch of {} assessments, {} at a time, {} CPU threads each", items.size(), jobs, each.threads);
 
   struct Status {
     std::string label, phase;
@@ -363,7 +367,7 @@ Outcome run_batch(const Options& o, const Settings& settings, const std::string&
     };
   }
 
-  const RunSummary sum = run_items(items, settings, jobs, interrupt, obs);
+  const RunSummary sum = run_items(items, each, jobs, interrupt, obs);
   if (bar) std::fprintf(stderr, "\r\033[K");
   if (jsonl) {
     try {

@@ -270,7 +270,12 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
   dc.all_tests = cfg.all_tests;
   dc.skip_compression = !cfg.compression_test;
   dc.progress = hooks.progress;
-  dc.concurrent_compression = gpu != nullptr;
+  // The compression test runs beside the GPU's rounds when the data will most likely need
+  // it (or --all-tests runs it anyway); data that already failed chi-square or LRS almost
+  // surely fails a statistical test too, so its compression test (libbz2 on the CPU cores)
+  // waits for them and usually never runs: speculative compressions there only took the
+  // cores from other work (a batch's other assessments). The counters are the same either way.
+  dc.concurrent_compression = gpu != nullptr && (pd.early_decision_likely || cfg.all_tests || compression != cpu.get());
   dc.interrupt = hooks.interrupt;
   // --verify gets a CPU backend of its own: the compression phase uses `cpu` at the same
   // time, and a backend's per-thread buffers serve one caller at a time.

@@ -25,15 +25,18 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-inline Result run(const std::string& args) {
+// `env_prefix`: e.g. "env OMP_NUM_THREADS=6 " before the executable.
+inline Result run_with_env(const std::string& env_prefix, const std::string& args) {
   // ctest runs test cases in parallel processes: file names carry the process id.
   static int calls = 0;
   const std::string tag = std::to_string(::getpid()) + "-" + std::to_string(++calls);
   const std::string out = tmp("cli_stdout-" + tag + ".txt"), err = tmp("cli_stderr-" + tag + ".txt");
-  std::string cmd = std::string(EA_IID_EXE) + " " + args + " >" + out + " 2>" + err;
+  std::string cmd = env_prefix + std::string(EA_IID_EXE) + " " + args + " >" + out + " 2>" + err;
   int status = std::system(cmd.c_str());
   return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
 }
+
+inline Result run(const std::string& args) { return run_with_env("", args); }
 
 inline std::string write_bytes(const std::string& name, const std::string& bytes) {
   const std::string path = tmp(std::to_string(::getpid()) + "-" + name);

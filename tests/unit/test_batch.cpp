@@ -42,7 +42,10 @@ nlohmann::json stable(nlohmann::json j) {
   j.erase("dateTimeStamp");
   j.erase("commandline");
   j.erase("timings");
-  if (j.contains("permutation")) j["permutation"].erase("device");
+  if (j.contains("permutation")) {
+    j["permutation"].erase("device");
+    j["permutation"].erase("threads");  // a batch divides the cores among its --jobs
+  }
   j.erase("run");  // a batch row's place in its list
   return j;
 }
@@ -152,6 +155,25 @@ TEST_CASE("--jobs: assessments in flight at once give the lines of a one-at-a-ti
   CHECK(std::count(r3.out.begin(), r3.out.end(), '\n') == std::count(r1.out.begin(), r1.out.end(), '\n'));
   CHECK(r3.out.find("short block (1000 of 2000 samples) skipped") != std::string::npos);
   CHECK(r3.out.find("some assessments had errors") != std::string::npos);
+}
+
+TEST_CASE("a batch divides the CPU threads among its --jobs unless --threads is given") {
+  const std::string a = head_of("truerand_8bit.bin", 3000, "thr-a.bin");
+  const std::string b = head_of("truerand_4bit.bin", 3000, "thr-b.bin");
+  const std::string out = tmp(std::to_string(::getpid()) + "-thr.jsonl");
+  const std::string common = " --seed 5 --iterations 100 --device cpu --force --jsonl " + out + " " + a + " " + b;
+  const std::string env = "env OMP_NUM_THREADS=6 ";
+  auto threads_of = [&](const std::string& args) {
+    Result r = run_with_env(env, args + common);
+    CHECK(r.code == 0);
+    std::vector<int> t;
+    for (const auto& row : jsonl(out)) t.push_back(row["permutation"]["threads"].get<int>());
+    return t;
+  };
+  CHECK(threads_of("--jobs 3") == std::vector<int>{2, 2});
+  CHECK(threads_of("--jobs 1") == std::vector<int>{6, 6});
+  CHECK(threads_of("--jobs 8") == std::vector<int>{1, 1});
+  CHECK(threads_of("--jobs 2 --threads 5") == std::vector<int>{5, 5});
 }
 
 TEST_CASE("batch exit codes: 0, and 1 with --exit-code when one is not IID") {
