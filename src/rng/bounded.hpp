@@ -27,6 +27,19 @@ EA_HD EA_FORCEINLINE uint32_t bounded_inclusive(Stream& rng, uint32_t i) {
   return static_cast<uint32_t>(m >> 32);
 }
 
+// One word's part in bounded_inclusive(): the method accepts word v for the draw on [0, i]
+// exactly when this returns true (low < s is only the fast path of low < threshold, and
+// threshold < s), and every rejected word is followed by a fresh one for the same draw. So
+// a draw consumes words until one is accepted, and words can be judged independently.
+EA_HD EA_FORCEINLINE bool bounded_inclusive_accepts(uint32_t v, uint32_t i, uint32_t& result) {
+  const uint32_t s = i + 1u;
+  const uint64_t m = static_cast<uint64_t>(v) * s;
+  const uint32_t low = static_cast<uint32_t>(m);
+  if (low < s && low < (0u - s) % s) return false;
+  result = static_cast<uint32_t>(m >> 32);
+  return true;
+}
+
 // The same method on 64-bit words (NIST's randomRange64): Stream::next64() returns a
 // uniform 64-bit word; i < 2^32 here, so the result fits 32 bits.
 EA_HD EA_FORCEINLINE void mul64x64(uint64_t a, uint64_t b, uint64_t& hi, uint64_t& lo) {

@@ -31,6 +31,21 @@ class PhiloxStream {
   // Uniform on [0, i] (Lemire, 32-bit words).
   EA_HD EA_FORCEINLINE uint32_t bounded(uint32_t i) { return bounded_inclusive(*this, i); }
 
+  // Word w of stream `stream` (the (w+1)-th next() of a fresh PhiloxStream(seed, stream)),
+  // computed alone: what lets many threads draw one permutation's targets at once.
+  static EA_HD EA_FORCEINLINE uint32_t word(uint64_t seed, uint64_t stream, uint64_t w) {
+    const uint64_t b = w >> 2;
+    philox4x32_ctr_t ctr;
+    ctr.v[0] = static_cast<uint32_t>(b);
+    ctr.v[1] = static_cast<uint32_t>(b >> 32);
+    ctr.v[2] = static_cast<uint32_t>(stream);
+    ctr.v[3] = static_cast<uint32_t>(stream >> 32);
+    philox4x32_key_t key;
+    key.v[0] = static_cast<uint32_t>(seed);
+    key.v[1] = static_cast<uint32_t>(seed >> 32);
+    return philox4x32_R(10, ctr, key).v[w & 3];
+  }
+
  private:
   EA_HD void refill() {
     philox4x32_ctr_t ctr;
