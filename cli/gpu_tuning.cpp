@@ -26,6 +26,8 @@ const Key kKeys[] = {
      nullptr},
     {"lookahead", "reads in flight per shuffling thread: 0, 2, 4 or 8", 0, 8, nullptr, &GpuTuning::lookahead, nullptr},
     {"shuffle-block", "threads per block of the shuffle kernel", 1, 1024, nullptr, &GpuTuning::shuffle_block, nullptr},
+    {"parallel-shuffle", "permutations shuffled at once by a thread block each (Philox; 0: one thread per permutation)",
+     0, 1u << 20, nullptr, &GpuTuning::parallel_shuffle, nullptr},
     {"bz-chars", "text characters the GPU compression model holds at once", 1, uint64_t{1} << 31,
      &GpuTuning::bz_chars, nullptr, nullptr},
     {"bz-shuffle", "permutations the GPU compression test shuffles at once", 1, 10000, nullptr,

@@ -134,8 +134,10 @@ class GpuCompressionBackend final : public PermutationBackend {
     }
     cudaStream_t st = res_->stream;
     EA_CUDA_CHECK(cudaEventRecord(res_->start.get(), st));
-    launch_shuffle(static_cast<int>(tuning_.lookahead), static_cast<int>(std::max<uint32_t>(1, tuning_.shuffle_block)), st,
-                   buffers_->batch.get(), shuffle_copies_, count, symbols_.get(), data_.n, streams_, first);
+    const ShuffleConfig sc{static_cast<int>(tuning_.lookahead), static_cast<int>(std::max<uint32_t>(1, tuning_.shuffle_block)),
+                           tuning_.parallel_shuffle};
+    launch_shuffle(sc, scratch_, st, buffers_->batch.get(), shuffle_copies_, count, symbols_.get(), data_.n, streams_,
+                   first);
     EA_CUDA_CHECK(cudaGetLastError());
     EA_CUDA_CHECK(cudaEventRecord(res_->done.get(), st));
     EA_CUDA_CHECK(cudaEventSynchronize(res_->done.get()));
@@ -282,6 +284,7 @@ class GpuCompressionBackend final : public PermutationBackend {
   cuda::DeviceBuffer<uint32_t> states_, aux_;
   cuda::DeviceBuffer<uint8_t> symbols_, raw_of_;
   std::unique_ptr<RoundBuffers> buffers_;
+  cuda::DeviceBuffer<uint8_t> scratch_;  // rows of the block-per-permutation shuffle (made on first use)
   struct Resources {
     explicit Resources(bool profile) : timer(profile) {}
     cuda::CudaStream stream;

@@ -109,6 +109,7 @@ class GpuBackend final : public PermutationBackend {
         default_first_round_(std::max<uint32_t>(1, tuning.first_round)),
         profile_groups_(tuning.profile),
         lookahead_(static_cast<int>(tuning.lookahead)),
+        parallel_shuffle_(tuning.parallel_shuffle),
         tuned_shuffle_block_(static_cast<int>(std::min<uint32_t>(1024, std::max<uint32_t>(1, tuning.shuffle_block)))) {
     int devices = 0;
     cudaError_t e = cudaGetDeviceCount(&devices);
@@ -223,6 +224,13 @@ class GpuBackend final : public PermutationBackend {
     batch_.reset();
     conv_.reset();
     outcomes_.reset();
+    scratch_.reset();
+    // The block-per-permutation shuffle's rows first (without them, the other kernel runs).
+    const ShuffleConfig sc{lookahead_, tuned_shuffle_block_, parallel_shuffle_};
+    if (parallel_shuffle_serves(sc, streams_)) {
+      const size_t slice = std::min<size_t>(parallel_shuffle_, requested_round_ ? requested_round_ : 10000);
+      (void)cuda::DeviceBuffer<uint8_t>::try_allocate(slice * n, scratch_);
+    }
     size_t free_bytes = 0, total_bytes = 0;
     EA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const size_t per_perm = n + conv_per_perm + kNumTests;
@@ -269,8 +277,8 @@ class GpuBackend final : public PermutationBackend {
     const size_t stride = columns_;
     cudaStream_t st = res_->stream;
     EA_CUDA_CHECK(cudaEventRecord(res_->start.get(), st));
-    launch_shuffle(lookahead_, shuffle_block_, st, batch_.get(), stride, shuffled, symbols_.get(), data_.n,
-                   streams_, shuffled_first);
+    launch_shuffle(ShuffleConfig{lookahead_, shuffle_block_, parallel_shuffle_}, scratch_, st, batch_.get(), stride,
+                   shuffled, symbols_.get(), data_.n, streams_, shuffled_first);
     EA_CUDA_CHECK(cudaGetLastError());
     const unsigned blocks = (count + kThreads - 1) / kThreads;
     if (data_.params.binary) {
@@ -353,6 +361,9 @@ class GpuBackend final : public PermutationBackend {
   const bool profile_groups_;
   double group_ms_[kGroups] = {};
   const int lookahead_;
+  // parallel-shuffle: permutations at once of the block-per-permutation kernel, and its rows.
+  const uint32_t parallel_shuffle_;
+  cuda::DeviceBuffer<uint8_t> scratch_;
   const int tuned_shuffle_block_;
   int shuffle_block_ = 32;  // tuned_shuffle_block_, or a lane group for grouped generators
 };

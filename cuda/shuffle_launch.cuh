@@ -4,11 +4,13 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <type_traits>
 
 #include "permutation/shuffle.hpp"
 #include "rng/generators.hpp"
 #include "device_buffer.cuh"
+#include "parallel_shuffle.cuh"
 #include "rng/stream_set.hpp"
 #include "warp_lane_stream.cuh"
 
@@ -40,11 +42,44 @@ __global__ void shuffle_kernel(uint8_t* batch, size_t stride, uint32_t count, co
   }
 }
 
-// Small blocks spread the few thousand shuffling threads over every SM (with 128-thread
-// blocks, 10,000 threads fill only 79 of the H100's 132 SMs). The lookahead variants
-// exist for Philox (the default); the other generators use 4.
-inline void launch_shuffle(int lookahead, int block, cudaStream_t st, uint8_t* batch, size_t stride, uint32_t count,
-                    const uint8_t* symbols, size_t n, const StreamSetView& streams, uint64_t first) {
+// How a round is shuffled (GpuTuning's keys lookahead, shuffle-block, parallel-shuffle).
+struct ShuffleConfig {
+  int lookahead = 4;      // reads in flight per thread of the one-thread-per-permutation kernel
+  int block = 32;         // its threads per block
+  uint32_t parallel = 0;  // permutations at once of the block-per-permutation kernel (0: not used)
+};
+
+// Whether the block-per-permutation kernel (parallel_shuffle.cuh) serves these streams: it
+// computes Philox words directly; the other generators are sequential or coupled.
+inline bool parallel_shuffle_serves(const ShuffleConfig& cfg, const StreamSetView& streams) {
+  return cfg.parallel > 0 && streams.id == PrngId::Philox;
+}
+
+// Columns 0 .. count-1 of the batch become permutations first .. first+count-1: with the
+// block-per-permutation kernel where it serves and `scratch` holds (or can be given) a
+// slice of min(cfg.parallel, count) permutations, otherwise one thread per permutation.
+// Small blocks spread the few thousand shuffling threads of the latter over every SM (with
+// 128-thread blocks, 10,000 threads fill only 79 of the H100's 132 SMs). Its lookahead
+// variants exist for Philox (the default); the other generators use 4.
+inline void launch_shuffle(const ShuffleConfig& cfg, cuda::DeviceBuffer<uint8_t>& scratch, cudaStream_t st,
+                           uint8_t* batch, size_t stride, uint32_t count, const uint8_t* symbols, size_t n,
+                           const StreamSetView& streams, uint64_t first) {
+  if (count == 0) return;
+  if (parallel_shuffle_serves(cfg, streams) && n >= 2) {
+    const uint32_t slice = std::min(cfg.parallel, count);
+    const size_t need = static_cast<size_t>(slice) * n;
+    if (scratch.size() >= need || cuda::DeviceBuffer<uint8_t>::try_allocate(need, scratch)) {
+      for (uint32_t c0 = 0; c0 < count; c0 += slice) {
+        const uint32_t m = std::min(slice, count - c0);
+        parallel_shuffle_kernel<kParallelShuffleThreads>
+            <<<m, kParallelShuffleThreads, 0, st>>>(scratch.get(), symbols, n, streams.seed, first + c0);
+        const dim3 grid(static_cast<unsigned>((n + 255) / 256), (m + 31) / 32);
+        rows_to_columns_kernel<0><<<grid, 256, 0, st>>>(scratch.get(), n, m, batch, stride, c0);
+      }
+      return;
+    }
+  }
+  const int lookahead = cfg.lookahead, block = cfg.block;
   const unsigned blocks = (count + block - 1) / block;
   visit_generator(streams.id, [&](auto tag) {
     using G = decltype(tag);

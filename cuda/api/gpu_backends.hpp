@@ -20,6 +20,9 @@ struct GpuTuning {
   uint32_t first_round = 1024;  // first-round: first round of data that passed chi-square and LRS (IID-looking)
   uint32_t lookahead = 4;       // lookahead: reads in flight per shuffling thread (0, 2, 4 or 8)
   uint32_t shuffle_block = 32;  // shuffle-block: threads per block of the shuffle kernel
+  // parallel-shuffle: permutations shuffled at once by the block-per-permutation kernel
+  // (Philox only; the others keep one thread per permutation); 0: one thread per permutation.
+  uint32_t parallel_shuffle = 2048;
   uint64_t bz_chars = uint64_t{1} << 26;  // bz-chars: text characters the compression model holds at once
   uint32_t bz_shuffle = 128;    // bz-shuffle: permutations the compression backend shuffles at once
   bool profile = false;         // profile: time each statistics group and compression stage (slower)
