@@ -1,6 +1,8 @@
 // CHECK_CUDA for the GPU test programs: a failed CUDA call ends the test with exit 1.
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -12,3 +14,13 @@
       std::exit(1);                                                 \
     }                                                               \
   } while (0)
+
+// 77 (ctest: skipped) after saying so when no GPU is usable, else 0: main() returns it.
+inline int skip_status_without_gpu() {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("no usable GPU: test skipped\n");
+    return 77;
+  }
+  return 0;
+}

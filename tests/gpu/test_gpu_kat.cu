@@ -46,11 +46,7 @@ __global__ void stream_kernel(const unsigned long long* in, uint32_t* words, uin
 }  // namespace
 
 int main(int argc, char** argv) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no usable GPU: test skipped\n");
-    return 77;
-  }
+  if (const int skip = skip_status_without_gpu()) return skip;
   if (argc > 1 && std::string(argv[1]) == "--probe") return 0;
   std::ifstream in(EA_TEST_KAT_DIR "/philox4x32_10.txt");
   std::vector<Row> kats, streams, shuffles;

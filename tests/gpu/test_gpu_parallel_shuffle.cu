@@ -31,11 +31,7 @@ StreamSetView philox_view(uint64_t seed) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no usable GPU: test skipped\n");
-    return 77;
-  }
+  if (const int skip = skip_status_without_gpu()) return skip;
   // --no-timing: the checks only; --small: only the sizes up to 65,536 samples (for
   // compute-sanitizer racecheck, which is slow).
   bool timing = true, small = false;

@@ -109,11 +109,7 @@ std::vector<std::vector<uint8_t>> device_shuffles(const StreamSet& set, const st
 std::vector<uint32_t> curand_xorwow_streams(uint64_t seed, int count, int words);  // curand_xorwow.cu
 
 int main() {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no usable GPU: test skipped\n");
-    return 77;
-  }
+  if (const int skip = skip_status_without_gpu()) return skip;
   int failures = 0, checks = 0;
   auto expect = [&](bool ok, const std::string& what) {
     ++checks;

@@ -231,15 +231,29 @@ TEST_CASE("a split backend gives the counters of one backend (rounds cut across 
   }
 }
 
+namespace {
+
+// n bytes in a pattern (`base`) and their sequential shuffle (`want`) by Philox stream 5
+// under `seed`: what the parallel shuffles below must reproduce.
+struct ShuffleCase {
+  std::vector<uint8_t> base, want;
+};
+ShuffleCase sequential_case(size_t n, uint64_t seed) {
+  ShuffleCase c;
+  c.base.resize(n);
+  for (size_t k = 0; k < n; ++k) c.base[k] = static_cast<uint8_t>(k * 131 + k / 256);
+  c.want = c.base;
+  PhiloxStream rng(seed, 5);
+  fisher_yates(c.want.data(), n, 1, rng);
+  return c;
+}
+
+}  // namespace
+
 TEST_CASE("Fisher-Yates by deterministic reservations equals the sequential shuffle, for every window") {
   for (size_t n : {size_t{1}, size_t{2}, size_t{3}, size_t{17}, size_t{1000}, size_t{100000}}) {
     for (uint64_t seed : {1ull, 2ull, 3ull}) {
-      std::vector<uint8_t> base(n);
-      for (size_t k = 0; k < n; ++k) base[k] = static_cast<uint8_t>(k * 131 + k / 256);
-      // The sequential shuffle, drawing from stream 5 under `seed`.
-      std::vector<uint8_t> want = base;
-      PhiloxStream rng_a(seed, 5);
-      fisher_yates(want.data(), n, 1, rng_a);
+      const auto [base, want] = sequential_case(n, seed);
       // The same draws as targets, then the rounds.
       PhiloxStream rng_b(seed, 5);
       std::vector<uint32_t> h;
@@ -311,11 +325,7 @@ TEST_CASE("PhiloxStream::word and bounded_inclusive_accepts: the stream's words 
 TEST_CASE("Fisher-Yates in chunks with parallel Philox draws equals the sequential shuffle, for every chunk size") {
   for (size_t n : {size_t{1}, size_t{2}, size_t{3}, size_t{17}, size_t{1000}, size_t{100000}}) {
     for (uint64_t seed : {1ull, 2ull, 0xfeedfacecafebeefull}) {
-      std::vector<uint8_t> base(n);
-      for (size_t k = 0; k < n; ++k) base[k] = static_cast<uint8_t>(k * 131 + k / 256);
-      std::vector<uint8_t> want = base;
-      PhiloxGen rng(seed, 5);
-      fisher_yates(want.data(), n, 1, rng);
+      const auto [base, want] = sequential_case(n, seed);  // PhiloxGen draws as PhiloxStream
       for (uint32_t chunk : {1u, 2u, 7u, 256u, 1024u}) {
         CAPTURE(n);
         CAPTURE(seed);
