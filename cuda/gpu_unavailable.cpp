@@ -14,6 +14,10 @@ std::unique_ptr<PermutationBackend> make_gpu_compression_backend(const Permutati
   throw Error(ErrorKind::Device, "no GPU available: this ea_iid was built without CUDA support");
 }
 
+double gpu_compression_model_original(const PermutationBackend&) {
+  throw Error(ErrorKind::Internal, "no GPU compression backend in a build without CUDA");
+}
+
 int gpu_count() { return 0; }
 
 bool warm_up_gpu(int) { return false; }

@@ -7,7 +7,9 @@
 #include <cstring>
 #include <exception>
 #include <future>
+#include <limits>
 #include <map>
+#include <optional>
 
 #include "common/error.hpp"
 #include "permutation/split.hpp"
@@ -132,6 +134,11 @@ PermutationBackend& DeviceSlot::gpu_compression(const PermutationData& pd, const
   return bind(compression_, &make_gpu_compression_backend, pd, s);
 }
 
+double DeviceSlot::gpu_compression_model_original() const {
+  if (compression_.parts.empty()) throw Error(ErrorKind::Internal, "no GPU compression backend bound");
+  return ea::gpu_compression_model_original(*compression_.parts.front());
+}
+
 uint64_t assessment_seed(uint64_t user_seed, const Dataset& d) {
   auto digest = [](const void* p, size_t n, unsigned char* out) {
     unsigned int len = 0;
@@ -243,26 +250,35 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
     }
   }
   if (!gpu) a.device = "cpu (" + std::to_string(cfg.threads) + " threads)";
-  pd.original.v[kNumFastTests] = original_compression.valid() ? original_compression.get() : 0.0;
-  a.original = pd.original;
-  // The CPU backend copies pd, so it is made once the original compression statistic is
-  // known; the GPU backend compares tests 0-17 only.
-  auto cpu = make_cpu_backend(pd, cfg.threads);
   // The compression test on the GPU too, when the data will most likely reach it (data that
   // already failed chi-square or LRS keeps the CPU, where it runs only if needed, unless
-  // --all-tests runs it anyway). The backend checks its bzip2 model against libbz2 on the
-  // original data first; any failure leaves the test to the CPU cores, with a note.
-  PermutationBackend* compression = cpu.get();
-  a.compression_device = "cpu (libbz2)";
+  // --all-tests runs it anyway). Its backend is made now, while libbz2 still compresses the
+  // original data on a CPU core (about half a second for a million samples): it compares the
+  // permutations with its own model's length of the original, and libbz2's length must equal
+  // it before any result is used (below). A failure to make it leaves the test to the CPU
+  // cores, with a note.
+  PermutationBackend* gpu_compression = nullptr;
   if (gpu && cfg.compression_test && cfg.gpu_compression && (pd.early_decision_likely || cfg.all_tests)) {
     try {
-      compression = &slot.gpu_compression(pd, cfg);
-      a.compression_device = compression->name() + ", checked against libbz2 on the original data";
+      PermutationData model_pd = pd;
+      model_pd.original.v[kNumFastTests] = std::numeric_limits<double>::quiet_NaN();
+      gpu_compression = &slot.gpu_compression(model_pd, cfg);
     } catch (const Error& e) {
-      compression = cpu.get();
       if (hooks.note) hooks.note(std::string("compression test on the CPU: ") + e.what());
     }
   }
+  std::optional<double> bzip2_original;
+  auto original_bzip2 = [&]() {
+    if (!bzip2_original) bzip2_original = original_compression.valid() ? original_compression.get() : 0.0;
+    return *bzip2_original;
+  };
+  // The CPU backend copies pd: with the compression test on the CPU it needs libbz2's length
+  // now; otherwise it never runs that test (the GPU backend compares tests 0-17 only).
+  pd.original.v[kNumFastTests] = gpu_compression ? std::numeric_limits<double>::quiet_NaN() : original_bzip2();
+  auto cpu = make_cpu_backend(pd, cfg.threads);
+  PermutationBackend* compression = gpu_compression ? gpu_compression : cpu.get();
+  a.compression_device = gpu_compression ? gpu_compression->name() + ", checked against libbz2 on the original data"
+                                         : "cpu (libbz2)";
 
   DriverConfig dc;
   dc.iterations = cfg.iterations;
@@ -286,6 +302,24 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
   }
   PermutationBackend& fast = verified ? *verified : gpu ? *gpu : *cpu;
   a.permutation = run_permutation_tests(fast, *compression, dc);
+  pd.original.v[kNumFastTests] = original_bzip2();
+  a.original = pd.original;
+  if (gpu_compression && a.permutation.compression_run &&
+      slot.gpu_compression_model_original() != pd.original.v[kNumFastTests]) {
+    // The model disagrees with libbz2 (never seen on the sample files): its counters are
+    // dropped and the whole permutation testing is run again with libbz2 on the CPU cores
+    // (the statistical tests give the same counters again).
+    if (hooks.note) {
+      hooks.note("compression test on the CPU: the GPU bzip2 model gives " +
+                 std::to_string(slot.gpu_compression_model_original()) +
+                 " bytes for the original data where libbz2 gives " + std::to_string(pd.original.v[kNumFastTests]));
+    }
+    cpu = make_cpu_backend(pd, cfg.threads);
+    compression = cpu.get();
+    a.compression_device = "cpu (libbz2)";
+    dc.concurrent_compression = false;
+    a.permutation = run_permutation_tests(fast, *compression, dc);
+  }
   a.timings.device_busy = fast.busy_seconds();
   a.timings.device_profile = fast.profile();
   if (compression != cpu.get() && a.permutation.compression_run) {

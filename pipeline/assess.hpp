@@ -92,6 +92,8 @@ class DeviceSlot {
   PermutationBackend& gpu(const PermutationData& pd, const Settings& s);
   // The GPU compression test bound to `pd` (make_gpu_compression_backend). Throws Error{Device}.
   PermutationBackend& gpu_compression(const PermutationData& pd, const Settings& s);
+  // Its model's length of the original data (every GPU entry models the same data).
+  double gpu_compression_model_original() const;
 
  private:
   struct Group {

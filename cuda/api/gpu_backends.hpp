@@ -42,11 +42,18 @@ std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData& data
                                                      double memory_share);
 
 // The compression test alone on a GPU: the exact bzip2 size model (src/stats/bzip2_model.hpp)
-// run on the device. data.original must hold libbz2's length of the original data: the
-// backend checks that the model gives the same for it and throws Error{Device} if not (or
-// when there is no GPU, or for generators with coupled lanes).
+// run on the device. data.original.v[kNumFastTests] holds libbz2's length of the original
+// data: the backend checks that the model gives the same for it and throws Error{Device} if
+// not (or when there is no GPU, or for generators with coupled lanes). It may instead be NaN
+// (libbz2 still running): the backend then compares permutations with the model's own length
+// of the original, and the caller must compare that with libbz2's
+// (gpu_compression_model_original) before using any result.
 std::unique_ptr<PermutationBackend> make_gpu_compression_backend(const PermutationData& data, int gpu_id,
                                                                  const GpuTuning& tuning, double memory_share);
+
+// The model's length of the original data of the data set `backend` (made by
+// make_gpu_compression_backend) was last bound to.
+double gpu_compression_model_original(const PermutationBackend& backend);
 
 // Number of usable GPUs (0 without CUDA support or without a device).
 int gpu_count();
