@@ -57,7 +57,8 @@ for path in "$samples"/*.bin; do
   # IID data: the compression test must have run on the GPU (the bzip2 size model).
   case $f in
     truerand_*)
-      if grep -q "^Permutation testing: compression test on gpu" "$last"; then
+      # (split over several GPU entries: "on 2 devices: gpu 0 (...) + gpu 0 (...)")
+      if grep -Eq "^Permutation testing: compression test on ([0-9]+ devices: )?gpu" "$last"; then
         echo "ok   $f: compression test ran on the GPU"
       else
         echo "FAIL $f: compression test did not run on the GPU: $(grep -i compression "$last.err" | head -n 1)"; fail=1
