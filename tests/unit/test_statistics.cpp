@@ -2,6 +2,7 @@
 #include <bzlib.h>
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <random>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "permutation/permutation.hpp"
 #include "stats/compression.hpp"
+#include "stats/pieces.hpp"
 #include "stats/statistics.hpp"
 
 using namespace ea;
@@ -149,4 +151,60 @@ TEST_CASE("compression: the chunked libbz2 stream gives BZ2_bzBuffToBuffCompress
       CHECK(c.compressed_length(x.data(), n, identity.data()) == len);
     }
   }
+}
+
+TEST_CASE("statistics in pieces (issue 17 item 2's scheme) equal the one-pass statistics for every cut") {
+  std::mt19937_64 rng(20261123);
+  size_t cases = 0, recomputed = 0, pieces = 0;
+  for (uint32_t alphabet : {2u, 4u, 17u, 256u}) {
+    for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{3}, size_t{100}, size_t{1000}, size_t{10007}}) {
+      std::vector<uint8_t> x(n);
+      // Runs of repeated values now and then, so that pieces often cut inside a run.
+      for (size_t i = 0; i < n; ++i) x[i] = (i > 0 && rng() % 4 == 0) ? x[i - 1] : static_cast<uint8_t>(rng() % alphabet);
+      const ByteView v = view(x);
+      double mean = 0;
+      for (uint8_t b : x) mean += b;
+      mean = n ? mean / static_cast<double>(n) : 0.0;
+      const double median = (alphabet - 1) / 2.0;
+      const RunStats dir = directional_runs(v), med = median_runs(v, median);
+      const LagStats lags = lagged(v, v, kAllFastTests);
+      const CollisionStats col = collisions(v);
+      const double exc = excursion(v, mean);
+      std::vector<std::vector<size_t>> cuts;
+      for (size_t p : {size_t{1}, size_t{2}, size_t{3}, size_t{7}, size_t{64}}) cuts.push_back(even_bounds(n, p));
+      for (int r = 0; r < 4; ++r) {  // random cuts, empty pieces included
+        std::vector<size_t> b = {0, n};
+        for (int k = 0; k < 5; ++k) b.push_back(n ? rng() % (n + 1) : 0);
+        std::sort(b.begin(), b.end());
+        cuts.push_back(b);
+      }
+      for (const auto& b : cuts) {
+        CAPTURE(alphabet);
+        CAPTURE(n);
+        CAPTURE(b.size() - 1);
+        ++cases;
+        const RunStats d = directional_runs_in_pieces(v, b), m = median_runs_in_pieces(v, median, b);
+        CHECK(d.runs == dir.runs);
+        CHECK(d.longest == dir.longest);
+        CHECK(d.majority == dir.majority);
+        CHECK(m.runs == med.runs);
+        CHECK(m.longest == med.longest);
+        CHECK(m.majority == med.majority);
+        const LagStats l = lags_in_pieces(v, v, b);
+        for (int k = 0; k < kNumLags; ++k) {
+          CHECK(l.periodicity[k] == lags.periodicity[k]);
+          CHECK(l.covariance[k] == lags.covariance[k]);
+        }
+        CHECK(excursion_in_pieces(v, mean, b) == exc);  // the same doubles, exactly
+        const CollisionsInPieces c = collisions_in_pieces(v, b);
+        CHECK(c.stats.average == col.average);
+        CHECK(c.stats.maximum == col.maximum);
+        recomputed += c.recomputed;
+        pieces += b.size() - 1;
+      }
+    }
+  }
+  MESSAGE(cases << " cuts; collision windows recomputed after a wrong guess: " << recomputed << " (over "
+                << pieces << " pieces)");
+  CHECK(cases > 100);
 }

@@ -1,0 +1,281 @@
+// The statistics of statistics.hpp computed in pieces (issue 17, item 2): a permutation cut
+// into consecutive pieces, each summarised on its own (by its own GPU threads, while the
+// permutation is still on chip), and the summaries combined in order into exactly the
+// values the one-pass functions give. This header is that scheme's reference on the host:
+// the unit tests compare it with statistics.hpp for every cut; the fused GPU kernel is to
+// use the same summaries.
+//
+//   runs (directional, median)  a summary per piece (first and last step, lengths of the
+//                               first and last run, runs, longest, ups), combined left to
+//                               right: two runs join where a piece ends with the step the
+//                               next one starts with
+//   lags                        sums per piece (integers: any order gives the same)
+//   excursion                   two passes: the pieces' sums, then each piece's maximum
+//                               from its exact running sum (the same doubles as one pass)
+//   collisions                  each piece's windows from a guessed start (the piece's
+//                               first sample), then, in order, the true start: where it
+//                               meets a guessed window start the rest of the guess holds
+//                               (windows are determined by their start), otherwise the
+//                               windows are recomputed from the true start
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "common/hd.hpp"
+#include "stats/statistics.hpp"
+
+namespace ea {
+
+// ---- runs -------------------------------------------------------------------------
+
+// The runs of a piece of a 0/1 step sequence (the empty piece has len 0).
+struct RunPiece {
+  uint64_t len = 0, ups = 0, runs = 0, longest = 0, lead = 0, trail = 0;
+  uint32_t first = 0, last = 0;
+};
+
+EA_HD inline RunPiece run_piece_push(RunPiece p, uint32_t up) {
+  if (p.len == 0) {
+    p.first = up;
+    p.lead = p.trail = p.runs = p.longest = 1;
+  } else if (up == p.last) {
+    ++p.trail;
+    if (p.lead == p.len) ++p.lead;
+  } else {
+    ++p.runs;
+    p.trail = 1;
+  }
+  p.longest = p.trail > p.longest ? p.trail : p.longest;
+  p.last = up;
+  p.ups += up;
+  ++p.len;
+  return p;
+}
+
+// a followed by b.
+EA_HD inline RunPiece run_piece_join(const RunPiece& a, const RunPiece& b) {
+  if (a.len == 0) return b;
+  if (b.len == 0) return a;
+  const bool joined = a.last == b.first;
+  RunPiece r;
+  r.len = a.len + b.len;
+  r.ups = a.ups + b.ups;
+  r.runs = a.runs + b.runs - (joined ? 1 : 0);
+  const uint64_t middle = joined ? a.trail + b.lead : 0;
+  r.longest = a.longest > b.longest ? a.longest : b.longest;
+  r.longest = middle > r.longest ? middle : r.longest;
+  r.lead = (joined && a.lead == a.len) ? a.len + b.lead : a.lead;
+  r.trail = (joined && b.trail == b.len) ? b.len + a.trail : b.trail;
+  r.first = a.first;
+  r.last = b.last;
+  return r;
+}
+
+// What RunCounter::result() gives for the same steps (a longest run of at least 1).
+EA_HD inline RunStats run_piece_result(const RunPiece& p) {
+  const uint64_t downs = p.len - p.ups;
+  return RunStats{p.runs, p.longest > 1 ? p.longest : 1, p.ups > downs ? p.ups : downs};
+}
+
+// Directional steps d_i = x_i <= x_{i+1}, i in [begin, end) (reads x up to end).
+template <class Seq>
+EA_HD RunPiece directional_piece(const Seq& s, size_t begin, size_t end) {
+  RunPiece p;
+  for (size_t i = begin; i < end; ++i) p = run_piece_push(p, s[i] <= s[i + 1] ? 1u : 0u);
+  return p;
+}
+
+// Median steps m_i = x_i >= ceil(median), i in [begin, end).
+template <class Seq>
+EA_HD RunPiece median_piece(const Seq& s, size_t begin, size_t end, double median) {
+  const MedianAcc acc(median);
+  RunPiece p;
+  for (size_t i = begin; i < end; ++i) p = run_piece_push(p, s[i] >= acc.threshold ? 1u : 0u);
+  return p;
+}
+
+// ---- lags ---------------------------------------------------------------------------
+
+// Periodicity and covariance sums of lag p over i in [begin, end) with i + p < n.
+template <class SymSeq, class ValSeq>
+EA_HD void lag_piece(const SymSeq& sym, const ValSeq& val, uint32_t p, size_t begin, size_t end, uint64_t& per,
+                     uint64_t& cov) {
+  const size_t n = sym.size();
+  const size_t stop = n > p ? (end < n - p ? end : n - p) : 0;
+  per = cov = 0;
+  for (size_t i = begin; i < stop; ++i) {
+    per += sym[i] == sym[i + p] ? 1u : 0u;
+    cov += static_cast<uint64_t>(val[i]) * val[i + p];
+  }
+}
+
+// ---- excursion ----------------------------------------------------------------------
+
+template <class Seq>
+EA_HD uint64_t sum_piece(const Seq& s, size_t begin, size_t end) {
+  uint64_t t = 0;
+  for (size_t i = begin; i < end; ++i) t += s[i];
+  return t;
+}
+
+// The excursion's maximum over i in [begin, end), given the sum of the samples before
+// `begin`: the same operations as ExcursionAcc, so the same doubles.
+template <class Seq>
+EA_HD double excursion_piece(const Seq& raw, size_t begin, size_t end, uint64_t before, double mean) {
+  ExcursionAcc acc(mean);
+  acc.running = before;
+  for (size_t i = begin; i < end; ++i) acc.push(i, raw[i]);
+  return acc.best;
+}
+
+// ---- collisions ---------------------------------------------------------------------
+
+// The collision windows of a piece that ends at `end` when its first window starts at
+// `start` (its first sample, or the true start): windows are followed until one starts at
+// or after `end` (a window may
+// run past `end`; the last one may reach the end of the data without a repeat, and is then
+// not recorded). `starts` lists where its windows start, for the resynchronisation.
+struct CollisionPiece {
+  uint64_t sum = 0, count = 0;
+  uint32_t maximum = 0;
+  size_t next = 0;              // where the first window after the piece starts
+  std::vector<size_t> starts;   // window starts in the piece (host reference only)
+  std::vector<uint64_t> sum_from, count_from;  // totals of the windows from starts[k] on
+  std::vector<uint32_t> max_from;
+};
+
+template <class Seq>
+CollisionPiece collision_piece(const Seq& s, size_t start, size_t end) {
+  CollisionPiece p;
+  const size_t n = s.size();
+  size_t i = start;
+  std::vector<uint32_t> lens;
+  while (i < end && i < n) {
+    p.starts.push_back(i);
+    ByteSet seen;
+    uint32_t len = 0;
+    bool hit = false;
+    while (i < n && !hit) {
+      ++len;
+      hit = seen.add_or_reset(s[i]);
+      ++i;
+    }
+    lens.push_back(hit ? len : 0);  // 0: reached the end without a repeat, not recorded
+  }
+  p.next = i;
+  const size_t w = lens.size();
+  p.sum_from.assign(w + 1, 0);
+  p.count_from.assign(w + 1, 0);
+  p.max_from.assign(w + 1, 0);
+  for (size_t k = w; k-- > 0;) {
+    p.sum_from[k] = p.sum_from[k + 1] + lens[k];
+    p.count_from[k] = p.count_from[k + 1] + (lens[k] ? 1 : 0);
+    p.max_from[k] = lens[k] > p.max_from[k + 1] ? lens[k] : p.max_from[k + 1];
+  }
+  p.sum = p.sum_from[0];
+  p.count = p.count_from[0];
+  p.maximum = p.max_from[0];
+  return p;
+}
+
+// ---- the whole sequence, in pieces ------------------------------------------------
+
+// Piece k of `pieces` covers [bounds[k], bounds[k+1]); bounds[0] = 0, bounds.back() = n.
+inline std::vector<size_t> even_bounds(size_t n, size_t pieces) {
+  std::vector<size_t> b(pieces + 1);
+  for (size_t k = 0; k <= pieces; ++k) b[k] = n * k / pieces;
+  return b;
+}
+
+template <class Seq>
+RunStats directional_runs_in_pieces(const Seq& s, const std::vector<size_t>& bounds) {
+  const size_t steps = s.size() > 0 ? s.size() - 1 : 0;
+  RunPiece all;
+  for (size_t k = 0; k + 1 < bounds.size(); ++k) {
+    const size_t b = bounds[k] < steps ? bounds[k] : steps, e = bounds[k + 1] < steps ? bounds[k + 1] : steps;
+    all = run_piece_join(all, directional_piece(s, b, e));
+  }
+  return run_piece_result(all);
+}
+
+template <class Seq>
+RunStats median_runs_in_pieces(const Seq& s, double median, const std::vector<size_t>& bounds) {
+  RunPiece all;
+  for (size_t k = 0; k + 1 < bounds.size(); ++k) all = run_piece_join(all, median_piece(s, bounds[k], bounds[k + 1], median));
+  return run_piece_result(all);
+}
+
+template <class SymSeq, class ValSeq>
+LagStats lags_in_pieces(const SymSeq& sym, const ValSeq& val, const std::vector<size_t>& bounds) {
+  LagStats r;
+  for (int k = 0; k < kNumLags; ++k) {
+    r.periodicity[k] = r.covariance[k] = 0;
+    for (size_t j = 0; j + 1 < bounds.size(); ++j) {
+      uint64_t per = 0, cov = 0;
+      lag_piece(sym, val, lag(k), bounds[j], bounds[j + 1], per, cov);
+      r.periodicity[k] += per;
+      r.covariance[k] += cov;
+    }
+  }
+  return r;
+}
+
+template <class Seq>
+double excursion_in_pieces(const Seq& raw, double mean, const std::vector<size_t>& bounds) {
+  // Pass 1: the pieces' sums (their exclusive prefix is each piece's starting sum).
+  std::vector<uint64_t> before(bounds.size(), 0);
+  for (size_t k = 0; k + 1 < bounds.size(); ++k) before[k + 1] = before[k] + sum_piece(raw, bounds[k], bounds[k + 1]);
+  // Pass 2: each piece's maximum; the maximum of maxima is exact in any order.
+  double best = 0.0;
+  for (size_t k = 0; k + 1 < bounds.size(); ++k) {
+    const double m = excursion_piece(raw, bounds[k], bounds[k + 1], before[k], mean);
+    best = m > best ? m : best;
+  }
+  return best;
+}
+
+struct CollisionsInPieces {
+  CollisionStats stats;
+  size_t recomputed = 0;  // windows recomputed from a true start (the rest came from guesses)
+};
+
+template <class Seq>
+CollisionsInPieces collisions_in_pieces(const Seq& s, const std::vector<size_t>& bounds) {
+  // Each piece guesses that its first window starts at its first sample.
+  std::vector<CollisionPiece> guess;
+  for (size_t k = 0; k + 1 < bounds.size(); ++k) guess.push_back(collision_piece(s, bounds[k], bounds[k + 1]));
+  CollisionsInPieces out;
+  uint64_t sum = 0, count = 0;
+  uint32_t maximum = 0;
+  size_t start = 0;  // the true start of the next window
+  for (size_t k = 0; k + 1 < bounds.size(); ++k) {
+    const size_t e = bounds[k + 1];
+    const CollisionPiece& g = guess[k];
+    // Recompute windows from the true start until it meets one of the guess's starts.
+    size_t at = 0;  // the guess's window index the true start may meet
+    while (start < e && start < s.size()) {
+      while (at < g.starts.size() && g.starts[at] < start) ++at;
+      if (at < g.starts.size() && g.starts[at] == start) {
+        sum += g.sum_from[at];
+        count += g.count_from[at];
+        maximum = g.max_from[at] > maximum ? g.max_from[at] : maximum;
+        start = g.next;
+        break;
+      }
+      // One window from `start`, recomputed.
+      const CollisionPiece one = collision_piece(s, start, start + 1);
+      sum += one.sum;
+      count += one.count;
+      maximum = one.maximum > maximum ? one.maximum : maximum;
+      start = one.next;
+      ++out.recomputed;
+    }
+  }
+  out.stats.average = count ? static_cast<double>(sum) / static_cast<double>(count) : 0.0;
+  out.stats.maximum = maximum;
+  return out;
+}
+
+}  // namespace ea
