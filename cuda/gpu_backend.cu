@@ -24,6 +24,7 @@
 #include <string>
 #include <type_traits>
 
+#include "block_statistics.cuh"
 #include "check.cuh"
 #include "device_buffer.cuh"
 #include "gpu_backends.hpp"
@@ -66,12 +67,6 @@ __global__ void conversion_kernel(const uint8_t* batch, uint8_t* conv, size_t st
   for (size_t b = 0; b < blocks; ++b) conv[b * stride + p] = static_cast<uint8_t>(c2[b]);
 }
 
-struct DeviceStatInput {
-  StatParams params;
-  StatVector original;
-  uint8_t raw_of[256];
-};
-
 __global__ void statistics_kernel(const uint8_t* batch, const uint8_t* conv, size_t stride, uint32_t p0,
                                   uint32_t count, size_t n, TestMask mask, const DeviceStatInput* __restrict__ input,
                                   uint8_t* outcomes, int first_group) {
@@ -110,6 +105,7 @@ class GpuBackend final : public PermutationBackend {
         profile_groups_(tuning.profile),
         lookahead_(static_cast<int>(tuning.lookahead)),
         parallel_shuffle_(tuning.parallel_shuffle),
+        block_statistics_(tuning.block_statistics),
         tuned_shuffle_block_(static_cast<int>(std::min<uint32_t>(1024, std::max<uint32_t>(1, tuning.shuffle_block)))) {
     int devices = 0;
     cudaError_t e = cudaGetDeviceCount(&devices);
@@ -158,9 +154,23 @@ class GpuBackend final : public PermutationBackend {
   double busy_seconds() const override { return busy_ms_ / 1000.0; }
   std::string profile() const override {
     char buf[640];
-    int len = std::snprintf(buf, sizeof buf, "GPU: %u rounds, shuffle kernel %.3f s, statistics kernel %.3f s", rounds_,
-                            shuffle_ms_ / 1000.0, stats_ms_ / 1000.0);
-    if (profile_groups_) {
+    int len = 0;
+    if (block_rounds_ == 0) {
+      len = std::snprintf(buf, sizeof buf, "GPU: %u rounds, shuffle kernel %.3f s, statistics kernel %.3f s", rounds_,
+                          shuffle_ms_ / 1000.0, stats_ms_ / 1000.0);
+    } else {
+      len = std::snprintf(buf, sizeof buf, "GPU: %u rounds, shuffle and statistics by a block per permutation %.3f s",
+                          rounds_, block_ms_ / 1000.0);
+      if (profile_groups_) {
+        len += std::snprintf(buf + len, sizeof buf - len, " (shuffle %.3f s, statistics %.3f s)",
+                             block_shuffle_ms_ / 1000.0, block_stats_ms_ / 1000.0);
+      }
+      if (block_rounds_ < rounds_ && len < static_cast<int>(sizeof buf)) {
+        len += std::snprintf(buf + len, sizeof buf - len, "; other rounds: shuffle kernel %.3f s, statistics kernel %.3f s",
+                             shuffle_ms_ / 1000.0, stats_ms_ / 1000.0);
+      }
+    }
+    if (profile_groups_ && block_rounds_ < rounds_ && len < static_cast<int>(sizeof buf)) {
       static const char* kNames[kGroups] = {"excursion", "directional", "median", "collision", "lag1",
                                             "lag2",      "lag8",        "lag16",  "lag32"};
       len += std::snprintf(buf + len, sizeof buf - len, " (groups run one by one:");
@@ -211,8 +221,8 @@ class GpuBackend final : public PermutationBackend {
     // Data that already failed another test will almost surely need every permutation:
     // full rounds from the start then.
     first_round_ = (!data.early_decision_likely || requested_round_) ? round_ : default_first_round_;
-    busy_ms_ = shuffle_ms_ = stats_ms_ = 0;
-    rounds_ = 0;
+    busy_ms_ = shuffle_ms_ = stats_ms_ = block_ms_ = block_shuffle_ms_ = block_stats_ms_ = 0;
+    rounds_ = block_rounds_ = 0;
     std::fill(group_ms_, group_ms_ + kGroups, 0.0);
   }
 
@@ -277,6 +287,8 @@ class GpuBackend final : public PermutationBackend {
     const size_t stride = columns_;
     cudaStream_t st = res_->stream;
     EA_CUDA_CHECK(cudaEventRecord(res_->start.get(), st));
+    last_round_blocks_ = launch_blocks(first, count, mask);
+    if (last_round_blocks_) return 0;
     launch_shuffle(ShuffleConfig{lookahead_, shuffle_block_, parallel_shuffle_}, scratch_, st, batch_.get(), stride,
                    shuffled, symbols_.get(), data_.n, streams_, shuffled_first);
     EA_CUDA_CHECK(cudaGetLastError());
@@ -316,14 +328,61 @@ class GpuBackend final : public PermutationBackend {
     return p0;
   }
 
+  // The block-per-permutation path: each slice of the round is shuffled into rows
+  // (parallel_shuffle_kernel) and its statistics computed from them by a block per
+  // permutation (block_statistics_kernel), outcomes straight into outcomes_[0 .. count);
+  // false (nothing launched) where it does not serve: other generators, n < 2, or no room
+  // for the rows. With profile=1 each kernel is timed alone.
+  bool launch_blocks(uint64_t first, uint32_t count, TestMask mask) {
+    const ShuffleConfig sc{lookahead_, shuffle_block_, parallel_shuffle_};
+    if (!block_statistics_ || !parallel_shuffle_serves(sc, streams_) || data_.n < 2) return false;
+    const uint32_t slice = std::min(parallel_shuffle_, count);
+    const size_t need = static_cast<size_t>(slice) * data_.n;
+    if (scratch_.size() < need && !cuda::DeviceBuffer<uint8_t>::try_allocate(need, scratch_)) return false;
+    cudaStream_t st = res_->stream;
+    EA_CUDA_CHECK(cudaMemsetAsync(outcomes_.get(), kNotComputed, static_cast<size_t>(count) * kNumTests, st));
+    for (uint32_t c0 = 0; c0 < count; c0 += slice) {
+      const uint32_t m = std::min(slice, count - c0);
+      cuda::CudaEvent a, b, c;
+      if (profile_groups_) EA_CUDA_CHECK(cudaEventRecord(a.get(), st));
+      parallel_shuffle_kernel<kParallelShuffleThreads>
+          <<<m, kParallelShuffleThreads, 0, st>>>(scratch_.get(), symbols_.get(), data_.n, streams_.seed, first + c0);
+      EA_CUDA_CHECK(cudaGetLastError());
+      if (profile_groups_) EA_CUDA_CHECK(cudaEventRecord(b.get(), st));
+      block_statistics_kernel<kBlockStatisticsThreads><<<m, kBlockStatisticsThreads, kBlockStatisticsShared, st>>>(
+          scratch_.get(), data_.n, mask & kAllFastTests, input_.get(),
+          outcomes_.get() + static_cast<size_t>(c0) * kNumTests, nullptr);
+      EA_CUDA_CHECK(cudaGetLastError());
+      if (profile_groups_) {
+        EA_CUDA_CHECK(cudaEventRecord(c.get(), st));
+        EA_CUDA_CHECK(cudaEventSynchronize(c.get()));
+        float shuffle_ms = 0, stats_ms = 0;
+        EA_CUDA_CHECK(cudaEventElapsedTime(&shuffle_ms, a.get(), b.get()));
+        EA_CUDA_CHECK(cudaEventElapsedTime(&stats_ms, b.get(), c.get()));
+        block_shuffle_ms_ += shuffle_ms;
+        block_stats_ms_ += stats_ms;
+      }
+    }
+    EA_CUDA_CHECK(cudaEventRecord(res_->shuffled.get(), st));
+    EA_CUDA_CHECK(cudaEventRecord(res_->done.get(), st));
+    EA_CUDA_CHECK(cudaMemcpyAsync(host_outcomes_, outcomes_.get(), static_cast<size_t>(count) * kNumTests,
+                                  cudaMemcpyDeviceToHost, st));
+    ++block_rounds_;
+    return true;
+  }
+
   // Waits for the round and copies its outcomes to `out`.
   void collect(uint32_t p0, uint32_t count, uint8_t* out) {
     EA_CUDA_CHECK(cudaStreamSynchronize(res_->stream));
     float shuffle_ms = 0, stats_ms = 0;
     EA_CUDA_CHECK(cudaEventElapsedTime(&shuffle_ms, res_->start.get(), res_->shuffled.get()));
     EA_CUDA_CHECK(cudaEventElapsedTime(&stats_ms, res_->shuffled.get(), res_->done.get()));
-    shuffle_ms_ += shuffle_ms;
-    stats_ms_ += stats_ms;
+    if (last_round_blocks_) {
+      block_ms_ += shuffle_ms + stats_ms;
+    } else {
+      shuffle_ms_ += shuffle_ms;
+      stats_ms_ += stats_ms;
+    }
     ++rounds_;
     const uint8_t* rows = host_outcomes_ + static_cast<size_t>(p0) * kNumTests;
     std::copy(rows, rows + static_cast<size_t>(count) * kNumTests, out);
@@ -355,6 +414,11 @@ class GpuBackend final : public PermutationBackend {
   std::string description_;
   double busy_ms_ = 0, shuffle_ms_ = 0, stats_ms_ = 0;
   uint32_t rounds_ = 0;
+  // Rounds of the block-per-permutation path (their shuffle and statistics interleave by
+  // slice: shuffle_ms_ holds both, unless profile=1 times them apart here).
+  uint32_t block_rounds_ = 0;
+  bool last_round_blocks_ = false;
+  double block_ms_ = 0, block_shuffle_ms_ = 0, block_stats_ms_ = 0;
   // GpuTuning (benchmarks, docs/performance.md); every value gives the same permutations:
   // profile runs and times the nine statistics groups one by one, lookahead is the reads in
   // flight per shuffling thread, shuffle-block the threads per block of the shuffle kernel.
@@ -363,6 +427,7 @@ class GpuBackend final : public PermutationBackend {
   const int lookahead_;
   // parallel-shuffle: permutations at once of the block-per-permutation kernel, and its rows.
   const uint32_t parallel_shuffle_;
+  const bool block_statistics_;  // block-statistics: a block per permutation on those rows
   cuda::DeviceBuffer<uint8_t> scratch_;
   const int tuned_shuffle_block_;
   int shuffle_block_ = 32;  // tuned_shuffle_block_, or a lane group for grouped generators

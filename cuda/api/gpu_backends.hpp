@@ -23,6 +23,9 @@ struct GpuTuning {
   // parallel-shuffle: permutations shuffled at once by the block-per-permutation kernel
   // (Philox only; the others keep one thread per permutation); 0: one thread per permutation.
   uint32_t parallel_shuffle = 2048;
+  // block-statistics: the statistics of those rounds by a block of threads per permutation,
+  // on the shuffle's rows (cuda/block_statistics.cuh); false: one thread per permutation.
+  bool block_statistics = true;
   uint64_t bz_chars = uint64_t{1} << 26;  // bz-chars: text characters the compression model holds at once
   uint32_t bz_shuffle = 128;    // bz-shuffle: permutations the compression backend shuffles at once
   bool profile = false;         // profile: time each statistics group and compression stage (slower)

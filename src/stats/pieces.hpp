@@ -180,6 +180,115 @@ CollisionPiece collision_piece(const Seq& s, size_t start, size_t end) {
   return p;
 }
 
+// The same scheme with a fixed-size summary, for a GPU thread's piece (the combining
+// thread reads every piece's summary from shared memory): the first kGuessWindows windows
+// of the guessed chain (start, relative to the piece, and length) and the totals of the
+// rest. Where the true start meets one of the recorded starts the guess holds from there
+// on; otherwise the windows are recomputed from the true start to the piece's end.
+constexpr int kGuessWindows = 8;
+
+struct CollisionGuess {
+  uint64_t next;       // where the first window after the piece starts
+  uint64_t rest_sum;   // windows kGuessWindows.. of the chain
+  uint32_t rest_count, rest_max;
+  uint32_t windows;    // windows of the chain starting in the piece
+  uint32_t start[kGuessWindows];  // relative to the piece's first sample
+  uint16_t len[kGuessWindows];    // 0: reached the end of the data without a repeat
+};
+
+// The chain of windows from the piece's first sample `b` while they start before `e`.
+template <class Seq>
+EA_HD void collision_guess(const Seq& s, size_t b, size_t e, CollisionGuess& g) {
+  const size_t n = s.size();
+  g.rest_sum = 0;
+  g.rest_count = g.rest_max = 0;
+  uint32_t w = 0;
+  size_t i = b;
+  ByteSet seen;
+  while (i < e && i < n) {
+    const size_t at = i;
+    uint32_t len = 0;
+    bool hit = false;
+    while (i < n && !hit) {
+      ++len;
+      hit = seen.add_or_reset(s[i]);
+      ++i;
+    }
+    const uint32_t recorded = hit ? len : 0u;
+    if (w < kGuessWindows) {
+      g.start[w] = static_cast<uint32_t>(at - b);
+      g.len[w] = static_cast<uint16_t>(recorded);
+    } else {
+      g.rest_sum += recorded;
+      g.rest_count += hit ? 1u : 0u;
+      g.rest_max = recorded > g.rest_max ? recorded : g.rest_max;
+    }
+    ++w;
+  }
+  g.next = i;
+  g.windows = w;
+}
+
+struct CollisionTotals {
+  uint64_t sum = 0, count = 0;
+  uint32_t maximum = 0;
+  uint64_t recomputed = 0;  // windows recomputed from a true start
+
+  EA_HD void add(uint32_t len) {
+    sum += len;
+    count += len ? 1u : 0u;
+    maximum = len > maximum ? len : maximum;
+  }
+  EA_HD CollisionStats stats() const {
+    CollisionStats c;
+    c.average = count ? static_cast<double>(sum) / static_cast<double>(count) : 0.0;
+    c.maximum = maximum;
+    return c;
+  }
+};
+
+// Piece k of `pieces` even pieces of n: [n k / pieces, n (k+1) / pieces).
+EA_HD inline size_t even_bound(size_t n, uint32_t k, uint32_t pieces) {
+  return static_cast<size_t>(static_cast<unsigned long long>(n) * k / pieces);
+}
+
+// The collision totals of `s` from the guesses of its `pieces` even pieces, in order.
+template <class Seq>
+EA_HD CollisionTotals collision_combine(const Seq& s, const CollisionGuess* guesses, uint32_t pieces) {
+  const size_t n = s.size();
+  CollisionTotals t;
+  size_t at = 0;  // the true start of the next window
+  for (uint32_t k = 0; k < pieces; ++k) {
+    const size_t b = even_bound(n, k, pieces), e = even_bound(n, k + 1, pieces);
+    const CollisionGuess& g = guesses[k];
+    const uint32_t recorded = g.windows < kGuessWindows ? g.windows : static_cast<uint32_t>(kGuessWindows);
+    while (at < e && at < n) {
+      uint32_t j = 0;
+      while (j < recorded && b + g.start[j] < at) ++j;
+      if (j < recorded && b + g.start[j] == at) {
+        for (; j < recorded; ++j) t.add(g.len[j]);
+        t.sum += g.rest_sum;
+        t.count += g.rest_count;
+        t.maximum = g.rest_max > t.maximum ? g.rest_max : t.maximum;
+        at = g.next;
+        break;
+      }
+      // One window from the true start, recomputed.
+      ByteSet seen;
+      uint32_t len = 0;
+      bool hit = false;
+      while (at < n && !hit) {
+        ++len;
+        hit = seen.add_or_reset(s[at]);
+        ++at;
+      }
+      t.add(hit ? len : 0u);
+      ++t.recomputed;
+    }
+  }
+  return t;
+}
+
 // ---- the whole sequence, in pieces ------------------------------------------------
 
 // Piece k of `pieces` covers [bounds[k], bounds[k+1]); bounds[0] = 0, bounds.back() = n.

@@ -1,0 +1,176 @@
+// The 18 statistics of a permutation computed by a block of threads (issue 17, item 2):
+// block r reads row r of the block-per-permutation shuffle (parallel_shuffle.cuh: the
+// permutation's samples contiguous, while they are still in L2), each thread summarises one
+// even piece of each sequence with the functions of src/stats/pieces.hpp, and the block
+// combines the summaries in order into exactly the values compute_statistics() gives:
+//
+//   excursion      pieces' sums, an exclusive scan, then each piece's maximum from its
+//                  exact running sum; the block's maximum
+//   runs           RunPiece summaries joined pairwise in order (a tree in shared memory)
+//   lags           sums per piece, a block sum per lag
+//   collisions     each piece's guessed chain of windows (CollisionGuess), then one thread
+//                  follows the true chain through the guesses (collision_combine)
+//
+// One thread per permutation (statistics_kernel in gpu_backend.cu) leaves most of the GPU
+// idle for a round of a thousand permutations; a block per permutation does not.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include "common/test_id.hpp"
+#include "permutation/permutation.hpp"
+#include "stats/pieces.hpp"
+#include "stats/sequences.hpp"
+#include "stats/statistics.hpp"
+
+namespace ea {
+
+// What the statistics kernels read besides the samples.
+struct DeviceStatInput {
+  StatParams params;
+  StatVector original;
+  uint8_t raw_of[256];
+};
+
+constexpr int kBlockStatisticsThreads = 256;
+// Dynamic shared memory of block_statistics_kernel: the threads' ByteSet words.
+constexpr size_t kBlockStatisticsShared = kBlockStatisticsThreads * kByteSetSharedBytes;
+
+namespace block_stats {
+
+struct MaxOp {
+  __device__ double operator()(double a, double b) const { return a > b ? a : b; }
+};
+
+template <int T>
+struct Shared {
+  RunPiece runs[T];
+  CollisionGuess guesses[T];
+  union {
+    typename cub::BlockReduce<uint64_t, T>::TempStorage sum;
+    typename cub::BlockScan<uint64_t, T>::TempStorage scan;
+    typename cub::BlockReduce<double, T>::TempStorage max;
+  } temp;
+  StatVector result;
+  uint8_t table[256];
+};
+
+// The runs of steps [0, steps) from each thread's piece (piece_fn(b, e) -> RunPiece), joined
+// in order; valid in thread 0.
+template <int T, class PieceFn>
+__device__ RunStats block_runs(Shared<T>& sh, size_t steps, PieceFn piece_fn) {
+  const uint32_t k = threadIdx.x;
+  sh.runs[k] = piece_fn(even_bound(steps, k, T), even_bound(steps, k + 1, T));
+  __syncthreads();
+  for (uint32_t s = 1; s < static_cast<uint32_t>(T); s <<= 1) {
+    if (k % (2 * s) == 0 && k + s < static_cast<uint32_t>(T)) sh.runs[k] = run_piece_join(sh.runs[k], sh.runs[k + s]);
+    __syncthreads();
+  }
+  const RunStats r = run_piece_result(sh.runs[0]);
+  __syncthreads();  // sh.runs is reused
+  return r;
+}
+
+template <int T>
+__device__ uint64_t block_sum(Shared<T>& sh, uint64_t v) {
+  const uint64_t s = cub::BlockReduce<uint64_t, T>(sh.temp.sum).Sum(v);
+  __syncthreads();
+  return s;
+}
+
+// Statistics of `mask` (not excursion) on the sequences the reference reads: `dir` for
+// directional runs and lags (with `cov` for the covariance), `med` for median runs, `col`
+// for collisions. Results go into sh.result (thread 0).
+template <int T, class Dir, class Cov, class Med, class Col>
+__device__ void block_sequences(Shared<T>& sh, const Dir& dir, const Cov& cov, const Med& med, const Col& col,
+                                double median, TestMask mask) {
+  const uint32_t k = threadIdx.x;
+  if (mask & kDirectionalMask) {
+    const size_t steps = dir.size() > 0 ? dir.size() - 1 : 0;
+    const RunStats d = block_runs(sh, steps, [&](size_t b, size_t e) { return directional_piece(dir, b, e); });
+    if (k == 0) {
+      sh.result.v[static_cast<int>(TestId::kNumDirectionalRuns)] = static_cast<double>(d.runs);
+      sh.result.v[static_cast<int>(TestId::kLenDirectionalRuns)] = static_cast<double>(d.longest);
+      sh.result.v[static_cast<int>(TestId::kNumIncreasesDecreases)] = static_cast<double>(d.majority);
+    }
+  }
+  if (mask & kMedianMask) {
+    const RunStats m = block_runs(sh, med.size(), [&](size_t b, size_t e) { return median_piece(med, b, e, median); });
+    if (k == 0) {
+      sh.result.v[static_cast<int>(TestId::kNumRunsMedian)] = static_cast<double>(m.runs);
+      sh.result.v[static_cast<int>(TestId::kLenRunsMedian)] = static_cast<double>(m.longest);
+    }
+  }
+  if (mask & kCollisionMask) {
+    const size_t n = col.size();
+    collision_guess(col, even_bound(n, k, T), even_bound(n, k + 1, T), sh.guesses[k]);
+    __syncthreads();
+    if (k == 0) {
+      const CollisionStats c = collision_combine(col, sh.guesses, T).stats();
+      sh.result.v[static_cast<int>(TestId::kAvgCollision)] = c.average;
+      sh.result.v[static_cast<int>(TestId::kMaxCollision)] = static_cast<double>(c.maximum);
+    }
+    __syncthreads();
+  }
+  for (int j = 0; j < kNumLags; ++j) {
+    const int pt = static_cast<int>(TestId::kPeriodicity1) + j, ct = static_cast<int>(TestId::kCovariance1) + j;
+    if (!(mask & (bit(pt) | bit(ct)))) continue;
+    const size_t n = dir.size();
+    uint64_t per = 0, c = 0;
+    lag_piece(dir, cov, lag(j), even_bound(n, k, T), even_bound(n, k + 1, T), per, c);
+    per = block_sum(sh, per);
+    c = block_sum(sh, c);
+    if (k == 0) {
+      sh.result.v[pt] = static_cast<double>(per);
+      sh.result.v[ct] = static_cast<double>(c);
+    }
+  }
+}
+
+}  // namespace block_stats
+
+// Block r: the statistics of `mask` for the permutation in row r (rows[r * n ..]), compared
+// with input->original into outcomes[r * kNumTests + t] (kGreater, kEqual, kLess; other
+// tests untouched); with `values`, the statistics themselves too (tests).
+template <int T>
+__global__ void __launch_bounds__(T) block_statistics_kernel(const uint8_t* __restrict__ rows, size_t n,
+                                                              TestMask mask,
+                                                              const DeviceStatInput* __restrict__ input,
+                                                              uint8_t* outcomes, double* values) {
+  __shared__ block_stats::Shared<T> sh;
+  for (int i = threadIdx.x; i < 256; i += T) sh.table[i] = input->raw_of[i];
+  __syncthreads();
+  const uint32_t r = blockIdx.x, k = threadIdx.x;
+  const StatParams params = input->params;
+  const ByteView sym{rows + static_cast<size_t>(r) * n, n};
+  const MappedView<ByteView> raw{sym, sh.table};
+  if (mask & bit(TestId::kExcursion)) {
+    const size_t b = even_bound(n, k, T), e = even_bound(n, k + 1, T);
+    uint64_t before = 0;
+    cub::BlockScan<uint64_t, T>(sh.temp.scan).ExclusiveSum(sum_piece(raw, b, e), before);
+    __syncthreads();
+    const double best = cub::BlockReduce<double, T>(sh.temp.max).Reduce(excursion_piece(raw, b, e, before, params.mean),
+                                                                       block_stats::MaxOp{});
+    if (k == 0) sh.result.v[static_cast<int>(TestId::kExcursion)] = best;
+    __syncthreads();
+  }
+  if (params.binary) {
+    // Directional runs and lags on Conversion I, collisions on Conversion II (n/8 values).
+    const ConversionTwoView<ByteView> c2{sym};
+    const PopcountView<ConversionTwoView<ByteView>> c1{c2};
+    block_stats::block_sequences(sh, c1, c1, sym, c2, 0.5, mask);
+  } else {
+    block_stats::block_sequences(sh, sym, raw, sym, sym, params.median, mask);
+  }
+  __syncthreads();
+  if (k < static_cast<uint32_t>(kNumFastTests) && (mask & bit(static_cast<int>(k)))) {
+    const double a = sh.result.v[k], o = input->original.v[k];
+    outcomes[static_cast<size_t>(r) * kNumTests + k] = a > o ? kGreater : (a == o ? kEqual : kLess);
+    if (values) values[static_cast<size_t>(r) * kNumTests + k] = a;
+  }
+}
+
+}  // namespace ea

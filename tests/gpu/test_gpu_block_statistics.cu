@@ -1,0 +1,180 @@
+// The statistics by a block per permutation (cuda/block_statistics.cuh) against the CPU:
+// for data sets of 1, 4 and 8 bits (binary ones through the conversions), short ones
+// (fewer samples than threads, partial conversion blocks) and a million samples, every row
+// of random permutations gives exactly cpu_statistics()'s 18 values, and outcomes that
+// compare them with the original as the CPU does; tests outside the mask stay untouched.
+// Then the kernel's time for rounds of 1,024 and 2,048 permutations of 1,000,000 samples
+// (information, not a check). Exit 77 (ctest: skipped) when no GPU is usable.
+// Options: --no-timing; --small: only the cases up to 100,003 samples (compute-sanitizer).
+#include <cuda_runtime.h>
+
+#include "check_cuda.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "block_statistics.cuh"
+#include "device_buffer.cuh"
+#include "permutation/permutation.hpp"
+
+using namespace ea;
+
+namespace {
+
+struct Case {
+  size_t n;
+  int bits;         // 1, 4 or 8
+  uint32_t rows;
+  TestMask mask;
+  const char* pattern;  // "random", "runs" (repeated values), "ramp"
+};
+
+// Translated symbols 0..k-1 of a data set, its raw values and parameters, as the pipeline
+// makes them (raw_of maps symbol -> raw byte; here raw = 3 * symbol + 1).
+struct Data {
+  std::vector<uint8_t> symbols;
+  uint8_t raw_of[256];
+  StatParams params;
+};
+
+Data make_data(const Case& c, std::mt19937_64& rng) {
+  Data d;
+  const uint32_t k = 1u << c.bits;
+  d.symbols.resize(c.n);
+  const std::string p = c.pattern;
+  for (size_t i = 0; i < c.n; ++i) {
+    uint32_t v = static_cast<uint32_t>(rng() % k);
+    if (p == "runs" && i > 0 && rng() % 3 == 0) v = d.symbols[i - 1];
+    if (p == "ramp") v = static_cast<uint32_t>((i / 7) % k);
+    d.symbols[i] = static_cast<uint8_t>(v);
+  }
+  for (int s = 0; s < 256; ++s) d.raw_of[s] = static_cast<uint8_t>(c.bits == 1 ? s : 3 * s + 1);
+  double sum = 0;
+  for (uint8_t s : d.symbols) sum += d.raw_of[s];
+  std::vector<uint8_t> sorted = d.symbols;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = c.n == 0 ? 0.0 : (c.n % 2 ? sorted[c.n / 2] : (sorted[c.n / 2 - 1] + sorted[c.n / 2]) / 2.0);
+  d.params = StatParams{c.n ? sum / static_cast<double>(c.n) : 0.0, median, c.bits == 1, k};
+  return d;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (const int skip = skip_status_without_gpu()) return skip;
+  bool timing = true, small = false;
+  for (int k = 1; k < argc; ++k) {
+    timing = timing && std::string(argv[k]) != "--no-timing";
+    small = small || std::string(argv[k]) == "--small";
+  }
+  if (small) timing = false;
+  constexpr int T = kBlockStatisticsThreads;
+  const TestMask some = kCollisionMask | bit(TestId::kPeriodicity1 ) | bit(TestId::kCovariance1 ) |
+                        bit(static_cast<int>(TestId::kPeriodicity1) + 3) | kMedianMask;
+  const Case cases[] = {
+      {2, 8, 3, kAllFastTests, "random"},       {3, 8, 3, kAllFastTests, "random"},
+      {17, 4, 4, kAllFastTests, "runs"},        {255, 8, 4, kAllFastTests, "random"},
+      {256, 1, 4, kAllFastTests, "random"},     {257, 8, 4, kAllFastTests, "runs"},
+      {1001, 1, 5, kAllFastTests, "runs"},      {4097, 4, 5, kAllFastTests, "random"},
+      {65537, 8, 5, kAllFastTests, "runs"},     {65537, 8, 5, some, "random"},
+      {100003, 4, 5, kAllFastTests, "ramp"},    {1000000, 8, 4, kAllFastTests, "random"},
+      {1000000, 1, 4, kAllFastTests, "random"}, {1000000, 1, 3, some, "runs"},
+      {1000000, 4, 3, kAllFastTests, "runs"},
+  };
+  std::mt19937_64 rng(20261124);
+  int failures = 0, checks = 0;
+  CpuScratch scratch;
+  for (const Case& c : cases) {
+    if (small && c.n > 100003) continue;
+    const Data d = make_data(c, rng);
+    // Row 0 is the data itself (every outcome kEqual), the others random permutations.
+    std::vector<uint8_t> rows(c.n * c.rows);
+    std::vector<uint8_t> perm = d.symbols;
+    for (uint32_t r = 0; r < c.rows; ++r) {
+      if (r > 0) std::shuffle(perm.begin(), perm.end(), rng);
+      std::copy(perm.begin(), perm.end(), rows.begin() + static_cast<ptrdiff_t>(r * c.n));
+    }
+    DeviceStatInput in{};
+    in.params = d.params;
+    std::memcpy(in.raw_of, d.raw_of, 256);
+    cpu_statistics(d.symbols.data(), c.n, d.raw_of, d.params, kAllFastTests, in.original, scratch);
+    ea::cuda::DeviceBuffer<uint8_t> d_rows(std::max<size_t>(1, rows.size())), d_out(c.rows * kNumTests);
+    ea::cuda::DeviceBuffer<double> d_values(c.rows * kNumTests);
+    ea::cuda::DeviceBuffer<DeviceStatInput> d_in(1);
+    CHECK_CUDA(cudaMemcpy(d_rows.get(), rows.data(), rows.size(), cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(d_in.get(), &in, sizeof in, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemset(d_out.get(), kNotComputed, c.rows * kNumTests));
+    block_statistics_kernel<T><<<c.rows, T, kBlockStatisticsShared>>>(d_rows.get(), c.n, c.mask, d_in.get(),
+                                                                       d_out.get(), d_values.get());
+    CHECK_CUDA(cudaGetLastError());
+    CHECK_CUDA(cudaDeviceSynchronize());
+    std::vector<uint8_t> out(c.rows * kNumTests);
+    std::vector<double> values(c.rows * kNumTests);
+    CHECK_CUDA(cudaMemcpy(out.data(), d_out.get(), out.size(), cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemcpy(values.data(), d_values.get(), values.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (uint32_t r = 0; r < c.rows; ++r) {
+      StatVector want{};
+      cpu_statistics(rows.data() + r * c.n, c.n, d.raw_of, d.params, kAllFastTests, want, scratch);
+      for (int t = 0; t < kNumFastTests; ++t) {
+        const uint8_t o = out[r * kNumTests + t];
+        ++checks;
+        if (!(c.mask & bit(t))) {
+          if (o != kNotComputed) {
+            ++bad;
+            std::printf("FAIL n=%zu bits=%d row %u test %d: outside the mask but written\n", c.n, c.bits, r, t);
+          }
+          continue;
+        }
+        const double got = values[r * kNumTests + t], w = want.v[t], orig = in.original.v[t];
+        const uint8_t want_o = w > orig ? kGreater : (w == orig ? kEqual : kLess);
+        if (got != w || o != want_o) {
+          ++bad;
+          std::printf("FAIL n=%zu bits=%d %s row %u test %d: GPU %.17g (outcome %d), CPU %.17g (outcome %d)\n", c.n,
+                      c.bits, c.pattern, r, t, got, o, w, want_o);
+        }
+      }
+    }
+    failures += bad;
+    std::printf("%s n=%zu bits=%d %s, %u rows: %s\n", bad ? "FAIL" : "ok  ", c.n, c.bits, c.pattern, c.rows,
+                bad ? "differences above" : "every statistic equals the CPU's");
+  }
+  std::printf("%d checks, %d failed\n", checks, failures);
+  if (timing && failures == 0) {
+    const size_t n = 1000000;
+    for (int bits : {8, 1}) {
+      const Case c{n, bits, 1, kAllFastTests, "random"};
+      const Data d = make_data(c, rng);
+      DeviceStatInput in{};
+      in.params = d.params;
+      std::memcpy(in.raw_of, d.raw_of, 256);
+      cpu_statistics(d.symbols.data(), n, d.raw_of, d.params, kAllFastTests, in.original, scratch);
+      ea::cuda::DeviceBuffer<DeviceStatInput> d_in(1);
+      CHECK_CUDA(cudaMemcpy(d_in.get(), &in, sizeof in, cudaMemcpyHostToDevice));
+      for (uint32_t count : {1024u, 2048u}) {
+        ea::cuda::DeviceBuffer<uint8_t> d_rows(n * count), d_out(count * kNumTests);
+        for (uint32_t r = 0; r < count; ++r) {
+          CHECK_CUDA(cudaMemcpy(d_rows.get() + r * n, d.symbols.data(), n, cudaMemcpyHostToDevice));
+        }
+        cudaEvent_t a, b;
+        CHECK_CUDA(cudaEventCreate(&a));
+        CHECK_CUDA(cudaEventCreate(&b));
+        float ms = 0;
+        for (int rep = 0; rep < 2; ++rep) {
+          CHECK_CUDA(cudaEventRecord(a));
+          block_statistics_kernel<T><<<count, T, kBlockStatisticsShared>>>(d_rows.get(), n, kAllFastTests, d_in.get(),
+                                                                          d_out.get(), nullptr);
+          CHECK_CUDA(cudaEventRecord(b));
+          CHECK_CUDA(cudaEventSynchronize(b));
+          CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+        }
+        std::printf("timing: block statistics, %u permutations of 1,000,000 %d-bit samples: %.1f ms\n", count, bits, ms);
+      }
+    }
+  }
+  return failures ? 1 : 0;
+}
