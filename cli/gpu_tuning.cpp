@@ -28,8 +28,9 @@ const Key kKeys[] = {
     {"shuffle-block", "threads per block of the shuffle kernel", 1, 1024, nullptr, &GpuTuning::shuffle_block, nullptr},
     {"parallel-shuffle", "permutations shuffled at once by a thread block each (Philox; 0: one thread per permutation)",
      0, 1u << 20, nullptr, &GpuTuning::parallel_shuffle, nullptr},
-    {"block-statistics", "0 or 1: the statistics by a thread block per permutation, behind the block-per-permutation shuffle "
-     "(0: one thread per permutation and test group)", 0, 1, nullptr, nullptr, &GpuTuning::block_statistics},
+    {"block-statistics", "rounds of at most this many permutations get their statistics from a thread block per "
+     "permutation, behind the block-per-permutation shuffle (0: never; larger rounds use one thread per permutation "
+     "and test group)", 0, 1u << 20, nullptr, &GpuTuning::block_statistics, nullptr},
     {"bz-chars", "text characters the GPU compression model holds at once", 1, uint64_t{1} << 31,
      &GpuTuning::bz_chars, nullptr, nullptr},
     {"bz-shuffle", "permutations the GPU compression test shuffles at once", 1, 10000, nullptr,

@@ -331,11 +331,13 @@ class GpuBackend final : public PermutationBackend {
   // The block-per-permutation path: each slice of the round is shuffled into rows
   // (parallel_shuffle_kernel) and its statistics computed from them by a block per
   // permutation (block_statistics_kernel), outcomes straight into outcomes_[0 .. count);
-  // false (nothing launched) where it does not serve: other generators, n < 2, or no room
-  // for the rows. With profile=1 each kernel is timed alone.
+  // false (nothing launched) where it does not serve: rounds larger than block-statistics
+  // (the one-thread-per-permutation statistics are faster there: they are latency-bound, so
+  // a round of 10,000 costs them little more than one of 1,000), other generators, n < 2,
+  // or no room for the rows. With profile=1 each kernel is timed alone.
   bool launch_blocks(uint64_t first, uint32_t count, TestMask mask) {
     const ShuffleConfig sc{lookahead_, shuffle_block_, parallel_shuffle_};
-    if (!block_statistics_ || !parallel_shuffle_serves(sc, streams_) || data_.n < 2) return false;
+    if (count > block_statistics_ || !parallel_shuffle_serves(sc, streams_) || data_.n < 2) return false;
     const uint32_t slice = std::min(parallel_shuffle_, count);
     const size_t need = static_cast<size_t>(slice) * data_.n;
     if (scratch_.size() < need && !cuda::DeviceBuffer<uint8_t>::try_allocate(need, scratch_)) return false;
@@ -427,7 +429,7 @@ class GpuBackend final : public PermutationBackend {
   const int lookahead_;
   // parallel-shuffle: permutations at once of the block-per-permutation kernel, and its rows.
   const uint32_t parallel_shuffle_;
-  const bool block_statistics_;  // block-statistics: a block per permutation on those rows
+  const uint32_t block_statistics_;  // block-statistics: rounds up to this size, a block per permutation
   cuda::DeviceBuffer<uint8_t> scratch_;
   const int tuned_shuffle_block_;
   int shuffle_block_ = 32;  // tuned_shuffle_block_, or a lane group for grouped generators
