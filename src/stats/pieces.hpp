@@ -1,9 +1,9 @@
 // The statistics of statistics.hpp computed in pieces (issue 17, item 2): a permutation cut
 // into consecutive pieces, each summarised on its own (by its own GPU threads, while the
 // permutation is still on chip), and the summaries combined in order into exactly the
-// values the one-pass functions give. This header is that scheme's reference on the host:
-// the unit tests compare it with statistics.hpp for every cut; the fused GPU kernel is to
-// use the same summaries.
+// values the one-pass functions give. The unit tests compare it with statistics.hpp for
+// every cut; the GPU's block_statistics_kernel (cuda/block_statistics.cuh) calls the same
+// piece functions (collisions through the fixed-size CollisionGuess below).
 //
 //   runs (directional, median)  a summary per piece (first and last step, lengths of the
 //                               first and last run, runs, longest, ups), combined left to
