@@ -132,6 +132,23 @@ EA_HD double excursion_piece(const Seq& raw, size_t begin, size_t end, uint64_t 
 
 // ---- collisions ---------------------------------------------------------------------
 
+// The collision window that starts at i (statistics.hpp's collisions(), one window):
+// moves i past it and returns its length, 0 when it reached the end of the data without a
+// repeat (such a window is not recorded).
+template <class Seq>
+EA_HD uint32_t collision_window(const Seq& s, size_t& i) {
+  const size_t n = s.size();
+  ByteSet seen;
+  uint32_t len = 0;
+  bool hit = false;
+  while (i < n && !hit) {
+    ++len;
+    hit = seen.add_or_reset(s[i]);
+    ++i;
+  }
+  return hit ? len : 0u;
+}
+
 // The collision windows of a piece that ends at `end` when its first window starts at
 // `start` (its first sample, or the true start): windows are followed until one starts at
 // or after `end` (a window may
@@ -154,15 +171,7 @@ CollisionPiece collision_piece(const Seq& s, size_t start, size_t end) {
   std::vector<uint32_t> lens;
   while (i < end && i < n) {
     p.starts.push_back(i);
-    ByteSet seen;
-    uint32_t len = 0;
-    bool hit = false;
-    while (i < n && !hit) {
-      ++len;
-      hit = seen.add_or_reset(s[i]);
-      ++i;
-    }
-    lens.push_back(hit ? len : 0);  // 0: reached the end without a repeat, not recorded
+    lens.push_back(collision_window(s, i));
   }
   p.next = i;
   const size_t w = lens.size();
@@ -204,23 +213,15 @@ EA_HD void collision_guess(const Seq& s, size_t b, size_t e, CollisionGuess& g) 
   g.rest_count = g.rest_max = 0;
   uint32_t w = 0;
   size_t i = b;
-  ByteSet seen;
   while (i < e && i < n) {
     const size_t at = i;
-    uint32_t len = 0;
-    bool hit = false;
-    while (i < n && !hit) {
-      ++len;
-      hit = seen.add_or_reset(s[i]);
-      ++i;
-    }
-    const uint32_t recorded = hit ? len : 0u;
+    const uint32_t recorded = collision_window(s, i);
     if (w < kGuessWindows) {
       g.start[w] = static_cast<uint32_t>(at - b);
       g.len[w] = static_cast<uint16_t>(recorded);
     } else {
       g.rest_sum += recorded;
-      g.rest_count += hit ? 1u : 0u;
+      g.rest_count += recorded ? 1u : 0u;
       g.rest_max = recorded > g.rest_max ? recorded : g.rest_max;
     }
     ++w;
@@ -274,15 +275,7 @@ EA_HD CollisionTotals collision_combine(const Seq& s, const CollisionGuess* gues
         break;
       }
       // One window from the true start, recomputed.
-      ByteSet seen;
-      uint32_t len = 0;
-      bool hit = false;
-      while (at < n && !hit) {
-        ++len;
-        hit = seen.add_or_reset(s[at]);
-        ++at;
-      }
-      t.add(hit ? len : 0u);
+      t.add(collision_window(s, at));
       ++t.recomputed;
     }
   }

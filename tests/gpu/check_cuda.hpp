@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #define CHECK_CUDA(x)                                               \
   do {                                                              \
@@ -23,4 +24,20 @@ inline int skip_status_without_gpu() {
     return 77;
   }
   return 0;
+}
+
+// The options of the kernel tests: --no-timing (the checks only) and --small (only the
+// small cases, for compute-sanitizer; no timing either).
+struct KernelTestOptions {
+  bool timing = true, small = false;
+};
+inline KernelTestOptions kernel_test_options(int argc, char** argv) {
+  KernelTestOptions o;
+  for (int k = 1; k < argc; ++k) {
+    const std::string a = argv[k];
+    o.timing = o.timing && a != "--no-timing";
+    o.small = o.small || a == "--small";
+  }
+  o.timing = o.timing && !o.small;
+  return o;
 }

@@ -66,12 +66,8 @@ Data make_data(const Case& c, std::mt19937_64& rng) {
 
 int main(int argc, char** argv) {
   if (const int skip = skip_status_without_gpu()) return skip;
-  bool timing = true, small = false;
-  for (int k = 1; k < argc; ++k) {
-    timing = timing && std::string(argv[k]) != "--no-timing";
-    small = small || std::string(argv[k]) == "--small";
-  }
-  if (small) timing = false;
+  const KernelTestOptions opt = kernel_test_options(argc, argv);
+  const bool timing = opt.timing, small = opt.small;
   constexpr int T = kBlockStatisticsThreads;
   const TestMask some = kCollisionMask | bit(TestId::kPeriodicity1 ) | bit(TestId::kCovariance1 ) |
                         bit(static_cast<int>(TestId::kPeriodicity1) + 3) | kMedianMask;

@@ -34,12 +34,8 @@ int main(int argc, char** argv) {
   if (const int skip = skip_status_without_gpu()) return skip;
   // --no-timing: the checks only; --small: only the sizes up to 65,536 samples (for
   // compute-sanitizer racecheck, which is slow).
-  bool timing = true, small = false;
-  for (int k = 1; k < argc; ++k) {
-    timing = timing && std::string(argv[k]) != "--no-timing";
-    small = small || std::string(argv[k]) == "--small";
-  }
-  if (small) timing = false;
+  const KernelTestOptions opt = kernel_test_options(argc, argv);
+  const bool timing = opt.timing, small = opt.small;
   int failures = 0, checks = 0;
   cudaStream_t st;
   CHECK_CUDA(cudaStreamCreate(&st));

@@ -153,14 +153,20 @@ TEST_CASE("compression: the chunked libbz2 stream gives BZ2_bzBuffToBuffCompress
   }
 }
 
+// n values below `alphabet`, a quarter of them repeating the one before, so that pieces
+// often cut inside a run.
+static std::vector<uint8_t> values_with_runs(size_t n, uint32_t alphabet, std::mt19937_64& rng) {
+  std::vector<uint8_t> x(n);
+  for (size_t i = 0; i < n; ++i) x[i] = (i > 0 && rng() % 4 == 0) ? x[i - 1] : static_cast<uint8_t>(rng() % alphabet);
+  return x;
+}
+
 TEST_CASE("statistics in pieces (issue 17 item 2's scheme) equal the one-pass statistics for every cut") {
   std::mt19937_64 rng(20261123);
   size_t cases = 0, recomputed = 0, pieces = 0;
   for (uint32_t alphabet : {2u, 4u, 17u, 256u}) {
     for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{3}, size_t{100}, size_t{1000}, size_t{10007}}) {
-      std::vector<uint8_t> x(n);
-      // Runs of repeated values now and then, so that pieces often cut inside a run.
-      for (size_t i = 0; i < n; ++i) x[i] = (i > 0 && rng() % 4 == 0) ? x[i - 1] : static_cast<uint8_t>(rng() % alphabet);
+      const std::vector<uint8_t> x = values_with_runs(n, alphabet, rng);
       const ByteView v = view(x);
       double mean = 0;
       for (uint8_t b : x) mean += b;
@@ -214,8 +220,7 @@ TEST_CASE("collisions from fixed-size guesses (the GPU block's summaries) equal 
   uint64_t cases = 0, recomputed = 0, long_recompute = 0;
   for (uint32_t alphabet : {2u, 3u, 17u, 256u}) {
     for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{5}, size_t{100}, size_t{1000}, size_t{20011}}) {
-      std::vector<uint8_t> x(n);
-      for (size_t i = 0; i < n; ++i) x[i] = (i > 0 && rng() % 4 == 0) ? x[i - 1] : static_cast<uint8_t>(rng() % alphabet);
+      const std::vector<uint8_t> x = values_with_runs(n, alphabet, rng);
       const ByteView v = view(x);
       const CollisionStats want = collisions(v);
       for (uint32_t pieces : {1u, 2u, 3u, 8u, 256u, 1000u}) {
