@@ -70,7 +70,7 @@ class GpuCompressionBackend final : public PermutationBackend {
   double model_original() const { return model_original_; }
 
   std::string profile() const override {
-    char buf[400];
+    char buf[480];
     int len = std::snprintf(buf, sizeof buf, "GPU compression: %.3f s busy", busy_ms_ / 1000.0);
     if (res_->timer.enabled()) {
       static const char* kNames[StageTimer::kStages] = {"text", "split", "sort", "doubling", "bwt", "mtf", "bits"};
@@ -78,7 +78,10 @@ class GpuCompressionBackend final : public PermutationBackend {
       for (int k = 0; k < StageTimer::kStages && len < static_cast<int>(sizeof buf); ++k) {
         len += std::snprintf(buf + len, sizeof buf - len, " %s %.3f s", kNames[k], res_->timer.total_ms(k) / 1000.0);
       }
-      if (len < static_cast<int>(sizeof buf)) std::snprintf(buf + len, sizeof buf - len, ")");
+      if (len < static_cast<int>(sizeof buf)) {
+        std::snprintf(buf + len, sizeof buf - len, "; host %.3f s in the rounds' calls, %.3f s of it waiting)",
+                      res_->timer.host_ms() / 1000.0, res_->timer.wait_ms() / 1000.0);
+      }
     }
     return buf;
   }
@@ -183,7 +186,14 @@ class GpuCompressionBackend final : public PermutationBackend {
     cuda::upload(raw_of_, data.raw_of, 256, st);
     streams_ = upload_streams(data.streams, states_, aux_, st);
     EA_CUDA_CHECK(cudaStreamSynchronize(st));
-    if (data.n != n_ || text_len != text_len_) allocate(data.n, static_cast<uint32_t>(text_len));
+    // Grown only: the data sets of a batch differ a little in text length, and freeing and
+    // allocating device and pinned memory for each one costs more than the memory (cudaFree
+    // waits for the whole device; in one process driving several GPUs, that was the
+    // compression phase's slowdown, docs/performance.md).
+    if (data.n > cap_n_ || text_len > cap_text_) allocate(data.n, static_cast<uint32_t>(text_len));
+    n_ = data.n;
+    text_len_ = static_cast<uint32_t>(text_len);
+    per_perm_ = text_len_ / bz::block_limit(kLevel) + 2;
     busy_ms_ = 0;
     unresolved_ = 0;
     res_->timer.clear();
@@ -208,13 +218,16 @@ class GpuCompressionBackend final : public PermutationBackend {
   }
 
 
+  // Buffers for data sets of up to n samples and about 1/16 more text than text_len.
   // Copies per round: about tuning_.bz_chars text characters in all (default 2^26), at
   // most 64, fewer when memory_share_ of the free memory does not hold them; halved on an
   // allocation failure.
-  void allocate(size_t n, uint32_t text_len) {
+  void allocate(size_t n, uint32_t needed_text) {
     buffers_.reset();
-    n_ = 0;
-    text_len_ = 0;
+    cap_n_ = 0;
+    cap_text_ = 0;
+    const uint64_t roomy = static_cast<uint64_t>(needed_text) + needed_text / 16;
+    const uint32_t text_len = static_cast<uint32_t>(std::min<uint64_t>(roomy, (uint64_t{1} << 31) - 1));
     const double target = static_cast<double>(std::max<uint64_t>(1, tuning_.bz_chars));
     size_t free_bytes = 0, total_bytes = 0;
     EA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -227,8 +240,8 @@ class GpuCompressionBackend final : public PermutationBackend {
       if (copies <= 1) throw Error(ErrorKind::Device, "GPU out of memory for the compression test");
       copies /= 2;
     }
-    n_ = n;
-    text_len_ = text_len;
+    cap_n_ = n;
+    cap_text_ = text_len;
   }
 
   // All of a round's buffers, or none (a failed attempt drops what it allocated).
@@ -242,14 +255,13 @@ class GpuCompressionBackend final : public PermutationBackend {
     const size_t samples = static_cast<size_t>(copies) * n;
     if (!cuda::DeviceBuffer<uint8_t>::try_allocate(static_cast<size_t>(shuffle_copies) * n, b->batch) ||
         !cuda::DeviceBuffer<uint8_t>::try_allocate(total, b->last) || !b->text.allocate(samples, total) ||
-        !b->blocks.allocate(slots, copies) || !b->bwt.allocate(total) ||
+        !b->blocks.allocate(slots, copies) || !b->bwt.allocate(total, slots) ||
         !b->coding.allocate(total, slots, bz::block_limit(kLevel))) {
       return false;
     }
     buffers_ = std::move(b);
     copies_ = copies;
     shuffle_copies_ = shuffle_copies;
-    per_perm_ = per_perm;
     return true;
   }
 
@@ -258,6 +270,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     cudaStream_t st = res_->stream;
     RoundBuffers& b = *buffers_;
     StageTimer& timer = res_->timer;
+    const auto t0 = StageTimer::Clock::now();
     const uint32_t total = count * text_len_;
     timer.mark(0, st);
     b.text.write(b.batch.get() + c0, shuffle_copies_, count, data_.n, raw_of_.get(), st);
@@ -269,7 +282,8 @@ class GpuCompressionBackend final : public PermutationBackend {
     const uint32_t slots = count * per_perm_;
     unresolved_ += bwt_blocks(b.text.text.get(), total, t, slots, b.bwt, b.last.get(), st, timer);
     code_blocks(b.last.get(), t, slots, b.coding, st, timer);
-    EA_CUDA_CHECK(cudaStreamSynchronize(st));
+    timer.sync(st);
+    timer.add_host(t0);
     timer.accumulate();
     std::vector<uint64_t> sizes(count);
     for (uint32_t p = 0; p < count; ++p) {
@@ -285,8 +299,8 @@ class GpuCompressionBackend final : public PermutationBackend {
   GpuTuning tuning_;
   PermutationData data_;
   StreamSetView streams_;
-  size_t n_ = 0;
-  uint32_t text_len_ = 0;
+  size_t n_ = 0, cap_n_ = 0;          // the data set's samples; the most the buffers hold
+  uint32_t text_len_ = 0, cap_text_ = 0;  // its text's characters; the most the buffers hold
   uint32_t copies_ = 0, shuffle_copies_ = 0, per_perm_ = 0;
   uint32_t unresolved_ = 0;  // tied rotations (identical) over the data set's rounds
   cuda::DeviceBuffer<uint32_t> states_, aux_;

@@ -119,18 +119,18 @@ void max_scan(BwtWorkspace& ws, uint32_t* data, uint32_t m, cudaStream_t st) {
   EA_CUDA_CHECK(cub::DeviceScan::InclusiveScan(ws.temp.get(), bytes, data, data, MaxOp{}, static_cast<int>(m), st));
 }
 
-uint32_t select_unresolved(BwtWorkspace& ws, const uint32_t* vals, uint32_t m, cudaStream_t st) {
+uint32_t select_unresolved(BwtWorkspace& ws, const uint32_t* vals, uint32_t m, cudaStream_t st, StageTimer& timer) {
   size_t bytes = ws.temp.size();
   EA_CUDA_CHECK(cub::DeviceSelect::Flagged(ws.temp.get(), bytes, vals, ws.flags.get(), ws.list.get(),
                                            ws.selected.get(), static_cast<int>(m), st));
   EA_CUDA_CHECK(cudaMemcpyAsync(ws.host_selected.get(), ws.selected.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
-  EA_CUDA_CHECK(cudaStreamSynchronize(st));
+  timer.sync(st);
   return *ws.host_selected.get();
 }
 
 }  // namespace
 
-bool BwtWorkspace::allocate(uint32_t total) {
+bool BwtWorkspace::allocate(uint32_t total, uint32_t slots) {
   using cuda::DeviceBuffer;
   const bool ok = DeviceBuffer<uint64_t>::try_allocate(total, keys[0]) &&
                   DeviceBuffer<uint64_t>::try_allocate(total, keys[1]) &&
@@ -156,6 +156,7 @@ bool BwtWorkspace::allocate(uint32_t total) {
     return false;
   }
   host_selected = cuda::PinnedBuffer<uint32_t>(1);
+  host_lens = cuda::PinnedBuffer<uint32_t>(std::max<uint32_t>(slots, 1));
   return true;
 }
 
@@ -175,13 +176,11 @@ uint32_t bwt_blocks(const uint8_t* text, uint32_t total, const BlockTable& t, ui
   first_ranks_kernel<<<grid_for(total), kThreads, 0, st>>>(keys.Current(), vals.Current(), ws.head_a.get(), total,
                                                            ws.rank.get(), ws.flags.get());
   EA_CUDA_CHECK(cudaGetLastError());
-  uint32_t m = select_unresolved(ws, vals.Current(), total, st);
+  // The longest block bounds the doubling: its length arrives with the first selection.
+  EA_CUDA_CHECK(cudaMemcpyAsync(ws.host_lens.get(), t.len, slots * sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
+  uint32_t m = select_unresolved(ws, vals.Current(), total, st, timer);
   timer.mark(3, st);
-  // The longest block bounds the doubling.
-  ws.host_lens.resize(slots);
-  EA_CUDA_CHECK(cudaMemcpyAsync(ws.host_lens.data(), t.len, slots * sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
-  EA_CUDA_CHECK(cudaStreamSynchronize(st));
-  const uint32_t longest = *std::max_element(ws.host_lens.begin(), ws.host_lens.end());
+  const uint32_t longest = *std::max_element(ws.host_lens.get(), ws.host_lens.get() + slots);
   const int rank_bits = bits_for(total);
   uint64_t h = static_cast<uint64_t>(chars);
   bool paired = false;
@@ -200,7 +199,7 @@ uint32_t bwt_blocks(const uint8_t* text, uint32_t total, const BlockTable& t, ui
     EA_CUDA_CHECK(cudaGetLastError());
     paired = true;
     sorted = m;
-    m = select_unresolved(ws, vals.Current(), m, st);
+    m = select_unresolved(ws, vals.Current(), m, st, timer);
     h *= 2;
   }
   if (m > 0) {
@@ -267,7 +266,7 @@ std::vector<uint8_t> gpu_bwt(const std::vector<uint8_t>& text, const std::vector
                                 stream));
   EA_CUDA_CHECK(cudaMemcpyAsync(table.count.get(), &count, sizeof count, cudaMemcpyHostToDevice, stream));
   BwtWorkspace ws;
-  if (!ws.allocate(total)) throw Error(ErrorKind::Device, "GPU out of memory");
+  if (!ws.allocate(total, slots)) throw Error(ErrorKind::Device, "GPU out of memory");
   StageTimer timer(false);
   bwt_blocks(d_text.get(), total, table.table(slots, total, longest), slots, ws, d_last.get(), stream, timer);
   std::vector<uint8_t> last(total);

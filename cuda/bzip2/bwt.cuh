@@ -6,15 +6,14 @@
 
 namespace ea::gpubz {
 
-// Device memory of the transform of up to `total` characters. allocate() is all or
+// Device memory of the transform of up to `total` characters in up to `slots` blocks. allocate() is all or
 // nothing for the caller: on false, the object is dropped and with it what it holds.
 struct BwtWorkspace {
   cuda::DeviceBuffer<uint64_t> keys[2];
   cuda::DeviceBuffer<uint32_t> vals[2], rank, head_a, head_b, list, selected;
   cuda::DeviceBuffer<uint8_t> flags, temp;
-  cuda::PinnedBuffer<uint32_t> host_selected;
-  std::vector<uint32_t> host_lens;
-  bool allocate(uint32_t total);
+  cuda::PinnedBuffer<uint32_t> host_selected, host_lens;
+  bool allocate(uint32_t total, uint32_t slots);
 };
 
 // last[i] = the character before the i-th smallest rotation of its block, for the blocks of

@@ -1,5 +1,5 @@
 // Move-to-front, zero-run and Huffman coding of many blocks at once: the EA_HD steps of
-// src/stats/bzip2_model.hpp, the move-to-front in parallel segments.
+// src/stats/bzip2_model.hpp, the move-to-front and the zero-run coding in parallel segments.
 #include "bzip2/coding.cuh"
 #include "stats/bzip2_model.hpp"
 
@@ -20,9 +20,9 @@ __device__ __forceinline__ size_t selector_offset(uint32_t begin, uint32_t b) {
   return (static_cast<size_t>(begin) + b) / bz::kGroupSize + b;
 }
 
-// Move-to-front in segments of kSegment symbols (bz::packed_* in src/stats/bzip2_model.hpp;
-// blocks with at most 16 byte values, which decimal text always is; others are coded by one
-// thread in zero_run_kernel).
+// Move-to-front and zero-run coding in segments of kSegment symbols (bz::packed_* and
+// bz::ZeroRunSummary in src/stats/bzip2_model.hpp; blocks with at most 16 byte values, which
+// decimal text always is; others are coded by one thread in zero_run_offsets_kernel).
 constexpr uint32_t kSegment = 2048;
 
 struct Segments {
@@ -30,6 +30,9 @@ struct Segments {
   uint32_t* seen;   // its symbols
   uint64_t* start;  // the list at its start
   uint8_t* seq_of;  // 256 per slot: byte -> index among the bytes in use
+  // Zero-run coding: the segment's bz::ZeroRunSummary, then the values before it and the
+  // zeros carried into it (bz::zero_run_offsets).
+  uint32_t *lead, *inner, *trail, *out_at, *carry_at;
   uint32_t per_slot;
 };
 
@@ -104,22 +107,34 @@ __global__ void starts_kernel(BlockTable t, MtfTable m, Segments sg, uint32_t sl
   }
 }
 
+// The places of each segment, and its summary for the zero-run coding.
 __global__ void places_kernel(const uint8_t* last, BlockTable t, MtfTable m, Segments sg, uint8_t* places) {
   __shared__ uint8_t seq_of[256];
   uint32_t k, n;
   if (!segment_of(t, m, sg, seq_of, k, n)) return;
   const uint32_t b = blockIdx.y;
-  uint64_t order = sg.start[b * sg.per_slot + k];
+  const uint32_t at = b * sg.per_slot + k;
+  uint64_t order = sg.start[at];
   uint8_t* out = places + t.begin[b] + k * kSegment;
   uint32_t i = 0;
-  for_each_symbol(last + t.begin[b] + k * kSegment, n, seq_of,
-                  [&](uint64_t c) { out[i++] = static_cast<uint8_t>(bz::packed_move_to_front(order, c)); });
+  bz::ZeroRunSummary zr;
+  for_each_symbol(last + t.begin[b] + k * kSegment, n, seq_of, [&](uint64_t c) {
+    const int r = bz::packed_move_to_front(order, c);
+    out[i++] = static_cast<uint8_t>(r);
+    zr.add(static_cast<uint32_t>(r));
+  });
+  zr.close();
+  sg.lead[at] = zr.lead;
+  sg.inner[at] = zr.inner;
+  sg.trail[at] = zr.trail;
 }
 
-// One thread per block: zero-run coding of the places (or the whole move-to-front for
-// blocks with more than 16 byte values).
-__global__ void zero_run_kernel(const uint8_t* last, const uint8_t* places, BlockTable t, MtfTable m, Segments sg) {
-  const uint32_t b = blockIdx.x;
+// One thread per block: the segments' offsets, the last zero run and EOB, and the
+// frequencies of those (the segments add theirs in zero_run_values_kernel); for blocks with
+// more than 16 byte values, the whole move-to-front and zero-run coding.
+__global__ void zero_run_offsets_kernel(const uint8_t* last, BlockTable t, MtfTable m, Segments sg, uint32_t slots) {
+  const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b >= slots) return;
   const uint32_t len = t.len[b];
   if (len == 0) {
     m.count[b] = 0;
@@ -128,9 +143,43 @@ __global__ void zero_run_kernel(const uint8_t* last, const uint8_t* places, Bloc
   const int in_use = m.in_use[b];
   uint16_t* out = m.values + t.begin[b] + b;
   int32_t* freq = m.freq + static_cast<size_t>(b) * bz::kMaxAlpha;
-  m.count[b] = in_use <= 16 ? bz::zero_run_code(places + t.begin[b], static_cast<int32_t>(len), in_use, out, freq)
-                            : bz::mtf_encode(last + t.begin[b], static_cast<int32_t>(len),
-                                             sg.seq_of + static_cast<size_t>(b) * 256, in_use, out, freq);
+  if (in_use > 16) {
+    m.count[b] = bz::mtf_encode(last + t.begin[b], static_cast<int32_t>(len), sg.seq_of + static_cast<size_t>(b) * 256,
+                                in_use, out, freq);
+    return;
+  }
+  const size_t at = static_cast<size_t>(b) * sg.per_slot;
+  const uint32_t segments = (len + kSegment - 1) / kSegment;
+  uint32_t pending = 0;
+  int32_t w = static_cast<int32_t>(bz::zero_run_offsets(sg.lead + at, sg.inner + at, sg.trail + at, segments,
+                                                        sg.out_at + at, sg.carry_at + at, pending));
+  for (int v = 0; v < in_use + 2; ++v) freq[v] = 0;
+  bz::zero_run_finish(pending, in_use, out, w, [freq](uint16_t v) { ++freq[v]; });
+  m.count[b] = w;
+}
+
+// Grid (segments, slots): each segment's values from its offset, counted in shared memory
+// and added to the block's frequencies (integers: the order of the additions is free).
+__global__ void zero_run_values_kernel(BlockTable t, MtfTable m, Segments sg, const uint8_t* places) {
+  __shared__ uint8_t seq_of[256];
+  __shared__ int32_t counts[bz::kMaxAlpha];
+  for (int v = threadIdx.x; v < bz::kMaxAlpha; v += blockDim.x) counts[v] = 0;
+  uint32_t k = 0, n = 0;
+  const bool mine = segment_of(t, m, sg, seq_of, k, n);  // synchronises the block
+  const uint32_t b = blockIdx.y;
+  if (mine) {
+    int32_t* shared_counts = counts;
+    const uint32_t at = b * sg.per_slot + k;
+    int32_t w = static_cast<int32_t>(sg.out_at[at]);
+    bz::zero_run_values(places + t.begin[b] + k * kSegment, n, sg.carry_at[at], m.values + t.begin[b] + b, w,
+                        [shared_counts](uint16_t v) { atomicAdd(&shared_counts[v], 1); });
+  }
+  __syncthreads();
+  const int alpha = m.in_use[b] + 2;
+  if (m.in_use[b] > 16) return;
+  for (int v = threadIdx.x; v < alpha; v += blockDim.x) {
+    if (counts[v]) atomicAdd(&m.freq[static_cast<size_t>(b) * bz::kMaxAlpha + v], counts[v]);
+  }
 }
 
 // One CTA per block: the steps of bz::block_bits_from_mtf with the groups shared among
@@ -196,7 +245,12 @@ bool CodingBuffers::allocate(uint32_t total, uint32_t slots, uint32_t block_limi
                   DeviceBuffer<unsigned long long>::try_allocate(slots, bits) &&
                   DeviceBuffer<uint64_t>::try_allocate(segs, seg_sig) &&
                   DeviceBuffer<uint64_t>::try_allocate(segs, seg_start) &&
-                  DeviceBuffer<uint32_t>::try_allocate(segs, seg_seen);
+                  DeviceBuffer<uint32_t>::try_allocate(segs, seg_seen) &&
+                  DeviceBuffer<uint32_t>::try_allocate(segs, seg_lead) &&
+                  DeviceBuffer<uint32_t>::try_allocate(segs, seg_inner) &&
+                  DeviceBuffer<uint32_t>::try_allocate(segs, seg_trail) &&
+                  DeviceBuffer<uint32_t>::try_allocate(segs, seg_out) &&
+                  DeviceBuffer<uint32_t>::try_allocate(segs, seg_carry);
   if (ok) host_bits = cuda::PinnedBuffer<unsigned long long>(slots);
   return ok;
 }
@@ -204,13 +258,16 @@ bool CodingBuffers::allocate(uint32_t total, uint32_t slots, uint32_t block_limi
 void code_blocks(const uint8_t* last, const BlockTable& t, uint32_t slots, CodingBuffers& cb, cudaStream_t st,
                  StageTimer& timer) {
   MtfTable mt{cb.values.get(), cb.freq.get(), cb.count.get(), cb.in_use.get(), cb.ranges.get(), cb.selectors.get()};
-  Segments sg{cb.seg_sig.get(), cb.seg_seen.get(), cb.seg_start.get(), cb.seq_maps.get(), cb.seg_per_slot};
+  Segments sg{cb.seg_sig.get(),  cb.seg_seen.get(),  cb.seg_start.get(), cb.seq_maps.get(),
+              cb.seg_lead.get(), cb.seg_inner.get(), cb.seg_trail.get(), cb.seg_out.get(),
+              cb.seg_carry.get(), cb.seg_per_slot};
   byte_map_kernel<<<slots, kThreads, 0, st>>>(last, t, mt, sg);
   const dim3 seg_grid((cb.seg_per_slot + 63) / 64, slots);
   signature_kernel<<<seg_grid, 64, 0, st>>>(last, t, mt, sg);
   starts_kernel<<<grid_for(slots, 64), 64, 0, st>>>(t, mt, sg, slots);
   places_kernel<<<seg_grid, 64, 0, st>>>(last, t, mt, sg, cb.places.get());
-  zero_run_kernel<<<slots, 1, 0, st>>>(last, cb.places.get(), t, mt, sg);
+  zero_run_offsets_kernel<<<grid_for(slots, 64), 64, 0, st>>>(last, t, mt, sg, slots);
+  zero_run_values_kernel<<<seg_grid, 64, 0, st>>>(t, mt, sg, cb.places.get());
   timer.mark(6, st);
   block_bits_kernel<<<slots, kThreads, 0, st>>>(t, mt, cb.bits.get());
   EA_CUDA_CHECK(cudaGetLastError());

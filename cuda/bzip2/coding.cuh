@@ -13,7 +13,7 @@ struct CodingBuffers {
   cuda::DeviceBuffer<uint8_t> selectors, places, seq_maps;
   cuda::DeviceBuffer<unsigned long long> bits;
   cuda::DeviceBuffer<uint64_t> seg_sig, seg_start;
-  cuda::DeviceBuffer<uint32_t> seg_seen;
+  cuda::DeviceBuffer<uint32_t> seg_seen, seg_lead, seg_inner, seg_trail, seg_out, seg_carry;
   cuda::PinnedBuffer<unsigned long long> host_bits;
   uint32_t seg_per_slot = 0;
   // False when the device memory is short (the object is then dropped whole).

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 
@@ -81,12 +82,33 @@ class StageTimer {
     }
   }
   double total_ms(int k) const { return total_ms_[k]; }
-  void clear() { std::fill(total_ms_, total_ms_ + kStages, 0.0); }
+  void clear() {
+    std::fill(total_ms_, total_ms_ + kStages, 0.0);
+    host_ms_ = wait_ms_ = 0;
+  }
+
+  // The host's side (when enabled): time in the rounds' calls, and the part of it spent
+  // waiting for the stream (sync()); the rest is spent enqueueing work.
+  using Clock = std::chrono::steady_clock;
+  void sync(cudaStream_t st) {
+    const auto t0 = Clock::now();
+    EA_CUDA_CHECK(cudaStreamSynchronize(st));
+    if (enabled_) wait_ms_ += ms_since(t0);
+  }
+  void add_host(Clock::time_point t0) {
+    if (enabled_) host_ms_ += ms_since(t0);
+  }
+  double host_ms() const { return host_ms_; }
+  double wait_ms() const { return wait_ms_; }
 
  private:
+  static double ms_since(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  }
   bool enabled_;
   cuda::CudaEvent events_[kStages + 1];
   double total_ms_[kStages] = {};
+  double host_ms_ = 0, wait_ms_ = 0;
 };
 
 }  // namespace ea::gpubz

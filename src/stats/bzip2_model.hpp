@@ -55,16 +55,28 @@ EA_HD inline size_t slice_block_end(const uint8_t* in, size_t n, size_t begin, u
 }
 
 // Zero run of length z >= 1, written as bijective base-2 digits (RUNA = 1, RUNB = 2),
-// least significant first.
-EA_HD inline void put_zero_run(uint32_t z, uint16_t* out, int32_t& w, int32_t* freq) {
+// least significant first; count(s) is called for each digit s.
+template <class Count>
+EA_HD inline void put_zero_run_counted(uint32_t z, uint16_t* out, int32_t& w, Count&& count) {
   --z;
   for (;;) {
     const uint16_t s = (z & 1) ? kRunB : kRunA;
     out[w++] = s;
-    ++freq[s];
+    count(s);
     if (z < 2) break;
     z = (z - 2) / 2;
   }
+}
+
+EA_HD inline void put_zero_run(uint32_t z, uint16_t* out, int32_t& w, int32_t* freq) {
+  put_zero_run_counted(z, out, w, [freq](uint16_t s) { ++freq[s]; });
+}
+
+// How many digits put_zero_run writes for a run of z >= 1 zeros: floor(log2(z + 1)).
+EA_HD inline uint32_t zero_run_digits(uint32_t z) {
+  uint32_t d = 0;
+  for (uint64_t v = static_cast<uint64_t>(z) + 1; v > 1; v >>= 1) ++d;
+  return d;
 }
 
 // Move-to-front coding of a block's transform `last[0..len)` over the symbols in use
@@ -158,38 +170,104 @@ EA_HD inline uint64_t packed_compose(uint64_t sig, uint32_t seen, uint64_t start
   return out;
 }
 
-// Zero-run coding of move-to-front places (0 = the front symbol again): the values of
-// mtf_encode from its places.
-EA_HD inline int32_t zero_run_code(const uint8_t* places, int32_t len, int n_in_use, uint16_t* out, int32_t* freq) {
-  int32_t counts[kMaxAlpha];
-  for (int i = 0; i < n_in_use + 2; ++i) counts[i] = 0;
-  int32_t w = 0;
-  uint32_t zeros = 0;
-  auto step = [&](int r) {
+// Zero-run coding of move-to-front places[0..n) (0 = the front symbol again) that follow
+// `pending` zeros not yet written: writes the values (zero runs as RUNA/RUNB, place r as
+// r + 1) at out[w..], advancing w, calls count(v) for each, and returns the zeros after the
+// last non-zero place (not written: they belong to the run that what follows ends).
+template <class Count>
+EA_HD inline uint32_t zero_run_values(const uint8_t* places, uint32_t n, uint32_t pending, uint16_t* out, int32_t& w,
+                                      Count&& count) {
+  auto step = [&](uint32_t r) {
     if (r == 0) {
-      ++zeros;
+      ++pending;
       return;
     }
-    if (zeros) {
-      put_zero_run(zeros, out, w, counts);
-      zeros = 0;
+    if (pending) {
+      put_zero_run_counted(pending, out, w, count);
+      pending = 0;
     }
     out[w++] = static_cast<uint16_t>(r + 1);
-    ++counts[r + 1];
+    count(static_cast<uint16_t>(r + 1));
   };
-  int32_t i = 0;
-  for (; i + 16 <= len; i += 16) {  // 16 fetched ahead of the chain of updates
+  uint32_t i = 0;
+  for (; i + 16 <= n; i += 16) {  // 16 fetched ahead of the chain of updates
     uint8_t r[16];
     EA_UNROLL
     for (int k = 0; k < 16; ++k) r[k] = places[i + k];
     EA_UNROLL
     for (int k = 0; k < 16; ++k) step(r[k]);
   }
-  for (; i < len; ++i) step(places[i]);
-  if (zeros) put_zero_run(zeros, out, w, counts);
+  for (; i < n; ++i) step(places[i]);
+  return pending;
+}
+
+// The end of a block's values: the last zero run (`pending` zeros) and EOB.
+template <class Count>
+EA_HD inline void zero_run_finish(uint32_t pending, int n_in_use, uint16_t* out, int32_t& w, Count&& count) {
+  if (pending) put_zero_run_counted(pending, out, w, count);
   out[w++] = static_cast<uint16_t>(n_in_use + 1);
-  ++counts[n_in_use + 1];
+  count(static_cast<uint16_t>(n_in_use + 1));
+}
+
+// Zero-run coding of a block's move-to-front places: the values of mtf_encode from its
+// places, counted in freq[0 .. n_in_use + 2). Returns how many there are.
+EA_HD inline int32_t zero_run_code(const uint8_t* places, int32_t len, int n_in_use, uint16_t* out, int32_t* freq) {
+  int32_t counts[kMaxAlpha];
+  for (int i = 0; i < n_in_use + 2; ++i) counts[i] = 0;
+  auto count = [&counts](uint16_t v) { ++counts[v]; };
+  int32_t w = 0;
+  const uint32_t pending = zero_run_values(places, static_cast<uint32_t>(len), 0, out, w, count);
+  zero_run_finish(pending, n_in_use, out, w, count);
   for (int i = 0; i < n_in_use + 2; ++i) freq[i] = counts[i];
+  return w;
+}
+
+// Zero-run coding of a block in segments, in parallel: each segment's summary (ZeroRunSummary,
+// one pass over its places), then the offsets in order (zero_run_offsets: the values before
+// each segment and the zeros carried into it), then every segment's values written from its
+// offset (zero_run_values), and the block's end (zero_run_finish).
+struct ZeroRunSummary {
+  uint32_t lead = 0;   // zeros before the first non-zero place (all of them when none is)
+  uint32_t inner = 0;  // values from the first non-zero place to the last (0: none)
+  uint32_t trail = 0;  // zeros after the last non-zero place
+  EA_HD void add(uint32_t r) {
+    if (r == 0) {
+      ++trail;
+      return;
+    }
+    if (inner == 0) {
+      lead = trail;
+    } else if (trail) {
+      inner += zero_run_digits(trail);
+    }
+    ++inner;
+    trail = 0;
+  }
+  // After the last place: a segment without a non-zero place is all lead.
+  EA_HD void close() {
+    if (inner == 0) lead = trail;
+  }
+};
+
+// Segment k's summary at (lead[k], inner[k], trail[k]); writes the values before segment k
+// (out_at[k]) and the zeros carried into it (carry_at[k]), and returns the values of all the
+// segments with the zeros after the last non-zero place in `pending`.
+EA_HD inline uint32_t zero_run_offsets(const uint32_t* lead, const uint32_t* inner, const uint32_t* trail,
+                                       uint32_t segments, uint32_t* out_at, uint32_t* carry_at, uint32_t& pending) {
+  uint32_t w = 0, carry = 0;
+  for (uint32_t k = 0; k < segments; ++k) {
+    out_at[k] = w;
+    carry_at[k] = carry;
+    if (inner[k] == 0) {
+      carry += lead[k];
+      continue;
+    }
+    const uint32_t z = carry + lead[k];
+    if (z) w += zero_run_digits(z);
+    w += inner[k];
+    carry = trail[k];
+  }
+  pending = carry;
   return w;
 }
 

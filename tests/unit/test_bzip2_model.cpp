@@ -147,3 +147,65 @@ TEST_CASE("bzip2 model: move-to-front by segments (signatures composed in order)
     CHECK(std::equal(fa, fa + in_use + 2, fb));
   }
 }
+
+TEST_CASE("bzip2 model: zero-run coding in segments (summaries, offsets, values from each offset) equals one pass") {
+  std::mt19937_64 rng(37);
+  CHECK(ea::bz::zero_run_digits(1) == 1);
+  for (uint32_t z = 1; z < 5000; ++z) {  // the digit count is put_zero_run's
+    std::vector<uint16_t> out(40);
+    int32_t w = 0, freq[2] = {0, 0};
+    ea::bz::put_zero_run(z, out.data(), w, freq);
+    REQUIRE(static_cast<uint32_t>(w) == ea::bz::zero_run_digits(z));
+  }
+  int trials_with_empty_segments = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int in_use = 1 + static_cast<int>(rng() % 16);
+    const uint32_t len = 1 + static_cast<uint32_t>(rng() % 30000);
+    // Places with zero runs of every length, some longer than several segments.
+    std::vector<uint8_t> places(len, 0);
+    const uint32_t zero_share = static_cast<uint32_t>(rng() % 100);
+    for (uint32_t i = 0; i < len;) {
+      if (rng() % 100 < zero_share) {
+        i += static_cast<uint32_t>(rng() % (trial % 3 == 0 ? 3000 : 40));  // a run of zeros
+      } else {
+        places[i++] = static_cast<uint8_t>(in_use > 1 ? 1 + rng() % static_cast<uint64_t>(in_use - 1) : 0);
+      }
+    }
+    const uint32_t seg = trial < 4 ? static_cast<uint32_t>(1 + trial) : 1 + static_cast<uint32_t>(rng() % 2500);
+    const uint32_t segments = (len + seg - 1) / seg;
+    std::vector<uint32_t> lead(segments), inner(segments), trail(segments), out_at(segments), carry_at(segments);
+    for (uint32_t k = 0; k < segments; ++k) {
+      ea::bz::ZeroRunSummary s;
+      for (uint32_t i = k * seg; i < std::min(len, (k + 1) * seg); ++i) s.add(places[i]);
+      s.close();
+      lead[k] = s.lead;
+      inner[k] = s.inner;
+      trail[k] = s.trail;
+      if (s.inner == 0) ++trials_with_empty_segments;
+    }
+    uint32_t pending = 0;
+    const uint32_t body = ea::bz::zero_run_offsets(lead.data(), inner.data(), trail.data(), segments, out_at.data(),
+                                                   carry_at.data(), pending);
+    std::vector<uint16_t> a(len + 1), b(len + 1, 0xffff);
+    int32_t fa[ea::bz::kMaxAlpha], fb[ea::bz::kMaxAlpha] = {};
+    auto count = [&fb](uint16_t v) { ++fb[v]; };
+    const int32_t na = ea::bz::zero_run_code(places.data(), static_cast<int32_t>(len), in_use, a.data(), fa);
+    bool ends_agree = true;
+    for (uint32_t k = 0; k < segments; ++k) {  // in reverse would do as well: each from its own offset
+      int32_t w = static_cast<int32_t>(out_at[k]);
+      const uint32_t n = std::min(len, (k + 1) * seg) - k * seg;
+      const uint32_t left = ea::bz::zero_run_values(places.data() + k * seg, n, carry_at[k], b.data(), w, count);
+      const uint32_t next_at = k + 1 < segments ? out_at[k + 1] : body;
+      const uint32_t next_carry = k + 1 < segments ? carry_at[k + 1] : pending;
+      ends_agree = ends_agree && static_cast<uint32_t>(w) == next_at && left == next_carry;
+    }
+    int32_t w = static_cast<int32_t>(body);
+    ea::bz::zero_run_finish(pending, in_use, b.data(), w, count);
+    INFO("trial " << trial << ": " << len << " places, segments of " << seg << ", " << in_use << " symbols");
+    CHECK(ends_agree);
+    REQUIRE(w == na);
+    CHECK(std::equal(a.begin(), a.begin() + na, b.begin()));
+    CHECK(std::equal(fa, fa + in_use + 2, fb));
+  }
+  CHECK(trials_with_empty_segments > 20);  // segments with no non-zero place were covered
+}
