@@ -31,6 +31,9 @@ const Key kKeys[] = {
     {"block-statistics", "rounds of at most this many permutations get their statistics from a thread block per "
      "permutation, behind the block-per-permutation shuffle (0: never; larger rounds use one thread per permutation "
      "and test group)", 0, 1u << 20, nullptr, &GpuTuning::block_statistics, nullptr},
+    {"reservations", "blocks per SM of the block-per-permutation shuffle by deterministic reservations (Philox, "
+     "parallel-shuffle above 0; 0: the chunked kernel instead)", 0, 64,
+     nullptr, &GpuTuning::reservations, nullptr},
     {"bz-chars", "text characters the GPU compression model holds at once", 1, uint64_t{1} << 31,
      &GpuTuning::bz_chars, nullptr, nullptr},
     {"bz-shuffle", "permutations the GPU compression test shuffles at once", 1, 10000, nullptr,

@@ -61,6 +61,7 @@ class GpuCompressionBackend final : public PermutationBackend {
       throw Error(ErrorKind::Device, "no usable GPU for the compression test");
     }
     EA_CUDA_CHECK(cudaSetDevice(gpu_id));
+    reservations_ = reservation_blocks(tuning.reservations);
     res_ = std::make_unique<Resources>(tuning.profile);
     bind(data);
   }
@@ -141,7 +142,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     cudaStream_t st = res_->stream;
     EA_CUDA_CHECK(cudaEventRecord(res_->start.get(), st));
     const ShuffleConfig sc{static_cast<int>(tuning_.lookahead), static_cast<int>(std::max<uint32_t>(1, tuning_.shuffle_block)),
-                           tuning_.parallel_shuffle};
+                           tuning_.parallel_shuffle, reservations_};
     launch_shuffle(sc, scratch_, st, buffers_->batch.get(), shuffle_copies_, count, symbols_.get(), data_.n, streams_,
                    first);
     EA_CUDA_CHECK(cudaGetLastError());
@@ -302,6 +303,7 @@ class GpuCompressionBackend final : public PermutationBackend {
   size_t n_ = 0, cap_n_ = 0;          // the data set's samples; the most the buffers hold
   uint32_t text_len_ = 0, cap_text_ = 0;  // its text's characters; the most the buffers hold
   uint32_t copies_ = 0, shuffle_copies_ = 0, per_perm_ = 0;
+  uint32_t reservations_ = 0;  // blocks in flight of the reservation shuffle (0: the chunked kernel)
   uint32_t unresolved_ = 0;  // tied rotations (identical) over the data set's rounds
   cuda::DeviceBuffer<uint32_t> states_, aux_;
   cuda::DeviceBuffer<uint8_t> symbols_, raw_of_;

@@ -109,6 +109,175 @@ __global__ void __launch_bounds__(T)
   }
 }
 
+// The same permutations by deterministic reservations (src/permutation/reservations.hpp,
+// Shun et al., SODA 2015) over a window of up to 4 T pending steps: each round draws the
+// targets of new steps (thread k computes Philox block word/4 + k, i.e. four words at once;
+// a pass stops at the first rejected word, as above, and passes repeat until the window is
+// full), every pending step reserves its two places in a shared-memory hash (atomicMax:
+// the earliest step wins a place), the steps holding both swap (their places are disjoint)
+// and the others wait for the next round. Conflicts are rare while the steps are far apart,
+// so a permutation of 10^6 samples takes about 280 rounds (T = 1024) instead of the chunked
+// kernel's 2,377 chunks, and few blocks need to run at once (the grid: blocks in flight,
+// each doing rows blockIdx.x, + gridDim.x, ... < count). Shared memory:
+// reservation_shuffle_shared<T>() bytes (dynamic).
+template <uint32_t T>
+constexpr uint32_t kReservationHash = 16 * T;  // slots: at most 8 T places, half full
+template <uint32_t T>
+constexpr size_t reservation_shuffle_shared() {
+  return (2 * static_cast<size_t>(kReservationHash<T>) + 16 * static_cast<size_t>(T)) * sizeof(uint32_t);
+}
+
+// Row a[0..n) = symbols[0..n), 16 bytes at a time where both are aligned.
+template <uint32_t T>
+__device__ __forceinline__ void copy_row(uint8_t* a, const uint8_t* __restrict__ symbols, size_t n) {
+  size_t done = 0;
+  if ((reinterpret_cast<uintptr_t>(a) | reinterpret_cast<uintptr_t>(symbols)) % 16 == 0) {
+    const size_t vec = n / 16;
+    for (size_t v = threadIdx.x; v < vec; v += T) reinterpret_cast<uint4*>(a)[v] = reinterpret_cast<const uint4*>(symbols)[v];
+    done = vec * 16;
+  }
+  for (size_t i = done + threadIdx.x; i < n; i += T) a[i] = symbols[i];
+}
+
+template <uint32_t T>
+__global__ void __launch_bounds__(T, 1024 / T)
+    reservation_shuffle_kernel(uint8_t* rows, const uint8_t* __restrict__ symbols, size_t n, uint64_t seed,
+                               uint64_t first, uint32_t count) {
+  constexpr uint32_t S = 4, W = S * T, kHash = kReservationHash<T>, kEmpty = 0xffffffffu;
+  static_assert((kHash & (kHash - 1)) == 0, "the hash size is a power of two");
+  constexpr int kHashBits = __builtin_ctz(kHash);
+  extern __shared__ uint32_t reservation_smem[];
+  uint32_t* keys = reservation_smem;  // place in the slot, or kEmpty
+  uint32_t* best = keys + kHash;      // the largest pending step that touches it (0: none)
+  uint32_t* step_i[2] = {best + kHash, best + kHash + W};              // pending steps, two lists
+  uint32_t* step_h[2] = {best + kHash + 2 * W, best + kHash + 3 * W};  // and their targets
+  __shared__ uint32_t rejected, kept;
+  const uint32_t k = threadIdx.x;
+  for (uint32_t s = k; s < kHash; s += T) {
+    keys[s] = kEmpty;
+    best[s] = 0;
+  }
+  if (k == 0) {
+    rejected = kEmpty;
+    kept = 0;
+  }
+  __syncthreads();
+  if (n < 2) return;
+  for (uint32_t q = blockIdx.x; q < count; q += gridDim.x) {
+    const uint64_t j = first + q;
+    uint8_t* a = rows + static_cast<size_t>(q) * n;
+    copy_row<T>(a, symbols, n);
+    __syncthreads();
+    uint64_t word = 0;                                // the next unused word of the stream
+    int64_t next_draw = static_cast<int64_t>(n) - 1;  // the next step to draw
+    uint32_t pending = 0, cur = 0;                    // pending steps, in step_i[cur][0 .. pending)
+    while (pending > 0 || next_draw >= 1) {
+      // Draws: entry pending + m gets step next_draw - m with word + m, m < need, up to the
+      // first rejected word (the same values on every thread); then again for the rest.
+      while (true) {
+        const uint32_t room = W - 3 - pending;  // word % 4 + need <= 4 T: the blocks cover it
+        const uint32_t need = static_cast<uint32_t>(next_draw < static_cast<int64_t>(room) ? next_draw : room);
+        if (need == 0 || next_draw < 1) break;
+        const uint32_t skew = static_cast<uint32_t>(word & 3);
+        const philox4x32_ctr_t block = PhiloxStream::block(seed, j, (word >> 2) + k);
+        uint32_t h[S];
+#pragma unroll
+        for (uint32_t t = 0; t < S; ++t) {
+          const int64_t m = static_cast<int64_t>(S * k + t) - skew;
+          if (m >= 0 && m < need &&
+              !bounded_inclusive_accepts(block.v[t], static_cast<uint32_t>(next_draw - m), h[t])) {
+            atomicMin(&rejected, static_cast<uint32_t>(m));
+          }
+        }
+        __syncthreads();
+        const uint32_t r = rejected < need ? rejected : need;
+#pragma unroll
+        for (uint32_t t = 0; t < S; ++t) {
+          const int64_t m = static_cast<int64_t>(S * k + t) - skew;
+          if (m >= 0 && m < r) {
+            step_i[cur][pending + m] = static_cast<uint32_t>(next_draw - m);
+            step_h[cur][pending + m] = h[t];
+          }
+        }
+        next_draw -= r;
+        word += static_cast<uint64_t>(r) + (r < need ? 1 : 0);
+        pending += r;
+        __syncthreads();  // the entries are in place; `rejected` read by every thread
+        if (k == 0) rejected = kEmpty;
+        if (r == need) break;
+        __syncthreads();  // `rejected` reset before the next pass
+      }
+      // Reservations: entry e = k + s T reserves place i and place h for step i.
+      uint32_t slot_i[S], slot_h[S], own = 0;
+#pragma unroll
+      for (uint32_t s = 0; s < S; ++s) {
+        const uint32_t e = k + s * T;
+        if (e >= pending) continue;
+        const uint32_t i = step_i[cur][e], t = step_h[cur][e];
+#pragma unroll
+        for (int side = 0; side < 2; ++side) {
+          const uint32_t place = side == 0 ? i : t;
+          uint32_t slot = (place * 2654435761u) >> (32 - kHashBits);
+          while (true) {
+            const uint32_t prev = atomicCAS(&keys[slot], kEmpty, place);
+            if (prev == kEmpty) {
+              own |= 1u << (2 * s + side);
+              break;
+            }
+            if (prev == place) break;
+            slot = (slot + 1) & (kHash - 1);
+          }
+          atomicMax(&best[slot], i);
+          (side == 0 ? slot_i[s] : slot_h[s]) = slot;
+        }
+      }
+      __syncthreads();
+      // The steps holding both places swap (all loads first: the winners' places are
+      // disjoint); the others go to the other list.
+      uint8_t vi[S], vt[S];
+      uint32_t win = 0;
+#pragma unroll
+      for (uint32_t s = 0; s < S; ++s) {
+        const uint32_t e = k + s * T;
+        if (e >= pending) continue;
+        const uint32_t i = step_i[cur][e], t = step_h[cur][e];
+        if (best[slot_i[s]] == i && best[slot_h[s]] == i) {
+          win |= 1u << s;
+          vi[s] = a[i];
+          vt[s] = a[t];
+        } else {
+          const uint32_t at = atomicAdd(&kept, 1u);
+          step_i[cur ^ 1][at] = i;
+          step_h[cur ^ 1][at] = t;
+        }
+      }
+#pragma unroll
+      for (uint32_t s = 0; s < S; ++s) {
+        if (!(win & (1u << s))) continue;
+        const uint32_t e = k + s * T;
+        a[step_i[cur][e]] = vt[s];
+        a[step_h[cur][e]] = vi[s];
+      }
+      __syncthreads();  // every decision made: the table can be cleared, `kept` is final
+#pragma unroll
+      for (uint32_t s = 0; s < S; ++s) {
+        if (own & (1u << (2 * s))) {
+          keys[slot_i[s]] = kEmpty;
+          best[slot_i[s]] = 0;
+        }
+        if (own & (1u << (2 * s + 1))) {
+          keys[slot_h[s]] = kEmpty;
+          best[slot_h[s]] = 0;
+        }
+      }
+      pending = kept;
+      cur ^= 1;
+      __syncthreads();  // the table is clear and `kept` read by every thread
+      if (k == 0) kept = 0;
+    }
+  }
+}
+
 // Rows q = 0 .. count-1 of `rows` (n bytes each) become columns col0 + q of the interleaved
 // batch (sample i of column c at batch[i * stride + c]), through 32 x 256 tiles (256 threads).
 template <int kUnused = 0>

@@ -47,7 +47,35 @@ struct ShuffleConfig {
   int lookahead = 4;      // reads in flight per thread of the one-thread-per-permutation kernel
   int block = 32;         // its threads per block
   uint32_t parallel = 0;  // permutations at once of the block-per-permutation kernel (0: not used)
+  uint32_t reservations = 0;  // blocks in flight of its reservation variant (0: the chunked kernel)
 };
+
+constexpr uint32_t kReservationThreads = 1024;
+
+// Blocks in flight of the reservation shuffle for `per_sm` blocks per SM of the current
+// device (GpuTuning::reservations; 0: the chunked kernel).
+inline uint32_t reservation_blocks(uint32_t per_sm) {
+  if (per_sm == 0) return 0;
+  int device = 0, sms = 0;
+  EA_CUDA_CHECK(cudaGetDevice(&device));
+  EA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return per_sm * static_cast<uint32_t>(std::max(sms, 1));
+}
+
+// Rows 0 .. m-1 of `rows` (n bytes each) become Philox permutations first .. first+m-1: by
+// reservations with cfg.reservations blocks, or by the chunked kernel with a block per row.
+inline void launch_row_shuffle(const ShuffleConfig& cfg, uint8_t* rows, const uint8_t* symbols, size_t n, uint64_t seed,
+                               uint64_t first, uint32_t m, cudaStream_t st) {
+  if (cfg.reservations > 0) {
+    constexpr uint32_t T = kReservationThreads;
+    constexpr size_t shared = reservation_shuffle_shared<T>();
+    EA_CUDA_CHECK(cudaFuncSetAttribute(reservation_shuffle_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(shared)));
+    reservation_shuffle_kernel<T><<<std::min(m, cfg.reservations), T, shared, st>>>(rows, symbols, n, seed, first, m);
+  } else {
+    parallel_shuffle_kernel<kParallelShuffleThreads><<<m, kParallelShuffleThreads, 0, st>>>(rows, symbols, n, seed, first);
+  }
+}
 
 // Whether the block-per-permutation kernel (parallel_shuffle.cuh) serves these streams: it
 // computes Philox words directly; the other generators are sequential or coupled.
@@ -71,8 +99,7 @@ inline void launch_shuffle(const ShuffleConfig& cfg, cuda::DeviceBuffer<uint8_t>
     if (scratch.size() >= need || cuda::DeviceBuffer<uint8_t>::try_allocate(need, scratch)) {
       for (uint32_t c0 = 0; c0 < count; c0 += slice) {
         const uint32_t m = std::min(slice, count - c0);
-        parallel_shuffle_kernel<kParallelShuffleThreads>
-            <<<m, kParallelShuffleThreads, 0, st>>>(scratch.get(), symbols, n, streams.seed, first + c0);
+        launch_row_shuffle(cfg, scratch.get(), symbols, n, streams.seed, first + c0, m, st);
         const dim3 grid(static_cast<unsigned>((n + 255) / 256), (m + 31) / 32);
         rows_to_columns_kernel<0><<<grid, 256, 0, st>>>(scratch.get(), n, m, batch, stride, c0);
       }

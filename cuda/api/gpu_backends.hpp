@@ -28,6 +28,11 @@ struct GpuTuning {
   // others one thread per permutation and test group (faster for full rounds, H100: 0.23 s
   // against 0.35 s for 10,000 permutations; 0.16 s against 0.037 s for 1,024).
   uint32_t block_statistics = 4096;
+  // reservations: blocks per SM of the block-per-permutation shuffle by deterministic
+  // reservations (cuda/parallel_shuffle.cuh; one at a time per SM runs: it takes 192 KiB of
+  // shared memory); 0: the chunked kernel instead (H100, 10,000 permutations of 10^6
+  // samples: 0.66 s against 0.77 s; 1,024: 68 ms against 83 ms).
+  uint32_t reservations = 1;
   uint64_t bz_chars = uint64_t{1} << 26;  // bz-chars: text characters the compression model holds at once
   uint32_t bz_shuffle = 128;    // bz-shuffle: permutations the compression backend shuffles at once
   bool profile = false;         // profile: time each statistics group and compression stage (slower)
@@ -35,7 +40,7 @@ struct GpuTuning {
 };
 
 // Creates GPU gpu_id's CUDA context and loads the kernels a first assessment needs (the
-// default shuffle, the statistics, the conversion), so that make_gpu_backend does not pay for
+// shuffles, the statistics, the conversion), so that make_gpu_backend does not pay for
 // them later: a worker calls it on a thread of its own while it reads and tests its first
 // data set. Errors are left for make_gpu_backend to report (this returns false then).
 bool warm_up_gpu(int gpu_id);

@@ -34,7 +34,10 @@ class PhiloxStream {
   // Word w of stream `stream` (the (w+1)-th next() of a fresh PhiloxStream(seed, stream)),
   // computed alone: what lets many threads draw one permutation's targets at once.
   static EA_HD EA_FORCEINLINE uint32_t word(uint64_t seed, uint64_t stream, uint64_t w) {
-    const uint64_t b = w >> 2;
+    return block(seed, stream, w >> 2).v[w & 3];
+  }
+  // Words 4b .. 4b+3 of the stream.
+  static EA_HD EA_FORCEINLINE philox4x32_ctr_t block(uint64_t seed, uint64_t stream, uint64_t b) {
     philox4x32_ctr_t ctr;
     ctr.v[0] = static_cast<uint32_t>(b);
     ctr.v[1] = static_cast<uint32_t>(b >> 32);
@@ -43,7 +46,7 @@ class PhiloxStream {
     philox4x32_key_t key;
     key.v[0] = static_cast<uint32_t>(seed);
     key.v[1] = static_cast<uint32_t>(seed >> 32);
-    return philox4x32_R(10, ctr, key).v[w & 3];
+    return philox4x32_R(10, ctr, key);
   }
 
  private:

@@ -1,4 +1,5 @@
-// The block-per-permutation shuffle (cuda/parallel_shuffle.cuh) against the host: every
+// The block-per-permutation shuffles (cuda/parallel_shuffle.cuh: chunked, and by
+// reservations with 3 and 64 blocks in flight) against the host: every
 // column of a batch shuffled by launch_shuffle() with it, for several sizes, slices and
 // stream offsets, equals fisher_yates() with PhiloxGen(seed, first + q) on the host, and the
 // columns outside the round are untouched. Then the time of both kernels for rounds of
@@ -44,48 +45,50 @@ int main(int argc, char** argv) {
     uint32_t count, parallel;
     uint64_t seed, first;
   };
-  const Case cases[] = {{2, 5, 2, 1, 0},           {3, 40, 7, 2, 11},         {1000, 37, 16, 3, 5},
-                        {1000, 37, 37, 4, 0},      {10007, 70, 64, 5, 1000},  {65536, 9, 4, 0xfeedfacecafebeefull, 9999},
+  const Case cases[] = {{2, 5, 2, 1, 0},           {3, 40, 7, 2, 11},        {1000, 37, 16, 3, 5},
+                        {1000, 37, 37, 4, 0},      {10007, 70, 64, 5, 1000}, {65536, 9, 4, 0xfeedfacecafebeefull, 9999},
                         {1000000, 6, 3, 7, 12345}, {1000000, 3, 1024, 1, 0}};
-  for (const Case& c : cases) {
-    if (small && c.n > 65536) continue;
-    const size_t stride = c.count + 3;  // columns count .. count+2 must stay as they are
-    std::vector<uint8_t> symbols(c.n);
-    for (size_t i = 0; i < c.n; ++i) symbols[i] = static_cast<uint8_t>(i * 131 + i / 256);
-    cuda::DeviceBuffer<uint8_t> d_symbols(c.n), batch(c.n * stride), scratch;
-    CHECK_CUDA(cudaMemcpy(d_symbols.get(), symbols.data(), c.n, cudaMemcpyHostToDevice));
-    CHECK_CUDA(cudaMemset(batch.get(), 0xa5, c.n * stride));
-    launch_shuffle(ShuffleConfig{4, 32, c.parallel}, scratch, st, batch.get(), stride, c.count, d_symbols.get(), c.n,
-                   philox_view(c.seed), c.first);
-    CHECK_CUDA(cudaGetLastError());
-    CHECK_CUDA(cudaStreamSynchronize(st));
-    std::vector<uint8_t> got(c.n * stride);
-    CHECK_CUDA(cudaMemcpy(got.data(), batch.get(), got.size(), cudaMemcpyDeviceToHost));
-    const bool used = scratch.size() > 0;
-    ++checks;
-    if (!used) {
-      ++failures;
-      std::printf("FAIL n=%zu: the block-per-permutation kernel did not run\n", c.n);
-    }
-    for (uint32_t q = 0; q < stride; ++q) {
-      std::vector<uint8_t> want = symbols;
-      if (q < c.count) {
-        PhiloxGen rng(c.seed, c.first + q);
-        fisher_yates(want.data(), c.n, 1, rng);
-      } else {
-        want.assign(c.n, 0xa5);
-      }
-      size_t bad = 0;
-      for (size_t i = 0; i < c.n; ++i) bad += got[i * stride + q] != want[i];
+  for (const Case& c : cases)
+    for (uint32_t reservations : {0u, 3u, 64u}) {  // the chunked kernel, then by reservations
+      if (small && c.n > 65536) continue;
+      const size_t stride = c.count + 3;  // columns count .. count+2 must stay as they are
+      std::vector<uint8_t> symbols(c.n);
+      for (size_t i = 0; i < c.n; ++i) symbols[i] = static_cast<uint8_t>(i * 131 + i / 256);
+      cuda::DeviceBuffer<uint8_t> d_symbols(c.n), batch(c.n * stride), scratch;
+      CHECK_CUDA(cudaMemcpy(d_symbols.get(), symbols.data(), c.n, cudaMemcpyHostToDevice));
+      CHECK_CUDA(cudaMemset(batch.get(), 0xa5, c.n * stride));
+      launch_shuffle(ShuffleConfig{4, 32, c.parallel, reservations}, scratch, st, batch.get(), stride, c.count,
+                     d_symbols.get(), c.n, philox_view(c.seed), c.first);
+      CHECK_CUDA(cudaGetLastError());
+      CHECK_CUDA(cudaStreamSynchronize(st));
+      std::vector<uint8_t> got(c.n * stride);
+      CHECK_CUDA(cudaMemcpy(got.data(), batch.get(), got.size(), cudaMemcpyDeviceToHost));
+      const bool used = scratch.size() > 0;
       ++checks;
-      if (bad) {
+      if (!used) {
         ++failures;
-        std::printf("FAIL n=%zu count=%u parallel=%u seed=%llu first=%llu column %u: %zu samples differ\n", c.n,
-                    c.count, c.parallel, static_cast<unsigned long long>(c.seed),
-                    static_cast<unsigned long long>(c.first), q, bad);
+        std::printf("FAIL n=%zu: the block-per-permutation kernel did not run\n", c.n);
+      }
+      for (uint32_t q = 0; q < stride; ++q) {
+        std::vector<uint8_t> want = symbols;
+        if (q < c.count) {
+          PhiloxGen rng(c.seed, c.first + q);
+          fisher_yates(want.data(), c.n, 1, rng);
+        } else {
+          want.assign(c.n, 0xa5);
+        }
+        size_t bad = 0;
+        for (size_t i = 0; i < c.n; ++i) bad += got[i * stride + q] != want[i];
+        ++checks;
+        if (bad) {
+          ++failures;
+          std::printf(
+              "FAIL n=%zu count=%u parallel=%u reservations=%u seed=%llu first=%llu column %u: %zu samples differ\n",
+              c.n, c.count, c.parallel, reservations, static_cast<unsigned long long>(c.seed),
+              static_cast<unsigned long long>(c.first), q, bad);
+        }
       }
     }
-  }
   std::printf("%d checks, %d failed\n", checks, failures);
   if (timing && failures == 0) {
     const size_t n = 1000000;
@@ -98,19 +101,46 @@ int main(int argc, char** argv) {
     CHECK_CUDA(cudaEventCreate(&b));
     for (uint32_t count : {128u, 1024u, 10000u}) {
       cuda::DeviceBuffer<uint8_t> batch(n * count);
-      for (uint32_t parallel : {0u, 1024u, 2048u, 4096u}) {
-        if (parallel > count && parallel != 1024u) continue;
+      struct Variant {
+        uint32_t parallel, reservations;
+      };
+      for (const Variant v :
+           {Variant{0, 0}, Variant{1024, 0}, Variant{2048, 0}, Variant{4096, 0}, Variant{2048, 33}, Variant{2048, 66},
+            Variant{2048, 132}, Variant{10000, 33}, Variant{10000, 48}, Variant{10000, 66}, Variant{10000, 132}}) {
+        if (v.parallel > count && v.parallel != 1024u && v.parallel != 2048u) continue;
         float ms = 0;
         for (int rep = 0; rep < 2; ++rep) {  // the first run loads the kernel
           CHECK_CUDA(cudaEventRecord(a, st));
-          launch_shuffle(ShuffleConfig{4, 32, parallel}, scratch, st, batch.get(), count, count, d_symbols.get(), n,
-                         philox_view(1), 0);
+          launch_shuffle(ShuffleConfig{4, 32, v.parallel, v.reservations}, scratch, st, batch.get(), count, count,
+                         d_symbols.get(), n, philox_view(1), 0);
           CHECK_CUDA(cudaEventRecord(b, st));
           CHECK_CUDA(cudaEventSynchronize(b));
           CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
         }
-        std::printf("timing: %5u permutations of 1,000,000 samples, parallel-shuffle=%u: %8.1f ms\n", count, parallel,
-                    ms);
+        std::printf("timing: %5u permutations of 1,000,000 samples, parallel-shuffle=%u reservations=%u: %8.1f ms\n",
+                    count, v.parallel, v.reservations, ms);
+      }
+      // The reservation kernel with 512 threads (a window of 2,048 steps, 96 KiB of shared
+      // memory: two blocks per SM), straight into rows (information only).
+      if (count >= 1024) {
+        constexpr size_t shared = reservation_shuffle_shared<512>();
+        CHECK_CUDA(cudaFuncSetAttribute(reservation_shuffle_kernel<512>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(shared)));
+        int sms = 0;
+        CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+        for (uint32_t per_sm : {1u, 2u}) {
+          float ms = 0;
+          for (int rep = 0; rep < 2; ++rep) {
+            CHECK_CUDA(cudaEventRecord(a, st));
+            reservation_shuffle_kernel<512><<<per_sm * static_cast<uint32_t>(sms), 512, shared, st>>>(
+                batch.get(), d_symbols.get(), n, 1, 0, count);
+            CHECK_CUDA(cudaEventRecord(b, st));
+            CHECK_CUDA(cudaEventSynchronize(b));
+            CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+          }
+          std::printf("timing: %5u permutations of 1,000,000 samples, 512 threads by reservations, %u blocks per SM: "
+                      "%8.1f ms (rows only)\n", count, per_sm, ms);
+        }
       }
     }
   }
