@@ -113,15 +113,15 @@ __global__ void __launch_bounds__(T)
 // Shun et al., SODA 2015) over a window of up to 4 T pending steps: each round draws the
 // targets of new steps (thread k computes Philox block word/4 + k, i.e. four words at once;
 // a pass stops at the first rejected word, as above, and passes repeat until the window is
-// full), every pending step reserves its two places in a shared-memory hash (atomicMax:
-// the earliest step wins a place), the steps holding both swap (their places are disjoint)
-// and the others wait for the next round. Conflicts are rare while the steps are far apart,
-// so a permutation of 10^6 samples takes about 280 rounds (T = 1024) instead of the chunked
-// kernel's 2,377 chunks, and few blocks need to run at once (the grid: blocks in flight,
-// each doing rows blockIdx.x, + gridDim.x, ... < count). Shared memory:
+// full), every pending step writes its index into its target's slot of a shared-memory
+// hash (atomicMax), a step swaps when no earlier pending step targets its place or its
+// target (the swapping steps' places are then disjoint) and the others wait for the next
+// round. Conflicts are rare while the steps are far apart, so a permutation of 10^6
+// samples takes about 280 rounds (T = 1024) instead of the chunked kernel's 2,377 chunks
+// (the grid: blocks in flight, each doing rows blockIdx.x, + gridDim.x, ... < count). Shared memory:
 // reservation_shuffle_shared<T>() bytes (dynamic).
 template <uint32_t T>
-constexpr uint32_t kReservationHash = 16 * T;  // slots: at most 8 T places, half full
+constexpr uint32_t kReservationHash = 16 * T;  // slots: at most 4 T targets, a quarter full
 template <uint32_t T>
 constexpr size_t reservation_shuffle_shared() {
   return (2 * static_cast<size_t>(kReservationHash<T>) + 16 * static_cast<size_t>(T)) * sizeof(uint32_t);
@@ -207,67 +207,72 @@ __global__ void __launch_bounds__(T, 1024 / T)
         if (r == need) break;
         __syncthreads();  // `rejected` reset before the next pass
       }
-      // Reservations: entry e = k + s T reserves place i and place h for step i.
-      uint32_t slot_i[S], slot_h[S], own = 0;
+      // Reservations. An earlier step i' > i can meet step i's places only through its
+      // target (its own place i' is above i >= h), so step i may swap when no earlier
+      // pending step targets i or h: each step writes its index into its target's slot
+      // (atomicMax), and looks its own place up. The same rule as reserving both places
+      // (reservations.hpp), with half the hash work.
+      uint32_t ii[S], tt[S], slot_t[S], own = 0;
 #pragma unroll
       for (uint32_t s = 0; s < S; ++s) {
         const uint32_t e = k + s * T;
+        ii[s] = 0;  // no step (steps are 1 .. n-1)
         if (e >= pending) continue;
-        const uint32_t i = step_i[cur][e], t = step_h[cur][e];
-#pragma unroll
-        for (int side = 0; side < 2; ++side) {
-          const uint32_t place = side == 0 ? i : t;
-          uint32_t slot = (place * 2654435761u) >> (32 - kHashBits);
-          while (true) {
-            const uint32_t prev = atomicCAS(&keys[slot], kEmpty, place);
-            if (prev == kEmpty) {
-              own |= 1u << (2 * s + side);
-              break;
-            }
-            if (prev == place) break;
-            slot = (slot + 1) & (kHash - 1);
+        ii[s] = step_i[cur][e];
+        tt[s] = step_h[cur][e];
+        uint32_t slot = (tt[s] * 2654435761u) >> (32 - kHashBits);
+        while (true) {
+          const uint32_t prev = atomicCAS(&keys[slot], kEmpty, tt[s]);
+          if (prev == kEmpty) {
+            own |= 1u << s;
+            break;
           }
-          atomicMax(&best[slot], i);
-          (side == 0 ? slot_i[s] : slot_h[s]) = slot;
+          if (prev == tt[s]) break;
+          slot = (slot + 1) & (kHash - 1);
         }
+        atomicMax(&best[slot], ii[s]);
+        slot_t[s] = slot;
       }
       __syncthreads();
-      // The steps holding both places swap (all loads first: the winners' places are
-      // disjoint); the others go to the other list.
+      // The steps that may swap do (all loads first: their places are disjoint); the
+      // others go to the other list.
       uint8_t vi[S], vt[S];
       uint32_t win = 0;
 #pragma unroll
       for (uint32_t s = 0; s < S; ++s) {
-        const uint32_t e = k + s * T;
-        if (e >= pending) continue;
-        const uint32_t i = step_i[cur][e], t = step_h[cur][e];
-        if (best[slot_i[s]] == i && best[slot_h[s]] == i) {
+        if (ii[s] == 0) continue;
+        bool free = best[slot_t[s]] == ii[s];
+        if (free && tt[s] != ii[s]) {
+          for (uint32_t slot = (ii[s] * 2654435761u) >> (32 - kHashBits); keys[slot] != kEmpty;
+               slot = (slot + 1) & (kHash - 1)) {
+            if (keys[slot] == ii[s]) {
+              free = best[slot] < ii[s];
+              break;
+            }
+          }
+        }
+        if (free) {
           win |= 1u << s;
-          vi[s] = a[i];
-          vt[s] = a[t];
+          vi[s] = a[ii[s]];
+          vt[s] = a[tt[s]];
         } else {
           const uint32_t at = atomicAdd(&kept, 1u);
-          step_i[cur ^ 1][at] = i;
-          step_h[cur ^ 1][at] = t;
+          step_i[cur ^ 1][at] = ii[s];
+          step_h[cur ^ 1][at] = tt[s];
         }
       }
 #pragma unroll
       for (uint32_t s = 0; s < S; ++s) {
         if (!(win & (1u << s))) continue;
-        const uint32_t e = k + s * T;
-        a[step_i[cur][e]] = vt[s];
-        a[step_h[cur][e]] = vi[s];
+        a[ii[s]] = vt[s];
+        a[tt[s]] = vi[s];
       }
       __syncthreads();  // every decision made: the table can be cleared, `kept` is final
 #pragma unroll
       for (uint32_t s = 0; s < S; ++s) {
-        if (own & (1u << (2 * s))) {
-          keys[slot_i[s]] = kEmpty;
-          best[slot_i[s]] = 0;
-        }
-        if (own & (1u << (2 * s + 1))) {
-          keys[slot_h[s]] = kEmpty;
-          best[slot_h[s]] = 0;
+        if (own & (1u << s)) {
+          keys[slot_t[s]] = kEmpty;
+          best[slot_t[s]] = 0;
         }
       }
       pending = kept;

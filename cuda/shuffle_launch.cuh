@@ -50,7 +50,7 @@ struct ShuffleConfig {
   uint32_t reservations = 0;  // blocks in flight of its reservation variant (0: the chunked kernel)
 };
 
-constexpr uint32_t kReservationThreads = 1024;
+constexpr uint32_t kReservationThreads = 512;
 
 // Blocks in flight of the reservation shuffle for `per_sm` blocks per SM of the current
 // device (GpuTuning::reservations; 0: the chunked kernel).

@@ -120,27 +120,34 @@ int main(int argc, char** argv) {
         std::printf("timing: %5u permutations of 1,000,000 samples, parallel-shuffle=%u reservations=%u: %8.1f ms\n",
                     count, v.parallel, v.reservations, ms);
       }
-      // The reservation kernel with 512 threads (a window of 2,048 steps, 96 KiB of shared
-      // memory: two blocks per SM), straight into rows (information only).
+      // The reservation kernel with 256 and 1,024 threads (windows of 1,024 and 4,096 steps;
+      // the default has 512), one or two blocks per SM, straight into rows (information only).
       if (count >= 1024) {
-        constexpr size_t shared = reservation_shuffle_shared<512>();
-        CHECK_CUDA(cudaFuncSetAttribute(reservation_shuffle_kernel<512>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(shared)));
         int sms = 0;
         CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-        for (uint32_t per_sm : {1u, 2u}) {
-          float ms = 0;
-          for (int rep = 0; rep < 2; ++rep) {
-            CHECK_CUDA(cudaEventRecord(a, st));
-            reservation_shuffle_kernel<512><<<per_sm * static_cast<uint32_t>(sms), 512, shared, st>>>(
-                batch.get(), d_symbols.get(), n, 1, 0, count);
-            CHECK_CUDA(cudaEventRecord(b, st));
-            CHECK_CUDA(cudaEventSynchronize(b));
-            CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+        auto time_rows = [&](auto kernel, uint32_t threads, size_t shared) {
+          CHECK_CUDA(
+              cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+          for (uint32_t per_sm : {1u, 2u}) {
+            if (threads * per_sm > 1024) continue;
+            float ms = 0;
+            for (int rep = 0; rep < 2; ++rep) {
+              CHECK_CUDA(cudaEventRecord(a, st));
+              kernel<<<per_sm* static_cast<uint32_t>(sms), threads, shared, st>>>(batch.get(), d_symbols.get(), n, 1, 0,
+                                                                                  count);
+              CHECK_CUDA(cudaEventRecord(b, st));
+              CHECK_CUDA(cudaEventSynchronize(b));
+              CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+            }
+            std::printf(
+                "timing: %5u permutations of 1,000,000 samples, %u threads by reservations, %u blocks per SM: "
+                "%8.1f ms (rows only)\n",
+                count, threads, per_sm, ms);
           }
-          std::printf("timing: %5u permutations of 1,000,000 samples, 512 threads by reservations, %u blocks per SM: "
-                      "%8.1f ms (rows only)\n", count, per_sm, ms);
-        }
+        };
+        time_rows(reservation_shuffle_kernel<256>, 256, reservation_shuffle_shared<256>());
+        time_rows(reservation_shuffle_kernel<512>, 512, reservation_shuffle_shared<512>());
+        time_rows(reservation_shuffle_kernel<1024>, 1024, reservation_shuffle_shared<1024>());
       }
     }
   }
