@@ -117,9 +117,9 @@ __global__ void __launch_bounds__(T)
 // hash (atomicMax), a step swaps when no earlier pending step targets its place or its
 // target (the swapping steps' places are then disjoint) and the others wait for the next
 // round. Conflicts are rare while the steps are far apart, so a permutation of 10^6
-// samples takes about 280 rounds (T = 1024) instead of the chunked kernel's 2,377 chunks
-// (the grid: blocks in flight, each doing rows blockIdx.x, + gridDim.x, ... < count). Shared memory:
-// reservation_shuffle_shared<T>() bytes (dynamic).
+// samples takes about 520 rounds (T = 512) instead of the chunked kernel's 2,377 chunks
+// (the grid: blocks in flight, each doing rows blockIdx.x, + gridDim.x, ... < count).
+// Shared memory: reservation_shuffle_shared<T>() bytes (dynamic).
 template <uint32_t T>
 constexpr uint32_t kReservationHash = 16 * T;  // slots: at most 4 T targets, a quarter full
 template <uint32_t T>

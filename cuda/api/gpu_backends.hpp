@@ -29,9 +29,9 @@ struct GpuTuning {
   // against 0.35 s for 10,000 permutations; 0.16 s against 0.037 s for 1,024).
   uint32_t block_statistics = 4096;
   // reservations: blocks per SM of the block-per-permutation shuffle by deterministic
-  // reservations (cuda/parallel_shuffle.cuh; one at a time per SM runs: it takes 192 KiB of
-  // shared memory); 0: the chunked kernel instead (H100, 10,000 permutations of 10^6
-  // samples: 0.66 s against 0.77 s; 1,024: 68 ms against 83 ms).
+  // reservations (cuda/parallel_shuffle.cuh; 512 threads and 96 KiB of shared memory
+  // each); 0: the chunked kernel instead (H100, 10,000 permutations of 10^6 samples:
+  // 0.58 s against 0.77 s; 1,024: 60 ms against 83 ms).
   uint32_t reservations = 1;
   uint64_t bz_chars = uint64_t{1} << 26;  // bz-chars: text characters the compression model holds at once
   uint32_t bz_shuffle = 128;    // bz-shuffle: permutations the compression backend shuffles at once
