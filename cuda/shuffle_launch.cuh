@@ -62,8 +62,10 @@ inline uint32_t reservation_blocks(uint32_t per_sm) {
   return per_sm * static_cast<uint32_t>(std::max(sms, 1));
 }
 
-// Rows 0 .. m-1 of `rows` (n bytes each) become Philox permutations first .. first+m-1: by
-// reservations with cfg.reservations blocks, or by the chunked kernel with a block per row.
+// Rows 0 .. m-1 of `rows` (n bytes each, n >= 2: the callers check, and the reservation
+// kernel leaves the rows untouched below that) become Philox permutations first ..
+// first+m-1: by reservations with cfg.reservations blocks, or by the chunked kernel with a
+// block per row.
 inline void launch_row_shuffle(const ShuffleConfig& cfg, uint8_t* rows, const uint8_t* symbols, size_t n, uint64_t seed,
                                uint64_t first, uint32_t m, cudaStream_t st) {
   if (cfg.reservations > 0) {
