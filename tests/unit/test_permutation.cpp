@@ -7,15 +7,15 @@
 
 #include "assess.hpp"
 #include "common/error.hpp"
+#include "estimators/estimators.hpp"
+#include "permutation/chunked_shuffle.hpp"
 #include "permutation/counters.hpp"
 #include "permutation/permutation.hpp"
-#include "permutation/chunked_shuffle.hpp"
 #include "permutation/reservations.hpp"
 #include "permutation/shuffle.hpp"
 #include "permutation/split.hpp"
 #include "rng/generators.hpp"
 #include "rng/philox_stream.hpp"
-#include "estimators/estimators.hpp"
 
 using namespace ea;
 
@@ -250,7 +250,7 @@ ShuffleCase sequential_case(size_t n, uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("Fisher-Yates by deterministic reservations equals the sequential shuffle, for every window") {
+TEST_CASE("Fisher-Yates by deterministic reservations equals the sequential shuffle, for every window and rule") {
   for (size_t n : {size_t{1}, size_t{2}, size_t{3}, size_t{17}, size_t{1000}, size_t{100000}}) {
     for (uint64_t seed : {1ull, 2ull, 3ull}) {
       const auto [base, want] = sequential_case(n, seed);
@@ -258,15 +258,17 @@ TEST_CASE("Fisher-Yates by deterministic reservations equals the sequential shuf
       PhiloxStream rng_b(seed, 5);
       std::vector<uint32_t> h;
       fisher_yates_targets(n, rng_b, h);
-      for (size_t window : {size_t{0}, size_t{1}, size_t{7}, size_t{1024}}) {
-        CAPTURE(n);
-        CAPTURE(seed);
-        CAPTURE(window);
-        std::vector<uint8_t> got = base;
-        const ReservationStats st = fisher_yates_by_reservations(got.data(), n, 1, h, window);
-        CHECK(got == want);
-        if (n > 1 && window == 0) CHECK(st.rounds < n);  // many steps per round
-      }
+      for (size_t window : {size_t{0}, size_t{1}, size_t{7}, size_t{1024}, size_t{2045}})
+        for (ReservationRule rule : {ReservationRule::kBothPlaces, ReservationRule::kTargets}) {
+          CAPTURE(n);
+          CAPTURE(seed);
+          CAPTURE(window);
+          CAPTURE(static_cast<int>(rule));
+          std::vector<uint8_t> got = base;
+          const ReservationStats st = fisher_yates_by_reservations(got.data(), n, 1, h, window, rule);
+          CHECK(got == want);
+          if (n > 1 && window == 0) CHECK(st.rounds < n);  // many steps per round
+        }
     }
   }
   // A strided layout (a column of an interleaved batch) gives the same.
@@ -357,7 +359,7 @@ TEST_CASE("chunked Fisher-Yates: chunks and draw passes for 1,000,000 samples") 
   fisher_yates(b.data(), b.size(), 1, rng);
   const ChunkedShuffleStats st = fisher_yates_philox_chunked(a.data(), a.size(), 1, 1, 0, 1024);
   MESSAGE("1,000,000 samples, chunks of 1024: " << st.chunks << " chunks, " << st.draw_passes << " draw passes, "
-                                                  << st.rejected << " words rejected");
+                                                << st.rejected << " words rejected");
   CHECK(a == b);
   CHECK(st.chunks < 20000);  // hundreds of steps per chunk on average
   // About one word in 10^4 is rejected at this size: passes that stop at a rejected word.
