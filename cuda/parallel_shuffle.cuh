@@ -210,8 +210,9 @@ __global__ void __launch_bounds__(T, 1024 / T)
       // Reservations. An earlier step i' > i can meet step i's places only through its
       // target (its own place i' is above i >= h), so step i may swap when no earlier
       // pending step targets i or h: each step writes its index into its target's slot
-      // (atomicMax), and looks its own place up. The same rule as reserving both places
-      // (reservations.hpp), with half the hash work.
+      // (atomicMax), and looks its own place up. The same result as reserving both places,
+      // with half the hash work (reservations.hpp runs both rules: ReservationRule::kTargets
+      // is this one; unit test "Fisher-Yates by deterministic reservations ...").
       uint32_t ii[S], tt[S], slot_t[S], own = 0;
 #pragma unroll
       for (uint32_t s = 0; s < S; ++s) {
