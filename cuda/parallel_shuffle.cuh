@@ -162,7 +162,6 @@ __global__ void __launch_bounds__(T, 1024 / T)
     kept = 0;
   }
   __syncthreads();
-  if (n < 2) return;
   for (uint32_t q = blockIdx.x; q < count; q += gridDim.x) {
     const uint64_t j = first + q;
     uint8_t* a = rows + static_cast<size_t>(q) * n;

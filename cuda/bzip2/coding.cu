@@ -66,17 +66,23 @@ __device__ __forceinline__ void for_each_symbol(const uint8_t* s, uint32_t n, co
   for (; i < n; ++i) f(seq_of[s[i]]);
 }
 
-// Grid (segments, slots): the segment of this thread, or false.
-__device__ __forceinline__ bool segment_of(const BlockTable& t, const MtfTable& m, const Segments& sg, uint8_t* seq_of,
-                                          uint32_t& k, uint32_t& n) {
+// Grid (segments, slots): the segment of this thread (k, n symbols), or false.
+__device__ __forceinline__ bool segment_range(const BlockTable& t, const MtfTable& m, uint32_t& k, uint32_t& n) {
   const uint32_t b = blockIdx.y;
-  for (int v = threadIdx.x; v < 256; v += blockDim.x) seq_of[v] = sg.seq_of[static_cast<size_t>(b) * 256 + v];
-  __syncthreads();
   k = blockIdx.x * blockDim.x + threadIdx.x;
   const uint32_t len = t.len[b];
   if (m.in_use[b] > 16 || k * kSegment >= len) return false;
   n = min(kSegment, len - k * kSegment);
   return true;
+}
+
+// The same, with the slot's byte map loaded into seq_of (synchronises the block).
+__device__ __forceinline__ bool segment_of(const BlockTable& t, const MtfTable& m, const Segments& sg, uint8_t* seq_of,
+                                          uint32_t& k, uint32_t& n) {
+  const uint32_t b = blockIdx.y;
+  for (int v = threadIdx.x; v < 256; v += blockDim.x) seq_of[v] = sg.seq_of[static_cast<size_t>(b) * 256 + v];
+  __syncthreads();
+  return segment_range(t, m, k, n);
 }
 
 __global__ void signature_kernel(const uint8_t* last, BlockTable t, MtfTable m, Segments sg) {
@@ -161,11 +167,11 @@ __global__ void zero_run_offsets_kernel(const uint8_t* last, BlockTable t, MtfTa
 // Grid (segments, slots): each segment's values from its offset, counted in shared memory
 // and added to the block's frequencies (integers: the order of the additions is free).
 __global__ void zero_run_values_kernel(BlockTable t, MtfTable m, Segments sg, const uint8_t* places) {
-  __shared__ uint8_t seq_of[256];
   __shared__ int32_t counts[bz::kMaxAlpha];
   for (int v = threadIdx.x; v < bz::kMaxAlpha; v += blockDim.x) counts[v] = 0;
+  __syncthreads();
   uint32_t k = 0, n = 0;
-  const bool mine = segment_of(t, m, sg, seq_of, k, n);  // synchronises the block
+  const bool mine = segment_range(t, m, k, n);
   const uint32_t b = blockIdx.y;
   if (mine) {
     int32_t* shared_counts = counts;
