@@ -123,6 +123,7 @@ class GpuBackend final : public PermutationBackend {
     if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) (void)cudaGetLastError();
     EA_CUDA_CHECK(cudaGetDeviceProperties(&prop_, gpu_id));
     reservations_ = reservation_blocks(tuning.reservations);
+    resident_ = tuning.reservations > 0 && tuning.resident ? reservation_blocks(1) : 0;
     // Keep most of the unified L1/shared memory as L1: the lag tests read every sample
     // twice, p samples apart, and the second read should hit L1. The collision sets need
     // only kThreads * 32 bytes of shared memory per block.
@@ -204,6 +205,7 @@ class GpuBackend final : public PermutationBackend {
     data_ = data;
     cudaStream_t st = res_->stream;
     cuda::upload(symbols_, data.symbols, data.n, st);
+    log_bits_ = symbol_log_bits(data.symbols, data.n);
     DeviceStatInput in{};
     in.params = data.params;
     in.original = data.original;
@@ -240,7 +242,7 @@ class GpuBackend final : public PermutationBackend {
     outcomes_.reset();
     scratch_.reset();
     // The block-per-permutation shuffle's rows first (without them, the other kernel runs).
-    const ShuffleConfig sc{lookahead_, tuned_shuffle_block_, parallel_shuffle_, reservations_};
+    const ShuffleConfig sc = shuffle_config();
     if (parallel_shuffle_serves(sc, streams_)) {
       const size_t slice = std::min<size_t>(parallel_shuffle_, requested_round_ ? requested_round_ : 10000);
       (void)cuda::DeviceBuffer<uint8_t>::try_allocate(slice * n, scratch_);
@@ -293,8 +295,7 @@ class GpuBackend final : public PermutationBackend {
     EA_CUDA_CHECK(cudaEventRecord(res_->start.get(), st));
     last_round_blocks_ = launch_blocks(first, count, mask);
     if (last_round_blocks_) return 0;
-    launch_shuffle(ShuffleConfig{lookahead_, shuffle_block_, parallel_shuffle_, reservations_}, scratch_, st, batch_.get(), stride,
-                   shuffled, symbols_.get(), data_.n, streams_, shuffled_first);
+    launch_shuffle(shuffle_config(), scratch_, st, batch_.get(), stride, shuffled, symbols_.get(), data_.n, streams_, shuffled_first);
     EA_CUDA_CHECK(cudaGetLastError());
     const unsigned blocks = (count + kThreads - 1) / kThreads;
     if (data_.params.binary) {
@@ -340,7 +341,7 @@ class GpuBackend final : public PermutationBackend {
   // a round of 10,000 costs them little more than one of 1,000), other generators, n < 2,
   // or no room for the rows. With profile=1 each kernel is timed alone.
   bool launch_blocks(uint64_t first, uint32_t count, TestMask mask) {
-    const ShuffleConfig sc{lookahead_, shuffle_block_, parallel_shuffle_, reservations_};
+    const ShuffleConfig sc = shuffle_config();
     if (count > block_statistics_ || !parallel_shuffle_serves(sc, streams_) || data_.n < 2) return false;
     const uint32_t slice = std::min(parallel_shuffle_, count);
     const size_t need = static_cast<size_t>(slice) * data_.n;
@@ -433,6 +434,12 @@ class GpuBackend final : public PermutationBackend {
   // parallel-shuffle: permutations at once of the block-per-permutation kernel, and its rows.
   const uint32_t parallel_shuffle_;
   uint32_t reservations_ = 0;  // blocks in flight of the reservation shuffle (0: the chunked kernel)
+  uint32_t resident_ = 0;      // blocks in flight of its shared-memory variant (0: not used)
+  uint32_t log_bits_ = 3;      // bits per sample that hold every symbol, as log2
+
+  ShuffleConfig shuffle_config() const {
+    return ShuffleConfig{lookahead_, shuffle_block_, parallel_shuffle_, reservations_, resident_, log_bits_};
+  }
   const uint32_t block_statistics_;  // block-statistics: rounds up to this size, a block per permutation
   cuda::DeviceBuffer<uint8_t> scratch_;
   const int tuned_shuffle_block_;
@@ -460,6 +467,7 @@ bool warm_up_gpu(int gpu_id) {
                   cudaFuncGetAttributes(&attr, shuffle_kernel<4, PhiloxGen>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, parallel_shuffle_kernel<kParallelShuffleThreads>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, reservation_shuffle_kernel<kReservationThreads>) == cudaSuccess &&
+                  cudaFuncGetAttributes(&attr, resident_shuffle_kernel<kReservationThreads>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, rows_to_columns_kernel<0>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, block_statistics_kernel<kBlockStatisticsThreads>) == cudaSuccess;
   if (!ok) (void)cudaGetLastError();

@@ -117,14 +117,164 @@ __global__ void __launch_bounds__(T)
 // hash (atomicMax), a step swaps when no earlier pending step targets its place or its
 // target (the swapping steps' places are then disjoint) and the others wait for the next
 // round. Conflicts are rare while the steps are far apart, so a permutation of 10^6
-// samples takes about 520 rounds (T = 512) instead of the chunked kernel's 2,377 chunks
-// (the grid: blocks in flight, each doing rows blockIdx.x, + gridDim.x, ... < count).
-// Shared memory: reservation_shuffle_shared<T>() bytes (dynamic).
+// samples takes about 520 rounds (T = 512) instead of the chunked kernel's 2,377 chunks.
+//
+// reservation_rounds() carries out one permutation on a row kept by `Row` (get(p): the
+// sample at place p; put(i, t, vi, vt): a[i] = vt and a[t] = vi, where no other step of
+// the round touches i or t); the kernels below keep the row in global memory
+// (reservation_shuffle_kernel) or packed in shared memory (resident_shuffle_kernel).
+// `table`: the hash (keys, then best: kHash words each) and the step lists (16 T words);
+// on entry and on return every key is kEmpty, every best 0, rejected kEmpty and kept 0.
+constexpr uint32_t kReservationEmpty = 0xffffffffu;
+
+template <uint32_t T, uint32_t kHash>
+__host__ __device__ constexpr size_t reservation_table_words() {
+  return 2 * static_cast<size_t>(kHash) + 16 * static_cast<size_t>(T);
+}
+
+template <uint32_t T, uint32_t kHash>
+__device__ __forceinline__ void reservation_table_clear(uint32_t* table, uint32_t& rejected, uint32_t& kept) {
+  for (uint32_t s = threadIdx.x; s < kHash; s += T) {
+    table[s] = kReservationEmpty;
+    table[kHash + s] = 0;
+  }
+  if (threadIdx.x == 0) {
+    rejected = kReservationEmpty;
+    kept = 0;
+  }
+}
+
+template <uint32_t T, uint32_t kHash, class Row>
+__device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* table, size_t n, uint64_t seed, uint64_t j,
+                                                   uint32_t& rejected, uint32_t& kept) {
+  constexpr uint32_t S = 4, W = S * T, kEmpty = kReservationEmpty;
+  static_assert((kHash & (kHash - 1)) == 0 && kHash >= 2 * W, "the hash size is a power of two, at most half full");
+  constexpr int kHashBits = __builtin_ctz(kHash);
+  uint32_t* keys = table;        // place in the slot, or kEmpty
+  uint32_t* best = keys + kHash;  // the largest pending step that touches it (0: none)
+  uint32_t* step_i[2] = {best + kHash, best + kHash + W};              // pending steps, two lists
+  uint32_t* step_h[2] = {best + kHash + 2 * W, best + kHash + 3 * W};  // and their targets
+  const uint32_t k = threadIdx.x;
+  uint64_t word = 0;                                // the next unused word of the stream
+  int64_t next_draw = static_cast<int64_t>(n) - 1;  // the next step to draw
+  uint32_t pending = 0, cur = 0;                    // pending steps, in step_i[cur][0 .. pending)
+  while (pending > 0 || next_draw >= 1) {
+    // Draws: entry pending + m gets step next_draw - m with word + m, m < need, up to the
+    // first rejected word (the same values on every thread); then again for the rest.
+    while (true) {
+      const uint32_t room = W - 3 - pending;  // word % 4 + need <= 4 T: the blocks cover it
+      const uint32_t need = static_cast<uint32_t>(next_draw < static_cast<int64_t>(room) ? next_draw : room);
+      if (need == 0 || next_draw < 1) break;
+      const uint32_t skew = static_cast<uint32_t>(word & 3);
+      const philox4x32_ctr_t block = PhiloxStream::block(seed, j, (word >> 2) + k);
+      uint32_t h[S];
+#pragma unroll
+      for (uint32_t t = 0; t < S; ++t) {
+        const int64_t m = static_cast<int64_t>(S * k + t) - skew;
+        if (m >= 0 && m < need && !bounded_inclusive_accepts(block.v[t], static_cast<uint32_t>(next_draw - m), h[t])) {
+          atomicMin(&rejected, static_cast<uint32_t>(m));
+        }
+      }
+      __syncthreads();
+      const uint32_t r = rejected < need ? rejected : need;
+#pragma unroll
+      for (uint32_t t = 0; t < S; ++t) {
+        const int64_t m = static_cast<int64_t>(S * k + t) - skew;
+        if (m >= 0 && m < r) {
+          step_i[cur][pending + m] = static_cast<uint32_t>(next_draw - m);
+          step_h[cur][pending + m] = h[t];
+        }
+      }
+      next_draw -= r;
+      word += static_cast<uint64_t>(r) + (r < need ? 1 : 0);
+      pending += r;
+      __syncthreads();  // the entries are in place; `rejected` read by every thread
+      if (k == 0) rejected = kEmpty;
+      if (r == need) break;
+      __syncthreads();  // `rejected` reset before the next pass
+    }
+    // Reservations. An earlier step i' > i can meet step i's places only through its
+    // target (its own place i' is above i >= h), so step i may swap when no earlier
+    // pending step targets i or h: each step writes its index into its target's slot
+    // (atomicMax), and looks its own place up. The same result as reserving both places,
+    // with half the hash work (reservations.hpp runs both rules: ReservationRule::kTargets
+    // is this one; unit test "Fisher-Yates by deterministic reservations ...").
+    uint32_t ii[S], tt[S], slot_t[S], own = 0;
+#pragma unroll
+    for (uint32_t s = 0; s < S; ++s) {
+      const uint32_t e = k + s * T;
+      ii[s] = 0;  // no step (steps are 1 .. n-1)
+      if (e >= pending) continue;
+      ii[s] = step_i[cur][e];
+      tt[s] = step_h[cur][e];
+      uint32_t slot = (tt[s] * 2654435761u) >> (32 - kHashBits);
+      while (true) {
+        const uint32_t prev = atomicCAS(&keys[slot], kEmpty, tt[s]);
+        if (prev == kEmpty) {
+          own |= 1u << s;
+          break;
+        }
+        if (prev == tt[s]) break;
+        slot = (slot + 1) & (kHash - 1);
+      }
+      atomicMax(&best[slot], ii[s]);
+      slot_t[s] = slot;
+    }
+    __syncthreads();
+    // The steps that may swap do (all loads first: their places are disjoint); the
+    // others go to the other list.
+    uint32_t vi[S], vt[S];
+    uint32_t win = 0;
+#pragma unroll
+    for (uint32_t s = 0; s < S; ++s) {
+      if (ii[s] == 0) continue;
+      bool free = best[slot_t[s]] == ii[s];
+      if (free && tt[s] != ii[s]) {
+        for (uint32_t slot = (ii[s] * 2654435761u) >> (32 - kHashBits); keys[slot] != kEmpty;
+             slot = (slot + 1) & (kHash - 1)) {
+          if (keys[slot] == ii[s]) {
+            free = best[slot] < ii[s];
+            break;
+          }
+        }
+      }
+      if (free) {
+        win |= 1u << s;
+        vi[s] = row.get(ii[s]);
+        vt[s] = row.get(tt[s]);
+      } else {
+        const uint32_t at = atomicAdd(&kept, 1u);
+        step_i[cur ^ 1][at] = ii[s];
+        step_h[cur ^ 1][at] = tt[s];
+      }
+    }
+#pragma unroll
+    for (uint32_t s = 0; s < S; ++s) {
+      if (win & (1u << s)) row.put(ii[s], tt[s], vi[s], vt[s]);
+    }
+    __syncthreads();  // every decision made: the table can be cleared, `kept` is final
+#pragma unroll
+    for (uint32_t s = 0; s < S; ++s) {
+      if (own & (1u << s)) {
+        keys[slot_t[s]] = kEmpty;
+        best[slot_t[s]] = 0;
+      }
+    }
+    pending = kept;
+    cur ^= 1;
+    __syncthreads();  // the table is clear and `kept` read by every thread
+    if (k == 0) kept = 0;
+  }
+}
+
+// The rows in global memory, a byte per sample (the grid: blocks in flight, each doing
+// rows blockIdx.x, + gridDim.x, ... < count). Shared memory: reservation_shuffle_shared<T>()
+// bytes (dynamic).
 template <uint32_t T>
 constexpr uint32_t kReservationHash = 16 * T;  // slots: at most 4 T targets, a quarter full
 template <uint32_t T>
 constexpr size_t reservation_shuffle_shared() {
-  return (2 * static_cast<size_t>(kReservationHash<T>) + 16 * static_cast<size_t>(T)) * sizeof(uint32_t);
+  return reservation_table_words<T, kReservationHash<T>>() * sizeof(uint32_t);
 }
 
 // Row a[0..n) = symbols[0..n), 16 bytes at a time where both are aligned.
@@ -139,147 +289,107 @@ __device__ __forceinline__ void copy_row(uint8_t* a, const uint8_t* __restrict__
   for (size_t i = done + threadIdx.x; i < n; i += T) a[i] = symbols[i];
 }
 
+struct GlobalRow {
+  uint8_t* a;
+  __device__ __forceinline__ uint32_t get(uint32_t p) const { return a[p]; }
+  __device__ __forceinline__ void put(uint32_t i, uint32_t t, uint32_t vi, uint32_t vt) const {
+    a[i] = static_cast<uint8_t>(vt);
+    a[t] = static_cast<uint8_t>(vi);
+  }
+};
+
 template <uint32_t T>
 __global__ void __launch_bounds__(T, 1024 / T)
     reservation_shuffle_kernel(uint8_t* rows, const uint8_t* __restrict__ symbols, size_t n, uint64_t seed,
                                uint64_t first, uint32_t count) {
-  constexpr uint32_t S = 4, W = S * T, kHash = kReservationHash<T>, kEmpty = 0xffffffffu;
-  static_assert((kHash & (kHash - 1)) == 0, "the hash size is a power of two");
-  constexpr int kHashBits = __builtin_ctz(kHash);
+  constexpr uint32_t kHash = kReservationHash<T>;
   extern __shared__ uint32_t reservation_smem[];
-  uint32_t* keys = reservation_smem;  // place in the slot, or kEmpty
-  uint32_t* best = keys + kHash;      // the largest pending step that touches it (0: none)
-  uint32_t* step_i[2] = {best + kHash, best + kHash + W};              // pending steps, two lists
-  uint32_t* step_h[2] = {best + kHash + 2 * W, best + kHash + 3 * W};  // and their targets
   __shared__ uint32_t rejected, kept;
-  const uint32_t k = threadIdx.x;
-  for (uint32_t s = k; s < kHash; s += T) {
-    keys[s] = kEmpty;
-    best[s] = 0;
-  }
-  if (k == 0) {
-    rejected = kEmpty;
-    kept = 0;
-  }
+  reservation_table_clear<T, kHash>(reservation_smem, rejected, kept);
   __syncthreads();
   for (uint32_t q = blockIdx.x; q < count; q += gridDim.x) {
-    const uint64_t j = first + q;
     uint8_t* a = rows + static_cast<size_t>(q) * n;
     copy_row<T>(a, symbols, n);
     __syncthreads();
-    uint64_t word = 0;                                // the next unused word of the stream
-    int64_t next_draw = static_cast<int64_t>(n) - 1;  // the next step to draw
-    uint32_t pending = 0, cur = 0;                    // pending steps, in step_i[cur][0 .. pending)
-    while (pending > 0 || next_draw >= 1) {
-      // Draws: entry pending + m gets step next_draw - m with word + m, m < need, up to the
-      // first rejected word (the same values on every thread); then again for the rest.
-      while (true) {
-        const uint32_t room = W - 3 - pending;  // word % 4 + need <= 4 T: the blocks cover it
-        const uint32_t need = static_cast<uint32_t>(next_draw < static_cast<int64_t>(room) ? next_draw : room);
-        if (need == 0 || next_draw < 1) break;
-        const uint32_t skew = static_cast<uint32_t>(word & 3);
-        const philox4x32_ctr_t block = PhiloxStream::block(seed, j, (word >> 2) + k);
-        uint32_t h[S];
-#pragma unroll
-        for (uint32_t t = 0; t < S; ++t) {
-          const int64_t m = static_cast<int64_t>(S * k + t) - skew;
-          if (m >= 0 && m < need &&
-              !bounded_inclusive_accepts(block.v[t], static_cast<uint32_t>(next_draw - m), h[t])) {
-            atomicMin(&rejected, static_cast<uint32_t>(m));
-          }
-        }
-        __syncthreads();
-        const uint32_t r = rejected < need ? rejected : need;
-#pragma unroll
-        for (uint32_t t = 0; t < S; ++t) {
-          const int64_t m = static_cast<int64_t>(S * k + t) - skew;
-          if (m >= 0 && m < r) {
-            step_i[cur][pending + m] = static_cast<uint32_t>(next_draw - m);
-            step_h[cur][pending + m] = h[t];
-          }
-        }
-        next_draw -= r;
-        word += static_cast<uint64_t>(r) + (r < need ? 1 : 0);
-        pending += r;
-        __syncthreads();  // the entries are in place; `rejected` read by every thread
-        if (k == 0) rejected = kEmpty;
-        if (r == need) break;
-        __syncthreads();  // `rejected` reset before the next pass
-      }
-      // Reservations. An earlier step i' > i can meet step i's places only through its
-      // target (its own place i' is above i >= h), so step i may swap when no earlier
-      // pending step targets i or h: each step writes its index into its target's slot
-      // (atomicMax), and looks its own place up. The same result as reserving both places,
-      // with half the hash work (reservations.hpp runs both rules: ReservationRule::kTargets
-      // is this one; unit test "Fisher-Yates by deterministic reservations ...").
-      uint32_t ii[S], tt[S], slot_t[S], own = 0;
-#pragma unroll
-      for (uint32_t s = 0; s < S; ++s) {
-        const uint32_t e = k + s * T;
-        ii[s] = 0;  // no step (steps are 1 .. n-1)
-        if (e >= pending) continue;
-        ii[s] = step_i[cur][e];
-        tt[s] = step_h[cur][e];
-        uint32_t slot = (tt[s] * 2654435761u) >> (32 - kHashBits);
-        while (true) {
-          const uint32_t prev = atomicCAS(&keys[slot], kEmpty, tt[s]);
-          if (prev == kEmpty) {
-            own |= 1u << s;
-            break;
-          }
-          if (prev == tt[s]) break;
-          slot = (slot + 1) & (kHash - 1);
-        }
-        atomicMax(&best[slot], ii[s]);
-        slot_t[s] = slot;
-      }
-      __syncthreads();
-      // The steps that may swap do (all loads first: their places are disjoint); the
-      // others go to the other list.
-      uint8_t vi[S], vt[S];
-      uint32_t win = 0;
-#pragma unroll
-      for (uint32_t s = 0; s < S; ++s) {
-        if (ii[s] == 0) continue;
-        bool free = best[slot_t[s]] == ii[s];
-        if (free && tt[s] != ii[s]) {
-          for (uint32_t slot = (ii[s] * 2654435761u) >> (32 - kHashBits); keys[slot] != kEmpty;
-               slot = (slot + 1) & (kHash - 1)) {
-            if (keys[slot] == ii[s]) {
-              free = best[slot] < ii[s];
-              break;
-            }
-          }
-        }
-        if (free) {
-          win |= 1u << s;
-          vi[s] = a[ii[s]];
-          vt[s] = a[tt[s]];
-        } else {
-          const uint32_t at = atomicAdd(&kept, 1u);
-          step_i[cur ^ 1][at] = ii[s];
-          step_h[cur ^ 1][at] = tt[s];
-        }
-      }
-#pragma unroll
-      for (uint32_t s = 0; s < S; ++s) {
-        if (!(win & (1u << s))) continue;
-        a[ii[s]] = vt[s];
-        a[tt[s]] = vi[s];
-      }
-      __syncthreads();  // every decision made: the table can be cleared, `kept` is final
-#pragma unroll
-      for (uint32_t s = 0; s < S; ++s) {
-        if (own & (1u << s)) {
-          keys[slot_t[s]] = kEmpty;
-          best[slot_t[s]] = 0;
-        }
-      }
-      pending = kept;
-      cur ^= 1;
-      __syncthreads();  // the table is clear and `kept` read by every thread
-      if (k == 0) kept = 0;
+    reservation_rounds<T, kHash>(GlobalRow{a}, reservation_smem, n, seed, first + q, rejected, kept);
+  }
+}
+
+// The row packed in shared memory, 2^log_bits bits per sample (1, 2, 4 or 8; every symbol
+// below 2^bits): no global memory traffic while shuffling. A binary permutation of up to
+// about 1.3 million samples fits beside the table (a byte per sample: about 160,000).
+// Concurrent swaps of a round may share a word, so packed samples are swapped by
+// atomicXor of both places with vi ^ vt (their fields are disjoint); bytes are stored.
+struct SharedRow {
+  uint32_t* words;
+  uint32_t log_bits;
+  __device__ __forceinline__ uint32_t get(uint32_t p) const {
+    const uint32_t bit = p << log_bits;
+    return (words[bit >> 5] >> (bit & 31)) & ((2u << ((1u << log_bits) - 1)) - 1);
+  }
+  __device__ __forceinline__ void put(uint32_t i, uint32_t t, uint32_t vi, uint32_t vt) const {
+    if (log_bits == 3) {
+      uint8_t* b = reinterpret_cast<uint8_t*>(words);
+      b[i] = static_cast<uint8_t>(vt);
+      b[t] = static_cast<uint8_t>(vi);
+      return;
     }
+    const uint32_t d = vi ^ vt;
+    if (d == 0) return;
+    const uint32_t bi = i << log_bits, bt = t << log_bits;
+    atomicXor(&words[bi >> 5], d << (bi & 31));
+    atomicXor(&words[bt >> 5], d << (bt & 31));
+  }
+};
+
+template <uint32_t T>
+constexpr uint32_t kResidentHash = 8 * T;  // at most half full: the row needs the room
+template <uint32_t T>
+constexpr size_t resident_table_bytes() {
+  return reservation_table_words<T, kResidentHash<T>>() * sizeof(uint32_t);
+}
+// Words of a row of n samples of 2^log_bits bits (padded to 16 bytes).
+inline __host__ __device__ size_t resident_row_words(size_t n, uint32_t log_bits) {
+  return ((n << log_bits) + 127) / 128 * 4;
+}
+
+template <uint32_t T>
+__global__ void __launch_bounds__(T, 1)
+    resident_shuffle_kernel(uint8_t* rows, const uint8_t* __restrict__ symbols, size_t n, uint64_t seed,
+                            uint64_t first, uint32_t count, uint32_t log_bits) {
+  constexpr uint32_t kHash = kResidentHash<T>;
+  extern __shared__ uint32_t reservation_smem[];
+  __shared__ uint32_t rejected, kept;
+  uint32_t* table = reservation_smem;
+  uint32_t* words = table + reservation_table_words<T, kHash>();
+  const size_t row_words = resident_row_words(n, log_bits);
+  const uint32_t per_word = 32u >> log_bits;
+  reservation_table_clear<T, kHash>(table, rejected, kept);
+  for (uint32_t q = blockIdx.x; q < count; q += gridDim.x) {
+    for (size_t w = threadIdx.x; w < row_words; w += T) {
+      uint32_t v = 0;
+      const size_t p0 = w * per_word;
+      for (uint32_t s = 0; s < per_word && p0 + s < n; ++s) v |= static_cast<uint32_t>(symbols[p0 + s]) << (s << log_bits);
+      words[w] = v;
+    }
+    __syncthreads();
+    const SharedRow row{words, log_bits};
+    reservation_rounds<T, kHash>(row, table, n, seed, first + q, rejected, kept);
+    // (reservation_rounds ends with a sync: the row is final.) Out to global memory, four
+    // samples per store from the first 4-byte boundary of the row on.
+    uint8_t* a = rows + static_cast<size_t>(q) * n;
+    const size_t head = (4 - (reinterpret_cast<uintptr_t>(a) & 3)) & 3;
+    if (threadIdx.x < head && threadIdx.x < n) a[threadIdx.x] = static_cast<uint8_t>(row.get(threadIdx.x));
+    for (size_t p = head + threadIdx.x * size_t{4}; p < n; p += size_t{4} * T) {
+      if (p + 4 <= n) {
+        uint32_t v = 0;
+        for (uint32_t s = 0; s < 4; ++s) v |= row.get(static_cast<uint32_t>(p + s)) << (8 * s);
+        *reinterpret_cast<uint32_t*>(a + p) = v;
+      } else {
+        for (size_t s = p; s < n; ++s) a[s] = static_cast<uint8_t>(row.get(static_cast<uint32_t>(s)));
+      }
+    }
+    __syncthreads();  // the row is read before the next one is packed
   }
 }
 

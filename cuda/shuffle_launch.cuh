@@ -48,7 +48,16 @@ struct ShuffleConfig {
   int block = 32;         // its threads per block
   uint32_t parallel = 0;  // permutations at once of the block-per-permutation kernel (0: not used)
   uint32_t reservations = 0;  // blocks in flight of its reservation variant (0: the chunked kernel)
+  uint32_t resident = 0;      // blocks in flight of the variant with the row in shared memory (0: not used)
+  uint32_t log_bits = 3;      // every symbol is below 2^(2^log_bits) (resident rows are packed so)
 };
+
+// The bits per sample (as log2: 0 for 1 bit ... 3 for 8 bits) that hold every symbol.
+inline uint32_t symbol_log_bits(const uint8_t* symbols, size_t n) {
+  uint32_t any = 0;
+  for (size_t i = 0; i < n; ++i) any |= symbols[i];
+  return any < 2 ? 0 : any < 4 ? 1 : any < 16 ? 2 : 3;
+}
 
 constexpr uint32_t kReservationThreads = 512;
 
@@ -66,8 +75,31 @@ inline uint32_t reservation_blocks(uint32_t per_sm) {
 // kernel leaves the rows untouched below that) become Philox permutations first ..
 // first+m-1: by reservations with cfg.reservations blocks, or by the chunked kernel with a
 // block per row.
+// Whether the row of n samples fits in shared memory beside the resident kernel's table:
+// its dynamic shared memory then, else 0.
+inline size_t resident_shared(size_t n, uint32_t log_bits) {
+  constexpr uint32_t T = kReservationThreads;
+  int device = 0, optin = 0;
+  EA_CUDA_CHECK(cudaGetDevice(&device));
+  EA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  cudaFuncAttributes attr{};
+  EA_CUDA_CHECK(cudaFuncGetAttributes(&attr, resident_shuffle_kernel<T>));
+  const size_t bytes = resident_table_bytes<T>() + resident_row_words(n, log_bits) * sizeof(uint32_t);
+  return bytes + attr.sharedSizeBytes <= static_cast<size_t>(optin) ? bytes : 0;
+}
+
 inline void launch_row_shuffle(const ShuffleConfig& cfg, uint8_t* rows, const uint8_t* symbols, size_t n, uint64_t seed,
                                uint64_t first, uint32_t m, cudaStream_t st) {
+  if (cfg.reservations > 0 && cfg.resident > 0) {
+    constexpr uint32_t T = kReservationThreads;
+    if (const size_t shared = resident_shared(n, cfg.log_bits)) {
+      EA_CUDA_CHECK(cudaFuncSetAttribute(resident_shuffle_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(shared)));
+      resident_shuffle_kernel<T><<<std::min(m, cfg.resident), T, shared, st>>>(rows, symbols, n, seed, first, m,
+                                                                              cfg.log_bits);
+      return;
+    }
+  }
   if (cfg.reservations > 0) {
     constexpr uint32_t T = kReservationThreads;
     constexpr size_t shared = reservation_shuffle_shared<T>();

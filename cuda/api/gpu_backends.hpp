@@ -33,6 +33,11 @@ struct GpuTuning {
   // each); 0: the chunked kernel instead (H100, 10,000 permutations of 10^6 samples:
   // 0.58 s against 0.77 s; 1,024: 60 ms against 83 ms).
   uint32_t reservations = 1;
+  // resident: the shuffle by reservations keeps each row packed in shared memory where it
+  // fits (cuda/parallel_shuffle.cuh, resident_shuffle_kernel: binary data up to about 1.3
+  // million samples, 8-bit data up to about 160,000), so it never touches global memory
+  // while shuffling; false: the rows stay in global memory.
+  bool resident = true;
   uint64_t bz_chars = uint64_t{1} << 26;  // bz-chars: text characters the compression model holds at once
   uint32_t bz_shuffle = 128;    // bz-shuffle: permutations the compression backend shuffles at once
   bool profile = false;         // profile: time each statistics group and compression stage (slower)

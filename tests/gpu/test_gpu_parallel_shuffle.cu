@@ -4,6 +4,8 @@
 // stream offsets, equals fisher_yates() with PhiloxGen(seed, first + q) on the host, and the
 // columns outside the round are untouched. Then the time of both kernels for rounds of
 // 128, 1024 and 10,000 permutations of 1,000,000 samples (information, not a check).
+// The resident variant (the row packed in shared memory) is checked for symbols of 1, 2, 4
+// and 8 bits wherever the row fits, and timed on binary data.
 // Exit 77 (ctest: skipped) when no GPU is usable. Options: --no-timing, --small.
 #include <cuda_runtime.h>
 
@@ -48,17 +50,34 @@ int main(int argc, char** argv) {
   const Case cases[] = {{2, 5, 2, 1, 0},           {3, 40, 7, 2, 11},        {1000, 37, 16, 3, 5},
                         {1000, 37, 37, 4, 0},      {10007, 70, 64, 5, 1000}, {65536, 9, 4, 0xfeedfacecafebeefull, 9999},
                         {1000000, 6, 3, 7, 12345}, {1000000, 3, 1024, 1, 0}};
+  // The chunked kernel (0, 0), by reservations with the rows in global memory (3 or 64
+  // blocks, 0), and with the rows packed in shared memory (3 or 64 blocks both), the
+  // latter for symbols of 1, 2, 4 and 8 bits where the row fits.
+  struct Kernel {
+    uint32_t reservations, resident;
+  };
+  const Kernel kernels[] = {{0, 0}, {3, 0}, {64, 0}, {3, 3}, {64, 64}};
   for (const Case& c : cases)
-    for (uint32_t reservations : {0u, 3u, 64u}) {  // the chunked kernel, then by reservations
+    for (const Kernel kernel : kernels)
+      for (uint32_t log_bits = kernel.resident ? 0 : 3; log_bits < 4; ++log_bits) {
       if (small && c.n > 65536) continue;
+      const bool resident = kernel.resident > 0;
+      if (resident && resident_shared(c.n, log_bits) == 0) continue;  // the global kernel's case
+      const uint32_t reservations = kernel.reservations;
       const size_t stride = c.count + 3;  // columns count .. count+2 must stay as they are
       std::vector<uint8_t> symbols(c.n);
-      for (size_t i = 0; i < c.n; ++i) symbols[i] = static_cast<uint8_t>(i * 131 + i / 256);
+      const uint32_t mask = (2u << ((1u << log_bits) - 1)) - 1;
+      for (size_t i = 0; i < c.n; ++i) symbols[i] = static_cast<uint8_t>((i * 131 + i / 256) & mask);
       cuda::DeviceBuffer<uint8_t> d_symbols(c.n), batch(c.n * stride), scratch;
       CHECK_CUDA(cudaMemcpy(d_symbols.get(), symbols.data(), c.n, cudaMemcpyHostToDevice));
       CHECK_CUDA(cudaMemset(batch.get(), 0xa5, c.n * stride));
-      launch_shuffle(ShuffleConfig{4, 32, c.parallel, reservations}, scratch, st, batch.get(), stride, c.count,
-                     d_symbols.get(), c.n, philox_view(c.seed), c.first);
+      ++checks;
+      if (symbol_log_bits(symbols.data(), c.n) != log_bits) {
+        ++failures;
+        std::printf("FAIL n=%zu: symbol_log_bits is not %u\n", c.n, log_bits);
+      }
+      launch_shuffle(ShuffleConfig{4, 32, c.parallel, reservations, kernel.resident, log_bits}, scratch, st,
+                     batch.get(), stride, c.count, d_symbols.get(), c.n, philox_view(c.seed), c.first);
       CHECK_CUDA(cudaGetLastError());
       CHECK_CUDA(cudaStreamSynchronize(st));
       std::vector<uint8_t> got(c.n * stride);
@@ -83,8 +102,9 @@ int main(int argc, char** argv) {
         if (bad) {
           ++failures;
           std::printf(
-              "FAIL n=%zu count=%u parallel=%u reservations=%u seed=%llu first=%llu column %u: %zu samples differ\n",
-              c.n, c.count, c.parallel, reservations, static_cast<unsigned long long>(c.seed),
+              "FAIL n=%zu count=%u parallel=%u reservations=%u resident=%u bits=%u seed=%llu first=%llu column %u: "
+              "%zu samples differ\n",
+              c.n, c.count, c.parallel, reservations, kernel.resident, 1u << log_bits, static_cast<unsigned long long>(c.seed),
               static_cast<unsigned long long>(c.first), q, bad);
         }
       }
@@ -145,6 +165,27 @@ int main(int argc, char** argv) {
                 count, threads, per_sm, ms);
           }
         };
+        // Binary data: the row packed in shared memory against the row in global memory.
+        {
+          std::vector<uint8_t> bits(n);
+          for (size_t i = 0; i < n; ++i) bits[i] = static_cast<uint8_t>((i * 2654435761u) >> 31);
+          cuda::DeviceBuffer<uint8_t> d_bits(n);
+          CHECK_CUDA(cudaMemcpy(d_bits.get(), bits.data(), n, cudaMemcpyHostToDevice));
+          for (uint32_t resident : {0u, static_cast<uint32_t>(sms)}) {
+            float ms = 0;
+            for (int rep = 0; rep < 2; ++rep) {
+              CHECK_CUDA(cudaEventRecord(a, st));
+              launch_row_shuffle(ShuffleConfig{4, 32, count, static_cast<uint32_t>(sms), resident, 0}, batch.get(),
+                                 d_bits.get(), n, 1, 0, count, st);
+              CHECK_CUDA(cudaEventRecord(b, st));
+              CHECK_CUDA(cudaEventSynchronize(b));
+              CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+            }
+            std::printf("timing: %5u permutations of 1,000,000 binary samples by reservations, row in %s memory: "
+                        "%8.1f ms (rows only)\n",
+                        count, resident ? "shared" : "global", ms);
+          }
+        }
         time_rows(reservation_shuffle_kernel<256>, 256, reservation_shuffle_shared<256>());
         time_rows(reservation_shuffle_kernel<512>, 512, reservation_shuffle_shared<512>());
         time_rows(reservation_shuffle_kernel<1024>, 1024, reservation_shuffle_shared<1024>());
