@@ -35,7 +35,7 @@ const Key kKeys[] = {
      "parallel-shuffle above 0; 0: the chunked kernel instead)", 0, 64,
      nullptr, &GpuTuning::reservations, nullptr},
     {"resident", "0 or 1: the shuffle by reservations keeps a row packed in shared memory where it fits (binary data "
-     "up to about 1.3 million samples)", 0, 1, nullptr, nullptr, &GpuTuning::resident},
+     "up to about 1.2 million samples)", 0, 1, nullptr, nullptr, &GpuTuning::resident},
     {"bz-chars", "text characters the GPU compression model holds at once", 1, uint64_t{1} << 31,
      &GpuTuning::bz_chars, nullptr, nullptr},
     {"bz-shuffle", "permutations the GPU compression test shuffles at once", 1, 10000, nullptr,

@@ -123,13 +123,15 @@ __global__ void __launch_bounds__(T)
 // sample at place p; put(i, t, vi, vt): a[i] = vt and a[t] = vi, where no other step of
 // the round touches i or t); the kernels below keep the row in global memory
 // (reservation_shuffle_kernel) or packed in shared memory (resident_shuffle_kernel).
-// `table`: the hash (keys, then best: kHash words each) and the step lists (16 T words);
+// `table`: the hash (keys, then best: kHash words each) and the pending steps and their
+// targets (4 T words each: one list, compacted in place, as every thread holds its entries
+// in registers from the hash inserts on);
 // on entry and on return every key is kEmpty, every best 0, rejected kEmpty and kept 0.
 constexpr uint32_t kReservationEmpty = 0xffffffffu;
 
 template <uint32_t T, uint32_t kHash>
 __host__ __device__ constexpr size_t reservation_table_words() {
-  return 2 * static_cast<size_t>(kHash) + 16 * static_cast<size_t>(T);
+  return 2 * static_cast<size_t>(kHash) + 8 * static_cast<size_t>(T);
 }
 
 template <uint32_t T, uint32_t kHash>
@@ -152,12 +154,12 @@ __device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* tab
   constexpr int kHashBits = __builtin_ctz(kHash);
   uint32_t* keys = table;        // place in the slot, or kEmpty
   uint32_t* best = keys + kHash;  // the largest pending step that touches it (0: none)
-  uint32_t* step_i[2] = {best + kHash, best + kHash + W};              // pending steps, two lists
-  uint32_t* step_h[2] = {best + kHash + 2 * W, best + kHash + 3 * W};  // and their targets
+  uint32_t* step_i = best + kHash;  // pending steps (plain offsets: shared addressing, no local array)
+  uint32_t* step_h = step_i + W;     // and their targets
   const uint32_t k = threadIdx.x;
   uint64_t word = 0;                                // the next unused word of the stream
   int64_t next_draw = static_cast<int64_t>(n) - 1;  // the next step to draw
-  uint32_t pending = 0, cur = 0;                    // pending steps, in step_i[cur][0 .. pending)
+  uint32_t pending = 0;                             // pending steps, in step_i[0 .. pending)
   while (pending > 0 || next_draw >= 1) {
     // Draws: entry pending + m gets step next_draw - m with word + m, m < need, up to the
     // first rejected word (the same values on every thread); then again for the rest.
@@ -181,8 +183,8 @@ __device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* tab
       for (uint32_t t = 0; t < S; ++t) {
         const int64_t m = static_cast<int64_t>(S * k + t) - skew;
         if (m >= 0 && m < r) {
-          step_i[cur][pending + m] = static_cast<uint32_t>(next_draw - m);
-          step_h[cur][pending + m] = h[t];
+          step_i[pending + m] = static_cast<uint32_t>(next_draw - m);
+          step_h[pending + m] = h[t];
         }
       }
       next_draw -= r;
@@ -205,8 +207,8 @@ __device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* tab
       const uint32_t e = k + s * T;
       ii[s] = 0;  // no step (steps are 1 .. n-1)
       if (e >= pending) continue;
-      ii[s] = step_i[cur][e];
-      tt[s] = step_h[cur][e];
+      ii[s] = step_i[e];
+      tt[s] = step_h[e];
       uint32_t slot = (tt[s] * 2654435761u) >> (32 - kHashBits);
       while (true) {
         const uint32_t prev = atomicCAS(&keys[slot], kEmpty, tt[s]);
@@ -222,7 +224,7 @@ __device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* tab
     }
     __syncthreads();
     // The steps that may swap do (all loads first: their places are disjoint); the
-    // others go to the other list.
+    // others are compacted to the front of the list.
     uint32_t vi[S], vt[S];
     uint32_t win = 0;
 #pragma unroll
@@ -244,8 +246,8 @@ __device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* tab
         vt[s] = row.get(tt[s]);
       } else {
         const uint32_t at = atomicAdd(&kept, 1u);
-        step_i[cur ^ 1][at] = ii[s];
-        step_h[cur ^ 1][at] = tt[s];
+        step_i[at] = ii[s];  // every entry was read before the last sync
+        step_h[at] = tt[s];
       }
     }
 #pragma unroll
@@ -261,7 +263,6 @@ __device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* tab
       }
     }
     pending = kept;
-    cur ^= 1;
     __syncthreads();  // the table is clear and `kept` read by every thread
     if (k == 0) kept = 0;
   }
@@ -317,7 +318,7 @@ __global__ void __launch_bounds__(T, 1024 / T)
 
 // The row packed in shared memory, 2^log_bits bits per sample (1, 2, 4 or 8; every symbol
 // below 2^bits): no global memory traffic while shuffling. A binary permutation of up to
-// about 1.3 million samples fits beside the table (a byte per sample: about 160,000).
+// about 1.2 million samples fits beside the table on an H100 (a byte per sample: 150,000).
 // Concurrent swaps of a round may share a word, so packed samples are swapped by
 // atomicXor of both places with vi ^ vt (their fields are disjoint); bytes are stored.
 struct SharedRow {
@@ -343,7 +344,7 @@ struct SharedRow {
 };
 
 template <uint32_t T>
-constexpr uint32_t kResidentHash = 8 * T;  // at most half full: the row needs the room
+constexpr uint32_t kResidentHash = kReservationHash<T>;
 template <uint32_t T>
 constexpr size_t resident_table_bytes() {
   return reservation_table_words<T, kResidentHash<T>>() * sizeof(uint32_t);

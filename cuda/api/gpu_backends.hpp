@@ -29,13 +29,13 @@ struct GpuTuning {
   // against 0.35 s for 10,000 permutations; 0.16 s against 0.037 s for 1,024).
   uint32_t block_statistics = 4096;
   // reservations: blocks per SM of the block-per-permutation shuffle by deterministic
-  // reservations (cuda/parallel_shuffle.cuh; 512 threads and 96 KiB of shared memory
+  // reservations (cuda/parallel_shuffle.cuh; 512 threads and 80 KiB of shared memory
   // each); 0: the chunked kernel instead (H100, 10,000 permutations of 10^6 samples:
   // 0.58 s against 0.77 s; 1,024: 60 ms against 83 ms).
   uint32_t reservations = 1;
   // resident: the shuffle by reservations keeps each row packed in shared memory where it
-  // fits (cuda/parallel_shuffle.cuh, resident_shuffle_kernel: binary data up to about 1.3
-  // million samples, 8-bit data up to about 160,000), so it never touches global memory
+  // fits (cuda/parallel_shuffle.cuh, resident_shuffle_kernel: binary data up to about 1.2
+  // million samples, 8-bit data up to about 150,000), so it never touches global memory
   // while shuffling; false: the rows stay in global memory.
   bool resident = true;
   uint64_t bz_chars = uint64_t{1} << 26;  // bz-chars: text characters the compression model holds at once

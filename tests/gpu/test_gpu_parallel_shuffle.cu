@@ -72,9 +72,9 @@ int main(int argc, char** argv) {
       CHECK_CUDA(cudaMemcpy(d_symbols.get(), symbols.data(), c.n, cudaMemcpyHostToDevice));
       CHECK_CUDA(cudaMemset(batch.get(), 0xa5, c.n * stride));
       ++checks;
-      if (symbol_log_bits(symbols.data(), c.n) != log_bits) {
+      if (symbol_log_bits(symbols.data(), c.n) > log_bits) {  // the packing's requirement
         ++failures;
-        std::printf("FAIL n=%zu: symbol_log_bits is not %u\n", c.n, log_bits);
+        std::printf("FAIL n=%zu: symbol_log_bits is above %u\n", c.n, log_bits);
       }
       launch_shuffle(ShuffleConfig{4, 32, c.parallel, reservations, kernel.resident, log_bits}, scratch, st,
                      batch.get(), stride, c.count, d_symbols.get(), c.n, philox_view(c.seed), c.first);
