@@ -121,7 +121,8 @@ __global__ void __launch_bounds__(T)
 //
 // reservation_rounds() carries out one permutation on a row kept by `Row` (get(p): the
 // sample at place p; put(i, t, vi, vt): a[i] = vt and a[t] = vi, where no other step of
-// the round touches i or t); the kernels below keep the row in global memory
+// the round touches i or t; shares_words(): whether samples of different places share a
+// word, so that loads and stores need a barrier between them); the kernels below keep the row in global memory
 // (reservation_shuffle_kernel) or packed in shared memory (resident_shuffle_kernel).
 // `table`: the hash (keys, then best: kHash words each) and the pending steps and their
 // targets (4 T words each: one list, compacted in place, as every thread holds its entries
@@ -250,6 +251,8 @@ __device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* tab
         step_h[at] = tt[s];
       }
     }
+    // Packed samples of different swaps may share a word: every load before any store.
+    if (row.shares_words()) __syncthreads();
 #pragma unroll
     for (uint32_t s = 0; s < S; ++s) {
       if (win & (1u << s)) row.put(ii[s], tt[s], vi[s], vt[s]);
@@ -293,6 +296,7 @@ __device__ __forceinline__ void copy_row(uint8_t* a, const uint8_t* __restrict__
 struct GlobalRow {
   uint8_t* a;
   __device__ __forceinline__ uint32_t get(uint32_t p) const { return a[p]; }
+  __device__ __forceinline__ bool shares_words() const { return false; }
   __device__ __forceinline__ void put(uint32_t i, uint32_t t, uint32_t vi, uint32_t vt) const {
     a[i] = static_cast<uint8_t>(vt);
     a[t] = static_cast<uint8_t>(vi);
@@ -328,6 +332,7 @@ struct SharedRow {
     const uint32_t bit = p << log_bits;
     return (words[bit >> 5] >> (bit & 31)) & ((2u << ((1u << log_bits) - 1)) - 1);
   }
+  __device__ __forceinline__ bool shares_words() const { return log_bits < 3; }
   __device__ __forceinline__ void put(uint32_t i, uint32_t t, uint32_t vi, uint32_t vt) const {
     if (log_bits == 3) {
       uint8_t* b = reinterpret_cast<uint8_t*>(words);
