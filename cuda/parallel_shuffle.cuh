@@ -329,6 +329,8 @@ struct SharedRow {
   uint32_t* words;
   uint32_t log_bits;
   __device__ __forceinline__ uint32_t get(uint32_t p) const {
+    // Bytes are loaded alone: other threads of the round store the other bytes of the word.
+    if (log_bits == 3) return reinterpret_cast<const uint8_t*>(words)[p];
     const uint32_t bit = p << log_bits;
     return (words[bit >> 5] >> (bit & 31)) & ((2u << ((1u << log_bits) - 1)) - 1);
   }
