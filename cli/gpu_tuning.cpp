@@ -22,7 +22,7 @@ struct Key {
 const Key kKeys[] = {
     {"round", "permutations per round (0: from free memory, at most 10000; same as --round-size)", 0, 1u << 20,
      nullptr, &GpuTuning::round_size, nullptr},
-    {"first-round", "first round of data that passed chi-square (the next is four times larger, then full rounds)", 1, 1u << 20, nullptr, &GpuTuning::first_round,
+    {"first-round", "first round of data that passed chi-square and LRS (the next is four times larger, then full rounds)", 1, 1u << 20, nullptr, &GpuTuning::first_round,
      nullptr},
     {"lookahead", "reads in flight per shuffling thread: 0, 2, 4 or 8", 0, 8, nullptr, &GpuTuning::lookahead, nullptr},
     {"shuffle-block", "threads per block of the shuffle kernel", 1, 1024, nullptr, &GpuTuning::shuffle_block, nullptr},

@@ -219,15 +219,9 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
   auto t2 = clock::now();
   a.timings.chi_square = seconds(t1, t2);
 
-  // The LRS test (a suffix array on one CPU core: 0.05-0.14 s for a million samples) runs
-  // beside the permutation tests; it is joined when they are done.
-  double lrs_seconds = 0;
-  std::future<LrsResult> lrs = std::async(std::launch::async, [&d, &lrs_seconds, &seconds] {
-    const auto begin = clock::now();
-    LrsResult r = longest_repeated_substring(d.symbols, d.alphabet);
-    lrs_seconds = seconds(begin, clock::now());
-    return r;
-  });
+  a.lrs = longest_repeated_substring(d.symbols, d.alphabet);
+  auto t3 = clock::now();
+  a.timings.lrs = seconds(t2, t3);
 
   // Permutation tests.
   PermutationData pd;
@@ -238,8 +232,7 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
   // Start states of every permutation's stream, made on the host in order of j.
   const StreamSet streams(cfg.prng, a.seed, cfg.iterations);
   pd.streams = streams.view();
-  // A scheduling hint only: chi-square's verdict (LRS is still running).
-  pd.early_decision_likely = !a.chi_square_failed();
+  pd.early_decision_likely = !a.chi_square_failed() && a.lrs.passed();
   {
     CpuScratch scratch;
     cpu_statistics(pd.symbols, pd.n, pd.raw_of, pd.params, kAllFastTests, pd.original, scratch);
@@ -258,7 +251,7 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
   }
   if (!gpu) a.device = "cpu (" + std::to_string(cfg.threads) + " threads)";
   // The compression test on the GPU too, when the data will most likely reach it (data that
-  // already failed chi-square keeps the CPU, where it runs only if needed, unless
+  // already failed chi-square or LRS keeps the CPU, where it runs only if needed, unless
   // --all-tests runs it anyway). Its backend is made now, while libbz2 still compresses the
   // original data on a CPU core (about half a second for a million samples): it compares the
   // permutations with its own model's length of the original, and libbz2's length must equal
@@ -294,7 +287,7 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
   dc.skip_compression = !cfg.compression_test;
   dc.progress = hooks.progress;
   // The compression test runs beside the GPU's rounds when the data will most likely need
-  // it (or --all-tests runs it anyway); data that already failed chi-square almost
+  // it (or --all-tests runs it anyway); data that already failed chi-square or LRS almost
   // surely fails a statistical test too, so its compression test (libbz2 on the CPU cores)
   // waits for them and usually never runs: speculative compressions there only took the
   // cores from other work (a batch's other assessments). The counters are the same either way.
@@ -309,8 +302,6 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
   }
   PermutationBackend& fast = verified ? *verified : gpu ? *gpu : *cpu;
   a.permutation = run_permutation_tests(fast, *compression, dc);
-  a.lrs = lrs.get();
-  a.timings.lrs = lrs_seconds;
   pd.original.v[kNumFastTests] = original_bzip2();
   a.original = pd.original;
   if (gpu_compression && a.permutation.compression_run &&

@@ -17,7 +17,7 @@ namespace ea {
 struct GpuTuning {
   double memory_share = 0.85;   // memory-share: share of the free device memory all rounds together may take
   uint32_t round_size = 0;      // round: permutations per round; 0 = as many as memory allows, at most 10,000
-  uint32_t first_round = 1024;  // first-round: first round of data that passed chi-square (IID-looking)
+  uint32_t first_round = 1024;  // first-round: first round of data that passed chi-square and LRS (IID-looking)
   uint32_t lookahead = 4;       // lookahead: reads in flight per shuffling thread (0, 2, 4 or 8)
   uint32_t shuffle_block = 32;  // shuffle-block: threads per block of the shuffle kernel
   // parallel-shuffle: permutations shuffled at once by the block-per-permutation kernel

@@ -27,8 +27,7 @@ struct PermutationData {
   StatVector original{};             // statistics of the unshuffled data (all 19)
   StreamSetView streams{};           // the shuffling generator and its prepared streams
   // A hint for scheduling only (never for results): false when the data already failed
-  // the chi-square tests (LRS runs beside the permutation tests), so the permutation tests
-  // will most likely run all permutations.
+  // another IID test, so the permutation tests will most likely run all permutations.
   bool early_decision_likely = true;
 };
 
