@@ -217,7 +217,8 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
   j["permutation"] = perm;
   const auto& t = a.timings;
   j["timings"] = {{"estimates", t.estimates},     {"chiSquare", t.chi_square},     {"lrs", t.lrs},
-                  {"permutation", t.permutation}, {"deviceBusy", t.device_busy}, {"deviceProfile", t.device_profile},
+                  {"deviceSetup", t.device_setup}, {"permutation", t.permutation}, {"deviceBusy", t.device_busy},
+                  {"deviceProfile", t.device_profile},
                   {"compression", t.compression}, {"total", t.total}};
   return j;
 }

@@ -260,9 +260,10 @@ void print_text(std::FILE* f, const Assessment& a, const Options& o) {
   if (o.timing) {
     const auto& t = a.timings;
     std::fprintf(f,
-                 "Timing: estimates %.3f s, chi-square %.3f s, LRS %.3f s, permutation tests %.3f s (device busy "
-                 "%.3f s), compression %.3f s, total %.3f s\n",
-                 t.estimates, t.chi_square, t.lrs, t.permutation, t.device_busy, t.compression, t.total);
+                 "Timing: estimates %.3f s, chi-square %.3f s, LRS %.3f s, GPU set-up %.3f s, permutation tests %.3f s "
+                 "(device busy %.3f s), compression %.3f s, total %.3f s\n",
+                 t.estimates, t.chi_square, t.lrs, t.device_setup, t.permutation, t.device_busy, t.compression,
+                 t.total);
     if (!t.device_profile.empty()) std::fprintf(f, "Timing: %s\n", t.device_profile.c_str());
   }
   Verdict v = a.verdict();

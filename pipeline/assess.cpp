@@ -239,6 +239,7 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
   }
 
   PermutationBackend* gpu = nullptr;
+  const auto setup_start = clock::now();
   if (cfg.device != DeviceChoice::Cpu) {
     try {
       gpu = &slot.gpu(pd, cfg);
@@ -267,6 +268,7 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
       if (hooks.note) hooks.note(std::string("compression test on the CPU: ") + e.what());
     }
   }
+  if (gpu) a.timings.device_setup = seconds(setup_start, clock::now());
   std::optional<double> bzip2_original;
   auto original_bzip2 = [&]() {
     if (!bzip2_original) bzip2_original = original_compression.valid() ? original_compression.get() : 0.0;

@@ -116,6 +116,9 @@ const char* verdict_name(Verdict v);
 struct Timings {
   double estimates = 0, chi_square = 0, lrs = 0, permutation = 0, compression = 0, total = 0;
   double device_busy = 0;  // GPU kernel time of the permutation rounds (0 on the CPU)
+  // Getting the GPU backends ready: waiting for the CUDA context (created beside reading
+  // the data, DeviceSlot's warm-up) and sizing and filling their buffers (0 on the CPU).
+  double device_setup = 0;
   std::string device_profile;  // breakdown of the device time
 };
 
