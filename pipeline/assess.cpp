@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "common/error.hpp"
+#include "permutation/deferred.hpp"
 #include "permutation/split.hpp"
 #include "permutation/verify.hpp"
 #include "stats/compression.hpp"
@@ -275,9 +276,21 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
     return *bzip2_original;
   };
   // The CPU backend copies pd: with the compression test on the CPU it needs libbz2's length
-  // now; otherwise it never runs that test (the GPU backend compares tests 0-17 only).
-  pd.original.v[kNumFastTests] = gpu_compression ? std::numeric_limits<double>::quiet_NaN() : original_bzip2();
-  auto cpu = make_cpu_backend(pd, cfg.threads);
+  // (otherwise it never runs that test: the GPU backend compares tests 0-17 only). When the
+  // statistical tests run on the GPU and the compression test on the CPU cores, that backend
+  // is made when the compression phase starts (often never: data that already failed
+  // chi-square or LRS), so the GPU's rounds do not wait for libbz2 (data.pi: about 0.45 s).
+  std::unique_ptr<PermutationBackend> cpu;
+  if (gpu && !gpu_compression) {
+    cpu = std::make_unique<DeferredBackend>("cpu (libbz2)", [&pd, &original_bzip2, threads = cfg.threads] {
+      PermutationData with_length = pd;
+      with_length.original.v[kNumFastTests] = original_bzip2();
+      return make_cpu_backend(with_length, threads);
+    });
+  } else {
+    pd.original.v[kNumFastTests] = gpu_compression ? std::numeric_limits<double>::quiet_NaN() : original_bzip2();
+    cpu = make_cpu_backend(pd, cfg.threads);
+  }
   PermutationBackend* compression = gpu_compression ? gpu_compression : cpu.get();
   a.compression_device = gpu_compression ? gpu_compression->name() + ", checked against libbz2 on the original data"
                                          : "cpu (libbz2)";

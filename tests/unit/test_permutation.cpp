@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <vector>
 
 #include "assess.hpp"
@@ -10,12 +11,14 @@
 #include "estimators/estimators.hpp"
 #include "permutation/chunked_shuffle.hpp"
 #include "permutation/counters.hpp"
+#include "permutation/deferred.hpp"
 #include "permutation/permutation.hpp"
 #include "permutation/reservations.hpp"
 #include "permutation/shuffle.hpp"
 #include "permutation/split.hpp"
 #include "rng/generators.hpp"
 #include "rng/philox_stream.hpp"
+#include "stats/compression.hpp"
 
 using namespace ea;
 
@@ -229,6 +232,58 @@ TEST_CASE("a split backend gives the counters of one backend (rounds cut across 
     split->run(100, 64, kAllFastTests, y.data());
     CHECK(x == y);
   }
+}
+
+TEST_CASE("a deferred backend is made when its phase starts, then counts as the backend it makes") {
+  Dataset d = sample_data(20000);
+  PermutationData pd;
+  const Baseline base = baseline(d);
+  pd.symbols = d.symbols.data();
+  pd.n = d.size();
+  pd.raw_of = d.raw_of.data();
+  pd.params = StatParams{base.mean, base.median, d.binary(), static_cast<uint32_t>(d.alphabet)};
+  const StreamSet streams(PrngId::Philox, 78, 10000);
+  pd.streams = streams.view();
+  CpuScratch scratch;
+  cpu_statistics(pd.symbols, pd.n, pd.raw_of, pd.params, kAllFastTests, pd.original, scratch);
+  Compressor bz;
+  const double length = static_cast<double>(bz.compressed_length(pd.symbols, pd.n, pd.raw_of));
+  // The fast backend never sees the compression length (as on a GPU run).
+  pd.original.v[kNumFastTests] = std::numeric_limits<double>::quiet_NaN();
+  int made = 0;
+  auto factory = [&] {
+    ++made;
+    PermutationData with_length = pd;
+    with_length.original.v[kNumFastTests] = length;
+    return make_cpu_backend(with_length, 2);
+  };
+  DriverConfig dc;
+  dc.iterations = 300;
+  dc.all_tests = true;  // the compression phase runs whatever the other tests say
+  auto fast = make_cpu_backend(pd, 2);
+  DeferredBackend deferred("cpu (libbz2)", factory);
+  CHECK(deferred.name() == "cpu (libbz2)");
+  CHECK(deferred.busy_seconds() == 0.0);
+  CHECK(!deferred.made());
+  const PermutationOutcome got = run_permutation_tests(*fast, deferred, dc);
+  CHECK(made == 1);
+  CHECK(deferred.made());
+  CHECK(got.compression_run);
+  CHECK(got.counters[kNumFastTests].total() > 0);
+  // The same counters as the backend made at once.
+  auto direct = factory();
+  const PermutationOutcome want = run_permutation_tests(*fast, *direct, dc);
+  for (int t = 0; t < kNumTests; ++t) {
+    CAPTURE(t);
+    for (int k = 0; k < 3; ++k) CHECK(got.counters[t].c[k] == want.counters[t].c[k]);
+  }
+  // A run without the compression phase never makes it.
+  made = 0;
+  DeferredBackend unused("cpu (libbz2)", factory);
+  dc.skip_compression = true;
+  (void)run_permutation_tests(*fast, unused, dc);
+  CHECK(made == 0);
+  CHECK(!unused.made());
 }
 
 namespace {
