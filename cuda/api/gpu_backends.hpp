@@ -31,7 +31,7 @@ struct GpuTuning {
   // reservations: blocks per SM of the block-per-permutation shuffle by deterministic
   // reservations (cuda/parallel_shuffle.cuh; 512 threads and 80 KiB of shared memory
   // each); 0: the chunked kernel instead (H100, 10,000 permutations of 10^6 samples:
-  // 0.58 s against 0.77 s; 1,024: 60 ms against 83 ms).
+  // 0.51 s against 0.77 s; 1,024: 54 ms against 84 ms; session 12).
   uint32_t reservations = 1;
   // resident: the shuffle by reservations keeps each row packed in shared memory where it
   // fits (cuda/parallel_shuffle.cuh, resident_shuffle_kernel: binary data up to about 1.2
