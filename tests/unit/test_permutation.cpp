@@ -194,18 +194,29 @@ TEST_CASE("assign_gpus: every listed GPU gets workers, memory divided among the 
   CHECK_THROWS_AS(assign_gpus({}, 1, 0.8), Error);
 }
 
-TEST_CASE("a split backend gives the counters of one backend (rounds cut across parts)") {
-  Dataset d = sample_data(20000);
+namespace {
+
+// The permutation data of d with the given streams (both must outlive it) and the
+// statistics of the unshuffled data (the compression statistic left unset).
+PermutationData permutation_data(const Dataset& d, const StreamSet& streams) {
   PermutationData pd;
   const Baseline base = baseline(d);
   pd.symbols = d.symbols.data();
   pd.n = d.size();
   pd.raw_of = d.raw_of.data();
   pd.params = StatParams{base.mean, base.median, d.binary(), static_cast<uint32_t>(d.alphabet)};
-  const StreamSet streams(PrngId::Philox, 77, 10000);
   pd.streams = streams.view();
   CpuScratch scratch;
   cpu_statistics(pd.symbols, pd.n, pd.raw_of, pd.params, kAllFastTests, pd.original, scratch);
+  return pd;
+}
+
+}  // namespace
+
+TEST_CASE("a split backend gives the counters of one backend (rounds cut across parts)") {
+  Dataset d = sample_data(20000);
+  const StreamSet streams(PrngId::Philox, 77, 10000);
+  PermutationData pd = permutation_data(d, streams);
   pd.original.v[kNumFastTests] = 1e9;  // compression: never reached below (skip_compression)
   DriverConfig dc;
   dc.skip_compression = true;
@@ -236,16 +247,8 @@ TEST_CASE("a split backend gives the counters of one backend (rounds cut across 
 
 TEST_CASE("a deferred backend is made when its phase starts, then counts as the backend it makes") {
   Dataset d = sample_data(20000);
-  PermutationData pd;
-  const Baseline base = baseline(d);
-  pd.symbols = d.symbols.data();
-  pd.n = d.size();
-  pd.raw_of = d.raw_of.data();
-  pd.params = StatParams{base.mean, base.median, d.binary(), static_cast<uint32_t>(d.alphabet)};
   const StreamSet streams(PrngId::Philox, 78, 10000);
-  pd.streams = streams.view();
-  CpuScratch scratch;
-  cpu_statistics(pd.symbols, pd.n, pd.raw_of, pd.params, kAllFastTests, pd.original, scratch);
+  PermutationData pd = permutation_data(d, streams);
   Compressor bz;
   const double length = static_cast<double>(bz.compressed_length(pd.symbols, pd.n, pd.raw_of));
   // The fast backend never sees the compression length (as on a GPU run).
