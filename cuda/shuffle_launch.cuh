@@ -71,10 +71,6 @@ inline uint32_t reservation_blocks(uint32_t per_sm) {
   return per_sm * static_cast<uint32_t>(std::max(sms, 1));
 }
 
-// Rows 0 .. m-1 of `rows` (n bytes each, n >= 2: the callers check, and the reservation
-// kernel leaves the rows untouched below that) become Philox permutations first ..
-// first+m-1: by reservations with cfg.reservations blocks, or by the chunked kernel with a
-// block per row.
 // Whether the row of n samples fits in shared memory beside the resident kernel's table:
 // its dynamic shared memory then, else 0.
 inline size_t resident_shared(size_t n, uint32_t log_bits) {
@@ -88,6 +84,11 @@ inline size_t resident_shared(size_t n, uint32_t log_bits) {
   return bytes + attr.sharedSizeBytes <= static_cast<size_t>(optin) ? bytes : 0;
 }
 
+// Rows 0 .. m-1 of `rows` (n bytes each; the callers pass n >= 2, below which every kernel
+// only copies the symbols) become Philox permutations first ..
+// first+m-1: by reservations with the row in shared memory (cfg.resident blocks) where it
+// fits, else with the row in global memory (cfg.reservations blocks), or by the chunked
+// kernel with a block per row.
 inline void launch_row_shuffle(const ShuffleConfig& cfg, uint8_t* rows, const uint8_t* symbols, size_t n, uint64_t seed,
                                uint64_t first, uint32_t m, cudaStream_t st) {
   if (cfg.reservations > 0 && cfg.resident > 0) {

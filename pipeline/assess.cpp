@@ -279,7 +279,8 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
   // (otherwise it never runs that test: the GPU backend compares tests 0-17 only). When the
   // statistical tests run on the GPU and the compression test on the CPU cores, that backend
   // is made when the compression phase starts (often never: data that already failed
-  // chi-square or LRS), so the GPU's rounds do not wait for libbz2 (data.pi: about 0.45 s).
+  // chi-square or LRS), so the GPU's rounds do not wait for libbz2 (up to 0.45 s of a
+  // data.pi run on the H100, docs/performance.md).
   std::unique_ptr<PermutationBackend> cpu;
   if (gpu && !gpu_compression) {
     cpu = std::make_unique<DeferredBackend>("cpu (libbz2)", [&pd, &original_bzip2, threads = cfg.threads] {
