@@ -350,12 +350,7 @@ struct SharedRow {
   }
 };
 
-template <uint32_t T>
-constexpr uint32_t kResidentHash = kReservationHash<T>;
-template <uint32_t T>
-constexpr size_t resident_table_bytes() {
-  return reservation_table_words<T, kResidentHash<T>>() * sizeof(uint32_t);
-}
+// Dynamic shared memory: reservation_shuffle_shared<T>() bytes (the table), then the row.
 // Words of a row of n samples of 2^log_bits bits (padded to 16 bytes).
 inline __host__ __device__ size_t resident_row_words(size_t n, uint32_t log_bits) {
   return ((n << log_bits) + 127) / 128 * 4;
@@ -365,7 +360,7 @@ template <uint32_t T>
 __global__ void __launch_bounds__(T, 1)
     resident_shuffle_kernel(uint8_t* rows, const uint8_t* __restrict__ symbols, size_t n, uint64_t seed,
                             uint64_t first, uint32_t count, uint32_t log_bits) {
-  constexpr uint32_t kHash = kResidentHash<T>;
+  constexpr uint32_t kHash = kReservationHash<T>;
   extern __shared__ uint32_t reservation_smem[];
   __shared__ uint32_t rejected, kept;
   uint32_t* table = reservation_smem;

@@ -80,7 +80,7 @@ inline size_t resident_shared(size_t n, uint32_t log_bits) {
   EA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   cudaFuncAttributes attr{};
   EA_CUDA_CHECK(cudaFuncGetAttributes(&attr, resident_shuffle_kernel<T>));
-  const size_t bytes = resident_table_bytes<T>() + resident_row_words(n, log_bits) * sizeof(uint32_t);
+  const size_t bytes = reservation_shuffle_shared<T>() + resident_row_words(n, log_bits) * sizeof(uint32_t);
   return bytes + attr.sharedSizeBytes <= static_cast<size_t>(optin) ? bytes : 0;
 }
 
