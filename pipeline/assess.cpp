@@ -275,23 +275,21 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
     if (!bzip2_original) bzip2_original = original_compression.valid() ? original_compression.get() : 0.0;
     return *bzip2_original;
   };
-  // The CPU backend copies pd: with the compression test on the CPU it needs libbz2's length
-  // (otherwise it never runs that test: the GPU backend compares tests 0-17 only). When the
-  // statistical tests run on the GPU and the compression test on the CPU cores, that backend
-  // is made when the compression phase starts (often never: data that already failed
-  // chi-square or LRS), so the GPU's rounds do not wait for libbz2 (up to 0.45 s of a
-  // data.pi run on the H100, docs/performance.md).
-  std::unique_ptr<PermutationBackend> cpu;
-  if (gpu && !gpu_compression) {
+  // The compression test's backend on the CPU cores copies pd with libbz2's length of the
+  // original data. It is made when the compression phase starts (DeferredBackend; often
+  // never: data that already failed chi-square or LRS), so the statistical tests, on the
+  // GPU or on the CPU cores, do not wait for libbz2 (up to 0.45 s of a data.pi run on the
+  // H100, docs/performance.md); a CPU run's statistical tests get a backend of their own.
+  pd.original.v[kNumFastTests] = std::numeric_limits<double>::quiet_NaN();  // set after the run
+  std::unique_ptr<PermutationBackend> cpu, cpu_fast;
+  if (!gpu_compression) {
     cpu = std::make_unique<DeferredBackend>("cpu (libbz2)", [&pd, &original_bzip2, threads = cfg.threads] {
       PermutationData with_length = pd;
       with_length.original.v[kNumFastTests] = original_bzip2();
       return make_cpu_backend(with_length, threads);
     });
-  } else {
-    pd.original.v[kNumFastTests] = gpu_compression ? std::numeric_limits<double>::quiet_NaN() : original_bzip2();
-    cpu = make_cpu_backend(pd, cfg.threads);
   }
+  if (!gpu) cpu_fast = make_cpu_backend(pd, cfg.threads);
   PermutationBackend* compression = gpu_compression ? gpu_compression : cpu.get();
   a.compression_device = gpu_compression ? gpu_compression->name() + ", checked against libbz2 on the original data"
                                          : "cpu (libbz2)";
@@ -316,7 +314,7 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
     verify_cpu = make_cpu_backend(pd, 1);
     verified = make_verifying_backend(*gpu, *verify_cpu, 4);
   }
-  PermutationBackend& fast = verified ? *verified : gpu ? *gpu : *cpu;
+  PermutationBackend& fast = verified ? *verified : gpu ? *gpu : *cpu_fast;
   a.permutation = run_permutation_tests(fast, *compression, dc);
   pd.original.v[kNumFastTests] = original_bzip2();
   a.original = pd.original;
