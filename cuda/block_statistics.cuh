@@ -22,6 +22,7 @@
 
 #include "common/test_id.hpp"
 #include "permutation/permutation.hpp"
+#include "stats/fused.hpp"
 #include "stats/pieces.hpp"
 #include "stats/sequences.hpp"
 #include "stats/statistics.hpp"
@@ -164,6 +165,69 @@ __global__ void __launch_bounds__(T) block_statistics_kernel(const uint8_t* __re
     block_stats::block_sequences(sh, c1, c1, sym, c2, 0.5, mask);
   } else {
     block_stats::block_sequences(sh, sym, raw, sym, sym, params.median, mask);
+  }
+  __syncthreads();
+  if (k < static_cast<uint32_t>(kNumFastTests) && (mask & bit(static_cast<int>(k)))) {
+    const double a = sh.result.v[k], o = input->original.v[k];
+    outcomes[static_cast<size_t>(r) * kNumTests + k] = a > o ? kGreater : (a == o ? kEqual : kLess);
+    if (values) values[static_cast<size_t>(r) * kNumTests + k] = a;
+  }
+}
+
+// Block r: the same outcomes for non-binary data (params.binary false), every statistic
+// from one pass over each thread's piece of 16-byte chunks (src/stats/fused.hpp): the
+// pieces' sums and their exclusive scan, then each piece's summary, combined as above.
+// The rows need kFusedRowPad bytes after the last one.
+template <int T>
+__global__ void __launch_bounds__(T) fused_statistics_kernel(const uint8_t* __restrict__ rows, size_t n,
+                                                              TestMask mask,
+                                                              const DeviceStatInput* __restrict__ input,
+                                                              uint8_t* outcomes, double* values) {
+  // Raw storage: Shared's members have default initialisers, which __shared__ variables ignore.
+  __shared__ alignas(16) unsigned char storage[sizeof(block_stats::Shared<T>)];
+  block_stats::Shared<T>& sh = *reinterpret_cast<block_stats::Shared<T>*>(storage);
+  bool same = true;
+  for (int i = threadIdx.x; i < 256; i += T) {
+    sh.table[i] = input->raw_of[i];
+    same = same && input->raw_of[i] == i;
+  }
+  const bool identity = __syncthreads_and(same) != 0;
+  const uint32_t r = blockIdx.x, k = threadIdx.x;
+  const StatParams params = input->params;
+  const uint8_t* row_start = rows + static_cast<size_t>(r) * n;
+  const size_t offset = reinterpret_cast<uintptr_t>(row_start) % kFusedChunk;
+  const FusedRow row{row_start - offset, offset, n};
+
+  uint64_t before = 0;
+  cub::BlockScan<uint64_t, T>(sh.temp.scan).ExclusiveSum(fused_sum(row, k, T, sh.table, identity), before);
+  __syncthreads();
+  const FusedSummary f = fused_piece(row, k, T, sh.table, identity, params.mean, MedianAcc(params.median).threshold,
+                                     before, sh.guesses[k]);
+  const double best = cub::BlockReduce<double, T>(sh.temp.max).Reduce(f.excursion, block_stats::MaxOp{});
+  if (k == 0) sh.result.v[static_cast<int>(TestId::kExcursion)] = best;
+  __syncthreads();
+  const RunStats d = block_stats::block_runs(sh, 0, [&](size_t, size_t) { return f.directional; });
+  const RunStats m = block_stats::block_runs(sh, 0, [&](size_t, size_t) { return f.median; });
+  if (k == 0) {
+    sh.result.v[static_cast<int>(TestId::kNumDirectionalRuns)] = static_cast<double>(d.runs);
+    sh.result.v[static_cast<int>(TestId::kLenDirectionalRuns)] = static_cast<double>(d.longest);
+    sh.result.v[static_cast<int>(TestId::kNumIncreasesDecreases)] = static_cast<double>(d.majority);
+    sh.result.v[static_cast<int>(TestId::kNumRunsMedian)] = static_cast<double>(m.runs);
+    sh.result.v[static_cast<int>(TestId::kLenRunsMedian)] = static_cast<double>(m.longest);
+  }
+  for (int j = 0; j < kNumLags; ++j) {
+    const uint64_t per = block_stats::block_sum(sh, f.periodicity[j]);
+    const uint64_t cov = block_stats::block_sum(sh, f.covariance[j]);
+    if (k == 0) {
+      sh.result.v[static_cast<int>(TestId::kPeriodicity1) + j] = static_cast<double>(per);
+      sh.result.v[static_cast<int>(TestId::kCovariance1) + j] = static_cast<double>(cov);
+    }
+  }
+  if ((mask & kCollisionMask) && k == 0) {
+    const CollisionStats c =
+        collision_combine_bounds(row.view(), sh.guesses, T, FusedBounds{row, T}).stats();
+    sh.result.v[static_cast<int>(TestId::kAvgCollision)] = c.average;
+    sh.result.v[static_cast<int>(TestId::kMaxCollision)] = static_cast<double>(c.maximum);
   }
   __syncthreads();
   if (k < static_cast<uint32_t>(kNumFastTests) && (mask & bit(static_cast<int>(k)))) {

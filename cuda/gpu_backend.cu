@@ -106,6 +106,7 @@ class GpuBackend final : public PermutationBackend {
         lookahead_(static_cast<int>(tuning.lookahead)),
         parallel_shuffle_(tuning.parallel_shuffle),
         block_statistics_(tuning.block_statistics),
+        fused_statistics_(tuning.fused_statistics),
         tuned_shuffle_block_(static_cast<int>(std::min<uint32_t>(1024, std::max<uint32_t>(1, tuning.shuffle_block)))) {
     int devices = 0;
     cudaError_t e = cudaGetDeviceCount(&devices);
@@ -245,7 +246,7 @@ class GpuBackend final : public PermutationBackend {
     const ShuffleConfig sc = shuffle_config();
     if (parallel_shuffle_serves(sc, streams_)) {
       const size_t slice = std::min<size_t>(parallel_shuffle_, requested_round_ ? requested_round_ : 10000);
-      (void)cuda::DeviceBuffer<uint8_t>::try_allocate(slice * n, scratch_);
+      (void)cuda::DeviceBuffer<uint8_t>::try_allocate(slice * n + kFusedRowPad, scratch_);
     }
     size_t free_bytes = 0, total_bytes = 0;
     EA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -336,15 +337,18 @@ class GpuBackend final : public PermutationBackend {
   // The block-per-permutation path: each slice of the round is shuffled into rows
   // (parallel_shuffle_kernel) and its statistics computed from them by a block per
   // permutation (block_statistics_kernel), outcomes straight into outcomes_[0 .. count);
-  // false (nothing launched) where it does not serve: rounds larger than block-statistics
-  // (the one-thread-per-permutation statistics are faster there: they are latency-bound, so
-  // a round of 10,000 costs them little more than one of 1,000), other generators, n < 2,
-  // or no room for the rows. With profile=1 each kernel is timed alone.
+  // non-binary data's statistics come from fused_statistics_kernel (one pass per piece)
+  // unless fused-statistics=0. False (nothing launched) where it does not serve: rounds
+  // larger than block-statistics for the block kernel (the one-thread-per-permutation
+  // statistics are faster there: they are latency-bound, so a round of 10,000 costs them
+  // little more than one of 1,000), other generators, n < 2, or no room for the rows. With
+  // profile=1 each kernel is timed alone.
   bool launch_blocks(uint64_t first, uint32_t count, TestMask mask) {
     const ShuffleConfig sc = shuffle_config();
-    if (count > block_statistics_ || !parallel_shuffle_serves(sc, streams_) || data_.n < 2) return false;
+    const bool fused = fused_statistics_ && !data_.params.binary;
+    if ((!fused && count > block_statistics_) || !parallel_shuffle_serves(sc, streams_) || data_.n < 2) return false;
     const uint32_t slice = std::min(parallel_shuffle_, count);
-    const size_t need = static_cast<size_t>(slice) * data_.n;
+    const size_t need = static_cast<size_t>(slice) * data_.n + kFusedRowPad;
     if (scratch_.size() < need && !cuda::DeviceBuffer<uint8_t>::try_allocate(need, scratch_)) return false;
     cudaStream_t st = res_->stream;
     EA_CUDA_CHECK(cudaMemsetAsync(outcomes_.get(), kNotComputed, static_cast<size_t>(count) * kNumTests, st));
@@ -355,9 +359,15 @@ class GpuBackend final : public PermutationBackend {
       launch_row_shuffle(sc, scratch_.get(), symbols_.get(), data_.n, streams_.seed, first + c0, m, st);
       EA_CUDA_CHECK(cudaGetLastError());
       if (profile_groups_) EA_CUDA_CHECK(cudaEventRecord(b.get(), st));
-      block_statistics_kernel<kBlockStatisticsThreads><<<m, kBlockStatisticsThreads, kBlockStatisticsShared, st>>>(
-          scratch_.get(), data_.n, mask & kAllFastTests, input_.get(),
-          outcomes_.get() + static_cast<size_t>(c0) * kNumTests, nullptr);
+      constexpr int T = kBlockStatisticsThreads;
+      uint8_t* out = outcomes_.get() + static_cast<size_t>(c0) * kNumTests;
+      if (fused) {
+        fused_statistics_kernel<T><<<m, T, kBlockStatisticsShared, st>>>(scratch_.get(), data_.n,
+                                                                         mask & kAllFastTests, input_.get(), out, nullptr);
+      } else {
+        block_statistics_kernel<T><<<m, T, kBlockStatisticsShared, st>>>(scratch_.get(), data_.n,
+                                                                         mask & kAllFastTests, input_.get(), out, nullptr);
+      }
       EA_CUDA_CHECK(cudaGetLastError());
       if (profile_groups_) {
         EA_CUDA_CHECK(cudaEventRecord(c.get(), st));
@@ -441,6 +451,7 @@ class GpuBackend final : public PermutationBackend {
     return ShuffleConfig{lookahead_, shuffle_block_, parallel_shuffle_, reservations_, resident_, log_bits_};
   }
   const uint32_t block_statistics_;  // block-statistics: rounds up to this size, a block per permutation
+  const bool fused_statistics_;      // fused-statistics: non-binary data by fused_statistics_kernel, any round
   cuda::DeviceBuffer<uint8_t> scratch_;
   const int tuned_shuffle_block_;
   int shuffle_block_ = 32;  // tuned_shuffle_block_, or a lane group for grouped generators
@@ -469,7 +480,8 @@ bool warm_up_gpu(int gpu_id) {
                   cudaFuncGetAttributes(&attr, reservation_shuffle_kernel<kReservationThreads>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, resident_shuffle_kernel<kReservationThreads>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, rows_to_columns_kernel<0>) == cudaSuccess &&
-                  cudaFuncGetAttributes(&attr, block_statistics_kernel<kBlockStatisticsThreads>) == cudaSuccess;
+                  cudaFuncGetAttributes(&attr, block_statistics_kernel<kBlockStatisticsThreads>) == cudaSuccess &&
+                  cudaFuncGetAttributes(&attr, fused_statistics_kernel<kBlockStatisticsThreads>) == cudaSuccess;
   if (!ok) (void)cudaGetLastError();
   return ok;
 }

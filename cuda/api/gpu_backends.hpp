@@ -38,6 +38,11 @@ struct GpuTuning {
   // million samples, 8-bit data up to about 150,000), so it never touches global memory
   // while shuffling; false: the rows stay in global memory.
   bool resident = true;
+  // fused-statistics: non-binary data gets its statistics from one pass over each thread's
+  // piece, read 16 bytes at a time (cuda/block_statistics.cuh, fused_statistics_kernel), in
+  // rounds of every size; false: the block kernel up to block-statistics, above it one
+  // thread per permutation and test group. Binary data always takes the latter.
+  bool fused_statistics = true;
   uint64_t bz_chars = uint64_t{1} << 26;  // bz-chars: text characters the compression model holds at once
   uint32_t bz_shuffle = 128;    // bz-shuffle: permutations the compression backend shuffles at once
   bool profile = false;         // profile: time each statistics group and compression stage (slower)

@@ -253,14 +253,16 @@ EA_HD inline size_t even_bound(size_t n, uint32_t k, uint32_t pieces) {
   return static_cast<size_t>(static_cast<unsigned long long>(n) * k / pieces);
 }
 
-// The collision totals of `s` from the guesses of its `pieces` even pieces, in order.
-template <class Seq>
-EA_HD CollisionTotals collision_combine(const Seq& s, const CollisionGuess* guesses, uint32_t pieces) {
+// The collision totals of `s` from the guesses of its `pieces` pieces, in order; piece k
+// covers [bound(k), bound(k + 1)), bound(0) = 0 and bound(pieces) = s.size().
+template <class Seq, class Bound>
+EA_HD CollisionTotals collision_combine_bounds(const Seq& s, const CollisionGuess* guesses, uint32_t pieces,
+                                               Bound bound) {
   const size_t n = s.size();
   CollisionTotals t;
   size_t at = 0;  // the true start of the next window
   for (uint32_t k = 0; k < pieces; ++k) {
-    const size_t b = even_bound(n, k, pieces), e = even_bound(n, k + 1, pieces);
+    const size_t b = bound(k), e = bound(k + 1);
     const CollisionGuess& g = guesses[k];
     const uint32_t recorded = g.windows < kGuessWindows ? g.windows : static_cast<uint32_t>(kGuessWindows);
     while (at < e && at < n) {
@@ -280,6 +282,18 @@ EA_HD CollisionTotals collision_combine(const Seq& s, const CollisionGuess* gues
     }
   }
   return t;
+}
+
+struct EvenBounds {
+  size_t n;
+  uint32_t pieces;
+  EA_HD size_t operator()(uint32_t k) const { return even_bound(n, k, pieces); }
+};
+
+// The same for even pieces of n: [n k / pieces, n (k+1) / pieces).
+template <class Seq>
+EA_HD CollisionTotals collision_combine(const Seq& s, const CollisionGuess* guesses, uint32_t pieces) {
+  return collision_combine_bounds(s, guesses, pieces, EvenBounds{s.size(), pieces});
 }
 
 // ---- the whole sequence, in pieces ------------------------------------------------

@@ -1,10 +1,11 @@
-// The statistics by a block per permutation (cuda/block_statistics.cuh) against the CPU:
-// for data sets of 1, 4 and 8 bits (binary ones through the conversions), short ones
+// The statistics by a block per permutation (cuda/block_statistics.cuh: the block kernel,
+// and the fused one-pass kernel for non-binary data) against the CPU: for data sets of 1, 4
+// and 8 bits (binary ones through the conversions), short ones
 // (fewer samples than threads, partial conversion blocks) and a million samples, every row
 // of random permutations gives exactly cpu_statistics()'s 18 values, and outcomes that
 // compare them with the original as the CPU does; tests outside the mask stay untouched.
-// Then the kernel's time for rounds of 1,024 and 2,048 permutations of 1,000,000 samples
-// (information, not a check). Exit 77 (ctest: skipped) when no GPU is usable.
+// Rows lie n bytes apart, so odd n puts them at every alignment. Then the kernels' time for rounds of 1,024 and 2,048
+// permutations of 1,000,000 samples (information, not a check). Exit 77 (ctest: skipped) when no GPU is usable.
 // Options: --no-timing; --small: only the cases up to 100,003 samples (compute-sanitizer).
 #include <cuda_runtime.h>
 
@@ -27,14 +28,15 @@ namespace {
 
 struct Case {
   size_t n;
-  int bits;         // 1, 4 or 8
+  int bits;  // 1, 4 or 8
   uint32_t rows;
   TestMask mask;
   const char* pattern;  // "random", "runs" (repeated values), "ramp"
 };
 
 // Translated symbols 0..k-1 of a data set, its raw values and parameters, as the pipeline
-// makes them (raw_of maps symbol -> raw byte; here raw = 3 * symbol + 1).
+// makes them (raw_of maps symbol -> raw byte; here raw = 3 * symbol + 1, except for random 8-bit
+// data, whose raw values are the symbols, as in a file that uses all 256 values).
 struct Data {
   std::vector<uint8_t> symbols;
   uint8_t raw_of[256];
@@ -52,7 +54,8 @@ Data make_data(const Case& c, std::mt19937_64& rng) {
     if (p == "ramp") v = static_cast<uint32_t>((i / 7) % k);
     d.symbols[i] = static_cast<uint8_t>(v);
   }
-  for (int s = 0; s < 256; ++s) d.raw_of[s] = static_cast<uint8_t>(c.bits == 1 ? s : 3 * s + 1);
+  for (int s = 0; s < 256; ++s)
+    d.raw_of[s] = static_cast<uint8_t>(c.bits == 1 || (c.bits == 8 && p == "random") ? s : 3 * s + 1);
   double sum = 0;
   for (uint8_t s : d.symbols) sum += d.raw_of[s];
   std::vector<uint8_t> sorted = d.symbols;
@@ -69,7 +72,7 @@ int main(int argc, char** argv) {
   const KernelTestOptions opt = kernel_test_options(argc, argv);
   const bool timing = opt.timing, small = opt.small;
   constexpr int T = kBlockStatisticsThreads;
-  const TestMask some = kCollisionMask | bit(TestId::kPeriodicity1 ) | bit(TestId::kCovariance1 ) |
+  const TestMask some = kCollisionMask | bit(TestId::kPeriodicity1) | bit(TestId::kCovariance1) |
                         bit(static_cast<int>(TestId::kPeriodicity1) + 3) | kMedianMask;
   const Case cases[] = {
       {2, 8, 3, kAllFastTests, "random"},       {3, 8, 3, kAllFastTests, "random"},
@@ -98,46 +101,55 @@ int main(int argc, char** argv) {
     in.params = d.params;
     std::memcpy(in.raw_of, d.raw_of, 256);
     cpu_statistics(d.symbols.data(), c.n, d.raw_of, d.params, kAllFastTests, in.original, scratch);
-    ea::cuda::DeviceBuffer<uint8_t> d_rows(std::max<size_t>(1, rows.size())), d_out(c.rows * kNumTests);
+    ea::cuda::DeviceBuffer<uint8_t> d_rows(rows.size() + kFusedRowPad), d_out(c.rows * kNumTests);
     ea::cuda::DeviceBuffer<double> d_values(c.rows * kNumTests);
     ea::cuda::DeviceBuffer<DeviceStatInput> d_in(1);
     CHECK_CUDA(cudaMemcpy(d_rows.get(), rows.data(), rows.size(), cudaMemcpyHostToDevice));
     CHECK_CUDA(cudaMemcpy(d_in.get(), &in, sizeof in, cudaMemcpyHostToDevice));
-    CHECK_CUDA(cudaMemset(d_out.get(), kNotComputed, c.rows * kNumTests));
-    block_statistics_kernel<T><<<c.rows, T, kBlockStatisticsShared>>>(d_rows.get(), c.n, c.mask, d_in.get(),
-                                                                       d_out.get(), d_values.get());
-    CHECK_CUDA(cudaGetLastError());
-    CHECK_CUDA(cudaDeviceSynchronize());
-    std::vector<uint8_t> out(c.rows * kNumTests);
-    std::vector<double> values(c.rows * kNumTests);
-    CHECK_CUDA(cudaMemcpy(out.data(), d_out.get(), out.size(), cudaMemcpyDeviceToHost));
-    CHECK_CUDA(cudaMemcpy(values.data(), d_values.get(), values.size() * sizeof(double), cudaMemcpyDeviceToHost));
-    int bad = 0;
-    for (uint32_t r = 0; r < c.rows; ++r) {
-      StatVector want{};
-      cpu_statistics(rows.data() + r * c.n, c.n, d.raw_of, d.params, kAllFastTests, want, scratch);
-      for (int t = 0; t < kNumFastTests; ++t) {
-        const uint8_t o = out[r * kNumTests + t];
-        ++checks;
-        if (!(c.mask & bit(t))) {
-          if (o != kNotComputed) {
-            ++bad;
-            std::printf("FAIL n=%zu bits=%d row %u test %d: outside the mask but written\n", c.n, c.bits, r, t);
+    for (int fused = 0; fused < (c.bits == 1 ? 1 : 2); ++fused) {
+      const char* kernel = fused ? "fused" : "block";
+      CHECK_CUDA(cudaMemset(d_out.get(), kNotComputed, c.rows * kNumTests));
+      if (fused) {
+        fused_statistics_kernel<T>
+            <<<c.rows, T, kBlockStatisticsShared>>>(d_rows.get(), c.n, c.mask, d_in.get(), d_out.get(), d_values.get());
+      } else {
+        block_statistics_kernel<T>
+            <<<c.rows, T, kBlockStatisticsShared>>>(d_rows.get(), c.n, c.mask, d_in.get(), d_out.get(), d_values.get());
+      }
+      CHECK_CUDA(cudaGetLastError());
+      CHECK_CUDA(cudaDeviceSynchronize());
+      std::vector<uint8_t> out(c.rows * kNumTests);
+      std::vector<double> values(c.rows * kNumTests);
+      CHECK_CUDA(cudaMemcpy(out.data(), d_out.get(), out.size(), cudaMemcpyDeviceToHost));
+      CHECK_CUDA(cudaMemcpy(values.data(), d_values.get(), values.size() * sizeof(double), cudaMemcpyDeviceToHost));
+      int bad = 0;
+      for (uint32_t r = 0; r < c.rows; ++r) {
+        StatVector want{};
+        cpu_statistics(rows.data() + r * c.n, c.n, d.raw_of, d.params, kAllFastTests, want, scratch);
+        for (int t = 0; t < kNumFastTests; ++t) {
+          const uint8_t o = out[r * kNumTests + t];
+          ++checks;
+          if (!(c.mask & bit(t))) {
+            if (o != kNotComputed) {
+              ++bad;
+              std::printf("FAIL %s n=%zu bits=%d row %u test %d: outside the mask but written\n", kernel, c.n, c.bits,
+                          r, t);
+            }
+            continue;
           }
-          continue;
-        }
-        const double got = values[r * kNumTests + t], w = want.v[t], orig = in.original.v[t];
-        const uint8_t want_o = w > orig ? kGreater : (w == orig ? kEqual : kLess);
-        if (got != w || o != want_o) {
-          ++bad;
-          std::printf("FAIL n=%zu bits=%d %s row %u test %d: GPU %.17g (outcome %d), CPU %.17g (outcome %d)\n", c.n,
-                      c.bits, c.pattern, r, t, got, o, w, want_o);
+          const double got = values[r * kNumTests + t], w = want.v[t], orig = in.original.v[t];
+          const uint8_t want_o = w > orig ? kGreater : (w == orig ? kEqual : kLess);
+          if (got != w || o != want_o) {
+            ++bad;
+            std::printf("FAIL %s n=%zu bits=%d %s row %u test %d: GPU %.17g (outcome %d), CPU %.17g (outcome %d)\n",
+                        kernel, c.n, c.bits, c.pattern, r, t, got, o, w, want_o);
+          }
         }
       }
+      failures += bad;
+      std::printf("%s %s n=%zu bits=%d %s, %u rows: %s\n", bad ? "FAIL" : "ok  ", kernel, c.n, c.bits, c.pattern,
+                  c.rows, bad ? "differences above" : "every statistic equals the CPU's");
     }
-    failures += bad;
-    std::printf("%s n=%zu bits=%d %s, %u rows: %s\n", bad ? "FAIL" : "ok  ", c.n, c.bits, c.pattern, c.rows,
-                bad ? "differences above" : "every statistic equals the CPU's");
   }
   std::printf("%d checks, %d failed\n", checks, failures);
   if (timing && failures == 0) {
@@ -151,8 +163,8 @@ int main(int argc, char** argv) {
       cpu_statistics(d.symbols.data(), n, d.raw_of, d.params, kAllFastTests, in.original, scratch);
       ea::cuda::DeviceBuffer<DeviceStatInput> d_in(1);
       CHECK_CUDA(cudaMemcpy(d_in.get(), &in, sizeof in, cudaMemcpyHostToDevice));
-      for (uint32_t count : {1024u, 2048u}) {
-        ea::cuda::DeviceBuffer<uint8_t> d_rows(n * count), d_out(count * kNumTests);
+      for (uint32_t count : {1024u, 2048u, 10000u}) {
+        ea::cuda::DeviceBuffer<uint8_t> d_rows(n * count + kFusedRowPad), d_out(count * kNumTests);
         for (uint32_t r = 0; r < count; ++r) {
           CHECK_CUDA(cudaMemcpy(d_rows.get() + r * n, d.symbols.data(), n, cudaMemcpyHostToDevice));
         }
@@ -162,13 +174,49 @@ int main(int argc, char** argv) {
         float ms = 0;
         for (int rep = 0; rep < 2; ++rep) {
           CHECK_CUDA(cudaEventRecord(a));
-          block_statistics_kernel<T><<<count, T, kBlockStatisticsShared>>>(d_rows.get(), n, kAllFastTests, d_in.get(),
-                                                                          d_out.get(), nullptr);
+          block_statistics_kernel<T>
+              <<<count, T, kBlockStatisticsShared>>>(d_rows.get(), n, kAllFastTests, d_in.get(), d_out.get(), nullptr);
           CHECK_CUDA(cudaEventRecord(b));
           CHECK_CUDA(cudaEventSynchronize(b));
           CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
         }
-        std::printf("timing: block statistics, %u permutations of 1,000,000 %d-bit samples: %.1f ms\n", count, bits, ms);
+        std::printf("timing: block statistics, %u permutations of 1,000,000 %d-bit samples: %.1f ms\n", count, bits,
+                    ms);
+        if (bits != 1) {
+          for (int rep = 0; rep < 2; ++rep) {
+            CHECK_CUDA(cudaEventRecord(a));
+            fused_statistics_kernel<T><<<count, T, kBlockStatisticsShared>>>(d_rows.get(), n, kAllFastTests, d_in.get(),
+                                                                             d_out.get(), nullptr);
+            CHECK_CUDA(cudaEventRecord(b));
+            CHECK_CUDA(cudaEventSynchronize(b));
+            CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+          }
+          std::printf("timing: fused statistics, %u permutations of 1,000,000 %d-bit samples: %.1f ms\n", count, bits,
+                      ms);
+        }
+        if (count != 1024) continue;  // (10,000: a full round)
+        // Where the time goes: each merged test group alone.
+        const struct {
+          const char* name;
+          TestMask mask;
+        } groups[] = {{"excursion", bit(TestId::kExcursion)},
+                      {"directional", kDirectionalMask},
+                      {"median", kMedianMask},
+                      {"collisions", kCollisionMask},
+                      {"lag 1", bit(TestId::kPeriodicity1) | bit(TestId::kCovariance1)},
+                      {"lag 32", bit(static_cast<int>(TestId::kPeriodicity1) + 4) |
+                                     bit(static_cast<int>(TestId::kCovariance1) + 4)}};
+        for (const auto& g : groups) {
+          for (int rep = 0; rep < 2; ++rep) {
+            CHECK_CUDA(cudaEventRecord(a));
+            block_statistics_kernel<T>
+                <<<count, T, kBlockStatisticsShared>>>(d_rows.get(), n, g.mask, d_in.get(), d_out.get(), nullptr);
+            CHECK_CUDA(cudaEventRecord(b));
+            CHECK_CUDA(cudaEventSynchronize(b));
+            CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+          }
+          std::printf("timing:   %s alone: %.1f ms\n", g.name, ms);
+        }
       }
     }
   }

@@ -10,6 +10,7 @@
 
 #include "permutation/permutation.hpp"
 #include "stats/compression.hpp"
+#include "stats/fused.hpp"
 #include "stats/pieces.hpp"
 #include "stats/statistics.hpp"
 
@@ -243,4 +244,57 @@ TEST_CASE("collisions from fixed-size guesses (the GPU block's summaries) equal 
   }
   MESSAGE(cases << " cuts; windows recomputed: " << recomputed << "; cuts with more than 2 per piece: " << long_recompute);
   CHECK(cases == 4 * 7 * 6);
+}
+
+TEST_CASE("the fused one-pass pieces (the GPU block's 16-byte reads) equal compute_statistics for every cut and "
+          "alignment") {
+  std::mt19937_64 rng(20261125);
+  uint64_t cases = 0, differences = 0;
+  for (uint32_t alphabet : {3u, 16u, 200u, 256u}) {
+    for (size_t n : {size_t{2}, size_t{3}, size_t{15}, size_t{16}, size_t{17}, size_t{33}, size_t{48}, size_t{49},
+                     size_t{100}, size_t{1000}, size_t{4099}, size_t{20011}}) {
+      const std::vector<uint8_t> sym = values_with_runs(n, alphabet, rng);
+      // The raw values: the symbols themselves, or a table that is not the identity.
+      for (bool identity : {true, false}) {
+        uint8_t table[256];
+        for (int v = 0; v < 256; ++v) table[v] = identity ? static_cast<uint8_t>(v) : static_cast<uint8_t>((v * 7 + 3) & 0xff);
+        std::vector<uint8_t> raw(n);
+        double mean = 0;
+        for (size_t i = 0; i < n; ++i) {
+          raw[i] = table[sym[i]];
+          mean += raw[i];
+        }
+        mean /= static_cast<double>(n);
+        std::vector<uint8_t> sorted = sym;
+        std::sort(sorted.begin(), sorted.end());
+        const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
+        const StatParams params{mean, median, false, alphabet};
+        StatVector want{};
+        compute_statistics(view(sym), view(raw), view(sym), view(sym), params, kAllFastTests, want);
+        for (size_t offset : {size_t{0}, size_t{1}, size_t{7}, size_t{15}}) {
+          // The row `offset` bytes into a buffer, other bytes around it (read and ignored).
+          std::vector<uint8_t> buffer(offset + n + kFusedRowPad + 16);
+          for (uint8_t& b : buffer) b = static_cast<uint8_t>(rng());
+          std::copy(sym.begin(), sym.end(), buffer.begin() + static_cast<ptrdiff_t>(offset));
+          const FusedRow row{buffer.data(), offset, n};
+          for (uint32_t pieces : {1u, 2u, 3u, 7u, 64u, 256u, 1000u}) {
+            CAPTURE(alphabet);
+            CAPTURE(n);
+            CAPTURE(identity);
+            CAPTURE(offset);
+            CAPTURE(pieces);
+            const StatVector got = fused_statistics(row, pieces, table, params);
+            for (int t = 0; t < kNumFastTests; ++t) {
+              CAPTURE(t);
+              CHECK(got.v[t] == want.v[t]);
+              differences += got.v[t] == want.v[t] ? 0 : 1;
+            }
+            ++cases;
+          }
+        }
+      }
+    }
+  }
+  MESSAGE(cases << " rows x cuts x alignments; differences: " << differences);
+  CHECK(cases == 4 * 12 * 2 * 4 * 7);
 }

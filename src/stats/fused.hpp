@@ -1,0 +1,411 @@
+// All 18 statistics of a permutation of non-binary data in one pass over each piece (issue
+// 17, item 2), for a GPU block that owns the permutation: the samples are read 16 at a time
+// (one aligned 16-byte load per thread and step, instead of a byte load per sample and
+// statistic), each sample feeds the excursion, both run counters and the collision chain,
+// and each 4-sample word feeds the ten lag sums through byte-lane operations (equal bytes,
+// byte dot products). Two passes, as excursion_in_pieces(): the pieces' sums, then the
+// rest. The summaries are combined in order by the functions of pieces.hpp.
+//
+// Pieces are runs of 16-byte chunks of memory: a row starts `offset` bytes into its first
+// aligned chunk (base = row - offset), sample s sits at base[offset + s], and piece k of
+// `pieces` takes chunks [C k / pieces, C (k+1) / pieces) of the C = ceil((offset + n) / 16)
+// chunks. A chunk may hold bytes outside the row (the previous row, or up to 15 bytes past
+// its end: a buffer of rows needs kFusedRowPad bytes after the last row); they are read and
+// ignored.
+//
+// Each lag pair (x_{s-p}, x_s) is counted by the piece that holds x_s; a piece keeps the 32
+// samples before its current chunk. Binary data (runs and lags on Conversion I, collisions
+// on Conversion II) is not served here: block_statistics.cuh reads it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "common/hd.hpp"
+#include "stats/pieces.hpp"
+#include "stats/statistics.hpp"
+
+namespace ea {
+
+constexpr size_t kFusedChunk = 16;
+constexpr size_t kFusedRowPad = kFusedChunk;  // bytes a buffer of rows needs after its last row
+
+namespace fused {
+
+struct Chunk {
+  uint32_t w[4];
+};
+
+// Chunk c of the aligned base (c may be negative: zeros, never read).
+EA_HD EA_FORCEINLINE Chunk load_chunk(const uint8_t* base, int64_t c) {
+  Chunk k{{0, 0, 0, 0}};
+  if (c < 0) return k;
+#if defined(__CUDA_ARCH__)
+  const uint4 v = __ldg(reinterpret_cast<const uint4*>(base) + c);
+  k.w[0] = v.x;
+  k.w[1] = v.y;
+  k.w[2] = v.z;
+  k.w[3] = v.w;
+#else
+  std::memcpy(k.w, base + c * static_cast<int64_t>(kFusedChunk), kFusedChunk);
+#endif
+  return k;
+}
+
+EA_HD EA_FORCEINLINE uint32_t byte_of(uint32_t w, uint32_t b) { return (w >> (8 * b)) & 0xffu; }
+
+// 8 x the number of bytes of `m`'s lanes (0xff or 0) in which a and b are equal.
+EA_HD EA_FORCEINLINE uint32_t equal_bytes_x8(uint32_t a, uint32_t b, uint32_t m) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<uint32_t>(__popc(__vcmpeq4(a, b) & m));
+#else
+  uint32_t c = 0;
+  for (uint32_t k = 0; k < 4; ++k) c += (byte_of(m, k) && byte_of(a, k) == byte_of(b, k)) ? 8u : 0u;
+  return c;
+#endif
+}
+
+// acc + the sum of the products of a's and b's bytes.
+EA_HD EA_FORCEINLINE uint32_t dot_bytes(uint32_t a, uint32_t b, uint32_t acc) {
+#if defined(__CUDA_ARCH__)
+  return __dp4a(a, b, acc);
+#else
+  for (uint32_t k = 0; k < 4; ++k) acc += byte_of(a, k) * byte_of(b, k);
+  return acc;
+#endif
+}
+
+// The word of samples q-p .. q+3-p from the words at q-4 (lo) and q (hi), p in 1..3.
+EA_HD EA_FORCEINLINE uint32_t shifted_word(uint32_t lo, uint32_t hi, uint32_t p) {
+#if defined(__CUDA_ARCH__)
+  return __funnelshift_r(lo, hi, 32 - 8 * p);
+#else
+  return static_cast<uint32_t>(((static_cast<uint64_t>(hi) << 32) | lo) >> (32 - 8 * p));
+#endif
+}
+
+// The raw values of a word of symbols (4 lookups; the word itself where raw == symbol).
+EA_HD EA_FORCEINLINE uint32_t raw_word(uint32_t w, const uint8_t* table, bool identity) {
+  if (identity) return w;
+  return static_cast<uint32_t>(table[byte_of(w, 0)]) | static_cast<uint32_t>(table[byte_of(w, 1)]) << 8 |
+         static_cast<uint32_t>(table[byte_of(w, 2)]) << 16 | static_cast<uint32_t>(table[byte_of(w, 3)]) << 24;
+}
+
+// RunPiece built one step at a time without a data-dependent branch (run_piece_push's
+// result), in 32-bit counters (a piece is shorter than 2^32 samples).
+struct RunPieceAcc {
+  uint32_t len = 0, ups = 0, runs = 0, run = 0, longest = 0, lead = 0, first = 0, last = 2;
+
+  EA_HD EA_FORCEINLINE void push(uint32_t up) {
+    const bool same = up == last;
+    first = len == 0 ? up : first;
+    ups += up;
+    runs += same ? 0u : 1u;
+    run = same ? run + 1 : 1u;
+    longest = run > longest ? run : longest;
+    lead = runs == 1 ? run : lead;
+    last = up;
+    ++len;
+  }
+  EA_HD RunPiece piece() const {
+    RunPiece p;
+    p.len = len;
+    p.ups = ups;
+    p.runs = runs;
+    p.longest = longest;
+    p.lead = lead;
+    p.trail = run;
+    p.first = first;
+    p.last = last == 2 ? 0u : last;
+    return p;
+  }
+};
+
+// Reads sample i of a row byte by byte through its aligned chunks (the collision windows
+// that run past a piece, and the ones the combining thread recomputes).
+struct ChunkedRowView {
+  const uint8_t* base;
+  size_t offset, n;
+  mutable int64_t cached = -1;
+  mutable Chunk chunk{{0, 0, 0, 0}};
+
+  EA_HD size_t size() const { return n; }
+  EA_HD uint32_t operator[](size_t i) const {
+    const size_t q = offset + i;
+    const int64_t c = static_cast<int64_t>(q / kFusedChunk);
+    if (c != cached) {
+      chunk = load_chunk(base, c);
+      cached = c;
+    }
+    const uint32_t b = static_cast<uint32_t>(q % kFusedChunk);
+    return byte_of(chunk.w[b / 4], b % 4);
+  }
+};
+
+}  // namespace fused
+
+// Where a row's samples lie in its aligned chunks.
+struct FusedRow {
+  const uint8_t* base;  // 16-byte aligned (on the device)
+  size_t offset;        // row - base, below 16
+  size_t n;
+
+  EA_HD size_t chunks() const { return (offset + n + kFusedChunk - 1) / kFusedChunk; }
+  // First sample of piece k of `pieces` (n for k = pieces).
+  EA_HD size_t piece_start(uint32_t k, uint32_t pieces) const {
+    const size_t q = even_bound(chunks(), k, pieces) * kFusedChunk;
+    const size_t s = q > offset ? q - offset : 0;
+    return s < n ? s : n;
+  }
+  EA_HD fused::ChunkedRowView view() const { return fused::ChunkedRowView{base, offset, n}; }
+};
+
+// piece_start() as a function of k (collision_combine_bounds()).
+struct FusedBounds {
+  FusedRow row;
+  uint32_t pieces;
+  EA_HD size_t operator()(uint32_t k) const { return row.piece_start(k, pieces); }
+};
+
+// What fused_piece() gives for one piece besides its collision guess.
+struct FusedSummary {
+  double excursion = 0.0;  // the piece's maximum, from the running sum before it
+  RunPiece directional;    // steps x_{s-1} <= x_s for the piece's samples s >= 1
+  RunPiece median;
+  uint64_t periodicity[kNumLags] = {0, 0, 0, 0, 0};  // pairs (s-p, s) with s in the piece
+  uint64_t covariance[kNumLags] = {0, 0, 0, 0, 0};
+};
+
+// Pass 1: the sum of the raw values of piece k.
+EA_HD inline uint64_t fused_sum(const FusedRow& row, uint32_t k, uint32_t pieces, const uint8_t* table, bool identity) {
+  const int64_t c0 = static_cast<int64_t>(even_bound(row.chunks(), k, pieces));
+  const int64_t c1 = static_cast<int64_t>(even_bound(row.chunks(), k + 1, pieces));
+  const int64_t lo = static_cast<int64_t>(row.offset), hi = static_cast<int64_t>(row.offset + row.n);
+  uint64_t total = 0;
+  for (int64_t c = c0; c < c1; ++c) {
+    const fused::Chunk ch = fused::load_chunk(row.base, c);
+    const int64_t q0 = c * static_cast<int64_t>(kFusedChunk);
+    uint32_t part = 0;
+    if (q0 >= lo && q0 + static_cast<int64_t>(kFusedChunk) <= hi) {
+      EA_UNROLL
+      for (int t = 0; t < 4; ++t) part = fused::dot_bytes(fused::raw_word(ch.w[t], table, identity), 0x01010101u, part);
+    } else {
+      EA_UNROLL
+      for (int b = 0; b < static_cast<int>(kFusedChunk); ++b) {
+        const int64_t q = q0 + b;
+        if (q >= lo && q < hi) part += table[fused::byte_of(ch.w[b / 4], b % 4)];
+      }
+    }
+    total += part;
+  }
+  return total;
+}
+
+// Pass 2: piece k's summary, `before` the sum of the raw values of the samples before it
+// (the exclusive prefix of fused_sum), and its collision guess written into `guess`.
+EA_HD inline FusedSummary fused_piece(const FusedRow& row, uint32_t k, uint32_t pieces, const uint8_t* table,
+                                      bool identity, double mean, uint32_t median_threshold, uint64_t before,
+                                      CollisionGuess& guess) {
+  using fused::Chunk;
+  const int64_t c0 = static_cast<int64_t>(even_bound(row.chunks(), k, pieces));
+  const int64_t c1 = static_cast<int64_t>(even_bound(row.chunks(), k + 1, pieces));
+  const int64_t off = static_cast<int64_t>(row.offset), n = static_cast<int64_t>(row.n);
+  const size_t s0 = row.piece_start(k, pieces);
+
+  ExcursionAcc exc(mean);
+  exc.running = before;
+  fused::RunPieceAcc dir, med;
+  uint32_t per8[kNumLags] = {0, 0, 0, 0, 0};
+  uint64_t cov[kNumLags] = {0, 0, 0, 0, 0};
+  // Collision chain from s0 (collision_guess()).
+  ByteSet seen;
+  uint32_t len = 0, windows = 0, rest_count = 0, rest_max = 0;
+  uint64_t rest_sum = 0;
+
+  // Words of the 32 samples before the current chunk (h[7] ends just before it), then the
+  // chunk's four: symbols and raw values.
+  uint32_t hs[12], hr[12];
+  {
+    const Chunk a = fused::load_chunk(row.base, c0 - 2), b = fused::load_chunk(row.base, c0 - 1);
+    EA_UNROLL
+    for (int t = 0; t < 4; ++t) {
+      hs[t] = a.w[t];
+      hs[4 + t] = b.w[t];
+      hr[t] = fused::raw_word(a.w[t], table, identity);
+      hr[4 + t] = fused::raw_word(b.w[t], table, identity);
+    }
+  }
+  uint32_t prev = hs[7] >> 24;  // x_{s0-1} where s0 > 0 starts at a chunk boundary
+  Chunk next = fused::load_chunk(row.base, c0 < c1 ? c0 : -1);
+
+  auto push_sample = [&](int64_t s, uint32_t x, uint32_t r, bool step) {
+    exc.push(static_cast<size_t>(s), r);
+    med.push(x >= median_threshold ? 1u : 0u);
+    if (step) dir.push(prev <= x ? 1u : 0u);
+    prev = x;
+    ++len;
+    const bool hit = seen.add_or_reset(x);
+    if (hit) {
+      if (windows < static_cast<uint32_t>(kGuessWindows)) {
+        guess.start[windows] = static_cast<uint32_t>(static_cast<size_t>(s) + 1 - len - s0);
+        guess.len[windows] = static_cast<uint16_t>(len);
+      } else {
+        rest_sum += len;
+        ++rest_count;
+        rest_max = len > rest_max ? len : rest_max;
+      }
+      ++windows;
+      len = 0;
+    }
+  };
+
+  for (int64_t c = c0; c < c1; ++c) {
+    const Chunk cur = next;
+    if (c + 1 < c1) next = fused::load_chunk(row.base, c + 1);
+    EA_UNROLL
+    for (int t = 0; t < 4; ++t) {
+      hs[8 + t] = cur.w[t];
+      hr[8 + t] = fused::raw_word(cur.w[t], table, identity);
+    }
+    const int64_t first = c * static_cast<int64_t>(kFusedChunk) - off;  // sample of the chunk's byte 0
+    uint32_t cov32[kNumLags] = {0, 0, 0, 0, 0};
+    if (first >= 32 && first + static_cast<int64_t>(kFusedChunk) <= n) {
+      EA_UNROLL
+      for (int t = 0; t < 4; ++t) {
+        EA_UNROLL
+        for (int b = 0; b < 4; ++b) {
+          push_sample(first + 4 * t + b, fused::byte_of(hs[8 + t], b), fused::byte_of(hr[8 + t], b), true);
+        }
+        const uint32_t s1 = fused::shifted_word(hs[7 + t], hs[8 + t], 1),
+                       s2 = fused::shifted_word(hs[7 + t], hs[8 + t], 2);
+        const uint32_t r1 = fused::shifted_word(hr[7 + t], hr[8 + t], 1),
+                       r2 = fused::shifted_word(hr[7 + t], hr[8 + t], 2);
+        per8[0] += fused::equal_bytes_x8(s1, hs[8 + t], ~0u);
+        per8[1] += fused::equal_bytes_x8(s2, hs[8 + t], ~0u);
+        per8[2] += fused::equal_bytes_x8(hs[6 + t], hs[8 + t], ~0u);
+        per8[3] += fused::equal_bytes_x8(hs[4 + t], hs[8 + t], ~0u);
+        per8[4] += fused::equal_bytes_x8(hs[t], hs[8 + t], ~0u);
+        cov32[0] = fused::dot_bytes(r1, hr[8 + t], cov32[0]);
+        cov32[1] = fused::dot_bytes(r2, hr[8 + t], cov32[1]);
+        cov32[2] = fused::dot_bytes(hr[6 + t], hr[8 + t], cov32[2]);
+        cov32[3] = fused::dot_bytes(hr[4 + t], hr[8 + t], cov32[3]);
+        cov32[4] = fused::dot_bytes(hr[t], hr[8 + t], cov32[4]);
+      }
+    } else {
+      // A chunk at the row's start or end: bytes outside [0, n), and lag pairs whose first
+      // sample precedes the row, are masked.
+      EA_UNROLL
+      for (int t = 0; t < 4; ++t) {
+        EA_UNROLL
+        for (int b = 0; b < 4; ++b) {
+          const int64_t s = first + 4 * t + b;
+          if (s >= 0 && s < n) push_sample(s, fused::byte_of(hs[8 + t], b), fused::byte_of(hr[8 + t], b), s >= 1);
+        }
+        const uint32_t shs[kNumLags] = {fused::shifted_word(hs[7 + t], hs[8 + t], 1),
+                                        fused::shifted_word(hs[7 + t], hs[8 + t], 2), hs[6 + t], hs[4 + t], hs[t]};
+        const uint32_t shr[kNumLags] = {fused::shifted_word(hr[7 + t], hr[8 + t], 1),
+                                        fused::shifted_word(hr[7 + t], hr[8 + t], 2), hr[6 + t], hr[4 + t], hr[t]};
+        EA_UNROLL
+        for (int j = 0; j < kNumLags; ++j) {
+          uint32_t m = 0;
+          EA_UNROLL
+          for (int b = 0; b < 4; ++b) {
+            const int64_t s = first + 4 * t + b;
+            if (s >= static_cast<int64_t>(lag(j)) && s < n) m |= 0xffu << (8 * b);
+          }
+          per8[j] += fused::equal_bytes_x8(shs[j], hs[8 + t], m);
+          cov32[j] = fused::dot_bytes(shr[j], hr[8 + t] & m, cov32[j]);
+        }
+      }
+    }
+    EA_UNROLL
+    for (int j = 0; j < kNumLags; ++j) cov[j] += cov32[j];
+    EA_UNROLL
+    for (int t = 0; t < 8; ++t) {
+      hs[t] = hs[4 + t];
+      hr[t] = hr[4 + t];
+    }
+  }
+
+  // The chain's last window may run past the piece (collision_window()).
+  size_t i = row.piece_start(k + 1, pieces);
+  if (len > 0) {
+    const fused::ChunkedRowView v = row.view();
+    bool hit = false;
+    while (i < row.n && !hit) {
+      ++len;
+      hit = seen.add_or_reset(v[i]);
+      ++i;
+    }
+    const uint32_t recorded = hit ? len : 0u;
+    if (windows < static_cast<uint32_t>(kGuessWindows)) {
+      guess.start[windows] = static_cast<uint32_t>(i - len - s0);
+      guess.len[windows] = static_cast<uint16_t>(recorded);
+    } else {
+      rest_sum += recorded;
+      rest_count += recorded ? 1u : 0u;
+      rest_max = recorded > rest_max ? recorded : rest_max;
+    }
+    ++windows;
+  }
+  guess.next = i;
+  guess.windows = windows;
+  guess.rest_sum = rest_sum;
+  guess.rest_count = rest_count;
+  guess.rest_max = rest_max;
+
+  FusedSummary f;
+  f.excursion = exc.best;
+  f.directional = dir.piece();
+  f.median = med.piece();
+  for (int j = 0; j < kNumLags; ++j) {
+    f.periodicity[j] = per8[j] / 8;
+    f.covariance[j] = cov[j];
+  }
+  return f;
+}
+
+// The host form of the GPU block's combine (cuda/block_statistics.cuh), for the tests: the
+// statistics of a row of non-binary data from `pieces` fused pieces, in order.
+inline StatVector fused_statistics(const FusedRow& row, uint32_t pieces, const uint8_t* table,
+                                   const StatParams& params) {
+  bool identity = true;
+  for (int v = 0; v < 256; ++v) identity = identity && table[v] == v;
+  const uint32_t threshold = MedianAcc(params.median).threshold;
+  std::vector<uint64_t> before(pieces + 1, 0);
+  for (uint32_t k = 0; k < pieces; ++k) before[k + 1] = before[k] + fused_sum(row, k, pieces, table, identity);
+  std::vector<CollisionGuess> guesses(pieces);
+  double best = 0.0;
+  RunPiece dir, med;
+  LagStats lags{};
+  for (uint32_t k = 0; k < pieces; ++k) {
+    const FusedSummary f = fused_piece(row, k, pieces, table, identity, params.mean, threshold, before[k], guesses[k]);
+    best = f.excursion > best ? f.excursion : best;
+    dir = run_piece_join(dir, f.directional);
+    med = run_piece_join(med, f.median);
+    for (int j = 0; j < kNumLags; ++j) {
+      lags.periodicity[j] += f.periodicity[j];
+      lags.covariance[j] += f.covariance[j];
+    }
+  }
+  const CollisionStats c =
+      collision_combine_bounds(row.view(), guesses.data(), pieces, FusedBounds{row, pieces}).stats();
+  StatVector v{};
+  v.v[static_cast<int>(TestId::kExcursion)] = best;
+  const RunStats d = run_piece_result(dir), m = run_piece_result(med);
+  v.v[static_cast<int>(TestId::kNumDirectionalRuns)] = static_cast<double>(d.runs);
+  v.v[static_cast<int>(TestId::kLenDirectionalRuns)] = static_cast<double>(d.longest);
+  v.v[static_cast<int>(TestId::kNumIncreasesDecreases)] = static_cast<double>(d.majority);
+  v.v[static_cast<int>(TestId::kNumRunsMedian)] = static_cast<double>(m.runs);
+  v.v[static_cast<int>(TestId::kLenRunsMedian)] = static_cast<double>(m.longest);
+  v.v[static_cast<int>(TestId::kAvgCollision)] = c.average;
+  v.v[static_cast<int>(TestId::kMaxCollision)] = static_cast<double>(c.maximum);
+  for (int j = 0; j < kNumLags; ++j) {
+    v.v[static_cast<int>(TestId::kPeriodicity1) + j] = static_cast<double>(lags.periodicity[j]);
+    v.v[static_cast<int>(TestId::kCovariance1) + j] = static_cast<double>(lags.covariance[j]);
+  }
+  return v;
+}
+
+}  // namespace ea
