@@ -222,7 +222,8 @@ class GpuBackend final : public PermutationBackend {
     const size_t conv_per_perm = data.params.binary ? (data.n + 7) / 8 : 0;
     // Grouped generators shuffle whole lane groups: up to two partial groups more.
     const size_t extra = grouped_ ? 2 * kLaneGroup : 0;
-    if (round_ == 0 || data.n > batch_n_ || conv_per_perm > conv_per_perm_ || round_ + extra > columns_) {
+    if (round_ == 0 || data.n > batch_n_ || conv_per_perm > conv_per_perm_ || round_ + extra > columns_ ||
+        (rows_only_ && !rows_serve(data))) {
       allocate_batch(data.n, conv_per_perm, extra);
     }
     // Data that already failed another test will almost surely need every permutation:
@@ -234,30 +235,40 @@ class GpuBackend final : public PermutationBackend {
   }
 
 
+  // Whether every round of this data set runs on the rows alone (launch_blocks with the
+  // fused statistics): the interleaved batch is then never used, and not allocated.
+  bool rows_serve(const PermutationData& data) const {
+    return fused_statistics_ && !data.params.binary && data.n >= 2 && parallel_shuffle_serves(shuffle_config(), streams_);
+  }
+
   // Round size: as many permutations as fit in memory_share_ of the free memory (the
   // shuffle is latency-bound, so a round of 10,000 takes about as long as a round of
-  // 1,000), at most 10,000; on an allocation failure, retry with half.
+  // 1,000), at most 10,000; on an allocation failure, retry with half. Data sets whose
+  // rounds all run on the rows (rows_serve) get rounds of 10,000 (or --round-size) with
+  // no interleaved batch: their slices reuse the rows.
   void allocate_batch(size_t n, size_t conv_per_perm, size_t extra) {
     batch_.reset();
     conv_.reset();
     outcomes_.reset();
     scratch_.reset();
+    rows_only_ = false;
     // The block-per-permutation shuffle's rows first (without them, the other kernel runs).
     const ShuffleConfig sc = shuffle_config();
     if (parallel_shuffle_serves(sc, streams_)) {
       const size_t slice = std::min<size_t>(parallel_shuffle_, requested_round_ ? requested_round_ : 10000);
-      (void)cuda::DeviceBuffer<uint8_t>::try_allocate(slice * n + kFusedRowPad, scratch_);
+      rows_only_ = cuda::DeviceBuffer<uint8_t>::try_allocate(slice * n + kFusedRowPad, scratch_) && rows_serve(data_);
     }
     size_t free_bytes = 0, total_bytes = 0;
     EA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const size_t per_perm = n + conv_per_perm + kNumTests;
+    const size_t per_perm = rows_only_ ? kNumTests : n + conv_per_perm + kNumTests;
     size_t n_round = requested_round_ ? requested_round_
                                       : std::min<size_t>(10000, static_cast<size_t>(static_cast<double>(free_bytes) *
                                                                                     memory_share_) / per_perm);
     n_round = std::max<size_t>(n_round, 1);
     while (true) {
       columns_ = n_round + extra;
-      if (cuda::DeviceBuffer<uint8_t>::try_allocate(columns_ * n, batch_) &&
+      if (rows_only_ && cuda::DeviceBuffer<uint8_t>::try_allocate(columns_ * kNumTests, outcomes_)) break;
+      if (!rows_only_ && cuda::DeviceBuffer<uint8_t>::try_allocate(columns_ * n, batch_) &&
           cuda::DeviceBuffer<uint8_t>::try_allocate(std::max<size_t>(1, columns_ * conv_per_perm), conv_) &&
           cuda::DeviceBuffer<uint8_t>::try_allocate(columns_ * kNumTests, outcomes_)) {
         break;
@@ -296,6 +307,7 @@ class GpuBackend final : public PermutationBackend {
     EA_CUDA_CHECK(cudaEventRecord(res_->start.get(), st));
     last_round_blocks_ = launch_blocks(first, count, mask);
     if (last_round_blocks_) return 0;
+    if (rows_only_) throw Error(ErrorKind::Internal, "GPU round without the rows it was sized for");
     launch_shuffle(shuffle_config(), scratch_, st, batch_.get(), stride, shuffled, symbols_.get(), data_.n, streams_, shuffled_first);
     EA_CUDA_CHECK(cudaGetLastError());
     const unsigned blocks = (count + kThreads - 1) / kThreads;
@@ -446,6 +458,7 @@ class GpuBackend final : public PermutationBackend {
   uint32_t reservations_ = 0;  // blocks in flight of the reservation shuffle (0: the chunked kernel)
   uint32_t resident_ = 0;      // blocks in flight of its shared-memory variant (0: not used)
   uint32_t log_bits_ = 3;      // bits per sample that hold every symbol, as log2
+  bool rows_only_ = false;     // no interleaved batch: every round runs on the rows (rows_serve)
 
   ShuffleConfig shuffle_config() const {
     return ShuffleConfig{lookahead_, shuffle_block_, parallel_shuffle_, reservations_, resident_, log_bits_};

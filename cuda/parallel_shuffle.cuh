@@ -121,9 +121,10 @@ __global__ void __launch_bounds__(T)
 //
 // reservation_rounds() carries out one permutation on a row kept by `Row` (get(p): the
 // sample at place p; put(i, t, vi, vt): a[i] = vt and a[t] = vi, where no other step of
-// the round touches i or t; shares_words(): whether samples of different places share a
-// word, so that loads and stores need a barrier between them); the kernels below keep the row in global memory
-// (reservation_shuffle_kernel) or packed in shared memory (resident_shuffle_kernel).
+// the round touches i or t; every load of a round comes before a barrier that precedes its
+// stores, so packed samples of different places may share a word); the kernels below keep
+// the row in global memory (reservation_shuffle_kernel) or packed in shared memory
+// (resident_shuffle_kernel).
 // `table`: the hash (keys, then best: kHash words each) and the pending steps and their
 // targets (4 T words each: one list, compacted in place, as every thread holds its entries
 // in registers from the hash inserts on);
@@ -202,7 +203,10 @@ __device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* tab
     // (atomicMax), and looks its own place up. The same result as reserving both places,
     // with half the hash work (reservations.hpp runs both rules: ReservationRule::kTargets
     // is this one; unit test "Fisher-Yates by deterministic reservations ...").
-    uint32_t ii[S], tt[S], slot_t[S], own = 0;
+    // Both places of every pending step are loaded first, so that the loads' latency passes
+    // during the hash work: no store of the round comes before the barrier below, and a
+    // step that waits discards its values.
+    uint32_t ii[S], tt[S], slot_t[S], vi[S], vt[S], own = 0;
 #pragma unroll
     for (uint32_t s = 0; s < S; ++s) {
       const uint32_t e = k + s * T;
@@ -210,6 +214,12 @@ __device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* tab
       if (e >= pending) continue;
       ii[s] = step_i[e];
       tt[s] = step_h[e];
+      vi[s] = row.get(ii[s]);
+      vt[s] = row.get(tt[s]);
+    }
+#pragma unroll
+    for (uint32_t s = 0; s < S; ++s) {
+      if (ii[s] == 0) continue;
       uint32_t slot = (tt[s] * 2654435761u) >> (32 - kHashBits);
       while (true) {
         const uint32_t prev = atomicCAS(&keys[slot], kEmpty, tt[s]);
@@ -224,9 +234,8 @@ __device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* tab
       slot_t[s] = slot;
     }
     __syncthreads();
-    // The steps that may swap do (all loads first: their places are disjoint); the
-    // others are compacted to the front of the list.
-    uint32_t vi[S], vt[S];
+    // The steps that may swap do (their places are disjoint); the others are compacted to
+    // the front of the list.
     uint32_t win = 0;
 #pragma unroll
     for (uint32_t s = 0; s < S; ++s) {
@@ -243,16 +252,14 @@ __device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* tab
       }
       if (free) {
         win |= 1u << s;
-        vi[s] = row.get(ii[s]);
-        vt[s] = row.get(tt[s]);
       } else {
         const uint32_t at = atomicAdd(&kept, 1u);
         step_i[at] = ii[s];  // every entry was read before the last sync
         step_h[at] = tt[s];
       }
     }
-    // Packed samples of different swaps may share a word: every load before any store.
-    if (row.shares_words()) __syncthreads();
+    // (Packed samples of different swaps may share a word: every load came before the
+    // barrier above, so before any store.)
 #pragma unroll
     for (uint32_t s = 0; s < S; ++s) {
       if (win & (1u << s)) row.put(ii[s], tt[s], vi[s], vt[s]);
@@ -296,7 +303,6 @@ __device__ __forceinline__ void copy_row(uint8_t* a, const uint8_t* __restrict__
 struct GlobalRow {
   uint8_t* a;
   __device__ __forceinline__ uint32_t get(uint32_t p) const { return a[p]; }
-  __device__ __forceinline__ bool shares_words() const { return false; }
   __device__ __forceinline__ void put(uint32_t i, uint32_t t, uint32_t vi, uint32_t vt) const {
     a[i] = static_cast<uint8_t>(vt);
     a[t] = static_cast<uint8_t>(vi);
@@ -334,7 +340,6 @@ struct SharedRow {
     const uint32_t bit = p << log_bits;
     return (words[bit >> 5] >> (bit & 31)) & ((2u << ((1u << log_bits) - 1)) - 1);
   }
-  __device__ __forceinline__ bool shares_words() const { return log_bits < 3; }
   __device__ __forceinline__ void put(uint32_t i, uint32_t t, uint32_t vi, uint32_t vt) const {
     if (log_bits == 3) {
       uint8_t* b = reinterpret_cast<uint8_t*>(words);
