@@ -121,8 +121,9 @@ __global__ void __launch_bounds__(T)
 //
 // reservation_rounds() carries out one permutation on a row kept by `Row` (get(p): the
 // sample at place p; put(i, t, vi, vt): a[i] = vt and a[t] = vi, where no other step of
-// the round touches i or t; every load of a round comes before a barrier that precedes its
-// stores, so packed samples of different places may share a word); the kernels below keep
+// the round touches i or t; kLoadEarly: loads before the round's hash work, so before a
+// barrier that precedes every store, as packed samples of different places may share a
+// word); the kernels below keep
 // the row in global memory (reservation_shuffle_kernel) or packed in shared memory
 // (resident_shuffle_kernel).
 // `table`: the hash (keys, then best: kHash words each) and the pending steps and their
@@ -203,9 +204,12 @@ __device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* tab
     // (atomicMax), and looks its own place up. The same result as reserving both places,
     // with half the hash work (reservations.hpp runs both rules: ReservationRule::kTargets
     // is this one; unit test "Fisher-Yates by deterministic reservations ...").
-    // Both places of every pending step are loaded first, so that the loads' latency passes
-    // during the hash work: no store of the round comes before the barrier below, and a
-    // step that waits discards its values.
+    // Rows with Row::kLoadEarly (shared memory) load both places of every pending step
+    // here, before the hash work (a step that waits discards its values; no store of the
+    // round comes before the barrier below): no barrier is then needed between a round's
+    // loads and stores (H100, 1,024 binary rows: 23.5 ms, was 25.7). Rows in global memory
+    // load the winners' places after the decision: loading every pending step's there made
+    // 1,024 8-bit rows slower (54.9 ms against 51.7).
     uint32_t ii[S], tt[S], slot_t[S], vi[S], vt[S], own = 0;
 #pragma unroll
     for (uint32_t s = 0; s < S; ++s) {
@@ -214,8 +218,10 @@ __device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* tab
       if (e >= pending) continue;
       ii[s] = step_i[e];
       tt[s] = step_h[e];
-      vi[s] = row.get(ii[s]);
-      vt[s] = row.get(tt[s]);
+      if constexpr (Row::kLoadEarly) {
+        vi[s] = row.get(ii[s]);
+        vt[s] = row.get(tt[s]);
+      }
     }
 #pragma unroll
     for (uint32_t s = 0; s < S; ++s) {
@@ -252,14 +258,18 @@ __device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* tab
       }
       if (free) {
         win |= 1u << s;
+        if constexpr (!Row::kLoadEarly) {
+          vi[s] = row.get(ii[s]);
+          vt[s] = row.get(tt[s]);
+        }
       } else {
         const uint32_t at = atomicAdd(&kept, 1u);
         step_i[at] = ii[s];  // every entry was read before the last sync
         step_h[at] = tt[s];
       }
     }
-    // (Packed samples of different swaps may share a word: every load came before the
-    // barrier above, so before any store.)
+    // (Packed samples of different swaps may share a word: they are loaded early, before
+    // the barrier above, so before any store.)
 #pragma unroll
     for (uint32_t s = 0; s < S; ++s) {
       if (win & (1u << s)) row.put(ii[s], tt[s], vi[s], vt[s]);
@@ -301,6 +311,7 @@ __device__ __forceinline__ void copy_row(uint8_t* a, const uint8_t* __restrict__
 }
 
 struct GlobalRow {
+  static constexpr bool kLoadEarly = false;
   uint8_t* a;
   __device__ __forceinline__ uint32_t get(uint32_t p) const { return a[p]; }
   __device__ __forceinline__ void put(uint32_t i, uint32_t t, uint32_t vi, uint32_t vt) const {
@@ -332,6 +343,7 @@ __global__ void __launch_bounds__(T, 1024 / T)
 // Concurrent swaps of a round may share a word, so packed samples are swapped by
 // atomicXor of both places with vi ^ vt (their fields are disjoint); bytes are stored.
 struct SharedRow {
+  static constexpr bool kLoadEarly = true;  // required: packed samples of two swaps may share a word
   uint32_t* words;
   uint32_t log_bits;
   __device__ __forceinline__ uint32_t get(uint32_t p) const {
