@@ -255,8 +255,14 @@ class GpuBackend final : public PermutationBackend {
     // The block-per-permutation shuffle's rows first (without them, the other kernel runs).
     const ShuffleConfig sc = shuffle_config();
     if (parallel_shuffle_serves(sc, streams_)) {
-      const size_t slice = std::min<size_t>(parallel_shuffle_, requested_round_ ? requested_round_ : 10000);
-      rows_only_ = cuda::DeviceBuffer<uint8_t>::try_allocate(slice * n + kFusedRowPad, scratch_) && rows_serve(data_);
+      // Rows for two slices where a round has several and the rows serve every round
+      // (launch_blocks overlaps them), else for one.
+      const size_t round = requested_round_ ? requested_round_ : 10000;
+      const size_t slice = std::min<size_t>(parallel_shuffle_, round);
+      const bool two = rows_serve(data_) && round > slice &&
+                       cuda::DeviceBuffer<uint8_t>::try_allocate(2 * slice * n + kFusedRowPad, scratch_);
+      rows_only_ = (two || cuda::DeviceBuffer<uint8_t>::try_allocate(slice * n + kFusedRowPad, scratch_)) &&
+                   rows_serve(data_);
     }
     size_t free_bytes = 0, total_bytes = 0;
     EA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -360,27 +366,45 @@ class GpuBackend final : public PermutationBackend {
     const bool fused = fused_statistics_ && !data_.params.binary;
     if ((!fused && count > block_statistics_) || !parallel_shuffle_serves(sc, streams_) || data_.n < 2) return false;
     const uint32_t slice = std::min(parallel_shuffle_, count);
-    const size_t need = static_cast<size_t>(slice) * data_.n + kFusedRowPad;
-    if (scratch_.size() < need && !cuda::DeviceBuffer<uint8_t>::try_allocate(need, scratch_)) return false;
+    const size_t slice_bytes = static_cast<size_t>(slice) * data_.n;
+    if (scratch_.size() < slice_bytes + kFusedRowPad &&
+        !cuda::DeviceBuffer<uint8_t>::try_allocate(slice_bytes + kFusedRowPad, scratch_)) {
+      return false;
+    }
+    // Rounds of several slices, where the rows have room for two (allocate_batch), test
+    // each slice on a second stream while the next one is shuffled into the other half:
+    // the statistics' blocks run beside the latency-bound shuffle's on the same SMs.
+    const bool overlap = !profile_groups_ && count > slice && scratch_.size() >= 2 * slice_bytes + kFusedRowPad;
     cudaStream_t st = res_->stream;
+    cudaStream_t ss = overlap ? static_cast<cudaStream_t>(res_->stats_stream) : st;
     EA_CUDA_CHECK(cudaMemsetAsync(outcomes_.get(), kNotComputed, static_cast<size_t>(count) * kNumTests, st));
-    for (uint32_t c0 = 0; c0 < count; c0 += slice) {
+    uint32_t index = 0;
+    for (uint32_t c0 = 0; c0 < count; c0 += slice, ++index) {
       const uint32_t m = std::min(slice, count - c0);
+      const uint32_t half = overlap ? index % 2 : 0;
+      uint8_t* rows = scratch_.get() + half * slice_bytes;
       cuda::CudaEvent a, b, c;
       if (profile_groups_) EA_CUDA_CHECK(cudaEventRecord(a.get(), st));
-      launch_row_shuffle(sc, scratch_.get(), symbols_.get(), data_.n, streams_.seed, first + c0, m, st);
+      // These rows are free once the statistics of the slice before the last one are done.
+      if (overlap && index >= 2) EA_CUDA_CHECK(cudaStreamWaitEvent(st, res_->rows_tested[half].get(), 0));
+      launch_row_shuffle(sc, rows, symbols_.get(), data_.n, streams_.seed, first + c0, m, st);
       EA_CUDA_CHECK(cudaGetLastError());
       if (profile_groups_) EA_CUDA_CHECK(cudaEventRecord(b.get(), st));
+      if (overlap) {
+        EA_CUDA_CHECK(cudaEventRecord(res_->rows_shuffled[half].get(), st));
+        EA_CUDA_CHECK(cudaStreamWaitEvent(ss, res_->rows_shuffled[half].get(), 0));
+      }
       constexpr int T = kBlockStatisticsThreads;
       uint8_t* out = outcomes_.get() + static_cast<size_t>(c0) * kNumTests;
       if (fused) {
-        fused_statistics_kernel<T><<<m, T, kBlockStatisticsShared, st>>>(scratch_.get(), data_.n,
-                                                                         mask & kAllFastTests, input_.get(), out, nullptr);
+        fused_statistics_kernel<T><<<m, T, kBlockStatisticsShared, ss>>>(rows, data_.n, mask & kAllFastTests,
+                                                                         input_.get(), out, nullptr);
       } else {
-        block_statistics_kernel<T><<<m, T, kBlockStatisticsShared, st>>>(scratch_.get(), data_.n,
-                                                                         mask & kAllFastTests, input_.get(), out, nullptr);
+        block_statistics_kernel<T><<<m, T, kBlockStatisticsShared, ss>>>(rows, data_.n, mask & kAllFastTests,
+                                                                         input_.get(), out, nullptr);
       }
       EA_CUDA_CHECK(cudaGetLastError());
+      if (overlap) EA_CUDA_CHECK(cudaEventRecord(res_->rows_tested[half].get(), ss));
       if (profile_groups_) {
         EA_CUDA_CHECK(cudaEventRecord(c.get(), st));
         EA_CUDA_CHECK(cudaEventSynchronize(c.get()));
@@ -392,6 +416,8 @@ class GpuBackend final : public PermutationBackend {
       }
     }
     EA_CUDA_CHECK(cudaEventRecord(res_->shuffled.get(), st));
+    // The last slice's statistics (the second stream runs in order: every slice's).
+    if (overlap) EA_CUDA_CHECK(cudaStreamWaitEvent(st, res_->rows_tested[(index - 1) % 2].get(), 0));
     EA_CUDA_CHECK(cudaEventRecord(res_->done.get(), st));
     EA_CUDA_CHECK(cudaMemcpyAsync(host_outcomes_, outcomes_.get(), static_cast<size_t>(count) * kNumTests,
                                   cudaMemcpyDeviceToHost, st));
@@ -432,6 +458,9 @@ class GpuBackend final : public PermutationBackend {
   struct Resources {
     cuda::CudaStream stream;
     cuda::CudaEvent start, shuffled, done;
+    // launch_blocks' second stream, and the two halves of the rows: shuffled, tested.
+    cuda::CudaStream stats_stream;
+    cuda::CudaEvent rows_shuffled[2], rows_tested[2];
   };
   std::unique_ptr<Resources> res_;
   cuda::PinnedBuffer<uint8_t> host_outcomes_buf_;
