@@ -26,7 +26,8 @@ struct GpuTuning {
   // block-statistics: rounds of at most this many permutations get their statistics from a
   // block of threads per permutation, on the shuffle's rows (cuda/block_statistics.cuh); the
   // others one thread per permutation and test group (faster for full rounds, H100: 0.23 s
-  // against 0.35 s for 10,000 permutations; 0.16 s against 0.037 s for 1,024).
+  // against 0.35 s for 10,000 permutations; 0.16 s against 0.037 s for 1,024). With
+  // fused-statistics, this applies to binary data only.
   uint32_t block_statistics = 4096;
   // reservations: blocks per SM of the block-per-permutation shuffle by deterministic
   // reservations (cuda/parallel_shuffle.cuh; 512 threads and 80 KiB of shared memory
