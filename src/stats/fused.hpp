@@ -202,6 +202,115 @@ EA_HD inline uint64_t fused_sum(const FusedRow& row, uint32_t k, uint32_t pieces
   return total;
 }
 
+namespace fused {
+
+// The ten lag sums of one 4-sample word h[8 + t] (t a constant after unrolling): pairs
+// (s - p, s) for the word's samples s, the earlier samples from h[0 .. 8 + t); m[j]: the
+// lanes (0xff each) whose pair counts for lag j. hs: the words periodicity compares, hr:
+// the words covariance multiplies.
+struct LagSums {
+  uint32_t per8[kNumLags] = {0, 0, 0, 0, 0};  // 8 x the equal pairs
+  uint64_t cov[kNumLags] = {0, 0, 0, 0, 0};
+  uint32_t cov32[kNumLags] = {0, 0, 0, 0, 0};  // since the last flush (below 2^32 for a chunk)
+
+  EA_HD EA_FORCEINLINE void word(const uint32_t (&hs)[12], const uint32_t (&hr)[12], int t,
+                                 const uint32_t (&m)[kNumLags]) {
+    const uint32_t cs = hs[8 + t], cr = hr[8 + t];
+    const uint32_t ss[kNumLags] = {shifted_word(hs[7 + t], cs, 1), shifted_word(hs[7 + t], cs, 2), hs[6 + t], hs[4 + t],
+                                   hs[t]};
+    const uint32_t sr[kNumLags] = {shifted_word(hr[7 + t], cr, 1), shifted_word(hr[7 + t], cr, 2), hr[6 + t], hr[4 + t],
+                                   hr[t]};
+    EA_UNROLL
+    for (int j = 0; j < kNumLags; ++j) {
+      per8[j] += equal_bytes_x8(ss[j], cs, m[j]);
+      cov32[j] = dot_bytes(sr[j], cr & m[j], cov32[j]);
+    }
+  }
+  EA_HD EA_FORCEINLINE void flush() {
+    EA_UNROLL
+    for (int j = 0; j < kNumLags; ++j) {
+      cov[j] += cov32[j];
+      cov32[j] = 0;
+    }
+  }
+  // The lanes of the word whose first value has index `first` (of n) that pair for lag j.
+  EA_HD static EA_FORCEINLINE void masks(int64_t first, int64_t n, uint32_t (&m)[kNumLags]) {
+    EA_UNROLL
+    for (int j = 0; j < kNumLags; ++j) {
+      m[j] = 0;
+      EA_UNROLL
+      for (int b = 0; b < 4; ++b) {
+        const int64_t s = first + b;
+        if (s >= static_cast<int64_t>(lag(j)) && s < n) m[j] |= 0xffu << (8 * b);
+      }
+    }
+  }
+};
+
+// The collision chain of a piece from its first value s0 (collision_guess()), fed one value
+// at a time; finish() follows its last window past the piece.
+template <class Set>
+struct CollisionChain {
+  Set seen;
+  size_t s0;
+  uint32_t len = 0, windows = 0, rest_count = 0, rest_max = 0;
+  uint64_t rest_sum = 0;
+
+  EA_HD explicit CollisionChain(size_t first) : s0(first) {}
+
+  EA_HD EA_FORCEINLINE void record(size_t start, uint32_t recorded, CollisionGuess& g) {
+    if (windows < static_cast<uint32_t>(kGuessWindows)) {
+      g.start[windows] = static_cast<uint32_t>(start - s0);
+      g.len[windows] = static_cast<uint16_t>(recorded);
+    } else {
+      rest_sum += recorded;
+      rest_count += recorded ? 1u : 0u;
+      rest_max = recorded > rest_max ? recorded : rest_max;
+    }
+    ++windows;
+  }
+  EA_HD EA_FORCEINLINE void push(size_t s, uint32_t x, CollisionGuess& g) {
+    ++len;
+    if (seen.add_or_reset(x)) {
+      record(s + 1 - len, len, g);
+      len = 0;
+    }
+  }
+  // i: the first value after the piece; v: the whole sequence.
+  template <class View>
+  EA_HD void finish(const View& v, size_t i, CollisionGuess& g) {
+    if (len > 0) {
+      bool hit = false;
+      while (i < v.size() && !hit) {
+        ++len;
+        hit = seen.add_or_reset(v[i]);
+        ++i;
+      }
+      record(i - len, hit ? len : 0u, g);
+    }
+    g.next = i;
+    g.windows = windows;
+    g.rest_sum = rest_sum;
+    g.rest_count = rest_count;
+    g.rest_max = rest_max;
+  }
+};
+
+EA_HD EA_FORCEINLINE FusedSummary summary(const ExcursionAcc& exc, const RunPieceAcc& dir, const RunPieceAcc& med,
+                                          const LagSums& lags) {
+  FusedSummary f;
+  f.excursion = exc.best;
+  f.directional = dir.piece();
+  f.median = med.piece();
+  for (int j = 0; j < kNumLags; ++j) {
+    f.periodicity[j] = lags.per8[j] / 8;
+    f.covariance[j] = lags.cov[j];
+  }
+  return f;
+}
+
+}  // namespace fused
+
 // Pass 2: piece k's summary, `before` the sum of the raw values of the samples before it
 // (the exclusive prefix of fused_sum), and its collision guess written into `guess`.
 EA_HD inline FusedSummary fused_piece(const FusedRow& row, uint32_t k, uint32_t pieces, const uint8_t* table,
@@ -216,12 +325,8 @@ EA_HD inline FusedSummary fused_piece(const FusedRow& row, uint32_t k, uint32_t 
   ExcursionAcc exc(mean);
   exc.running = before;
   fused::RunPieceAcc dir, med;
-  uint32_t per8[kNumLags] = {0, 0, 0, 0, 0};
-  uint64_t cov[kNumLags] = {0, 0, 0, 0, 0};
-  // Collision chain from s0 (collision_guess()).
-  ByteSet seen;
-  uint32_t len = 0, windows = 0, rest_count = 0, rest_max = 0;
-  uint64_t rest_sum = 0;
+  fused::LagSums lags;
+  fused::CollisionChain<ByteSet> chain(s0);
 
   // Words of the 32 samples before the current chunk (h[7] ends just before it), then the
   // chunk's four: symbols and raw values.
@@ -244,21 +349,9 @@ EA_HD inline FusedSummary fused_piece(const FusedRow& row, uint32_t k, uint32_t 
     med.push(x >= median_threshold ? 1u : 0u);
     if (step) dir.push(prev <= x ? 1u : 0u);
     prev = x;
-    ++len;
-    const bool hit = seen.add_or_reset(x);
-    if (hit) {
-      if (windows < static_cast<uint32_t>(kGuessWindows)) {
-        guess.start[windows] = static_cast<uint32_t>(static_cast<size_t>(s) + 1 - len - s0);
-        guess.len[windows] = static_cast<uint16_t>(len);
-      } else {
-        rest_sum += len;
-        ++rest_count;
-        rest_max = len > rest_max ? len : rest_max;
-      }
-      ++windows;
-      len = 0;
-    }
+    chain.push(static_cast<size_t>(s), x, guess);
   };
+  const uint32_t all[kNumLags] = {~0u, ~0u, ~0u, ~0u, ~0u};
 
   for (int64_t c = c0; c < c1; ++c) {
     const Chunk cur = next;
@@ -269,7 +362,6 @@ EA_HD inline FusedSummary fused_piece(const FusedRow& row, uint32_t k, uint32_t 
       hr[8 + t] = fused::raw_word(cur.w[t], table, identity);
     }
     const int64_t first = c * static_cast<int64_t>(kFusedChunk) - off;  // sample of the chunk's byte 0
-    uint32_t cov32[kNumLags] = {0, 0, 0, 0, 0};
     if (first >= 32 && first + static_cast<int64_t>(kFusedChunk) <= n) {
       EA_UNROLL
       for (int t = 0; t < 4; ++t) {
@@ -277,20 +369,7 @@ EA_HD inline FusedSummary fused_piece(const FusedRow& row, uint32_t k, uint32_t 
         for (int b = 0; b < 4; ++b) {
           push_sample(first + 4 * t + b, fused::byte_of(hs[8 + t], b), fused::byte_of(hr[8 + t], b), true);
         }
-        const uint32_t s1 = fused::shifted_word(hs[7 + t], hs[8 + t], 1),
-                       s2 = fused::shifted_word(hs[7 + t], hs[8 + t], 2);
-        const uint32_t r1 = fused::shifted_word(hr[7 + t], hr[8 + t], 1),
-                       r2 = fused::shifted_word(hr[7 + t], hr[8 + t], 2);
-        per8[0] += fused::equal_bytes_x8(s1, hs[8 + t], ~0u);
-        per8[1] += fused::equal_bytes_x8(s2, hs[8 + t], ~0u);
-        per8[2] += fused::equal_bytes_x8(hs[6 + t], hs[8 + t], ~0u);
-        per8[3] += fused::equal_bytes_x8(hs[4 + t], hs[8 + t], ~0u);
-        per8[4] += fused::equal_bytes_x8(hs[t], hs[8 + t], ~0u);
-        cov32[0] = fused::dot_bytes(r1, hr[8 + t], cov32[0]);
-        cov32[1] = fused::dot_bytes(r2, hr[8 + t], cov32[1]);
-        cov32[2] = fused::dot_bytes(hr[6 + t], hr[8 + t], cov32[2]);
-        cov32[3] = fused::dot_bytes(hr[4 + t], hr[8 + t], cov32[3]);
-        cov32[4] = fused::dot_bytes(hr[t], hr[8 + t], cov32[4]);
+        lags.word(hs, hr, t, all);
       }
     } else {
       // A chunk at the row's start or end: bytes outside [0, n), and lag pairs whose first
@@ -302,85 +381,184 @@ EA_HD inline FusedSummary fused_piece(const FusedRow& row, uint32_t k, uint32_t 
           const int64_t s = first + 4 * t + b;
           if (s >= 0 && s < n) push_sample(s, fused::byte_of(hs[8 + t], b), fused::byte_of(hr[8 + t], b), s >= 1);
         }
-        const uint32_t shs[kNumLags] = {fused::shifted_word(hs[7 + t], hs[8 + t], 1),
-                                        fused::shifted_word(hs[7 + t], hs[8 + t], 2), hs[6 + t], hs[4 + t], hs[t]};
-        const uint32_t shr[kNumLags] = {fused::shifted_word(hr[7 + t], hr[8 + t], 1),
-                                        fused::shifted_word(hr[7 + t], hr[8 + t], 2), hr[6 + t], hr[4 + t], hr[t]};
-        EA_UNROLL
-        for (int j = 0; j < kNumLags; ++j) {
-          uint32_t m = 0;
-          EA_UNROLL
-          for (int b = 0; b < 4; ++b) {
-            const int64_t s = first + 4 * t + b;
-            if (s >= static_cast<int64_t>(lag(j)) && s < n) m |= 0xffu << (8 * b);
-          }
-          per8[j] += fused::equal_bytes_x8(shs[j], hs[8 + t], m);
-          cov32[j] = fused::dot_bytes(shr[j], hr[8 + t] & m, cov32[j]);
-        }
+        uint32_t m[kNumLags];
+        fused::LagSums::masks(first + 4 * t, n, m);
+        lags.word(hs, hr, t, m);
       }
     }
-    EA_UNROLL
-    for (int j = 0; j < kNumLags; ++j) cov[j] += cov32[j];
+    lags.flush();
     EA_UNROLL
     for (int t = 0; t < 8; ++t) {
       hs[t] = hs[4 + t];
       hr[t] = hr[4 + t];
     }
   }
-
-  // The chain's last window may run past the piece (collision_window()).
-  size_t i = row.piece_start(k + 1, pieces);
-  if (len > 0) {
-    const fused::ChunkedRowView v = row.view();
-    bool hit = false;
-    while (i < row.n && !hit) {
-      ++len;
-      hit = seen.add_or_reset(v[i]);
-      ++i;
-    }
-    const uint32_t recorded = hit ? len : 0u;
-    if (windows < static_cast<uint32_t>(kGuessWindows)) {
-      guess.start[windows] = static_cast<uint32_t>(i - len - s0);
-      guess.len[windows] = static_cast<uint16_t>(recorded);
-    } else {
-      rest_sum += recorded;
-      rest_count += recorded ? 1u : 0u;
-      rest_max = recorded > rest_max ? recorded : rest_max;
-    }
-    ++windows;
-  }
-  guess.next = i;
-  guess.windows = windows;
-  guess.rest_sum = rest_sum;
-  guess.rest_count = rest_count;
-  guess.rest_max = rest_max;
-
-  FusedSummary f;
-  f.excursion = exc.best;
-  f.directional = dir.piece();
-  f.median = med.piece();
-  for (int j = 0; j < kNumLags; ++j) {
-    f.periodicity[j] = per8[j] / 8;
-    f.covariance[j] = cov[j];
-  }
-  return f;
+  chain.finish(row.view(), row.piece_start(k + 1, pieces), guess);
+  return fused::summary(exc, dir, med, lags);
 }
 
-// The host form of the GPU block's combine (cuda/block_statistics.cuh), for the tests: the
-// statistics of a row of non-binary data from `pieces` fused pieces, in order.
-inline StatVector fused_statistics(const FusedRow& row, uint32_t pieces, const uint8_t* table,
-                                   const StatParams& params) {
-  bool identity = true;
-  for (int v = 0; v < 256; ++v) identity = identity && table[v] == v;
-  const uint32_t threshold = MedianAcc(params.median).threshold;
+// ---- binary data ----------------------------------------------------------------------
+//
+// A binary row packed a bit per sample (sample p at bit p % 32 of word p / 32; bits past
+// n zero), as the resident shuffle keeps it in shared memory. Excursion and median runs
+// read the bits; directional runs and the lags read Conversion I, collisions Conversion
+// II, m = ceil(n / 8) values each, four per packed word: Conversion II is the word's bytes
+// bit-reversed, Conversion I their popcounts. Pieces are runs of 4-word chunks (128
+// samples, 16 values of each conversion).
+struct PackedBits {
+  const uint32_t* words;  // at least chunks() * 4 words
+  size_t n;
+
+  EA_HD size_t values() const { return (n + 7) / 8; }
+  EA_HD size_t chunks() const { return (n + 127) / 128; }
+  // First conversion value of piece k of `pieces` (values() for k = pieces).
+  EA_HD size_t piece_value(uint32_t k, uint32_t pieces) const {
+    const size_t v = even_bound(chunks(), k, pieces) * 16;
+    return v < values() ? v : values();
+  }
+};
+
+namespace fused {
+
+EA_HD EA_FORCEINLINE uint32_t conversion_two_word(uint32_t w) {
+#if defined(__CUDA_ARCH__)
+  return __byte_perm(__brev(w), 0, 0x0123);
+#else
+  uint32_t r = 0;
+  for (int b = 0; b < 32; ++b) r |= ((w >> b) & 1u) << (8 * (b / 8) + 7 - b % 8);
+  return r;
+#endif
+}
+EA_HD EA_FORCEINLINE uint32_t conversion_one_word(uint32_t w) {
+  uint32_t c = w - ((w >> 1) & 0x55555555u);
+  c = (c & 0x33333333u) + ((c >> 2) & 0x33333333u);
+  return (c + (c >> 4)) & 0x0f0f0f0fu;
+}
+EA_HD EA_FORCEINLINE uint32_t popcount(uint32_t w) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<uint32_t>(__popc(w));
+#else
+  return static_cast<uint32_t>(__builtin_popcount(w));
+#endif
+}
+
+// Conversion II value j of a packed row (collision windows past a piece, the combine).
+struct PackedConversionTwoView {
+  PackedBits row;
+  EA_HD size_t size() const { return row.values(); }
+  EA_HD uint32_t operator[](size_t j) const { return byte_of(conversion_two_word(row.words[j / 4]), j % 4); }
+};
+
+}  // namespace fused
+
+struct PackedBounds {
+  PackedBits row;
+  uint32_t pieces;
+  EA_HD size_t operator()(uint32_t k) const { return row.piece_value(k, pieces); }
+};
+
+// Pass 1: the sum of the raw values (raw0 for a 0 bit, raw1 for a 1) of piece k.
+EA_HD inline uint64_t fused_binary_sum(const PackedBits& row, uint32_t k, uint32_t pieces, uint32_t raw0,
+                                       uint32_t raw1) {
+  const size_t w0 = even_bound(row.chunks(), k, pieces) * 4, w1 = even_bound(row.chunks(), k + 1, pieces) * 4;
+  uint64_t ones = 0, samples = 0;
+  for (size_t w = w0; w < w1 && w * 32 < row.n; ++w) {
+    ones += fused::popcount(row.words[w]);  // bits past n are zero
+    samples += row.n - w * 32 < 32 ? row.n - w * 32 : 32;
+  }
+  return ones * raw1 + (samples - ones) * raw0;
+}
+
+// Pass 2 for a binary piece (fused_piece()'s counterpart); Set: the collision chain's
+// ByteSet kind.
+template <class Set>
+EA_HD FusedSummary fused_binary_piece(const PackedBits& row, uint32_t k, uint32_t pieces, uint32_t raw0, uint32_t raw1,
+                                      double mean, uint64_t before, CollisionGuess& guess) {
+  const int64_t c0 = static_cast<int64_t>(even_bound(row.chunks(), k, pieces));
+  const int64_t c1 = static_cast<int64_t>(even_bound(row.chunks(), k + 1, pieces));
+  const int64_t n = static_cast<int64_t>(row.n), m_values = static_cast<int64_t>(row.values());
+  ExcursionAcc exc(mean);
+  exc.running = before;
+  fused::RunPieceAcc dir, med;
+  fused::LagSums lags;
+  fused::CollisionChain<Set> chain(row.piece_value(k, pieces));
+
+  // Conversion I words of the 32 values before the current chunk, then the chunk's four.
+  uint32_t h1[12];
+  EA_UNROLL
+  for (int t = 0; t < 8; ++t) {
+    const int64_t w = c0 * 4 - 8 + t;
+    h1[t] = w >= 0 ? fused::conversion_one_word(row.words[w]) : 0u;
+  }
+  uint32_t prev = h1[7] >> 24;  // Conversion I value before the piece
+  const uint32_t all[kNumLags] = {~0u, ~0u, ~0u, ~0u, ~0u};
+  for (int64_t c = c0; c < c1; ++c) {
+    uint32_t bits[4], c2[4];
+    EA_UNROLL
+    for (int t = 0; t < 4; ++t) {
+      bits[t] = row.words[c * 4 + t];
+      h1[8 + t] = fused::conversion_one_word(bits[t]);
+      c2[t] = fused::conversion_two_word(bits[t]);
+    }
+    const int64_t first_sample = c * 128, first_value = c * 16;
+    if (first_sample + 128 <= n) {
+      EA_UNROLL
+      for (int t = 0; t < 4; ++t) {
+        for (int b = 0; b < 32; ++b) {
+          const uint32_t bit = (bits[t] >> b) & 1u;
+          exc.push(static_cast<size_t>(first_sample + 32 * t + b), bit ? raw1 : raw0);
+          med.push(bit);
+        }
+      }
+    } else {
+      for (int64_t s = first_sample; s < n; ++s) {
+        const uint32_t bit = (bits[(s - first_sample) / 32] >> (s % 32)) & 1u;
+        exc.push(static_cast<size_t>(s), bit ? raw1 : raw0);
+        med.push(bit);
+      }
+    }
+    const bool inside = first_value >= 32 && first_value + 16 <= m_values;
+    EA_UNROLL
+    for (int t = 0; t < 4; ++t) {
+      EA_UNROLL
+      for (int b = 0; b < 4; ++b) {
+        const int64_t j = first_value + 4 * t + b;
+        if (inside || j < m_values) {
+          const uint32_t x = fused::byte_of(h1[8 + t], b);
+          if (inside || j >= 1) dir.push(prev <= x ? 1u : 0u);
+          prev = x;
+          chain.push(static_cast<size_t>(j), fused::byte_of(c2[t], b), guess);
+        }
+      }
+      if (inside) {
+        lags.word(h1, h1, t, all);
+      } else {
+        uint32_t m[kNumLags];
+        fused::LagSums::masks(first_value + 4 * t, m_values, m);
+        lags.word(h1, h1, t, m);
+      }
+    }
+    lags.flush();
+    EA_UNROLL
+    for (int t = 0; t < 8; ++t) h1[t] = h1[4 + t];
+  }
+  chain.finish(fused::PackedConversionTwoView{row}, row.piece_value(k + 1, pieces), guess);
+  return fused::summary(exc, dir, med, lags);
+}
+
+// The host form of the GPU blocks' combine (cuda/block_statistics.cuh), for the tests:
+// the statistics of a row from `pieces` fused pieces, in order. piece(k, before, guess)
+// gives piece k's summary.
+template <class Sum, class Piece, class CollisionView, class Bounds>
+StatVector fused_combine(uint32_t pieces, Sum sum, Piece piece, const CollisionView& view, Bounds bounds) {
   std::vector<uint64_t> before(pieces + 1, 0);
-  for (uint32_t k = 0; k < pieces; ++k) before[k + 1] = before[k] + fused_sum(row, k, pieces, table, identity);
+  for (uint32_t k = 0; k < pieces; ++k) before[k + 1] = before[k] + sum(k);
   std::vector<CollisionGuess> guesses(pieces);
   double best = 0.0;
   RunPiece dir, med;
   LagStats lags{};
   for (uint32_t k = 0; k < pieces; ++k) {
-    const FusedSummary f = fused_piece(row, k, pieces, table, identity, params.mean, threshold, before[k], guesses[k]);
+    const FusedSummary f = piece(k, before[k], guesses[k]);
     best = f.excursion > best ? f.excursion : best;
     dir = run_piece_join(dir, f.directional);
     med = run_piece_join(med, f.median);
@@ -389,8 +567,7 @@ inline StatVector fused_statistics(const FusedRow& row, uint32_t pieces, const u
       lags.covariance[j] += f.covariance[j];
     }
   }
-  const CollisionStats c =
-      collision_combine_bounds(row.view(), guesses.data(), pieces, FusedBounds{row, pieces}).stats();
+  const CollisionStats c = collision_combine_bounds(view, guesses.data(), pieces, bounds).stats();
   StatVector v{};
   v.v[static_cast<int>(TestId::kExcursion)] = best;
   const RunStats d = run_piece_result(dir), m = run_piece_result(med);
@@ -406,6 +583,31 @@ inline StatVector fused_statistics(const FusedRow& row, uint32_t pieces, const u
     v.v[static_cast<int>(TestId::kCovariance1) + j] = static_cast<double>(lags.covariance[j]);
   }
   return v;
+}
+
+// Non-binary data (fused_statistics_kernel).
+inline StatVector fused_statistics(const FusedRow& row, uint32_t pieces, const uint8_t* table,
+                                   const StatParams& params) {
+  bool identity = true;
+  for (int v = 0; v < 256; ++v) identity = identity && table[v] == v;
+  const uint32_t threshold = MedianAcc(params.median).threshold;
+  return fused_combine(
+      pieces, [&](uint32_t k) { return fused_sum(row, k, pieces, table, identity); },
+      [&](uint32_t k, uint64_t before, CollisionGuess& g) {
+        return fused_piece(row, k, pieces, table, identity, params.mean, threshold, before, g);
+      },
+      row.view(), FusedBounds{row, pieces});
+}
+
+// Binary data packed a bit per sample (resident_fused_kernel).
+inline StatVector fused_binary_statistics(const PackedBits& row, uint32_t pieces, const uint8_t* table,
+                                          const StatParams& params) {
+  return fused_combine(
+      pieces, [&](uint32_t k) { return fused_binary_sum(row, k, pieces, table[0], table[1]); },
+      [&](uint32_t k, uint64_t before, CollisionGuess& g) {
+        return fused_binary_piece<WordByteSet>(row, k, pieces, table[0], table[1], params.mean, before, g);
+      },
+      fused::PackedConversionTwoView{row}, PackedBounds{row, pieces});
 }
 
 }  // namespace ea

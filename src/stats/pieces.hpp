@@ -134,11 +134,12 @@ EA_HD double excursion_piece(const Seq& raw, size_t begin, size_t end, uint64_t 
 
 // The collision window that starts at i (statistics.hpp's collisions(), one window):
 // moves i past it and returns its length, 0 when it reached the end of the data without a
-// repeat (such a window is not recorded).
-template <class Seq>
+// repeat (such a window is not recorded). Set: the ByteSet kind (WordByteSet where a
+// kernel's dynamic shared memory holds something else).
+template <class Set = ByteSet, class Seq>
 EA_HD uint32_t collision_window(const Seq& s, size_t& i) {
   const size_t n = s.size();
-  ByteSet seen;
+  Set seen;
   uint32_t len = 0;
   bool hit = false;
   while (i < n && !hit) {
@@ -255,7 +256,7 @@ EA_HD inline size_t even_bound(size_t n, uint32_t k, uint32_t pieces) {
 
 // The collision totals of `s` from the guesses of its `pieces` pieces, in order; piece k
 // covers [bound(k), bound(k + 1)), bound(0) = 0 and bound(pieces) = s.size().
-template <class Seq, class Bound>
+template <class Set = ByteSet, class Seq, class Bound>
 EA_HD CollisionTotals collision_combine_bounds(const Seq& s, const CollisionGuess* guesses, uint32_t pieces,
                                                Bound bound) {
   const size_t n = s.size();
@@ -277,7 +278,7 @@ EA_HD CollisionTotals collision_combine_bounds(const Seq& s, const CollisionGues
         break;
       }
       // One window from the true start, recomputed.
-      t.add(collision_window(s, at));
+      t.add(collision_window<Set>(s, at));
       ++t.recomputed;
     }
   }

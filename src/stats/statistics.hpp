@@ -191,13 +191,29 @@ EA_HD RunsAndExcursion runs_and_excursion(const Sym& sym, const Raw& raw, double
 // A set of byte values with one operation: add v, or, when v is already present, empty
 // the set (the next collision window starts empty).
 //
-// Host: eight words indexed by value, emptied with a branch (taken about once a window).
-// Device: the eight words of each thread live in shared memory (word k of thread t at
-// k * blockDim.x + t: no bank conflicts), with a register bit per word saying whether it
-// belongs to the current window, so that emptying the set costs one register write and
-// no branch; the kernel provides kByteSetSharedBytes per thread of dynamic shared memory.
-struct ByteSet {
+// WordByteSet: eight words indexed by value, emptied with a branch (taken about once a
+// window); the host's ByteSet, and the device's where the kernel's dynamic shared memory
+// holds something else (cuda/block_statistics.cuh, the resident kernel's statistics).
+struct WordByteSet {
+  uint32_t w[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  EA_HD EA_FORCEINLINE bool add_or_reset(uint32_t v) {
+    const uint32_t m = 1u << (v & 31u), k = (v >> 5) & 7u;
+    if (w[k] & m) {
+      for (uint32_t& x : w) x = 0;
+      return true;
+    }
+    w[k] |= m;
+    return false;
+  }
+};
+
+// ByteSet on the device: the eight words of each thread live in shared memory (word k of
+// thread t at k * blockDim.x + t: no bank conflicts), with a register bit per word saying
+// whether it belongs to the current window, so that emptying the set costs one register
+// write and no branch; the kernel provides kByteSetSharedBytes per thread of dynamic
+// shared memory. On the host, WordByteSet.
 #if defined(__CUDA_ARCH__)
+struct ByteSet {
   uint32_t* words;
   uint32_t valid = 0;
   __device__ ByteSet() {
@@ -213,19 +229,10 @@ struct ByteSet {
     valid = hit ? 0u : (valid | (1u << k));
     return hit;
   }
-#else
-  uint32_t w[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  EA_FORCEINLINE bool add_or_reset(uint32_t v) {
-    const uint32_t m = 1u << (v & 31u), k = (v >> 5) & 7u;
-    if (w[k] & m) {
-      for (uint32_t& x : w) x = 0;
-      return true;
-    }
-    w[k] |= m;
-    return false;
-  }
-#endif
 };
+#else
+using ByteSet = WordByteSet;
+#endif
 constexpr size_t kByteSetSharedBytes = 8 * sizeof(uint32_t);
 
 struct CollisionStats {

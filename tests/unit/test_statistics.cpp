@@ -298,3 +298,47 @@ TEST_CASE("the fused one-pass pieces (the GPU block's 16-byte reads) equal compu
   MESSAGE(cases << " rows x cuts x alignments; differences: " << differences);
   CHECK(cases == 4 * 12 * 2 * 4 * 7);
 }
+
+TEST_CASE("the fused pieces of a packed binary row (the resident kernel's statistics) equal compute_statistics") {
+  std::mt19937_64 rng(20261126);
+  uint64_t cases = 0, differences = 0;
+  for (size_t n : {size_t{1}, size_t{2}, size_t{7}, size_t{8}, size_t{9}, size_t{100}, size_t{127}, size_t{128},
+                   size_t{129}, size_t{257}, size_t{1000}, size_t{4099}, size_t{20011}, size_t{65537}}) {
+    const std::vector<uint8_t> sym = values_with_runs(n, 2, rng);
+    // Packed as the resident shuffle keeps it: a bit per sample, 4-word chunks, zeros after n.
+    std::vector<uint32_t> words((n + 127) / 128 * 4, 0);
+    for (size_t p = 0; p < n; ++p) words[p / 32] |= static_cast<uint32_t>(sym[p]) << (p % 32);
+    const PackedBits row{words.data(), n};
+    for (int raws = 0; raws < 2; ++raws) {
+      uint8_t table[256] = {};
+      table[0] = raws ? 7 : 0;
+      table[1] = raws ? 200 : 1;
+      std::vector<uint8_t> raw(n);
+      double mean = 0;
+      for (size_t i = 0; i < n; ++i) {
+        raw[i] = table[sym[i]];
+        mean += raw[i];
+      }
+      mean /= static_cast<double>(n);
+      const StatParams params{mean, 0.5, true, 2};
+      const ConversionTwoView<ByteView> c2{view(sym)};
+      StatVector want{};
+      compute_statistics(view(sym), view(raw), PopcountView<ConversionTwoView<ByteView>>{c2}, c2, params, kAllFastTests,
+                         want);
+      for (uint32_t pieces : {1u, 2u, 3u, 7u, 64u, 256u, 512u, 1000u}) {
+        CAPTURE(n);
+        CAPTURE(raws);
+        CAPTURE(pieces);
+        const StatVector got = fused_binary_statistics(row, pieces, table, params);
+        for (int t = 0; t < kNumFastTests; ++t) {
+          CAPTURE(t);
+          CHECK(got.v[t] == want.v[t]);
+          differences += got.v[t] == want.v[t] ? 0 : 1;
+        }
+        ++cases;
+      }
+    }
+  }
+  MESSAGE(cases << " rows x cuts; differences: " << differences);
+  CHECK(cases == 14 * 2 * 8);
+}
