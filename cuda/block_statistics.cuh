@@ -17,8 +17,13 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
+
+#include "check.cuh"
+#include "parallel_shuffle.cuh"
 
 #include "common/test_id.hpp"
 #include "permutation/permutation.hpp"
@@ -131,16 +136,56 @@ __device__ void block_sequences(Shared<T>& sh, const Dir& dir, const Cov& cov, c
   }
 }
 
+// The block's fused summaries (one per thread, f) combined in order into the statistics,
+// compared with input->original into outcomes[t] for the tests of `mask` (values[t]: the
+// statistics, where given). The collision guesses are in sh.guesses; thread 0 follows the
+// true chain over `view` (pieces from bounds(k)) with a Set.
+template <int T, class Set, class View, class Bounds>
+__device__ void fused_outcomes(Shared<T>& sh, const FusedSummary& f, const View& view, Bounds bounds, TestMask mask,
+                               const DeviceStatInput* __restrict__ input, uint8_t* outcomes, double* values) {
+  const uint32_t k = threadIdx.x;
+  const double best = cub::BlockReduce<double, T>(sh.temp.max).Reduce(f.excursion, MaxOp{});
+  if (k == 0) sh.result.v[static_cast<int>(TestId::kExcursion)] = best;
+  __syncthreads();
+  const RunStats d = block_runs(sh, 0, [&](size_t, size_t) { return f.directional; });
+  const RunStats m = block_runs(sh, 0, [&](size_t, size_t) { return f.median; });
+  if (k == 0) {
+    sh.result.v[static_cast<int>(TestId::kNumDirectionalRuns)] = static_cast<double>(d.runs);
+    sh.result.v[static_cast<int>(TestId::kLenDirectionalRuns)] = static_cast<double>(d.longest);
+    sh.result.v[static_cast<int>(TestId::kNumIncreasesDecreases)] = static_cast<double>(d.majority);
+    sh.result.v[static_cast<int>(TestId::kNumRunsMedian)] = static_cast<double>(m.runs);
+    sh.result.v[static_cast<int>(TestId::kLenRunsMedian)] = static_cast<double>(m.longest);
+  }
+  for (int j = 0; j < kNumLags; ++j) {
+    const uint64_t per = block_sum(sh, f.periodicity[j]);
+    const uint64_t cov = block_sum(sh, f.covariance[j]);
+    if (k == 0) {
+      sh.result.v[static_cast<int>(TestId::kPeriodicity1) + j] = static_cast<double>(per);
+      sh.result.v[static_cast<int>(TestId::kCovariance1) + j] = static_cast<double>(cov);
+    }
+  }
+  if ((mask & kCollisionMask) && k == 0) {
+    const CollisionStats c = collision_combine_bounds<Set>(view, sh.guesses, T, bounds).stats();
+    sh.result.v[static_cast<int>(TestId::kAvgCollision)] = c.average;
+    sh.result.v[static_cast<int>(TestId::kMaxCollision)] = static_cast<double>(c.maximum);
+  }
+  __syncthreads();
+  if (k < static_cast<uint32_t>(kNumFastTests) && (mask & bit(static_cast<int>(k)))) {
+    const double a = sh.result.v[k], o = input->original.v[k];
+    outcomes[k] = a > o ? kGreater : (a == o ? kEqual : kLess);
+    if (values) values[k] = a;
+  }
+}
+
 }  // namespace block_stats
 
 // Block r: the statistics of `mask` for the permutation in row r (rows[r * n ..]), compared
 // with input->original into outcomes[r * kNumTests + t] (kGreater, kEqual, kLess; other
 // tests untouched); with `values`, the statistics themselves too (tests).
 template <int T>
-__global__ void __launch_bounds__(T) block_statistics_kernel(const uint8_t* __restrict__ rows, size_t n,
-                                                              TestMask mask,
-                                                              const DeviceStatInput* __restrict__ input,
-                                                              uint8_t* outcomes, double* values) {
+__global__ void __launch_bounds__(T)
+    block_statistics_kernel(const uint8_t* __restrict__ rows, size_t n, TestMask mask,
+                            const DeviceStatInput* __restrict__ input, uint8_t* outcomes, double* values) {
   __shared__ block_stats::Shared<T> sh;
   for (int i = threadIdx.x; i < 256; i += T) sh.table[i] = input->raw_of[i];
   __syncthreads();
@@ -153,8 +198,8 @@ __global__ void __launch_bounds__(T) block_statistics_kernel(const uint8_t* __re
     uint64_t before = 0;
     cub::BlockScan<uint64_t, T>(sh.temp.scan).ExclusiveSum(sum_piece(raw, b, e), before);
     __syncthreads();
-    const double best = cub::BlockReduce<double, T>(sh.temp.max).Reduce(excursion_piece(raw, b, e, before, params.mean),
-                                                                       block_stats::MaxOp{});
+    const double best = cub::BlockReduce<double, T>(sh.temp.max)
+                            .Reduce(excursion_piece(raw, b, e, before, params.mean), block_stats::MaxOp{});
     if (k == 0) sh.result.v[static_cast<int>(TestId::kExcursion)] = best;
     __syncthreads();
   }
@@ -179,10 +224,9 @@ __global__ void __launch_bounds__(T) block_statistics_kernel(const uint8_t* __re
 // pieces' sums and their exclusive scan, then each piece's summary, combined as above.
 // The rows need kFusedRowPad bytes after the last one.
 template <int T>
-__global__ void __launch_bounds__(T) fused_statistics_kernel(const uint8_t* __restrict__ rows, size_t n,
-                                                              TestMask mask,
-                                                              const DeviceStatInput* __restrict__ input,
-                                                              uint8_t* outcomes, double* values) {
+__global__ void __launch_bounds__(T)
+    fused_statistics_kernel(const uint8_t* __restrict__ rows, size_t n, TestMask mask,
+                            const DeviceStatInput* __restrict__ input, uint8_t* outcomes, double* values) {
   // Raw storage: Shared's members have default initialisers, which __shared__ variables ignore.
   __shared__ alignas(16) unsigned char storage[sizeof(block_stats::Shared<T>)];
   block_stats::Shared<T>& sh = *reinterpret_cast<block_stats::Shared<T>*>(storage);
@@ -203,38 +247,78 @@ __global__ void __launch_bounds__(T) fused_statistics_kernel(const uint8_t* __re
   __syncthreads();
   const FusedSummary f = fused_piece(row, k, T, sh.table, identity, params.mean, MedianAcc(params.median).threshold,
                                      before, sh.guesses[k]);
-  const double best = cub::BlockReduce<double, T>(sh.temp.max).Reduce(f.excursion, block_stats::MaxOp{});
-  if (k == 0) sh.result.v[static_cast<int>(TestId::kExcursion)] = best;
-  __syncthreads();
-  const RunStats d = block_stats::block_runs(sh, 0, [&](size_t, size_t) { return f.directional; });
-  const RunStats m = block_stats::block_runs(sh, 0, [&](size_t, size_t) { return f.median; });
-  if (k == 0) {
-    sh.result.v[static_cast<int>(TestId::kNumDirectionalRuns)] = static_cast<double>(d.runs);
-    sh.result.v[static_cast<int>(TestId::kLenDirectionalRuns)] = static_cast<double>(d.longest);
-    sh.result.v[static_cast<int>(TestId::kNumIncreasesDecreases)] = static_cast<double>(d.majority);
-    sh.result.v[static_cast<int>(TestId::kNumRunsMedian)] = static_cast<double>(m.runs);
-    sh.result.v[static_cast<int>(TestId::kLenRunsMedian)] = static_cast<double>(m.longest);
+  block_stats::fused_outcomes<T, ByteSet>(sh, f, row.view(), FusedBounds{row, T}, mask, input,
+                                          outcomes + static_cast<size_t>(r) * kNumTests,
+                                          values ? values + static_cast<size_t>(r) * kNumTests : nullptr);
+}
+
+// Binary data, shuffled and tested without leaving the SM (issue 17, item 2): block q
+// packs the symbols a bit per sample into its shared memory, carries out permutation
+// first + q there by reservations (resident_shuffle_kernel's rounds), then computes its
+// statistics from the packed row (fused_binary_piece(): Conversions I and II straight from
+// the words) and writes only the outcomes of row q (outcomes[q * kNumTests ..]; values
+// too where given). The block's combine space lies over the reservation table, idle
+// between rows and cleared again after them. Grid: blocks in flight, each doing rows
+// blockIdx.x, + gridDim.x, ... < count; dynamic shared memory resident_fused_shared(n).
+template <uint32_t T>
+__global__ void __launch_bounds__(T, 1)
+    resident_fused_kernel(const uint8_t* __restrict__ symbols, size_t n, uint64_t seed, uint64_t first, uint32_t count,
+                          TestMask mask, const DeviceStatInput* __restrict__ input, uint8_t* outcomes, double* values) {
+  constexpr uint32_t kHash = kReservationHash<T>;
+  static_assert(sizeof(block_stats::Shared<T>) <= reservation_table_words<T, kHash>() * sizeof(uint32_t),
+                "the combine space fits over the reservation table");
+  extern __shared__ __align__(16) uint32_t resident_fused_smem[];
+  __shared__ uint32_t rejected, kept;
+  uint32_t* table = resident_fused_smem;
+  uint32_t* words = table + reservation_table_words<T, kHash>();
+  block_stats::Shared<T>& sh = *reinterpret_cast<block_stats::Shared<T>*>(table);
+  const uint32_t raw0 = input->raw_of[0], raw1 = input->raw_of[1];
+  const double mean = input->params.mean;
+  const PackedBits row{words, n};
+  const uint32_t k = threadIdx.x;
+  reservation_table_clear<T, kHash>(table, rejected, kept);
+  for (uint32_t q = blockIdx.x; q < count; q += gridDim.x) {
+    pack_row<T>(words, symbols, n, 0);  // (its sync also orders the table's clearing)
+    reservation_rounds<T, kHash>(SharedRow{words, 0}, table, n, seed, first + q, rejected, kept);
+    // (The rounds end with a sync: the row is final and the table idle.)
+    uint64_t before = 0;
+    cub::BlockScan<uint64_t, T>(sh.temp.scan).ExclusiveSum(fused_binary_sum(row, k, T, raw0, raw1), before);
+    __syncthreads();
+    const FusedSummary f = fused_binary_piece<WordByteSet>(row, k, T, raw0, raw1, mean, before, sh.guesses[k]);
+    block_stats::fused_outcomes<T, WordByteSet>(sh, f, fused::PackedConversionTwoView{row}, PackedBounds{row, T}, mask,
+                                                input, outcomes + static_cast<size_t>(q) * kNumTests,
+                                                values ? values + static_cast<size_t>(q) * kNumTests : nullptr);
+    __syncthreads();
+    reservation_table_clear<T, kHash>(table, rejected, kept);
   }
-  for (int j = 0; j < kNumLags; ++j) {
-    const uint64_t per = block_stats::block_sum(sh, f.periodicity[j]);
-    const uint64_t cov = block_stats::block_sum(sh, f.covariance[j]);
-    if (k == 0) {
-      sh.result.v[static_cast<int>(TestId::kPeriodicity1) + j] = static_cast<double>(per);
-      sh.result.v[static_cast<int>(TestId::kCovariance1) + j] = static_cast<double>(cov);
-    }
-  }
-  if ((mask & kCollisionMask) && k == 0) {
-    const CollisionStats c =
-        collision_combine_bounds(row.view(), sh.guesses, T, FusedBounds{row, T}).stats();
-    sh.result.v[static_cast<int>(TestId::kAvgCollision)] = c.average;
-    sh.result.v[static_cast<int>(TestId::kMaxCollision)] = static_cast<double>(c.maximum);
-  }
-  __syncthreads();
-  if (k < static_cast<uint32_t>(kNumFastTests) && (mask & bit(static_cast<int>(k)))) {
-    const double a = sh.result.v[k], o = input->original.v[k];
-    outcomes[static_cast<size_t>(r) * kNumTests + k] = a > o ? kGreater : (a == o ? kEqual : kLess);
-    if (values) values[static_cast<size_t>(r) * kNumTests + k] = a;
-  }
+}
+
+// The dynamic shared memory of resident_fused_kernel<kReservationThreads> for binary rows of
+// n samples where it fits the device, else 0.
+inline size_t resident_fused_shared(size_t n) {
+  constexpr uint32_t T = kReservationThreads;
+  int device = 0, optin = 0;
+  EA_CUDA_CHECK(cudaGetDevice(&device));
+  EA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  cudaFuncAttributes attr{};
+  EA_CUDA_CHECK(cudaFuncGetAttributes(&attr, resident_fused_kernel<T>));
+  const size_t bytes = reservation_shuffle_shared<T>() + resident_row_words(n, 0) * sizeof(uint32_t);
+  return bytes + attr.sharedSizeBytes <= static_cast<size_t>(optin) ? bytes : 0;
+}
+
+// Launches it for rows 0 .. count-1 (permutations first ..) with `blocks` in flight, where
+// the row fits: false (nothing launched) otherwise.
+inline bool launch_resident_fused(const uint8_t* symbols, size_t n, uint64_t seed, uint64_t first, uint32_t count,
+                                  uint32_t blocks, TestMask mask, const DeviceStatInput* input, uint8_t* outcomes,
+                                  double* values, cudaStream_t st) {
+  constexpr uint32_t T = kReservationThreads;
+  const size_t shared = resident_fused_shared(n);
+  if (shared == 0 || blocks == 0 || n < 2) return false;
+  EA_CUDA_CHECK(cudaFuncSetAttribute(resident_fused_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(shared)));
+  resident_fused_kernel<T>
+      <<<std::min(count, blocks), T, shared, st>>>(symbols, n, seed, first, count, mask, input, outcomes, values);
+  return true;
 }
 
 }  // namespace ea

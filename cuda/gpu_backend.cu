@@ -20,19 +20,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <vector>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "block_statistics.cuh"
 #include "check.cuh"
 #include "device_buffer.cuh"
 #include "gpu_backends.hpp"
-#include "shuffle_launch.cuh"
 #include "permutation/permutation.hpp"
 #include "permutation/shuffle.hpp"
 #include "rng/generators.hpp"
 #include "rng/prng.hpp"
+#include "shuffle_launch.cuh"
 #include "stats/statistics.hpp"
 
 namespace ea {
@@ -67,9 +67,9 @@ __global__ void conversion_kernel(const uint8_t* batch, uint8_t* conv, size_t st
   for (size_t b = 0; b < blocks; ++b) conv[b * stride + p] = static_cast<uint8_t>(c2[b]);
 }
 
-__global__ void statistics_kernel(const uint8_t* batch, const uint8_t* conv, size_t stride, uint32_t p0,
-                                  uint32_t count, size_t n, TestMask mask, const DeviceStatInput* __restrict__ input,
-                                  uint8_t* outcomes, int first_group) {
+__global__ void statistics_kernel(const uint8_t* batch, const uint8_t* conv, size_t stride, uint32_t p0, uint32_t count,
+                                  size_t n, TestMask mask, const DeviceStatInput* __restrict__ input, uint8_t* outcomes,
+                                  int first_group) {
   __shared__ uint8_t table[256];
   for (int i = threadIdx.x; i < 256; i += blockDim.x) table[i] = input->raw_of[i];
   __syncthreads();
@@ -112,12 +112,12 @@ class GpuBackend final : public PermutationBackend {
     cudaError_t e = cudaGetDeviceCount(&devices);
     if (e != cudaSuccess || devices == 0) {
       (void)cudaGetLastError();
-      throw Error(ErrorKind::Device, std::string("no usable GPU: ") +
-                                         (e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device found"));
+      throw Error(ErrorKind::Device,
+                  std::string("no usable GPU: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device found"));
     }
     if (gpu_id >= devices) {
-      throw Error(ErrorKind::Device, "no GPU with index " + std::to_string(gpu_id) + " (" + std::to_string(devices) +
-                                         " found)");
+      throw Error(ErrorKind::Device,
+                  "no GPU with index " + std::to_string(gpu_id) + " (" + std::to_string(devices) + " found)");
     }
     EA_CUDA_CHECK(cudaSetDevice(gpu_id));
     // Wait for the GPU without spinning: the CPU cores run the compression test meanwhile.
@@ -172,8 +172,9 @@ class GpuBackend final : public PermutationBackend {
                              block_shuffle_ms_ / 1000.0, block_stats_ms_ / 1000.0);
       }
       if (block_rounds_ < rounds_ && len < static_cast<int>(sizeof buf)) {
-        len += std::snprintf(buf + len, sizeof buf - len, "; other rounds: shuffle kernel %.3f s, statistics kernel %.3f s",
-                             shuffle_ms_ / 1000.0, stats_ms_ / 1000.0);
+        len += std::snprintf(buf + len, sizeof buf - len,
+                             "; other rounds: shuffle kernel %.3f s, statistics kernel %.3f s", shuffle_ms_ / 1000.0,
+                             stats_ms_ / 1000.0);
       }
     }
     if (profile_groups_ && block_rounds_ < rounds_ && len < static_cast<int>(sizeof buf)) {
@@ -199,8 +200,6 @@ class GpuBackend final : public PermutationBackend {
     busy_ms_ += span;
   }
 
-
-
  private:
   void bind(const PermutationData& data) {
     data_ = data;
@@ -222,8 +221,9 @@ class GpuBackend final : public PermutationBackend {
     const size_t conv_per_perm = data.params.binary ? (data.n + 7) / 8 : 0;
     // Grouped generators shuffle whole lane groups: up to two partial groups more.
     const size_t extra = grouped_ ? 2 * kLaneGroup : 0;
+    binary_resident_ = binary_resident(data);
     if (round_ == 0 || data.n > batch_n_ || conv_per_perm > conv_per_perm_ || round_ + extra > columns_ ||
-        (rows_only_ && !rows_serve(data))) {
+        (rows_only_ && !rows_serve(data)) || (rows_only_ && !binary_resident_ && scratch_.size() == 0)) {
       allocate_batch(data.n, conv_per_perm, extra);
     }
     // Data that already failed another test will almost surely need every permutation:
@@ -234,11 +234,17 @@ class GpuBackend final : public PermutationBackend {
     std::fill(group_ms_, group_ms_ + kGroups, 0.0);
   }
 
+  // Binary data whose rows fit resident_fused_kernel: shuffled and tested in shared memory.
+  bool binary_resident(const PermutationData& data) const {
+    return fused_statistics_ && data.params.binary && data.n >= 2 && resident_ > 0 && reservations_ > 0 &&
+           parallel_shuffle_serves(shuffle_config(), streams_) && resident_fused_shared(data.n) > 0;
+  }
 
   // Whether every round of this data set runs on the rows alone (launch_blocks with the
   // fused statistics): the interleaved batch is then never used, and not allocated.
   bool rows_serve(const PermutationData& data) const {
-    return fused_statistics_ && !data.params.binary && data.n >= 2 && parallel_shuffle_serves(shuffle_config(), streams_);
+    return fused_statistics_ && data.n >= 2 && parallel_shuffle_serves(shuffle_config(), streams_) &&
+           (!data.params.binary || binary_resident(data));
   }
 
   // Round size: as many permutations as fit in memory_share_ of the free memory (the
@@ -254,22 +260,25 @@ class GpuBackend final : public PermutationBackend {
     rows_only_ = false;
     // The block-per-permutation shuffle's rows first (without them, the other kernel runs).
     const ShuffleConfig sc = shuffle_config();
-    if (parallel_shuffle_serves(sc, streams_)) {
+    if (binary_resident_) {
+      rows_only_ = true;  // no rows in global memory at all
+    } else if (parallel_shuffle_serves(sc, streams_)) {
       // Rows for two slices where a round has several and the rows serve every round
       // (launch_blocks overlaps them), else for one.
       const size_t round = requested_round_ ? requested_round_ : 10000;
       const size_t slice = std::min<size_t>(parallel_shuffle_, round);
       const bool two = rows_serve(data_) && round > slice &&
                        cuda::DeviceBuffer<uint8_t>::try_allocate(2 * slice * n + kFusedRowPad, scratch_);
-      rows_only_ = (two || cuda::DeviceBuffer<uint8_t>::try_allocate(slice * n + kFusedRowPad, scratch_)) &&
-                   rows_serve(data_);
+      rows_only_ =
+          (two || cuda::DeviceBuffer<uint8_t>::try_allocate(slice * n + kFusedRowPad, scratch_)) && rows_serve(data_);
     }
     size_t free_bytes = 0, total_bytes = 0;
     EA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const size_t per_perm = rows_only_ ? kNumTests : n + conv_per_perm + kNumTests;
-    size_t n_round = requested_round_ ? requested_round_
-                                      : std::min<size_t>(10000, static_cast<size_t>(static_cast<double>(free_bytes) *
-                                                                                    memory_share_) / per_perm);
+    size_t n_round =
+        requested_round_
+            ? requested_round_
+            : std::min<size_t>(10000, static_cast<size_t>(static_cast<double>(free_bytes) * memory_share_) / per_perm);
     n_round = std::max<size_t>(n_round, 1);
     while (true) {
       columns_ = n_round + extra;
@@ -314,7 +323,8 @@ class GpuBackend final : public PermutationBackend {
     last_round_blocks_ = launch_blocks(first, count, mask);
     if (last_round_blocks_) return 0;
     if (rows_only_) throw Error(ErrorKind::Internal, "GPU round without the rows it was sized for");
-    launch_shuffle(shuffle_config(), scratch_, st, batch_.get(), stride, shuffled, symbols_.get(), data_.n, streams_, shuffled_first);
+    launch_shuffle(shuffle_config(), scratch_, st, batch_.get(), stride, shuffled, symbols_.get(), data_.n, streams_,
+                   shuffled_first);
     EA_CUDA_CHECK(cudaGetLastError());
     const unsigned blocks = (count + kThreads - 1) / kThreads;
     if (data_.params.binary) {
@@ -325,18 +335,18 @@ class GpuBackend final : public PermutationBackend {
     EA_CUDA_CHECK(cudaMemsetAsync(outcomes_.get() + static_cast<size_t>(p0) * kNumTests, kNotComputed,
                                   static_cast<size_t>(count) * kNumTests, st));
     if (!profile_groups_) {
-      statistics_kernel<<<dim3(blocks, kGroups), kThreads, kThreads * kByteSetSharedBytes, st>>>(batch_.get(), conv_.get(), stride, p0, count,
-                                                                    data_.n, mask & kAllFastTests, input_.get(),
-                                                                    outcomes_.get(), 0);
+      statistics_kernel<<<dim3(blocks, kGroups), kThreads, kThreads * kByteSetSharedBytes, st>>>(
+          batch_.get(), conv_.get(), stride, p0, count, data_.n, mask & kAllFastTests, input_.get(), outcomes_.get(),
+          0);
       EA_CUDA_CHECK(cudaGetLastError());
     } else {
       // One launch per group, timed separately (GpuTuning::profile).
       for (int g = 0; g < kGroups; ++g) {
         cuda::CudaEvent a, b;
         EA_CUDA_CHECK(cudaEventRecord(a.get(), st));
-        statistics_kernel<<<dim3(blocks, 1), kThreads, kThreads * kByteSetSharedBytes, st>>>(batch_.get(), conv_.get(), stride, p0, count,
-                                                                data_.n, mask & kAllFastTests, input_.get(),
-                                                                outcomes_.get(), g);
+        statistics_kernel<<<dim3(blocks, 1), kThreads, kThreads * kByteSetSharedBytes, st>>>(
+            batch_.get(), conv_.get(), stride, p0, count, data_.n, mask & kAllFastTests, input_.get(), outcomes_.get(),
+            g);
         EA_CUDA_CHECK(cudaGetLastError());
         EA_CUDA_CHECK(cudaEventRecord(b.get(), st));
         EA_CUDA_CHECK(cudaEventSynchronize(b.get()));
@@ -362,6 +372,21 @@ class GpuBackend final : public PermutationBackend {
   // little more than one of 1,000), other generators, n < 2, or no room for the rows. With
   // profile=1 each kernel is timed alone.
   bool launch_blocks(uint64_t first, uint32_t count, TestMask mask) {
+    if (binary_resident_) {
+      cudaStream_t st = res_->stream;
+      EA_CUDA_CHECK(cudaMemsetAsync(outcomes_.get(), kNotComputed, static_cast<size_t>(count) * kNumTests, st));
+      if (!launch_resident_fused(symbols_.get(), data_.n, streams_.seed, first, count, resident_, mask & kAllFastTests,
+                                 input_.get(), outcomes_.get(), nullptr, st)) {
+        throw Error(ErrorKind::Internal, "binary rows that fit shared memory at set-up no longer do");
+      }
+      EA_CUDA_CHECK(cudaGetLastError());
+      EA_CUDA_CHECK(cudaEventRecord(res_->shuffled.get(), st));
+      EA_CUDA_CHECK(cudaEventRecord(res_->done.get(), st));
+      EA_CUDA_CHECK(cudaMemcpyAsync(host_outcomes_, outcomes_.get(), static_cast<size_t>(count) * kNumTests,
+                                    cudaMemcpyDeviceToHost, st));
+      ++block_rounds_;
+      return true;
+    }
     const ShuffleConfig sc = shuffle_config();
     const bool fused = fused_statistics_ && !data_.params.binary;
     if ((!fused && count > block_statistics_) || !parallel_shuffle_serves(sc, streams_) || data_.n < 2) return false;
@@ -397,11 +422,11 @@ class GpuBackend final : public PermutationBackend {
       constexpr int T = kBlockStatisticsThreads;
       uint8_t* out = outcomes_.get() + static_cast<size_t>(c0) * kNumTests;
       if (fused) {
-        fused_statistics_kernel<T><<<m, T, kBlockStatisticsShared, ss>>>(rows, data_.n, mask & kAllFastTests,
-                                                                         input_.get(), out, nullptr);
+        fused_statistics_kernel<T>
+            <<<m, T, kBlockStatisticsShared, ss>>>(rows, data_.n, mask & kAllFastTests, input_.get(), out, nullptr);
       } else {
-        block_statistics_kernel<T><<<m, T, kBlockStatisticsShared, ss>>>(rows, data_.n, mask & kAllFastTests,
-                                                                         input_.get(), out, nullptr);
+        block_statistics_kernel<T>
+            <<<m, T, kBlockStatisticsShared, ss>>>(rows, data_.n, mask & kAllFastTests, input_.get(), out, nullptr);
       }
       EA_CUDA_CHECK(cudaGetLastError());
       if (overlap) EA_CUDA_CHECK(cudaEventRecord(res_->rows_tested[half].get(), ss));
@@ -450,7 +475,7 @@ class GpuBackend final : public PermutationBackend {
   PermutationData data_;
   StreamSetView streams_;  // device pointers
   bool grouped_ = false;
-  size_t columns_ = 0;     // permutations the batch holds (the stride of its rows)
+  size_t columns_ = 0;  // permutations the batch holds (the stride of its rows)
   cuda::DeviceBuffer<uint32_t> states_, aux_;
   cuda::DeviceBuffer<uint8_t> symbols_, batch_, conv_, outcomes_;
   cuda::DeviceBuffer<DeviceStatInput> input_;
@@ -484,10 +509,11 @@ class GpuBackend final : public PermutationBackend {
   const int lookahead_;
   // parallel-shuffle: permutations at once of the block-per-permutation kernel, and its rows.
   const uint32_t parallel_shuffle_;
-  uint32_t reservations_ = 0;  // blocks in flight of the reservation shuffle (0: the chunked kernel)
-  uint32_t resident_ = 0;      // blocks in flight of its shared-memory variant (0: not used)
-  uint32_t log_bits_ = 3;      // bits per sample that hold every symbol, as log2
-  bool rows_only_ = false;     // no interleaved batch: every round runs on the rows (rows_serve)
+  uint32_t reservations_ = 0;     // blocks in flight of the reservation shuffle (0: the chunked kernel)
+  uint32_t resident_ = 0;         // blocks in flight of its shared-memory variant (0: not used)
+  uint32_t log_bits_ = 3;         // bits per sample that hold every symbol, as log2
+  bool rows_only_ = false;        // no interleaved batch: every round runs on the rows (rows_serve)
+  bool binary_resident_ = false;  // binary_resident(data_): rounds by resident_fused_kernel
 
   ShuffleConfig shuffle_config() const {
     return ShuffleConfig{lookahead_, shuffle_block_, parallel_shuffle_, reservations_, resident_, log_bits_};
@@ -514,8 +540,7 @@ bool warm_up_gpu(int gpu_id) {
   }
   if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) (void)cudaGetLastError();
   cudaFuncAttributes attr{};
-  const bool ok = cudaFree(nullptr) == cudaSuccess &&
-                  cudaFuncGetAttributes(&attr, statistics_kernel) == cudaSuccess &&
+  const bool ok = cudaFree(nullptr) == cudaSuccess && cudaFuncGetAttributes(&attr, statistics_kernel) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, conversion_kernel) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, shuffle_kernel<4, PhiloxGen>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, parallel_shuffle_kernel<kParallelShuffleThreads>) == cudaSuccess &&
@@ -523,7 +548,8 @@ bool warm_up_gpu(int gpu_id) {
                   cudaFuncGetAttributes(&attr, resident_shuffle_kernel<kReservationThreads>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, rows_to_columns_kernel<0>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, block_statistics_kernel<kBlockStatisticsThreads>) == cudaSuccess &&
-                  cudaFuncGetAttributes(&attr, fused_statistics_kernel<kBlockStatisticsThreads>) == cudaSuccess;
+                  cudaFuncGetAttributes(&attr, fused_statistics_kernel<kBlockStatisticsThreads>) == cudaSuccess &&
+                  cudaFuncGetAttributes(&attr, resident_fused_kernel<kReservationThreads>) == cudaSuccess;
   if (!ok) (void)cudaGetLastError();
   return ok;
 }
@@ -536,6 +562,5 @@ int gpu_count() {
   }
   return devices;
 }
-
 
 }  // namespace ea

@@ -17,6 +17,7 @@
 namespace ea {
 
 constexpr uint32_t kParallelShuffleThreads = 1024;  // threads per block = steps per chunk
+constexpr uint32_t kReservationThreads = 512;       // threads per block of the shuffle by reservations
 
 // Block q shuffles row q of `rows` (n bytes each, contiguous) as permutation first + q of the
 // Philox streams under `seed`, starting from a copy of `symbols`. T threads per block.
@@ -373,6 +374,22 @@ inline __host__ __device__ size_t resident_row_words(size_t n, uint32_t log_bits
   return ((n << log_bits) + 127) / 128 * 4;
 }
 
+// The block's threads pack row words[0 .. resident_row_words(n, log_bits)) from the
+// symbols (a sync follows).
+template <uint32_t T>
+__device__ __forceinline__ void pack_row(uint32_t* words, const uint8_t* __restrict__ symbols, size_t n,
+                                         uint32_t log_bits) {
+  const size_t row_words = resident_row_words(n, log_bits);
+  const uint32_t per_word = 32u >> log_bits;
+  for (size_t w = threadIdx.x; w < row_words; w += T) {
+    uint32_t v = 0;
+    const size_t p0 = w * per_word;
+    for (uint32_t s = 0; s < per_word && p0 + s < n; ++s) v |= static_cast<uint32_t>(symbols[p0 + s]) << (s << log_bits);
+    words[w] = v;
+  }
+  __syncthreads();
+}
+
 template <uint32_t T>
 __global__ void __launch_bounds__(T, 1)
     resident_shuffle_kernel(uint8_t* rows, const uint8_t* __restrict__ symbols, size_t n, uint64_t seed,
@@ -382,17 +399,9 @@ __global__ void __launch_bounds__(T, 1)
   __shared__ uint32_t rejected, kept;
   uint32_t* table = reservation_smem;
   uint32_t* words = table + reservation_table_words<T, kHash>();
-  const size_t row_words = resident_row_words(n, log_bits);
-  const uint32_t per_word = 32u >> log_bits;
   reservation_table_clear<T, kHash>(table, rejected, kept);
   for (uint32_t q = blockIdx.x; q < count; q += gridDim.x) {
-    for (size_t w = threadIdx.x; w < row_words; w += T) {
-      uint32_t v = 0;
-      const size_t p0 = w * per_word;
-      for (uint32_t s = 0; s < per_word && p0 + s < n; ++s) v |= static_cast<uint32_t>(symbols[p0 + s]) << (s << log_bits);
-      words[w] = v;
-    }
-    __syncthreads();
+    pack_row<T>(words, symbols, n, log_bits);
     const SharedRow row{words, log_bits};
     reservation_rounds<T, kHash>(row, table, n, seed, first + q, rejected, kept);
     // (reservation_rounds ends with a sync: the row is final.) Out to global memory, four

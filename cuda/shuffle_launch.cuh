@@ -59,8 +59,6 @@ inline uint32_t symbol_log_bits(const uint8_t* symbols, size_t n) {
   return any < 2 ? 0 : any < 4 ? 1 : any < 16 ? 2 : 3;
 }
 
-constexpr uint32_t kReservationThreads = 512;
-
 // Blocks in flight of the reservation shuffle for `per_sm` blocks per SM of the current
 // device (GpuTuning::reservations; 0: the chunked kernel).
 inline uint32_t reservation_blocks(uint32_t per_sm) {

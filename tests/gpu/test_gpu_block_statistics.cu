@@ -21,6 +21,8 @@
 #include "block_statistics.cuh"
 #include "device_buffer.cuh"
 #include "permutation/permutation.hpp"
+#include "permutation/shuffle.hpp"
+#include "rng/generators.hpp"
 
 using namespace ea;
 
@@ -151,6 +153,69 @@ int main(int argc, char** argv) {
                   c.rows, bad ? "differences above" : "every statistic equals the CPU's");
     }
   }
+  // Binary data shuffled and tested in shared memory (resident_fused_kernel): every row's
+  // statistics equal cpu_statistics() of fisher_yates() with PhiloxGen(seed, first + q) on
+  // the host; 3 blocks (several rows each, the table cleared between them) and 64.
+  for (const Case& c : cases) {
+    if (c.bits != 1 || (small && c.n > 100003)) continue;
+    const Data d = make_data(c, rng);
+    DeviceStatInput in{};
+    in.params = d.params;
+    std::memcpy(in.raw_of, d.raw_of, 256);
+    cpu_statistics(d.symbols.data(), c.n, d.raw_of, d.params, kAllFastTests, in.original, scratch);
+    const uint32_t count = c.rows + 4;
+    const uint64_t seed = 7 + c.n, first = 100;
+    ea::cuda::DeviceBuffer<uint8_t> d_symbols(c.n), d_out(count * kNumTests);
+    ea::cuda::DeviceBuffer<double> d_values(count * kNumTests);
+    ea::cuda::DeviceBuffer<DeviceStatInput> d_in(1);
+    CHECK_CUDA(cudaMemcpy(d_symbols.get(), d.symbols.data(), c.n, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(d_in.get(), &in, sizeof in, cudaMemcpyHostToDevice));
+    for (uint32_t blocks : {3u, 64u}) {
+      CHECK_CUDA(cudaMemset(d_out.get(), kNotComputed, count * kNumTests));
+      const bool ran = launch_resident_fused(d_symbols.get(), c.n, seed, first, count, blocks, c.mask, d_in.get(),
+                                             d_out.get(), d_values.get(), 0);
+      CHECK_CUDA(cudaGetLastError());
+      CHECK_CUDA(cudaDeviceSynchronize());
+      ++checks;
+      if (!ran) {
+        ++failures;
+        std::printf("FAIL resident fused n=%zu: the row does not fit shared memory\n", c.n);
+        continue;
+      }
+      std::vector<uint8_t> out(count * kNumTests);
+      std::vector<double> values(count * kNumTests);
+      CHECK_CUDA(cudaMemcpy(out.data(), d_out.get(), out.size(), cudaMemcpyDeviceToHost));
+      CHECK_CUDA(cudaMemcpy(values.data(), d_values.get(), values.size() * sizeof(double), cudaMemcpyDeviceToHost));
+      int bad = 0;
+      for (uint32_t q = 0; q < count; ++q) {
+        std::vector<uint8_t> perm = d.symbols;
+        PhiloxGen gen(seed, first + q);
+        fisher_yates(perm.data(), c.n, 1, gen);
+        StatVector want{};
+        cpu_statistics(perm.data(), c.n, d.raw_of, d.params, kAllFastTests, want, scratch);
+        for (int t = 0; t < kNumFastTests; ++t) {
+          ++checks;
+          const uint8_t o = out[q * kNumTests + t];
+          if (!(c.mask & bit(t))) {
+            bad += o != kNotComputed;
+            continue;
+          }
+          const double got = values[q * kNumTests + t], w = want.v[t], orig = in.original.v[t];
+          const uint8_t want_o = w > orig ? kGreater : (w == orig ? kEqual : kLess);
+          if (got != w || o != want_o) {
+            ++bad;
+            std::printf(
+                "FAIL resident fused n=%zu %s blocks %u row %u test %d: GPU %.17g (outcome %d), CPU %.17g "
+                "(outcome %d)\n",
+                c.n, c.pattern, blocks, q, t, got, o, w, want_o);
+          }
+        }
+      }
+      failures += bad;
+      std::printf("%s resident fused n=%zu bits=1 %s, %u rows, %u blocks: %s\n", bad ? "FAIL" : "ok  ", c.n, c.pattern,
+                  count, blocks, bad ? "differences above" : "every statistic equals the CPU's");
+    }
+  }
   std::printf("%d checks, %d failed\n", checks, failures);
   if (timing && failures == 0) {
     const size_t n = 1000000;
@@ -193,6 +258,21 @@ int main(int argc, char** argv) {
           }
           std::printf("timing: fused statistics, %u permutations of 1,000,000 %d-bit samples: %.1f ms\n", count, bits,
                       ms);
+        } else {
+          int sms = 0;
+          CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+          for (int rep = 0; rep < 2; ++rep) {
+            CHECK_CUDA(cudaEventRecord(a));
+            (void)launch_resident_fused(d_rows.get(), n, 1, 0, count, static_cast<uint32_t>(sms), kAllFastTests,
+                                        d_in.get(), d_out.get(), nullptr, 0);
+            CHECK_CUDA(cudaEventRecord(b));
+            CHECK_CUDA(cudaEventSynchronize(b));
+            CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+          }
+          std::printf(
+              "timing: shuffled and tested in shared memory (resident fused), %u permutations of 1,000,000 "
+              "binary samples: %.1f ms\n",
+              count, ms);
         }
         if (count != 1024) continue;  // (10,000: a full round)
         // Where the time goes: each merged test group alone.
