@@ -37,7 +37,8 @@ const Key kKeys[] = {
     {"resident", "0 or 1: the shuffle by reservations keeps a row packed in shared memory where it fits (binary data "
      "up to about 1.2 million samples)", 0, 1, nullptr, nullptr, &GpuTuning::resident},
     {"fused-statistics", "0 or 1: non-binary data gets all its statistics from one pass over each thread's piece of a "
-     "permutation, in rounds of every size (block-statistics then applies to binary data only)", 0, 1, nullptr, nullptr,
+     "permutation, and binary data is shuffled and tested in shared memory where its row fits, in rounds of every size "
+     "(block-statistics then applies only to longer binary data)", 0, 1, nullptr, nullptr,
      &GpuTuning::fused_statistics},
     {"bz-chars", "text characters the GPU compression model holds at once", 1, uint64_t{1} << 31,
      &GpuTuning::bz_chars, nullptr, nullptr},

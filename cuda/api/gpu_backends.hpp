@@ -27,7 +27,7 @@ struct GpuTuning {
   // block of threads per permutation, on the shuffle's rows (cuda/block_statistics.cuh); the
   // others one thread per permutation and test group (faster for full rounds, H100: 0.23 s
   // against 0.35 s for 10,000 permutations; 0.16 s against 0.037 s for 1,024). With
-  // fused-statistics, this applies to binary data only.
+  // fused-statistics, this applies only to binary data too long for shared memory.
   uint32_t block_statistics = 4096;
   // reservations: blocks per SM of the block-per-permutation shuffle by deterministic
   // reservations (cuda/parallel_shuffle.cuh; 512 threads and 80 KiB of shared memory
@@ -40,9 +40,10 @@ struct GpuTuning {
   // while shuffling; false: the rows stay in global memory.
   bool resident = true;
   // fused-statistics: non-binary data gets its statistics from one pass over each thread's
-  // piece, read 16 bytes at a time (cuda/block_statistics.cuh, fused_statistics_kernel), in
-  // rounds of every size; false: the block kernel up to block-statistics, above it one
-  // thread per permutation and test group. Binary data always takes the latter.
+  // piece, read 16 bytes at a time (cuda/block_statistics.cuh, fused_statistics_kernel), and
+  // binary data whose row fits shared memory (resident) is shuffled and tested there
+  // (resident_fused_kernel), in rounds of every size; false, or binary rows too long: the
+  // block kernel up to block-statistics, above it one thread per permutation and test group.
   bool fused_statistics = true;
   uint64_t bz_chars = uint64_t{1} << 26;  // bz-chars: text characters the compression model holds at once
   uint32_t bz_shuffle = 128;    // bz-shuffle: permutations the compression backend shuffles at once
