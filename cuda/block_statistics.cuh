@@ -297,13 +297,8 @@ __global__ void __launch_bounds__(T, 1)
 // n samples where it fits the device, else 0.
 inline size_t resident_fused_shared(size_t n) {
   constexpr uint32_t T = kReservationThreads;
-  int device = 0, optin = 0;
-  EA_CUDA_CHECK(cudaGetDevice(&device));
-  EA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  cudaFuncAttributes attr{};
-  EA_CUDA_CHECK(cudaFuncGetAttributes(&attr, resident_fused_kernel<T>));
-  const size_t bytes = reservation_shuffle_shared<T>() + resident_row_words(n, 0) * sizeof(uint32_t);
-  return bytes + attr.sharedSizeBytes <= static_cast<size_t>(optin) ? bytes : 0;
+  return dynamic_shared_if_fits(resident_fused_kernel<T>,
+                                reservation_shuffle_shared<T>() + resident_row_words(n, 0) * sizeof(uint32_t));
 }
 
 // Launches it for rows 0 .. count-1 (permutations first ..) with `blocks` in flight, where

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "check.cuh"
 #include "rng/bounded.hpp"
 #include "rng/philox_stream.hpp"
 
@@ -372,6 +373,18 @@ struct SharedRow {
 // Words of a row of n samples of 2^log_bits bits (padded to 16 bytes).
 inline __host__ __device__ size_t resident_row_words(size_t n, uint32_t log_bits) {
   return ((n << log_bits) + 127) / 128 * 4;
+}
+
+// `bytes` of dynamic shared memory where they fit beside `kernel`'s static shared memory
+// on the current device (the opt-in limit), else 0.
+template <class Kernel>
+inline size_t dynamic_shared_if_fits(Kernel kernel, size_t bytes) {
+  int device = 0, optin = 0;
+  EA_CUDA_CHECK(cudaGetDevice(&device));
+  EA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  cudaFuncAttributes attr{};
+  EA_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+  return bytes + attr.sharedSizeBytes <= static_cast<size_t>(optin) ? bytes : 0;
 }
 
 // The block's threads pack row words[0 .. resident_row_words(n, log_bits)) from the

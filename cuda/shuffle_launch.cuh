@@ -73,13 +73,8 @@ inline uint32_t reservation_blocks(uint32_t per_sm) {
 // its dynamic shared memory then, else 0.
 inline size_t resident_shared(size_t n, uint32_t log_bits) {
   constexpr uint32_t T = kReservationThreads;
-  int device = 0, optin = 0;
-  EA_CUDA_CHECK(cudaGetDevice(&device));
-  EA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  cudaFuncAttributes attr{};
-  EA_CUDA_CHECK(cudaFuncGetAttributes(&attr, resident_shuffle_kernel<T>));
-  const size_t bytes = reservation_shuffle_shared<T>() + resident_row_words(n, log_bits) * sizeof(uint32_t);
-  return bytes + attr.sharedSizeBytes <= static_cast<size_t>(optin) ? bytes : 0;
+  return dynamic_shared_if_fits(resident_shuffle_kernel<T>,
+                                reservation_shuffle_shared<T>() + resident_row_words(n, log_bits) * sizeof(uint32_t));
 }
 
 // Rows 0 .. m-1 of `rows` (n bytes each; the callers pass n >= 2, below which every kernel

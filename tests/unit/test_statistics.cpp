@@ -246,6 +246,29 @@ TEST_CASE("collisions from fixed-size guesses (the GPU block's summaries) equal 
   CHECK(cases == 4 * 7 * 6);
 }
 
+// The raw values of `sym` through `table`, and their mean.
+static std::vector<uint8_t> raw_values(const std::vector<uint8_t>& sym, const uint8_t* table, double& mean) {
+  std::vector<uint8_t> raw(sym.size());
+  mean = 0;
+  for (size_t i = 0; i < sym.size(); ++i) {
+    raw[i] = table[sym[i]];
+    mean += raw[i];
+  }
+  mean /= static_cast<double>(sym.size());
+  return raw;
+}
+
+// Checks every statistic of `got` against `want`; the number that differ.
+static int statistics_differ(const StatVector& got, const StatVector& want) {
+  int differ = 0;
+  for (int t = 0; t < kNumFastTests; ++t) {
+    CAPTURE(t);
+    CHECK(got.v[t] == want.v[t]);
+    differ += got.v[t] == want.v[t] ? 0 : 1;
+  }
+  return differ;
+}
+
 TEST_CASE("the fused one-pass pieces (the GPU block's 16-byte reads) equal compute_statistics for every cut and "
           "alignment") {
   std::mt19937_64 rng(20261125);
@@ -258,13 +281,8 @@ TEST_CASE("the fused one-pass pieces (the GPU block's 16-byte reads) equal compu
       for (bool identity : {true, false}) {
         uint8_t table[256];
         for (int v = 0; v < 256; ++v) table[v] = identity ? static_cast<uint8_t>(v) : static_cast<uint8_t>((v * 7 + 3) & 0xff);
-        std::vector<uint8_t> raw(n);
         double mean = 0;
-        for (size_t i = 0; i < n; ++i) {
-          raw[i] = table[sym[i]];
-          mean += raw[i];
-        }
-        mean /= static_cast<double>(n);
+        const std::vector<uint8_t> raw = raw_values(sym, table, mean);
         std::vector<uint8_t> sorted = sym;
         std::sort(sorted.begin(), sorted.end());
         const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
@@ -283,12 +301,7 @@ TEST_CASE("the fused one-pass pieces (the GPU block's 16-byte reads) equal compu
             CAPTURE(identity);
             CAPTURE(offset);
             CAPTURE(pieces);
-            const StatVector got = fused_statistics(row, pieces, table, params);
-            for (int t = 0; t < kNumFastTests; ++t) {
-              CAPTURE(t);
-              CHECK(got.v[t] == want.v[t]);
-              differences += got.v[t] == want.v[t] ? 0 : 1;
-            }
+            differences += statistics_differ(fused_statistics(row, pieces, table, params), want);
             ++cases;
           }
         }
@@ -313,13 +326,8 @@ TEST_CASE("the fused pieces of a packed binary row (the resident kernel's statis
       uint8_t table[256] = {};
       table[0] = raws ? 7 : 0;
       table[1] = raws ? 200 : 1;
-      std::vector<uint8_t> raw(n);
       double mean = 0;
-      for (size_t i = 0; i < n; ++i) {
-        raw[i] = table[sym[i]];
-        mean += raw[i];
-      }
-      mean /= static_cast<double>(n);
+      const std::vector<uint8_t> raw = raw_values(sym, table, mean);
       const StatParams params{mean, 0.5, true, 2};
       const ConversionTwoView<ByteView> c2{view(sym)};
       StatVector want{};
@@ -329,12 +337,7 @@ TEST_CASE("the fused pieces of a packed binary row (the resident kernel's statis
         CAPTURE(n);
         CAPTURE(raws);
         CAPTURE(pieces);
-        const StatVector got = fused_binary_statistics(row, pieces, table, params);
-        for (int t = 0; t < kNumFastTests; ++t) {
-          CAPTURE(t);
-          CHECK(got.v[t] == want.v[t]);
-          differences += got.v[t] == want.v[t] ? 0 : 1;
-        }
+        differences += statistics_differ(fused_binary_statistics(row, pieces, table, params), want);
         ++cases;
       }
     }
