@@ -390,7 +390,10 @@ class GpuBackend final : public PermutationBackend {
     const ShuffleConfig sc = shuffle_config();
     const bool fused = fused_statistics_ && !data_.params.binary;
     if ((!fused && count > block_statistics_) || !parallel_shuffle_serves(sc, streams_) || data_.n < 2) return false;
-    const uint32_t slice = std::min(parallel_shuffle_, count);
+    uint32_t slice = std::min(parallel_shuffle_, count);
+    // Rounds of several slices: slices of whole waves of the reservation kernel's blocks
+    // (each block does rows q, q + blocks, ...; a partial last wave leaves SMs idle).
+    if (count > slice && reservations_ > 0 && slice > reservations_) slice = slice / reservations_ * reservations_;
     const size_t slice_bytes = static_cast<size_t>(slice) * data_.n;
     if (scratch_.size() < slice_bytes + kFusedRowPad &&
         !cuda::DeviceBuffer<uint8_t>::try_allocate(slice_bytes + kFusedRowPad, scratch_)) {
