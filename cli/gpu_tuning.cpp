@@ -40,8 +40,6 @@ const Key kKeys[] = {
      "permutation, and binary data is shuffled and tested in shared memory where its row fits, in rounds of every size "
      "(block-statistics then applies only to longer binary data)", 0, 1, nullptr, nullptr,
      &GpuTuning::fused_statistics},
-    {"shared-tail", "0 or 1: a permutation shuffled in global memory finishes in shared memory once its remaining steps "
-     "touch only as many places as fit there", 0, 1, nullptr, nullptr, &GpuTuning::shared_tail},
     {"bz-chars", "text characters the GPU compression model holds at once", 1, uint64_t{1} << 31,
      &GpuTuning::bz_chars, nullptr, nullptr},
     {"bz-shuffle", "permutations the GPU compression test shuffles at once", 1, 10000, nullptr,

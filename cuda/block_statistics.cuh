@@ -268,7 +268,7 @@ __global__ void __launch_bounds__(T, 1)
   static_assert(sizeof(block_stats::Shared<T>) <= reservation_table_words<T, kHash>() * sizeof(uint32_t),
                 "the combine space fits over the reservation table");
   extern __shared__ __align__(16) uint32_t resident_fused_smem[];
-  __shared__ ReservationShared shared;
+  __shared__ uint32_t rejected, kept;
   uint32_t* table = resident_fused_smem;
   uint32_t* words = table + reservation_table_words<T, kHash>();
   block_stats::Shared<T>& sh = *reinterpret_cast<block_stats::Shared<T>*>(table);
@@ -276,11 +276,10 @@ __global__ void __launch_bounds__(T, 1)
   const double mean = input->params.mean;
   const PackedBits row{words, n};
   const uint32_t k = threadIdx.x;
-  reservation_table_clear<T, kHash>(table, shared);
+  reservation_table_clear<T, kHash>(table, rejected, kept);
   for (uint32_t q = blockIdx.x; q < count; q += gridDim.x) {
     pack_row<T>(words, symbols, n, 0);  // (its sync also orders the table's clearing)
-    RoundState rs(n);
-    reservation_rounds<T, kHash>(SharedRow{words, 0}, table, seed, first + q, shared, rs);
+    reservation_rounds<T, kHash>(SharedRow{words, 0}, table, n, seed, first + q, rejected, kept);
     // (The rounds end with a sync: the row is final and the table idle.)
     uint64_t before = 0;
     cub::BlockScan<uint64_t, T>(sh.temp.scan).ExclusiveSum(fused_binary_sum(row, k, T, raw0, raw1), before);
@@ -290,7 +289,7 @@ __global__ void __launch_bounds__(T, 1)
                                                 input, outcomes + static_cast<size_t>(q) * kNumTests,
                                                 values ? values + static_cast<size_t>(q) * kNumTests : nullptr);
     __syncthreads();
-    reservation_table_clear<T, kHash>(table, shared);
+    reservation_table_clear<T, kHash>(table, rejected, kept);
   }
 }
 

@@ -107,7 +107,6 @@ class GpuBackend final : public PermutationBackend {
         parallel_shuffle_(tuning.parallel_shuffle),
         block_statistics_(tuning.block_statistics),
         fused_statistics_(tuning.fused_statistics),
-        shared_tail_(tuning.shared_tail),
         tuned_shuffle_block_(static_cast<int>(std::min<uint32_t>(1024, std::max<uint32_t>(1, tuning.shuffle_block)))) {
     int devices = 0;
     cudaError_t e = cudaGetDeviceCount(&devices);
@@ -520,12 +519,10 @@ class GpuBackend final : public PermutationBackend {
   bool binary_resident_ = false;  // binary_resident(data_): rounds by resident_fused_kernel
 
   ShuffleConfig shuffle_config() const {
-    return ShuffleConfig{lookahead_, shuffle_block_, parallel_shuffle_, reservations_, resident_, log_bits_,
-                         shared_tail_ ? ShuffleConfig::kSharedTailFit : 0u};
+    return ShuffleConfig{lookahead_, shuffle_block_, parallel_shuffle_, reservations_, resident_, log_bits_};
   }
   const uint32_t block_statistics_;  // block-statistics: rounds up to this size, a block per permutation
   const bool fused_statistics_;      // fused-statistics: non-binary data by fused_statistics_kernel, any round
-  const bool shared_tail_;           // shared-tail: rows in global memory finish in shared memory
   cuda::DeviceBuffer<uint8_t> scratch_;
   const int tuned_shuffle_block_;
   int shuffle_block_ = 32;  // tuned_shuffle_block_, or a lane group for grouped generators

@@ -131,26 +131,8 @@ __global__ void __launch_bounds__(T)
 // `table`: the hash (keys, then best: kHash words each) and the pending steps and their
 // targets (4 T words each: one list, compacted in place, as every thread holds its entries
 // in registers from the hash inserts on);
-// on entry and on return every key is kEmpty, every best 0, and the block's shared scalars
-// (ReservationShared) as reservation_table_clear() leaves them.
-//
-// A permutation's rounds may stop early and go on with another Row (RoundState keeps where
-// they stand): with `below` > 0 they return once every step left, pending or to be drawn,
-// is below `below`, so that the places they touch, [0, below), can move on chip.
+// on entry and on return every key is kEmpty, every best 0, rejected kEmpty and kept 0.
 constexpr uint32_t kReservationEmpty = 0xffffffffu;
-
-struct ReservationShared {
-  uint32_t rejected, kept, kept_top;  // first rejected draw; survivors of a round and their largest step
-};
-
-struct RoundState {
-  uint64_t word = 0;       // the next unused word of the stream
-  int64_t next_draw;       // the next step to draw
-  uint32_t pending = 0;    // pending steps, in the table's list
-  uint32_t top = 0;        // the largest of them (0: none)
-  __device__ explicit RoundState(size_t n) : next_draw(static_cast<int64_t>(n) - 1) {}
-  __device__ bool done() const { return pending == 0 && next_draw < 1; }
-};
 
 template <uint32_t T, uint32_t kHash>
 __host__ __device__ constexpr size_t reservation_table_words() {
@@ -158,23 +140,20 @@ __host__ __device__ constexpr size_t reservation_table_words() {
 }
 
 template <uint32_t T, uint32_t kHash>
-__device__ __forceinline__ void reservation_table_clear(uint32_t* table, ReservationShared& sh) {
+__device__ __forceinline__ void reservation_table_clear(uint32_t* table, uint32_t& rejected, uint32_t& kept) {
   for (uint32_t s = threadIdx.x; s < kHash; s += T) {
     table[s] = kReservationEmpty;
     table[kHash + s] = 0;
   }
   if (threadIdx.x == 0) {
-    sh.rejected = kReservationEmpty;
-    sh.kept = 0;
-    sh.kept_top = 0;
+    rejected = kReservationEmpty;
+    kept = 0;
   }
 }
 
 template <uint32_t T, uint32_t kHash, class Row>
-__device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* table, uint64_t seed, uint64_t j,
-                                                   ReservationShared& shared, RoundState& rs, uint32_t below = 0) {
-  uint32_t& rejected = shared.rejected;
-  uint32_t& kept = shared.kept;
+__device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* table, size_t n, uint64_t seed, uint64_t j,
+                                                   uint32_t& rejected, uint32_t& kept) {
   constexpr uint32_t S = 4, W = S * T, kEmpty = kReservationEmpty;
   static_assert((kHash & (kHash - 1)) == 0 && kHash >= 2 * W, "the hash size is a power of two, at most half full");
   constexpr int kHashBits = __builtin_ctz(kHash);
@@ -183,11 +162,10 @@ __device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* tab
   uint32_t* step_i = best + kHash;  // pending steps (plain offsets: shared addressing, no local array)
   uint32_t* step_h = step_i + W;     // and their targets
   const uint32_t k = threadIdx.x;
-  uint64_t word = rs.word;
-  int64_t next_draw = rs.next_draw;
-  uint32_t pending = rs.pending, top = rs.top;  // pending steps, in step_i[0 .. pending)
+  uint64_t word = 0;                                // the next unused word of the stream
+  int64_t next_draw = static_cast<int64_t>(n) - 1;  // the next step to draw
+  uint32_t pending = 0;                             // pending steps, in step_i[0 .. pending)
   while (pending > 0 || next_draw >= 1) {
-    if (below > 0 && next_draw < static_cast<int64_t>(below) && top < below) break;
     // Draws: entry pending + m gets step next_draw - m with word + m, m < need, up to the
     // first rejected word (the same values on every thread); then again for the rest.
     while (true) {
@@ -290,7 +268,6 @@ __device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* tab
         const uint32_t at = atomicAdd(&kept, 1u);
         step_i[at] = ii[s];  // every entry was read before the last sync
         step_h[at] = tt[s];
-        if (below > 0) atomicMax(&shared.kept_top, ii[s]);
       }
     }
     // (Packed samples of different swaps may share a word: they are loaded early, before
@@ -308,17 +285,58 @@ __device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* tab
       }
     }
     pending = kept;
-    top = shared.kept_top;
     __syncthreads();  // the table is clear and `kept` read by every thread
-    if (k == 0) {
-      kept = 0;
-      shared.kept_top = 0;
-    }
+    if (k == 0) kept = 0;
   }
-  rs.word = word;
-  rs.next_draw = next_draw;
-  rs.pending = pending;
-  rs.top = top;
+}
+
+// The rows in global memory, a byte per sample (the grid: blocks in flight, each doing
+// rows blockIdx.x, + gridDim.x, ... < count). Shared memory: reservation_shuffle_shared<T>()
+// bytes (dynamic).
+template <uint32_t T>
+constexpr uint32_t kReservationHash = 16 * T;  // slots: at most 4 T targets, a quarter full
+template <uint32_t T>
+constexpr size_t reservation_shuffle_shared() {
+  return reservation_table_words<T, kReservationHash<T>>() * sizeof(uint32_t);
+}
+
+// Row a[0..n) = symbols[0..n), 16 bytes at a time where both are aligned.
+template <uint32_t T>
+__device__ __forceinline__ void copy_row(uint8_t* a, const uint8_t* __restrict__ symbols, size_t n) {
+  size_t done = 0;
+  if ((reinterpret_cast<uintptr_t>(a) | reinterpret_cast<uintptr_t>(symbols)) % 16 == 0) {
+    const size_t vec = n / 16;
+    for (size_t v = threadIdx.x; v < vec; v += T) reinterpret_cast<uint4*>(a)[v] = reinterpret_cast<const uint4*>(symbols)[v];
+    done = vec * 16;
+  }
+  for (size_t i = done + threadIdx.x; i < n; i += T) a[i] = symbols[i];
+}
+
+struct GlobalRow {
+  static constexpr bool kLoadEarly = false;
+  uint8_t* a;
+  __device__ __forceinline__ uint32_t get(uint32_t p) const { return a[p]; }
+  __device__ __forceinline__ void put(uint32_t i, uint32_t t, uint32_t vi, uint32_t vt) const {
+    a[i] = static_cast<uint8_t>(vt);
+    a[t] = static_cast<uint8_t>(vi);
+  }
+};
+
+template <uint32_t T>
+__global__ void __launch_bounds__(T, 1024 / T)
+    reservation_shuffle_kernel(uint8_t* rows, const uint8_t* __restrict__ symbols, size_t n, uint64_t seed,
+                               uint64_t first, uint32_t count) {
+  constexpr uint32_t kHash = kReservationHash<T>;
+  extern __shared__ uint32_t reservation_smem[];
+  __shared__ uint32_t rejected, kept;
+  reservation_table_clear<T, kHash>(reservation_smem, rejected, kept);
+  __syncthreads();
+  for (uint32_t q = blockIdx.x; q < count; q += gridDim.x) {
+    uint8_t* a = rows + static_cast<size_t>(q) * n;
+    copy_row<T>(a, symbols, n);
+    __syncthreads();
+    reservation_rounds<T, kHash>(GlobalRow{a}, reservation_smem, n, seed, first + q, rejected, kept);
+  }
 }
 
 // The row packed in shared memory, 2^log_bits bits per sample (1, 2, 4 or 8; every symbol
@@ -350,81 +368,6 @@ struct SharedRow {
     atomicXor(&words[bt >> 5], d << (bt & 31));
   }
 };
-
-// The rows in global memory, a byte per sample (the grid: blocks in flight, each doing
-// rows blockIdx.x, + gridDim.x, ... < count). Shared memory: reservation_shuffle_shared<T>()
-// bytes (dynamic).
-template <uint32_t T>
-constexpr uint32_t kReservationHash = 16 * T;  // slots: at most 4 T targets, a quarter full
-template <uint32_t T>
-constexpr size_t reservation_shuffle_shared() {
-  return reservation_table_words<T, kReservationHash<T>>() * sizeof(uint32_t);
-}
-
-// Row a[0..n) = symbols[0..n), 16 bytes at a time where both are aligned.
-template <uint32_t T>
-__device__ __forceinline__ void copy_row(uint8_t* a, const uint8_t* __restrict__ symbols, size_t n) {
-  size_t done = 0;
-  if ((reinterpret_cast<uintptr_t>(a) | reinterpret_cast<uintptr_t>(symbols)) % 16 == 0) {
-    const size_t vec = n / 16;
-    for (size_t v = threadIdx.x; v < vec; v += T) reinterpret_cast<uint4*>(a)[v] = reinterpret_cast<const uint4*>(symbols)[v];
-    done = vec * 16;
-  }
-  for (size_t i = done + threadIdx.x; i < n; i += T) a[i] = symbols[i];
-}
-
-// dst[0..n) = src[0..n) by the block, 16 bytes at a time where both are aligned; src may
-// have been written by this kernel (plain loads, never the read-only path).
-template <uint32_t T>
-__device__ __forceinline__ void copy_bytes(uint8_t* dst, const uint8_t* src, size_t n) {
-  size_t done = 0;
-  if ((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) % 16 == 0) {
-    const size_t vec = n / 16;
-    for (size_t v = threadIdx.x; v < vec; v += T) reinterpret_cast<uint4*>(dst)[v] = reinterpret_cast<const uint4*>(src)[v];
-    done = vec * 16;
-  }
-  for (size_t i = done + threadIdx.x; i < n; i += T) dst[i] = src[i];
-}
-
-struct GlobalRow {
-  static constexpr bool kLoadEarly = false;
-  uint8_t* a;
-  __device__ __forceinline__ uint32_t get(uint32_t p) const { return a[p]; }
-  __device__ __forceinline__ void put(uint32_t i, uint32_t t, uint32_t vi, uint32_t vt) const {
-    a[i] = static_cast<uint8_t>(vt);
-    a[t] = static_cast<uint8_t>(vi);
-  }
-};
-
-// With tail > 0 (a multiple of 16, below n; dynamic shared memory: the table, then tail
-// bytes), the rounds go on in shared memory once every step left is below `tail`: places
-// [0, tail) are copied in, shuffled there (SharedRow, a byte per sample) and copied back.
-template <uint32_t T>
-__global__ void __launch_bounds__(T, 1024 / T)
-    reservation_shuffle_kernel(uint8_t* rows, const uint8_t* __restrict__ symbols, size_t n, uint64_t seed,
-                               uint64_t first, uint32_t count, uint32_t tail) {
-  constexpr uint32_t kHash = kReservationHash<T>;
-  extern __shared__ __align__(16) uint32_t reservation_smem[];
-  __shared__ ReservationShared shared;
-  uint32_t* words = reservation_smem + reservation_table_words<T, kHash>();
-  reservation_table_clear<T, kHash>(reservation_smem, shared);
-  __syncthreads();
-  for (uint32_t q = blockIdx.x; q < count; q += gridDim.x) {
-    uint8_t* a = rows + static_cast<size_t>(q) * n;
-    copy_row<T>(a, symbols, n);
-    __syncthreads();
-    RoundState rs(n);
-    reservation_rounds<T, kHash>(GlobalRow{a}, reservation_smem, seed, first + q, shared, rs, tail);
-    if (rs.done()) continue;
-    // (The rounds end with a sync: the row's global stores are visible to the block.)
-    copy_bytes<T>(reinterpret_cast<uint8_t*>(words), a, tail);
-    __syncthreads();
-    reservation_rounds<T, kHash>(SharedRow{words, 3}, reservation_smem, seed, first + q, shared, rs);
-    copy_bytes<T>(a, reinterpret_cast<const uint8_t*>(words), tail);
-    __syncthreads();  // the tail is read before the next row is copied in
-  }
-}
-
 
 // Dynamic shared memory: reservation_shuffle_shared<T>() bytes (the table), then the row.
 // Words of a row of n samples of 2^log_bits bits (padded to 16 bytes).
@@ -465,16 +408,15 @@ __global__ void __launch_bounds__(T, 1)
     resident_shuffle_kernel(uint8_t* rows, const uint8_t* __restrict__ symbols, size_t n, uint64_t seed,
                             uint64_t first, uint32_t count, uint32_t log_bits) {
   constexpr uint32_t kHash = kReservationHash<T>;
-  extern __shared__ __align__(16) uint32_t reservation_smem[];
-  __shared__ ReservationShared shared;
+  extern __shared__ uint32_t reservation_smem[];
+  __shared__ uint32_t rejected, kept;
   uint32_t* table = reservation_smem;
   uint32_t* words = table + reservation_table_words<T, kHash>();
-  reservation_table_clear<T, kHash>(table, shared);
+  reservation_table_clear<T, kHash>(table, rejected, kept);
   for (uint32_t q = blockIdx.x; q < count; q += gridDim.x) {
     pack_row<T>(words, symbols, n, log_bits);
     const SharedRow row{words, log_bits};
-    RoundState rs(n);
-    reservation_rounds<T, kHash>(row, table, seed, first + q, shared, rs);
+    reservation_rounds<T, kHash>(row, table, n, seed, first + q, rejected, kept);
     // (reservation_rounds ends with a sync: the row is final.) Out to global memory, four
     // samples per store from the first 4-byte boundary of the row on.
     uint8_t* a = rows + static_cast<size_t>(q) * n;

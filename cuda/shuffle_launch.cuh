@@ -50,27 +50,7 @@ struct ShuffleConfig {
   uint32_t reservations = 0;  // blocks in flight of its reservation variant (0: the chunked kernel)
   uint32_t resident = 0;      // blocks in flight of the variant with the row in shared memory (0: not used)
   uint32_t log_bits = 3;      // every symbol is below 2^(2^log_bits) (resident rows are packed so)
-  // Rows in global memory: the last steps, once all below this many places, run in shared
-  // memory (kSharedTailFit: as many as fit; 0: never; else at most that, in 16s).
-  uint32_t shared_tail = kSharedTailFit;
-  static constexpr uint32_t kSharedTailFit = 0xffffffffu;
 };
-
-// The shared-memory tail of reservation_shuffle_kernel<T> for rows of n samples (a multiple
-// of 16 below n that fits beside the table, at most cfg's), or 0.
-inline uint32_t shared_tail(const ShuffleConfig& cfg, size_t n) {
-  constexpr uint32_t T = kReservationThreads;
-  if (cfg.shared_tail == 0 || n <= 16) return 0;
-  int device = 0, optin = 0;
-  EA_CUDA_CHECK(cudaGetDevice(&device));
-  EA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  cudaFuncAttributes attr{};
-  EA_CUDA_CHECK(cudaFuncGetAttributes(&attr, reservation_shuffle_kernel<T>));
-  const size_t table = reservation_shuffle_shared<T>();
-  const size_t room = static_cast<size_t>(optin) > table + attr.sharedSizeBytes ? optin - table - attr.sharedSizeBytes : 0;
-  size_t tail = std::min<size_t>({room, cfg.shared_tail, n - 1});
-  return static_cast<uint32_t>(tail / 16 * 16);
-}
 
 // The bits per sample (as log2: 0 for 1 bit ... 3 for 8 bits) that hold every symbol.
 inline uint32_t symbol_log_bits(const uint8_t* symbols, size_t n) {
@@ -116,12 +96,10 @@ inline void launch_row_shuffle(const ShuffleConfig& cfg, uint8_t* rows, const ui
   }
   if (cfg.reservations > 0) {
     constexpr uint32_t T = kReservationThreads;
-    const uint32_t tail = shared_tail(cfg, n);
-    const size_t shared = reservation_shuffle_shared<T>() + tail;
+    constexpr size_t shared = reservation_shuffle_shared<T>();
     EA_CUDA_CHECK(cudaFuncSetAttribute(reservation_shuffle_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(shared)));
-    reservation_shuffle_kernel<T>
-        <<<std::min(m, cfg.reservations), T, shared, st>>>(rows, symbols, n, seed, first, m, tail);
+    reservation_shuffle_kernel<T><<<std::min(m, cfg.reservations), T, shared, st>>>(rows, symbols, n, seed, first, m);
   } else {
     parallel_shuffle_kernel<kParallelShuffleThreads><<<m, kParallelShuffleThreads, 0, st>>>(rows, symbols, n, seed, first);
   }

@@ -45,11 +45,6 @@ struct GpuTuning {
   // (resident_fused_kernel), in rounds of every size; false, or binary rows too long: the
   // block kernel up to block-statistics, above it one thread per permutation and test group.
   bool fused_statistics = true;
-  // shared-tail: rows shuffled in global memory (8-bit data of more than about 150,000
-  // samples on an H100) finish in shared memory: once every step left is below the number
-  // of places that fit beside the reservation table, those places move on chip
-  // (reservation_shuffle_kernel); false: the whole shuffle in global memory.
-  bool shared_tail = true;
   uint64_t bz_chars = uint64_t{1} << 26;  // bz-chars: text characters the compression model holds at once
   uint32_t bz_shuffle = 128;    // bz-shuffle: permutations the compression backend shuffles at once
   bool profile = false;         // profile: time each statistics group and compression stage (slower)

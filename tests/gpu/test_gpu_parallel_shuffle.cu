@@ -53,65 +53,62 @@ int main(int argc, char** argv) {
   // The chunked kernel (0, 0), by reservations with the rows in global memory (3 or 64
   // blocks, 0), and with the rows packed in shared memory (3 or 64 blocks both), the
   // latter for symbols of 1, 2, 4 and 8 bits where the row fits.
-  // Rows in global memory with their last steps in shared memory (tail: as many places as
-  // fit, at most 1,000, or never).
   struct Kernel {
-    uint32_t reservations, resident, tail;
+    uint32_t reservations, resident;
   };
-  constexpr uint32_t kFit = ShuffleConfig::kSharedTailFit;
-  const Kernel kernels[] = {{0, 0, kFit}, {3, 0, 0}, {3, 0, 1000}, {64, 0, kFit}, {3, 3, kFit}, {64, 64, kFit}};
+  const Kernel kernels[] = {{0, 0}, {3, 0}, {64, 0}, {3, 3}, {64, 64}};
   for (const Case& c : cases)
     for (const Kernel kernel : kernels)
       for (uint32_t log_bits = kernel.resident ? 0 : 3; log_bits < 4; ++log_bits) {
-        if (small && c.n > 65536) continue;
-        const bool resident = kernel.resident > 0;
-        if (resident && resident_shared(c.n, log_bits) == 0) continue;  // the global kernel's case
-        const uint32_t reservations = kernel.reservations;
-        const size_t stride = c.count + 3;  // columns count .. count+2 must stay as they are
-        std::vector<uint8_t> symbols(c.n);
-        const uint32_t mask = (2u << ((1u << log_bits) - 1)) - 1;
-        for (size_t i = 0; i < c.n; ++i) symbols[i] = static_cast<uint8_t>((i * 131 + i / 256) & mask);
-        cuda::DeviceBuffer<uint8_t> d_symbols(c.n), batch(c.n * stride), scratch;
-        CHECK_CUDA(cudaMemcpy(d_symbols.get(), symbols.data(), c.n, cudaMemcpyHostToDevice));
-        CHECK_CUDA(cudaMemset(batch.get(), 0xa5, c.n * stride));
-        ++checks;
-        if (symbol_log_bits(symbols.data(), c.n) > log_bits) {  // the packing's requirement
-          ++failures;
-          std::printf("FAIL n=%zu: symbol_log_bits is above %u\n", c.n, log_bits);
+      if (small && c.n > 65536) continue;
+      const bool resident = kernel.resident > 0;
+      if (resident && resident_shared(c.n, log_bits) == 0) continue;  // the global kernel's case
+      const uint32_t reservations = kernel.reservations;
+      const size_t stride = c.count + 3;  // columns count .. count+2 must stay as they are
+      std::vector<uint8_t> symbols(c.n);
+      const uint32_t mask = (2u << ((1u << log_bits) - 1)) - 1;
+      for (size_t i = 0; i < c.n; ++i) symbols[i] = static_cast<uint8_t>((i * 131 + i / 256) & mask);
+      cuda::DeviceBuffer<uint8_t> d_symbols(c.n), batch(c.n * stride), scratch;
+      CHECK_CUDA(cudaMemcpy(d_symbols.get(), symbols.data(), c.n, cudaMemcpyHostToDevice));
+      CHECK_CUDA(cudaMemset(batch.get(), 0xa5, c.n * stride));
+      ++checks;
+      if (symbol_log_bits(symbols.data(), c.n) > log_bits) {  // the packing's requirement
+        ++failures;
+        std::printf("FAIL n=%zu: symbol_log_bits is above %u\n", c.n, log_bits);
+      }
+      launch_shuffle(ShuffleConfig{4, 32, c.parallel, reservations, kernel.resident, log_bits}, scratch, st,
+                     batch.get(), stride, c.count, d_symbols.get(), c.n, philox_view(c.seed), c.first);
+      CHECK_CUDA(cudaGetLastError());
+      CHECK_CUDA(cudaStreamSynchronize(st));
+      std::vector<uint8_t> got(c.n * stride);
+      CHECK_CUDA(cudaMemcpy(got.data(), batch.get(), got.size(), cudaMemcpyDeviceToHost));
+      const bool used = scratch.size() > 0;
+      ++checks;
+      if (!used) {
+        ++failures;
+        std::printf("FAIL n=%zu: the block-per-permutation kernel did not run\n", c.n);
+      }
+      for (uint32_t q = 0; q < stride; ++q) {
+        std::vector<uint8_t> want = symbols;
+        if (q < c.count) {
+          PhiloxGen rng(c.seed, c.first + q);
+          fisher_yates(want.data(), c.n, 1, rng);
+        } else {
+          want.assign(c.n, 0xa5);
         }
-        launch_shuffle(ShuffleConfig{4, 32, c.parallel, reservations, kernel.resident, log_bits, kernel.tail}, scratch,
-                       st, batch.get(), stride, c.count, d_symbols.get(), c.n, philox_view(c.seed), c.first);
-        CHECK_CUDA(cudaGetLastError());
-        CHECK_CUDA(cudaStreamSynchronize(st));
-        std::vector<uint8_t> got(c.n * stride);
-        CHECK_CUDA(cudaMemcpy(got.data(), batch.get(), got.size(), cudaMemcpyDeviceToHost));
-        const bool used = scratch.size() > 0;
+        size_t bad = 0;
+        for (size_t i = 0; i < c.n; ++i) bad += got[i * stride + q] != want[i];
         ++checks;
-        if (!used) {
+        if (bad) {
           ++failures;
-          std::printf("FAIL n=%zu: the block-per-permutation kernel did not run\n", c.n);
-        }
-        for (uint32_t q = 0; q < stride; ++q) {
-          std::vector<uint8_t> want = symbols;
-          if (q < c.count) {
-            PhiloxGen rng(c.seed, c.first + q);
-            fisher_yates(want.data(), c.n, 1, rng);
-          } else {
-            want.assign(c.n, 0xa5);
-          }
-          size_t bad = 0;
-          for (size_t i = 0; i < c.n; ++i) bad += got[i * stride + q] != want[i];
-          ++checks;
-          if (bad) {
-            ++failures;
-            std::printf(
-                "FAIL n=%zu count=%u parallel=%u reservations=%u resident=%u tail=%u bits=%u seed=%llu first=%llu "
-                "column %u: %zu samples differ\n",
-                c.n, c.count, c.parallel, reservations, kernel.resident, kernel.tail, 1u << log_bits,
-                static_cast<unsigned long long>(c.seed), static_cast<unsigned long long>(c.first), q, bad);
-          }
+          std::printf(
+              "FAIL n=%zu count=%u parallel=%u reservations=%u resident=%u bits=%u seed=%llu first=%llu column %u: "
+              "%zu samples differ\n",
+              c.n, c.count, c.parallel, reservations, kernel.resident, 1u << log_bits, static_cast<unsigned long long>(c.seed),
+              static_cast<unsigned long long>(c.first), q, bad);
         }
       }
+    }
   std::printf("%d checks, %d failed\n", checks, failures);
   if (timing && failures == 0) {
     const size_t n = 1000000;
@@ -148,7 +145,7 @@ int main(int argc, char** argv) {
       if (count >= 1024) {
         int sms = 0;
         CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-        auto time_rows = [&](auto kernel, uint32_t threads, size_t shared, uint32_t tail) {
+        auto time_rows = [&](auto kernel, uint32_t threads, size_t shared) {
           CHECK_CUDA(
               cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
           for (uint32_t per_sm : {1u, 2u}) {
@@ -157,15 +154,15 @@ int main(int argc, char** argv) {
             for (int rep = 0; rep < 2; ++rep) {
               CHECK_CUDA(cudaEventRecord(a, st));
               kernel<<<per_sm* static_cast<uint32_t>(sms), threads, shared, st>>>(batch.get(), d_symbols.get(), n, 1, 0,
-                                                                                  count, tail);
+                                                                                  count);
               CHECK_CUDA(cudaEventRecord(b, st));
               CHECK_CUDA(cudaEventSynchronize(b));
               CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
             }
             std::printf(
-                "timing: %5u permutations of 1,000,000 samples, %u threads by reservations, %u blocks per SM, "
-                "shared-memory tail %u: %8.1f ms (rows only)\n",
-                count, threads, per_sm, tail, ms);
+                "timing: %5u permutations of 1,000,000 samples, %u threads by reservations, %u blocks per SM: "
+                "%8.1f ms (rows only)\n",
+                count, threads, per_sm, ms);
           }
         };
         // Binary data: the row packed in shared memory against the row in global memory.
@@ -184,17 +181,14 @@ int main(int argc, char** argv) {
               CHECK_CUDA(cudaEventSynchronize(b));
               CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
             }
-            std::printf(
-                "timing: %5u permutations of 1,000,000 binary samples by reservations, row in %s memory: "
-                "%8.1f ms (rows only)\n",
-                count, resident ? "shared" : "global", ms);
+            std::printf("timing: %5u permutations of 1,000,000 binary samples by reservations, row in %s memory: "
+                        "%8.1f ms (rows only)\n",
+                        count, resident ? "shared" : "global", ms);
           }
         }
-        time_rows(reservation_shuffle_kernel<256>, 256, reservation_shuffle_shared<256>(), 0);
-        time_rows(reservation_shuffle_kernel<512>, 512, reservation_shuffle_shared<512>(), 0);
-        time_rows(reservation_shuffle_kernel<1024>, 1024, reservation_shuffle_shared<1024>(), 0);
-        const uint32_t tail = shared_tail(ShuffleConfig{}, n);
-        time_rows(reservation_shuffle_kernel<512>, 512, reservation_shuffle_shared<512>() + tail, tail);
+        time_rows(reservation_shuffle_kernel<256>, 256, reservation_shuffle_shared<256>());
+        time_rows(reservation_shuffle_kernel<512>, 512, reservation_shuffle_shared<512>());
+        time_rows(reservation_shuffle_kernel<1024>, 1024, reservation_shuffle_shared<1024>());
       }
     }
   }
