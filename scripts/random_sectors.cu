@@ -6,7 +6,8 @@
 // in the read+write mode writes them back (as a swap does). A 4-byte access moves one whole
 // 32-byte sector, so sectors/s is the figure a Fisher-Yates swap pays per random place.
 //
-// build: nvcc -O3 -arch=sm_90 -o random_sectors scripts/random_sectors.cu
+// build: nvcc -O3 -arch=sm_90 -o random_sectors scripts/random_sectors.cu (or the CUDA
+// build's target random_sectors)
 // usage: random_sectors [L2_BYTES] [HBM_BYTES]      (defaults: 16 MiB and 8 GiB)
 #include <cuda_runtime.h>
 
