@@ -22,16 +22,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace cg = cooperative_groups;
+#include "bench_check.cuh"
 
-#define CHECK(x)                                                                       \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
+namespace cg = cooperative_groups;
 
 // A cheap 32-bit hash (murmur3's finaliser), so that the address costs little beside the
 // access: places are word & (words - 1), ranks (h >> 27) & (ranks - 1), powers of two.

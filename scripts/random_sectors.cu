@@ -15,14 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CHECK(x)                                                                       \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
+#include "bench_check.cuh"
 
 __device__ __forceinline__ uint64_t mix(uint64_t z) {
   z += 0x9e3779b97f4a7c15ull;
