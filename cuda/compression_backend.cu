@@ -63,6 +63,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     EA_CUDA_CHECK(cudaSetDevice(gpu_id));
     reservations_ = reservation_blocks(tuning.reservations);
     resident_ = tuning.reservations > 0 && tuning.resident ? reservation_blocks(1) : 0;
+    low_bytes_ = tuning.reservations > 0 && tuning.low_shared ? low_shared_bytes() : 0;
     res_ = std::make_unique<Resources>(tuning.profile);
     bind(data);
   }
@@ -143,7 +144,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     cudaStream_t st = res_->stream;
     EA_CUDA_CHECK(cudaEventRecord(res_->start.get(), st));
     const ShuffleConfig sc{static_cast<int>(tuning_.lookahead), static_cast<int>(std::max<uint32_t>(1, tuning_.shuffle_block)),
-                           tuning_.parallel_shuffle, reservations_, resident_, log_bits_};
+                           tuning_.parallel_shuffle, reservations_, resident_, log_bits_, low_bytes_};
     launch_shuffle(sc, scratch_, st, buffers_->batch.get(), shuffle_copies_, count, symbols_.get(), data_.n, streams_,
                    first);
     EA_CUDA_CHECK(cudaGetLastError());
@@ -307,6 +308,7 @@ class GpuCompressionBackend final : public PermutationBackend {
   uint32_t copies_ = 0, shuffle_copies_ = 0, per_perm_ = 0;
   uint32_t reservations_ = 0;  // blocks in flight of the reservation shuffle (0: the chunked kernel)
   uint32_t resident_ = 0;      // blocks in flight of its shared-memory variant (0: not used)
+  uint32_t low_bytes_ = 0;     // low-shared: places of a row in global memory kept in shared memory
   uint32_t log_bits_ = 3;      // bits per sample that hold every symbol, as log2
   uint32_t unresolved_ = 0;  // tied rotations (identical) over the data set's rounds
   cuda::DeviceBuffer<uint32_t> states_, aux_;

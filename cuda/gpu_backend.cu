@@ -125,6 +125,7 @@ class GpuBackend final : public PermutationBackend {
     EA_CUDA_CHECK(cudaGetDeviceProperties(&prop_, gpu_id));
     reservations_ = reservation_blocks(tuning.reservations);
     resident_ = tuning.reservations > 0 && tuning.resident ? reservation_blocks(1) : 0;
+    low_bytes_ = tuning.reservations > 0 && tuning.low_shared ? low_shared_bytes() : 0;
     // Keep most of the unified L1/shared memory as L1: the lag tests read every sample
     // twice, p samples apart, and the second read should hit L1. The collision sets need
     // only kThreads * 32 bytes of shared memory per block.
@@ -514,12 +515,13 @@ class GpuBackend final : public PermutationBackend {
   const uint32_t parallel_shuffle_;
   uint32_t reservations_ = 0;     // blocks in flight of the reservation shuffle (0: the chunked kernel)
   uint32_t resident_ = 0;         // blocks in flight of its shared-memory variant (0: not used)
+  uint32_t low_bytes_ = 0;        // low-shared: places of a row in global memory kept in shared memory
   uint32_t log_bits_ = 3;         // bits per sample that hold every symbol, as log2
   bool rows_only_ = false;        // no interleaved batch: every round runs on the rows (rows_serve)
   bool binary_resident_ = false;  // binary_resident(data_): rounds by resident_fused_kernel
 
   ShuffleConfig shuffle_config() const {
-    return ShuffleConfig{lookahead_, shuffle_block_, parallel_shuffle_, reservations_, resident_, log_bits_};
+    return ShuffleConfig{lookahead_, shuffle_block_, parallel_shuffle_, reservations_, resident_, log_bits_, low_bytes_};
   }
   const uint32_t block_statistics_;  // block-statistics: rounds up to this size, a block per permutation
   const bool fused_statistics_;      // fused-statistics: non-binary data by fused_statistics_kernel, any round
@@ -548,6 +550,7 @@ bool warm_up_gpu(int gpu_id) {
                   cudaFuncGetAttributes(&attr, shuffle_kernel<4, PhiloxGen>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, parallel_shuffle_kernel<kParallelShuffleThreads>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, reservation_shuffle_kernel<kReservationThreads>) == cudaSuccess &&
+                  cudaFuncGetAttributes(&attr, low_shared_shuffle_kernel<kReservationThreads>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, resident_shuffle_kernel<kReservationThreads>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, rows_to_columns_kernel<0>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, block_statistics_kernel<kBlockStatisticsThreads>) == cudaSuccess &&

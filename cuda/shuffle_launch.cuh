@@ -50,6 +50,7 @@ struct ShuffleConfig {
   uint32_t reservations = 0;  // blocks in flight of its reservation variant (0: the chunked kernel)
   uint32_t resident = 0;      // blocks in flight of the variant with the row in shared memory (0: not used)
   uint32_t log_bits = 3;      // every symbol is below 2^(2^log_bits) (resident rows are packed so)
+  uint32_t low_bytes = 0;     // lowest places of a row in global memory kept in shared memory (a multiple of 16)
 };
 
 // The bits per sample (as log2: 0 for 1 bit ... 3 for 8 bits) that hold every symbol.
@@ -77,11 +78,28 @@ inline size_t resident_shared(size_t n, uint32_t log_bits) {
                                 reservation_shuffle_shared<T>() + resident_row_words(n, log_bits) * sizeof(uint32_t));
 }
 
+// Bytes of each row that low_shared_shuffle_kernel keeps in shared memory on the current
+// device: as many as fit beside its table (a multiple of 16), or 0 where fewer than
+// kLowSharedMin fit (H100, 10,000 rows of 10^6 samples: 16 KiB 554.8 ms, 64 KiB 499.7,
+// 96 KiB 471.5, 142 KiB 447.7, none 486.8; docs/performance.md).
+constexpr size_t kLowSharedMin = 96 * 1024;
+inline uint32_t low_shared_bytes() {
+  constexpr uint32_t T = kReservationThreads;
+  int device = 0, optin = 0;
+  EA_CUDA_CHECK(cudaGetDevice(&device));
+  EA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  cudaFuncAttributes attr{};
+  EA_CUDA_CHECK(cudaFuncGetAttributes(&attr, low_shared_shuffle_kernel<T>));
+  const size_t used = attr.sharedSizeBytes + reservation_shuffle_shared<T>();
+  const size_t fit = static_cast<size_t>(optin) > used ? (static_cast<size_t>(optin) - used) / 16 * 16 : 0;
+  return fit >= kLowSharedMin ? static_cast<uint32_t>(fit) : 0;
+}
+
 // Rows 0 .. m-1 of `rows` (n bytes each; the callers pass n >= 2, below which every kernel
 // only copies the symbols) become Philox permutations first ..
 // first+m-1: by reservations with the row in shared memory (cfg.resident blocks) where it
-// fits, else with the row in global memory (cfg.reservations blocks), or by the chunked
-// kernel with a block per row.
+// fits, else with the row in global memory (cfg.reservations blocks; its lowest
+// cfg.low_bytes places in shared memory), or by the chunked kernel with a block per row.
 inline void launch_row_shuffle(const ShuffleConfig& cfg, uint8_t* rows, const uint8_t* symbols, size_t n, uint64_t seed,
                                uint64_t first, uint32_t m, cudaStream_t st) {
   if (cfg.reservations > 0 && cfg.resident > 0) {
@@ -96,6 +114,14 @@ inline void launch_row_shuffle(const ShuffleConfig& cfg, uint8_t* rows, const ui
   }
   if (cfg.reservations > 0) {
     constexpr uint32_t T = kReservationThreads;
+    if (cfg.low_bytes > 0) {
+      const size_t shared = reservation_shuffle_shared<T>() + cfg.low_bytes;
+      EA_CUDA_CHECK(cudaFuncSetAttribute(low_shared_shuffle_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(shared)));
+      low_shared_shuffle_kernel<T><<<std::min(m, cfg.reservations), T, shared, st>>>(rows, symbols, n, seed, first, m,
+                                                                                    cfg.low_bytes);
+      return;
+    }
     constexpr size_t shared = reservation_shuffle_shared<T>();
     EA_CUDA_CHECK(cudaFuncSetAttribute(reservation_shuffle_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(shared)));

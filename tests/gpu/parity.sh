@@ -6,7 +6,8 @@
 # instead of the one by reservations (`--gpu-tuning reservations=0`), with the rows of the
 # latter in global memory where they would fit in shared memory (`resident=0`), with the
 # non-binary statistics by the block kernel instead of the fused one (`fused-statistics=0`),
-# and, on a machine with several GPUs, split
+# with rows in global memory wholly there, not their lowest places in shared memory
+# (`low-shared=0`), and, on a machine with several GPUs, split
 # across all of them (`--gpu all`), gives exactly the counters of `--device cpu` for one
 # seed; and the GPU verdicts on the files with a known answer. Exit 77 (ctest: skipped)
 # when no GPU is usable.
@@ -27,7 +28,8 @@ configs=("round size 1000|--round-size 1000" "round size 4096|--round-size 4096"
          "block statistics in every round|--gpu-tuning block-statistics=10000"
          "chunked shuffle|--gpu-tuning reservations=0"
          "rows in global memory|--gpu-tuning resident=0"
-         "statistics not fused|--gpu-tuning fused-statistics=0")
+         "statistics not fused|--gpu-tuning fused-statistics=0"
+         "no low places in shared memory|--gpu-tuning low-shared=0")
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
 [ "${gpus:-0}" -ge 2 ] && configs+=("--gpu all ($gpus GPUs)|--gpu all")
 if [ -n "${PARITY_CONFIGS:-}" ]; then

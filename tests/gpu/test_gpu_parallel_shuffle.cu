@@ -5,7 +5,8 @@
 // columns outside the round are untouched. Then the time of both kernels for rounds of
 // 128, 1024 and 10,000 permutations of 1,000,000 samples (information, not a check).
 // The resident variant (the row packed in shared memory) is checked for symbols of 1, 2, 4
-// and 8 bits wherever the row fits, and timed on binary data.
+// and 8 bits wherever the row fits, and timed on binary data; rows in global memory also with
+// their lowest places in shared memory (low_shared_shuffle_kernel), timed for several sizes.
 // Exit 77 (ctest: skipped) when no GPU is usable. Options: --no-timing, --small.
 #include <cuda_runtime.h>
 
@@ -53,10 +54,14 @@ int main(int argc, char** argv) {
   // The chunked kernel (0, 0), by reservations with the rows in global memory (3 or 64
   // blocks, 0), and with the rows packed in shared memory (3 or 64 blocks both), the
   // latter for symbols of 1, 2, 4 and 8 bits where the row fits.
+  // Rows in global memory also with their lowest 992, 65,536 or as many places as fit
+  // (low-shared's choice) in shared memory.
   struct Kernel {
-    uint32_t reservations, resident;
+    uint32_t reservations, resident, low_bytes;
   };
-  const Kernel kernels[] = {{0, 0}, {3, 0}, {64, 0}, {3, 3}, {64, 64}};
+  const uint32_t low_max = low_shared_bytes();
+  const Kernel kernels[] = {{0, 0, 0},         {3, 0, 0}, {64, 0, 0}, {3, 0, 992}, {64, 0, 65536},
+                            {64, 0, low_max}, {3, 3, 0}, {64, 64, 0}};
   for (const Case& c : cases)
     for (const Kernel kernel : kernels)
       for (uint32_t log_bits = kernel.resident ? 0 : 3; log_bits < 4; ++log_bits) {
@@ -76,8 +81,8 @@ int main(int argc, char** argv) {
         ++failures;
         std::printf("FAIL n=%zu: symbol_log_bits is above %u\n", c.n, log_bits);
       }
-      launch_shuffle(ShuffleConfig{4, 32, c.parallel, reservations, kernel.resident, log_bits}, scratch, st,
-                     batch.get(), stride, c.count, d_symbols.get(), c.n, philox_view(c.seed), c.first);
+      launch_shuffle(ShuffleConfig{4, 32, c.parallel, reservations, kernel.resident, log_bits, kernel.low_bytes}, scratch,
+                     st, batch.get(), stride, c.count, d_symbols.get(), c.n, philox_view(c.seed), c.first);
       CHECK_CUDA(cudaGetLastError());
       CHECK_CUDA(cudaStreamSynchronize(st));
       std::vector<uint8_t> got(c.n * stride);
@@ -102,9 +107,10 @@ int main(int argc, char** argv) {
         if (bad) {
           ++failures;
           std::printf(
-              "FAIL n=%zu count=%u parallel=%u reservations=%u resident=%u bits=%u seed=%llu first=%llu column %u: "
-              "%zu samples differ\n",
-              c.n, c.count, c.parallel, reservations, kernel.resident, 1u << log_bits, static_cast<unsigned long long>(c.seed),
+              "FAIL n=%zu count=%u parallel=%u reservations=%u resident=%u low=%u bits=%u seed=%llu first=%llu column "
+              "%u: %zu samples differ\n",
+              c.n, c.count, c.parallel, reservations, kernel.resident, kernel.low_bytes, 1u << log_bits,
+              static_cast<unsigned long long>(c.seed),
               static_cast<unsigned long long>(c.first), q, bad);
         }
       }
@@ -145,24 +151,27 @@ int main(int argc, char** argv) {
       if (count >= 1024) {
         int sms = 0;
         CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-        auto time_rows = [&](auto kernel, uint32_t threads, size_t shared) {
+        auto time_rows = [&](auto kernel, uint32_t threads, size_t shared, auto... low) {
+          uint32_t low_bytes = 0;
+          ((low_bytes = low), ...);
+          shared += low_bytes;
           CHECK_CUDA(
               cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
           for (uint32_t per_sm : {1u, 2u}) {
-            if (threads * per_sm > 1024) continue;
+            if (threads * per_sm > 1024 || (per_sm > 1 && low_bytes > 0)) continue;
             float ms = 0;
             for (int rep = 0; rep < 2; ++rep) {
               CHECK_CUDA(cudaEventRecord(a, st));
               kernel<<<per_sm* static_cast<uint32_t>(sms), threads, shared, st>>>(batch.get(), d_symbols.get(), n, 1, 0,
-                                                                                  count);
+                                                                                  count, low...);
               CHECK_CUDA(cudaEventRecord(b, st));
               CHECK_CUDA(cudaEventSynchronize(b));
               CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
             }
             std::printf(
-                "timing: %5u permutations of 1,000,000 samples, %u threads by reservations, %u blocks per SM: "
-                "%8.1f ms (rows only)\n",
-                count, threads, per_sm, ms);
+                "timing: %5u permutations of 1,000,000 samples, %u threads by reservations, %u blocks per SM, lowest %u "
+                "places in shared memory: %8.1f ms (rows only)\n",
+                count, threads, per_sm, low_bytes, ms);
           }
         };
         // Binary data: the row packed in shared memory against the row in global memory.
@@ -188,6 +197,8 @@ int main(int argc, char** argv) {
         }
         time_rows(reservation_shuffle_kernel<256>, 256, reservation_shuffle_shared<256>());
         time_rows(reservation_shuffle_kernel<512>, 512, reservation_shuffle_shared<512>());
+        for (uint32_t low : {16384u, 32768u, 65536u, 98304u, 131072u, 145408u})
+          time_rows(low_shared_shuffle_kernel<512>, 512, reservation_shuffle_shared<512>(), low);
         time_rows(reservation_shuffle_kernel<1024>, 1024, reservation_shuffle_shared<1024>());
       }
     }
