@@ -550,7 +550,7 @@ bool warm_up_gpu(int gpu_id) {
                   cudaFuncGetAttributes(&attr, shuffle_kernel<4, PhiloxGen>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, parallel_shuffle_kernel<kParallelShuffleThreads>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, reservation_shuffle_kernel<kReservationThreads>) == cudaSuccess &&
-                  cudaFuncGetAttributes(&attr, low_shared_shuffle_kernel<kReservationThreads>) == cudaSuccess &&
+                  cudaFuncGetAttributes(&attr, reservation_shuffle_kernel<kReservationThreads, true>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, resident_shuffle_kernel<kReservationThreads>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, rows_to_columns_kernel<0>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, block_statistics_kernel<kBlockStatisticsThreads>) == cudaSuccess &&

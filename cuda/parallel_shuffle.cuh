@@ -344,45 +344,32 @@ struct LowSharedRow {
   }
 };
 
-template <uint32_t T>
-__global__ void __launch_bounds__(T, 1024 / T)
+// Rows in global memory (GlobalRow), or with kLow their lowest low_bytes places in shared
+// memory (LowSharedRow: dynamic shared memory reservation_shuffle_shared<T>() + low_bytes, a
+// multiple of 16; one block per SM, whose registers it may all use).
+template <uint32_t T, bool kLow = false>
+__global__ void __launch_bounds__(T, kLow ? 1 : 1024 / T)
     reservation_shuffle_kernel(uint8_t* rows, const uint8_t* __restrict__ symbols, size_t n, uint64_t seed,
-                               uint64_t first, uint32_t count) {
+                               uint64_t first, uint32_t count, uint32_t low_bytes) {
   constexpr uint32_t kHash = kReservationHash<T>;
   extern __shared__ uint32_t reservation_smem[];
   __shared__ uint32_t rejected, kept;
   reservation_table_clear<T, kHash>(reservation_smem, rejected, kept);
+  [[maybe_unused]] uint8_t* low = reinterpret_cast<uint8_t*>(reservation_smem + reservation_table_words<T, kHash>());
+  const uint32_t low_n = kLow ? static_cast<uint32_t>(n < low_bytes ? n : low_bytes) : 0;
   __syncthreads();
   for (uint32_t q = blockIdx.x; q < count; q += gridDim.x) {
     uint8_t* a = rows + static_cast<size_t>(q) * n;
-    copy_row<T>(a, symbols, n);
-    __syncthreads();
-    reservation_rounds<T, kHash>(GlobalRow{a}, reservation_smem, n, seed, first + q, rejected, kept);
-  }
-}
-
-// The same with the lowest low_bytes places of each row in shared memory (LowSharedRow;
-// dynamic shared memory reservation_shuffle_shared<T>() + low_bytes, a multiple of 16; one
-// block per SM).
-template <uint32_t T>
-__global__ void __launch_bounds__(T, 1)
-    low_shared_shuffle_kernel(uint8_t* rows, const uint8_t* __restrict__ symbols, size_t n, uint64_t seed,
-                              uint64_t first, uint32_t count, uint32_t low_bytes) {
-  constexpr uint32_t kHash = kReservationHash<T>;
-  extern __shared__ uint32_t reservation_smem[];
-  __shared__ uint32_t rejected, kept;
-  reservation_table_clear<T, kHash>(reservation_smem, rejected, kept);
-  uint8_t* low = reinterpret_cast<uint8_t*>(reservation_smem + reservation_table_words<T, kHash>());
-  const uint32_t low_n = static_cast<uint32_t>(n < low_bytes ? n : low_bytes);
-  __syncthreads();
-  for (uint32_t q = blockIdx.x; q < count; q += gridDim.x) {
-    uint8_t* a = rows + static_cast<size_t>(q) * n;
-    copy_row<T>(low, symbols, low_n);
+    if constexpr (kLow) copy_row<T>(low, symbols, low_n);
     copy_row<T>(a + low_n, symbols + low_n, n - low_n);
     __syncthreads();
-    reservation_rounds<T, kHash>(LowSharedRow{a, low, low_n}, reservation_smem, n, seed, first + q, rejected, kept);
-    copy_row<T>(a, low, low_n);  // (the rounds end with a sync)
-    __syncthreads();             // read before the next row's copy
+    if constexpr (kLow) {
+      reservation_rounds<T, kHash>(LowSharedRow{a, low, low_n}, reservation_smem, n, seed, first + q, rejected, kept);
+      copy_row<T>(a, low, low_n);  // (the rounds end with a sync)
+      __syncthreads();             // read before the next row's copy
+    } else {
+      reservation_rounds<T, kHash>(GlobalRow{a}, reservation_smem, n, seed, first + q, rejected, kept);
+    }
   }
 }
 

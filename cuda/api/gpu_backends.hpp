@@ -47,7 +47,7 @@ struct GpuTuning {
   bool fused_statistics = true;
   // low-shared: a row shuffled in global memory (8-bit data too long for resident) keeps its
   // lowest places in shared memory, as many as fit beside the reservation table, where every
-  // step's target may fall (low_shared_shuffle_kernel; used where at least 96 KiB fit: fewer
+  // step's target may fall (reservation_shuffle_kernel<T, true>; used where at least 96 KiB fit: fewer
   // were slower than none on the H100); false: the whole row in global memory.
   bool low_shared = true;
   uint64_t bz_chars = uint64_t{1} << 26;  // bz-chars: text characters the compression model holds at once

@@ -6,7 +6,7 @@
 // 128, 1024 and 10,000 permutations of 1,000,000 samples (information, not a check).
 // The resident variant (the row packed in shared memory) is checked for symbols of 1, 2, 4
 // and 8 bits wherever the row fits, and timed on binary data; rows in global memory also with
-// their lowest places in shared memory (low_shared_shuffle_kernel), timed for several sizes.
+// their lowest places in shared memory (reservation_shuffle_kernel<T, true>), timed for several sizes.
 // Exit 77 (ctest: skipped) when no GPU is usable. Options: --no-timing, --small.
 #include <cuda_runtime.h>
 
@@ -151,9 +151,7 @@ int main(int argc, char** argv) {
       if (count >= 1024) {
         int sms = 0;
         CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-        auto time_rows = [&](auto kernel, uint32_t threads, size_t shared, auto... low) {
-          uint32_t low_bytes = 0;
-          ((low_bytes = low), ...);
+        auto time_rows = [&](auto kernel, uint32_t threads, size_t shared, uint32_t low_bytes = 0) {
           shared += low_bytes;
           CHECK_CUDA(
               cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
@@ -163,7 +161,7 @@ int main(int argc, char** argv) {
             for (int rep = 0; rep < 2; ++rep) {
               CHECK_CUDA(cudaEventRecord(a, st));
               kernel<<<per_sm* static_cast<uint32_t>(sms), threads, shared, st>>>(batch.get(), d_symbols.get(), n, 1, 0,
-                                                                                  count, low...);
+                                                                                  count, low_bytes);
               CHECK_CUDA(cudaEventRecord(b, st));
               CHECK_CUDA(cudaEventSynchronize(b));
               CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
@@ -198,7 +196,7 @@ int main(int argc, char** argv) {
         time_rows(reservation_shuffle_kernel<256>, 256, reservation_shuffle_shared<256>());
         time_rows(reservation_shuffle_kernel<512>, 512, reservation_shuffle_shared<512>());
         for (uint32_t low : {16384u, 32768u, 65536u, 98304u, 131072u, 145408u})
-          time_rows(low_shared_shuffle_kernel<512>, 512, reservation_shuffle_shared<512>(), low);
+          time_rows(reservation_shuffle_kernel<512, true>, 512, reservation_shuffle_shared<512>(), low);
         time_rows(reservation_shuffle_kernel<1024>, 1024, reservation_shuffle_shared<1024>());
       }
     }
