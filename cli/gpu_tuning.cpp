@@ -41,7 +41,8 @@ const Key kKeys[] = {
      "(block-statistics then applies only to longer binary data)", 0, 1, nullptr, nullptr,
      &GpuTuning::fused_statistics},
     {"low-shared", "0 or 1: a row shuffled in global memory keeps its lowest places in shared memory, as many as fit "
-     "(8-bit data of more than about 150,000 samples)", 0, 1, nullptr, nullptr, &GpuTuning::low_shared},
+     "(rows too long for resident: 8-bit data of more than about 150,000 samples, 4-bit of more than about 300,000; "
+     "with reservations=1)", 0, 1, nullptr, nullptr, &GpuTuning::low_shared},
     {"bz-chars", "text characters the GPU compression model holds at once", 1, uint64_t{1} << 31,
      &GpuTuning::bz_chars, nullptr, nullptr},
     {"bz-shuffle", "permutations the GPU compression test shuffles at once", 1, 10000, nullptr,

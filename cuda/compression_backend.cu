@@ -63,7 +63,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     EA_CUDA_CHECK(cudaSetDevice(gpu_id));
     reservations_ = reservation_blocks(tuning.reservations);
     resident_ = tuning.reservations > 0 && tuning.resident ? reservation_blocks(1) : 0;
-    low_bytes_ = tuning.reservations > 0 && tuning.low_shared ? low_shared_bytes() : 0;
+    low_bytes_ = tuning.reservations == 1 && tuning.low_shared ? low_shared_bytes() : 0;  // one block per SM
     res_ = std::make_unique<Resources>(tuning.profile);
     bind(data);
   }

@@ -125,7 +125,7 @@ class GpuBackend final : public PermutationBackend {
     EA_CUDA_CHECK(cudaGetDeviceProperties(&prop_, gpu_id));
     reservations_ = reservation_blocks(tuning.reservations);
     resident_ = tuning.reservations > 0 && tuning.resident ? reservation_blocks(1) : 0;
-    low_bytes_ = tuning.reservations > 0 && tuning.low_shared ? low_shared_bytes() : 0;
+    low_bytes_ = tuning.reservations == 1 && tuning.low_shared ? low_shared_bytes() : 0;  // one block per SM
     // Keep most of the unified L1/shared memory as L1: the lag tests read every sample
     // twice, p samples apart, and the second read should hit L1. The collision sets need
     // only kThreads * 32 bytes of shared memory per block.

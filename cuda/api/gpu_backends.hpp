@@ -45,10 +45,12 @@ struct GpuTuning {
   // (resident_fused_kernel), in rounds of every size; false, or binary rows too long: the
   // block kernel up to block-statistics, above it one thread per permutation and test group.
   bool fused_statistics = true;
-  // low-shared: a row shuffled in global memory (8-bit data too long for resident) keeps its
-  // lowest places in shared memory, as many as fit beside the reservation table, where every
-  // step's target may fall (reservation_shuffle_kernel<T, true>; used where at least 96 KiB fit: fewer
-  // were slower than none on the H100); false: the whole row in global memory.
+  // low-shared: a row shuffled in global memory (too long for resident: 8-bit data above
+  // about 150,000 samples, 4-bit above about 300,000, on an H100) keeps its lowest places
+  // in shared memory, as many as fit beside the reservation table: every step's target may
+  // fall there (reservation_shuffle_kernel<T, true>; with reservations = 1, as the kernel
+  // takes a whole SM, and where at least 96 KiB fit: fewer were slower than none on the
+  // H100); false: the whole row in global memory.
   bool low_shared = true;
   uint64_t bz_chars = uint64_t{1} << 26;  // bz-chars: text characters the compression model holds at once
   uint32_t bz_shuffle = 128;    // bz-shuffle: permutations the compression backend shuffles at once
