@@ -143,8 +143,13 @@ class GpuCompressionBackend final : public PermutationBackend {
     }
     cudaStream_t st = res_->stream;
     EA_CUDA_CHECK(cudaEventRecord(res_->start.get(), st));
-    const ShuffleConfig sc{static_cast<int>(tuning_.lookahead), static_cast<int>(std::max<uint32_t>(1, tuning_.shuffle_block)),
-                           tuning_.parallel_shuffle, reservations_, resident_, log_bits_, low_bytes_};
+    const ShuffleConfig sc{static_cast<int>(tuning_.lookahead),
+                           static_cast<int>(std::max<uint32_t>(1, tuning_.shuffle_block)),
+                           tuning_.parallel_shuffle,
+                           reservations_,
+                           resident_,
+                           log_bits_,
+                           low_bytes_};
     launch_shuffle(sc, scratch_, st, buffers_->batch.get(), shuffle_copies_, count, symbols_.get(), data_.n, streams_,
                    first);
     EA_CUDA_CHECK(cudaGetLastError());

@@ -521,7 +521,8 @@ class GpuBackend final : public PermutationBackend {
   bool binary_resident_ = false;  // binary_resident(data_): rounds by resident_fused_kernel
 
   ShuffleConfig shuffle_config() const {
-    return ShuffleConfig{lookahead_, shuffle_block_, parallel_shuffle_, reservations_, resident_, log_bits_, low_bytes_};
+    return ShuffleConfig{lookahead_, shuffle_block_, parallel_shuffle_, reservations_,
+                         resident_,  log_bits_,      low_bytes_};
   }
   const uint32_t block_statistics_;  // block-statistics: rounds up to this size, a block per permutation
   const bool fused_statistics_;      // fused-statistics: non-binary data by fused_statistics_kernel, any round

@@ -78,8 +78,8 @@ inline size_t resident_shared(size_t n, uint32_t log_bits) {
                                 reservation_shuffle_shared<T>() + resident_row_words(n, log_bits) * sizeof(uint32_t));
 }
 
-// Bytes of each row that reservation_shuffle_kernel<T, true> keeps in shared memory on the current
-// device: as many as fit beside its table (a multiple of 16), or 0 where fewer than
+// Bytes of each row that reservation_shuffle_kernel<T, true> keeps in shared memory on the
+// current device: as many as fit beside its table (a multiple of 16), or 0 where fewer than
 // kLowSharedMin fit (H100, 10,000 rows of 10^6 samples: 16 KiB 554.8 ms, 64 KiB 499.7,
 // 96 KiB 471.5, 142 KiB 447.7, none 486.8; docs/performance.md).
 constexpr size_t kLowSharedMin = 96 * 1024;
@@ -114,18 +114,10 @@ inline void launch_row_shuffle(const ShuffleConfig& cfg, uint8_t* rows, const ui
   }
   if (cfg.reservations > 0) {
     constexpr uint32_t T = kReservationThreads;
-    if (cfg.low_bytes > 0) {
-      const size_t shared = reservation_shuffle_shared<T>() + cfg.low_bytes;
-      EA_CUDA_CHECK(cudaFuncSetAttribute(reservation_shuffle_kernel<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(shared)));
-      reservation_shuffle_kernel<T, true><<<std::min(m, cfg.reservations), T, shared, st>>>(rows, symbols, n, seed, first, m,
-                                                                                    cfg.low_bytes);
-      return;
-    }
-    constexpr size_t shared = reservation_shuffle_shared<T>();
-    EA_CUDA_CHECK(cudaFuncSetAttribute(reservation_shuffle_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(shared)));
-    reservation_shuffle_kernel<T><<<std::min(m, cfg.reservations), T, shared, st>>>(rows, symbols, n, seed, first, m, 0);
+    const auto kernel = cfg.low_bytes > 0 ? reservation_shuffle_kernel<T, true> : reservation_shuffle_kernel<T, false>;
+    const size_t shared = reservation_shuffle_shared<T>() + cfg.low_bytes;
+    EA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+    kernel<<<std::min(m, cfg.reservations), T, shared, st>>>(rows, symbols, n, seed, first, m, cfg.low_bytes);
   } else {
     parallel_shuffle_kernel<kParallelShuffleThreads><<<m, kParallelShuffleThreads, 0, st>>>(rows, symbols, n, seed, first);
   }

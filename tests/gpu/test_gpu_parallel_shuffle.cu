@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
     uint32_t reservations, resident, low_bytes;
   };
   const uint32_t low_max = low_shared_bytes();
-  const Kernel kernels[] = {{0, 0, 0},         {3, 0, 0}, {64, 0, 0}, {3, 0, 992}, {64, 0, 65536},
-                            {64, 0, low_max}, {3, 3, 0}, {64, 64, 0}};
+  const Kernel kernels[] = {{0, 0, 0},      {3, 0, 0},        {64, 0, 0}, {3, 0, 992},
+                            {64, 0, 65536}, {64, 0, low_max}, {3, 3, 0},  {64, 64, 0}};
   for (const Case& c : cases)
     for (const Kernel kernel : kernels)
       for (uint32_t log_bits = kernel.resident ? 0 : 3; log_bits < 4; ++log_bits) {
@@ -81,8 +81,8 @@ int main(int argc, char** argv) {
         ++failures;
         std::printf("FAIL n=%zu: symbol_log_bits is above %u\n", c.n, log_bits);
       }
-      launch_shuffle(ShuffleConfig{4, 32, c.parallel, reservations, kernel.resident, log_bits, kernel.low_bytes}, scratch,
-                     st, batch.get(), stride, c.count, d_symbols.get(), c.n, philox_view(c.seed), c.first);
+      launch_shuffle(ShuffleConfig{4, 32, c.parallel, reservations, kernel.resident, log_bits, kernel.low_bytes},
+                     scratch, st, batch.get(), stride, c.count, d_symbols.get(), c.n, philox_view(c.seed), c.first);
       CHECK_CUDA(cudaGetLastError());
       CHECK_CUDA(cudaStreamSynchronize(st));
       std::vector<uint8_t> got(c.n * stride);
@@ -110,8 +110,7 @@ int main(int argc, char** argv) {
               "FAIL n=%zu count=%u parallel=%u reservations=%u resident=%u low=%u bits=%u seed=%llu first=%llu column "
               "%u: %zu samples differ\n",
               c.n, c.count, c.parallel, reservations, kernel.resident, kernel.low_bytes, 1u << log_bits,
-              static_cast<unsigned long long>(c.seed),
-              static_cast<unsigned long long>(c.first), q, bad);
+              static_cast<unsigned long long>(c.seed), static_cast<unsigned long long>(c.first), q, bad);
         }
       }
     }
@@ -167,8 +166,8 @@ int main(int argc, char** argv) {
               CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
             }
             std::printf(
-                "timing: %5u permutations of 1,000,000 samples, %u threads by reservations, %u blocks per SM, lowest %u "
-                "places in shared memory: %8.1f ms (rows only)\n",
+                "timing: %5u permutations of 1,000,000 samples, %u threads by reservations, %u blocks per SM, "
+                "lowest %u places in shared memory: %8.1f ms (rows only)\n",
                 count, threads, per_sm, low_bytes, ms);
           }
         };
