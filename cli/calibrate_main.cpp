@@ -20,6 +20,7 @@
 
 #include "common/error.hpp"
 #include "gpu_tuning.hpp"
+#include "report.hpp"
 #include "options.hpp"
 #include "outcome.hpp"
 #include "runner.hpp"
@@ -76,7 +77,7 @@ nlohmann::ordered_json row_json(const std::string& prng, const Tally& t, uint64_
   j["seed"] = std::to_string(s.seed);
   j["device"] = t.device;
   j["compressionDevice"] = t.compression_device;
-  j["gpuTuning"] = cli::gpu_tuning_json(s.tuning);
+  j["gpuTuning"] = gpu_tuning_json(s.tuning);
   j["permutations"] = t.permutations;
   nlohmann::ordered_json per = nlohmann::ordered_json::object();
   for (int k = 0; k < kNumTests; ++k) {
@@ -174,7 +175,7 @@ cli::Outcome calibrate(int argc, char** argv) {
       if (first_error.empty()) first_error = r.message;
       return;
     }
-    const Assessment& a = *r.assessment;
+    const Assessment& a = *r.iid();
     const bool rejected = base.compression_test ? !a.permutation.passed() : !a.permutation.fast_tests_passed();
     ++t.done;
     t.rejected += rejected ? 1 : 0;

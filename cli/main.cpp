@@ -1,6 +1,5 @@
 // ea_iid: parse -> check outputs -> run the items (cli/run.cpp) -> exit status. The only place where errors
 // become messages and outcomes become exit codes (cli/outcome.hpp).
-#include <omp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,7 +8,6 @@
 #include <cinttypes>
 #include <csignal>
 #include <cstdio>
-#include <random>
 
 #include "assess.hpp"
 #include "common/error.hpp"
@@ -44,11 +42,6 @@ void install_signal_handlers() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
-uint64_t os_seed() {
-  std::random_device rd;
-  return (static_cast<uint64_t>(rd()) << 32) ^ static_cast<uint64_t>(rd());
-}
-
 // Standard output redirected into an input (`ea_iid a.bin >> a.bin`) would modify it.
 void check_stdout(const ea::cli::InputSet& inputs) {
   struct stat st {};
@@ -67,8 +60,9 @@ Outcome report_error(const ea::cli::Options& o, const std::string& started, cons
   ea::cli::logger().error("{}", message);
   if (o.json_path && checked_inputs && !o.batch()) {
     try {
-      ea::cli::write_file_atomically(*o.json_path, ea::cli::error_json(o, started, message, kind).dump(2) + "\n",
-                                     *checked_inputs, "-o");
+      const ea::ReportOptions ro = ea::cli::report_options(o, started);
+      ea::cli::write_file_atomically(*o.json_path, ea::error_json(ro, message, kind).dump(2) + "\n", *checked_inputs,
+                                     "-o");
     } catch (const std::exception& e) {
       ea::cli::logger().error("{}", e.what());
     }
@@ -87,14 +81,7 @@ Outcome run(const ea::cli::Options& o, const std::string& started) {
     // Before any work: an -o that cannot be written fails now, not after the assessment.
     if (o.json_path && !o.batch()) cli::check_output_path(*o.json_path, inputs, "-o");
     outputs_checked = true;
-
-    Settings settings = o.settings;
-    settings.seed = o.seed ? *o.seed : os_seed();
-    settings.threads = o.threads > 0 ? o.threads : omp_get_max_threads();
-    // The seed is logged at info with -v, at debug otherwise.
-    const auto detail = (!o.quiet && o.verbose >= 1) ? spdlog::level::info : spdlog::level::debug;
-    cli::logger().log(detail, "--seed {}{}", settings.seed, o.seed ? "" : " (drawn from the OS; pass --seed to repeat this run)");
-    return cli::run_assessments(o, settings, started, inputs, g_interrupt, g_signal);
+    return cli::run_assessments(o, started, inputs, g_interrupt, g_signal);
   } catch (const Error& e) {
     // Whatever failed while a signal was pending (an EINTR, a stopped round) is the interrupt.
     if (e.kind() == ErrorKind::Interrupted || g_interrupt.load()) {
@@ -134,7 +121,7 @@ int main(int argc, char** argv) {
   using namespace ea;
   if (argc > 1 && std::string(argv[1]) == "merge") return merge_main(argc, argv);
   cli::Options o;
-  const std::string started = cli::timestamp_now();
+  const std::string started = timestamp_now();
   try {
     if (cli::parse_options(argc, argv, o) == cli::ParseStatus::Exit0) {
       cli::flush_checked(stdout, "standard output");

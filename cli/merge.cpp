@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "output.hpp"
 #include "run.hpp"
+#include "record.hpp"
 #include "summary.hpp"
 
 namespace ea::cli {
@@ -44,30 +45,29 @@ Outcome merge_shares(const std::vector<std::string>& args) {
     throw Error(ErrorKind::Output, "merge: " + out + " exists and is not empty; --force replaces it");
   }
   // Every line of every share, by its place in the whole list.
-  std::map<size_t, std::pair<nlohmann::ordered_json, std::string>> rows;  // item -> (row, where)
+  std::map<size_t, std::pair<Record, std::string>> rows;  // item -> (row, where)
   std::optional<size_t> items;
   std::optional<uint64_t> shares;
   std::set<uint64_t> seen_shares;
   for (size_t f = 1; f < files.size(); ++f) {
-    std::ifstream in(files[f], std::ios::binary);
-    if (!in) throw Error(ErrorKind::Input, "merge: " + files[f] + ": cannot open");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!text.empty() && text.back() != '\n') {
+    std::ifstream probe(files[f], std::ios::binary);
+    if (!probe) throw Error(ErrorKind::Input, "merge: " + files[f] + ": cannot open");
+    JsonlRows share = read_jsonl_rows(files[f]);
+    if (share.torn) {
       throw Error(ErrorKind::Input, "merge: " + files[f] + ": the last line is incomplete (a share that was cut off); "
                                     "run that share again");
     }
-    size_t line_no = 0;
-    for (size_t at = 0; at < text.size();) {
-      const size_t end = text.find('\n', at);
-      const std::string line = text.substr(at, end - at);
-      at = end + 1;
-      ++line_no;
-      const std::string where = files[f] + ":" + std::to_string(line_no);
-      auto j = nlohmann::ordered_json::parse(line, nullptr, false);
-      if (j.is_discarded() || !j.is_object() || !j.contains("run") || !j["run"].is_object()) {
-        throw Error(ErrorKind::Input, "merge: " + where + ": not a line of ea_iid --jsonl (no \"run\" field)");
+    for (size_t r = 0; r < share.rows.size(); ++r) {
+      const std::string where = files[f] + ":" + std::to_string(share.lines[r]);
+      Record& row = share.rows[r];
+      const auto& run = row.json.contains("run") ? row.json["run"] : nlohmann::ordered_json();
+      const bool shard_ok = run.contains("shard") && (run["shard"].is_null() || (run["shard"].is_object() &&
+                            run["shard"].value("index", nlohmann::ordered_json()).is_number_unsigned() &&
+                            run["shard"].value("count", nlohmann::ordered_json()).is_number_unsigned()));
+      if (!run.is_object() || !run.value("item", nlohmann::ordered_json()).is_number_unsigned() ||
+          !run.value("items", nlohmann::ordered_json()).is_number_unsigned() || !shard_ok) {
+        throw Error(ErrorKind::Input, "merge: " + where + ": not a line of ea_iid --jsonl (no valid \"run\" field)");
       }
-      const auto& run = j["run"];
       const size_t item = run["item"].get<size_t>(), total = run["items"].get<size_t>();
       const uint64_t count = run["shard"].is_null() ? 1 : run["shard"]["count"].get<uint64_t>();
       if ((items && *items != total) || (shares && *shares != count)) {
@@ -79,7 +79,7 @@ Outcome merge_shares(const std::vector<std::string>& args) {
       shares = count;
       seen_shares.insert(run["shard"].is_null() ? 0 : run["shard"]["index"].get<uint64_t>());
       if (item >= total) throw Error(ErrorKind::Input, "merge: " + where + ": item " + std::to_string(item) + " of " + std::to_string(total));
-      auto [it, fresh] = rows.emplace(item, std::make_pair(std::move(j), where));
+      auto [it, fresh] = rows.emplace(item, std::make_pair(std::move(row), where));
       if (!fresh) {
         throw Error(ErrorKind::Input, "merge: item " + std::to_string(item) + " is in " + it->second.second + " and " +
                                       where + "; each share once");
@@ -104,28 +104,24 @@ Outcome merge_shares(const std::vector<std::string>& args) {
   }
   std::string text;
   std::vector<Row> table;
-  Outcome outcome;
-  bool any_error = false;
+  Tally tally;
   for (auto& [item, row] : rows) {
-    const auto& j = row.first;
-    text += j.dump() + "\n";
-    table.push_back(row_of_json(j));
-    if (j.contains("skipped")) continue;
-    if (j.value("errorLevel", 0) != 0) {
-      any_error = true;
-      continue;
-    }
-    const std::string v = j["verdict"]["result"].get<std::string>();
-    outcome.add(v == "not IID", v == "inconclusive", !j["forCompliance"].get<bool>());
+    text += row.first.json.dump() + "\n";
+    table.push_back(row.first.row);
+    tally.add(row.first);
   }
+  const bool any_error = tally.errors > 0;
   write_file_atomically(out, text, inputs, "merge");
   if (!quiet) {
     print_summary(stdout, table);
     std::fprintf(stdout, "%zu rows from %" PRIu64 " shares: %s\n", table.size(), *shares,
-                 any_error ? "some assessments had errors" : outcome.not_iid || outcome.inconclusive ? "not all IID" : "all IID");
+                 any_error ? "some assessments had errors" : tally.all_iid() ? "all IID" : "not all IID");
     flush_checked(stdout, "standard output");
   }
-  return any_error ? Outcome::error() : outcome;
+  if (any_error) return Outcome::error();
+  Outcome outcome;
+  outcome.add(tally.not_iid, tally.inconclusive, tally.not_compliant);
+  return outcome;
 }
 
 }  // namespace ea::cli

@@ -1,5 +1,6 @@
 #include "run.hpp"
 
+#include <omp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,20 +17,27 @@
 #include <set>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <vector>
 
-#include <openssl/evp.h>
-
 #include "common/error.hpp"
+#include "common/sha256.hpp"
 #include "logging.hpp"
+#include "files.hpp"
+#include "record.hpp"
 #include "report.hpp"
-#include "report_files.hpp"
 #include "runner.hpp"
+#include "settings_fields.hpp"
 #include "summary.hpp"
 
 namespace ea::cli {
 
 namespace {
+
+uint64_t os_seed() {
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ static_cast<uint64_t>(rd());
+}
 
 // Informational notes of the library (device choice): at info with -v, at debug otherwise.
 std::function<void(const std::string&)> note_logger(const Options& o) {
@@ -39,14 +47,12 @@ std::function<void(const std::string&)> note_logger(const Options& o) {
 
 // ---- one item: the text report on stdout, -o FILE ----------------------------------
 
-Outcome run_single(const Options& o, const Settings& settings, const std::string& started, const InputSet& inputs,
-                   const std::vector<Item>& items, const std::atomic<bool>& interrupt) {
-  RunObserver obs;
-  obs.note = note_logger(o);
+// The progress of one assessment on standard error: a line redrawn on a terminal; without
+// one (a log, CI) at -v a line per round, at most one a second (and the last).
+std::function<void(int, const char*, uint32_t, int)> single_progress(const Options& o, uint32_t iterations) {
+  auto last = std::make_shared<std::chrono::steady_clock::time_point>();
   if (!o.quiet && ::isatty(STDERR_FILENO)) {
-    auto last = std::make_shared<std::chrono::steady_clock::time_point>();
-    const uint32_t iterations = settings.iterations;
-    obs.progress = [last, iterations](int, const char* phase, uint32_t done, int active) {
+    return [last, iterations](int, const char* phase, uint32_t done, int active) {
       auto now = std::chrono::steady_clock::now();
       if (active > 0 && done < iterations && now - *last < std::chrono::milliseconds(200)) return;
       *last = now;
@@ -54,11 +60,9 @@ Outcome run_single(const Options& o, const Settings& settings, const std::string
       if (active == 0 || done >= iterations) std::fprintf(stderr, "\r\033[K");
       std::fflush(stderr);
     };
-  } else if (!o.quiet && o.verbose >= 1) {
-    // No terminal (a log, CI): a line per round, at most one a second (and the last).
-    const uint32_t iterations = settings.iterations;
-    auto last = std::make_shared<std::chrono::steady_clock::time_point>();
-    obs.progress = [iterations, last](int, const char* phase, uint32_t done, int active) {
+  }
+  if (!o.quiet && o.verbose >= 1) {
+    return [iterations, last](int, const char* phase, uint32_t done, int active) {
       const auto now = std::chrono::steady_clock::now();
       if (active > 0 && done < iterations && now - *last < std::chrono::seconds(1)) return;
       *last = now;
@@ -66,43 +70,51 @@ Outcome run_single(const Options& o, const Settings& settings, const std::string
                     active == 1 ? "" : "s");
     };
   }
+  return nullptr;
+}
+
+// The exit outcome of a set of rows.
+Outcome outcome_of(const Tally& t) {
+  if (t.errors) return Outcome::error();
+  Outcome out;
+  out.add(t.not_iid, t.inconclusive, t.not_compliant);
+  return out;
+}
+
+Outcome run_single(const Options& o, const Settings& settings, const ReportOptions& ro, const InputSet& inputs,
+                   const std::vector<Item>& items, const std::atomic<bool>& interrupt) {
+  RunObserver obs;
+  obs.note = note_logger(o);
+  obs.progress = single_progress(o, settings.iterations);
   Outcome outcome = Outcome::error();
   obs.finished = [&](size_t, const Item& it, ItemResult& r) {
-    if (r.status != ItemResult::Status::Assessed) {
-      // Whatever failed while a signal was pending (an EINTR, a stopped round) is the interrupt.
-      if (interrupt.load()) return;
+    // Whatever failed while a signal was pending (an EINTR, a stopped round) is the interrupt.
+    if (!r.assessed() && interrupt.load()) return;
+    if (!r.assessed()) {
       logger().error("{}", r.message);
-      if (o.json_path) {
-        try {
-          write_file_atomically(*o.json_path, error_json(o, started, r.message, r.error_kind, r.sha256, &it.path).dump(2) + "\n", inputs, "-o");
-        } catch (const std::exception& e) {
-          logger().error("{}", e.what());
+    } else {
+      for (const auto& [label, w] : r.warnings()) {
+        if (r.restart()) {
+          logger().warn("{}: {}", label, w);
+        } else {
+          logger().warn("{}", w);
         }
       }
-      outcome = Outcome::error();
-      return;
-    }
-    if (r.restart) {
-      const RestartAssessment& rs = *r.restart;
-      for (const Assessment* part : {rs.rows ? &*rs.rows : nullptr, rs.columns ? &*rs.columns : nullptr}) {
-        if (part) for (const auto& w : part->warnings) logger().warn("{}: {}", part->path, w);
-      }
-      print_restart_text(stdout, rs, o);
+      print_result_text(stdout, r, ro);
       flush_checked(stdout, "standard output");
-      if (o.json_path) write_file_atomically(*o.json_path, restart_json(rs, o, started).dump(2) + "\n", inputs, "-o");
-      outcome = Outcome{};
-      outcome.add(rs.verdict() == Verdict::NotIid, rs.verdict() == Verdict::Inconclusive, !rs.for_compliance());
-      return;
     }
-    const Assessment& a = *r.assessment;
-    for (const auto& w : a.warnings) logger().warn("{}", w);
-    print_text(stdout, a, o);
-    flush_checked(stdout, "standard output");
+    const Record record = record_of(r, it.path, -1, ro);
     if (o.json_path) {
-      write_file_atomically(*o.json_path, assessment_json(a, o, started).dump(2) + "\n", inputs, "-o");
+      try {
+        write_file_atomically(*o.json_path, record.json.dump(2) + "\n", inputs, "-o");
+      } catch (const std::exception& e) {
+        if (r.assessed()) throw;
+        logger().error("{}", e.what());
+      }
     }
-    outcome = Outcome{};
-    outcome.add(a.verdict() == Verdict::NotIid, a.verdict() == Verdict::Inconclusive, !a.for_compliance());
+    Tally t;
+    t.add(record);
+    outcome = outcome_of(t);
   };
   const RunSummary sum = run_items(items, settings, 1, interrupt, obs);
   if (sum.interrupted) {
@@ -149,16 +161,7 @@ std::vector<std::string> output_paths(const std::string& dir, const std::vector<
   // first 8 hex digits of the SHA-256 of its path as given, so no file overwrites another.
   std::map<std::string, std::set<std::string>> folders_of;
   for (const auto& it : items) folders_of[basename_of(it.path)].insert(it.path);
-  auto short_hash = [](const std::string& text) {
-    unsigned char md[32];
-    unsigned int len = 0;
-    if (EVP_Digest(text.data(), text.size(), md, &len, EVP_sha256(), nullptr) != 1) {
-      throw Error(ErrorKind::Internal, "OpenSSL: SHA-256 failed");
-    }
-    char hex[9];
-    std::snprintf(hex, sizeof hex, "%02x%02x%02x%02x", md[0], md[1], md[2], md[3]);
-    return std::string(hex);
-  };
+  auto short_hash = [](const std::string& text) { return to_hex(sha256(text)).substr(0, 8); };
   std::map<std::string, size_t> first_of;
   for (size_t k = 0; k < items.size(); ++k) {
     if (!items[k].skipped.empty()) continue;
@@ -189,7 +192,7 @@ struct ListPosition {
   size_t items = 0;           // the whole list
   std::optional<std::pair<uint64_t, uint64_t>> shard;
   // --resume: rows of an earlier run kept for items of this list (index in the whole list).
-  std::vector<std::pair<size_t, nlohmann::ordered_json>> kept;
+  std::vector<std::pair<size_t, Record>> kept;
 };
 
 nlohmann::ordered_json run_json(const ListPosition& pos, size_t k) {
@@ -204,277 +207,311 @@ nlohmann::ordered_json run_json(const ListPosition& pos, size_t k) {
   return j;
 }
 
-Outcome run_batch(const Options& o, const Settings& settings, const std::string& started, const InputSet& inputs,
-                  const std::vector<Item>& items, const ListPosition& position, const std::atomic<bool>& interrupt,
-                  const std::atomic<int>& signal_number) {
-  using clock = std::chrono::steady_clock;
-  const std::vector<std::string> out_paths = o.json_path ? output_paths(*o.json_path, items, inputs)
-                                                         : std::vector<std::string>(items.size());
-  // The report files are written at the end; whether they can be is checked now.
-  for (const auto* path : {&o.csv_path, &o.html_path}) {
-    if (*path) check_output_path(**path, inputs, path == &o.csv_path ? "--csv" : "--html");
-  }
-  const bool reports = o.csv_path || o.html_path;
-  std::vector<std::pair<size_t, nlohmann::ordered_json>> report_rows = position.kept;
-  std::unique_ptr<JsonlWriter> jsonl;
-  if (o.jsonl_path) {
-    const auto existing = o.jsonl_append || o.resume ? JsonlWriter::Existing::Append
-                          : o.jsonl_force ? JsonlWriter::Existing::Truncate
-                                          : JsonlWriter::Existing::Refuse;
-    jsonl = std::make_unique<JsonlWriter>(*o.jsonl_path, existing, inputs);
-  }
-  std::FILE* table = (jsonl && jsonl->is_stdout()) ? stderr : stdout;
-  const char* table_name = table == stderr ? "standard error" : "standard output";
-  // A progress bar on a terminal: assessments done/total, current file, elapsed, estimate.
-  const bool bar = !o.quiet && ::isatty(STDERR_FILENO);
-  const auto batch_start = clock::now();
-  // K workers, each with its own device slot (GPU buffers and CUDA stream, rebound to every
-  // data set): while one assessment's rounds run on the GPU, the others load, estimate,
-  // test chi-square and LRS, or compress on the CPU.
-  // With several GPUs (--gpu 0,1 or all), 8 workers for each distinct one.
+// The workers of a batch: K of them, each with its own device slot (GPU buffers and CUDA
+// stream, rebound to every data set): while one assessment's rounds run on the GPU, the
+// others load, estimate, test chi-square and LRS, or compress on the CPU. With several GPUs
+// (--gpu 0,1 or all), 8 workers for each distinct one.
+int batch_jobs(const Options& o, const Settings& settings) {
+  if (o.jobs > 0) return o.jobs;
   const int distinct_gpus = static_cast<int>(std::set<int>(settings.gpus.begin(), settings.gpus.end()).size());
-  const int jobs = o.jobs > 0 ? o.jobs
-                              : (settings.device != DeviceChoice::Cpu && gpu_count() > 0 ? 8 * std::max(1, distinct_gpus) : 1);
-  // The CPU cores are divided among the workers unless --threads says how many each takes
-  // (each worker running all of them made 16 workers x 32 threads fight for 32 cores).
-  Settings each = settings;
-  if (o.threads <= 0) each.threads = std::max(1, settings.threads / jobs);
-  logger().debug("batch of {} assessments, {} at a time, {} CPU threads each", items.size(), jobs, each.threads);
+  return settings.device != DeviceChoice::Cpu && gpu_count() > 0 ? 8 * std::max(1, distinct_gpus) : 1;
+}
 
+// What each worker of a batch is doing, for the progress bar on a terminal: assessments
+// done/total, the current file, the rate, elapsed and estimated time.
+class ProgressBoard {
+ public:
+  ProgressBoard(int jobs, size_t items) : status_(static_cast<size_t>(jobs)), items_(items) {}
+
+  void attach(RunObserver& obs) {
+    obs.started = [this](int w, const Item& it) {
+      std::lock_guard<std::mutex> lock(m_);
+      status_[static_cast<size_t>(w)] = Status{it.label(), "loading", 0, 0, true};
+    };
+    obs.progress = [this](int w, const char* phase, uint32_t n, int active) {
+      std::lock_guard<std::mutex> lock(m_);
+      auto& st = status_[static_cast<size_t>(w)];
+      st.phase = phase;
+      st.permutations = n;
+      st.active = active;
+    };
+    obs.idle = [this](int w) {
+      std::lock_guard<std::mutex> lock(m_);
+      status_[static_cast<size_t>(w)].busy = false;
+    };
+  }
+  void finished(uint64_t permutations) {
+    ++finished_;
+    permutations_ += permutations;
+  }
+  size_t done() const { return finished_; }
+  void draw() const {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::string current;
+    int others = 0;
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      for (const auto& st : status_) {
+        if (!st.busy) continue;
+        if (!current.empty()) {
+          ++others;
+          continue;
+        }
+        current = st.label + ": " + st.phase;
+        if (st.permutations) {
+          current += " " + std::to_string(st.permutations) + ", " + std::to_string(st.active) + " undecided";
+        }
+      }
+    }
+    std::string eta;
+    if (finished_) {
+      eta = ", about " + std::to_string(static_cast<long>(elapsed / finished_ * (items_ - finished_))) + " s left";
+    }
+    const double rate = elapsed > 0 ? static_cast<double>(permutations_) / elapsed : 0;
+    std::fprintf(stderr, "\r\033[K[%zu/%zu] %s%s | %.0f permutations/s | %.0f s elapsed%s", finished_, items_,
+                 current.c_str(), others ? (" (+" + std::to_string(others) + " running)").c_str() : "", rate, elapsed,
+                 eta.c_str());
+    std::fflush(stderr);
+  }
+
+ private:
   struct Status {
     std::string label, phase;
     uint32_t permutations = 0;
     int active = 0;
     bool busy = false;
   };
-  std::vector<Status> status(static_cast<size_t>(jobs));
-  std::mutex status_mutex;
-  std::vector<std::pair<size_t, Row>> rows;  // (index in the whole list, row)
-  bool any_error = false, any_not_iid = false;
-  Outcome verdicts;
-  for (const auto& [index, json] : position.kept) {
-    rows.emplace_back(index, row_of_json(json));
-    if (json.contains("skipped")) continue;
-    const std::string v = json["verdict"]["result"].get<std::string>();
-    verdicts.add(v == "not IID", v == "inconclusive", !json["forCompliance"].get<bool>());
-    any_not_iid = any_not_iid || v != "IID";
-  }
-  if (!position.kept.empty()) logger().info("--resume: {} items kept from the earlier run", position.kept.size());
-  size_t finished = 0;
-  uint64_t permutations_done = 0;  // of the finished items (the bar's rate)
+  mutable std::mutex m_;
+  std::vector<Status> status_;
+  size_t items_, finished_ = 0;
+  uint64_t permutations_ = 0;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
 
-  RunObserver obs;
-  obs.note = note_logger(o);
-  obs.started = [&](int w, const Item& it) {
-    std::lock_guard<std::mutex> lock(status_mutex);
-    status[w] = Status{it.label(), "loading", 0, 0, true};
-  };
-  obs.progress = [&](int w, const char* phase, uint32_t n, int active) {
-    std::lock_guard<std::mutex> lock(status_mutex);
-    status[w].phase = phase;
-    status[w].permutations = n;
-    status[w].active = active;
-  };
-  obs.idle = [&](int w) {
-    std::lock_guard<std::mutex> lock(status_mutex);
-    status[w].busy = false;
-  };
+// The outputs of a batch: the --jsonl lines and -o DIR/ files as each item finishes, then
+// the --csv and --html files and the summary table. Every one of them is made from the
+// items' records (new, or kept by --resume).
+class BatchOutputs {
+ public:
+  BatchOutputs(const Options& o, const ReportOptions& ro, const InputSet& inputs, const std::vector<Item>& items,
+               const ListPosition& position)
+      : o_(o), ro_(ro), inputs_(inputs), position_(position) {
+    out_paths_ = o.json_path ? output_paths(*o.json_path, items, inputs) : std::vector<std::string>(items.size());
+    // The report files are written at the end; whether they can be is checked now.
+    for (const auto* path : {&o.csv_path, &o.html_path}) {
+      if (*path) check_output_path(**path, inputs, path == &o.csv_path ? "--csv" : "--html");
+    }
+    if (o.jsonl_path) {
+      const auto existing = o.jsonl_append || o.resume ? JsonlWriter::Existing::Append
+                            : o.jsonl_force            ? JsonlWriter::Existing::Truncate
+                                                       : JsonlWriter::Existing::Refuse;
+      jsonl_ = std::make_unique<JsonlWriter>(*o.jsonl_path, existing, inputs);
+    }
+    for (const auto& [index, record] : position.kept) {
+      rows_.emplace_back(index, record);
+      tally_.add(record);
+    }
+    if (!position.kept.empty()) logger().info("--resume: {} items kept from the earlier run", position.kept.size());
+  }
+  std::FILE* table() const { return jsonl_ && jsonl_->is_stdout() ? stderr : stdout; }
+
   // Writes one finished item. A write that fails makes that item an error; the batch goes on.
-  obs.finished = [&](size_t k, const Item& it, ItemResult& r) {
-    Row row = row_of(it, r);
+  // Returns its summary row's verdict.
+  std::string write(size_t k, const Item& it, const ItemResult& r) {
     if (r.status == ItemResult::Status::Skipped) {
       logger().info("{}: {}", it.label(), r.message);
-      nlohmann::ordered_json json = skipped_json(o, started, it.path, it.block, r.message);
-      json["run"] = run_json(position, k);
-      if (reports) report_rows.emplace_back(position.index[k], json);
-      if (jsonl) {  // the list's every item has its line
-        try {
-          jsonl->write_line(json.dump());
-        } catch (const Error& e) {
-          logger().error("{}", e.what());
-          any_error = true;
-          row.verdict = std::string("error: ") + e.what();
-        }
+    } else if (!r.assessed()) {
+      logger().error("{}", r.message);
+    } else if (r.iid()) {
+      for (const auto& [label, w] : r.warnings()) logger().warn("{}: {}", it.path, w);
+    }
+    Record record = record_of(r, it.path, it.block, ro_);
+    record.json["run"] = run_json(position_, k);
+    try {
+      if (jsonl_) jsonl_->write_line(record.json.dump());
+      if (!out_paths_[k].empty() && r.status != ItemResult::Status::Skipped) {
+        write_file_atomically(out_paths_[k], record.json.dump(2) + "\n", inputs_, "-o");
       }
-    } else {
-      nlohmann::ordered_json json;
-      if (r.status == ItemResult::Status::Failed) {
-        logger().error("{}", r.message);
-        json = error_json(o, started, r.message, r.error_kind, r.sha256, &it.path, it.block);
-        any_error = true;
-      } else if (r.restart) {
-        json = restart_json(*r.restart, o, started);
-        const Verdict v = r.restart->verdict();
-        for (const Assessment* part : {r.restart->rows ? &*r.restart->rows : nullptr, r.restart->columns ? &*r.restart->columns : nullptr}) {
-          if (part) permutations_done += part->permutation.fast_permutations + part->permutation.compression_permutations;
-        }
-        any_not_iid = any_not_iid || v != Verdict::Iid;
-        verdicts.add(v == Verdict::NotIid, v == Verdict::Inconclusive, !r.restart->for_compliance());
-      } else {
-        for (const auto& w : r.assessment->warnings) logger().warn("{}: {}", it.path, w);
-        json = assessment_json(*r.assessment, o, started, it.block);
-        const Verdict v = r.assessment->verdict();
-        permutations_done += r.assessment->permutation.fast_permutations + r.assessment->permutation.compression_permutations;
-        any_not_iid = any_not_iid || v != Verdict::Iid;
-        verdicts.add(v == Verdict::NotIid, v == Verdict::Inconclusive, !r.assessment->for_compliance());
-      }
-      json["run"] = run_json(position, k);
-      if (reports) report_rows.emplace_back(position.index[k], json);
+    } catch (const Error& e) {
+      logger().error("{}", e.what());
+      write_failed_ = true;
+      record.row.verdict = std::string("error: ") + e.what();
+    }
+    tally_.add(record);
+    std::string verdict = record.row.verdict;
+    rows_.emplace_back(position_.index[k], std::move(record));
+    return verdict;
+  }
+
+  // The --csv and --html files and the summary table, in list order.
+  void finish(bool quiet) {
+    if (jsonl_) {
       try {
-        if (jsonl) jsonl->write_line(json.dump());
-        if (!out_paths[k].empty()) write_file_atomically(out_paths[k], json.dump(2) + "\n", inputs, "-o");
+        jsonl_->close();
       } catch (const Error& e) {
         logger().error("{}", e.what());
-        any_error = true;
-        row.verdict = std::string("error: ") + e.what();
+        write_failed_ = true;
       }
     }
-    ++finished;
+    std::sort(rows_.begin(), rows_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (o_.csv_path || o_.html_path) {
+      std::vector<nlohmann::ordered_json> ordered;
+      for (const auto& r : rows_) ordered.push_back(r.second.json);
+      try {
+        if (o_.csv_path) write_file_atomically(*o_.csv_path, csv_report(ordered), inputs_, "--csv");
+        if (o_.html_path) write_file_atomically(*o_.html_path, html_report(ordered, o_.command_line), inputs_, "--html");
+      } catch (const Error& e) {
+        logger().error("{}", e.what());
+        write_failed_ = true;
+      }
+    }
+    std::vector<Row> table_rows;
+    for (const auto& r : rows_) table_rows.push_back(r.second.row);
+    if (!quiet) print_summary(table(), table_rows);
+  }
+  size_t rows() const { return rows_.size(); }
+  bool any_error() const { return write_failed_ || tally_.errors > 0; }
+  const Tally& tally() const { return tally_; }
+
+ private:
+  const Options& o_;
+  const ReportOptions& ro_;
+  const InputSet& inputs_;
+  const ListPosition& position_;
+  std::vector<std::string> out_paths_;
+  std::unique_ptr<JsonlWriter> jsonl_;
+  std::vector<std::pair<size_t, Record>> rows_;  // (index in the whole list, record)
+  Tally tally_;
+  bool write_failed_ = false;
+};
+
+Outcome run_batch(const Options& o, const Settings& settings, const ReportOptions& ro, const InputSet& inputs,
+                  const std::vector<Item>& items, const ListPosition& position, const std::atomic<bool>& interrupt,
+                  const std::atomic<int>& signal_number) {
+  BatchOutputs out(o, ro, inputs, items, position);
+  std::FILE* table = out.table();
+  const bool bar = !o.quiet && ::isatty(STDERR_FILENO);
+  const int jobs = batch_jobs(o, settings);
+  // The CPU cores are divided among the workers unless --threads says how many each takes
+  // (each worker running all of them made 16 workers x 32 threads fight for 32 cores).
+  Settings each = settings;
+  if (o.threads <= 0) each.threads = std::max(1, settings.threads / jobs);
+  logger().debug("batch of {} assessments, {} at a time, {} CPU threads each", items.size(), jobs, each.threads);
+
+  ProgressBoard board(jobs, items.size());
+  RunObserver obs;
+  obs.note = note_logger(o);
+  board.attach(obs);
+  obs.finished = [&](size_t k, const Item& it, ItemResult& r) {
+    const std::string verdict = out.write(k, it, r);
+    board.finished(r.assessed() ? r.permutations_run() : 0);
     if (bar) std::fprintf(stderr, "\r\033[K");
     if (r.status != ItemResult::Status::Skipped) {
-      logger().info("[{}/{}] {}: {} ({} s)", finished, items.size(), it.label(), row.verdict, row.seconds);
+      logger().info("[{}/{}] {}: {} ({} s)", board.done(), items.size(), it.label(), verdict, fmt("%.2f", r.seconds));
     }
-    rows.emplace_back(position.index[k], std::move(row));
   };
-  if (bar) {
-    obs.tick = [&] {
-      const double elapsed = std::chrono::duration<double>(clock::now() - batch_start).count();
-      std::string current;
-      int others = 0;
-      {
-        std::lock_guard<std::mutex> lock(status_mutex);
-        for (const auto& st : status) {
-          if (!st.busy) continue;
-          if (current.empty()) {
-            current = st.label + ": " + st.phase;
-            if (st.permutations) {
-              current += " " + std::to_string(st.permutations) + ", " + std::to_string(st.active) + " undecided";
-            }
-          } else {
-            ++others;
-          }
-        }
-      }
-      std::string eta;
-      if (finished) {
-        eta = ", about " + std::to_string(static_cast<long>(elapsed / finished * (items.size() - finished))) + " s left";
-      }
-      const double rate = elapsed > 0 ? static_cast<double>(permutations_done) / elapsed : 0;
-      std::fprintf(stderr, "\r\033[K[%zu/%zu] %s%s | %.0f permutations/s | %.0f s elapsed%s", finished, items.size(),
-                   current.c_str(), others ? (" (+" + std::to_string(others) + " running)").c_str() : "", rate, elapsed,
-                   eta.c_str());
-      std::fflush(stderr);
-    };
-  }
+  if (bar) obs.tick = [&board] { board.draw(); };
 
   const RunSummary sum = run_items(items, each, jobs, interrupt, obs);
   if (bar) std::fprintf(stderr, "\r\033[K");
-  if (jsonl) {
-    try {
-      jsonl->close();
-    } catch (const Error& e) {
-      logger().error("{}", e.what());
-      any_error = true;
-    }
-  }
   if (!sum.stopped_by.empty()) logger().error("{}", sum.stopped_by);
-  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  if (reports) {
-    std::sort(report_rows.begin(), report_rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<nlohmann::ordered_json> ordered;
-    for (auto& r : report_rows) ordered.push_back(std::move(r.second));
-    try {
-      if (o.csv_path) write_file_atomically(*o.csv_path, csv_report(ordered), inputs, "--csv");
-      if (o.html_path) write_file_atomically(*o.html_path, html_report(ordered, o.command_line), inputs, "--html");
-    } catch (const Error& e) {
-      logger().error("{}", e.what());
-      any_error = true;
-    }
-  }
-  std::vector<Row> table_rows;
-  for (auto& r : rows) table_rows.push_back(std::move(r.second));
-  if (!o.quiet) print_summary(table, table_rows);
+  out.finish(o.quiet);
   if (sum.interrupted) {
     const int sig = signal_number.load();
     std::fprintf(table, "Incomplete: interrupted by %s after %zu of %zu assessments\n",
-                 sig == SIGTERM ? "SIGTERM" : "SIGINT", finished, items.size());
+                 sig == SIGTERM ? "SIGTERM" : "SIGINT", board.done(), items.size());
     std::fflush(table);
     return Outcome::interrupted();
   }
+  const bool any_error = out.any_error() || !sum.stopped_by.empty();
   if (!sum.stopped_by.empty()) {
-    std::fprintf(table, "Incomplete: stopped by an error after %zu of %zu assessments\n", finished, items.size());
-    any_error = true;
+    std::fprintf(table, "Incomplete: stopped by an error after %zu of %zu assessments\n", board.done(), items.size());
   } else if (!o.quiet) {
-    std::fprintf(table, "%zu rows: %s\n", table_rows.size(),
-                 any_error ? "some assessments had errors" : any_not_iid ? "not all IID" : "all IID");
+    std::fprintf(table, "%zu rows: %s\n", out.rows(),
+                 any_error ? "some assessments had errors" : out.tally().all_iid() ? "all IID" : "not all IID");
   }
-  flush_checked(table, table_name);
+  flush_checked(table, table == stderr ? "standard error" : "standard output");
   if (any_error) return Outcome::error();
-  return verdicts;
+  return outcome_of(out.tally());
 }
 
 }  // namespace
 
 namespace {
 
-// The lines of a JSONL file; an incomplete last line (cut off by a crash) is left out and
-// `torn` says so. Throws Error{Input} for a malformed line before the last.
-std::vector<nlohmann::ordered_json> read_jsonl(const std::string& path, bool& torn) {
-  torn = false;
-  std::vector<nlohmann::ordered_json> rows;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return rows;
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t line_no = 0;
-  for (size_t at = 0; at < text.size();) {
-    const size_t end = text.find('\n', at);
-    const bool last = end == std::string::npos;
-    const std::string line = text.substr(at, last ? std::string::npos : end - at);
-    at = last ? text.size() : end + 1;
-    ++line_no;
-    auto j = nlohmann::ordered_json::parse(line, nullptr, false);
-    if (last || j.is_discarded() || !j.is_object()) {
-      if (last || at >= text.size()) {
-        torn = true;
-        break;
-      }
-      throw Error(ErrorKind::Input, path + ":" + std::to_string(line_no) + ": not a JSON line; --resume continues "
-                                    "only files that ea_iid --jsonl wrote");
-    }
-    rows.push_back(std::move(j));
+// The value at a dotted path of a checked record, as text (a string's contents, else the
+// JSON), or "" where it is missing.
+std::string recorded(const nlohmann::ordered_json& j, const char* path) {
+  const nlohmann::ordered_json* at = &j;
+  std::string p = path;
+  for (size_t pos = 0; pos <= p.size();) {
+    const size_t dot = std::min(p.find('.', pos), p.size());
+    const auto it = at->is_object() ? at->find(p.substr(pos, dot - pos)) : at->end();
+    if (!at->is_object() || it == at->end()) return "";
+    at = &*it;
+    pos = dot + 1;
   }
-  return rows;
+  return at->is_string() ? at->get<std::string>() : at->dump();
 }
 
-int64_t block_of(const nlohmann::ordered_json& j) {
-  return j.contains("input") && j["input"].contains("block") ? j["input"]["block"].get<int64_t>() : -1;
-}
-
-// Why an earlier complete row of this item cannot be kept with `s` ("" when it can).
-std::string mismatch(const nlohmann::ordered_json& j, const Item& it, const Settings& s) {
-  const auto& p = j["permutation"];
-  const auto& in = j["input"];
-  auto differs = [](const std::string& what, const std::string& was, const std::string& now) {
-    return what + " was " + was + ", now " + now;
-  };
-  if (p["userSeed"].get<std::string>() != std::to_string(s.seed)) {
-    return differs("--seed", p["userSeed"].get<std::string>(), std::to_string(s.seed));
+// Why an earlier complete row of this item cannot be kept with `s` ("" when it can): every
+// setting that changes results (settings_fields) against the row's record, and the range.
+std::string mismatch(const Record& row, const Item& it, const Settings& s) {
+  for (const SettingField& f : settings_fields()) {
+    if (f.effect != SettingEffect::Result || !f.record) continue;
+    const std::string now = f.value(s);
+    const std::string was = recorded(row.json, f.record);
+    if (!now.empty() && was != now) return std::string(f.option) + " was " + was + ", now " + now;
   }
-  if (p["prng"].get<std::string>() != prng_info(s.prng).name) return differs("--prng", p["prng"], prng_info(s.prng).name);
-  if (p["iterations"].get<uint32_t>() != s.iterations) {
-    return differs("--iterations", std::to_string(p["iterations"].get<uint32_t>()), std::to_string(s.iterations));
-  }
-  if (p["earlyExit"].get<bool>() != s.early_exit) return "--no-early-exit differs";
-  if (p["allTests"].get<bool>() != s.all_tests) return "--all-tests differs";
-  if ((j["estimates"]["mode"].get<std::string>() == "initial (-i)") != s.initial_entropy) return "-i/-c differs";
-  if (j["estimates"]["bitstringTruncated"].get<bool>() != s.truncate_bitstring) return "-a/-t differs";
-  if (s.width != 0 && in["bitsPerSymbol"].get<int>() != s.width) return "the bit width differs";
-  const auto subset = in["subset"];
+  const auto& subset = row.json["input"]["subset"];
   const bool same_subset = subset.is_null() ? !it.subset
                                             : it.subset && subset["index"].get<uint64_t>() == it.subset->index &&
                                                   subset["count"].get<uint64_t>() == it.subset->count;
   if (!same_subset) return "the -l range or --blocks size differs";
   return "";
+}
+
+// The rows of an earlier run: the --jsonl file's, or the -o DIR/ files' (one per item,
+// absent or unreadable ones skipped).
+struct EarlierRows {
+  JsonlRows jsonl;
+  std::vector<std::optional<Record>> files;  // -o DIR/: by item
+  bool from_jsonl = false;
+};
+
+EarlierRows read_earlier(const Options& o, const std::vector<std::string>& out_paths) {
+  EarlierRows e;
+  e.from_jsonl = o.jsonl_path.has_value();
+  if (e.from_jsonl && *o.jsonl_path == "-") throw Error(ErrorKind::Usage, "--resume cannot continue standard output");
+  if (e.from_jsonl) {
+    e.jsonl = read_jsonl_rows(*o.jsonl_path);
+    return e;
+  }
+  e.files.resize(out_paths.size());
+  for (size_t k = 0; k < out_paths.size(); ++k) {
+    if (out_paths[k].empty()) continue;
+    std::ifstream in(out_paths[k]);
+    auto j = nlohmann::ordered_json::parse(in, nullptr, false);
+    if (in && !j.is_discarded() && j.is_object()) e.files[k] = read_record(std::move(j), out_paths[k]);
+  }
+  return e;
+}
+
+// Without --seed: the earlier run's (empty when it recorded none).
+std::optional<uint64_t> earlier_seed(const EarlierRows& e) {
+  std::optional<std::string> seed;
+  auto adopt = [&seed](const Record& r) {
+    if (!r.user_seed) return;
+    if (seed && *seed != *r.user_seed) {
+      throw Error(ErrorKind::Input, "--resume: the earlier rows have different seeds; give --seed");
+    }
+    seed = r.user_seed;
+  };
+  for (const auto& r : e.jsonl.rows) adopt(r);
+  for (const auto& r : e.files)
+    if (r) adopt(*r);
+  if (!seed) return std::nullopt;
+  return std::stoull(*seed);
 }
 
 }  // namespace
@@ -484,110 +521,95 @@ std::string mismatch(const nlohmann::ordered_json& j, const Item& it, const Sett
 // and error rows of items to run again are dropped from the --jsonl file (rewritten
 // atomically, every other row kept). Rows written with other options, or for a file that
 // changed since, stop the run with an error rather than mixing results.
-static void prepare_resume(const Options& o, Settings& settings, std::vector<Item>& items, ListPosition& position,
-                    const std::vector<std::string>& out_paths, const InputSet& inputs) {
-  const bool from_jsonl = o.jsonl_path.has_value();
-  if (from_jsonl && *o.jsonl_path == "-") throw Error(ErrorKind::Usage, "--resume cannot continue standard output");
-  bool torn = false;
-  std::vector<nlohmann::ordered_json> rows;
-  if (from_jsonl) rows = read_jsonl(*o.jsonl_path, torn);
-  // Without --seed: the earlier run's.
-  if (!o.seed) {
-    std::optional<std::string> seed;
-    auto adopt = [&seed](const nlohmann::ordered_json& j) {
-      if (!j.contains("permutation")) return;
-      const std::string s = j["permutation"]["userSeed"];
-      if (seed && *seed != s) throw Error(ErrorKind::Input, "--resume: the earlier rows have different seeds; give --seed");
-      seed = s;
-    };
-    for (const auto& j : rows) adopt(j);
-    for (const auto& path : out_paths) {
-      if (from_jsonl || path.empty()) continue;
-      std::ifstream in(path);
-      auto j = nlohmann::ordered_json::parse(in, nullptr, false);
-      if (!j.is_discarded() && j.is_object()) adopt(j);
-    }
-    if (seed) {
-      settings.seed = std::stoull(*seed);
-      logger().info("--resume: --seed {} (the earlier run's)", *seed);
-    }
-  }
-  // The earlier rows by (path, block).
-  std::map<std::pair<std::string, int64_t>, size_t> by_item;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    if (rows[r].contains("input") && rows[r]["input"].contains("path")) {
-      by_item[{rows[r]["input"]["path"].get<std::string>(), block_of(rows[r])}] = r;
-    }
-  }
+static void prepare_resume(const Options& o, const Settings& settings, const EarlierRows& earlier,
+                           std::vector<Item>& items, ListPosition& position, const InputSet& inputs) {
+  const auto& rows = earlier.jsonl.rows;
+  std::map<std::pair<std::string, int64_t>, size_t> by_item;  // the earlier rows by (path, block)
+  for (size_t r = 0; r < rows.size(); ++r) by_item[{rows[r].path, rows[r].block}] = r;
   std::map<std::string, std::string> file_sha;  // path -> SHA-256 now
   std::vector<bool> drop(rows.size(), false);
   std::vector<Item> rest;
   std::vector<size_t> rest_index;
   for (size_t k = 0; k < items.size(); ++k) {
     const Item& it = items[k];
-    std::optional<nlohmann::ordered_json> earlier;
+    const Record* row = nullptr;
     size_t r = 0;
-    if (from_jsonl) {
+    if (earlier.from_jsonl) {
       auto at = by_item.find({it.path, it.block});
-      if (at != by_item.end()) {
-        r = at->second;
-        earlier = rows[r];
-      }
-    } else if (!out_paths[k].empty()) {
-      std::ifstream in(out_paths[k]);
-      auto j = nlohmann::ordered_json::parse(in, nullptr, false);
-      if (in && !j.is_discarded() && j.is_object()) earlier = j;
+      if (at != by_item.end()) row = &rows[r = at->second];
+    } else if (earlier.files[k]) {
+      row = &*earlier.files[k];
     }
     bool keep = false;
-    if (earlier && earlier->contains("skipped")) {
+    if (row && row->kind == Record::Kind::Skipped) {
       keep = !it.skipped.empty();
-    } else if (earlier && earlier->value("errorLevel", 0) == 0 && earlier->contains("permutation")) {
-      const std::string why = mismatch(*earlier, it, settings);
+    } else if (row && row->kind == Record::Kind::Assessment) {
+      const std::string why = mismatch(*row, it, settings);
       if (!why.empty()) {
         throw Error(ErrorKind::Usage, "--resume: " + it.label() + " has a result written with other options (" + why +
                                           "); run with the same options, or write to another file");
       }
       auto sha = file_sha.find(it.path);
       if (sha == file_sha.end()) sha = file_sha.emplace(it.path, fingerprint_file(it.path).sha256).first;
-      if ((*earlier)["sha256"].get<std::string>() != sha->second) {
+      const std::string was = row->json["sha256"].get<std::string>();
+      if (was != sha->second) {
         throw Error(ErrorKind::Input, "--resume: " + it.path + " changed since its results were written (SHA-256 " +
-                                          (*earlier)["sha256"].get<std::string>() + ", now " + sha->second + ")");
+                                          was + ", now " + sha->second + ")");
       }
       keep = true;
     }
     if (keep) {
-      position.kept.emplace_back(position.index[k], *earlier);
+      position.kept.emplace_back(position.index[k], *row);
     } else {
-      if (earlier && from_jsonl) drop[r] = true;  // an error row: assessed again
+      if (row && earlier.from_jsonl) drop[r] = true;  // an error row: assessed again
       rest.push_back(it);
       rest_index.push_back(position.index[k]);
     }
   }
   items = std::move(rest);
   position.index = std::move(rest_index);
-  bool rewrite = torn;
-  for (bool d : drop) rewrite = rewrite || d;
-  if (from_jsonl && rewrite) {
+  const size_t dropped = static_cast<size_t>(std::count(drop.begin(), drop.end(), true));
+  if (earlier.from_jsonl && (earlier.jsonl.torn || dropped)) {
     std::string text;
-    size_t dropped = 0;
     for (size_t r = 0; r < rows.size(); ++r) {
-      if (drop[r]) {
-        ++dropped;
-        continue;
-      }
-      text += rows[r].dump() + "\n";
+      if (!drop[r]) text += rows[r].json.dump() + "\n";
     }
     write_file_atomically(*o.jsonl_path, text, inputs, "--jsonl");
-    logger().info("--resume: {}{} error rows to assess again dropped from {}", torn ? "a cut-off last line and " : "",
-                  dropped, *o.jsonl_path);
+    logger().info("--resume: {}{} error rows to assess again dropped from {}",
+                  earlier.jsonl.torn ? "a cut-off last line and " : "", dropped, *o.jsonl_path);
   }
 }
 
-Outcome run_assessments(const Options& o, const Settings& settings, const std::string& started,
-                        const InputSet& inputs, const std::atomic<bool>& interrupt,
-                        const std::atomic<int>& signal_number) {
+ReportOptions report_options(const Options& o, const std::string& started) {
+  ReportOptions ro;
+  ro.started = started;
+  ro.command_line = o.command_line;
+  ro.first_file = o.file;
+  ro.track = track_of(o.settings);
+  ro.verbose = o.verbose;
+  ro.nist_format = o.format == TextFormat::Nist;
+  ro.quiet = o.quiet;
+  ro.timing = o.timing;
+  return ro;
+}
+
+Settings resolve_settings(const Options& o, std::optional<uint64_t> earlier_seed) {
+  Settings settings = o.settings;
+  const bool drawn = !o.seed && !earlier_seed;
+  settings.seed = o.seed ? *o.seed : earlier_seed ? *earlier_seed : os_seed();
+  settings.threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+  if (!o.seed && earlier_seed) logger().info("--resume: --seed {} (the earlier run's)", settings.seed);
+  // The seed is logged at info with -v, at debug otherwise.
+  const auto detail = (!o.quiet && o.verbose >= 1) ? spdlog::level::info : spdlog::level::debug;
+  logger().log(detail, "--seed {}{}", settings.seed, drawn ? " (drawn from the OS; pass --seed to repeat this run)" : "");
+  return settings;
+}
+
+Outcome run_assessments(const Options& o, const std::string& started, const InputSet& inputs,
+                        const std::atomic<bool>& interrupt, const std::atomic<int>& signal_number) {
+  const ReportOptions ro = report_options(o, started);
   std::vector<Item> items = expand_items(o.files, o.subset, o.blocks, o.keep_short);
-  if (!o.batch()) return run_single(o, settings, started, inputs, items, interrupt);
+  if (!o.batch()) return run_single(o, resolve_settings(o, std::nullopt), ro, inputs, items, interrupt);
   ListPosition position;
   position.items = items.size();
   position.shard = o.shard;
@@ -600,14 +622,13 @@ Outcome run_assessments(const Options& o, const Settings& settings, const std::s
   } else {
     for (size_t i = 0; i < items.size(); ++i) position.index.push_back(i);
   }
-  if (o.resume) {
-    Settings resumed = settings;
-    const std::vector<std::string> out_paths = o.json_path ? output_paths(*o.json_path, items, inputs)
-                                                           : std::vector<std::string>(items.size());
-    prepare_resume(o, resumed, items, position, out_paths, inputs);
-    return run_batch(o, resumed, started, inputs, items, position, interrupt, signal_number);
-  }
-  return run_batch(o, settings, started, inputs, items, position, interrupt, signal_number);
+  if (!o.resume) return run_batch(o, resolve_settings(o, std::nullopt), ro, inputs, items, position, interrupt, signal_number);
+  const std::vector<std::string> out_paths =
+      o.json_path ? output_paths(*o.json_path, items, inputs) : std::vector<std::string>(items.size());
+  const EarlierRows earlier = read_earlier(o, out_paths);
+  const Settings settings = resolve_settings(o, o.seed ? std::nullopt : earlier_seed(earlier));
+  prepare_resume(o, settings, earlier, items, position, inputs);
+  return run_batch(o, settings, ro, inputs, items, position, interrupt, signal_number);
 }
 
 }  // namespace ea::cli

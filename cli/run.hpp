@@ -12,17 +12,22 @@
 #include "options.hpp"
 #include "outcome.hpp"
 #include "output.hpp"
+#include "report_options.hpp"
 
 namespace ea::cli {
 
-// Runs the items of `o` with `settings` (seed and threads resolved). `signal_number` becomes
+// The report options of a run (the library's ReportOptions) from the command line.
+ReportOptions report_options(const Options& o, const std::string& started);
+
+// Runs the items of `o` with the settings of `o` made complete once (the seed: --seed, else
+// with --resume the earlier run's, else drawn from the OS; the threads: --threads, else
+// every core). `signal_number` becomes
 // non-zero on SIGINT/SIGTERM and `interrupt` true: no new assessment starts, the running
 // ones stop, and the finished ones stay written. No output touches an input of `inputs`; a
 // write that fails is that item's error. Throws Error{Usage|Output} before any work when an
 // output cannot be used.
-Outcome run_assessments(const Options& o, const Settings& settings, const std::string& started,
-                        const InputSet& inputs, const std::atomic<bool>& interrupt,
-                        const std::atomic<int>& signal_number);
+Outcome run_assessments(const Options& o, const std::string& started, const InputSet& inputs,
+                        const std::atomic<bool>& interrupt, const std::atomic<int>& signal_number);
 
 // ea_iid merge [--force] [-q] OUT.jsonl IN.jsonl...: the JSONL files of the shares of one
 // list (--shard K/N) joined into OUT in list order, after checking that they come from one

@@ -171,8 +171,8 @@ __device__ void fused_outcomes(Shared<T>& sh, const FusedSummary& f, const View&
   }
   __syncthreads();
   if (k < static_cast<uint32_t>(kNumFastTests) && (mask & bit(static_cast<int>(k)))) {
-    const double a = sh.result.v[k], o = input->original.v[k];
-    outcomes[k] = a > o ? kGreater : (a == o ? kEqual : kLess);
+    const double a = sh.result.v[k];
+    outcomes[k] = compare_outcome(a, input->original.v[k]);
     if (values) values[k] = a;
   }
 }
@@ -213,8 +213,8 @@ __global__ void __launch_bounds__(T)
   }
   __syncthreads();
   if (k < static_cast<uint32_t>(kNumFastTests) && (mask & bit(static_cast<int>(k)))) {
-    const double a = sh.result.v[k], o = input->original.v[k];
-    outcomes[static_cast<size_t>(r) * kNumTests + k] = a > o ? kGreater : (a == o ? kEqual : kLess);
+    const double a = sh.result.v[k];
+    outcomes[static_cast<size_t>(r) * kNumTests + k] = compare_outcome(a, input->original.v[k]);
     if (values) values[static_cast<size_t>(r) * kNumTests + k] = a;
   }
 }

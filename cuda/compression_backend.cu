@@ -167,10 +167,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     add_busy();
     const double original = data_.original.v[kNumFastTests];
     for (uint32_t r = 0; r < count; ++r) {
-      const double a = static_cast<double>(sizes[r]);
-      rows[static_cast<size_t>(r) * kNumTests + kNumFastTests] = a > original ? kGreater
-                                                                 : a == original ? kEqual
-                                                                                 : kLess;
+      rows[static_cast<size_t>(r) * kNumTests + kNumFastTests] = compare_outcome(static_cast<double>(sizes[r]), original);
     }
   }
 

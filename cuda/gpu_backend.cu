@@ -90,8 +90,7 @@ __global__ void statistics_kernel(const uint8_t* batch, const uint8_t* conv, siz
   uint8_t* row = outcomes + static_cast<size_t>(p) * kNumTests;
   for (int t = 0; t < kNumFastTests; ++t) {
     if (!(gm & bit(t))) continue;
-    const double a = sv.v[t], b = input->original.v[t];
-    row[t] = a > b ? kGreater : (a == b ? kEqual : kLess);
+    row[t] = compare_outcome(sv.v[t], input->original.v[t]);
   }
 }
 

@@ -1,7 +1,5 @@
 #include "assess.hpp"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -12,6 +10,7 @@
 #include <optional>
 
 #include "common/error.hpp"
+#include "common/sha256.hpp"
 #include "permutation/deferred.hpp"
 #include "permutation/split.hpp"
 #include "permutation/verify.hpp"
@@ -141,26 +140,12 @@ double DeviceSlot::gpu_compression_model_original() const {
 }
 
 uint64_t assessment_seed(uint64_t user_seed, const Dataset& d) {
-  auto digest = [](const void* p, size_t n, unsigned char* out) {
-    unsigned int len = 0;
-    if (EVP_Digest(p, n, out, &len, EVP_sha256(), nullptr) != 1 || len != 32) {
-      throw Error(ErrorKind::Internal, "OpenSSL: SHA-256 failed");
-    }
-  };
-  auto le64 = [](std::string& s, uint64_t v) {
-    for (int i = 0; i < 8; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-  };
-  unsigned char samples[32], out[32];
-  digest(d.raw.data(), d.raw.size(), samples);
-  std::string msg = "ea_iid assessment seed v1";
-  le64(msg, user_seed);
-  msg.append(reinterpret_cast<const char*>(samples), 32);
-  le64(msg, d.subset ? d.subset->index * d.subset->count : 0);
-  le64(msg, d.raw.size());
-  digest(msg.data(), msg.size(), out);
-  uint64_t seed = 0;
-  for (int i = 7; i >= 0; --i) seed = (seed << 8) | out[i];
-  return seed;
+  return SeedDerivation("ea_iid assessment seed v1")
+      .u64(user_seed)
+      .digest(sha256(d.raw.data(), d.raw.size()))
+      .u64(d.subset ? d.subset->index * d.subset->count : 0)
+      .u64(d.raw.size())
+      .finish();
 }
 
 Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, DeviceSlot& slot) {

@@ -1,6 +1,5 @@
 #include "restart.hpp"
 
-#include <openssl/evp.h>
 
 #include <algorithm>
 #include <chrono>
@@ -8,6 +7,7 @@
 #include <future>
 
 #include "common/error.hpp"
+#include "common/sha256.hpp"
 
 namespace ea {
 
@@ -40,16 +40,7 @@ bool RestartAssessment::for_compliance() const {
 }
 
 uint64_t restart_cutoff_seed(uint64_t user_seed) {
-  std::string msg = "ea_iid restart cutoff v1";
-  for (int i = 0; i < 8; ++i) msg.push_back(static_cast<char>((user_seed >> (8 * i)) & 0xff));
-  unsigned char out[32];
-  unsigned int len = 0;
-  if (EVP_Digest(msg.data(), msg.size(), out, &len, EVP_sha256(), nullptr) != 1 || len != 32) {
-    throw Error(ErrorKind::Internal, "OpenSSL: SHA-256 failed");
-  }
-  uint64_t seed = 0;
-  for (int i = 7; i >= 0; --i) seed = (seed << 8) | out[i];
-  return seed;
+  return SeedDerivation("ea_iid restart cutoff v1").u64(user_seed).finish();
 }
 
 RestartAssessment assess_restart(const Dataset& d, const Settings& settings, const Hooks& hooks, DeviceSlot& slot,

@@ -126,6 +126,7 @@ Dataset load_item(const Item& it, const Settings& s, const std::atomic<bool>* in
 ItemResult run_item(const Item& it, const Settings& s, const Hooks& hooks, DeviceSlot& slot, DeviceSlot& column_slot) {
   using clock = std::chrono::steady_clock;
   ItemResult r;
+  r.track = track_of(s);
   if (!it.skipped.empty()) {
     r.status = ItemResult::Status::Skipped;
     r.message = it.skipped;
@@ -134,10 +135,10 @@ ItemResult run_item(const Item& it, const Settings& s, const Hooks& hooks, Devic
   const auto t0 = clock::now();
   try {
     const Dataset d = load_item(it, s, hooks.interrupt, r.sha256);
-    if (s.restart) {
-      r.restart = assess_restart(d, s, hooks, slot, column_slot);
+    if (r.track == Track::Restart) {
+      r.value = assess_restart(d, s, hooks, slot, column_slot);
     } else {
-      r.assessment = assess(d, s, hooks, slot);
+      r.value = assess(d, s, hooks, slot);
     }
     r.status = ItemResult::Status::Assessed;
   } catch (const Error& e) {

@@ -14,6 +14,7 @@
 
 #include "assess.hpp"
 #include "restart.hpp"
+#include "result.hpp"
 #include "common/error.hpp"
 #include "io/samples.hpp"
 
@@ -51,17 +52,6 @@ std::vector<Item> expand_items(const std::vector<std::string>& files, const std:
 // half its own) / all samples)). Deterministic: every job that expands the same command line
 // computes the same shares, which together hold every item exactly once, in order.
 std::vector<size_t> share_of(const std::vector<Item>& items, uint64_t k, uint64_t n);
-
-struct ItemResult {
-  enum class Status { Assessed, Skipped, Failed, Interrupted };
-  Status status = Status::Interrupted;
-  std::optional<Assessment> assessment;  // Assessed (settings.restart unset)
-  std::optional<RestartAssessment> restart;  // Assessed with settings.restart
-  std::string message;                   // Skipped: why; Failed: the error
-  ErrorKind error_kind = ErrorKind::Internal;  // Failed
-  std::string sha256;  // of the bytes read (also for Failed, when the error came after reading)
-  double seconds = 0;
-};
 
 // What the caller sees of a run. finished() and tick() run on the thread that called
 // run_items(); started(), progress() and note() on worker threads (at most one call at a

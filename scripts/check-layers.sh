@@ -2,7 +2,7 @@
 # The dependency rule of the layers (docs/design.md): each layer includes only its own
 # headers and those of the layers below it. The build enforces it with per-target include
 # roots; this check also catches relative paths ("../pipeline/assess.hpp").
-#   1 src/ (ea_core)  <-  2 cuda/ (ea_gpu; others see cuda/api/ only)  <-  3 pipeline/  <-  4 cli/
+#   1 src/ (ea_core)  <-  2 cuda/ (ea_gpu; others see cuda/api/ only)  <-  3 pipeline/  <-  4 report/  <-  5 cli/
 # usage: scripts/check-layers.sh [SOURCE_DIR]
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
@@ -13,7 +13,8 @@ layer_of() {  # the layer that owns an included name, or nothing for system/thir
   if [ -f "src/$name" ] || [[ $name == version.hpp ]]; then echo 1
   elif [ -f "cuda/api/$name" ] || [ -f "cuda/$name" ]; then echo 2
   elif [ -f "pipeline/$name" ]; then echo 3
-  elif [ -f "cli/$name" ]; then echo 4
+  elif [ -f "report/$name" ]; then echo 4
+  elif [ -f "cli/$name" ]; then echo 5
   fi
 }
 check() {  # DIR LAYER
@@ -41,6 +42,7 @@ check() {  # DIR LAYER
 check src 1
 check cuda 2
 check pipeline 3
-check cli 4
-if [ "$status" -eq 0 ]; then echo "layers: every #include follows src <- cuda <- pipeline <- cli"; fi
+check report 4
+check cli 5
+if [ "$status" -eq 0 ]; then echo "layers: every #include follows src <- cuda <- pipeline <- report <- cli"; fi
 exit "$status"

@@ -1,7 +1,6 @@
 #include "io/samples.hpp"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +12,7 @@
 #include <memory>
 
 #include "common/error.hpp"
+#include "common/sha256.hpp"
 
 namespace ea {
 
@@ -49,33 +49,6 @@ SubsetSpec parse_subset(const std::string& text) {
 }
 
 namespace {
-
-class Sha256 {
- public:
-  Sha256() : ctx_(EVP_MD_CTX_new(), EVP_MD_CTX_free) {
-    if (!ctx_ || EVP_DigestInit_ex(ctx_.get(), EVP_sha256(), nullptr) != 1) {
-      throw Error(ErrorKind::Internal, "OpenSSL: cannot initialise SHA-256");
-    }
-  }
-  void update(const uint8_t* p, size_t n) {
-    if (n && EVP_DigestUpdate(ctx_.get(), p, n) != 1) throw Error(ErrorKind::Internal, "OpenSSL: SHA-256 failed");
-  }
-  std::string hex() {
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    if (EVP_DigestFinal_ex(ctx_.get(), md, &len) != 1) throw Error(ErrorKind::Internal, "OpenSSL: SHA-256 failed");
-    static const char* digits = "0123456789abcdef";
-    std::string out;
-    for (unsigned int i = 0; i < len; ++i) {
-      out += digits[md[i] >> 4];
-      out += digits[md[i] & 15];
-    }
-    return out;
-  }
-
- private:
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx_;
-};
 
 // An open file descriptor, closed on scope exit (reads only: a close error loses nothing).
 struct Fd {
@@ -194,7 +167,7 @@ std::string read_regular(const Fd& f, const std::string& path, uint64_t size, ui
     at += got;
   }
   if (at != size) changed(path);
-  return sha.hex();
+  return to_hex(sha.finish());
 }
 
 // Reads a FIFO, device or socket to its end (or to `cap` bytes), waiting with poll() so
@@ -225,7 +198,7 @@ uint64_t read_stream(const Fd& f, const std::string& path, uint64_t cap, uint64_
     }
     at += n;
   }
-  sha256 = sha.hex();
+  sha256 = to_hex(sha.finish());
   return at;
 }
 

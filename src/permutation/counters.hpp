@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/hd.hpp"
 #include "common/test_id.hpp"
 
 namespace ea {
@@ -12,6 +13,12 @@ namespace ea {
 // Outcome of one permutation for one test: shuffled statistic > original (0),
 // == (1), < (2), or not computed (3).
 enum Outcome : uint8_t { kGreater = 0, kEqual = 1, kLess = 2, kNotComputed = 3 };
+
+// The one comparison of a permuted statistic with the original's, on the CPU and in every
+// GPU kernel: exact double comparison, so that ties rank identically everywhere.
+EA_HD inline uint8_t compare_outcome(double permuted, double original) {
+  return permuted > original ? kGreater : (permuted == original ? kEqual : kLess);
+}
 
 // The reference's rule for 10,000 permutations: a test fails when C0+C1 <= 5 or
 // C1+C2 <= 5, a tail probability of 6/10001 per side for IID data.

@@ -155,8 +155,7 @@ class CpuBackend final : public PermutationBackend {
       if (!(mask & bit(t))) {
         row[t] = kNotComputed;
       } else {
-        double a = sv.v[t], b = data_.original.v[t];
-        row[t] = a > b ? kGreater : (a == b ? kEqual : kLess);
+        row[t] = compare_outcome(sv.v[t], data_.original.v[t]);
       }
     }
   }

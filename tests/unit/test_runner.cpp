@@ -77,8 +77,8 @@ TEST_CASE("runner: results in item order, an item's error is its own, any number
     }
     REQUIRE(one.results[k].status == ItemResult::Status::Assessed);
     REQUIRE(three.results[k].status == ItemResult::Status::Assessed);
-    const Assessment& a = *one.results[k].assessment;
-    const Assessment& b = *three.results[k].assessment;
+    const Assessment& a = *one.results[k].iid();
+    const Assessment& b = *three.results[k].iid();
     CHECK(a.seed == b.seed);
     CHECK(a.settings.seed == 7);
     for (int t = 0; t < kNumTests; ++t) {
@@ -86,7 +86,7 @@ TEST_CASE("runner: results in item order, an item's error is its own, any number
     }
   }
   // Different data, different derived seeds.
-  CHECK(one.results[0].assessment->seed != one.results[1].assessment->seed);
+  CHECK(one.results[0].iid()->seed != one.results[1].iid()->seed);
 }
 
 TEST_CASE("runner: an item's own settings override the run's") {
@@ -97,8 +97,8 @@ TEST_CASE("runner: an item's own settings override the run's") {
   std::atomic<bool> stop{false};
   const Collected c = run_all(items, small_settings(), 2, stop);
   REQUIRE(c.results.size() == 2);
-  CHECK(c.results[0].assessment->settings.iterations == 200);
-  CHECK(c.results[1].assessment->settings.iterations == 100);
+  CHECK(c.results[0].iid()->settings.iterations == 200);
+  CHECK(c.results[1].iid()->settings.iterations == 100);
 }
 
 TEST_CASE("runner: interrupted before it starts, nothing runs; may_start false, nothing starts") {
@@ -135,7 +135,7 @@ TEST_CASE("runner: --blocks items, a short last block skipped unless kept; missi
   const Collected c = run_all(items, small_settings(), 2, stop);
   REQUIRE(c.results.size() == 4);
   CHECK(c.results[0].status == ItemResult::Status::Assessed);
-  CHECK(c.results[0].assessment->samples == 1000);
+  CHECK(c.results[0].iid()->samples == 1000);
   CHECK(c.results[2].status == ItemResult::Status::Skipped);
   CHECK(c.results[3].status == ItemResult::Status::Failed);
   CHECK(c.results[3].message.find("no such file") != std::string::npos);

@@ -2,7 +2,7 @@
 
 #include "report.hpp"
 
-namespace ea::cli {
+namespace ea {
 
 namespace {
 
@@ -176,9 +176,9 @@ void print_reference_lines(std::FILE* f, const Assessment& a, bool nist) {
 
 }  // namespace
 
-void print_text(std::FILE* f, const Assessment& a, const Options& o) {
+void print_text(std::FILE* f, const Assessment& a, const ReportOptions& o) {
   if (o.quiet) return;
-  if (o.format == TextFormat::Nist) {
+  if (o.nist_format) {
     // NIST's text alone (-v or none: its -v; -v -v and more: its -v -v).
     if (o.verbose >= 2) {
       print_reference_lines(f, a, true);
@@ -288,4 +288,4 @@ void print_text(std::FILE* f, const Assessment& a, const Options& o) {
   for (const auto& why : a.compliance_issues()) std::fprintf(f, "NOT FOR COMPLIANCE: %s\n", why.c_str());
 }
 
-}  // namespace ea::cli
+}  // namespace ea

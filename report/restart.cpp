@@ -3,9 +3,8 @@
 #include <cinttypes>
 
 #include "report.hpp"
-#include "version.hpp"
 
-namespace ea::cli {
+namespace ea {
 
 using nlohmann::ordered_json;
 
@@ -63,7 +62,7 @@ void print_nist_restart(std::FILE* f, const RestartAssessment& r) {
 }
 
 // One data set's IID tests in a line.
-void part_line(std::FILE* f, const char* name, const Assessment& a, double h, const Options& o) {
+void part_line(std::FILE* f, const char* name, const Assessment& a, double h, const ReportOptions& o) {
   std::fprintf(f, "%s: MCV %f; chi-square %s, LRS %s, permutation tests %s", name, h,
                a.chi_square_failed() ? "failed" : a.chi_square_evaluable() ? "passed" : "not evaluable",
                a.lrs.passed() ? "passed" : "failed", a.permutation.passed() ? "passed" : "failed");
@@ -82,11 +81,11 @@ void part_line(std::FILE* f, const char* name, const Assessment& a, double h, co
 
 }  // namespace
 
-void print_restart_text(std::FILE* f, const RestartAssessment& r, const Options& o) {
+void print_restart_text(std::FILE* f, const RestartAssessment& r, const ReportOptions& o) {
   if (o.quiet) return;
-  if (o.format == TextFormat::Nist || o.verbose >= 3) {
+  if (o.nist_format || o.verbose >= 3) {
     print_nist_restart(f, r);
-    if (o.format == TextFormat::Nist) return;
+    if (o.nist_format) return;
   } else {
     std::fprintf(f, "%s: %" PRIu64 " samples, %d-bit, %d distinct symbols: 1000 restarts x 1000 samples\n",
                  r.path.c_str(), r.samples, r.width, r.alphabet);
@@ -120,24 +119,16 @@ void print_restart_text(std::FILE* f, const RestartAssessment& r, const Options&
   std::fprintf(f, "\n");
 }
 
-ordered_json restart_json(const RestartAssessment& r, const Options& o, const std::string& started) {
-  ordered_json j;
-  j["dateTimeStamp"] = started;
-  j["filename"] = r.path;
-  j["commandline"] = o.command_line;
-  j["sha256"] = r.sha256;
+ordered_json restart_json(const RestartAssessment& r, const ReportOptions& o) {
   // NIST ea_restart: -1 with its message when the sanity check or the validation fails.
-  j["errorLevel"] = (!r.sanity_passed() || !r.validation_passed()) ? -1 : 0;
+  std::string message;
   if (!r.sanity_passed()) {
-    j["errorMessage"] = "Restart Sanity Check Failed.";
+    message = "Restart Sanity Check Failed.";
   } else if (!r.validation_passed()) {
-    j["errorMessage"] = "min(H_r, H_c) < H_I/2, Validation Testing Failed.";
+    message = "min(H_r, H_c) < H_I/2, Validation Testing Failed.";
   }
-  j["type"] = "Restart";
-  j["toolVersion"] = std::string(kVersion) + " (commit " + kGitCommit + ", " + kBuildDevice + ")";
-  j["build"] = {{"version", kVersion},     {"commit", kGitCommit},
-                {"device", kBuildDevice},  {"buildType", kBuildType},
-                {"reference", kReferenceVersion}};
+  ordered_json j = json_envelope(o, r.path, r.sha256, message.empty() ? 0 : -1, message.empty() ? nullptr : &message,
+                                 track_name(Track::Restart));
   j["IID"] = true;
   ordered_json tcs = ordered_json::array();
   if (r.rows) {
@@ -197,10 +188,10 @@ ordered_json restart_json(const RestartAssessment& r, const Options& o, const st
     rs["hR"] = rs["hC"] = rs["validation"] = rs["result"] = nullptr;
   }
   j["restart"] = rs;
-  j["rows"] = r.rows ? assessment_json(*r.rows, o, started) : ordered_json(nullptr);
-  j["columns"] = r.columns ? assessment_json(*r.columns, o, started) : ordered_json(nullptr);
+  j["rows"] = r.rows ? assessment_json(*r.rows, o) : ordered_json(nullptr);
+  j["columns"] = r.columns ? assessment_json(*r.columns, o) : ordered_json(nullptr);
   j["timings"] = {{"total", r.seconds}};
   return j;
 }
 
-}  // namespace ea::cli
+}  // namespace ea

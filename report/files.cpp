@@ -1,10 +1,10 @@
-#include "report_files.hpp"
+#include "files.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
 
-namespace ea::cli {
+namespace ea {
 
 namespace {
 
@@ -250,4 +250,4 @@ std::string html_report(const std::vector<ordered_json>& rows, const std::string
   return h;
 }
 
-}  // namespace ea::cli
+}  // namespace ea

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace ea::cli {
+namespace ea {
 
 // The failed tests of an item's JSON: "chi-square", "LRS" and the permutation tests' names.
 std::vector<std::string> failed_tests(const nlohmann::ordered_json& row);
@@ -22,4 +22,4 @@ std::string csv_report(const std::vector<nlohmann::ordered_json>& rows);
 // an SVG histogram of the sample values.
 std::string html_report(const std::vector<nlohmann::ordered_json>& rows, const std::string& command_line);
 
-}  // namespace ea::cli
+}  // namespace ea

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "report_files.hpp"
+#include "files.hpp"
 
-namespace ea::cli {
+namespace ea {
 
 
 std::string fmt(const char* f, double v) {
@@ -38,53 +38,6 @@ void print_summary(std::FILE* f, const std::vector<Row>& rows) {
   for (const auto& h : head_text) head_cells.push_back(&h);
   line(head_cells);
   for (const auto& r : rows) line(cells(r));
-}
-
-Row row_of(const Item& it, const ItemResult& r) {
-  const std::string block = it.block >= 0 ? std::to_string(it.block) : "-";
-  Row row{it.path, block, "-", "-", "-", "-", "-", "-", "-", "-", "-", "", "-"};
-  switch (r.status) {
-    case ItemResult::Status::Skipped: row.verdict = "skipped: " + r.message; return row;
-    case ItemResult::Status::Failed: row.verdict = "error: " + r.message; break;
-    default: {
-      if (r.restart) {
-        const RestartAssessment& rs = *r.restart;
-        row.samples = std::to_string(rs.samples);
-        row.width = std::to_string(rs.width);
-        if (rs.rows) {
-          row.h_assessed = fmt("%.6f", rs.result());
-          auto both = [](bool a, bool b) { return std::string(a && b ? "passed" : "failed"); };
-          row.chi = both(!rs.rows->chi_square_failed(), !rs.columns->chi_square_failed());
-          row.lrs = both(rs.rows->lrs.passed(), rs.columns->lrs.passed());
-          row.perm = both(rs.rows->permutation.passed(), rs.columns->permutation.passed());
-        }
-        std::string failed;
-        for (const auto& f : rs.failures()) failed += (failed.empty() ? "" : ",") + f;
-        row.failed = failed.empty() ? "-" : failed;
-        row.verdict = rs.verdict() == Verdict::Iid ? "restart passed" : rs.verdict() == Verdict::NotIid ? "restart failed" : "restart inconclusive";
-        break;
-      }
-      const Assessment& a = *r.assessment;
-      row.samples = std::to_string(a.samples);
-      row.width = std::to_string(a.width);
-      row.h_original = a.h_original ? fmt("%.6f", a.h_original->entropy) : "-";
-      row.h_bitstring = a.h_bitstring ? fmt("%.6f", a.h_bitstring->entropy) : "-";
-      row.h_assessed = fmt("%.6f", a.h_assessed);
-      std::string failed;
-      if (a.chi_square_failed()) failed = "chi-square";
-      if (!a.lrs.passed()) failed += std::string(failed.empty() ? "" : ",") + "LRS";
-      for (int t = 0; t < kNumTests; ++t) {
-        if (a.permutation.test_failed(t)) failed += std::string(failed.empty() ? "" : ",") + test_name(t);
-      }
-      row.failed = failed.empty() ? "-" : failed;
-      row.chi = a.chi_square_failed() ? "failed" : a.chi_square_evaluable() ? "passed" : "not evaluated";
-      row.lrs = a.lrs.passed() ? "passed" : "failed";
-      row.perm = a.permutation.passed() ? "passed" : "failed";
-      row.verdict = verdict_name(a.verdict());
-    }
-  }
-  row.seconds = fmt("%.2f", r.seconds);
-  return row;
 }
 
 // The summary row of a JSONL line (ea_iid merge).
@@ -139,4 +92,4 @@ Row row_of_json(const nlohmann::ordered_json& j) {
   return row;
 }
 
-}  // namespace ea::cli
+}  // namespace ea

@@ -1,5 +1,5 @@
-// The summary table of a batch (and of ea_iid merge): one row per item, from its result or
-// from its JSON line.
+// The summary table of a batch (and of ea_iid merge): one row per item, from its JSON record
+// (report/record.hpp reads every row, new or kept or merged, the same way).
 #pragma once
 
 #include <cstdio>
@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "runner.hpp"
+#include "result.hpp"
 
-namespace ea::cli {
+namespace ea {
 
 struct Row {
   std::string file, block, samples, width, h_original, h_bitstring, h_assessed, chi, lrs, perm, failed, verdict, seconds;
@@ -17,7 +17,7 @@ struct Row {
 
 std::string fmt(const char* f, double v);  // snprintf of one number
 void print_summary(std::FILE* f, const std::vector<Row>& rows);
-Row row_of(const Item& it, const ItemResult& r);
-Row row_of_json(const nlohmann::ordered_json& j);  // a JSONL line (resume, merge)
+// The row of a JSON record (read_record checked it first).
+Row row_of_json(const nlohmann::ordered_json& j);
 
-}  // namespace ea::cli
+}  // namespace ea

@@ -7,11 +7,11 @@
 #include <fstream>
 
 #include "common/error.hpp"
-#include "gpu_tuning.hpp"
+#include "gpu_tuning_keys.hpp"
 #include "report.hpp"
 #include "version.hpp"
 
-namespace ea::cli {
+namespace ea {
 
 using nlohmann::ordered_json;
 
@@ -24,23 +24,29 @@ std::string timestamp_now() {
   return buf;
 }
 
-namespace {
-
-constexpr int kSchemaVersion = 1;
-
-ordered_json base(const Options& o, const std::string& started, const std::string& filename) {
+ordered_json json_envelope(const ReportOptions& o, const std::string& filename, const std::string& sha256,
+                           int error_level, const std::string* error_message, const char* type) {
   ordered_json j;
-  j["dateTimeStamp"] = started;
+  j["dateTimeStamp"] = o.started;
   j["filename"] = filename;
   j["commandline"] = o.command_line;
-  j["sha256"] = "";
-  j["errorLevel"] = 0;
-  j["type"] = "IID";  // NIST's field: the track the tool assesses (ea_non_iid writes "Non-IID")
+  j["sha256"] = sha256;
+  j["errorLevel"] = error_level;
+  if (error_message) j["errorMessage"] = *error_message;
+  j["type"] = type;  // NIST's field: the track the tool assesses (ea_non_iid writes "Non-IID")
   j["toolVersion"] = std::string(kVersion) + " (commit " + kGitCommit + ", " + kBuildDevice + ")";
   j["build"] = {{"version", kVersion},     {"commit", kGitCommit},
                 {"device", kBuildDevice},  {"buildType", kBuildType},
                 {"reference", kReferenceVersion}};
   return j;
+}
+
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+ordered_json base(const ReportOptions& o, const std::string& filename) {
+  return json_envelope(o, filename, "", 0, nullptr, "IID");
 }
 
 const char* error_kind_name(ErrorKind k) {
@@ -75,33 +81,33 @@ ordered_json mcv_json(const McvEstimate& m) {
 
 }  // namespace
 
-ordered_json error_json(const Options& o, const std::string& started, const std::string& message, ErrorKind kind,
+ordered_json error_json(const ReportOptions& o, const std::string& message, ErrorKind kind,
                         const std::string& sha256, const std::string* filename, int64_t block) {
-  ordered_json j = base(o, started, filename ? *filename : o.file);
+  ordered_json j = base(o, filename ? *filename : o.first_file);
   j["sha256"] = sha256;
   j["errorLevel"] = -1;
   j["errorMessage"] = message;
   j["errorKind"] = error_kind_name(kind);
-  if (o.settings.restart) j["type"] = "Restart";
+  if (o.track == Track::Restart) j["type"] = "Restart";
   j["IID"] = true;
   j["schemaVersion"] = kSchemaVersion;
-  if (block >= 0) j["input"] = {{"path", filename ? *filename : o.file}, {"block", block}};
+  if (block >= 0) j["input"] = {{"path", filename ? *filename : o.first_file}, {"block", block}};
   return j;
 }
 
-ordered_json skipped_json(const Options& o, const std::string& started, const std::string& path, int64_t block,
+ordered_json skipped_json(const ReportOptions& o, const std::string& path, int64_t block,
                           const std::string& reason) {
-  ordered_json j = base(o, started, path);
+  ordered_json j = base(o, path);
   j["IID"] = true;
   j["schemaVersion"] = kSchemaVersion;
   j["skipped"] = reason;
-  if (o.settings.restart) j["type"] = "Restart";
+  if (o.track == Track::Restart) j["type"] = "Restart";
   j["input"] = {{"path", path}, {"block", block}};
   return j;
 }
 
-ordered_json assessment_json(const Assessment& a, const Options& o, const std::string& started, int64_t block) {
-  ordered_json j = base(o, started, a.path);
+ordered_json assessment_json(const Assessment& a, const ReportOptions& o, int64_t block) {
+  ordered_json j = base(o, a.path);
   j["sha256"] = a.sha256;
   j["IID"] = true;  // the reference's field: the kind of tool, not the verdict (see "verdict")
 
@@ -223,4 +229,46 @@ ordered_json assessment_json(const Assessment& a, const Options& o, const std::s
   return j;
 }
 
-}  // namespace ea::cli
+// "first-round" -> "firstRound": the JSON's style.
+static std::string camel(const char* key) {
+  std::string s;
+  for (const char* c = key; *c; ++c) {
+    if (*c == '-' && c[1]) {
+      s.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(*++c))));
+    } else {
+      s.push_back(*c);
+    }
+  }
+  return s;
+}
+
+nlohmann::ordered_json gpu_tuning_json(const GpuTuning& t) {
+  nlohmann::ordered_json j;
+  j["memoryShare"] = t.memory_share;
+  for (const GpuTuningKey& k : gpu_tuning_keys()) {
+    if (k.flag) {
+      j[camel(k.name)] = t.*k.flag;
+    } else {
+      j[camel(k.name)] = k.u64 ? t.*k.u64 : t.*k.u32;
+    }
+  }
+  return j;
+}
+
+
+ordered_json result_json(const ItemResult& r, const std::string& path, int64_t block, const ReportOptions& o) {
+  switch (r.status) {
+    case ItemResult::Status::Skipped: return skipped_json(o, path, block, r.message);
+    case ItemResult::Status::Assessed:
+      if (const RestartAssessment* rs = r.restart()) return restart_json(*rs, o);
+      return assessment_json(*r.iid(), o, block);
+    default: return error_json(o, r.message, r.error_kind, r.sha256, &path, block);
+  }
+}
+
+void print_result_text(std::FILE* out, const ItemResult& r, const ReportOptions& o) {
+  if (const RestartAssessment* rs = r.restart()) print_restart_text(out, *rs, o);
+  if (const Assessment* a = r.iid()) print_text(out, *a, o);
+}
+
+}  // namespace ea

@@ -1,0 +1,47 @@
+// The result model: one type for what came of one item, whatever its track. Every report
+// (JSON record, NIST and our text, summary row, CSV, HTML) and the exit status are made
+// from an ItemResult (report/); nothing else carries a result. A new kind of result is a
+// new alternative of `value` and a new Track (docs/design.md, "Adding a result kind").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "assess.hpp"
+#include "common/error.hpp"
+#include "restart.hpp"
+
+namespace ea {
+
+// What an item computes: decided by its settings alone, before it runs (so that a skipped
+// or failed item still knows its track).
+enum class Track { Iid, Restart };
+const char* track_name(Track t);  // "IID", "Restart": the JSON's "type"
+Track track_of(const Settings& s);
+
+struct ItemResult {
+  enum class Status { Assessed, Skipped, Failed, Interrupted };
+  Status status = Status::Interrupted;
+  Track track = Track::Iid;
+  // Assessed: the result of its track (Iid: Assessment; Restart: RestartAssessment).
+  std::variant<std::monostate, Assessment, RestartAssessment> value;
+  std::string message;                         // Skipped: why; Failed: the error
+  ErrorKind error_kind = ErrorKind::Internal;  // Failed
+  std::string sha256;  // of the bytes read (also for Failed, when the error came after reading)
+  double seconds = 0;
+
+  bool assessed() const { return status == Status::Assessed; }
+  const Assessment* iid() const { return std::get_if<Assessment>(&value); }
+  const RestartAssessment* restart() const { return std::get_if<RestartAssessment>(&value); }
+  // Of an assessed result: its verdict, whether it can stand as an SP 800-90B assessment,
+  // the permutations it ran, and its warnings as (label, text).
+  Verdict verdict() const;
+  bool for_compliance() const;
+  uint64_t permutations_run() const;
+  std::vector<std::pair<std::string, std::string>> warnings() const;
+};
+
+}  // namespace ea

@@ -1,0 +1,44 @@
+#include "settings_fields.hpp"
+
+namespace ea {
+
+namespace {
+
+std::string yes_no(bool b) { return b ? "true" : "false"; }
+
+}  // namespace
+
+const std::vector<SettingField>& settings_fields() {
+  using E = SettingEffect;
+  static const std::vector<SettingField> fields = {
+      {"initial_entropy", "-i/-c", E::Result, "estimates.mode",
+       [](const Settings& s) { return std::string(s.initial_entropy ? "initial (-i)" : "conditioned (-c)"); }, ""},
+      {"truncate_bitstring", "-a/-t", E::Result, "estimates.bitstringTruncated",
+       [](const Settings& s) { return yes_no(s.truncate_bitstring); }, ""},
+      {"seed", "--seed", E::Result, "permutation.userSeed", [](const Settings& s) { return std::to_string(s.seed); }, ""},
+      {"prng", "--prng", E::Result, "permutation.prng", [](const Settings& s) { return std::string(prng_info(s.prng).name); },
+       ""},
+      {"iterations", "--iterations", E::Result, "permutation.iterations",
+       [](const Settings& s) { return std::to_string(s.iterations); }, ""},
+      {"early_exit", "--no-early-exit", E::Result, "permutation.earlyExit",
+       [](const Settings& s) { return yes_no(s.early_exit); }, ""},
+      {"all_tests", "--all-tests", E::Result, "permutation.allTests", [](const Settings& s) { return yes_no(s.all_tests); },
+       ""},
+      {"compression_test", "ea_calibrate --fast-only", E::Result, nullptr, nullptr,
+       "ea_calibrate only, which keeps no rows to resume"},
+      {"width", "bits_per_symbol/--bits", E::Result, "input.bitsPerSymbol",
+       [](const Settings& s) { return s.width ? std::to_string(s.width) : std::string(); }, ""},
+      {"allow_stream", "--allow-stream", E::Input, nullptr, nullptr, "how a stream is read; --resume reads regular files"},
+      {"threads", "--threads", E::Speed, nullptr, nullptr, ""},
+      {"device", "--device", E::Speed, nullptr, nullptr, ""},
+      {"gpus", "--gpu", E::Speed, nullptr, nullptr, ""},
+      {"verify", "--verify", E::Speed, nullptr, nullptr, "checks GPU rounds; an error, never another result"},
+      {"gpu_compression", "--cpu-compression", E::Speed, nullptr, nullptr, ""},
+      {"tuning", "--round-size, --gpu-tuning", E::Speed, nullptr, nullptr, ""},
+      {"restart", "--restart", E::Result, nullptr, nullptr,
+       "restart rows are never kept by --resume (they are assessed again)"},
+  };
+  return fields;
+}
+
+}  // namespace ea

@@ -1,0 +1,61 @@
+// Every field of Settings, classified once: what it changes, the option that sets it, and
+// where a result's JSON record holds it. --resume compares a kept row with this run through
+// this list alone; a test counts Settings' fields and fails when one is not listed here.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "assess.hpp"
+
+namespace ea {
+
+enum class SettingEffect {
+  Result,  // changes counters, estimates or verdicts: a row made otherwise cannot be kept
+  Input,   // how the samples are read (a changed reading shows in the row's SHA-256 and size)
+  Speed,   // where and how fast it runs, never what it computes
+};
+
+struct SettingField {
+  const char* field;   // the member of Settings
+  const char* option;  // the option that sets it
+  SettingEffect effect;
+  // Result fields: the record's path (dotted) and the value this run would write there, as
+  // text (a JSON string's contents, else the JSON dump); "" where any value matches (bits
+  // inferred). Null `record`: the record does not hold it (then `why` says how it is kept apart).
+  const char* record;
+  std::string (*value)(const Settings&);
+  const char* why;
+};
+
+const std::vector<SettingField>& settings_fields();
+
+// The number of members of an aggregate (Settings), counted at compile time.
+namespace detail {
+struct AnyField {
+  template <class T>
+  operator T() const;  // never defined: unevaluated only
+};
+template <class T, class... A>
+constexpr auto braces(int) -> decltype(T{std::declval<A>()...}, true) {
+  return true;
+}
+template <class T, class... A>
+constexpr bool braces(...) {
+  return false;
+}
+template <class T, class... A>
+constexpr size_t count_fields() {
+  if constexpr (braces<T, A..., AnyField>(0)) {
+    return count_fields<T, A..., AnyField>();
+  } else {
+    return sizeof...(A);
+  }
+}
+}  // namespace detail
+
+constexpr size_t kSettingsMembers = detail::count_fields<Settings>();
+
+}  // namespace ea

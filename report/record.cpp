@@ -1,0 +1,281 @@
+#include "record.hpp"
+
+#include <fstream>
+#include <iterator>
+
+#include "common/error.hpp"
+#include "report.hpp"
+
+namespace ea {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+// Typed access to a row's fields by dotted path; every failure names the row and the field.
+class Fields {
+ public:
+  Fields(const ordered_json& root, std::string where) : root_(root), where_(std::move(where)) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
+    throw Error(ErrorKind::Input, where_ + ": " + (path.empty() ? "" : path + ": ") + what +
+                                      " (not a row ea_iid wrote, or one that was edited or damaged)");
+  }
+  // The value at `path` ("a.b.0.c"), or null where any part is missing.
+  const ordered_json* find(const ordered_json& from, const std::string& path) const {
+    const ordered_json* at = &from;
+    size_t pos = 0;
+    while (pos <= path.size()) {
+      const size_t dot = std::min(path.find('.', pos), path.size());
+      const std::string key = path.substr(pos, dot - pos);
+      pos = dot + 1;
+      if (at->is_object()) {
+        auto it = at->find(key);
+        if (it == at->end()) return nullptr;
+        at = &*it;
+      } else if (at->is_array() && !key.empty() && key.find_first_not_of("0123456789") == std::string::npos &&
+                 key.size() < 6 && std::stoul(key) < at->size()) {
+        at = &(*at)[std::stoul(key)];
+      } else {
+        return nullptr;
+      }
+      if (dot == path.size()) break;
+    }
+    return at;
+  }
+  const ordered_json& get(const std::string& path, ordered_json::value_t type, const ordered_json* from = nullptr) const {
+    const ordered_json* v = find(from ? *from : root_, path);
+    if (!v) fail(path, "missing");
+    const bool ok = type == ordered_json::value_t::number_unsigned ? v->is_number_unsigned()
+                    : type == ordered_json::value_t::number_float  ? v->is_number()
+                    : type == ordered_json::value_t::number_integer ? v->is_number_integer()
+                                                                    : v->type() == type;
+    if (!ok) fail(path, std::string("expected ") + type_name(type) + ", found " + v->type_name());
+    return *v;
+  }
+  std::string str(const std::string& path, const ordered_json* from = nullptr) const {
+    return get(path, ordered_json::value_t::string, from).get<std::string>();
+  }
+  bool flag(const std::string& path, const ordered_json* from = nullptr) const {
+    return get(path, ordered_json::value_t::boolean, from).get<bool>();
+  }
+  uint64_t uint(const std::string& path, uint64_t max, const ordered_json* from = nullptr) const {
+    const uint64_t v = get(path, ordered_json::value_t::number_unsigned, from).get<uint64_t>();
+    if (v > max) fail(path, std::to_string(v) + " is out of range (at most " + std::to_string(max) + ")");
+    return v;
+  }
+  int64_t integer(const std::string& path, int64_t min, int64_t max, const ordered_json* from = nullptr) const {
+    const ordered_json& j = get(path, ordered_json::value_t::number_integer, from);
+    if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(max)) fail(path, "out of range");
+    const int64_t v = j.get<int64_t>();
+    if (v < min || v > max) fail(path, std::to_string(v) + " is out of range (" + std::to_string(min) + " to " + std::to_string(max) + ")");
+    return v;
+  }
+  double number(const std::string& path, const ordered_json* from = nullptr) const {
+    return get(path, ordered_json::value_t::number_float, from).get<double>();
+  }
+  // A number or null.
+  void number_or_null(const std::string& path, const ordered_json* from = nullptr) const {
+    const ordered_json* v = find(from ? *from : root_, path);
+    if (!v) fail(path, "missing");
+    if (!v->is_null() && !v->is_number()) fail(path, std::string("expected a number or null, found ") + v->type_name());
+  }
+  void strings(const std::string& path, const ordered_json* from = nullptr) const {
+    for (const auto& s : get(path, ordered_json::value_t::array, from)) {
+      if (!s.is_string()) fail(path, "expected an array of strings");
+    }
+  }
+  const std::string& where() const { return where_; }
+
+ private:
+  static const char* type_name(ordered_json::value_t t) {
+    switch (t) {
+      case ordered_json::value_t::string: return "a string";
+      case ordered_json::value_t::boolean: return "true or false";
+      case ordered_json::value_t::number_unsigned: return "a non-negative integer";
+      case ordered_json::value_t::number_integer: return "an integer";
+      case ordered_json::value_t::number_float: return "a number";
+      case ordered_json::value_t::array: return "an array";
+      case ordered_json::value_t::object: return "an object";
+      default: return "a value";
+    }
+  }
+  const ordered_json& root_;
+  std::string where_;
+};
+
+Verdict parse_verdict(const Fields& f, const std::string& path, const std::string& v, bool restart) {
+  if (v == (restart ? "passed" : "IID")) return Verdict::Iid;
+  if (v == (restart ? "failed" : "not IID")) return Verdict::NotIid;
+  if (v == "inconclusive") return Verdict::Inconclusive;
+  f.fail(path, "'" + v + "' is not a verdict");
+}
+
+// The fields of one IID assessment that the reports and resume read (`a` is the row itself
+// or a restart's "rows"/"columns"), and its verdict against its tests.
+Verdict check_assessment(const Fields& f, const ordered_json& a, const std::string& prefix) {
+  auto p = [&prefix](const std::string& s) { return prefix + s; };
+  f.str("filename", &a);
+  f.str("sha256", &a);
+  f.str("input.path", &a);
+  f.uint("input.samples", UINT64_MAX, &a);
+  f.integer("input.bitsPerSymbol", 1, 8, &a);
+  const ordered_json* subset = f.find(a, "input.subset");
+  if (!subset) f.fail(p("input.subset"), "missing");
+  if (!subset->is_null()) {
+    f.uint("input.subset.index", UINT64_MAX, &a);
+    f.uint("input.subset.count", UINT64_MAX, &a);
+  }
+  for (const auto& c : f.get("input.valueCounts", ordered_json::value_t::array, &a)) {
+    if (!c.is_array() || c.size() != 2 || !c[0].is_number_unsigned() || c[0].get<uint64_t>() > 255 ||
+        !c[1].is_number_unsigned()) {
+      f.fail(p("input.valueCounts"), "expected [value, count] pairs with values 0-255");
+    }
+  }
+  f.str("estimates.mode", &a);
+  f.flag("estimates.bitstringTruncated", &a);
+  for (const char* e : {"estimates.hOriginal", "estimates.hBitstring"}) {
+    const ordered_json* v = f.find(a, e);
+    if (!v) f.fail(p(e), "missing");
+    if (!v->is_null()) f.number(std::string(e) + ".minEntropy", &a);
+  }
+  f.number("assessedMinEntropy", &a);
+  f.flag("forCompliance", &a);
+  f.strings("complianceNotes", &a);
+  f.flag("testCases.0.passedChiSquareTests", &a);
+  const bool chi_evaluable = f.flag("chiSquare.independence.evaluable", &a) && f.flag("chiSquare.goodnessOfFit.evaluable", &a);
+  const bool chi_failed = f.str("chiSquare.independence.result", &a) == "failed" || f.str("chiSquare.goodnessOfFit.result", &a) == "failed";
+  const bool lrs = f.flag("longestRepeatedSubstring.passed", &a);
+  if (f.flag("testCases.0.passedLongestRepeatedSubstringTest", &a) != lrs) {
+    f.fail(p("testCases.0.passedLongestRepeatedSubstringTest"), "contradicts longestRepeatedSubstring.passed");
+  }
+  const bool perm = f.flag("permutation.passed", &a);
+  f.str("permutation.userSeed", &a);
+  f.str("permutation.seed", &a);
+  f.str("permutation.prng", &a);
+  f.uint("permutation.iterations", UINT32_MAX, &a);
+  f.flag("permutation.earlyExit", &a);
+  f.flag("permutation.allTests", &a);
+  bool perm_failed = false;
+  const auto& tests = f.get("permutation.tests", ordered_json::value_t::array, &a);
+  for (size_t t = 0; t < tests.size(); ++t) {
+    const std::string k = "permutation.tests." + std::to_string(t) + ".";
+    f.str(k + "name", &a);
+    f.flag(k + "ran", &a);
+    for (const char* c : {"C0", "C1", "C2"}) f.uint(k + c, UINT32_MAX, &a);
+    const std::string result = f.str(k + "result", &a);
+    if (result != "passed" && result != "failed" && result != "not run") f.fail(p(k + "result"), "'" + result + "' is not a test result");
+    perm_failed = perm_failed || result == "failed";
+  }
+  if (perm && perm_failed) f.fail(p("permutation.passed"), "contradicts the results of permutation.tests");
+  f.number_or_null("timings.total", &a);
+  const Verdict v = parse_verdict(f, p("verdict.result"), f.str("verdict.result", &a), false);
+  if (f.flag("verdict.iid", &a) != (v == Verdict::Iid)) f.fail(p("verdict.iid"), "contradicts verdict.result");
+  const bool failed = chi_failed || !lrs || perm_failed;
+  if (failed != (v == Verdict::NotIid)) f.fail(p("verdict.result"), "contradicts the results of its tests");
+  if (v == Verdict::Iid && (!chi_evaluable || !perm)) f.fail(p("verdict.result"), "IID although a test did not pass");
+  return v;
+}
+
+}  // namespace
+
+Record read_record(ordered_json j, const std::string& where) {
+  const Fields f(j, where);
+  if (!j.is_object()) f.fail("", "not a JSON object");
+  Record r;
+  r.path = f.str("filename");
+  if (const ordered_json* p = f.find(j, "input.path")) {
+    if (!p->is_string()) f.fail("input.path", "expected a string");
+    r.path = p->get<std::string>();
+  }
+  if (const ordered_json* b = f.find(j, "input.block")) {
+    (void)b;
+    r.block = f.integer("input.block", 0, INT64_MAX);
+  }
+  const std::string type = f.str("type");
+  if (type != track_name(Track::Iid) && type != track_name(Track::Restart)) f.fail("type", "'" + type + "' is not a track");
+  if (j.contains("skipped")) {
+    f.str("skipped");
+    r.kind = Record::Kind::Skipped;
+  } else if (type == track_name(Track::Restart) && j.contains("restart")) {
+    r.kind = Record::Kind::Restart;
+    const ordered_json& rs = f.get("restart", ordered_json::value_t::object);
+    f.number_or_null("restart.result");
+    f.str("restart.sanityCheck");
+    r.verdict = parse_verdict(f, "verdict.result", f.str("verdict.result"), true);
+    if (f.flag("verdict.passed") != (*r.verdict == Verdict::Iid)) f.fail("verdict.passed", "contradicts verdict.result");
+    f.strings("verdict.failed");
+    const bool sane = rs["sanityCheck"] == "passed";
+    for (const char* part : {"rows", "columns"}) {
+      const ordered_json* a = f.find(j, part);
+      if (!a) f.fail(part, "missing");
+      if (a->is_null()) {
+        if (sane) f.fail(part, "null although the sanity check passed");
+        continue;
+      }
+      if (!a->is_object()) f.fail(part, "expected an object or null");
+      check_assessment(f, *a, std::string(part) + ".");
+    }
+    if (!sane && *r.verdict != Verdict::NotIid) f.fail("verdict.result", "not failed although the sanity check failed");
+    if (sane) f.get("testCases.0", ordered_json::value_t::object);
+    r.for_compliance = f.flag("forCompliance");
+    f.number_or_null("timings.total");
+    if (sane) r.user_seed = f.str("rows.permutation.userSeed");
+  } else if (f.integer("errorLevel", -1, 0) != 0) {
+    f.str("errorMessage");
+    r.kind = Record::Kind::Error;
+  } else {
+    r.kind = Record::Kind::Assessment;
+    r.verdict = check_assessment(f, j, "");
+    r.for_compliance = f.flag("forCompliance");
+    r.user_seed = f.str("permutation.userSeed");
+  }
+  r.row = row_of_json(j);
+  r.json = std::move(j);
+  return r;
+}
+
+Record record_of(const ItemResult& res, const std::string& path, int64_t block, const ReportOptions& o) {
+  Record r = read_record(result_json(res, path, block, o), path);
+  if (res.status != ItemResult::Status::Skipped) r.row.seconds = fmt("%.2f", res.seconds);
+  return r;
+}
+
+JsonlRows read_jsonl_rows(const std::string& path) {
+  JsonlRows out;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return out;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw Error(ErrorKind::Input, path + ": cannot be read");
+  size_t line_no = 0;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = text.find('\n', at);
+    ++line_no;
+    if (end == std::string::npos) {  // no newline: cut off while it was written
+      out.torn = true;
+      break;
+    }
+    const std::string where = path + ":" + std::to_string(line_no);
+    auto j = ordered_json::parse(text.begin() + static_cast<std::ptrdiff_t>(at), text.begin() + static_cast<std::ptrdiff_t>(end),
+                                 nullptr, false);
+    at = end + 1;
+    if (j.is_discarded()) throw Error(ErrorKind::Input, where + ": not a JSON line (not a file ea_iid --jsonl wrote?)");
+    out.rows.push_back(read_record(std::move(j), where));
+    out.lines.push_back(line_no);
+  }
+  return out;
+}
+
+void Tally::add(const Record& r) {
+  switch (r.kind) {
+    case Record::Kind::Skipped: ++skipped; return;
+    case Record::Kind::Error: ++errors; return;
+    default: break;
+  }
+  ++results;
+  not_iid = not_iid || *r.verdict == Verdict::NotIid;
+  inconclusive = inconclusive || *r.verdict == Verdict::Inconclusive;
+  not_compliant = not_compliant || !r.for_compliance;
+}
+
+}  // namespace ea

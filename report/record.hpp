@@ -1,0 +1,63 @@
+// The one reader of result rows: a JSON record (a --jsonl line, an -o file) checked against
+// the schema's fields that anything downstream reads and against its own consistency (the
+// verdict against its tests), then summarised. Resume, merge, the summary table, the verdict
+// counts and the exit status all read rows through it, new results included (their record
+// is made by result_json and read back here), so a row is judged the same wherever it
+// comes from.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report_options.hpp"
+#include "result.hpp"
+#include "summary.hpp"
+
+namespace ea {
+
+struct Record {
+  enum class Kind { Assessment, Restart, Skipped, Error };
+  Kind kind = Kind::Error;
+  nlohmann::ordered_json json;  // the row as written
+  std::string path;             // input.path, else filename
+  int64_t block = -1;
+  std::optional<Verdict> verdict;      // Assessment and Restart
+  bool for_compliance = false;         // Assessment and Restart
+  std::optional<std::string> user_seed;  // the run's --seed, where the row records it
+  Row row;                             // its line of the summary table
+
+  bool result() const { return kind == Kind::Assessment || kind == Kind::Restart; }
+};
+
+// Checks and summarises one row. Throws Error{Input} "WHERE: FIELD: what is wrong" (WHERE is
+// FILE:LINE or a file name) for a row that is not an ea_iid record, lacks a field a report
+// reads, holds a value of the wrong type or range, or contradicts itself.
+Record read_record(nlohmann::ordered_json j, const std::string& where);
+
+// The record of a new result (result_json read back through read_record); `seconds` is the
+// item's whole time (its summary row shows it).
+Record record_of(const ItemResult& r, const std::string& path, int64_t block, const ReportOptions& o);
+
+// The lines of a JSONL file, each read by read_record. A last line without its newline (cut
+// off by a crash) is left out and `torn` set; any other line that is not a record throws
+// Error{Input} with FILE:LINE. A missing file is empty.
+struct JsonlRows {
+  std::vector<Record> rows;
+  std::vector<size_t> lines;  // each row's line number
+  bool torn = false;
+};
+JsonlRows read_jsonl_rows(const std::string& path);
+
+// The verdicts of a set of rows, for the summary line and the exit status.
+struct Tally {
+  size_t results = 0, errors = 0, skipped = 0;
+  bool not_iid = false, inconclusive = false, not_compliant = false;
+  void add(const Record& r);
+  bool all_iid() const { return !not_iid && !inconclusive; }
+};
+
+}  // namespace ea

@@ -1,0 +1,62 @@
+// The renderers of a result: our text and NIST's (to a FILE* the caller gives), and the
+// JSON record. Library code: they print only where the caller says.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "assess.hpp"
+#include "restart.hpp"
+#include "common/error.hpp"
+#include "report_options.hpp"
+#include "result.hpp"
+
+namespace ea {
+
+void print_text(std::FILE* out, const Assessment& a, const ReportOptions& o);
+
+// Pieces of NIST's -v -v -v text of one assessment, which ea_restart prints for the rows
+// and then the columns: the chi-square lines, the LRS lines, and the unpermuted
+// statistics with the table of counters.
+void nist_chi_square_lines(std::FILE* f, const Assessment& a);
+void nist_lrs_lines(std::FILE* f, const Assessment& a);
+void nist_permutation_block(std::FILE* f, const Assessment& a);
+
+// `block`: the block index with --blocks, else -1.
+nlohmann::ordered_json assessment_json(const Assessment& a, const ReportOptions& o,
+                                       int64_t block = -1);
+// `filename`: the file the error belongs to (default: the first file); `sha256`: of the
+// bytes read before the error ("" when none were).
+nlohmann::ordered_json error_json(const ReportOptions& o, const std::string& message,
+                                  ErrorKind kind, const std::string& sha256 = "", const std::string* filename = nullptr,
+                                  int64_t block = -1);
+
+// A JSONL row for an item that was not assessed (a short last block), and why.
+nlohmann::ordered_json skipped_json(const ReportOptions& o, const std::string& path,
+                                    int64_t block, const std::string& reason);
+
+// --restart: the text (ours, or NIST ea_restart's with --format nist or -v -v -v) and the JSON.
+void print_restart_text(std::FILE* out, const RestartAssessment& r, const ReportOptions& o);
+nlohmann::ordered_json restart_json(const RestartAssessment& r, const ReportOptions& o);
+
+// The fields every JSON record opens with, in NIST's order: dateTimeStamp, filename,
+// commandline, sha256, errorLevel (then errorMessage when given), type, toolVersion, build.
+nlohmann::ordered_json json_envelope(const ReportOptions& o, const std::string& filename, const std::string& sha256,
+                                     int error_level, const std::string* error_message, const char* type);
+
+// The one JSON record of an item (an IID assessment, a restart run, an error or a skipped
+// item), as -o writes it and as every --jsonl line holds it (without "run"). `path` and
+// `block` are the item's (block -1: not a block).
+nlohmann::ordered_json result_json(const ItemResult& r, const std::string& path, int64_t block,
+                                   const ReportOptions& o);
+
+// The text of an assessed result on `out` (nothing for other statuses, or with o.quiet).
+void print_result_text(std::FILE* out, const ItemResult& r, const ReportOptions& o);
+
+// Every key of --gpu-tuning with its value, as recorded in the JSON ("gpuTuning"; keys in
+// camelCase: memoryShare, firstRound, ...).
+nlohmann::ordered_json gpu_tuning_json(const GpuTuning& t);
+
+}  // namespace ea

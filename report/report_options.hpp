@@ -1,0 +1,26 @@
+// What a report needs besides the result: the run's facts and the reader's choices. Plain
+// library values (cli/ fills them from its options; the C++ API and Python from theirs).
+#pragma once
+
+#include <string>
+
+#include "result.hpp"
+
+namespace ea {
+
+struct ReportOptions {
+  std::string started;       // the run's start, UTC, YYYYMMDDhhmmss (JSON "dateTimeStamp")
+  std::string command_line;  // JSON "commandline", the HTML page's heading
+  std::string first_file;    // the file an error before any item belongs to
+  Track track = Track::Iid;  // of the run (errors and skipped rows carry it)
+  // Text only.
+  int verbose = 0;           // -v count
+  bool nist_format = false;  // --format nist: NIST's own text, line for line
+  bool quiet = false;        // no text at all
+  bool timing = false;       // --timing lines
+};
+
+// The start of a run as JSON's dateTimeStamp (UTC, YYYYMMDDhhmmss).
+std::string timestamp_now();
+
+}  // namespace ea
