@@ -81,7 +81,8 @@ Outcome run(const ea::cli::Options& o, const std::string& started) {
     // Before any work: an -o that cannot be written fails now, not after the assessment.
     if (o.json_path && !o.batch()) cli::check_output_path(*o.json_path, inputs, "-o");
     outputs_checked = true;
-    return cli::run_assessments(o, started, inputs, g_interrupt, g_signal);
+    Engine engine;  // the process's one engine: its workers' device slots
+    return cli::run_assessments(engine, o, started, inputs, g_interrupt, g_signal);
   } catch (const Error& e) {
     // Whatever failed while a signal was pending (an EINTR, a stopped round) is the interrupt.
     if (e.kind() == ErrorKind::Interrupted || g_interrupt.load()) {

@@ -81,8 +81,8 @@ Outcome outcome_of(const Tally& t) {
   return out;
 }
 
-Outcome run_single(const Options& o, const Settings& settings, const ReportOptions& ro, const InputSet& inputs,
-                   const std::vector<Item>& items, const std::atomic<bool>& interrupt) {
+Outcome run_single(Engine& engine, const Options& o, const Settings& settings, const ReportOptions& ro,
+                   const InputSet& inputs, const std::vector<Item>& items, const std::atomic<bool>& interrupt) {
   RunObserver obs;
   obs.note = note_logger(o);
   obs.progress = single_progress(o, settings.iterations);
@@ -116,7 +116,7 @@ Outcome run_single(const Options& o, const Settings& settings, const ReportOptio
     t.add(record);
     outcome = outcome_of(t);
   };
-  const RunSummary sum = run_items(items, settings, 1, interrupt, obs);
+  const RunSummary sum = engine.run(items, settings, RunPlan{1, 0}, interrupt, obs);
   if (sum.interrupted) {
     std::fprintf(stderr, "\n");
     logger().error("interrupted; no result");
@@ -385,18 +385,17 @@ class BatchOutputs {
   bool write_failed_ = false;
 };
 
-Outcome run_batch(const Options& o, const Settings& settings, const ReportOptions& ro, const InputSet& inputs,
-                  const std::vector<Item>& items, const ListPosition& position, const std::atomic<bool>& interrupt,
-                  const std::atomic<int>& signal_number) {
+Outcome run_batch(Engine& engine, const Options& o, const Settings& settings, const ReportOptions& ro,
+                  const InputSet& inputs, const std::vector<Item>& items, const ListPosition& position,
+                  const std::atomic<bool>& interrupt, const std::atomic<int>& signal_number) {
   BatchOutputs out(o, ro, inputs, items, position);
   std::FILE* table = out.table();
   const bool bar = !o.quiet && ::isatty(STDERR_FILENO);
   const int jobs = batch_jobs(o, settings);
   // The CPU cores are divided among the workers unless --threads says how many each takes
   // (each worker running all of them made 16 workers x 32 threads fight for 32 cores).
-  Settings each = settings;
-  if (o.threads <= 0) each.threads = std::max(1, settings.threads / jobs);
-  logger().debug("batch of {} assessments, {} at a time, {} CPU threads each", items.size(), jobs, each.threads);
+  const RunPlan plan{jobs, o.threads <= 0 ? std::max(1, settings.threads / jobs) : settings.threads};
+  logger().debug("batch of {} assessments, {} at a time, {} CPU threads each", items.size(), jobs, plan.threads_each);
 
   ProgressBoard board(jobs, items.size());
   RunObserver obs;
@@ -412,7 +411,7 @@ Outcome run_batch(const Options& o, const Settings& settings, const ReportOption
   };
   if (bar) obs.tick = [&board] { board.draw(); };
 
-  const RunSummary sum = run_items(items, each, jobs, interrupt, obs);
+  const RunSummary sum = engine.run(items, settings, plan, interrupt, obs);
   if (bar) std::fprintf(stderr, "\r\033[K");
   if (!sum.stopped_by.empty()) logger().error("{}", sum.stopped_by);
   out.finish(o.quiet);
@@ -605,11 +604,11 @@ Settings resolve_settings(const Options& o, std::optional<uint64_t> earlier_seed
   return settings;
 }
 
-Outcome run_assessments(const Options& o, const std::string& started, const InputSet& inputs,
+Outcome run_assessments(Engine& engine, const Options& o, const std::string& started, const InputSet& inputs,
                         const std::atomic<bool>& interrupt, const std::atomic<int>& signal_number) {
   const ReportOptions ro = report_options(o, started);
   std::vector<Item> items = expand_items(o.files, o.subset, o.blocks, o.keep_short);
-  if (!o.batch()) return run_single(o, resolve_settings(o, std::nullopt), ro, inputs, items, interrupt);
+  if (!o.batch()) return run_single(engine, o, resolve_settings(o, std::nullopt), ro, inputs, items, interrupt);
   ListPosition position;
   position.items = items.size();
   position.shard = o.shard;
@@ -622,13 +621,13 @@ Outcome run_assessments(const Options& o, const std::string& started, const Inpu
   } else {
     for (size_t i = 0; i < items.size(); ++i) position.index.push_back(i);
   }
-  if (!o.resume) return run_batch(o, resolve_settings(o, std::nullopt), ro, inputs, items, position, interrupt, signal_number);
+  if (!o.resume) return run_batch(engine, o, resolve_settings(o, std::nullopt), ro, inputs, items, position, interrupt, signal_number);
   const std::vector<std::string> out_paths =
       o.json_path ? output_paths(*o.json_path, items, inputs) : std::vector<std::string>(items.size());
   const EarlierRows earlier = read_earlier(o, out_paths);
   const Settings settings = resolve_settings(o, o.seed ? std::nullopt : earlier_seed(earlier));
   prepare_resume(o, settings, earlier, items, position, inputs);
-  return run_batch(o, settings, ro, inputs, items, position, interrupt, signal_number);
+  return run_batch(engine, o, settings, ro, inputs, items, position, interrupt, signal_number);
 }
 
 }  // namespace ea::cli

@@ -13,6 +13,7 @@
 #include "outcome.hpp"
 #include "output.hpp"
 #include "report_options.hpp"
+#include "runner.hpp"
 
 namespace ea::cli {
 
@@ -26,7 +27,7 @@ ReportOptions report_options(const Options& o, const std::string& started);
 // ones stop, and the finished ones stay written. No output touches an input of `inputs`; a
 // write that fails is that item's error. Throws Error{Usage|Output} before any work when an
 // output cannot be used.
-Outcome run_assessments(const Options& o, const std::string& started, const InputSet& inputs,
+Outcome run_assessments(Engine& engine, const Options& o, const std::string& started, const InputSet& inputs,
                         const std::atomic<bool>& interrupt, const std::atomic<int>& signal_number);
 
 // ea_iid merge [--force] [-q] OUT.jsonl IN.jsonl...: the JSONL files of the shares of one

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <future>
 #include <limits>
 #include <map>
@@ -148,18 +149,20 @@ uint64_t assessment_seed(uint64_t user_seed, const Dataset& d) {
       .finish();
 }
 
-Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, DeviceSlot& slot) {
-  using clock = std::chrono::steady_clock;
-  auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
-  const auto start = clock::now();
+namespace {
 
-  Assessment a;
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); }
+
+// Stage 1, input facts: what the data set is, and the warnings every report shows.
+void describe_input(Assessment& a, const Dataset& d, const Settings& cfg, const DeviceSlot& slot) {
   set_input_facts(a, d);
   a.binary = d.binary();
   a.narrower_than_given = d.narrower_than_given;
   a.subset = d.subset;
   a.settings = cfg;
   a.seed = assessment_seed(cfg.seed, d);
+  a.worker_threads = slot.cpu_threads(cfg);
   if (d.narrower_than_given) a.warnings.push_back("Symbols appear to be narrower than described.");
   if (d.size() < kMinSamples) {
     a.warnings.push_back("data contains less than " + std::to_string(kMinSamples) + " samples");
@@ -169,12 +172,17 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
                          ": exploratory, not an SP 800-90B assessment (the standard requires 10,000 permutations; "
                          "the decision rule is scaled to keep its tail probability)");
   }
+}
 
-  // Baseline and most common value estimates (6.3.1).
+// Stage 2, estimates: the value counts, the baseline statistics and the most common value
+// estimates (6.3.1) of the symbols (-i) and of the bitstring (k > 2 or -c).
+void estimate_entropy(Assessment& a, const Dataset& d, const Settings& cfg) {
   a.base = baseline(d);
   std::vector<uint64_t> counts(static_cast<size_t>(d.alphabet), 0);
   for (uint8_t s : d.symbols) ++counts[s];
-  for (int s = 0; s < d.alphabet; ++s) a.value_counts.emplace_back(d.raw_of[static_cast<size_t>(s)], counts[static_cast<size_t>(s)]);
+  for (int s = 0; s < d.alphabet; ++s) {
+    a.value_counts.emplace_back(d.raw_of[static_cast<size_t>(s)], counts[static_cast<size_t>(s)]);
+  }
   std::sort(a.value_counts.begin(), a.value_counts.end());
   a.h_assessed = d.width;
   if (cfg.initial_entropy) {
@@ -187,45 +195,50 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
     a.h_bitstring = most_common_value(bits, a.bitstring_bits);
     a.h_assessed = std::min(a.h_assessed, a.h_bitstring->entropy * d.width);
   }
-  auto t1 = clock::now();
-  a.timings.estimates = seconds(start, t1);
+}
 
-  // The compression statistic of the original data (bzip2, about half a second for a
-  // million samples) is computed beside the other tests and the device set-up.
-  std::future<double> original_compression;
-  if (cfg.compression_test) {
-    original_compression = std::async(std::launch::async, [&d] {
-      Compressor c;
-      return static_cast<double>(c.compressed_length(d.symbols.data(), d.size(), d.raw_of.data()));
-    });
-  }
-
+// Stage 3a, the IID tests that need no permutation: chi-square (5.2) and LRS (5.2.5).
+void test_chi_square_and_lrs(Assessment& a, const Dataset& d) {
+  auto t = Clock::now();
   a.independence = chi_square_independence(d.symbols, d.alphabet);
   a.goodness_of_fit = chi_square_goodness_of_fit(d.symbols, d.alphabet);
-  auto t2 = clock::now();
-  a.timings.chi_square = seconds(t1, t2);
-
+  a.timings.chi_square = seconds_since(t);
+  t = Clock::now();
   a.lrs = longest_repeated_substring(d.symbols, d.alphabet);
-  auto t3 = clock::now();
-  a.timings.lrs = seconds(t2, t3);
+  a.timings.lrs = seconds_since(t);
+}
 
-  // Permutation tests.
+// The permutation tests' view of the data: its statistics' parameters, the streams and the
+// 18 fast statistics of the original (the compression statistic is set after the run).
+PermutationData permutation_data(const Assessment& a, const Dataset& d, const StreamSet& streams) {
   PermutationData pd;
   pd.symbols = d.symbols.data();
   pd.n = d.size();
   pd.raw_of = d.raw_of.data();
   pd.params = StatParams{a.base.mean, a.base.median, d.binary(), static_cast<uint32_t>(d.alphabet)};
-  // Start states of every permutation's stream, made on the host in order of j.
-  const StreamSet streams(cfg.prng, a.seed, cfg.iterations);
   pd.streams = streams.view();
   pd.early_decision_likely = !a.chi_square_failed() && a.lrs.passed();
-  {
-    CpuScratch scratch;
-    cpu_statistics(pd.symbols, pd.n, pd.raw_of, pd.params, kAllFastTests, pd.original, scratch);
-  }
+  CpuScratch scratch;
+  cpu_statistics(pd.symbols, pd.n, pd.raw_of, pd.params, kAllFastTests, pd.original, scratch);
+  pd.original.v[kNumFastTests] = std::numeric_limits<double>::quiet_NaN();
+  return pd;
+}
 
+// Where the permutation tests run: the one backend policy. `fast` computes tests 0-17,
+// `compression` test 18; the owners keep what was made here.
+struct Backends {
+  PermutationBackend* gpu = nullptr;              // tests 0-17 on the GPU (null: the CPU)
+  PermutationBackend* gpu_compression = nullptr;  // the exact bzip2 model on the GPU
+  std::unique_ptr<PermutationBackend> cpu_compression, cpu_fast, verify_cpu, verified;
+  PermutationBackend* fast = nullptr;
+  PermutationBackend* compression = nullptr;
+};
+
+// The GPU for tests 0-17 unless --device cpu (auto: the CPU cores when no GPU is usable,
+// with a note). Returns null for the CPU; throws Error{Device} with --device gpu.
+PermutationBackend* gpu_for_fast_tests(Assessment& a, const PermutationData& pd, const Settings& cfg,
+                                       const Hooks& hooks, DeviceSlot& slot) {
   PermutationBackend* gpu = nullptr;
-  const auto setup_start = clock::now();
   if (cfg.device != DeviceChoice::Cpu) {
     try {
       gpu = &slot.gpu(pd, cfg);
@@ -236,49 +249,62 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
       if (hooks.note) hooks.note(std::string("running on the CPU: ") + e.what());
     }
   }
-  if (!gpu) a.device = "cpu (" + std::to_string(cfg.threads) + " threads)";
-  // The compression test on the GPU too, when the data will most likely reach it (data that
-  // already failed chi-square or LRS keeps the CPU, where it runs only if needed, unless
-  // --all-tests runs it anyway). Its backend is made now, while libbz2 still compresses the
-  // original data on a CPU core (about half a second for a million samples): it compares the
-  // permutations with its own model's length of the original, and libbz2's length must equal
-  // it before any result is used (below). A failure to make it leaves the test to the CPU
-  // cores, with a note.
-  PermutationBackend* gpu_compression = nullptr;
-  if (gpu && cfg.compression_test && cfg.gpu_compression && (pd.early_decision_likely || cfg.all_tests)) {
-    try {
-      PermutationData model_pd = pd;
-      model_pd.original.v[kNumFastTests] = std::numeric_limits<double>::quiet_NaN();
-      gpu_compression = &slot.gpu_compression(model_pd, cfg);
-    } catch (const Error& e) {
-      if (hooks.note) hooks.note(std::string("compression test on the CPU: ") + e.what());
-    }
+  if (!gpu) a.device = "cpu (" + std::to_string(slot.cpu_threads(cfg)) + " threads)";
+  return gpu;
+}
+
+// The compression test on the GPU too, when the data will most likely reach it (data that
+// already failed chi-square or LRS keeps the CPU, where it runs only if needed, unless
+// --all-tests runs it anyway). Its backend is made now, while libbz2 still compresses the
+// original data on a CPU core (about half a second for a million samples): it compares the
+// permutations with its own model's length of the original, and libbz2's length must equal
+// it before any result is used (run_permutation_stage). A failure to make it leaves the
+// test to the CPU cores, with a note.
+PermutationBackend* gpu_for_compression(const PermutationData& pd, const Settings& cfg, const Hooks& hooks,
+                                        DeviceSlot& slot) {
+  if (!cfg.compression_test || !cfg.gpu_compression || !(pd.early_decision_likely || cfg.all_tests)) return nullptr;
+  try {
+    return &slot.gpu_compression(pd, cfg);
+  } catch (const Error& e) {
+    if (hooks.note) hooks.note(std::string("compression test on the CPU: ") + e.what());
+    return nullptr;
   }
-  if (gpu) a.timings.device_setup = seconds(setup_start, clock::now());
-  std::optional<double> bzip2_original;
-  auto original_bzip2 = [&]() {
-    if (!bzip2_original) bzip2_original = original_compression.valid() ? original_compression.get() : 0.0;
-    return *bzip2_original;
-  };
+}
+
+Backends choose_backends(Assessment& a, const PermutationData& pd, const Settings& cfg, const Hooks& hooks,
+                         DeviceSlot& slot, const std::function<double()>& original_bzip2) {
+  Backends b;
+  const auto setup_start = Clock::now();
+  b.gpu = gpu_for_fast_tests(a, pd, cfg, hooks, slot);
+  if (b.gpu) b.gpu_compression = gpu_for_compression(pd, cfg, hooks, slot);
+  if (b.gpu) a.timings.device_setup = seconds_since(setup_start);
   // The compression test's backend on the CPU cores copies pd with libbz2's length of the
   // original data. It is made when the compression phase starts (DeferredBackend; often
   // never: data that already failed chi-square or LRS), so the statistical tests, on the
   // GPU or on the CPU cores, do not wait for libbz2 (up to 0.45 s of a data.pi run on the
   // H100, docs/performance.md); a CPU run's statistical tests get a backend of their own.
-  pd.original.v[kNumFastTests] = std::numeric_limits<double>::quiet_NaN();  // set after the run
-  std::unique_ptr<PermutationBackend> cpu, cpu_fast;
-  if (!gpu_compression) {
-    cpu = std::make_unique<DeferredBackend>("cpu (libbz2)", [&pd, &original_bzip2, threads = cfg.threads] {
+  if (!b.gpu_compression) {
+    b.cpu_compression = std::make_unique<DeferredBackend>("cpu (libbz2)", [pd, original_bzip2, threads = slot.cpu_threads(cfg)] {
       PermutationData with_length = pd;
       with_length.original.v[kNumFastTests] = original_bzip2();
       return make_cpu_backend(with_length, threads);
     });
   }
-  if (!gpu) cpu_fast = make_cpu_backend(pd, cfg.threads);
-  PermutationBackend* compression = gpu_compression ? gpu_compression : cpu.get();
-  a.compression_device = gpu_compression ? gpu_compression->name() + ", checked against libbz2 on the original data"
-                                         : "cpu (libbz2)";
+  if (!b.gpu) b.cpu_fast = make_cpu_backend(pd, slot.cpu_threads(cfg));
+  b.compression = b.gpu_compression ? b.gpu_compression : b.cpu_compression.get();
+  a.compression_device = b.gpu_compression ? b.gpu_compression->name() + ", checked against libbz2 on the original data"
+                                           : "cpu (libbz2)";
+  // --verify gets a CPU backend of its own: the compression phase uses the CPU backend at the
+  // same time, and a backend's per-thread buffers serve one caller at a time.
+  if (b.gpu && cfg.verify) {
+    b.verify_cpu = make_cpu_backend(pd, 1);
+    b.verified = make_verifying_backend(*b.gpu, *b.verify_cpu, 4);
+  }
+  b.fast = b.verified ? b.verified.get() : b.gpu ? b.gpu : b.cpu_fast.get();
+  return b;
+}
 
+DriverConfig driver_config(const Settings& cfg, const Hooks& hooks, const PermutationData& pd, const Backends& b) {
   DriverConfig dc;
   dc.iterations = cfg.iterations;
   dc.early_exit = cfg.early_exit;
@@ -290,44 +316,74 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
   // surely fails a statistical test too, so its compression test (libbz2 on the CPU cores)
   // waits for them and usually never runs: speculative compressions there only took the
   // cores from other work (a batch's other assessments). The counters are the same either way.
-  dc.concurrent_compression = gpu != nullptr && (pd.early_decision_likely || cfg.all_tests || compression != cpu.get());
+  dc.concurrent_compression =
+      b.gpu != nullptr && (pd.early_decision_likely || cfg.all_tests || b.compression != b.cpu_compression.get());
   dc.interrupt = hooks.interrupt;
-  // --verify gets a CPU backend of its own: the compression phase uses `cpu` at the same
-  // time, and a backend's per-thread buffers serve one caller at a time.
-  std::unique_ptr<PermutationBackend> verify_cpu, verified;
-  if (gpu && cfg.verify) {
-    verify_cpu = make_cpu_backend(pd, 1);
-    verified = make_verifying_backend(*gpu, *verify_cpu, 4);
-  }
-  PermutationBackend& fast = verified ? *verified : gpu ? *gpu : *cpu_fast;
-  a.permutation = run_permutation_tests(fast, *compression, dc);
+  return dc;
+}
+
+// Stage 3b, the permutation tests (5.1): the rounds on the chosen backends, then the check of
+// the GPU's bzip2 model against libbz2 on the original data (on a difference, never seen on
+// the sample files, its counters are dropped and the whole testing runs again with libbz2 on
+// the CPU cores; the statistical tests give the same counters again).
+void run_permutation_stage(Assessment& a, PermutationData& pd, const Settings& cfg, const Hooks& hooks,
+                           DeviceSlot& slot, const std::function<double()>& original_bzip2) {
+  Backends b = choose_backends(a, pd, cfg, hooks, slot, original_bzip2);
+  DriverConfig dc = driver_config(cfg, hooks, pd, b);
+  a.permutation = run_permutation_tests(*b.fast, *b.compression, dc);
   pd.original.v[kNumFastTests] = original_bzip2();
   a.original = pd.original;
-  if (gpu_compression && a.permutation.compression_run &&
+  if (b.gpu_compression && a.permutation.compression_run &&
       slot.gpu_compression_model_original() != pd.original.v[kNumFastTests]) {
-    // The model disagrees with libbz2 (never seen on the sample files): its counters are
-    // dropped and the whole permutation testing is run again with libbz2 on the CPU cores
-    // (the statistical tests give the same counters again).
     if (hooks.note) {
       hooks.note("compression test on the CPU: the GPU bzip2 model gives " +
                  std::to_string(slot.gpu_compression_model_original()) +
                  " bytes for the original data where libbz2 gives " + std::to_string(pd.original.v[kNumFastTests]));
     }
-    cpu = make_cpu_backend(pd, cfg.threads);
-    compression = cpu.get();
+    b.cpu_compression = make_cpu_backend(pd, slot.cpu_threads(cfg));
+    b.compression = b.cpu_compression.get();
     a.compression_device = "cpu (libbz2)";
     dc.concurrent_compression = false;
-    a.permutation = run_permutation_tests(fast, *compression, dc);
+    a.permutation = run_permutation_tests(*b.fast, *b.compression, dc);
   }
-  a.timings.device_busy = fast.busy_seconds();
-  a.timings.device_profile = fast.profile();
-  if (compression != cpu.get() && a.permutation.compression_run) {
-    a.timings.device_profile += (a.timings.device_profile.empty() ? "" : "; ") + compression->profile();
+  a.timings.device_busy = b.fast->busy_seconds();
+  a.timings.device_profile = b.fast->profile();
+  if (b.compression != b.cpu_compression.get() && a.permutation.compression_run) {
+    a.timings.device_profile += (a.timings.device_profile.empty() ? "" : "; ") + b.compression->profile();
   }
-  a.verified = verified != nullptr;
+  a.verified = b.verified != nullptr;
   a.timings.permutation = a.permutation.fast_seconds;
   a.timings.compression = a.permutation.compression_seconds;
-  a.timings.total = seconds(start, clock::now());
+}
+
+}  // namespace
+
+// The stages of the IID track in order; the decision (stage 4) is Assessment::verdict(),
+// made from the stages' results alone.
+Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, DeviceSlot& slot) {
+  const auto start = Clock::now();
+  Assessment a;
+  describe_input(a, d, cfg, slot);
+  estimate_entropy(a, d, cfg);
+  a.timings.estimates = seconds_since(start);
+  // The compression statistic of the original data (bzip2, about half a second for a
+  // million samples) is computed beside the other tests and the device set-up.
+  std::shared_future<double> original_compression;
+  if (cfg.compression_test) {
+    original_compression = std::async(std::launch::async, [&d] {
+                             Compressor c;
+                             return static_cast<double>(c.compressed_length(d.symbols.data(), d.size(), d.raw_of.data()));
+                           }).share();
+  }
+  const std::function<double()> original_bzip2 = [original_compression] {
+    return original_compression.valid() ? original_compression.get() : 0.0;
+  };
+  test_chi_square_and_lrs(a, d);
+  // Start states of every permutation's stream, made on the host in order of j.
+  const StreamSet streams(cfg.prng, a.seed, cfg.iterations);
+  PermutationData pd = permutation_data(a, d, streams);
+  run_permutation_stage(a, pd, cfg, hooks, slot, original_bzip2);
+  a.timings.total = seconds_since(start);
   return a;
 }
 

@@ -78,7 +78,7 @@ struct GpuShare {
 // entries that name it, so `--gpu 0,0` gives two halves of GPU 0.
 std::vector<std::vector<GpuShare>> assign_gpus(const std::vector<int>& gpus, int workers, double memory_share);
 
-// The device backends of one worker (the backend provider): made on first use and rebound
+// The device backends and CPU share of one worker (the backend provider): made on first use and rebound
 // to each new data set, so that device memory, streams and pinned buffers are allocated
 // once per worker. A single assessment is a run of one item on one worker, whose slot
 // lives as long as that item; a batch keeps one slot per worker. With several GPUs the
@@ -94,6 +94,11 @@ class DeviceSlot {
   PermutationBackend& gpu_compression(const PermutationData& pd, const Settings& s);
   // Its model's length of the original data (every GPU entry models the same data).
   double gpu_compression_model_original() const;
+  // The CPU threads this worker's assessments use (a batch divides the cores among its
+  // workers; the engine sets each worker's share): `n`, or 0 for settings.threads.
+  void set_cpu_threads(int n) { cpu_threads_ = n; }
+  int cpu_threads(const Settings& s) const { return cpu_threads_ > 0 ? cpu_threads_ : s.threads; }
+  int cpu_threads_set() const { return cpu_threads_; }
 
  private:
   struct Group {
@@ -104,6 +109,7 @@ class DeviceSlot {
   PermutationBackend& bind(Group& g, Factory make, const PermutationData& pd, const Settings& s);
 
   std::vector<GpuShare> gpus_;
+  int cpu_threads_ = 0;
   std::future<void> warming_;  // waited for before any backend is made (and on destruction)
   Group fast_, compression_;
 };
@@ -148,6 +154,7 @@ struct Assessment {
 
   StatVector original{};
   PermutationOutcome permutation;
+  int worker_threads = 0;  // the CPU threads it used (the worker's share of settings.threads)
   std::string device;      // "cpu" or the GPU's description
   std::string compression_device;  // where the compression test ran (or would have)
   bool verified = false;   // --verify checked GPU permutations against the CPU

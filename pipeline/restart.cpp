@@ -68,7 +68,7 @@ RestartAssessment assess_restart(const Dataset& d, const Settings& settings, con
   } else {
     r.cutoff_simulations = spec.simulations;
     r.cutoff_seed = restart_cutoff_seed(settings.seed);
-    r.x_cutoff = restart_cutoff_simulated(spec.h_i, r.alpha, spec.simulations, r.cutoff_seed, settings.threads);
+    r.x_cutoff = restart_cutoff_simulated(spec.h_i, r.alpha, spec.simulations, r.cutoff_seed, slot.cpu_threads(settings));
   }
   r.counts = restart_counts(d.raw);
   if (hooks.interrupt && hooks.interrupt->load()) throw Error(ErrorKind::Interrupted, "interrupted");
@@ -82,7 +82,15 @@ RestartAssessment assess_restart(const Dataset& d, const Settings& settings, con
   Settings each = settings;
   each.restart.reset();
   each.initial_entropy = true;
-  each.threads = std::max(1, settings.threads / 2);
+  // Half of this worker's CPU threads each, for as long as both run.
+  const int half = std::max(1, slot.cpu_threads(settings) / 2);
+  struct Share {
+    DeviceSlot& slot;
+    int before;
+    ~Share() { slot.set_cpu_threads(before); }
+  } rows_share{slot, slot.cpu_threads_set()}, columns_share{column_slot, column_slot.cpu_threads_set()};
+  slot.set_cpu_threads(half);
+  column_slot.set_cpu_threads(half);
   Dataset cols = make_dataset(restart_columns(d.raw), d.width);
   cols.path = d.path + " (columns)";
   cols.sha256 = d.sha256;

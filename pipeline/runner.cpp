@@ -159,66 +159,151 @@ ItemResult run_item(const Item& it, const Settings& s, const Hooks& hooks, Devic
 
 }  // namespace
 
-RunSummary run_items(const std::vector<Item>& items, const Settings& settings, int jobs,
-                     const std::atomic<bool>& interrupt, const RunObserver& observer) {
-  jobs = std::max(1, std::min<int>(jobs, static_cast<int>(std::max<size_t>(1, items.size()))));
-  const size_t window = 4 * static_cast<size_t>(jobs);
-  // `cancel` stops the workers and their assessments: set when `interrupt` is (this thread
-  // copies it within 250 ms), when a worker fails outside any item, and on every exit.
+// ---- the engine ------------------------------------------------------------------------
+
+// Worker w's device slots: kept across runs while its GPUs stay the same.
+struct Engine::Worker {
+  std::vector<GpuShare> gpus;
+  std::unique_ptr<DeviceSlot> slot;     // its assessments'
+  std::unique_ptr<DeviceSlot> columns;  // --restart: the column data set's (backends made on first use)
+};
+
+// The state of one run, shared by its workers and the delivering thread.
+struct Engine::Run {
+  Run(const std::vector<Item>& i, const Settings& s, const RunObserver& o) : items(i), settings(s), observer(o) {}
+  const std::vector<Item>& items;
+  const Settings& settings;
+  const RunObserver& observer;
+  size_t window = 0;
+  // `cancel` stops the workers and their assessments: set when `interrupt` is (the delivering
+  // thread copies it within 250 ms), when a worker fails outside any item, and on every exit.
   std::atomic<bool> cancel{false};
   std::mutex m;
   std::condition_variable cv;
-  struct Slot {
+  struct Done {
     bool ready = false;
     ItemResult result;
   };
-  std::vector<Slot> done(items.size());
+  std::vector<Done> done;
   size_t next_item = 0, next_write = 0;
-  int alive = jobs;
+  int alive = 0;
   RunSummary summary;
+};
 
-  const auto gpus = assign_gpus(settings.gpus, jobs, settings.tuning.memory_share);
-  auto worker = [&](int w) {
-    try {
-      DeviceSlot slot(gpus[static_cast<size_t>(w)], settings.device != DeviceChoice::Cpu && settings.tuning.warm_up);
-      DeviceSlot column_slot(gpus[static_cast<size_t>(w)]);  // --restart: the column data set's (made on first use)
-      Hooks hooks;
-      hooks.interrupt = &cancel;
-      hooks.note = observer.note;
-      if (observer.progress) {
-        hooks.progress = [&observer, w](const char* phase, uint32_t n, int active) { observer.progress(w, phase, n, active); };
-      }
-      while (true) {
-        size_t idx;
-        {
-          std::unique_lock<std::mutex> lock(m);
-          while (!cancel.load() && next_item < items.size() && next_item >= next_write + window) {
-            cv.wait_for(lock, std::chrono::milliseconds(200));
-          }
-          if (cancel.load() || next_item >= items.size()) break;
-          if (observer.may_start && !observer.may_start()) break;
-          idx = next_item++;
-        }
-        if (observer.started) observer.started(w, items[idx]);
-        const Item& it = items[idx];
-        ItemResult r = run_item(it, it.settings ? *it.settings : settings, hooks, slot, column_slot);
-        if (observer.idle) observer.idle(w);
-        std::lock_guard<std::mutex> lock(m);
-        done[idx].result = std::move(r);
-        done[idx].ready = true;
-        cv.notify_all();
-      }
-    } catch (const std::exception& e) {
-      // Outside any item (memory, the observer): stop the run, keep what is delivered.
-      std::lock_guard<std::mutex> lock(m);
-      if (summary.stopped_by.empty()) summary.stopped_by = e.what();
-      cancel.store(true);
+Engine::Engine() = default;
+Engine::~Engine() = default;
+
+Engine::Worker& Engine::worker(size_t w, const std::vector<GpuShare>& gpus, const Settings& settings) {
+  std::lock_guard<std::mutex> lock(workers_mutex_);
+  while (workers_.size() <= w) workers_.push_back(std::make_unique<Worker>());
+  Worker& k = *workers_[w];
+  const auto same = [](const std::vector<GpuShare>& a, const std::vector<GpuShare>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].gpu != b[i].gpu || a[i].memory_share != b[i].memory_share) return false;
     }
-    std::lock_guard<std::mutex> lock(m);
-    --alive;
-    cv.notify_all();
+    return true;
   };
+  if (!k.slot || !same(k.gpus, gpus)) {
+    k.columns.reset();
+    k.slot.reset();  // its device memory goes back before the new slot sizes its rounds
+    k.gpus = gpus;
+    k.slot = std::make_unique<DeviceSlot>(gpus, settings.device != DeviceChoice::Cpu && settings.tuning.warm_up);
+    k.columns = std::make_unique<DeviceSlot>(gpus);
+  }
+  return k;
+}
 
+void Engine::work(Run& run, int w, const std::vector<GpuShare>& gpus, int threads_each) {
+  try {
+    Worker& k = worker(static_cast<size_t>(w), gpus, run.settings);
+    k.slot->set_cpu_threads(threads_each);
+    k.columns->set_cpu_threads(threads_each);
+    Hooks hooks;
+    hooks.interrupt = &run.cancel;
+    hooks.note = run.observer.note;
+    if (run.observer.progress) {
+      hooks.progress = [&run, w](const char* phase, uint32_t n, int active) { run.observer.progress(w, phase, n, active); };
+    }
+    while (true) {
+      size_t idx;
+      {
+        std::unique_lock<std::mutex> lock(run.m);
+        while (!run.cancel.load() && run.next_item < run.items.size() && run.next_item >= run.next_write + run.window) {
+          run.cv.wait_for(lock, std::chrono::milliseconds(200));
+        }
+        if (run.cancel.load() || run.next_item >= run.items.size()) break;
+        if (run.observer.may_start && !run.observer.may_start()) break;
+        idx = run.next_item++;
+      }
+      if (run.observer.started) run.observer.started(w, run.items[idx]);
+      const Item& it = run.items[idx];
+      ItemResult r = run_item(it, it.settings ? *it.settings : run.settings, hooks, *k.slot, *k.columns);
+      if (run.observer.idle) run.observer.idle(w);
+      std::lock_guard<std::mutex> lock(run.m);
+      run.done[idx].result = std::move(r);
+      run.done[idx].ready = true;
+      run.cv.notify_all();
+    }
+  } catch (const std::exception& e) {
+    // Outside any item (memory, the observer): stop the run, keep what is delivered.
+    std::lock_guard<std::mutex> lock(run.m);
+    if (run.summary.stopped_by.empty()) run.summary.stopped_by = e.what();
+    run.cancel.store(true);
+  }
+  std::lock_guard<std::mutex> lock(run.m);
+  --run.alive;
+  run.cv.notify_all();
+}
+
+// The calling thread delivers the results in item order as soon as each one and all before
+// it are done; after an interruption, also those finished after a gap.
+void Engine::deliver(Run& run, const std::atomic<bool>& interrupt) {
+  auto hand_over = [&run](std::unique_lock<std::mutex>& lock, size_t k) {
+    ItemResult r = std::move(run.done[k].result);
+    run.done[k].result = ItemResult{};
+    lock.unlock();
+    if (r.status != ItemResult::Status::Interrupted) {
+      ++run.summary.finished;
+      if (run.observer.finished) run.observer.finished(k, run.items[k], r);
+    }
+    lock.lock();
+  };
+  std::unique_lock<std::mutex> lock(run.m);
+  const size_t n = run.items.size();
+  while (true) {
+    run.cv.wait_for(lock, std::chrono::milliseconds(250), [&] {
+      return (run.next_write < n && run.done[run.next_write].ready) || run.alive == 0 ||
+             (interrupt.load() && !run.cancel.load());
+    });
+    if (interrupt.load()) run.cancel.store(true);
+    while (run.next_write < n && run.done[run.next_write].ready) {
+      const size_t k = run.next_write++;
+      run.cv.notify_all();  // the window moved
+      hand_over(lock, k);
+    }
+    if (run.alive == 0) {
+      for (; run.next_write < n; ++run.next_write) {
+        if (run.done[run.next_write].ready) hand_over(lock, run.next_write);
+      }
+      return;
+    }
+    if (run.observer.tick) {
+      lock.unlock();
+      run.observer.tick();
+      lock.lock();
+    }
+  }
+}
+
+RunSummary Engine::run(const std::vector<Item>& items, const Settings& settings, const RunPlan& plan,
+                       const std::atomic<bool>& interrupt, const RunObserver& observer) {
+  const int jobs = std::max(1, std::min<int>(plan.jobs, static_cast<int>(std::max<size_t>(1, items.size()))));
+  Run run(items, settings, observer);
+  run.window = 4 * static_cast<size_t>(jobs);
+  run.done.resize(items.size());
+  run.alive = jobs;
+  const auto gpus = assign_gpus(settings.gpus, jobs, settings.tuning.memory_share);
   std::vector<std::thread> threads;
   // Whatever leaves this function, the workers are stopped and joined first.
   struct JoinAll {
@@ -230,49 +315,20 @@ RunSummary run_items(const std::vector<Item>& items, const Settings& settings, i
         if (t.joinable()) t.join();
       }
     }
-  } join_all{threads, cancel};
-  for (int w = 0; w < jobs; ++w) threads.emplace_back(worker, w);
-
-  // This thread delivers the results in item order as soon as each one and all before it
-  // are done; after an interruption, also those finished after a gap.
-  auto deliver = [&](std::unique_lock<std::mutex>& lock, size_t k) {
-    ItemResult r = std::move(done[k].result);
-    done[k].result = ItemResult{};
-    lock.unlock();
-    if (r.status != ItemResult::Status::Interrupted) {
-      ++summary.finished;
-      if (observer.finished) observer.finished(k, items[k], r);
-    }
-    lock.lock();
-  };
-  std::unique_lock<std::mutex> lock(m);
-  while (true) {
-    cv.wait_for(lock, std::chrono::milliseconds(250), [&] {
-      return (next_write < items.size() && done[next_write].ready) || alive == 0 ||
-             (interrupt.load() && !cancel.load());
-    });
-    if (interrupt.load()) cancel.store(true);
-    while (next_write < items.size() && done[next_write].ready) {
-      const size_t k = next_write++;
-      cv.notify_all();  // the window moved
-      deliver(lock, k);
-    }
-    if (alive == 0) {
-      for (; next_write < items.size(); ++next_write) {
-        if (done[next_write].ready) deliver(lock, next_write);
-      }
-      break;
-    }
-    if (observer.tick) {
-      lock.unlock();
-      observer.tick();
-      lock.lock();
-    }
+  } join_all{threads, run.cancel};
+  for (int w = 0; w < jobs; ++w) {
+    threads.emplace_back([this, &run, w, &gpus, &plan] { work(run, w, gpus[static_cast<size_t>(w)], plan.threads_each); });
   }
-  lock.unlock();
+  deliver(run, interrupt);
   for (auto& t : threads) t.join();
-  summary.interrupted = interrupt.load();
-  return summary;
+  run.summary.interrupted = interrupt.load();
+  return run.summary;
+}
+
+RunSummary run_items(const std::vector<Item>& items, const Settings& settings, int jobs,
+                     const std::atomic<bool>& interrupt, const RunObserver& observer) {
+  Engine engine;
+  return engine.run(items, settings, RunPlan{jobs, 0}, interrupt, observer);
 }
 
 }  // namespace ea

@@ -1,5 +1,5 @@
 // The one orchestration: every workflow (a file, -l, a batch of files and --blocks,
-// ea_calibrate's generated data sets) is a list of items run by run_items() with one
+// ea_calibrate's generated data sets) is a list of items run by an Engine with one
 // Settings value and one DeviceSlot per worker. The library computes; what is written and
 // printed is the caller's (cli/), through the observer.
 #pragma once
@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,12 +75,47 @@ struct RunSummary {
   std::string stopped_by;   // a worker failed outside any item (memory): the rest was not run
 };
 
-// Runs `items` with `settings` on `jobs` workers, each with its own DeviceSlot (its GPUs
-// from assign_gpus(settings.gpus, jobs, ...): every listed GPU busy), never more than
-// 4 x jobs items ahead of the oldest result not yet delivered. An item's error (bad input, a device failure) is that
-// item's Failed result; the others go on. `interrupt`: no new item starts, the running ones
-// stop between rounds, and the finished ones are still delivered. Returns once every
-// worker is joined; exceptions from the observer propagate (after the join).
+// How a run uses the machine.
+struct RunPlan {
+  int jobs = 1;          // workers, each with its own device slot (at most one per item)
+  int threads_each = 0;  // CPU threads of each worker's assessments (0: settings.threads)
+};
+
+// The engine: made once per process (cli/ makes one; so will the C++ API and the Python
+// module), it owns each worker's device slots (GPU contexts' buffers, streams, pinned
+// memory: its GPUs from assign_gpus(settings.gpus, jobs, ...), every listed GPU busy) and
+// keeps them across runs, so a second run (the next command of a script using the library,
+// a restart's two data sets, ea_calibrate's generators) does not set the devices up again.
+// Worker threads are started per run (cheap beside an assessment) and always joined before
+// run() returns.
+class Engine {
+ public:
+  Engine();
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Runs `items` with `settings` on plan.jobs workers, never more than 4 x jobs items ahead of
+  // the oldest result not yet delivered. An item's error (bad input, a device failure) is
+  // that item's Failed result; the others go on. `interrupt`: no new item starts, the running
+  // ones stop between rounds, and the finished ones are still delivered. Returns once every
+  // worker is joined; exceptions from the observer propagate (after the join). One run at a
+  // time per engine.
+  RunSummary run(const std::vector<Item>& items, const Settings& settings, const RunPlan& plan,
+                 const std::atomic<bool>& interrupt, const RunObserver& observer);
+
+ private:
+  struct Worker;
+  struct Run;
+  Worker& worker(size_t w, const std::vector<GpuShare>& gpus, const Settings& settings);
+  void work(Run& run, int w, const std::vector<GpuShare>& gpus, int threads_each);
+  void deliver(Run& run, const std::atomic<bool>& interrupt);
+
+  std::mutex workers_mutex_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+};
+
+// A run on an engine of its own (tests, one-off callers).
 RunSummary run_items(const std::vector<Item>& items, const Settings& settings, int jobs,
                      const std::atomic<bool>& interrupt, const RunObserver& observer);
 

@@ -200,6 +200,7 @@ ordered_json assessment_json(const Assessment& a, const ReportOptions& o, int64_
   perm["decisionThreshold"] = a.permutation.threshold;
   perm["allTests"] = a.settings.all_tests;
   perm["threads"] = a.settings.threads;
+  perm["workerThreads"] = a.worker_threads;
   perm["gpuTuning"] = gpu_tuning_json(a.settings.tuning);
   perm["permutationsRun"] = a.permutation.fast_permutations;
   perm["compressionPermutationsRun"] = a.permutation.compression_permutations;

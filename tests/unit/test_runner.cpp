@@ -141,3 +141,34 @@ TEST_CASE("runner: --blocks items, a short last block skipped unless kept; missi
   CHECK(c.results[3].message.find("no such file") != std::string::npos);
   std::remove(path.c_str());
 }
+
+TEST_CASE("one engine runs several lists, keeping its slots, with the results of fresh ones") {
+  const auto items = generated_items(5);
+  std::atomic<bool> stop{false};
+  Engine engine;
+  std::vector<ItemResult> first, second;
+  RunObserver a, b;
+  a.finished = [&](size_t, const Item&, ItemResult& r) { first.push_back(std::move(r)); };
+  b.finished = [&](size_t, const Item&, ItemResult& r) { second.push_back(std::move(r)); };
+  engine.run(items, small_settings(), RunPlan{2, 1}, stop, a);
+  engine.run(items, small_settings(), RunPlan{3, 1}, stop, b);
+  const Collected fresh = run_all(items, small_settings(), 1, stop);
+  REQUIRE(first.size() == 5);
+  REQUIRE(second.size() == 5);
+  for (size_t k = 0; k < 5; ++k) {
+    if (k == 3) {
+      CHECK(second[k].status == ItemResult::Status::Failed);
+      continue;
+    }
+    for (int t = 0; t < kNumTests; ++t) {
+      for (int i = 0; i < 3; ++i) {
+        const uint32_t want = fresh.results[k].iid()->permutation.counters[t].c[i];
+        CHECK(first[k].iid()->permutation.counters[t].c[i] == want);
+        CHECK(second[k].iid()->permutation.counters[t].c[i] == want);
+      }
+    }
+    // What was asked is recorded; the worker's share is the plan's.
+    CHECK(second[k].iid()->settings.threads == 1);
+    CHECK(second[k].iid()->worker_threads == 1);
+  }
+}

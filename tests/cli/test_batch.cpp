@@ -44,7 +44,8 @@ nlohmann::json stable(nlohmann::json j) {
   j.erase("timings");
   if (j.contains("permutation")) {
     j["permutation"].erase("device");
-    j["permutation"].erase("threads");  // a batch divides the cores among its --jobs
+    j["permutation"].erase("workerThreads");  // a batch divides the cores among its --jobs
+    j["permutation"].erase("threads");
   }
   j.erase("run");  // a batch row's place in its list
   return j;
@@ -167,7 +168,11 @@ TEST_CASE("a batch divides the CPU threads among its --jobs unless --threads is 
     Result r = run_with_env(env, args + common);
     CHECK(r.code == 0);
     std::vector<int> t;
-    for (const auto& row : jsonl(out)) t.push_back(row["permutation"]["threads"].get<int>());
+    for (const auto& row : jsonl(out)) {
+      t.push_back(row["permutation"]["workerThreads"].get<int>());
+      // What was asked is recorded as asked (never edited to a worker's share).
+      CHECK(row["permutation"]["threads"].get<int>() == (args.find("--threads 5") != std::string::npos ? 5 : 6));
+    }
     return t;
   };
   CHECK(threads_of("--jobs 3") == std::vector<int>{2, 2});

@@ -1,0 +1,175 @@
+// The report layer (report/): the one JSON record of each kind of result, read back through
+// the one row reader with the same verdict and row; damaged rows refused with their field;
+// and the declared list of settings (pipeline/settings_fields.hpp) complete.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <set>
+#include <string>
+
+#include "common/error.hpp"
+#include "record.hpp"
+#include "report.hpp"
+#include "runner.hpp"
+#include "settings_fields.hpp"
+
+using namespace ea;
+using nlohmann::ordered_json;
+
+namespace {
+
+Settings quick() {
+  Settings s;
+  s.seed = 11;
+  s.iterations = 200;
+  s.device = DeviceChoice::Cpu;
+  s.threads = 1;
+  return s;
+}
+
+// Item 0: IID-looking bytes; item 1: a ramp (not IID); item 2: an input error.
+std::vector<Item> three_items() {
+  std::vector<Item> items(3);
+  for (size_t k = 0; k < items.size(); ++k) {
+    items[k].path = "generated " + std::to_string(k);
+    items[k].generate = [k] {
+      if (k == 2) throw Error(ErrorKind::Input, "item 2 cannot be made");
+      std::vector<uint8_t> bytes(4000);
+      std::mt19937 rng(5);
+      for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(k == 0 ? rng() : i / 7);
+      return make_dataset(std::move(bytes), 8);
+    };
+  }
+  return items;
+}
+
+std::vector<ItemResult> run_three() {
+  std::vector<ItemResult> out;
+  RunObserver obs;
+  obs.finished = [&](size_t, const Item&, ItemResult& r) { out.push_back(std::move(r)); };
+  std::atomic<bool> stop{false};
+  run_items(three_items(), quick(), 1, stop, obs);
+  return out;
+}
+
+ReportOptions report_options() {
+  ReportOptions o;
+  o.started = "20261125000000";
+  o.command_line = "ea_iid test";
+  o.first_file = "generated 0";
+  return o;
+}
+
+std::string error_of(ordered_json j) {
+  try {
+    read_record(std::move(j), "rows.jsonl:7");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Input);
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("every member of Settings is classified once in settings_fields") {
+  CHECK(settings_fields().size() == kSettingsMembers);
+  std::set<std::string> names;
+  for (const auto& f : settings_fields()) {
+    CHECK(names.insert(f.field).second);
+    if (f.effect == SettingEffect::Result && f.record) CHECK((f.value != nullptr));
+    if (f.effect == SettingEffect::Result && !f.record) CHECK(std::string(f.why).size() > 0);
+  }
+}
+
+TEST_CASE("each result's record reads back with its result's verdict, compliance and row") {
+  const auto results = run_three();
+  REQUIRE(results.size() == 3);
+  const ReportOptions o = report_options();
+  for (size_t k = 0; k < 2; ++k) {
+    const ItemResult& r = results[k];
+    REQUIRE(r.assessed());
+    const Record rec = record_of(r, "generated " + std::to_string(k), -1, o);
+    CHECK(rec.kind == Record::Kind::Assessment);
+    CHECK(*rec.verdict == r.verdict());
+    CHECK(rec.for_compliance == r.for_compliance());
+    CHECK(rec.row.verdict == verdict_name(r.verdict()));
+    CHECK(*rec.user_seed == "11");
+    // Every result-changing setting the record holds is where settings_fields says.
+    for (const auto& f : settings_fields()) {
+      if (f.effect != SettingEffect::Result || !f.record) continue;
+      CHECK_MESSAGE(rec.json.contains(ordered_json::json_pointer("/" + [&] {
+                      std::string p = f.record;
+                      for (auto& c : p) c = c == '.' ? '/' : c;
+                      return p;
+                    }())),
+                    f.record);
+    }
+  }
+  CHECK(results[1].verdict() == Verdict::NotIid);
+  const Record err = record_of(results[2], "generated 2", -1, o);
+  CHECK(err.kind == Record::Kind::Error);
+  CHECK(err.row.verdict == "error: item 2 cannot be made");
+  Tally t;
+  for (size_t k = 0; k < 3; ++k) t.add(record_of(results[k], "x", -1, o));
+  CHECK(t.results == 2);
+  CHECK(t.errors == 1);
+  CHECK(t.not_iid);
+}
+
+TEST_CASE("damaged or edited rows are refused with FILE:LINE and the field") {
+  const auto results = run_three();
+  const ordered_json good = result_json(results[1], "generated 1", -1, report_options());
+  CHECK(error_of(good).empty());
+  auto damaged = [&](const std::function<void(ordered_json&)>& edit) {
+    ordered_json j = good;
+    edit(j);
+    return error_of(j);
+  };
+  std::string e = damaged([](ordered_json& j) { j["permutation"].erase("userSeed"); });
+  CHECK(e.find("rows.jsonl:7: permutation.userSeed: missing") == 0);
+  e = damaged([](ordered_json& j) { j["input"]["bitsPerSymbol"] = 40; });
+  CHECK(e.find("input.bitsPerSymbol: 40 is out of range") != std::string::npos);
+  e = damaged([](ordered_json& j) { j["verdict"]["result"] = "IID"; });
+  CHECK(e.find("verdict.") != std::string::npos);
+  e = damaged([](ordered_json& j) {
+    j["verdict"]["result"] = "IID";
+    j["verdict"]["iid"] = true;
+  });
+  CHECK(e.find("verdict.result: contradicts the results of its tests") != std::string::npos);
+  e = damaged([](ordered_json& j) { j["permutation"]["tests"][0]["C0"] = -3; });
+  CHECK(e.find("permutation.tests.0.C0") != std::string::npos);
+  e = damaged([](ordered_json& j) { j["estimates"] = 3; });
+  CHECK(e.find("estimates.") != std::string::npos);
+  e = damaged([](ordered_json& j) { j["type"] = "Non-IID"; });
+  CHECK(e.find("type: 'Non-IID' is not a track") != std::string::npos);
+  CHECK(error_of(ordered_json::array()).find("not a JSON object") != std::string::npos);
+}
+
+TEST_CASE("read_jsonl_rows: a cut-off last line is left out and said; a bad line names its line") {
+  const auto results = run_three();
+  const ReportOptions o = report_options();
+  const std::string path = std::string(EA_TEST_TMP_DIR) + "/report-rows.jsonl";
+  const std::string a = result_json(results[0], "generated 0", -1, o).dump();
+  const std::string b = result_json(results[2], "generated 2", -1, o).dump();
+  {
+    std::ofstream(path, std::ios::binary) << a << "\n" << b << "\n" << a.substr(0, 40);
+  }
+  JsonlRows rows = read_jsonl_rows(path);
+  CHECK(rows.rows.size() == 2);
+  CHECK(rows.torn);
+  CHECK(rows.lines == std::vector<size_t>{1, 2});
+  {
+    std::ofstream(path, std::ios::binary) << a << "\n" << a.substr(0, 40) << "\n" << b << "\n";
+  }
+  try {
+    read_jsonl_rows(path);
+    FAIL("a damaged middle line was read");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("report-rows.jsonl:2: not a JSON line") != std::string::npos);
+  }
+  std::remove(path.c_str());
+}
