@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "assess.hpp"
+#include "commands.hpp"
 #include "common/error.hpp"
 #include "logging.hpp"
 #include "options.hpp"
@@ -101,9 +102,8 @@ Outcome run(const ea::cli::Options& o, const std::string& started) {
 }  // namespace
 
 // ea_iid merge ...: joins the JSONL files of a job array's shares (cli/run.hpp).
-static int merge_main(int argc, char** argv) {
+static int merge_main(const std::vector<std::string>& args) {
   using namespace ea;
-  std::vector<std::string> args(argv + 2, argv + argc);
   cli::ExitPolicy policy;
   for (const auto& a : args) {
     policy.exit_code = policy.exit_code || a == "--exit-code" || a == "--strict";
@@ -118,13 +118,23 @@ static int merge_main(int argc, char** argv) {
   }
 }
 
-int main(int argc, char** argv) {
+static int calibrate_main(std::vector<char*> args) {
   using namespace ea;
-  if (argc > 1 && std::string(argv[1]) == "merge") return merge_main(argc, argv);
+  try {
+    return cli::exit_status(cli::calibrate_command(static_cast<int>(args.size()), args.data()), {}, 0);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ea_iid calibrate: %s\n", e.what());
+    return cli::exit_status(cli::Outcome::error(), {}, 0);
+  }
+}
+
+// assess (the default) and restart: the options of cli/options.cpp.
+static int assess_main(std::vector<char*> args, const std::string& command_line) {
+  using namespace ea;
   cli::Options o;
   const std::string started = timestamp_now();
   try {
-    if (cli::parse_options(argc, argv, o) == cli::ParseStatus::Exit0) {
+    if (cli::parse_options(static_cast<int>(args.size()), args.data(), o) == cli::ParseStatus::Exit0) {
       cli::flush_checked(stdout, "standard output");
       return cli::exit_status(cli::Outcome{}, {}, 0);
     }
@@ -134,7 +144,34 @@ int main(int argc, char** argv) {
     cli::logger().error("{}", e.what());
     return cli::exit_status(cli::Outcome::error(), {}, 0);
   }
+  o.command_line = command_line;  // as the user typed it, subcommand included
   install_signal_handlers();
   const cli::Outcome r = run(o, started);
   return cli::exit_status(r, cli::ExitPolicy{o.exit_code, o.strict}, g_signal.load());
+}
+
+int main(int argc, char** argv) {
+  using namespace ea;
+  const std::string command_line = cli::join_command_line(argc, argv);
+  std::vector<char*> args(argv, argv + argc);
+  const cli::Subcommand* sub = argc > 1 ? cli::find_subcommand(argv[1]) : nullptr;
+  if (!sub) return assess_main(args, command_line);
+  args.erase(args.begin() + 1);  // the subcommand's own arguments follow the program's name
+  const std::string name = sub->name;
+  if (name == "merge") return merge_main(std::vector<std::string>(args.begin() + 1, args.end()));
+  static std::string calibrate_name = std::string(argv[0]) + " calibrate";
+  if (name == "calibrate") {
+    args[0] = calibrate_name.data();
+    return calibrate_main(args);
+  }
+  if (name == "restart") {
+    // restart H_I [options] FILE...: --restart H_I.
+    static char restart_flag[] = "--restart";
+    if (args.size() < 2 || args[1][0] == '-') {
+      cli::logger().error("usage: {}", sub->usage);
+      return cli::exit_status(cli::Outcome::error(), {}, 0);
+    }
+    args.insert(args.begin() + 1, restart_flag);
+  }
+  return assess_main(args, command_line);
 }

@@ -12,6 +12,7 @@
 #include "common/error.hpp"
 #include "gpu_backends.hpp"
 #include "gpu_tuning.hpp"
+#include "option_groups.hpp"
 #include "version.hpp"
 
 namespace ea::cli {
@@ -92,6 +93,258 @@ void print_prng_list(std::ostream& out) {
   }
 }
 
+namespace {
+
+// The text of ea_iid's options before they are checked (the engine's are in EngineOptionText).
+struct Flags {
+  bool i = false, c = false, a = false, t = false, no_early_exit = false;
+  std::string format = "text", subset, json, bits, bits_all, blocks, jobs, csv, html, shard, jsonl;
+  std::string restart, cutoff = "exact", simulations;
+  std::vector<std::string> positionals;
+  EngineOptionText engine;
+  CLI::Option *l = nullptr, *out = nullptr, *bits_opt = nullptr, *blocks_opt = nullptr, *jobs_opt = nullptr,
+              *csv_opt = nullptr, *html_opt = nullptr, *shard_opt = nullptr, *jsonl_opt = nullptr,
+              *restart_opt = nullptr, *cutoff_opt = nullptr, *simulations_opt = nullptr;
+};
+
+void add_input_options(CLI::App& app, Flags& f, Options& o) {
+  f.l = app.add_option("-l", f.subset, "assess only samples [INDEX*COUNT, INDEX*COUNT+COUNT)")->type_name("INDEX,COUNT");
+  app.add_option("files", f.positionals,
+                 "sample files (one sample per byte; '-' reads standard input); the reference's form FILE "
+                 "[bits_per_symbol] also works")
+      ->required()
+      ->type_name("FILE...");
+  f.bits_opt = app.add_option("--bits", f.bits_all, "bits per sample (1-8) for every file (default: inferred)")->type_name("N");
+  app.add_flag("--allow-stream", o.settings.allow_stream,
+               "also read FIFOs and character devices (to their end, or to the end of -l INDEX,COUNT); "
+               "without it they are refused");
+}
+
+void add_assessment_options(CLI::App& app, Flags& f, Options& o) {
+  app.add_flag("-i", f.i, "initial entropy estimate H_I (default)");
+  app.add_flag("-c", f.c, "conditioned sequential dataset estimate h' (H_bitstring only)");
+  app.add_flag("-a", f.a, "H_bitstring from all bits (default)");
+  app.add_flag("-t", f.t, "H_bitstring from the first 1,000,000 bits only");
+  app.add_flag("--all-tests", o.settings.all_tests, "run the compression test even when another test already failed");
+  app.add_flag("--no-early-exit", f.no_early_exit, "run all permutations for every test (full counts)");
+}
+
+void add_output_options(CLI::App& app, Flags& f, Options& o) {
+  app.add_flag("-v", o.verbose, "more output; -v -v -v prints every value as the reference's highest verbosity");
+  app.add_option("--format", f.format,
+                 "text layout: text (default) or nist (NIST ea_iid's output line for line: with -v its -v, with -v -v "
+                 "or more its -v -v; counters and progress aside)")
+      ->check(CLI::IsMember({"text", "nist"}))
+      ->type_name("text|nist");
+  app.add_flag("-q", o.quiet, "quiet: nothing on stdout (errors still go to stderr)");
+  f.out = app.add_option("-o,--output", f.json, "write the results as JSON to FILE")->type_name("FILE.json");
+  app.add_flag("--list-prngs", "list the shuffling generators with their properties, then exit");
+  app.add_flag("--exit-code", o.exit_code, "exit 1 when the data is not judged IID (default: 0 when the run completed)");
+  app.add_flag("--strict", o.strict,
+               "for CI: exit 0 only for an IID verdict of a compliant assessment; 1 not IID, 3 inconclusive, 4 when "
+               "a result cannot be an SP 800-90B assessment (--iterations other than 10000, fewer than 1000000 "
+               "samples, a generator not for compliance, chi-square not evaluable)");
+  app.add_flag("--timing", o.timing, "print per-stage times");
+  app.add_option("--log-level", o.log_level,
+                 "diagnostics on stderr: trace, debug, info (default), warning, error, critical, off")
+      ->type_name("LEVEL");
+}
+
+void add_batch_options(CLI::App& app, Flags& f, Options& o) {
+  f.blocks_opt = app.add_option("--blocks", f.blocks, "assess every consecutive block of COUNT samples of each file")
+                     ->type_name("COUNT");
+  f.jobs_opt = app.add_option("--jobs", f.jobs,
+                              "batch: assessments in flight at once, 1-64, each with its own CUDA stream and "
+                              "buffers (default: 8 per listed GPU with a GPU, else 1)")
+                   ->type_name("K");
+  f.csv_opt = app.add_option("--csv", f.csv, "batch: write one CSV row per item to PATH (docs/report.md)")->type_name("PATH");
+  f.html_opt = app.add_option("--html", f.html,
+                              "batch: write a self-contained HTML report to PATH (summary, verdict counts, per item "
+                              "each statistic's rank among its permutations and a histogram of the values)")
+                   ->type_name("PATH");
+  f.shard_opt = app.add_option("--shard", f.shard,
+                               "assess only share K (0 to N-1) of N of the items (files x blocks), balanced by "
+                               "samples, for job arrays (Slurm: --shard $SLURM_ARRAY_TASK_ID/N); join the shares' "
+                               "JSONL files with 'ea_iid merge'")
+                    ->type_name("K/N");
+  app.add_flag("--keep-short", o.keep_short, "with --blocks: also assess the last block when it is shorter");
+  f.jsonl_opt = app.add_option("--jsonl", f.jsonl, "write one JSON object per assessment, one per line ('-': stdout)")
+                    ->type_name("PATH");
+  app.add_flag("--append", o.jsonl_append, "with --jsonl: add lines to an existing file (without it a non-empty file is refused)");
+  app.add_flag("--force", o.jsonl_force, "with --jsonl: replace the contents of an existing file");
+  app.add_flag("--resume", o.resume,
+               "with --jsonl (and -o DIR/): keep the items an earlier run of the same command completed (same file, "
+               "block, samples' SHA-256, seed and result-changing options), assess only the rest and append them; a "
+               "cut-off last line is dropped and redone; without --seed the earlier run's seed is reused");
+}
+
+void add_restart_options(CLI::App& app, Flags& f) {
+  f.restart_opt = app.add_option("--restart", f.restart,
+                                 "restart tests (SP 800-90B 3.1.4) of each FILE, a 1000 x 1000 row data set (row i "
+                                 "= restart i), for the entropy claim H_I: sanity check, IID tests of rows and of "
+                                 "columns, validation min(H_r, H_c) >= H_I/2 (also: ea_iid restart H_I FILE...)")
+                      ->type_name("H_I");
+  f.cutoff_opt = app.add_option("--restart-cutoff", f.cutoff,
+                                "how X_cutoff is found: exact (default; the quantile of the largest count) or "
+                                "simulation (NIST's rule, seeded from --seed)")
+                     ->check(CLI::IsMember({"exact", "simulation"}));
+  f.simulations_opt = app.add_option("--restart-simulations", f.simulations,
+                                     "rounds of the cutoff simulation, 1000-1000000000 (default 5000000, NIST's -s)")
+                          ->type_name("N");
+}
+
+// --help: the options in groups, the subcommands, examples and exit codes.
+void describe(CLI::App& app) {
+  const std::pair<const char*, std::vector<const char*>> groups[] = {
+      {"Input", {"files", "--bits", "-l", "--allow-stream"}},
+      {"Assessment", {"-i", "-c", "-a", "-t", "--iterations", "--all-tests", "--no-early-exit"}},
+      {"Permutation engine", {"--list-prngs"}},
+      {"Output", {"-v", "-q", "--format", "-o", "--timing", "--log-level", "--exit-code", "--strict"}},
+      {"Restart tests", {"--restart", "--restart-cutoff", "--restart-simulations"}},
+      {"Batch", {"--blocks", "--keep-short", "--jobs", "--jsonl", "--append", "--force", "--resume", "--shard", "--csv", "--html"}},
+  };
+  for (CLI::Option* opt : app.get_options()) {
+    for (const auto& [group, names] : groups) {
+      for (const char* name : names) {
+        if (opt->check_name(name)) opt->group(group);
+      }
+    }
+  }
+  app.footer(
+      "Subcommands (the first argument; without one: assess):\n"
+      "  assess [options] FILE...             the IID track of each file (the options above)\n"
+      "  restart H_I [options] FILE...        restart tests, as --restart H_I\n"
+      "  merge [--force] [-q] OUT IN...       join the JSONL files of --shard shares (docs/cluster.md)\n"
+      "  calibrate [options]                  false-rejection rate of a shuffling generator (ea_calibrate)\n"
+      "\n"
+      "Examples:\n"
+      "  ea_iid -v --seed 1 samples.bin                   one file, bit width inferred\n"
+      "  ea_iid samples.bin 4                             the reference's form: FILE BITS\n"
+      "  ea_iid --strict -q -o result.json samples.bin    CI: exit 0 only for a compliant IID verdict\n"
+      "  ea_iid --jsonl out.jsonl --bits 8 a.bin b.bin    several files, one JSON line each\n"
+      "  ea_iid --blocks 1000000 --jsonl out.jsonl cap.bin  every block of a long capture\n"
+      "  head -c 1000000 /dev/hwrng | ea_iid -            samples from standard input\n"
+      "  ea_iid --restart 7.8 restarts.bin 8              restart tests of 1000 restarts x 1000 samples\n"
+      "\n"
+      "Exit status: 0 when the assessment completed (whatever the verdict; with --exit-code, 0 only when IID),\n"
+      "1 with --exit-code when the data is not judged IID, 2 on errors (bad input, usage, device failure),\n"
+      "130/143 when interrupted. With --strict: 0 compliant and IID, 1 not IID, 3 inconclusive, 4 not a\n"
+      "compliant assessment (checked first), 2 errors.");
+}
+
+bool looks_like_bits(const std::string& s) {
+  bool digits = !s.empty() && s.size() <= 3;
+  for (char ch : s) digits = digits && ch >= '0' && ch <= '9';
+  struct stat st {};
+  return digits && ::stat(s.c_str(), &st) != 0;  // a number that is not a file
+}
+
+// The files, and the reference's form FILE BITS (BITS a number and not a file).
+void apply_input(Flags& f, Options& o) {
+  if (f.positionals.size() == 2 && looks_like_bits(f.positionals[1])) {
+    f.bits = f.positionals[1];
+    f.positionals.pop_back();
+  }
+  // FILE FILE... BITS: the reference's form takes one file only.
+  if (f.positionals.size() > 2 && looks_like_bits(f.positionals.back())) {
+    throw Error(ErrorKind::Usage, "'" + f.positionals.back() + "' is not a file; with several files give the bit width as --bits " +
+                                      f.positionals.back());
+  }
+  o.files = f.positionals;
+  o.file = f.positionals.front();
+  if (f.bits_opt->count()) {
+    if (!f.bits.empty()) throw Error(ErrorKind::Usage, "give the bit width either as --bits or after the file, not both");
+    f.bits = std::to_string(parse_unsigned(f.bits_all, "--bits", 1, 8));
+  }
+  if (!f.bits.empty()) {
+    bool digits = f.bits.size() <= 3;
+    for (char ch : f.bits) digits = digits && ch >= '0' && ch <= '9';
+    const int b = digits ? std::stoi(f.bits) : -1;
+    if (b < 1 || b > 8) throw Error(ErrorKind::Usage, "bits per symbol must be between 1 and 8, got '" + f.bits + "'");
+    o.settings.width = b;
+  }
+  if (f.l->count()) o.subset = parse_subset(f.subset);
+}
+
+void apply_batch(const Flags& f, Options& o) {
+  if (f.jobs_opt->count()) o.jobs = static_cast<int>(parse_unsigned(f.jobs, "--jobs", 1, 64));
+  if (f.blocks_opt->count()) o.blocks = parse_unsigned(f.blocks, "--blocks", 1, kMaxSamples);
+  if (f.jsonl_opt->count()) o.jsonl_path = f.jsonl;
+  if (f.csv_opt->count()) o.csv_path = f.csv;
+  if (f.html_opt->count()) o.html_path = f.html;
+  if (f.shard_opt->count()) {
+    const size_t slash = f.shard.find('/');
+    if (slash == std::string::npos) throw Error(ErrorKind::Usage, "--shard: '" + f.shard + "' is not K/N");
+    const uint64_t n = parse_unsigned(f.shard.substr(slash + 1), "--shard N", 1, 1000000);
+    const uint64_t k = parse_unsigned(f.shard.substr(0, slash), "--shard K", 0, n - 1);
+    o.shard = std::make_pair(k, n);
+  }
+  if ((o.jsonl_append || o.jsonl_force) && !o.jsonl_path) {
+    throw Error(ErrorKind::Usage, std::string(o.jsonl_append ? "--append" : "--force") + " applies to --jsonl, which is not given");
+  }
+  if (o.jsonl_append && o.jsonl_force) throw Error(ErrorKind::Usage, "--append and --force exclude each other");
+  if (o.blocks && f.l->count()) {
+    throw Error(ErrorKind::Usage, "-l and --blocks exclude each other: -l assesses one part of a file, --blocks every part");
+  }
+}
+
+void apply_restart(const Flags& f, Options& o) {
+  if (!f.restart_opt->count()) {
+    if (f.cutoff_opt->count() || f.simulations_opt->count()) {
+      throw Error(ErrorKind::Usage, std::string(f.cutoff_opt->count() ? "--restart-cutoff" : "--restart-simulations") +
+                                        " applies to --restart H_I, which is not given");
+    }
+    return;
+  }
+  RestartSpec spec;
+  char* end = nullptr;
+  spec.h_i = std::strtod(f.restart.c_str(), &end);
+  if (f.restart.empty() || !end || *end != '\0' || !(spec.h_i > 0) || spec.h_i > 8) {
+    throw Error(ErrorKind::Usage, "--restart: '" + f.restart + "': H_I must be a number greater than 0 and at most 8");
+  }
+  spec.cutoff = f.cutoff == "simulation" ? CutoffMethod::Simulation : CutoffMethod::Exact;
+  if (f.simulations_opt->count()) {
+    spec.simulations = parse_unsigned(f.simulations, "--restart-simulations", 1000, 1000000000);
+    if (spec.cutoff != CutoffMethod::Simulation) {
+      throw Error(ErrorKind::Usage, "--restart-simulations applies to --restart-cutoff simulation");
+    }
+  }
+  if (o.subset || o.blocks) {
+    throw Error(ErrorKind::Usage, std::string("--restart reads a whole file of 1,000,000 samples; ") +
+                                      (o.subset ? "-l" : "--blocks") + " does not apply");
+  }
+  if (f.c || f.t) throw Error(ErrorKind::Usage, "--restart: -c and -t do not apply (the restart tests use the MCV estimate)");
+  if (o.resume) throw Error(ErrorKind::Usage, "--restart: --resume does not apply to restart tests yet");
+  o.settings.restart = spec;
+}
+
+// Checks every value and fills `o`; Settings is complete afterwards but for the seed and
+// threads the run resolves once (cli/run.cpp resolve_settings).
+void apply(Flags& f, Options& o) {
+  apply_input(f, o);
+  const EngineChoice engine = apply_engine_options(f.engine, o.settings, Program::EaIid);
+  o.seed = engine.seed;
+  o.threads = engine.threads.value_or(0);
+  o.settings.early_exit = !f.no_early_exit;
+  o.format = f.format == "nist" ? TextFormat::Nist : TextFormat::Text;
+  apply_batch(f, o);
+  if (f.i && f.c) throw Error(ErrorKind::Usage, "-i and -c exclude each other");
+  if (f.a && f.t) throw Error(ErrorKind::Usage, "-a and -t exclude each other");
+  o.settings.initial_entropy = !f.c;
+  o.settings.truncate_bitstring = f.t;
+  if (f.out->count()) o.json_path = f.json;
+  apply_restart(f, o);
+  // After every option is known (-o is read above).
+  if (o.resume && !o.jsonl_path && !(o.json_path && o.batch())) {
+    throw Error(ErrorKind::Usage, "--resume needs --jsonl PATH or -o DIR/ (the results it continues)");
+  }
+  if (o.resume && (o.jsonl_append || o.jsonl_force)) {
+    throw Error(ErrorKind::Usage, "--resume appends to the --jsonl file itself; --append and --force do not apply");
+  }
+}
+
+}  // namespace
+
 ParseStatus parse_options(int argc, char** argv, Options& o) {
   o.command_line = join_command_line(argc, argv);
   for (int i = 1; i < argc; ++i) {
@@ -107,142 +360,14 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   CLI::App app{"ea_iid: SP 800-90B IID track (section 5) with the most common value estimate, "
                "number for number with NIST ea_iid 1.1.7; permutation tests on the GPU or the CPU.",
                "ea_iid"};
-  bool flag_i = false, flag_c = false, flag_a = false, flag_t = false;
-  std::string device = "auto", bits_text, subset, json;
-  std::string seed_text, threads_text, gpu_text, round_text, iterations_text, bits_all_text, blocks_text, jobs_text;
-  app.add_flag("-i", flag_i, "initial entropy estimate H_I (default)");
-  app.add_flag("-c", flag_c, "conditioned sequential dataset estimate h' (H_bitstring only)");
-  app.add_flag("-a", flag_a, "H_bitstring from all bits (default)");
-  app.add_flag("-t", flag_t, "H_bitstring from the first 1,000,000 bits only");
-  Settings& st = o.settings;
-  app.add_flag("-v", o.verbose, "more output; -v -v -v prints every value as the reference's highest verbosity");
-  std::string format = "text";
-  app.add_option("--format", format,
-                 "text layout: text (default) or nist (NIST ea_iid's output line for line: with -v its -v, with -v -v "
-                 "or more its -v -v; counters and progress aside)")
-      ->check(CLI::IsMember({"text", "nist"}))
-      ->type_name("text|nist");
-  app.add_flag("-q", o.quiet, "quiet: nothing on stdout (errors still go to stderr)");
-  auto* l = app.add_option("-l", subset, "assess only samples [INDEX*COUNT, INDEX*COUNT+COUNT)")->type_name("INDEX,COUNT");
-  auto* out = app.add_option("-o,--output", json, "write the results as JSON to FILE")->type_name("FILE.json");
-  auto* seed_opt = app.add_option("--seed", seed_text, "64-bit seed (decimal or 0x hex) of the shuffles (default: drawn from the OS, then printed)");
-  std::string prng = "philox";
-  app.add_option("--prng", prng, "generator of the shuffles: " + prng_names() + " (default philox; see --list-prngs)")
-      ->type_name("NAME");
-  app.add_flag("--list-prngs", "list the shuffling generators with their properties, then exit");
-  auto* threads_opt = app.add_option("--threads", threads_text, "CPU threads, 1-4096 (default: all cores, or OMP_NUM_THREADS; a batch divides them among its --jobs)")
-                          ->type_name("N");
-  app.add_option("--device", device, "where the permutation tests run: auto (GPU if usable), cpu or gpu")
-      ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
-  auto* gpu_opt = app.add_option("--gpu", gpu_text, "GPUs: an index, indexes such as 0,1 (one assessment's rounds are split across them; a batch keeps each busy), or all")->type_name("ID|ID,ID,...|all");
-  auto* round_opt = app.add_option("--round-size", round_text, "GPU permutations per round, 1-1048576 (default: from free memory)")
-                        ->type_name("N");
-  std::string tuning_text;
-  auto* tuning_opt = app.add_option("--gpu-tuning", tuning_text, gpu_tuning_help())->type_name("KEY=VALUE,...");
-  app.add_flag("--all-tests", st.all_tests, "run the compression test even when another test already failed");
-  bool no_early_exit = false, cpu_compression = false;
-  app.add_flag("--no-early-exit", no_early_exit, "run all permutations for every test (full counts)");
-  app.add_flag("--exit-code", o.exit_code, "exit 1 when the data is not judged IID (default: 0 when the run completed)");
-  app.add_flag("--strict", o.strict,
-               "for CI: exit 0 only for an IID verdict of a compliant assessment; 1 not IID, 3 inconclusive, 4 when "
-               "a result cannot be an SP 800-90B assessment (--iterations other than 10000, fewer than 1000000 "
-               "samples, a generator not for compliance, chi-square not evaluable)");
-  auto* iterations_opt =
-      app.add_option("--iterations", iterations_text,
-                     "permutations, 1-100000000 (default 10000; other counts make an exploratory run with the decision rule scaled, not an SP 800-90B assessment)")
-          ->type_name("N");
-  app.add_flag("--timing", o.timing, "print per-stage times");
-  app.add_option("--log-level", o.log_level,
-                 "diagnostics on stderr: trace, debug, info (default), warning, error, critical, off")
-      ->type_name("LEVEL");
-  app.add_flag("--cpu-compression", cpu_compression,
-               "with a GPU, still run the compression test with libbz2 on the CPU cores (by default the GPU runs it "
-               "with an exact bzip2 size model, checked against libbz2 on each data set's original)");
-  app.add_flag("--verify", st.verify, "recompute some GPU permutations of every round on the CPU; any difference is an error");
-  std::vector<std::string> positionals;
-  std::string jsonl;
-  app.add_option("files", positionals,
-                 "sample files (one sample per byte; '-' reads standard input); the reference's form FILE [bits_per_symbol] also works")
-      ->required()
-      ->type_name("FILE...");
-  auto* bits_opt = app.add_option("--bits", bits_all_text, "bits per sample (1-8) for every file (default: inferred)")
-                       ->type_name("N");
-  auto* blocks_opt = app.add_option("--blocks", blocks_text, "assess every consecutive block of COUNT samples of each file")
-                         ->type_name("COUNT");
-  auto* jobs_opt = app.add_option("--jobs", jobs_text,
-                                  "batch: assessments in flight at once, 1-64, each with its own CUDA stream and "
-                                  "buffers (default: 8 per listed GPU with a GPU, else 1)")
-                       ->type_name("K");
-  std::string csv_text, html_text;
-  auto* csv_opt = app.add_option("--csv", csv_text, "batch: write one CSV row per item to PATH (docs/report.md)")
-                      ->type_name("PATH");
-  auto* html_opt = app.add_option("--html", html_text,
-                                  "batch: write a self-contained HTML report to PATH (summary, verdict counts, per item "
-                                  "each statistic's rank among its permutations and a histogram of the values)")
-                       ->type_name("PATH");
-  std::string shard_text;
-  auto* shard_opt = app.add_option("--shard", shard_text,
-                                   "assess only share K (0 to N-1) of N of the items (files x blocks), balanced by "
-                                   "samples, for job arrays (Slurm: --shard $SLURM_ARRAY_TASK_ID/N); join the shares' "
-                                   "JSONL files with 'ea_iid merge'")
-                       ->type_name("K/N");
-  app.add_flag("--keep-short", o.keep_short, "with --blocks: also assess the last block when it is shorter");
-  auto* jsonl_opt = app.add_option("--jsonl", jsonl, "write one JSON object per assessment, one per line ('-': stdout)")
-                        ->type_name("PATH");
-  app.add_flag("--append", o.jsonl_append, "with --jsonl: add lines to an existing file (without it a non-empty file is refused)");
-  app.add_flag("--force", o.jsonl_force, "with --jsonl: replace the contents of an existing file");
-  app.add_flag("--resume", o.resume,
-               "with --jsonl (and -o DIR/): keep the items an earlier run of the same command completed (same file, "
-               "block, samples' SHA-256, seed and result-changing options), assess only the rest and append them; a "
-               "cut-off last line is dropped and redone; without --seed the earlier run's seed is reused");
-  app.add_flag("--allow-stream", st.allow_stream,
-               "also read FIFOs and character devices (to their end, or to the end of -l INDEX,COUNT); "
-               "without it they are refused");
-  std::string restart_text, cutoff_text = "exact", simulations_text;
-  auto* restart_opt = app.add_option("--restart", restart_text,
-                                     "restart tests (SP 800-90B 3.1.4) of each FILE, a 1000 x 1000 row data set (row i "
-                                     "= restart i), for the entropy claim H_I: sanity check, IID tests of rows and of "
-                                     "columns, validation min(H_r, H_c) >= H_I/2")
-                          ->type_name("H_I");
-  auto* cutoff_opt = app.add_option("--restart-cutoff", cutoff_text,
-                                    "how X_cutoff is found: exact (default; the quantile of the largest count) or "
-                                    "simulation (NIST's rule, seeded from --seed)")
-                         ->check(CLI::IsMember({"exact", "simulation"}));
-  auto* simulations_opt = app.add_option("--restart-simulations", simulations_text,
-                                         "rounds of the cutoff simulation, 1000-1000000000 (default 5000000, NIST's -s)")
-                              ->type_name("N");
-  // --help in groups.
-  const std::pair<const char*, std::vector<const char*>> groups[] = {
-      {"Input", {"files", "--bits", "-l", "--allow-stream"}},
-      {"Assessment", {"-i", "-c", "-a", "-t", "--iterations", "--all-tests", "--no-early-exit"}},
-      {"Permutation engine",
-       {"--seed", "--prng", "--list-prngs", "--device", "--gpu", "--round-size", "--gpu-tuning", "--threads",
-        "--cpu-compression", "--verify"}},
-      {"Output", {"-v", "-q", "--format", "-o", "--timing", "--log-level", "--exit-code", "--strict"}},
-      {"Restart tests", {"--restart", "--restart-cutoff", "--restart-simulations"}},
-      {"Batch", {"--blocks", "--keep-short", "--jobs", "--jsonl", "--append", "--force", "--resume", "--shard", "--csv", "--html"}},
-  };
-  for (CLI::Option* opt : app.get_options()) {
-    for (const auto& [group, names] : groups) {
-      for (const char* name : names) {
-        if (opt->check_name(name)) opt->group(group);
-      }
-    }
-  }
-  app.footer(
-      "Examples:\n"
-      "  ea_iid -v --seed 1 samples.bin                   one file, bit width inferred\n"
-      "  ea_iid samples.bin 4                             the reference's form: FILE BITS\n"
-      "  ea_iid --strict -q -o result.json samples.bin    CI: exit 0 only for a compliant IID verdict\n"
-      "  ea_iid --jsonl out.jsonl --bits 8 a.bin b.bin    several files, one JSON line each\n"
-      "  ea_iid --blocks 1000000 --jsonl out.jsonl cap.bin  every block of a long capture\n"
-      "  head -c 1000000 /dev/hwrng | ea_iid -            samples from standard input\n"
-      "  ea_iid --restart 7.8 restarts.bin 8              restart tests of 1000 restarts x 1000 samples\n"
-      "\n"
-      "Exit status: 0 when the assessment completed (whatever the verdict; with --exit-code, 0 only when IID),\n"
-      "1 with --exit-code when the data is not judged IID, 2 on errors (bad input, usage, device failure),\n"
-      "130/143 when interrupted. With --strict: 0 compliant and IID, 1 not IID, 3 inconclusive, 4 not a\n"
-      "compliant assessment (checked first), 2 errors.");
+  Flags f;
+  add_input_options(app, f, o);
+  add_assessment_options(app, f, o);
+  add_engine_options(app, f.engine, Program::EaIid);
+  add_output_options(app, f, o);
+  add_restart_options(app, f);
+  add_batch_options(app, f, o);
+  describe(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -254,119 +379,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   } catch (const CLI::ParseError& e) {
     throw Error(ErrorKind::Usage, std::string(e.what()) + " (run 'ea_iid --help')");
   }
-  // The reference's form: FILE BITS, where BITS is a number and not a file.
-  if (positionals.size() == 2) {
-    const std::string& last = positionals[1];
-    bool digits = !last.empty() && last.size() <= 3;
-    for (char ch : last) digits = digits && ch >= '0' && ch <= '9';
-    struct stat st {};
-    if (digits && ::stat(last.c_str(), &st) != 0) {
-      bits_text = last;
-      positionals.pop_back();
-    }
-  }
-  // FILE FILE... BITS: the reference's form takes one file only.
-  if (positionals.size() > 2) {
-    const std::string& last = positionals.back();
-    bool digits = !last.empty() && last.size() <= 3;
-    for (char ch : last) digits = digits && ch >= '0' && ch <= '9';
-    struct stat st {};
-    if (digits && ::stat(last.c_str(), &st) != 0) {
-      throw Error(ErrorKind::Usage, "'" + last + "' is not a file; with several files give the bit width as --bits " +
-                                        last);
-    }
-  }
-  o.files = positionals;
-  o.file = positionals.front();
-  if (bits_opt->count()) {
-    if (!bits_text.empty()) throw Error(ErrorKind::Usage, "give the bit width either as --bits or after the file, not both");
-    bits_text = std::to_string(parse_unsigned(bits_all_text, "--bits", 1, 8));
-  }
-  if (seed_opt->count()) o.seed = parse_unsigned(seed_text, "--seed", 0, UINT64_MAX, true);
-  if (threads_opt->count()) o.threads = static_cast<int>(parse_unsigned(threads_text, "--threads", 1, 4096));
-  if (gpu_opt->count()) st.gpus = parse_gpu_list(gpu_text, "--gpu");
-  if (tuning_opt->count()) parse_gpu_tuning(tuning_text, st.tuning);
-  if (round_opt->count()) {
-    st.tuning.round_size = static_cast<uint32_t>(parse_unsigned(round_text, "--round-size", 1, 1u << 20));
-  }
-  if (iterations_opt->count()) {
-    st.iterations = static_cast<uint32_t>(parse_unsigned(iterations_text, "--iterations", 1, 100000000));
-  }
-  st.early_exit = !no_early_exit;
-  o.format = format == "nist" ? TextFormat::Nist : TextFormat::Text;
-  st.gpu_compression = !cpu_compression;
-  if (jobs_opt->count()) o.jobs = static_cast<int>(parse_unsigned(jobs_text, "--jobs", 1, 64));
-  if (blocks_opt->count()) o.blocks = parse_unsigned(blocks_text, "--blocks", 1, kMaxSamples);
-  if (jsonl_opt->count()) o.jsonl_path = jsonl;
-  if (csv_opt->count()) o.csv_path = csv_text;
-  if (html_opt->count()) o.html_path = html_text;
-  if (shard_opt->count()) {
-    const size_t slash = shard_text.find('/');
-    if (slash == std::string::npos) throw Error(ErrorKind::Usage, "--shard: '" + shard_text + "' is not K/N");
-    const uint64_t n = parse_unsigned(shard_text.substr(slash + 1), "--shard N", 1, 1000000);
-    const uint64_t k = parse_unsigned(shard_text.substr(0, slash), "--shard K", 0, n - 1);
-    o.shard = std::make_pair(k, n);
-  }
-  if ((o.jsonl_append || o.jsonl_force) && !o.jsonl_path) {
-    throw Error(ErrorKind::Usage, std::string(o.jsonl_append ? "--append" : "--force") + " applies to --jsonl, which is not given");
-  }
-  if (o.jsonl_append && o.jsonl_force) throw Error(ErrorKind::Usage, "--append and --force exclude each other");
-  if (o.blocks && l->count()) {
-    throw Error(ErrorKind::Usage, "-l and --blocks exclude each other: -l assesses one part of a file, --blocks every part");
-  }
-  if (flag_i && flag_c) throw Error(ErrorKind::Usage, "-i and -c exclude each other");
-  if (flag_a && flag_t) throw Error(ErrorKind::Usage, "-a and -t exclude each other");
-  st.initial_entropy = !flag_c;
-  st.truncate_bitstring = flag_t;
-  if (l->count()) o.subset = parse_subset(subset);
-  if (out->count()) o.json_path = json;
-  if (auto id = parse_prng(prng)) {
-    st.prng = *id;
-  } else {
-    throw Error(ErrorKind::Usage, "unknown --prng '" + prng + "'; choose one of: " + prng_names());
-  }
-  st.device = device == "cpu" ? DeviceChoice::Cpu : device == "gpu" ? DeviceChoice::Gpu : DeviceChoice::Auto;
-  if (!bits_text.empty()) {
-    bool digits = bits_text.size() <= 3;
-    for (char ch : bits_text) digits = digits && ch >= '0' && ch <= '9';
-    int b = digits ? std::stoi(bits_text) : -1;
-    if (b < 1 || b > 8) {
-      throw Error(ErrorKind::Usage, "bits per symbol must be between 1 and 8, got '" + bits_text + "'");
-    }
-    st.width = b;
-  }
-  if (restart_opt->count()) {
-    RestartSpec spec;
-    char* end = nullptr;
-    spec.h_i = std::strtod(restart_text.c_str(), &end);
-    if (restart_text.empty() || !end || *end != '\0' || !(spec.h_i > 0) || spec.h_i > 8) {
-      throw Error(ErrorKind::Usage, "--restart: '" + restart_text + "': H_I must be a number greater than 0 and at most 8");
-    }
-    spec.cutoff = cutoff_text == "simulation" ? CutoffMethod::Simulation : CutoffMethod::Exact;
-    if (simulations_opt->count()) {
-      spec.simulations = parse_unsigned(simulations_text, "--restart-simulations", 1000, 1000000000);
-      if (spec.cutoff != CutoffMethod::Simulation) {
-        throw Error(ErrorKind::Usage, "--restart-simulations applies to --restart-cutoff simulation");
-      }
-    }
-    if (o.subset || o.blocks) {
-      throw Error(ErrorKind::Usage, std::string("--restart reads a whole file of 1,000,000 samples; ") +
-                                        (o.subset ? "-l" : "--blocks") + " does not apply");
-    }
-    if (flag_c || flag_t) throw Error(ErrorKind::Usage, "--restart: -c and -t do not apply (the restart tests use the MCV estimate)");
-    if (o.resume) throw Error(ErrorKind::Usage, "--restart: --resume does not apply to restart tests yet");
-    st.restart = spec;
-  } else if (cutoff_opt->count() || simulations_opt->count()) {
-    throw Error(ErrorKind::Usage, std::string(cutoff_opt->count() ? "--restart-cutoff" : "--restart-simulations") +
-                                      " applies to --restart H_I, which is not given");
-  }
-  // After every option is known (-o is read above).
-  if (o.resume && !o.jsonl_path && !(o.json_path && o.batch())) {
-    throw Error(ErrorKind::Usage, "--resume needs --jsonl PATH or -o DIR/ (the results it continues)");
-  }
-  if (o.resume && (o.jsonl_append || o.jsonl_force)) {
-    throw Error(ErrorKind::Usage, "--resume appends to the --jsonl file itself; --append and --force do not apply");
-  }
+  apply(f, o);
   return ParseStatus::Run;
 }
 

@@ -47,7 +47,7 @@ RESTART_FILE=testdata/restart/restart_carryover_8bit.bin
 #    executable's path (absolute and as given) becomes <EXE>.
 #  *.json (-o): keys dateTimeStamp, toolVersion, build, timings, commandline dropped at
 #    any depth (restart runs nest whole assessments in rows/columns), and device,
-#    compressionDevice, threads inside any "permutation" object; numbers keep their exact
+#    compressionDevice, threads, workerThreads (added after 0d371cd: the CPU share a worker used) inside any "permutation" object; numbers keep their exact
 #    text (no float re-formatting); re-indented with 2 spaces.
 #  *.jsonl: each line as a .json file, lines ordered by run.item (with several --jobs they
 #    are appended as items finish); a missing final newline is marked.
@@ -76,7 +76,7 @@ import json, os, re, sys
 src, dst, tmp = sys.argv[1:4]
 exes = sorted(set(sys.argv[4:]), key=len, reverse=True)
 DROP = {"dateTimeStamp", "toolVersion", "build", "timings", "commandline"}
-PERM_DROP = {"device", "compressionDevice", "threads"}
+PERM_DROP = {"device", "compressionDevice", "threads", "workerThreads"}
 NUM = "\x00NUM:"  # floats are kept as the text the tool wrote
 
 

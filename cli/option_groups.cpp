@@ -1,0 +1,85 @@
+#include "option_groups.hpp"
+
+#include "common/error.hpp"
+#include "gpu_tuning.hpp"
+#include "options.hpp"
+
+namespace ea::cli {
+
+void add_engine_options(CLI::App& app, EngineOptionText& t, Program p) {
+  const bool iid = p == Program::EaIid;
+  t.seed_opt = app.add_option("--seed", t.seed,
+                              iid ? "64-bit seed (decimal or 0x hex) of the shuffles (default: drawn from the OS, then printed)"
+                                  : "the --seed of every assessment (each data set's shuffles get their own seed from "
+                                    "it and the samples, as in ea_iid; default 1)");
+  app.add_option("--prng", t.prng,
+                 iid ? "generator of the shuffles: " + prng_names() + " (default philox; see --list-prngs)"
+                     : "shuffling generator(s), comma-separated (" + prng_names() + ")")
+      ->type_name(iid ? "NAME" : "NAME,...");
+  if (iid) {
+    t.device = "auto";
+    app.add_option("--device", t.device, "where the permutation tests run: auto (GPU if usable), cpu or gpu")
+        ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+  } else {
+    t.device = "gpu";
+    app.add_option("--device", t.device, "gpu (default) or cpu")->check(CLI::IsMember({"gpu", "cpu"}));
+  }
+  t.gpu_opt = app.add_option("--gpu", t.gpu,
+                             iid ? "GPUs: an index, indexes such as 0,1 (one assessment's rounds are split across "
+                                   "them; a batch keeps each busy), or all"
+                                 : "GPUs: an index, indexes such as 0,1, or all (the jobs are spread over them)")
+                  ->type_name("ID|ID,ID,...|all");
+  t.round_opt = app.add_option("--round-size", t.round_size,
+                               "GPU permutations per round, 1-1048576 (default: from free memory)")
+                    ->type_name("N");
+  t.tuning_opt = app.add_option("--gpu-tuning", t.tuning, gpu_tuning_help())->type_name("KEY=VALUE,...");
+  t.threads_opt = app.add_option("--threads", t.threads,
+                                 iid ? "CPU threads, 1-4096 (default: all cores, or OMP_NUM_THREADS; a batch divides "
+                                       "them among its --jobs)"
+                                     : "CPU threads per data set, 1-4096 (default: the cores divided among the jobs)")
+                      ->type_name("N");
+  t.iterations_opt = app.add_option("--iterations", t.iterations,
+                                    "permutations, 1-100000000 (default 10000; other counts make an exploratory run "
+                                    "with the decision rule scaled, not an SP 800-90B assessment)")
+                         ->type_name("N");
+  if (iid) {
+    app.add_flag("--cpu-compression", t.cpu_compression,
+                 "with a GPU, still run the compression test with libbz2 on the CPU cores (by default the GPU runs it "
+                 "with an exact bzip2 size model, checked against libbz2 on each data set's original)");
+    app.add_flag("--verify", t.verify,
+                 "recompute some GPU permutations of every round on the CPU; any difference is an error");
+  }
+  for (const char* name : {"--seed", "--prng", "--device", "--gpu", "--round-size", "--gpu-tuning", "--threads",
+                           "--iterations", "--cpu-compression", "--verify"}) {
+    for (CLI::Option* opt : app.get_options()) {
+      if (opt->check_name(name)) opt->group("Permutation engine");
+    }
+  }
+}
+
+EngineChoice apply_engine_options(const EngineOptionText& t, Settings& s, Program p) {
+  EngineChoice c;
+  if (t.seed_opt->count()) c.seed = parse_unsigned(t.seed, "--seed", 0, UINT64_MAX, true);
+  if (t.threads_opt->count()) c.threads = static_cast<int>(parse_unsigned(t.threads, "--threads", 1, 4096));
+  if (t.gpu_opt->count()) s.gpus = parse_gpu_list(t.gpu, "--gpu");
+  if (t.tuning_opt->count()) parse_gpu_tuning(t.tuning, s.tuning);
+  if (t.round_opt->count()) {
+    s.tuning.round_size = static_cast<uint32_t>(parse_unsigned(t.round_size, "--round-size", 1, 1u << 20));
+  }
+  if (t.iterations_opt->count()) {
+    s.iterations = static_cast<uint32_t>(parse_unsigned(t.iterations, "--iterations", 1, 100000000));
+  }
+  s.device = t.device == "cpu" ? DeviceChoice::Cpu : t.device == "gpu" ? DeviceChoice::Gpu : DeviceChoice::Auto;
+  s.gpu_compression = !t.cpu_compression;
+  s.verify = t.verify;
+  if (p == Program::EaIid) {
+    if (auto id = parse_prng(t.prng)) {
+      s.prng = *id;
+    } else {
+      throw Error(ErrorKind::Usage, "unknown --prng '" + t.prng + "'; choose one of: " + prng_names());
+    }
+  }
+  return c;
+}
+
+}  // namespace ea::cli

@@ -1,0 +1,38 @@
+// Option groups shared by ea_iid's subcommands and ea_calibrate: each group adds its
+// options to a CLI11 app (text only), then checks and applies them to Settings in one place,
+// so that a flag has one spelling, one range and one message wherever it is taken.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "assess.hpp"
+
+namespace ea::cli {
+
+enum class Program { EaIid, Calibrate };
+
+// The permutation engine: --seed, --prng, --device, --gpu, --round-size, --gpu-tuning,
+// --threads, --iterations; ea_iid also --cpu-compression and --verify.
+struct EngineOptionText {
+  std::string seed, prng = "philox", device, gpu, round_size, tuning, threads, iterations;
+  bool cpu_compression = false, verify = false;
+  CLI::Option *seed_opt = nullptr, *gpu_opt = nullptr, *round_opt = nullptr, *tuning_opt = nullptr,
+              *threads_opt = nullptr, *iterations_opt = nullptr;
+};
+void add_engine_options(CLI::App& app, EngineOptionText& t, Program p);
+
+// What the group decided outside Settings: the seed and threads as given (absent: the
+// caller's default), so that Settings is made complete once, by the caller.
+struct EngineChoice {
+  std::optional<uint64_t> seed;
+  std::optional<int> threads;
+};
+// Checks the group's values and applies them to `s` (ea_calibrate's --prng takes a list and
+// is applied by it). Throws Error{Usage} naming the option.
+EngineChoice apply_engine_options(const EngineOptionText& t, Settings& s, Program p);
+
+}  // namespace ea::cli
