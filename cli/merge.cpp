@@ -16,39 +16,22 @@
 
 namespace ea::cli {
 
-Outcome merge_shares(const std::vector<std::string>& args) {
-  bool force = false, quiet = false;
-  std::vector<std::string> files;
-  for (const auto& a : args) {
-    if (a == "--force") {
-      force = true;
-    } else if (a == "-q") {
-      quiet = true;
-    } else if (a == "--exit-code" || a == "--strict") {
-      continue;  // main() reads them for the exit status
-    } else if (!a.empty() && a[0] == '-' && a != "-") {
-      throw Error(ErrorKind::Usage, "merge: unknown option " + a + " (usage: ea_iid merge [--force] [--exit-code|--strict] "
-                                    "[-q] OUT.jsonl IN.jsonl...)");
-    } else {
-      files.push_back(a);
-    }
-  }
-  if (files.size() < 2) {
-    throw Error(ErrorKind::Usage, "usage: ea_iid merge [--force] [--exit-code|--strict] [-q] OUT.jsonl IN.jsonl...");
-  }
-  const std::string out = files.front();
-  InputSet inputs;
-  for (size_t i = 1; i < files.size(); ++i) inputs.add(files[i]);
-  check_output_path(out, inputs, "merge");
-  struct stat st {};
-  if (!force && ::stat(out.c_str(), &st) == 0 && st.st_size > 0) {
-    throw Error(ErrorKind::Output, "merge: " + out + " exists and is not empty; --force replaces it");
-  }
-  // Every line of every share, by its place in the whole list.
+namespace {
+
+// Every line of every share, by its place in the whole list, checked to come from one list.
+struct Shares {
   std::map<size_t, std::pair<Record, std::string>> rows;  // item -> (row, where)
   std::optional<size_t> items;
   std::optional<uint64_t> shares;
   std::set<uint64_t> seen_shares;
+};
+
+Shares read_shares(const std::vector<std::string>& files) {
+  Shares sh;
+  auto& rows = sh.rows;
+  auto& items = sh.items;
+  auto& shares = sh.shares;
+  auto& seen_shares = sh.seen_shares;
   for (size_t f = 1; f < files.size(); ++f) {
     std::ifstream probe(files[f], std::ios::binary);
     if (!probe) throw Error(ErrorKind::Input, "merge: " + files[f] + ": cannot open");
@@ -86,6 +69,15 @@ Outcome merge_shares(const std::vector<std::string>& args) {
       }
     }
   }
+  return sh;
+}
+
+// Every item of the list has its line (else which are missing, and from which shares).
+void check_complete(const Shares& sh) {
+  const auto& rows = sh.rows;
+  const auto& items = sh.items;
+  const auto& shares = sh.shares;
+  const auto& seen_shares = sh.seen_shares;
   if (!items) throw Error(ErrorKind::Input, "merge: the inputs hold no lines");
   if (rows.size() != *items) {
     std::string missing;
@@ -102,6 +94,41 @@ Outcome merge_shares(const std::vector<std::string>& args) {
                                   (absent.empty() ? "" : "; no line from share(s) " + absent + " of " +
                                                              std::to_string(*shares)));
   }
+}
+
+}  // namespace
+
+Outcome merge_shares(const std::vector<std::string>& args) {
+  bool force = false, quiet = false;
+  std::vector<std::string> files;
+  for (const auto& a : args) {
+    if (a == "--force") {
+      force = true;
+    } else if (a == "-q") {
+      quiet = true;
+    } else if (a == "--exit-code" || a == "--strict") {
+      continue;  // main() reads them for the exit status
+    } else if (!a.empty() && a[0] == '-' && a != "-") {
+      throw Error(ErrorKind::Usage, "merge: unknown option " + a + " (usage: ea_iid merge [--force] [--exit-code|--strict] "
+                                    "[-q] OUT.jsonl IN.jsonl...)");
+    } else {
+      files.push_back(a);
+    }
+  }
+  if (files.size() < 2) {
+    throw Error(ErrorKind::Usage, "usage: ea_iid merge [--force] [--exit-code|--strict] [-q] OUT.jsonl IN.jsonl...");
+  }
+  const std::string out = files.front();
+  InputSet inputs;
+  for (size_t i = 1; i < files.size(); ++i) inputs.add(files[i]);
+  check_output_path(out, inputs, "merge");
+  struct stat st {};
+  if (!force && ::stat(out.c_str(), &st) == 0 && st.st_size > 0) {
+    throw Error(ErrorKind::Output, "merge: " + out + " exists and is not empty; --force replaces it");
+  }
+  Shares sh = read_shares(files);
+  auto& rows = sh.rows;
+  check_complete(sh);
   std::string text;
   std::vector<Row> table;
   Tally tally;
@@ -114,7 +141,7 @@ Outcome merge_shares(const std::vector<std::string>& args) {
   write_file_atomically(out, text, inputs, "merge");
   if (!quiet) {
     print_summary(stdout, table);
-    std::fprintf(stdout, "%zu rows from %" PRIu64 " shares: %s\n", table.size(), *shares,
+    std::fprintf(stdout, "%zu rows from %" PRIu64 " shares: %s\n", table.size(), *sh.shares,
                  any_error ? "some assessments had errors" : tally.all_iid() ? "all IID" : "not all IID");
     flush_checked(stdout, "standard output");
   }

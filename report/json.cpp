@@ -106,12 +106,10 @@ ordered_json skipped_json(const ReportOptions& o, const std::string& path, int64
   return j;
 }
 
-ordered_json assessment_json(const Assessment& a, const ReportOptions& o, int64_t block) {
-  ordered_json j = base(o, a.path);
-  j["sha256"] = a.sha256;
-  j["IID"] = true;  // the reference's field: the kind of tool, not the verdict (see "verdict")
+namespace {
 
-  // The reference's test case, with hAssessed always right.
+// NIST's test case of one assessment, with hAssessed always right.
+ordered_json test_case_json(const Assessment& a) {
   ordered_json tc;
   tc["testCaseDesc"] = "";
   // As NIST writes them: both always, with its placeholders where an estimate was not made
@@ -141,16 +139,11 @@ ordered_json assessment_json(const Assessment& a, const ReportOptions& o, int64_
     results.push_back(r);
   }
   tc["permutationTestResults"] = results;
-  j["testCases"] = ordered_json::array({tc});
 
-  // Additions of this tool.
-  j["schemaVersion"] = kSchemaVersion;
-  const Verdict v = a.verdict();
-  j["verdict"] = {{"iid", v == Verdict::Iid}, {"result", verdict_name(v)}, {"failedFamilies", a.failed_families()}};
-  j["assessedMinEntropy"] = a.h_assessed;
-  j["forCompliance"] = a.for_compliance();
-  j["complianceNotes"] = a.compliance_issues();
-  j["exploratory"] = a.exploratory();
+  return tc;
+}
+
+ordered_json input_json(const Assessment& a, int64_t block) {
   ordered_json input;
   input["path"] = a.path;
   if (block >= 0) input["block"] = block;
@@ -167,21 +160,20 @@ ordered_json assessment_json(const Assessment& a, const ReportOptions& o, int64_
   ordered_json counts = ordered_json::array();
   for (const auto& [value, count] : a.value_counts) counts.push_back({value, count});
   input["valueCounts"] = counts;  // [value, count] pairs
-  j["input"] = input;
+  return input;
+}
+
+ordered_json estimates_json(const Assessment& a) {
   ordered_json est;
   est["mode"] = a.settings.initial_entropy ? "initial (-i)" : "conditioned (-c)";
   est["bitstringTruncated"] = a.settings.truncate_bitstring;  // -t
   est["hOriginal"] = a.h_original ? mcv_json(*a.h_original) : ordered_json(nullptr);
   est["hBitstring"] = a.h_bitstring ? mcv_json(*a.h_bitstring) : ordered_json(nullptr);
   if (a.h_bitstring) est["hBitstringPerSymbol"] = a.h_bitstring->entropy * a.width;
-  j["estimates"] = est;
-  j["chiSquare"] = {{"independence", chi_json(a.independence)}, {"goodnessOfFit", chi_json(a.goodness_of_fit)}};
-  ordered_json lrs;
-  lrs["pCol"] = static_cast<double>(a.lrs.p_col);
-  lrs["W"] = a.lrs.w;
-  lrs["prXGe1"] = static_cast<double>(a.lrs.pr_x_ge_1);
-  lrs["passed"] = a.lrs.passed();
-  j["longestRepeatedSubstring"] = lrs;
+  return est;
+}
+
+ordered_json permutation_json(const Assessment& a) {
   ordered_json perm;
   // Decimal strings: JSON numbers above 2^53 lose digits in jq and JavaScript.
   perm["userSeed"] = std::to_string(a.settings.seed);
@@ -221,7 +213,36 @@ ordered_json assessment_json(const Assessment& a, const ReportOptions& o, int64_
     tests.push_back(e);
   }
   perm["tests"] = tests;
-  j["permutation"] = perm;
+  return perm;
+}
+
+}  // namespace
+
+ordered_json assessment_json(const Assessment& a, const ReportOptions& o, int64_t block) {
+  ordered_json j = base(o, a.path);
+  j["sha256"] = a.sha256;
+  j["IID"] = true;  // the reference's field: the kind of tool, not the verdict (see "verdict")
+
+  j["testCases"] = ordered_json::array({test_case_json(a)});
+
+  // Additions of this tool.
+  j["schemaVersion"] = kSchemaVersion;
+  const Verdict v = a.verdict();
+  j["verdict"] = {{"iid", v == Verdict::Iid}, {"result", verdict_name(v)}, {"failedFamilies", a.failed_families()}};
+  j["assessedMinEntropy"] = a.h_assessed;
+  j["forCompliance"] = a.for_compliance();
+  j["complianceNotes"] = a.compliance_issues();
+  j["exploratory"] = a.exploratory();
+  j["input"] = input_json(a, block);
+  j["estimates"] = estimates_json(a);
+  j["chiSquare"] = {{"independence", chi_json(a.independence)}, {"goodnessOfFit", chi_json(a.goodness_of_fit)}};
+  ordered_json lrs;
+  lrs["pCol"] = static_cast<double>(a.lrs.p_col);
+  lrs["W"] = a.lrs.w;
+  lrs["prXGe1"] = static_cast<double>(a.lrs.pr_x_ge_1);
+  lrs["passed"] = a.lrs.passed();
+  j["longestRepeatedSubstring"] = lrs;
+  j["permutation"] = permutation_json(a);
   const auto& t = a.timings;
   j["timings"] = {{"estimates", t.estimates},     {"chiSquare", t.chi_square},     {"lrs", t.lrs},
                   {"deviceSetup", t.device_setup}, {"permutation", t.permutation}, {"deviceBusy", t.device_busy},

@@ -174,98 +174,94 @@ void print_reference_lines(std::FILE* f, const Assessment& a, bool nist) {
   std::fprintf(f, "IID permutation tests: %s\n", a.permutation.passed() ? "Passed" : "Failed");
 }
 
-}  // namespace
+// Our text, in parts: the input and its estimates; chi-square and LRS; the permutation
+// tests (their table at -v); the times (--timing); the verdict and the compliance notes.
+void our_estimate_lines(std::FILE* f, const Assessment& a, const ReportOptions& o) {
+  std::fprintf(f, "%s: %" PRIu64 " samples, %d-bit, %d distinct symbols", a.path.c_str(), a.samples, a.width,
+               a.alphabet);
+  if (a.subset) std::fprintf(f, " (block %" PRIu64 " of %" PRIu64 " samples)", a.subset->index, a.subset->count);
+  std::fprintf(f, "\n");
+  if (o.verbose >= 1) {
+    std::fprintf(f, "SHA-256: %s\n", a.sha256.c_str());
+    std::fprintf(f, "Mean %.6f, median %.6f%s\n", a.base.mean, a.base.median, a.binary ? ", binary" : "");
+  }
+  if (a.h_original) std::fprintf(f, "H_original: %f\n", a.h_original->entropy);
+  if (o.verbose >= 1) {
+    // The estimates behind them, with NIST -v's label and formats.
+    if (a.h_original) {
+      std::fprintf(f, "Literal MCV Estimate: mode = %" PRIu64 ", p-hat = %.17g, p_u = %.17g\n", a.h_original->mode,
+                   a.h_original->p_hat, a.h_original->p_u);
+    }
+    if (a.h_bitstring) {
+      std::fprintf(f, "Bitstring MCV Estimate: mode = %" PRIu64 ", p-hat = %.17g, p_u = %.17g\n", a.h_bitstring->mode,
+                   a.h_bitstring->p_hat, a.h_bitstring->p_u);
+    }
+  }
+  if (a.h_bitstring) std::fprintf(f, "H_bitstring: %f\n", a.h_bitstring->entropy);
+  if (a.settings.initial_entropy && a.h_bitstring) {
+    std::fprintf(f, "min(H_original, %d X H_bitstring): %f\n", a.width, a.h_assessed);
+  } else if (!a.settings.initial_entropy) {
+    std::fprintf(f, "h': %f\n", a.h_bitstring ? a.h_bitstring->entropy : 0.0);
+  }
+}
 
-void print_text(std::FILE* f, const Assessment& a, const ReportOptions& o) {
-  if (o.quiet) return;
-  if (o.nist_format) {
-    // NIST's text alone (-v or none: its -v; -v -v and more: its -v -v).
-    if (o.verbose >= 2) {
-      print_reference_lines(f, a, true);
-    } else {
-      print_nist_v(f, a);
-    }
-    return;
-  }
-  if (o.verbose >= 3) {
-    print_reference_lines(f, a, false);
-  } else {
-    std::fprintf(f, "%s: %" PRIu64 " samples, %d-bit, %d distinct symbols", a.path.c_str(), a.samples, a.width,
-                 a.alphabet);
-    if (a.subset) std::fprintf(f, " (block %" PRIu64 " of %" PRIu64 " samples)", a.subset->index, a.subset->count);
-    std::fprintf(f, "\n");
-    if (o.verbose >= 1) {
-      std::fprintf(f, "SHA-256: %s\n", a.sha256.c_str());
-      std::fprintf(f, "Mean %.6f, median %.6f%s\n", a.base.mean, a.base.median, a.binary ? ", binary" : "");
-    }
-    if (a.h_original) std::fprintf(f, "H_original: %f\n", a.h_original->entropy);
-    if (o.verbose >= 1) {
-      // The estimates behind them, with NIST -v's label and formats.
-      if (a.h_original) {
-        std::fprintf(f, "Literal MCV Estimate: mode = %" PRIu64 ", p-hat = %.17g, p_u = %.17g\n", a.h_original->mode,
-                     a.h_original->p_hat, a.h_original->p_u);
+void our_test_lines(std::FILE* f, const Assessment& a, const ReportOptions& o) {
+  if (o.verbose >= 1) {
+    auto chi = [&](const char* name, const ChiSquareResult& r) {
+      if (r.evaluable) {
+        std::fprintf(f, "Chi-square %s: T = %.4f, df = %ld, p-value = %.6f (%s)\n", name, r.statistic, r.df, r.p_value,
+                     pass_fail(r.passed()));
+      } else {
+        std::fprintf(f, "Chi-square %s: cannot be evaluated: not enough samples (df = %ld)\n", name, r.df);
       }
-      if (a.h_bitstring) {
-        std::fprintf(f, "Bitstring MCV Estimate: mode = %" PRIu64 ", p-hat = %.17g, p_u = %.17g\n", a.h_bitstring->mode,
-                     a.h_bitstring->p_hat, a.h_bitstring->p_u);
+    };
+    chi("independence", a.independence);
+    chi("goodness of fit", a.goodness_of_fit);
+  }
+  std::fprintf(f, "Chi-square tests: %s\n", chi_status(a));
+  if (o.verbose >= 1 && !a.lrs.trivially_passed) {
+    std::fprintf(f, "LRS: P_col = %.6Lg, W = %" PRIu64 ", Pr(X >= 1) = %.6Lg\n", a.lrs.p_col, a.lrs.w, a.lrs.pr_x_ge_1);
+  }
+  std::fprintf(f, "Longest repeated substring test: %s\n", pass_fail(a.lrs.passed()));
+}
+
+void our_permutation_lines(std::FILE* f, const Assessment& a, const ReportOptions& o) {
+  if (o.verbose >= 1) {
+    const PrngInfo& p = prng_info(a.settings.prng);
+    std::fprintf(f, "Permutation tests on %s%s, PRNG %s (--prng %s), seed %" PRIu64 " (from --seed %" PRIu64 ")\n",
+                 a.device.c_str(), a.verified ? " (verified on the CPU)" : "", p.full_name, p.name, a.seed,
+                 a.settings.seed);
+    std::fprintf(f, "Compression test on %s\n", a.compression_device.c_str());
+    std::fprintf(f, "  %-22s %24s %7s %7s %7s  %s\n", "statistic", "unpermuted", "C0", "C1", "C2", "result");
+    for (int t = 0; t < kNumTests; ++t) {
+      const auto& c = a.permutation.counters[t];
+      std::fprintf(f, "  %-22s %24.17g", test_name(t), a.original.v[t]);
+      if (a.permutation.ran[t]) {
+        std::fprintf(f, " %7u %7u %7u  %s\n", c.c[0], c.c[1], c.c[2],
+                     a.permutation.test_passed(t) ? "passed" : "FAILED");
+      } else {
+        std::fprintf(f, " %7s %7s %7s  not run\n", "-", "-", "-");
       }
     }
-    if (a.h_bitstring) std::fprintf(f, "H_bitstring: %f\n", a.h_bitstring->entropy);
-    if (a.settings.initial_entropy && a.h_bitstring) {
-      std::fprintf(f, "min(H_original, %d X H_bitstring): %f\n", a.width, a.h_assessed);
-    } else if (!a.settings.initial_entropy) {
-      std::fprintf(f, "h': %f\n", a.h_bitstring ? a.h_bitstring->entropy : 0.0);
-    }
-    if (o.verbose >= 1) {
-      auto chi = [&](const char* name, const ChiSquareResult& r) {
-        if (r.evaluable) {
-          std::fprintf(f, "Chi-square %s: T = %.4f, df = %ld, p-value = %.6f (%s)\n", name, r.statistic, r.df,
-                       r.p_value, pass_fail(r.passed()));
-        } else {
-          std::fprintf(f, "Chi-square %s: cannot be evaluated: not enough samples (df = %ld)\n", name, r.df);
-        }
-      };
-      chi("independence", a.independence);
-      chi("goodness of fit", a.goodness_of_fit);
-    }
-    std::fprintf(f, "Chi-square tests: %s\n", chi_status(a));
-    if (o.verbose >= 1 && !a.lrs.trivially_passed) {
-      std::fprintf(f, "LRS: P_col = %.6Lg, W = %" PRIu64 ", Pr(X >= 1) = %.6Lg\n", a.lrs.p_col, a.lrs.w,
-                   a.lrs.pr_x_ge_1);
-    }
-    std::fprintf(f, "Longest repeated substring test: %s\n", pass_fail(a.lrs.passed()));
-    if (o.verbose >= 1) {
-      const PrngInfo& p = prng_info(a.settings.prng);
-      std::fprintf(f, "Permutation tests on %s%s, PRNG %s (--prng %s), seed %" PRIu64 " (from --seed %" PRIu64 ")\n",
-                   a.device.c_str(), a.verified ? " (verified on the CPU)" : "", p.full_name, p.name, a.seed,
-                   a.settings.seed);
-      std::fprintf(f, "Compression test on %s\n", a.compression_device.c_str());
-      std::fprintf(f, "  %-22s %24s %7s %7s %7s  %s\n", "statistic", "unpermuted", "C0", "C1", "C2", "result");
-      for (int t = 0; t < kNumTests; ++t) {
-        const auto& c = a.permutation.counters[t];
-        std::fprintf(f, "  %-22s %24.17g", test_name(t), a.original.v[t]);
-        if (a.permutation.ran[t]) {
-          std::fprintf(f, " %7u %7u %7u  %s\n", c.c[0], c.c[1], c.c[2], a.permutation.test_passed(t) ? "passed" : "FAILED");
-        } else {
-          std::fprintf(f, " %7s %7s %7s  not run\n", "-", "-", "-");
-        }
-      }
-      std::fprintf(f, "  %u permutations for the statistical tests, %u for compression\n",
-                   a.permutation.fast_permutations, a.permutation.compression_permutations);
-    }
-    std::fprintf(f, "Permutation tests: %s", a.permutation.passed() ? "Passed" : "Failed");
-    if (!a.permutation.compression_note.empty()) std::fprintf(f, " (compression test %s)", a.permutation.compression_note.c_str());
-    std::fprintf(f, "\n");
+    std::fprintf(f, "  %u permutations for the statistical tests, %u for compression\n",
+                 a.permutation.fast_permutations, a.permutation.compression_permutations);
   }
-  if (o.timing) {
-    const auto& t = a.timings;
-    std::fprintf(f,
-                 "Timing: estimates %.3f s, chi-square %.3f s, LRS %.3f s, GPU set-up %.3f s, permutation tests %.3f s "
-                 "(device busy %.3f s), compression %.3f s, total %.3f s\n",
-                 t.estimates, t.chi_square, t.lrs, t.device_setup, t.permutation, t.device_busy, t.compression,
-                 t.total);
-    if (!t.device_profile.empty()) std::fprintf(f, "Timing: %s\n", t.device_profile.c_str());
-  }
+  std::fprintf(f, "Permutation tests: %s", a.permutation.passed() ? "Passed" : "Failed");
+  if (!a.permutation.compression_note.empty())
+    std::fprintf(f, " (compression test %s)", a.permutation.compression_note.c_str());
+  std::fprintf(f, "\n");
+}
+
+void timing_lines(std::FILE* f, const Assessment& a) {
+  const auto& t = a.timings;
+  std::fprintf(f,
+               "Timing: estimates %.3f s, chi-square %.3f s, LRS %.3f s, GPU set-up %.3f s, permutation tests %.3f s "
+               "(device busy %.3f s), compression %.3f s, total %.3f s\n",
+               t.estimates, t.chi_square, t.lrs, t.device_setup, t.permutation, t.device_busy, t.compression, t.total);
+  if (!t.device_profile.empty()) std::fprintf(f, "Timing: %s\n", t.device_profile.c_str());
+}
+
+void verdict_lines(std::FILE* f, const Assessment& a) {
   Verdict v = a.verdict();
   std::fprintf(f, "Verdict: %s", verdict_name(v));
   if (v == Verdict::NotIid) {
@@ -286,6 +282,30 @@ void print_text(std::FILE* f, const Assessment& a, const ReportOptions& o) {
                  a.h_assessed);
   }
   for (const auto& why : a.compliance_issues()) std::fprintf(f, "NOT FOR COMPLIANCE: %s\n", why.c_str());
+}
+
+}  // namespace
+
+void print_text(std::FILE* f, const Assessment& a, const ReportOptions& o) {
+  if (o.quiet) return;
+  if (o.nist_format) {
+    // NIST's text alone (-v or none: its -v; -v -v and more: its -v -v).
+    if (o.verbose >= 2) {
+      print_reference_lines(f, a, true);
+    } else {
+      print_nist_v(f, a);
+    }
+    return;
+  }
+  if (o.verbose >= 3) {
+    print_reference_lines(f, a, false);
+  } else {
+    our_estimate_lines(f, a, o);
+    our_test_lines(f, a, o);
+    our_permutation_lines(f, a, o);
+  }
+  if (o.timing) timing_lines(f, a);
+  verdict_lines(f, a);
 }
 
 }  // namespace ea
