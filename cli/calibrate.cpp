@@ -20,6 +20,7 @@
 
 #include "commands.hpp"
 #include "common/error.hpp"
+#include "messages.hpp"
 #include "option_groups.hpp"
 #include "report.hpp"
 #include "options.hpp"
@@ -177,7 +178,7 @@ cli::Outcome cli::calibrate_command(int argc, char** argv) {
     Tally& t = totals[k % names.size()];
     if (r.status != ItemResult::Status::Assessed) {
       ++t.errors;
-      if (first_error.empty()) first_error = r.message;
+      if (first_error.empty()) first_error = cli::worded(r.message, r.remedy);
       return;
     }
     const Assessment& a = *r.iid();

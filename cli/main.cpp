@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "common/error.hpp"
 #include "logging.hpp"
+#include "messages.hpp"
 #include "options.hpp"
 #include "outcome.hpp"
 #include "output.hpp"
@@ -92,7 +93,7 @@ Outcome run(const ea::cli::Options& o, const std::string& started) {
       return Outcome::interrupted();
     }
     const bool json_ok = outputs_checked && e.kind() != ErrorKind::Output;
-    return report_error(o, started, e.what(), e.kind(), json_ok ? &inputs : nullptr);
+    return report_error(o, started, cli::worded(e), e.kind(), json_ok ? &inputs : nullptr);
   } catch (const std::exception& e) {
     return report_error(o, started, std::string("internal error: ") + e.what(), ErrorKind::Internal,
                         outputs_checked ? &inputs : nullptr);

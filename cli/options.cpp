@@ -345,6 +345,28 @@ void apply(Flags& f, Options& o) {
 
 }  // namespace
 
+SubsetSpec parse_subset(const std::string& text) {
+  auto digits = [](const std::string& s, uint64_t& out) {
+    if (s.empty() || s.size() > 20) return false;
+    uint64_t v = 0;
+    for (char c : s) {
+      if (c < '0' || c > '9') return false;
+      const uint64_t d = static_cast<uint64_t>(c - '0');
+      if (v > (UINT64_MAX - d) / 10) return false;
+      v = v * 10 + d;
+    }
+    out = v;
+    return true;
+  };
+  const auto comma = text.find(',');
+  SubsetSpec s;
+  if (comma == std::string::npos || !digits(text.substr(0, comma), s.index) || !digits(text.substr(comma + 1), s.count) ||
+      s.count == 0) {
+    throw Error(ErrorKind::Usage, "-l expects INDEX,COUNT (two non-negative integers, COUNT > 0), got '" + text + "'");
+  }
+  return s;
+}
+
 ParseStatus parse_options(int argc, char** argv, Options& o) {
   o.command_line = join_command_line(argc, argv);
   for (int i = 1; i < argc; ++i) {

@@ -74,4 +74,7 @@ std::vector<int> parse_gpu_list(const std::string& text, const std::string& opti
 
 std::string join_command_line(int argc, char** argv);
 
+// -l INDEX,COUNT. Throws Error{Usage} naming -l.
+SubsetSpec parse_subset(const std::string& text);
+
 }  // namespace ea::cli

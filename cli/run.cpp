@@ -23,6 +23,7 @@
 #include "common/error.hpp"
 #include "common/sha256.hpp"
 #include "logging.hpp"
+#include "messages.hpp"
 #include "files.hpp"
 #include "record.hpp"
 #include "report.hpp"
@@ -88,6 +89,7 @@ Outcome run_single(Engine& engine, const Options& o, const Settings& settings, c
   obs.progress = single_progress(o, settings.iterations);
   Outcome outcome = Outcome::error();
   obs.finished = [&](size_t, const Item& it, ItemResult& r) {
+    r.message = worded(r.message, r.remedy);
     // Whatever failed while a signal was pending (an EINTR, a stopped round) is the interrupt.
     if (!r.assessed() && interrupt.load()) return;
     if (!r.assessed()) {
@@ -402,6 +404,7 @@ Outcome run_batch(Engine& engine, const Options& o, const Settings& settings, co
   obs.note = note_logger(o);
   board.attach(obs);
   obs.finished = [&](size_t k, const Item& it, ItemResult& r) {
+    r.message = worded(r.message, r.remedy);
     const std::string verdict = out.write(k, it, r);
     board.finished(r.assessed() ? r.permutations_run() : 0);
     if (bar) std::fprintf(stderr, "\r\033[K");

@@ -3,15 +3,15 @@
 // model in src/stats/bzip2_model.hpp (the same functions the host tests check against
 // libbz2). This file is the adapter (buffers, rounds, the self-check); the steps are in
 // cuda/bzip2/:
-//  1. shuffle_kernel (shared with the statistics backend) shuffles B copies;
+//  1. the statistics backend's shuffles (shuffle_launch.cuh) shuffle B copies;
 //  2. text.cuh: the B decimal texts back to back (every permutation's text has the same
 //     length) and their bzip2 blocks (slices: decimal text has no run of 4 equal bytes);
 //  3. bwt.cu: the Burrows-Wheeler transform of every block at once by prefix doubling;
 //  4. coding.cu: move-to-front in segments, zero-run coding and the Huffman tables, giving
 //     each block's bits.
-// Before a data set is used, its original (unshuffled) data goes through the same steps
-// and must give libbz2's length, or the backend refuses the data set (the caller then
-// runs the test on the CPU).
+// The original (unshuffled) data goes through the same steps; assess() compares that length
+// with libbz2's after the run, and on a difference drops these counters and runs the test
+// again with libbz2 on the CPU cores (pipeline/assess.cpp, run_permutation_stage).
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -1,4 +1,8 @@
-// The GPU permutation backend: rounds of N permutations, one CUDA thread per permutation.
+// The GPU permutation backend: rounds of N permutations. Which kernels each default path
+// launches (the resident, reservation and chunked shuffles; the fused, block and per-thread
+// statistics) is in docs/design.md, "GPU backend"; this header describes the baseline path
+// of one CUDA thread per permutation (larger rounds of long binary rows, and the generators
+// other than Philox):
 //
 //  1. shuffle_kernel: thread p copies the original symbols into copy p of an interleaved
 //     batch (sample i of copy p at batch[i * N + p], so a warp's accesses to one sample
@@ -10,8 +14,10 @@
 //     directional runs with increases/decreases; median runs; collisions; periodicity +
 //     covariance for each of the five lags), as in Kim & Yeom (2021), so that the heavy
 //     collision group runs beside the others; groups with no undecided test return at
-//     once. Each thread calls compute_statistics() from src/stats/statistics.hpp (no
-//     second implementation) on its copy and writes one outcome byte per test.
+//     once. Each thread calls compute_statistics() from src/stats/statistics.hpp on its
+//     copy and writes one outcome byte per test (compare_outcome). The block and fused
+//     kernels compute the same statistics from src/stats/pieces.hpp and fused.hpp; unit
+//     and GPU tests check that every implementation gives the same values.
 //  3. The outcomes come back to the host, where the driver applies them in order of
 //     permutation index: counters equal the CPU's for the same seed.
 #include <cuda_runtime.h>

@@ -30,8 +30,10 @@ struct RestartSpec {
 };
 
 // Everything that decides how an assessment is read, computed and where it runs: plain
-// values, held by value from the CLI to the report (the report records them). A new option
-// is a field here, a flag in cli/options.cpp, and its use.
+// values, held by value from the CLI to the report (the report records them), complete
+// after the CLI resolves the seed and threads once and never edited afterwards. A new option
+// is a field here, its line in settings_fields.cpp (what it changes, where the record holds
+// it: a unit test fails until it is listed), a flag in an option group of cli/, and its use.
 struct Settings {
   // What is computed.
   bool initial_entropy = true;      // -i (default) or -c

@@ -46,7 +46,7 @@ uint64_t restart_cutoff_seed(uint64_t user_seed) {
 RestartAssessment assess_restart(const Dataset& d, const Settings& settings, const Hooks& hooks, DeviceSlot& slot,
                                  DeviceSlot& column_slot) {
   const auto start = std::chrono::steady_clock::now();
-  if (!settings.restart) throw Error(ErrorKind::Internal, "assess_restart without --restart");
+  if (!settings.restart) throw Error(ErrorKind::Internal, "assess_restart without a restart spec");
   const RestartSpec& spec = *settings.restart;
   if (d.size() != kRestartDataSize) {
     throw Error(ErrorKind::Input, d.path + ": a restart data set holds exactly " + std::to_string(kRestartDataSize) +
@@ -54,7 +54,7 @@ RestartAssessment assess_restart(const Dataset& d, const Settings& settings, con
                                       std::to_string(d.size()));
   }
   if (!(spec.h_i > 0) || spec.h_i > d.width) {
-    throw Error(ErrorKind::Usage, "--restart " + std::to_string(spec.h_i) + ": H_I must be greater than 0 and at most " +
+    throw Error(ErrorKind::Usage, "the entropy claim " + std::to_string(spec.h_i) + ": H_I must be greater than 0 and at most " +
                                       std::to_string(d.width) + " (the bits per sample)");
   }
   RestartAssessment r;

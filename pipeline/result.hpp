@@ -30,6 +30,7 @@ struct ItemResult {
   std::variant<std::monostate, Assessment, RestartAssessment> value;
   std::string message;                         // Skipped: why; Failed: the error
   ErrorKind error_kind = ErrorKind::Internal;  // Failed
+  Remedy remedy = Remedy::None;                // Skipped, Failed: what the user can do (cli/ words it)
   std::string sha256;  // of the bytes read (also for Failed, when the error came after reading)
   double seconds = 0;
 

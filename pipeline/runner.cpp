@@ -34,7 +34,7 @@ std::vector<Item> expand_items(const std::vector<std::string>& files, const std:
       continue;
     }
     if (path == kStdinPath) {
-      whole.error = "standard input: --blocks cuts regular files only (save the samples to a file first)";
+      whole.error = "standard input: blocks are cut from regular files only (save the samples to a file first)";
       items.push_back(std::move(whole));
       continue;
     }
@@ -44,7 +44,7 @@ std::vector<Item> expand_items(const std::vector<std::string>& files, const std:
       continue;
     }
     if (!S_ISREG(st.st_mode)) {
-      whole.error = path + ": not a regular file; --blocks cuts regular files only";
+      whole.error = path + ": not a regular file; blocks are cut from regular files only";
       items.push_back(std::move(whole));
       continue;
     }
@@ -61,8 +61,8 @@ std::vector<Item> expand_items(const std::vector<std::string>& files, const std:
       it.weight = have;
       if (have < count && !keep_short) {
         it.weight = 0;
-        it.skipped = "short block (" + std::to_string(have) + " of " + std::to_string(count) +
-                     " samples) skipped; --keep-short assesses it";
+        it.skipped = "short block (" + std::to_string(have) + " of " + std::to_string(count) + " samples) skipped";
+        it.skipped_remedy = Remedy::KeepShort;
       }
       items.push_back(std::move(it));
     }
@@ -130,6 +130,7 @@ ItemResult run_item(const Item& it, const Settings& s, const Hooks& hooks, Devic
   if (!it.skipped.empty()) {
     r.status = ItemResult::Status::Skipped;
     r.message = it.skipped;
+    r.remedy = it.skipped_remedy;
     return r;
   }
   const auto t0 = clock::now();
@@ -149,6 +150,7 @@ ItemResult run_item(const Item& it, const Settings& s, const Hooks& hooks, Devic
     r.status = ItemResult::Status::Failed;
     r.message = e.what();
     r.error_kind = e.kind();
+    r.remedy = e.remedy();
   } catch (const std::exception& e) {
     r.status = ItemResult::Status::Failed;
     r.message = std::string("internal error: ") + e.what();

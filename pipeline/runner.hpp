@@ -31,6 +31,7 @@ struct Item {
   std::optional<SubsetSpec> subset;   // -l INDEX,COUNT, or the block
   int64_t block = -1;                 // --blocks: the block's index
   std::string skipped;                // not assessed, and why ("" = assessed)
+  Remedy skipped_remedy = Remedy::None;  // what would assess it
   std::string error;                  // known to fail before loading ("" = none)
   std::shared_ptr<SharedFile> file;   // --blocks: the file its blocks share
   std::function<Dataset()> generate;  // generated data (ea_calibrate) instead of a file

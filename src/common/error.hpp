@@ -1,5 +1,6 @@
-// Errors thrown by the library. They are never printed here: the CLI turns them into
-// one message on stderr and an exit code.
+// Errors thrown by the library: a kind, a message that states the problem, and a Remedy.
+// They are never printed here: the CLI turns them into one message on stderr (with the
+// remedy in its own words) and an exit code.
 #pragma once
 
 #include <stdexcept>
@@ -16,13 +17,25 @@ enum class ErrorKind {
   Interrupted,  // stopped on request (SIGINT/SIGTERM): no result
 };
 
+// What the user can do about an error, as data: the library's messages state the problem
+// without naming options; cli/ (cli/messages.hpp) words the remedy with its flags.
+enum class Remedy {
+  None,
+  AllowStream,  // the input is a FIFO or device: it can be read to its end if asked
+  SplitInput,   // too many samples for one assessment: assess it in parts
+  KeepShort,    // a short last block was skipped: it can be assessed too
+};
+
 class Error : public std::runtime_error {
  public:
-  Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  Error(ErrorKind kind, const std::string& message, Remedy remedy = Remedy::None)
+      : std::runtime_error(message), kind_(kind), remedy_(remedy) {}
   ErrorKind kind() const noexcept { return kind_; }
+  Remedy remedy() const noexcept { return remedy_; }
 
  private:
   ErrorKind kind_;
+  Remedy remedy_;
 };
 
 }  // namespace ea

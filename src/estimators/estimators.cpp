@@ -1,6 +1,5 @@
 #include "estimators/estimators.hpp"
 
-#include <divsufsort.h>
 
 #include <algorithm>
 #include <cfloat>
@@ -8,6 +7,7 @@
 #include <numeric>
 
 #include "common/error.hpp"
+#include "stats/suffix_array.hpp"
 
 namespace ea {
 
@@ -261,35 +261,6 @@ ChiSquareResult chi_square_goodness_of_fit(const std::vector<uint8_t>& s, int k)
     }
   }
   return finish(T, 9L * (static_cast<long>(bin_exp.size()) - 1));
-}
-
-uint64_t longest_repeat_length(const std::vector<uint8_t>& s) {
-  const size_t n = s.size();
-  if (n < 2) return 0;
-  if (n > static_cast<size_t>(INT32_MAX)) {
-    throw Error(ErrorKind::Input, "too many samples for the suffix array (at most 2^31 - 1)");
-  }
-  std::vector<saidx_t> sa(n);
-  if (divsufsort(s.data(), sa.data(), static_cast<saidx_t>(n)) != 0) {
-    throw Error(ErrorKind::Internal, "divsufsort failed");
-  }
-  // Kasai et al.: LCP of each suffix with its predecessor in suffix order.
-  std::vector<saidx_t> rank(n);
-  for (size_t i = 0; i < n; ++i) rank[static_cast<size_t>(sa[i])] = static_cast<saidx_t>(i);
-  uint64_t best = 0;
-  size_t h = 0;
-  for (size_t i = 0; i < n; ++i) {
-    size_t r = static_cast<size_t>(rank[i]);
-    if (r == 0) {
-      h = 0;
-      continue;
-    }
-    size_t j = static_cast<size_t>(sa[r - 1]);
-    while (i + h < n && j + h < n && s[i + h] == s[j + h]) ++h;
-    if (h > best) best = h;
-    if (h > 0) --h;
-  }
-  return best;
 }
 
 LrsResult longest_repeated_substring(const std::vector<uint8_t>& s, int k) {

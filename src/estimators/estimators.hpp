@@ -10,6 +10,8 @@
 
 #include "io/samples.hpp"
 
+#include "stats/suffix_array.hpp"
+
 namespace ea {
 
 // Mean of the raw samples and median of the translated ones (0.5 for binary data).
@@ -63,8 +65,6 @@ struct LrsResult {
 };
 LrsResult longest_repeated_substring(const std::vector<uint8_t>& symbols, int alphabet);
 
-// Length of the longest substring that occurs at least twice (occurrences may overlap),
-// from a suffix array (libdivsufsort) and its LCP array.
-uint64_t longest_repeat_length(const std::vector<uint8_t>& symbols);
+// longest_repeat_length (the LRS test's W) is in stats/suffix_array.hpp.
 
 }  // namespace ea

@@ -22,31 +22,8 @@ namespace {
   throw Error(ErrorKind::Input, path + ": " + what);
 }
 
-bool parse_u64(const std::string& s, uint64_t& out) {
-  if (s.empty() || s.size() > 20) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    uint64_t d = static_cast<uint64_t>(c - '0');
-    if (v > (UINT64_MAX - d) / 10) return false;
-    v = v * 10 + d;
-  }
-  out = v;
-  return true;
-}
 
 }  // namespace
-
-SubsetSpec parse_subset(const std::string& text) {
-  auto comma = text.find(',');
-  SubsetSpec s;
-  if (comma == std::string::npos || !parse_u64(text.substr(0, comma), s.index) ||
-      !parse_u64(text.substr(comma + 1), s.count) || s.count == 0) {
-    throw Error(ErrorKind::Usage, "-l expects INDEX,COUNT (two non-negative integers, COUNT > 0), got '" +
-                                      text + "'");
-  }
-  return s;
-}
 
 namespace {
 
@@ -116,16 +93,18 @@ size_t read_some(const Fd& f, uint8_t* p, size_t n, int64_t offset, const std::s
 }
 
 [[noreturn]] void too_many(const std::string& path, uint64_t count) {
-  input_error(path, std::to_string(count) + " samples to assess, more than the " + std::to_string(kMaxSamples) +
-                        " one assessment supports; assess it in parts with -l INDEX,COUNT or --blocks COUNT");
+  throw Error(ErrorKind::Input,
+              path + ": " + std::to_string(count) + " samples to assess, more than the " + std::to_string(kMaxSamples) +
+                  " one assessment supports",
+              Remedy::SplitInput);
 }
 
 // The first sample of the subset (0 without one); throws when it or its end overflows.
 uint64_t subset_begin(const std::string& path, const std::optional<SubsetSpec>& subset) {
   if (!subset) return 0;
-  if (subset->index > 0 && subset->count > UINT64_MAX / subset->index) input_error(path, "-l block start overflows");
+  if (subset->index > 0 && subset->count > UINT64_MAX / subset->index) input_error(path, "the start of the range INDEX*COUNT overflows 64 bits");
   const uint64_t begin = subset->index * subset->count;
-  if (subset->count > UINT64_MAX - begin) input_error(path, "-l block end overflows");
+  if (subset->count > UINT64_MAX - begin) input_error(path, "the end of the range INDEX*COUNT+COUNT overflows 64 bits");
   return begin;
 }
 
@@ -137,7 +116,7 @@ void subset_range(const std::string& path, const std::optional<SubsetSpec>& subs
   count = size;
   if (!subset) return;
   if (begin >= size) {
-    input_error(path, "-l " + std::to_string(subset->index) + "," + std::to_string(subset->count) +
+    input_error(path, "the range " + std::to_string(subset->index) + "," + std::to_string(subset->count) +
                           " starts at sample " + std::to_string(begin) + ", past the end of the file (" +
                           std::to_string(size) + " samples)");
   }
@@ -297,9 +276,8 @@ Dataset load_dataset(const std::string& file, const LoadOptions& opt) {
     if (!(fingerprint_of(stat_of(f, path)) == before)) changed(path);
   } else {
     if (!opt.allow_stream && !is_stdin) {
-      input_error(path, "is " + file_type_name(st.st_mode) +
-                            ", not a regular file; pass --allow-stream to read it to its end (add -l INDEX,COUNT to "
-                            "read only that much)");
+      throw Error(ErrorKind::Input, path + ": is " + file_type_name(st.st_mode) + ", not a regular file",
+                  Remedy::AllowStream);
     }
     // Read no further than the subset needs; without one, one byte past the limit.
     const uint64_t begin = subset_begin(path, opt.subset);

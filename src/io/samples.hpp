@@ -22,8 +22,7 @@ struct SubsetSpec {
   uint64_t count = 0;
 };
 
-// Parses "INDEX,COUNT" (decimal, COUNT > 0); throws Error{Usage} with the offending text.
-SubsetSpec parse_subset(const std::string& text);
+
 
 // What identifies one version of a regular file: a reader compares it before and after
 // reading, so that a file rewritten meanwhile is an error, never a silent mix.

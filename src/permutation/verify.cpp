@@ -32,7 +32,7 @@ class VerifyingBackend final : public PermutationBackend {
       for (int t = 0; t < kNumTests; ++t) {
         if (!(mask & bit(t)) || row[t] == got[t]) continue;
         static const char* kWords[] = {"greater", "equal", "less", "not computed"};
-        throw Error(ErrorKind::Device, "--verify: the GPU and the CPU disagree on permutation " +
+        throw Error(ErrorKind::Device, "verification: the GPU and the CPU disagree on permutation " +
                                            std::to_string(first + r) + ", test " + test_name(t) + " (GPU: " +
                                            kWords[got[t] & 3] + ", CPU: " + kWords[row[t] & 3] + ")");
       }

@@ -1,4 +1,5 @@
-// All 18 statistics of a permutation of non-binary data in one pass over each piece (issue
+// All 18 statistics of a permutation in one pass over each piece: non-binary data first, binary
+// data packed a bit per sample below ("binary data"). Both (issue
 // 17, item 2), for a GPU block that owns the permutation: the samples are read 16 at a time
 // (one aligned 16-byte load per thread and step, instead of a byte load per sample and
 // statistic), each sample feeds the excursion, both run counters and the collision chain,

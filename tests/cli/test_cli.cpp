@@ -12,6 +12,8 @@
 #include <sstream>
 #include <string>
 
+#include "common/error.hpp"
+#include "options.hpp"
 #include "outcome.hpp"
 #include "rng/prng.hpp"
 
@@ -127,4 +129,13 @@ TEST_CASE("--list-prngs: every generator with its calibration") {
   // The calibration flagged ci-xorlike alone (its 8-bit interval excludes Philox's rate).
   CHECK(list.out.find("FLAGGED") != std::string::npos);
   CHECK(list.out.find("not calibrated yet") == std::string::npos);
+}
+
+TEST_CASE("malformed -l values are usage errors") {
+  for (const char* bad : {"", "5", "a,b", "1,", ",3", "1,0", "-1,5", "1;5", "99999999999999999999999,1"}) {
+    CHECK_THROWS_AS(ea::cli::parse_subset(bad), ea::Error);
+  }
+  const ea::SubsetSpec s = ea::cli::parse_subset("7,1000");
+  CHECK(s.index == 7);
+  CHECK(s.count == 1000);
 }

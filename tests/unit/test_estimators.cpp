@@ -1,10 +1,13 @@
 // MCV, chi-square binning and p-values, LRS on small hand-checked inputs.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "estimators/estimators.hpp"
+#include "stats/suffix_array.hpp"
 #include "io/samples.hpp"
 
 using namespace ea;
@@ -88,6 +91,34 @@ TEST_CASE("longest repeated substring: overlapping occurrences count") {
   CHECK(longest_repeat_length({0, 1, 2, 0, 1, 2, 0}) == 4);  // "0120" at 0 and 3
   CHECK(longest_repeat_length({5, 5, 5, 5}) == 3);
   CHECK(longest_repeat_length({0, 1, 2, 3}) == 0);
+}
+
+TEST_CASE("suffix_arrays: sorted suffixes and their LCPs equal a brute-force computation") {
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 200; ++trial) {
+    const size_t n = 1 + rng() % 60;
+    const uint32_t k = 1 + rng() % (trial % 3 == 0 ? 2 : 6);
+    std::vector<uint8_t> s(n);
+    for (auto& c : s) c = static_cast<uint8_t>(rng() % k);
+    const SuffixArrays a = suffix_arrays(s.data(), n);
+    std::vector<int32_t> want(n);
+    for (size_t i = 0; i < n; ++i) want[i] = static_cast<int32_t>(i);
+    std::sort(want.begin(), want.end(), [&](int32_t x, int32_t y) {
+      return std::lexicographical_compare(s.begin() + x, s.end(), s.begin() + y, s.end());
+    });
+    REQUIRE(a.sa == want);
+    uint64_t longest = 0;
+    for (size_t r = 0; r < n; ++r) {
+      size_t h = 0;
+      if (r > 0) {
+        const size_t i = static_cast<size_t>(want[r]), j = static_cast<size_t>(want[r - 1]);
+        while (i + h < n && j + h < n && s[i + h] == s[j + h]) ++h;
+      }
+      CHECK(a.plcp[static_cast<size_t>(want[r])] == static_cast<int32_t>(h));
+      longest = std::max<uint64_t>(longest, h);
+    }
+    CHECK(longest_repeat_length(s) == longest);
+  }
   std::vector<uint8_t> s = {0, 1, 1, 0, 1, 0, 0, 1};
   LrsResult r = longest_repeated_substring(s, 2);
   CHECK(r.p_col == doctest::Approx(0.5));

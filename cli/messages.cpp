@@ -1,0 +1,15 @@
+#include "messages.hpp"
+
+namespace ea::cli {
+
+std::string worded(const std::string& message, Remedy remedy) {
+  switch (remedy) {
+    case Remedy::AllowStream:
+      return message + "; pass --allow-stream to read it to its end (add -l INDEX,COUNT to read only that much)";
+    case Remedy::SplitInput: return message + "; assess it in parts with -l INDEX,COUNT or --blocks COUNT";
+    case Remedy::KeepShort: return message + "; --keep-short assesses it";
+    default: return message;
+  }
+}
+
+}  // namespace ea::cli
