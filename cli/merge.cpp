@@ -12,6 +12,7 @@
 #include "output.hpp"
 #include "run.hpp"
 #include "record.hpp"
+#include "settings_fields.hpp"
 #include "summary.hpp"
 
 namespace ea::cli {
@@ -26,7 +27,60 @@ struct Shares {
   std::set<uint64_t> seen_shares;
 };
 
+// What every row of one run shares: its list, its seed, and the result-changing settings its
+// assessments record (settings_fields). The first row sets them; every other row must agree.
+struct RunIdentity {
+  std::optional<std::string> list, seed, settings_from;
+  std::map<std::string, std::string> settings;  // record path -> value
+};
+
+std::string value_at(const nlohmann::ordered_json& j, const std::string& path) {
+  const nlohmann::ordered_json* at = &j;
+  for (size_t pos = 0; pos <= path.size();) {
+    const size_t dot = std::min(path.find('.', pos), path.size());
+    if (!at->is_object() || !at->contains(path.substr(pos, dot - pos))) return "";
+    at = &(*at)[path.substr(pos, dot - pos)];
+    pos = dot + 1;
+  }
+  return at->is_string() ? at->get<std::string>() : at->dump();
+}
+
+void check_same_run(const Record& row, const std::string& where, RunIdentity& id) {
+  const auto& run = row.json["run"];
+  if (!run.contains("list") || !run["list"].is_string()) {
+    throw Error(ErrorKind::Input, "merge: " + where + ": run.list is missing (a share written by an older ea_iid, or "
+                                  "edited); run that share again");
+  }
+  auto same = [&where](std::optional<std::string>& first, const std::string& now, const char* what) {
+    if (first && *first != now) {
+      throw Error(ErrorKind::Input, "merge: " + where + ": " + what + " " + now + " differs from the first line's " +
+                                        *first + "; shares of one run only");
+    }
+    first = now;
+  };
+  same(id.list, run["list"].get<std::string>(), "the list digest");
+  if (!row.user_seed) throw Error(ErrorKind::Input, "merge: " + where + ": the row records no seed");
+  same(id.seed, *row.user_seed, "--seed");
+  // The assessments' result-changing settings (a restart row's are in its "rows").
+  const nlohmann::ordered_json* a = row.kind == Record::Kind::Assessment ? &row.json
+                                    : row.kind == Record::Kind::Restart && row.json["rows"].is_object() ? &row.json["rows"]
+                                                                                                       : nullptr;
+  if (!a) return;
+  for (const SettingField& f : settings_fields()) {
+    if (f.effect != SettingEffect::Result || !f.record || f.per_item) continue;
+    const std::string now = value_at(*a, f.record);
+    auto [at, fresh] = id.settings.emplace(f.record, now);
+    if (fresh) continue;
+    if (at->second != now) {
+      throw Error(ErrorKind::Input, "merge: " + where + ": " + f.option + " was " + now + " where " + *id.settings_from +
+                                        " has " + at->second + "; shares of one run only");
+    }
+  }
+  if (!id.settings_from) id.settings_from = where;
+}
+
 Shares read_shares(const std::vector<std::string>& files) {
+  RunIdentity identity;
   Shares sh;
   auto& rows = sh.rows;
   auto& items = sh.items;
@@ -51,6 +105,7 @@ Shares read_shares(const std::vector<std::string>& files) {
           !run.value("items", nlohmann::ordered_json()).is_number_unsigned() || !shard_ok) {
         throw Error(ErrorKind::Input, "merge: " + where + ": not a line of ea_iid --jsonl (no valid \"run\" field)");
       }
+      check_same_run(row, where, identity);
       const size_t item = run["item"].get<size_t>(), total = run["items"].get<size_t>();
       const uint64_t count = run["shard"].is_null() ? 1 : run["shard"]["count"].get<uint64_t>();
       if ((items && *items != total) || (shares && *shares != count)) {
@@ -142,13 +197,10 @@ Outcome merge_shares(const std::vector<std::string>& args) {
   if (!quiet) {
     print_summary(stdout, table);
     std::fprintf(stdout, "%zu rows from %" PRIu64 " shares: %s\n", table.size(), *sh.shares,
-                 any_error ? "some assessments had errors" : tally.all_iid() ? "all IID" : "not all IID");
+                 summary_line(tally, table.size(), any_error).c_str());
     flush_checked(stdout, "standard output");
   }
-  if (any_error) return Outcome::error();
-  Outcome outcome;
-  outcome.add(tally.not_iid, tally.inconclusive, tally.not_compliant);
-  return outcome;
+  return outcome_of(tally);
 }
 
 }  // namespace ea::cli

@@ -13,6 +13,7 @@ struct Outcome {
   bool not_iid = false;        // some verdict is "not IID"
   bool inconclusive = false;   // some verdict is "inconclusive"
   bool not_compliant = false;  // some result cannot be an SP 800-90B assessment
+  bool nothing_assessed = false;  // no item was assessed (all skipped, an empty share): never a pass
 
   static Outcome error() { return Outcome{End::Error}; }
   static Outcome interrupted() { return Outcome{End::Interrupted}; }
@@ -35,21 +36,21 @@ struct ExitPolicy {
 //   2             an error (bad input, usage, an output that cannot be written, a device failure)
 //   4             --strict: some result cannot be a compliant assessment (exploratory
 //                 --iterations, fewer than 1,000,000 samples, a generator not for compliance,
-//                 chi-square not evaluable)
+//                 chi-square not evaluable), or nothing was assessed at all
 //   1             --exit-code or --strict: some verdict is not IID (without --strict also
-//                 inconclusive)
+//                 inconclusive, or nothing assessed)
 //   3             --strict: some verdict is inconclusive
 //   0             otherwise
 inline int exit_status(const Outcome& r, ExitPolicy p, int signal_number) {
   if (r.end == Outcome::End::Interrupted) return 128 + (signal_number == SIGTERM ? SIGTERM : SIGINT);
   if (r.end == Outcome::End::Error) return 2;
   if (p.strict) {
-    if (r.not_compliant) return 4;
+    if (r.not_compliant || r.nothing_assessed) return 4;
     if (r.not_iid) return 1;
     if (r.inconclusive) return 3;
     return 0;
   }
-  if (p.exit_code && (r.not_iid || r.inconclusive)) return 1;
+  if (p.exit_code && (r.not_iid || r.inconclusive || r.nothing_assessed)) return 1;
   return 0;
 }
 

@@ -74,13 +74,28 @@ std::function<void(int, const char*, uint32_t, int)> single_progress(const Optio
   return nullptr;
 }
 
+}  // namespace
+
 // The exit outcome of a set of rows.
 Outcome outcome_of(const Tally& t) {
   if (t.errors) return Outcome::error();
   Outcome out;
   out.add(t.not_iid, t.inconclusive, t.not_compliant);
+  out.nothing_assessed = t.results == 0;
   return out;
 }
+
+// The batch's last line: what its rows say, never "all IID" for rows that assessed nothing.
+std::string summary_line(const Tally& t, size_t rows, bool any_error) {
+  if (any_error) return "some assessments had errors";
+  if (t.results == 0) {
+    return rows == 0 ? "nothing was assessed (no item in this list or share)"
+                     : "nothing was assessed (every item was skipped)";
+  }
+  return t.all_iid() ? "all IID" : "not all IID";
+}
+
+namespace {
 
 Outcome run_single(Engine& engine, const Options& o, const Settings& settings, const ReportOptions& ro,
                    const InputSet& inputs, const std::vector<Item>& items, const std::atomic<bool>& interrupt) {
@@ -195,12 +210,29 @@ struct ListPosition {
   std::optional<std::pair<uint64_t, uint64_t>> shard;
   // --resume: rows of an earlier run kept for items of this list (index in the whole list).
   std::vector<std::pair<size_t, Record>> kept;
+  std::string list;      // digest of the whole expanded list (list_digest)
+  uint64_t user_seed = 0;  // the run's --seed, recorded in every row (errors and skipped ones too)
 };
+
+// The SHA-256 of the whole expanded list, before any share is taken: every item's path,
+// block and range. Shares of one command line share it; merge refuses rows of another list.
+std::string list_digest(const std::vector<Item>& items) {
+  Sha256 h;
+  for (const Item& it : items) {
+    const std::string line = it.path + '\0' + std::to_string(it.block) + '\0' +
+                             (it.subset ? std::to_string(it.subset->index) + "," + std::to_string(it.subset->count) : "") +
+                             '\n';
+    h.update(line.data(), line.size());
+  }
+  return to_hex(h.finish());
+}
 
 nlohmann::ordered_json run_json(const ListPosition& pos, size_t k) {
   nlohmann::ordered_json j;
   j["item"] = pos.index[k];
   j["items"] = pos.items;
+  j["list"] = pos.list;
+  j["userSeed"] = std::to_string(pos.user_seed);
   if (pos.shard) {
     j["shard"] = {{"index", pos.shard->first}, {"count", pos.shard->second}};
   } else {
@@ -429,8 +461,7 @@ Outcome run_batch(Engine& engine, const Options& o, const Settings& settings, co
   if (!sum.stopped_by.empty()) {
     std::fprintf(table, "Incomplete: stopped by an error after %zu of %zu assessments\n", board.done(), items.size());
   } else if (!o.quiet) {
-    std::fprintf(table, "%zu rows: %s\n", out.rows(),
-                 any_error ? "some assessments had errors" : out.tally().all_iid() ? "all IID" : "not all IID");
+    std::fprintf(table, "%zu rows: %s\n", out.rows(), summary_line(out.tally(), out.rows(), any_error).c_str());
   }
   flush_checked(table, table == stderr ? "standard error" : "standard output");
   if (any_error) return Outcome::error();
@@ -527,7 +558,17 @@ static void prepare_resume(const Options& o, const Settings& settings, const Ear
                            std::vector<Item>& items, ListPosition& position, const InputSet& inputs) {
   const auto& rows = earlier.jsonl.rows;
   std::map<std::pair<std::string, int64_t>, size_t> by_item;  // the earlier rows by (path, block)
-  for (size_t r = 0; r < rows.size(); ++r) by_item[{rows[r].path, rows[r].block}] = r;
+  const auto where = [&](size_t r) { return *o.jsonl_path + ":" + std::to_string(earlier.jsonl.lines[r]); };
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const auto [at, fresh] = by_item.emplace(std::make_pair(rows[r].path, rows[r].block), r);
+    if (!fresh) {
+      throw Error(ErrorKind::Input, "--resume: " + where(r) + ": a second row for " + rows[r].path +
+                                        (rows[r].block >= 0 ? " block " + std::to_string(rows[r].block) : "") +
+                                        " (the first is line " + std::to_string(earlier.jsonl.lines[at->second]) +
+                                        "); keep one of them");
+    }
+  }
+  std::vector<bool> listed(rows.size(), false);
   std::map<std::string, std::string> file_sha;  // path -> SHA-256 now
   std::vector<bool> drop(rows.size(), false);
   std::vector<Item> rest;
@@ -538,7 +579,10 @@ static void prepare_resume(const Options& o, const Settings& settings, const Ear
     size_t r = 0;
     if (earlier.from_jsonl) {
       auto at = by_item.find({it.path, it.block});
-      if (at != by_item.end()) row = &rows[r = at->second];
+      if (at != by_item.end()) {
+        row = &rows[r = at->second];
+        listed[r] = true;
+      }
     } else if (earlier.files[k]) {
       row = &*earlier.files[k];
     }
@@ -566,6 +610,14 @@ static void prepare_resume(const Options& o, const Settings& settings, const Ear
       if (row && earlier.from_jsonl) drop[r] = true;  // an error row: assessed again
       rest.push_back(it);
       rest_index.push_back(position.index[k]);
+    }
+  }
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (!listed[r]) {
+      throw Error(ErrorKind::Input, "--resume: " + where(r) + ": " + rows[r].path +
+                                        (rows[r].block >= 0 ? " block " + std::to_string(rows[r].block) : "") +
+                                        " is not an item of this run's list; resume with the same files and options, "
+                                        "or write to another file");
     }
   }
   items = std::move(rest);
@@ -596,6 +648,10 @@ ReportOptions report_options(const Options& o, const std::string& started) {
 }
 
 Settings resolve_settings(const Options& o, std::optional<uint64_t> earlier_seed) {
+  if (o.resume && !o.seed && !earlier_seed) {
+    throw Error(ErrorKind::Usage, "--resume: no earlier row records the run's seed (it stopped before its first row, "
+                                  "or the file is new); give --seed");
+  }
   Settings settings = o.settings;
   const bool drawn = !o.seed && !earlier_seed;
   settings.seed = o.seed ? *o.seed : earlier_seed ? *earlier_seed : os_seed();
@@ -615,6 +671,7 @@ Outcome run_assessments(Engine& engine, const Options& o, const std::string& sta
   ListPosition position;
   position.items = items.size();
   position.shard = o.shard;
+  position.list = list_digest(items);
   if (o.shard) {
     position.index = share_of(items, o.shard->first, o.shard->second);
     std::vector<Item> mine;
@@ -624,11 +681,16 @@ Outcome run_assessments(Engine& engine, const Options& o, const std::string& sta
   } else {
     for (size_t i = 0; i < items.size(); ++i) position.index.push_back(i);
   }
-  if (!o.resume) return run_batch(engine, o, resolve_settings(o, std::nullopt), ro, inputs, items, position, interrupt, signal_number);
+  if (!o.resume) {
+    const Settings settings = resolve_settings(o, std::nullopt);
+    position.user_seed = settings.seed;
+    return run_batch(engine, o, settings, ro, inputs, items, position, interrupt, signal_number);
+  }
   const std::vector<std::string> out_paths =
       o.json_path ? output_paths(*o.json_path, items, inputs) : std::vector<std::string>(items.size());
   const EarlierRows earlier = read_earlier(o, out_paths);
   const Settings settings = resolve_settings(o, o.seed ? std::nullopt : earlier_seed(earlier));
+  position.user_seed = settings.seed;
   prepare_resume(o, settings, earlier, items, position, inputs);
   return run_batch(engine, o, settings, ro, inputs, items, position, interrupt, signal_number);
 }

@@ -12,6 +12,7 @@
 #include "options.hpp"
 #include "outcome.hpp"
 #include "output.hpp"
+#include "record.hpp"
 #include "report_options.hpp"
 #include "runner.hpp"
 
@@ -29,6 +30,11 @@ ReportOptions report_options(const Options& o, const std::string& started);
 // output cannot be used.
 Outcome run_assessments(Engine& engine, const Options& o, const std::string& started, const InputSet& inputs,
                         const std::atomic<bool>& interrupt, const std::atomic<int>& signal_number);
+
+// The exit outcome of a set of rows (errors, verdicts, nothing assessed), and the batch's
+// last line for them.
+Outcome outcome_of(const Tally& t);
+std::string summary_line(const Tally& t, size_t rows, bool any_error);
 
 // ea_iid merge [--force] [-q] OUT.jsonl IN.jsonl...: the JSONL files of the shares of one
 // list (--shard K/N) joined into OUT in list order, after checking that they come from one

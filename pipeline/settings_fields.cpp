@@ -27,7 +27,7 @@ const std::vector<SettingField>& settings_fields() {
       {"compression_test", "ea_calibrate --fast-only", E::Result, nullptr, nullptr,
        "ea_calibrate only, which keeps no rows to resume"},
       {"width", "bits_per_symbol/--bits", E::Result, "input.bitsPerSymbol",
-       [](const Settings& s) { return s.width ? std::to_string(s.width) : std::string(); }, ""},
+       [](const Settings& s) { return s.width ? std::to_string(s.width) : std::string(); }, "", true},
       {"allow_stream", "--allow-stream", E::Input, nullptr, nullptr, "how a stream is read; --resume reads regular files"},
       {"threads", "--threads", E::Speed, nullptr, nullptr, ""},
       {"device", "--device", E::Speed, nullptr, nullptr, ""},

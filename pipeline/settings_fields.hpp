@@ -28,6 +28,9 @@ struct SettingField {
   const char* record;
   std::string (*value)(const Settings&);
   const char* why;
+  // The record's value may differ between the items of one run (the bit width, inferred
+  // per file): merge does not compare it across rows.
+  bool per_item = false;
 };
 
 const std::vector<SettingField>& settings_fields();

@@ -230,6 +230,18 @@ Record read_record(ordered_json j, const std::string& where) {
     r.for_compliance = f.flag("forCompliance");
     r.user_seed = f.str("permutation.userSeed");
   }
+  // Batch rows record the run's seed in "run" too (errors and skipped rows included).
+  if (const ordered_json* run_seed = f.find(j, "run.userSeed")) {
+    if (!run_seed->is_string()) f.fail("run.userSeed", "expected a string");
+    if (r.user_seed && *r.user_seed != run_seed->get<std::string>()) {
+      f.fail("run.userSeed", "contradicts the assessment's permutation.userSeed");
+    }
+    r.user_seed = run_seed->get<std::string>();
+  }
+  if (r.user_seed && (r.user_seed->empty() || r.user_seed->size() > 20 ||
+                      r.user_seed->find_first_not_of("0123456789") != std::string::npos)) {
+    f.fail("permutation.userSeed", "'" + *r.user_seed + "' is not a decimal seed");
+  }
   r.row = row_of_json(j);
   r.json = std::move(j);
   return r;

@@ -48,7 +48,8 @@ RESTART_FILE=testdata/restart/restart_carryover_8bit.bin
 #  *.json (-o): keys dateTimeStamp, toolVersion, build, timings, commandline dropped at
 #    any depth (restart runs nest whole assessments in rows/columns), and device,
 #    compressionDevice, threads, workerThreads (added after 0d371cd: the CPU share a worker used) inside any "permutation" object; numbers keep their exact
-#    text (no float re-formatting); re-indented with 2 spaces.
+#    text (no float re-formatting); re-indented with 2 spaces. In batch rows' "run", list and
+#    userSeed (added after 0d371cd: the list digest and the seed of every row) are dropped.
 #  *.jsonl: each line as a .json file, lines ordered by run.item (with several --jobs they
 #    are appended as items finish); a missing final newline is marked.
 #  *.csv: the "seconds" column (found by its header) dropped; every other field keeps its
@@ -77,6 +78,7 @@ src, dst, tmp = sys.argv[1:4]
 exes = sorted(set(sys.argv[4:]), key=len, reverse=True)
 DROP = {"dateTimeStamp", "toolVersion", "build", "timings", "commandline"}
 PERM_DROP = {"device", "compressionDevice", "threads", "workerThreads"}
+RUN_DROP = {"list", "userSeed"}  # added to batch rows' "run" after 0d371cd
 NUM = "\x00NUM:"  # floats are kept as the text the tool wrote
 
 
@@ -90,7 +92,8 @@ def paths(s):
 def strip(v, key=None):
     if isinstance(v, dict):
         return {k: strip(x, k) for k, x in v.items()
-                if k not in DROP and not (key == "permutation" and k in PERM_DROP)}
+                if k not in DROP and not (key == "permutation" and k in PERM_DROP)
+                and not (key == "run" and k in RUN_DROP)}
     if isinstance(v, list):
         return [strip(x) for x in v]
     return v
