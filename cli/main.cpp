@@ -1,9 +1,11 @@
 // ea_iid: parse -> check outputs -> run the items (cli/run.cpp) -> exit status. The only place where errors
 // become messages and outcomes become exit codes (cli/outcome.hpp).
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cinttypes>
 #include <csignal>
@@ -63,7 +65,7 @@ Outcome report_error(const ea::cli::Options& o, const std::string& started, cons
   if (o.json_path && checked_inputs && !o.batch()) {
     try {
       const ea::ReportOptions ro = ea::cli::report_options(o, started);
-      ea::cli::write_file_atomically(*o.json_path, ea::error_json(ro, message, kind).dump(2) + "\n", *checked_inputs,
+      ea::cli::write_file_atomically(*o.json_path, ea::dump_json(ea::error_json(ro, message, kind), 2) + "\n", *checked_inputs,
                                      "-o");
     } catch (const std::exception& e) {
       ea::cli::logger().error("{}", e.what());
@@ -80,6 +82,13 @@ Outcome run(const ea::cli::Options& o, const std::string& started) {
     cli::init_logging(!o.log_level.empty() ? o.log_level : o.quiet ? "error" : "info");
     for (const auto& f : o.files) inputs.add(f);
     check_stdout(inputs);
+    // Outputs against each other, before any work ("-" is standard output).
+    std::vector<std::pair<std::string, std::string>> outputs;
+    if (o.json_path && !o.batch()) outputs.emplace_back("-o", *o.json_path);
+    if (o.jsonl_path) outputs.emplace_back("--jsonl", *o.jsonl_path);
+    if (o.csv_path) outputs.emplace_back("--csv", *o.csv_path);
+    if (o.html_path) outputs.emplace_back("--html", *o.html_path);
+    cli::check_distinct_outputs(outputs);
     // Before any work: an -o that cannot be written fails now, not after the assessment.
     if (o.json_path && !o.batch()) cli::check_output_path(*o.json_path, inputs, "-o");
     outputs_checked = true;
@@ -151,8 +160,23 @@ static int assess_main(std::vector<char*> args, const std::string& command_line)
   return cli::exit_status(r, cli::ExitPolicy{o.exit_code, o.strict}, g_signal.load());
 }
 
+// Descriptors 0-2 closed at start (cron, some CI wrappers: `2>&-`) would be taken by the
+// first files opened, and diagnostics would go into a JSONL file: they are opened on
+// /dev/null first. SIGPIPE (a reader that went away) makes a write fail (exit 2) instead of
+// ending the process with 141.
+static void standard_descriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+      const int got = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+      if (got != fd && got >= 0) ::close(got);
+    }
+  }
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
 int main(int argc, char** argv) {
   using namespace ea;
+  standard_descriptors();
   const std::string command_line = cli::join_command_line(argc, argv);
   std::vector<char*> args(argv, argv + argc);
   const cli::Subcommand* sub = argc > 1 ? cli::find_subcommand(argv[1]) : nullptr;

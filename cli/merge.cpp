@@ -12,6 +12,7 @@
 #include "output.hpp"
 #include "run.hpp"
 #include "record.hpp"
+#include "report.hpp"
 #include "settings_fields.hpp"
 #include "summary.hpp"
 
@@ -188,7 +189,7 @@ Outcome merge_shares(const std::vector<std::string>& args) {
   std::vector<Row> table;
   Tally tally;
   for (auto& [item, row] : rows) {
-    text += row.first.json.dump() + "\n";
+    text += dump_json(row.first.json) + "\n";
     table.push_back(row.first.row);
     tally.add(row.first);
   }

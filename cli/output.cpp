@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -92,7 +93,15 @@ const std::string* InputSet::find(const struct stat& st) const {
 }
 
 void check_output_path(const std::string& path, const InputSet& inputs, const std::string& what) {
+  if (path == "-") {  // standard output: never an input (checked by main), never replaced
+    struct stat st {};
+    if (::fstat(STDOUT_FILENO, &st) == 0) refuse_input(inputs, st, what, "standard output");
+    return;
+  }
   if (path.empty()) output_error(what, "''", "empty output path");
+  if (name_of(path).size() > NAME_MAX) {
+    output_error(what, path, "the file name is longer than " + std::to_string(NAME_MAX) + " bytes");
+  }
   const std::string folder = folder_of(path);
   struct stat st {};
   if (::stat(folder.c_str(), &st) != 0) {
@@ -120,6 +129,11 @@ void check_output_path(const std::string& path, const InputSet& inputs, const st
 
 void write_file_atomically(const std::string& path, const std::string& content, const InputSet& inputs,
                            const std::string& what) {
+  if (path == "-") {  // standard output
+    write_text(stdout, content, "standard output");
+    flush_checked(stdout, "standard output");
+    return;
+  }
   check_output_path(path, inputs, what);
   const std::string folder = folder_of(path);
   std::string tmp = folder + "/." + name_of(path) + ".XXXXXX";
@@ -163,6 +177,32 @@ void write_file_atomically(const std::string& path, const std::string& content, 
   }
 }
 
+std::string same_file_key(const std::string& path) {
+  if (path == "-") return "-";
+  char buf[PATH_MAX];
+  const std::string folder = folder_of(path);
+  const std::string base = ::realpath(folder.c_str(), buf) ? std::string(buf) : folder;
+  return base + "/" + name_of(path);
+}
+
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    for (size_t j = i + 1; j < outputs.size(); ++j) {
+      const auto& [a_opt, a] = outputs[i];
+      const auto& [b_opt, b] = outputs[j];
+      struct stat sa {}, sb {};
+      const bool same = same_file_key(a) == same_file_key(b) ||
+                        (a != "-" && b != "-" && ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 &&
+                         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
+      if (same) {
+        throw Error(ErrorKind::Usage, a_opt + " " + a + " and " + b_opt + " " + b +
+                                          (a == "-" ? " both write to standard output" : " name the same file") +
+                                          "; each output needs its own");
+      }
+    }
+  }
+}
+
 JsonlWriter::JsonlWriter(const std::string& path, Existing existing, const InputSet& inputs) : path_(path) {
   const std::string what = "--jsonl";
   struct stat st {};
@@ -193,6 +233,22 @@ JsonlWriter::JsonlWriter(const std::string& path, Existing existing, const Input
       output_error(what, path, "is " + file_type_name(st.st_mode) + "; --jsonl writes to a regular file, a FIFO or a character device");
     }
     regular_ = S_ISREG(st.st_mode);
+    if (regular_ && st.st_size > 0 && existing == Existing::Append) {
+      // A line cut off by a crash is never glued to: the new row would join its fragment.
+      char last = '\n';
+      // The file this descriptor opened (write-only), read through /proc; else by its name.
+      int rfd = ::open(("/proc/self/fd/" + std::to_string(fd_)).c_str(), O_RDONLY | O_CLOEXEC);
+      if (rfd < 0) rfd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+      const bool read_ok = rfd >= 0 && ::pread(rfd, &last, 1, st.st_size - 1) == 1;
+      const int err = errno;
+      if (rfd >= 0) ::close(rfd);
+      if (!read_ok) output_error(what, path, "cannot read its last byte: " + os_error(err));
+      if (last != '\n') {
+        output_error(what, path,
+                     "its last line is incomplete (cut off while it was written); nothing was changed. --resume drops "
+                     "it and continues the run; --force replaces the file");
+      }
+    }
     if (regular_ && st.st_size > 0) {
       if (existing == Existing::Refuse) {
         output_error(what, path,

@@ -38,7 +38,13 @@ class InputSet {
 // Checks that `path` can be created or replaced: its folder exists, and it is absent or a
 // regular file that is not an input. `what` names the option in messages ("-o").
 // Throws Error{Output}.
+// "-" is standard output. Names longer than NAME_MAX are refused.
 void check_output_path(const std::string& path, const InputSet& inputs, const std::string& what);
+
+// Refuses two outputs that are one file (the same name in the same folder, or the same
+// existing file under two names), or both standard output: (option, path) pairs. Throws
+// Error{Usage} naming both options.
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 
 // Writes `content` to `path` atomically (see above), re-checking the path first.
 void write_file_atomically(const std::string& path, const std::string& content, const InputSet& inputs,

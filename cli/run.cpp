@@ -117,13 +117,15 @@ Outcome run_single(Engine& engine, const Options& o, const Settings& settings, c
           logger().warn("{}", w);
         }
       }
-      print_result_text(stdout, r, ro);
-      flush_checked(stdout, "standard output");
+      // -o - writes the JSON to standard output: the text goes to standard error then.
+      const bool json_on_stdout = o.json_path && *o.json_path == "-";
+      print_result_text(json_on_stdout ? stderr : stdout, r, ro);
+      flush_checked(json_on_stdout ? stderr : stdout, json_on_stdout ? "standard error" : "standard output");
     }
     const Record record = record_of(r, it.path, -1, ro);
     if (o.json_path) {
       try {
-        write_file_atomically(*o.json_path, record.json.dump(2) + "\n", inputs, "-o");
+        write_file_atomically(*o.json_path, dump_json(record.json, 2) + "\n", inputs, "-o");
       } catch (const std::exception& e) {
         if (r.assessed()) throw;
         logger().error("{}", e.what());
@@ -153,6 +155,10 @@ std::string basename_of(const std::string& p) {
 // -o names a folder in batch mode: checked, and every name checked, before any work.
 // Returns each item's output path ("" for skipped items).
 std::vector<std::string> output_paths(const std::string& dir, const std::vector<Item>& items, const InputSet& inputs) {
+  if (dir == "-") {
+    throw Error(ErrorKind::Usage, "-o -: with several assessments -o names a folder; --jsonl - writes every result to "
+                                  "standard output");
+  }
   std::string out_dir = dir;
   struct stat st {};
   if (::stat(out_dir.c_str(), &st) != 0 && errno == ENOTDIR) {
@@ -331,6 +337,14 @@ class BatchOutputs {
                const ListPosition& position)
       : o_(o), ro_(ro), inputs_(inputs), position_(position) {
     out_paths_ = o.json_path ? output_paths(*o.json_path, items, inputs) : std::vector<std::string>(items.size());
+    for (const auto& p : out_paths_) {  // -o DIR/'s files against the other outputs
+      if (p.empty()) continue;
+      std::vector<std::pair<std::string, std::string>> outputs{{"-o", p}};
+      if (o.jsonl_path) outputs.emplace_back("--jsonl", *o.jsonl_path);
+      if (o.csv_path) outputs.emplace_back("--csv", *o.csv_path);
+      if (o.html_path) outputs.emplace_back("--html", *o.html_path);
+      check_distinct_outputs(outputs);
+    }
     // The report files are written at the end; whether they can be is checked now.
     for (const auto* path : {&o.csv_path, &o.html_path}) {
       if (*path) check_output_path(**path, inputs, path == &o.csv_path ? "--csv" : "--html");
@@ -347,7 +361,12 @@ class BatchOutputs {
     }
     if (!position.kept.empty()) logger().info("--resume: {} items kept from the earlier run", position.kept.size());
   }
-  std::FILE* table() const { return jsonl_ && jsonl_->is_stdout() ? stderr : stdout; }
+  // The summary table: standard error when an output goes to standard output.
+  std::FILE* table() const {
+    const bool stdout_taken = (jsonl_ && jsonl_->is_stdout()) || (o_.csv_path && *o_.csv_path == "-") ||
+                              (o_.html_path && *o_.html_path == "-");
+    return stdout_taken ? stderr : stdout;
+  }
 
   // Writes one finished item. A write that fails makes that item an error; the batch goes on.
   // Returns its summary row's verdict.
@@ -362,9 +381,9 @@ class BatchOutputs {
     Record record = record_of(r, it.path, it.block, ro_);
     record.json["run"] = run_json(position_, k);
     try {
-      if (jsonl_) jsonl_->write_line(record.json.dump());
+      if (jsonl_) jsonl_->write_line(dump_json(record.json));
       if (!out_paths_[k].empty() && r.status != ItemResult::Status::Skipped) {
-        write_file_atomically(out_paths_[k], record.json.dump(2) + "\n", inputs_, "-o");
+        write_file_atomically(out_paths_[k], dump_json(record.json, 2) + "\n", inputs_, "-o");
       }
     } catch (const Error& e) {
       logger().error("{}", e.what());
@@ -626,7 +645,7 @@ static void prepare_resume(const Options& o, const Settings& settings, const Ear
   if (earlier.from_jsonl && (earlier.jsonl.torn || dropped)) {
     std::string text;
     for (size_t r = 0; r < rows.size(); ++r) {
-      if (!drop[r]) text += rows[r].json.dump() + "\n";
+      if (!drop[r]) text += dump_json(rows[r].json) + "\n";
     }
     write_file_atomically(*o.jsonl_path, text, inputs, "--jsonl");
     logger().info("--resume: {}{} error rows to assess again dropped from {}",

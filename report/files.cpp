@@ -34,7 +34,10 @@ std::string number(const ordered_json& v, const char* f) {
   return buf;
 }
 
-std::string csv_field(const std::string& s) {
+std::string csv_field(const std::string& text) {
+  // A cell a spreadsheet would run as a formula (= + - @, or a tab or CR first) is kept as
+  // text: a leading apostrophe (OWASP's advice for CSV injection).
+  const std::string s = !text.empty() && std::string("=+-@\t\r").find(text[0]) != std::string::npos ? "'" + text : text;
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);

@@ -278,6 +278,10 @@ nlohmann::ordered_json gpu_tuning_json(const GpuTuning& t) {
 }
 
 
+std::string dump_json(const ordered_json& j, int indent) {
+  return j.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+}
+
 ordered_json result_json(const ItemResult& r, const std::string& path, int64_t block, const ReportOptions& o) {
   switch (r.status) {
     case ItemResult::Status::Skipped: return skipped_json(o, path, block, r.message);

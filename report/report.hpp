@@ -52,6 +52,10 @@ nlohmann::ordered_json json_envelope(const ReportOptions& o, const std::string& 
 nlohmann::ordered_json result_json(const ItemResult& r, const std::string& path, int64_t block,
                                    const ReportOptions& o);
 
+// The text of a record for a file: bytes of a name that are not UTF-8 become U+FFFD rather
+// than abort the write (the row, and every other row, is kept).
+std::string dump_json(const nlohmann::ordered_json& j, int indent = -1);
+
 // The text of an assessed result on `out` (nothing for other statuses, or with o.quiet).
 void print_result_text(std::FILE* out, const ItemResult& r, const ReportOptions& o);
 
