@@ -66,7 +66,9 @@ class Fields {
   }
   int64_t integer(const std::string& path, int64_t min, int64_t max, const ordered_json* from = nullptr) const {
     const ordered_json& j = get(path, ordered_json::value_t::number_integer, from);
-    if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(max)) fail(path, "out of range");
+    if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(max)) {
+      fail(path, std::to_string(j.get<uint64_t>()) + " is out of range (" + std::to_string(min) + " to " + std::to_string(max) + ")");
+    }
     const int64_t v = j.get<int64_t>();
     if (v < min || v > max) fail(path, std::to_string(v) + " is out of range (" + std::to_string(min) + " to " + std::to_string(max) + ")");
     return v;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -465,4 +466,69 @@ TEST_CASE("--resume with -o DIR/ alone: the files present are kept, the missing 
   auto a = nlohmann::json::parse(slurp(dir + "/out/rand8_short.bin.block1.json")), b = nlohmann::json::parse(redo);
   CHECK(stable(a) == stable(b));
   CHECK(run("--resume " + kSamples + "rand8_short.bin").code == 2);  // nothing to continue
+}
+
+TEST_CASE("merge refuses shares of another seed, generator, iteration count or list, and edited rows") {
+  const std::string dir = tmp("mixed-" + std::to_string(::getpid()));
+  REQUIRE(std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str()) == 0);
+  const std::string files = " " + kSamples + "rand8_short.bin " + kSamples + "rand4_short.bin";
+  auto share = [&](const std::string& name, const std::string& opts, int k) {
+    const std::string path = dir + "/" + name + ".jsonl";
+    const std::string iterations = opts.find("--iterations") == std::string::npos ? " --iterations 100" : "";
+    const Result r = run("--device cpu -q" + iterations + " " + opts + " --shard " + std::to_string(k) + "/2 --jsonl " + path + files);
+    CHECK_MESSAGE(r.code == 0, r.err);
+    return path;
+  };
+  const std::string a0 = share("a0", "--seed 1", 0), a1 = share("a1", "--seed 1", 1);
+  REQUIRE(run("merge -q " + dir + "/ok.jsonl " + a0 + " " + a1).code == 0);
+  auto refused = [&](const std::string& other, const std::string& words) {
+    Result m = run("merge -q --force " + dir + "/bad.jsonl " + a0 + " " + other);
+    CHECK(m.code == 2);
+    CHECK_MESSAGE(m.err.find(words) != std::string::npos, m.err);
+  };
+  refused(share("seed", "--seed 2", 1), "--seed 2 differs from the first line's 1");
+  refused(share("prng", "--seed 1 --prng xoshiro256ss", 1), "--prng was xoshiro256ss");
+  refused(share("iter", "--seed 1 --iterations 200", 1), "--iterations was 200");
+  // The same share count over another list (one more file): another list digest.
+  const std::string other = dir + "/list.jsonl";
+  REQUIRE(run("--device cpu -q --iterations 100 --seed 1 --shard 1/2 --jsonl " + other + files + " " + kSamples +
+              "rand1_short.bin")
+              .code == 0);
+  refused(other, "the list digest");
+  // A verdict edited by hand contradicts the row's own tests; a row without its run, or with
+  // a width no sample has, is named with its file and line, never a crash.
+  auto edited = [&](const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
+    auto rows = jsonl(a1);
+    edit(rows[0]);
+    const std::string path = dir + "/" + name + ".damaged";  // not *.jsonl: schema/outputs checks those
+    std::ofstream out(path);
+    for (const auto& r : rows) out << r.dump() << "\n";
+    return path;
+  };
+  refused(edited("verdict", [](nlohmann::json& r) {
+            r["verdict"]["result"] = r["verdict"]["result"] == "IID" ? "not IID" : "IID";
+            r["verdict"]["iid"] = r["verdict"]["result"] == "IID";
+          }),
+          ":1: verdict.result: contradicts");
+  refused(edited("run", [](nlohmann::json& r) { r["run"] = nlohmann::json::object(); }), ":1: not a line of ea_iid --jsonl");
+  refused(edited("bits", [](nlohmann::json& r) { r["input"]["bitsPerSymbol"] = 40; }), ":1: input.bitsPerSymbol: 40 is out of range");
+}
+
+TEST_CASE("standard error closed: diagnostics never reach the JSONL; a closed pipe is exit 2") {
+  const std::string out = tmp(std::to_string(::getpid()) + "-closed.jsonl");
+  const std::string cmd = std::string("'") + EA_IID_EXE + "' --seed 1 --device cpu --iterations 50 --force --jsonl '" + out +
+                          "' " + kSamples + "rand4_short.bin " + kSamples + "rand1_short.bin >/dev/null 2>&-";
+  CHECK(std::system(("sh -c \"" + cmd + "\"").c_str()) == 0);
+  const auto rows = jsonl(out);  // every line parses as JSON
+  CHECK(rows.size() == 2);
+  // A reader that goes away (SIGPIPE): the write fails, exit 2 (never 141).
+  const std::string script = tmp(std::to_string(::getpid()) + "-pipe.sh");
+  {
+    std::ofstream(script) << "'" << EA_IID_EXE << "' --seed 1 --device cpu --iterations 50 --jsonl - " << kSamples
+                          << "rand4_short.bin " << kSamples << "rand1_short.bin " << kSamples
+                          << "rand8_short.bin | head -c 1 >/dev/null\nexit ${PIPESTATUS[0]}\n";
+  }
+  const int status = std::system(("bash '" + script + "' 2>/dev/null").c_str());
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 2);
 }
