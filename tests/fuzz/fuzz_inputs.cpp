@@ -9,7 +9,11 @@
 //   the bytes of the requested range, whose SHA-256 is that of the whole file, and whose
 //   symbols are a bijective, order-keeping translation of the samples;
 // - the parser either throws ea::Error{Usage} or returns options within their ranges;
-// - parse_unsigned accepts exactly the canonical decimal (or 0x hex) numbers in range.
+// - parse_unsigned accepts exactly the canonical decimal (or 0x hex) numbers in range;
+// - the row reader (resume and merge: read_record, read_jsonl_rows) either refuses a row
+//   with ea::Error{Input} or accepts one from which the summary row, the verdict tally, the
+//   CSV and the HTML are made without any exception: rows are real ones (an IID assessment,
+//   a not-IID one, an error, a skipped item), damaged field by field or byte by byte.
 #include <openssl/evp.h>
 #include <unistd.h>
 
@@ -26,16 +30,23 @@
 #include <string>
 #include <vector>
 
+#include <atomic>
+
 #include "common/error.hpp"
+#include "files.hpp"
 #include "io/samples.hpp"
 #include "options.hpp"
+#include "record.hpp"
+#include "report.hpp"
+#include "runner.hpp"
 
 namespace {
 
 // How often each path ended each way (printed by the driver: the inputs must reach past
 // the error checks, not only into them).
-struct Tally {
+struct Counts {
   uint64_t read_ok = 0, read_error = 0, parse_ok = 0, parse_error = 0, number_ok = 0, number_error = 0;
+  uint64_t row_ok = 0, row_refused = 0;
 } tally;
 
 [[noreturn]] void fail(const std::string& what) {
@@ -164,14 +175,133 @@ void fuzz_number(const uint8_t* data, size_t size) {
   }
 }
 
+// Real rows to damage: results of small generated data sets (IID-looking bytes, a ramp
+// that is not IID, an input error) and a skipped block, as result_json writes them.
+const std::vector<nlohmann::ordered_json>& template_rows() {
+  static const std::vector<nlohmann::ordered_json> rows = [] {
+    std::vector<ea::Item> items(3);
+    for (size_t k = 0; k < items.size(); ++k) {
+      items[k].path = "generated " + std::to_string(k);
+      items[k].generate = [k] {
+        if (k == 2) throw ea::Error(ea::ErrorKind::Input, "cannot be made");
+        std::vector<uint8_t> b(2000);
+        std::mt19937 rng(1);
+        for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<uint8_t>(k == 0 ? rng() : i / 5);
+        return ea::make_dataset(std::move(b), 8);
+      };
+    }
+    ea::Item skipped;
+    skipped.path = "short.bin";
+    skipped.block = 1;
+    skipped.skipped = "short block";
+    items.push_back(skipped);
+    ea::Settings s;
+    s.seed = 1;
+    s.iterations = 30;
+    s.device = ea::DeviceChoice::Cpu;
+    s.threads = 1;
+    ea::ReportOptions o;
+    o.started = "20261125000000";
+    std::vector<nlohmann::ordered_json> out;
+    ea::RunObserver obs;
+    obs.finished = [&](size_t, const ea::Item& it, ea::ItemResult& r) {
+      out.push_back(ea::result_json(r, it.path, it.block, o));
+      out.back()["run"] = {{"item", out.size() - 1}, {"items", 4}, {"list", std::string(64, 'a')}, {"userSeed", "1"}, {"shard", nullptr}};
+    };
+    std::atomic<bool> stop{false};
+    ea::run_items(items, s, 1, stop, obs);
+    return out;
+  }();
+  return rows;
+}
+
+// A random leaf or object of `j`, by the bytes of `data`.
+nlohmann::ordered_json* pick_node(nlohmann::ordered_json& j, const uint8_t*& data, const uint8_t* end) {
+  nlohmann::ordered_json* at = &j;
+  while (data < end && (at->is_object() || at->is_array()) && !at->empty() && *data % 4 != 0) {
+    const size_t k = static_cast<size_t>(data[0]) % at->size();
+    ++data;
+    auto it = at->begin();
+    std::advance(it, static_cast<std::ptrdiff_t>(k));
+    at = &*it;
+  }
+  if (data < end) ++data;
+  return at;
+}
+
+// Everything downstream of the reader, on an accepted row: none of it may throw.
+void use_row(const ea::Record& r) {
+  ea::Tally t;
+  t.add(r);
+  (void)ea::csv_report({r.json});
+  (void)ea::html_report({r.json}, "fuzz");
+  if (r.result() && !r.verdict) fail("an accepted result row without a verdict");
+}
+
+// data[0]: the template; then edits, each (kind, path bytes..., value byte).
+void fuzz_rows(const uint8_t* data, size_t size) {
+  if (size < 2) return;
+  const auto& rows = template_rows();
+  nlohmann::ordered_json j = rows[data[0] % rows.size()];
+  const uint8_t* p = data + 1;
+  const uint8_t* end = data + size;
+  const bool bytes = (data[0] & 0x80) != 0;
+  if (!bytes) {
+    for (int edits = 0; p < end && edits < 4; ++edits) {
+      const uint8_t kind = *p++;
+      nlohmann::ordered_json* node = pick_node(j, p, end);
+      const uint8_t v = p < end ? *p++ : 0;
+      switch (kind % 9) {
+        case 0: *node = nullptr; break;
+        case 1: *node = (v & 1) != 0; break;
+        case 2: *node = static_cast<int>(v) - 128; break;
+        case 3: *node = static_cast<uint64_t>(v) * 1000003u; break;
+        case 4: *node = v * 1e300; break;
+        case 5: *node = std::string(v % 5, static_cast<char>('0' + v % 40)); break;
+        case 6: *node = nlohmann::ordered_json::array(); break;
+        case 7: *node = nlohmann::ordered_json::object(); break;
+        default:
+          if (node->is_object() && !node->empty()) node->erase(node->begin());
+          break;
+      }
+    }
+    try {
+      const ea::Record r = ea::read_record(j, "fuzz:1");
+      ++tally.row_ok;
+      use_row(r);
+    } catch (const ea::Error& e) {
+      ++tally.row_refused;
+      if (e.kind() != ea::ErrorKind::Input) fail("the row reader threw a non-input error");
+    } catch (const std::exception& e) {
+      fail(std::string("an accepted row broke a report: ") + e.what() + "\n" + j.dump());
+    }
+    return;
+  }
+  // Bytes of a JSONL file: two rows, damaged in place.
+  std::string text = rows[0].dump() + "\n" + rows[1].dump() + "\n";
+  for (; p + 1 < end; p += 2) text[(static_cast<size_t>(p[0]) << 4 | p[1]) % text.size()] = static_cast<char>(p[1]);
+  { std::ofstream(scratch_file(), std::ios::binary) << text; }
+  try {
+    const ea::JsonlRows read = ea::read_jsonl_rows(scratch_file());
+    ++tally.row_ok;
+    for (const auto& r : read.rows) use_row(r);
+  } catch (const ea::Error& e) {
+    ++tally.row_refused;
+    if (e.kind() != ea::ErrorKind::Input) fail("the JSONL reader threw a non-input error");
+  } catch (const std::exception& e) {
+    fail(std::string("an accepted JSONL file broke a report: ") + e.what());
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  switch (data[0] % 3) {
+  switch (data[0] % 4) {
     case 0: fuzz_reader(data + 1, size - 1); break;
     case 1: fuzz_options(data + 1, size - 1); break;
-    default: fuzz_number(data + 1, size - 1); break;
+    case 2: fuzz_number(data + 1, size - 1); break;
+    default: fuzz_rows(data + 1, size - 1); break;
   }
   return 0;
 }
@@ -183,8 +313,13 @@ namespace {
 std::vector<uint8_t> make_input(std::mt19937_64& rng) {
   auto pick = [&](uint64_t n) { return static_cast<uint64_t>(rng() % n); };
   std::vector<uint8_t> in;
-  const int target = static_cast<int>(pick(3));
+  const int target = static_cast<int>(pick(4));
   in.push_back(static_cast<uint8_t>(target));
+  if (target == 3) {  // rows: a template, then edits or byte damage
+    const size_t n = 1 + pick(24);
+    for (size_t i = 0; i < n; ++i) in.push_back(static_cast<uint8_t>(rng()));
+    return in;
+  }
   if (target == 0) {
     for (int i = 0; i < 4; ++i) in.push_back(static_cast<uint8_t>(rng()));
     const size_t n = pick(4) == 0 ? pick(8) : pick(6000);
@@ -268,9 +403,9 @@ int main(int argc, char** argv) {
   std::remove(scratch_file().c_str());
   std::printf("fuzz_inputs: %" PRIu64 " inputs, no failure (seed %" PRIu64 "); reader %" PRIu64 " datasets / %" PRIu64
               " errors, parser %" PRIu64 " runs / %" PRIu64 " usage errors, numbers %" PRIu64 " accepted / %" PRIu64
-              " refused\n",
+              " refused, rows %" PRIu64 " accepted / %" PRIu64 " refused\n",
               done, seed, tally.read_ok, tally.read_error, tally.parse_ok, tally.parse_error, tally.number_ok,
-              tally.number_error);
+              tally.number_error, tally.row_ok, tally.row_refused);
   return 0;
 }
 #endif
