@@ -90,7 +90,10 @@ Outcome run(const ea::cli::Options& o, const std::string& started) {
     if (o.html_path) outputs.emplace_back("--html", *o.html_path);
     cli::check_distinct_outputs(outputs);
     // Before any work: an -o that cannot be written fails now, not after the assessment.
-    if (o.json_path && !o.batch()) cli::check_output_path(*o.json_path, inputs, "-o");
+    if (o.json_path && !o.batch()) {
+      cli::check_output_path(*o.json_path, inputs, "-o");
+      cli::check_replaceable(*o.json_path, o.jsonl_force, "-o");
+    }
     outputs_checked = true;
     Engine engine;  // the process's one engine: its workers' device slots
     return cli::run_assessments(engine, o, started, inputs, g_interrupt, g_signal);

@@ -1,7 +1,9 @@
 // ea_iid merge: the JSONL files of a job array's shares joined into one (cli/run.hpp).
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <cinttypes>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -88,8 +90,10 @@ Shares read_shares(const std::vector<std::string>& files) {
   auto& shares = sh.shares;
   auto& seen_shares = sh.seen_shares;
   for (size_t f = 1; f < files.size(); ++f) {
-    std::ifstream probe(files[f], std::ios::binary);
-    if (!probe) throw Error(ErrorKind::Input, "merge: " + files[f] + ": cannot open");
+    struct stat st {};
+    if (::stat(files[f].c_str(), &st) != 0) {
+      throw Error(ErrorKind::Input, "merge: " + files[f] + ": cannot open: " + std::strerror(errno));
+    }
     JsonlRows share = read_jsonl_rows(files[f]);
     if (share.torn) {
       throw Error(ErrorKind::Input, "merge: " + files[f] + ": the last line is incomplete (a share that was cut off); "

@@ -171,7 +171,9 @@ void add_batch_options(CLI::App& app, Flags& f, Options& o) {
   f.jsonl_opt = app.add_option("--jsonl", f.jsonl, "write one JSON object per assessment, one per line ('-': stdout)")
                     ->type_name("PATH");
   app.add_flag("--append", o.jsonl_append, "with --jsonl: add lines to an existing file (without it a non-empty file is refused)");
-  app.add_flag("--force", o.jsonl_force, "with --jsonl: replace the contents of an existing file");
+  app.add_flag("--force", o.jsonl_force,
+               "with --jsonl: replace the contents of an existing file; with -o: replace an existing file that is not "
+               "an ea_iid result");
   app.add_flag("--resume", o.resume,
                "with --jsonl (and -o DIR/): keep the items an earlier run of the same command completed (same file, "
                "block, samples' SHA-256, seed and result-changing options), assess only the rest and append them; a "
@@ -279,9 +281,7 @@ void apply_batch(const Flags& f, Options& o) {
     const uint64_t k = parse_unsigned(f.shard.substr(0, slash), "--shard K", 0, n - 1);
     o.shard = std::make_pair(k, n);
   }
-  if ((o.jsonl_append || o.jsonl_force) && !o.jsonl_path) {
-    throw Error(ErrorKind::Usage, std::string(o.jsonl_append ? "--append" : "--force") + " applies to --jsonl, which is not given");
-  }
+  if (o.jsonl_append && !o.jsonl_path) throw Error(ErrorKind::Usage, "--append applies to --jsonl, which is not given");
   if (o.jsonl_append && o.jsonl_force) throw Error(ErrorKind::Usage, "--append and --force exclude each other");
   if (o.blocks && f.l->count()) {
     throw Error(ErrorKind::Usage, "-l and --blocks exclude each other: -l assesses one part of a file, --blocks every part");
@@ -333,6 +333,9 @@ void apply(Flags& f, Options& o) {
   o.settings.initial_entropy = !f.c;
   o.settings.truncate_bitstring = f.t;
   if (f.out->count()) o.json_path = f.json;
+  if (o.jsonl_force && !o.jsonl_path && !o.json_path) {
+    throw Error(ErrorKind::Usage, "--force applies to --jsonl or -o, and neither is given");
+  }
   apply_restart(f, o);
   // After every option is known (-o is read above).
   if (o.resume && !o.jsonl_path && !(o.json_path && o.batch())) {

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "common/error.hpp"
 #include "io/samples.hpp"
 
@@ -174,6 +176,24 @@ void write_file_atomically(const std::string& path, const std::string& content, 
     const int err = errno;
     ::close(dir);
     if (!ok) output_error(what, path, "fsync of the folder failed: " + os_error(err));
+  }
+}
+
+void check_replaceable(const std::string& path, bool force, const std::string& what) {
+  struct stat st {};
+  // lstat: a symlink at the path is replaced itself, its target left alone (nothing lost).
+  if (force || path == "-" || ::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return;
+  // An earlier result is replaced as asked; anything else (a sample file named by mistake,
+  // another program's output) only with --force.
+  bool result = false;
+  if (st.st_size <= (64 << 20)) {
+    std::ifstream in(path, std::ios::binary);
+    const auto j = nlohmann::json::parse(in, nullptr, false);
+    result = j.is_object() && j.contains("schemaVersion") && j.contains("dateTimeStamp") && j.contains("toolVersion");
+  }
+  if (!result) {
+    output_error(what, path, "exists and is not an ea_iid result (" + std::to_string(st.st_size) +
+                                 " bytes); nothing was written. Pass --force to replace it");
   }
 }
 

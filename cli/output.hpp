@@ -41,6 +41,10 @@ class InputSet {
 // "-" is standard output. Names longer than NAME_MAX are refused.
 void check_output_path(const std::string& path, const InputSet& inputs, const std::string& what);
 
+// Refuses to replace an existing non-empty regular file that is not an ea_iid JSON result
+// (a sample file named by mistake) unless `force`. Throws Error{Output}.
+void check_replaceable(const std::string& path, bool force, const std::string& what);
+
 // Refuses two outputs that are one file (the same name in the same folder, or the same
 // existing file under two names), or both standard output: (option, path) pairs. Throws
 // Error{Usage} naming both options.

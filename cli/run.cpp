@@ -339,6 +339,7 @@ class BatchOutputs {
     out_paths_ = o.json_path ? output_paths(*o.json_path, items, inputs) : std::vector<std::string>(items.size());
     for (const auto& p : out_paths_) {  // -o DIR/'s files against the other outputs
       if (p.empty()) continue;
+      if (!o.resume) check_replaceable(p, o.jsonl_force, "-o");
       std::vector<std::pair<std::string, std::string>> outputs{{"-o", p}};
       if (o.jsonl_path) outputs.emplace_back("--jsonl", *o.jsonl_path);
       if (o.csv_path) outputs.emplace_back("--csv", *o.csv_path);
@@ -542,6 +543,8 @@ EarlierRows read_earlier(const Options& o, const std::vector<std::string>& out_p
   e.files.resize(out_paths.size());
   for (size_t k = 0; k < out_paths.size(); ++k) {
     if (out_paths[k].empty()) continue;
+    struct stat st {};
+    if (::stat(out_paths[k].c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;  // never wait on a FIFO
     std::ifstream in(out_paths[k]);
     auto j = nlohmann::ordered_json::parse(in, nullptr, false);
     if (in && !j.is_discarded() && j.is_object()) e.files[k] = read_record(std::move(j), out_paths[k]);

@@ -1,5 +1,7 @@
 #include "record.hpp"
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <iterator>
 
@@ -266,6 +268,12 @@ Record record_of(const ItemResult& res, const std::string& path, int64_t block, 
 
 JsonlRows read_jsonl_rows(const std::string& path) {
   JsonlRows out;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return out;  // a missing file is empty
+  if (!S_ISREG(st.st_mode)) {
+    // Opening a FIFO to read would wait for a writer (forever): refused at once.
+    throw Error(ErrorKind::Input, path + ": not a regular file; results are read back from regular files only");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return out;
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -532,3 +532,17 @@ TEST_CASE("standard error closed: diagnostics never reach the JSONL; a closed pi
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 2);
 }
+
+TEST_CASE("--resume and merge refuse a FIFO at once instead of waiting for a writer") {
+  const std::string dir = tmp("fifo-" + std::to_string(::getpid()));
+  REQUIRE(std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "' && mkfifo '" + dir + "/f'").c_str()) == 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  Result r = run("--resume --seed 1 --device cpu --iterations 50 --jsonl " + dir + "/f " + kSamples + "rand4_short.bin " +
+                 kSamples + "rand1_short.bin");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("not a regular file") != std::string::npos);
+  Result m = run("merge " + dir + "/out.jsonl " + dir + "/f");
+  CHECK(m.code == 2);
+  CHECK(m.err.find("not a regular file") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));
+}
