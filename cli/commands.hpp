@@ -19,5 +19,7 @@ struct Subcommand {
 // assess, restart, merge, calibrate (in --help's order).
 const std::vector<Subcommand>& subcommands();
 const Subcommand* find_subcommand(const std::string& name);
+// The subcommand `word` is a typo of (at most two edits, and not itself one), or null.
+const Subcommand* near_subcommand(const std::string& word);
 
 }  // namespace ea::cli

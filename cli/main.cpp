@@ -183,6 +183,15 @@ int main(int argc, char** argv) {
   const std::string command_line = cli::join_command_line(argc, argv);
   std::vector<char*> args(argv, argv + argc);
   const cli::Subcommand* sub = argc > 1 ? cli::find_subcommand(argv[1]) : nullptr;
+  if (!sub && argc > 2) {
+    // A mistyped subcommand ("mrege") would be read as a missing sample file.
+    struct stat st {};
+    const cli::Subcommand* near = cli::near_subcommand(argv[1]);
+    if (near && ::stat(argv[1], &st) != 0) {
+      cli::logger().error("'{}' is neither a file nor a subcommand; did you mean '{} {}'?", argv[1], argv[0], near->name);
+      return cli::exit_status(cli::Outcome::error(), {}, 0);
+    }
+  }
   if (!sub) return assess_main(args, command_line);
   args.erase(args.begin() + 1);  // the subcommand's own arguments follow the program's name
   const std::string name = sub->name;
