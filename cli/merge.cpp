@@ -37,17 +37,6 @@ struct RunIdentity {
   std::map<std::string, std::string> settings;  // record path -> value
 };
 
-std::string value_at(const nlohmann::ordered_json& j, const std::string& path) {
-  const nlohmann::ordered_json* at = &j;
-  for (size_t pos = 0; pos <= path.size();) {
-    const size_t dot = std::min(path.find('.', pos), path.size());
-    if (!at->is_object() || !at->contains(path.substr(pos, dot - pos))) return "";
-    at = &(*at)[path.substr(pos, dot - pos)];
-    pos = dot + 1;
-  }
-  return at->is_string() ? at->get<std::string>() : at->dump();
-}
-
 void check_same_run(const Record& row, const std::string& where, RunIdentity& id) {
   const auto& run = row.json["run"];
   if (!run.contains("list") || !run["list"].is_string()) {
@@ -71,7 +60,7 @@ void check_same_run(const Record& row, const std::string& where, RunIdentity& id
   if (!a) return;
   for (const SettingField& f : settings_fields()) {
     if (f.effect != SettingEffect::Result || !f.record || f.per_item) continue;
-    const std::string now = value_at(*a, f.record);
+    const std::string now = recorded_text(*a, f.record);
     auto [at, fresh] = id.settings.emplace(f.record, now);
     if (fresh) continue;
     if (at->second != now) {

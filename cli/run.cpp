@@ -492,28 +492,13 @@ Outcome run_batch(Engine& engine, const Options& o, const Settings& settings, co
 
 namespace {
 
-// The value at a dotted path of a checked record, as text (a string's contents, else the
-// JSON), or "" where it is missing.
-std::string recorded(const nlohmann::ordered_json& j, const char* path) {
-  const nlohmann::ordered_json* at = &j;
-  std::string p = path;
-  for (size_t pos = 0; pos <= p.size();) {
-    const size_t dot = std::min(p.find('.', pos), p.size());
-    const auto it = at->is_object() ? at->find(p.substr(pos, dot - pos)) : at->end();
-    if (!at->is_object() || it == at->end()) return "";
-    at = &*it;
-    pos = dot + 1;
-  }
-  return at->is_string() ? at->get<std::string>() : at->dump();
-}
-
 // Why an earlier complete row of this item cannot be kept with `s` ("" when it can): every
 // setting that changes results (settings_fields) against the row's record, and the range.
 std::string mismatch(const Record& row, const Item& it, const Settings& s) {
   for (const SettingField& f : settings_fields()) {
     if (f.effect != SettingEffect::Result || !f.record) continue;
     const std::string now = f.value(s);
-    const std::string was = recorded(row.json, f.record);
+    const std::string was = recorded_text(row.json, f.record);
     if (!now.empty() && was != now) return std::string(f.option) + " was " + was + ", now " + now;
   }
   const auto& subset = row.json["input"]["subset"];

@@ -297,6 +297,19 @@ JsonlRows read_jsonl_rows(const std::string& path) {
   return out;
 }
 
+std::string recorded_text(const ordered_json& j, const std::string& path) {
+  const ordered_json* at = &j;
+  for (size_t pos = 0; pos <= path.size();) {
+    const size_t dot = std::min(path.find('.', pos), path.size());
+    if (!at->is_object()) return "";
+    const auto it = at->find(path.substr(pos, dot - pos));
+    if (it == at->end()) return "";
+    at = &*it;
+    pos = dot + 1;
+  }
+  return at->is_string() ? at->get<std::string>() : at->dump();
+}
+
 void Tally::add(const Record& r) {
   switch (r.kind) {
     case Record::Kind::Skipped: ++skipped; return;

@@ -33,6 +33,10 @@ struct Record {
   bool result() const { return kind == Kind::Assessment || kind == Kind::Restart; }
 };
 
+// The value at a dotted path of a row ("permutation.userSeed") as text: a string's contents,
+// else its JSON; "" where any part is missing. (resume and merge compare settings with it.)
+std::string recorded_text(const nlohmann::ordered_json& j, const std::string& path);
+
 // Checks and summarises one row. Throws Error{Input} "WHERE: FIELD: what is wrong" (WHERE is
 // FILE:LINE or a file name) for a row that is not an ea_iid record, lacks a field a report
 // reads, holds a value of the wrong type or range, or contradicts itself.
