@@ -294,15 +294,31 @@ JsonlWriter::~JsonlWriter() {
   if (fd_ > 2) ::close(fd_);
 }
 
+// Locks the file the name points to now: after the lock is taken, a descriptor whose file
+// was replaced by --resume's rename (the name now points to another file) is reopened.
+void JsonlWriter::lock_current() {
+  while (true) {
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno != EINTR) output_error("--jsonl", path_, "cannot lock: " + os_error(errno));
+    }
+    struct stat mine {}, named {};
+    if (::fstat(fd_, &mine) != 0 || ::stat(path_.c_str(), &named) != 0 ||
+        (mine.st_dev == named.st_dev && mine.st_ino == named.st_ino) || !S_ISREG(named.st_mode)) {
+      return;
+    }
+    const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return;  // keep writing where we were: the name is gone or unreadable
+    ::flock(fd_, LOCK_UN);
+    ::close(fd_);
+    fd_ = fd;
+  }
+}
+
 void JsonlWriter::write_line(const std::string& line) {
   if (fd_ < 0) output_error("--jsonl", path_, "already closed");
   const std::string text = line + "\n";
   const std::string name = fd_ == 1 ? "standard output" : path_;
-  if (regular_) {
-    while (::flock(fd_, LOCK_EX) != 0) {
-      if (errno != EINTR) output_error("--jsonl", name, "cannot lock: " + os_error(errno));
-    }
-  }
+  if (regular_) lock_current();
   try {
     write_all(fd_, text.data(), text.size(), "--jsonl", name);
   } catch (...) {
@@ -310,6 +326,27 @@ void JsonlWriter::write_line(const std::string& line) {
     throw;
   }
   if (regular_) ::flock(fd_, LOCK_UN);
+}
+
+void rewrite_jsonl(const std::string& path, uint64_t read_bytes, const std::string& content, const InputSet& inputs) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) output_error("--jsonl", path, "cannot open: " + os_error(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }  // also releases the lock
+  } closer{fd};
+  while (::flock(fd, LOCK_EX) != 0) {
+    if (errno == EINTR) throw Error(ErrorKind::Interrupted, "interrupted");
+    output_error("--jsonl", path, "cannot lock: " + os_error(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) output_error("--jsonl", path, "cannot access: " + os_error(errno));
+  if (static_cast<uint64_t>(st.st_size) != read_bytes) {
+    throw Error(ErrorKind::Input, path + ": changed while --resume read it (" + std::to_string(read_bytes) + " bytes read, " +
+                                      std::to_string(st.st_size) +
+                                      " now; another process writing to it?); nothing was changed. Run the command again");
+  }
+  write_file_atomically(path, content, inputs, "--jsonl");
 }
 
 void JsonlWriter::close() {

@@ -11,6 +11,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -54,6 +55,13 @@ void check_distinct_outputs(const std::vector<std::pair<std::string, std::string
 void write_file_atomically(const std::string& path, const std::string& content, const InputSet& inputs,
                            const std::string& what);
 
+// --resume's rewrite of a --jsonl file (dropping a cut-off line or error rows): done under
+// the lock every JsonlWriter takes, and only while the file still holds exactly the
+// `read_bytes` bytes that were read back; a file another process appended to meanwhile is
+// left as it is (Error{Input}: run again). A writer that waited for the lock on the old file
+// finds the name now points to the new one and appends there (JsonlWriter::write_line).
+void rewrite_jsonl(const std::string& path, uint64_t read_bytes, const std::string& content, const InputSet& inputs);
+
 // --jsonl: appends whole lines to a file (or to stdout for "-").
 class JsonlWriter {
  public:
@@ -65,13 +73,16 @@ class JsonlWriter {
   JsonlWriter(const JsonlWriter&) = delete;
   JsonlWriter& operator=(const JsonlWriter&) = delete;
 
-  // Appends `line` and a newline in one write under the lock. Throws Error{Output}.
+  // Appends `line` and a newline in one write under the lock; when the name was given to a
+  // new file meanwhile (--resume's rewrite), reopens it first so no line goes to the old
+  // one. Throws Error{Output}.
   void write_line(const std::string& line);
   // Flushes to disk and closes (checked). Throws Error{Output}.
   void close();
   bool is_stdout() const { return fd_ == 1; }
 
  private:
+  void lock_current();
   std::string path_;
   int fd_ = -1;
   bool regular_ = false;

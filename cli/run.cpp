@@ -635,7 +635,7 @@ static void prepare_resume(const Options& o, const Settings& settings, const Ear
     for (size_t r = 0; r < rows.size(); ++r) {
       if (!drop[r]) text += dump_json(rows[r].json) + "\n";
     }
-    write_file_atomically(*o.jsonl_path, text, inputs, "--jsonl");
+    rewrite_jsonl(*o.jsonl_path, earlier.jsonl.bytes, text, inputs);
     logger().info("--resume: {}{} error rows to assess again dropped from {}",
                   earlier.jsonl.torn ? "a cut-off last line and " : "", dropped, *o.jsonl_path);
   }

@@ -21,6 +21,22 @@ struct SharedFile {
 std::vector<Item> expand_items(const std::vector<std::string>& files, const std::optional<SubsetSpec>& subset,
                                const std::optional<uint64_t>& blocks, bool keep_short) {
   std::vector<Item> items;
+  uint64_t total = files.size();
+  for (const auto& path : files) {  // the count first: refused before any item is made
+    struct stat st {};
+    if (!blocks || path == kStdinPath || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    const uint64_t n = (static_cast<uint64_t>(st.st_size) + *blocks - 1) / *blocks;
+    total += n > 0 ? n - 1 : 0;
+    if (total > kMaxItems) {
+      throw Error(ErrorKind::Usage, path + ": blocks of " + std::to_string(*blocks) + " samples cut it into " +
+                                        std::to_string(n) + " items; a run holds at most " + std::to_string(kMaxItems) +
+                                        " items in all: cut larger blocks, or list fewer files");
+    }
+  }
+  if (total > kMaxItems) {
+    throw Error(ErrorKind::Usage, std::to_string(total) + " items; a run holds at most " + std::to_string(kMaxItems) +
+                                      ": list fewer files per run");
+  }
   for (const auto& path : files) {
     Item whole;
     whole.path = path;

@@ -45,6 +45,9 @@ struct Item {
 // The items of files, each whole (or its -l range), or cut into blocks of `blocks` samples
 // (a last, shorter block is skipped unless `keep_short`). A file that cannot be cut (not
 // found, empty, not a regular file) is one item that fails with the loader's message.
+// The most items one run holds (files x blocks): more is refused (Error{Usage}) before any
+// is made, so that blocks of 1 sample of a 4 GB file never exhaust memory.
+constexpr uint64_t kMaxItems = 1000000;
 std::vector<Item> expand_items(const std::vector<std::string>& files, const std::optional<SubsetSpec>& subset,
                                const std::optional<uint64_t>& blocks, bool keep_short);
 

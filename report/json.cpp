@@ -24,11 +24,41 @@ std::string timestamp_now() {
   return buf;
 }
 
+bool valid_utf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : 4;
+    if (n == 4 || (n == 1 && c < 0xC2) || i + n >= s.size() + (n ? 0 : 1)) return false;
+    uint32_t cp = n == 0 ? c : n == 1 ? (c & 0x1Fu) : n == 2 ? (c & 0x0Fu) : (c & 0x07u);
+    for (size_t k = 1; k <= n; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (d & 0x3Fu);
+    }
+    if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF))) {
+      return false;
+    }
+    i += n + 1;
+  }
+  return true;
+}
+
 ordered_json json_envelope(const ReportOptions& o, const std::string& filename, const std::string& sha256,
                            int error_level, const std::string* error_message, const char* type) {
   ordered_json j;
   j["dateTimeStamp"] = o.started;
   j["filename"] = filename;
+  if (!valid_utf8(filename)) {
+    // JSON text is UTF-8: "filename" shows the name with U+FFFD for the bytes that are not,
+    // and this field keeps every byte (hexadecimal), so resume and merge find the file.
+    static const char* const kHex = "0123456789abcdef";
+    std::string hex;
+    for (unsigned char c : filename) {
+      hex += kHex[c >> 4];
+      hex += kHex[c & 15];
+    }
+    j["filenameBytes"] = hex;
+  }
   j["commandline"] = o.command_line;
   j["sha256"] = sha256;
   j["errorLevel"] = error_level;

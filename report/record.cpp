@@ -196,6 +196,21 @@ Record read_record(ordered_json j, const std::string& where) {
     if (!p->is_string()) f.fail("input.path", "expected a string");
     r.path = p->get<std::string>();
   }
+  if (const ordered_json* bytes = f.find(j, "filenameBytes")) {  // a name that is not UTF-8, exactly
+    const std::string hex = f.str("filenameBytes");
+    (void)bytes;
+    std::string name;
+    auto nibble = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+    for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+      const int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
+      if (hi < 0 || lo < 0) break;
+      name += static_cast<char>(hi * 16 + lo);
+    }
+    if (hex.empty() || hex.size() % 2 || name.size() * 2 != hex.size() || valid_utf8(name)) {
+      f.fail("filenameBytes", "expected the hexadecimal bytes of a name that is not UTF-8");
+    }
+    r.path = name;
+  }
   if (const ordered_json* b = f.find(j, "input.block")) {
     (void)b;
     r.block = f.integer("input.block", 0, INT64_MAX);
@@ -278,6 +293,7 @@ JsonlRows read_jsonl_rows(const std::string& path) {
   if (!in) return out;
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw Error(ErrorKind::Input, path + ": cannot be read");
+  out.bytes = text.size();
   size_t line_no = 0;
   for (size_t at = 0; at < text.size();) {
     const size_t end = text.find('\n', at);

@@ -53,6 +53,7 @@ struct JsonlRows {
   std::vector<Record> rows;
   std::vector<size_t> lines;  // each row's line number
   bool torn = false;
+  uint64_t bytes = 0;  // the size of the file as read
 };
 JsonlRows read_jsonl_rows(const std::string& path);
 

@@ -54,7 +54,12 @@ nlohmann::ordered_json result_json(const ItemResult& r, const std::string& path,
 
 // The text of a record for a file: bytes of a name that are not UTF-8 become U+FFFD rather
 // than abort the write (the row, and every other row, is kept).
+// Names that are not valid UTF-8 also get "filenameBytes" (json_envelope), read back by
+// read_record.
 std::string dump_json(const nlohmann::ordered_json& j, int indent = -1);
+
+// Whether `s` is valid UTF-8 (no overlong forms, no surrogates, nothing past U+10FFFF).
+bool valid_utf8(const std::string& s);
 
 // The text of an assessed result on `out` (nothing for other statuses, or with o.quiet).
 void print_result_text(std::FILE* out, const ItemResult& r, const ReportOptions& o);

@@ -24,6 +24,7 @@ enum class Remedy {
   AllowStream,  // the input is a FIFO or device: it can be read to its end if asked
   SplitInput,   // too many samples for one assessment: assess it in parts
   KeepShort,    // a short last block was skipped: it can be assessed too
+  StreamRange,  // a stream longer than is read without a range: give a range, or a file
 };
 
 class Error : public std::runtime_error {

@@ -281,8 +281,15 @@ Dataset load_dataset(const std::string& file, const LoadOptions& opt) {
     }
     // Read no further than the subset needs; without one, one byte past the limit.
     const uint64_t begin = subset_begin(path, opt.subset);
-    const uint64_t cap = opt.subset ? begin + opt.subset->count : kMaxSamples + 1;
+    const uint64_t cap = opt.subset ? begin + opt.subset->count : kMaxStreamSamples + 1;
     size = read_stream(f, path, cap, begin, samples, sha256, opt.interrupt);
+    if (!opt.subset && size > kMaxStreamSamples) {
+      throw Error(ErrorKind::Input,
+                  path + ": a stream is read up to " + std::to_string(kMaxStreamSamples) +
+                      " samples unless a range of it is given (up to " + std::to_string(kMaxSamples) +
+                      "), and this one has more (it may never end)",
+                  Remedy::StreamRange);
+    }
     if (size == 0) input_error(path, "is empty: no samples were read");
     uint64_t b = 0, count = 0;
     subset_range(path, opt.subset, size, b, count);

@@ -15,6 +15,10 @@ namespace ea {
 // The most samples one assessment can take: the suffix array of the LRS test
 // (libdivsufsort's saidx_t) indexes with 32-bit signed integers.
 constexpr uint64_t kMaxSamples = 2147483647;
+// The most samples read from a stream (a pipe, a device) without a range: a stream that
+// never ends (/dev/zero) is refused after 256 MiB, not after buffering 2 GiB. A range
+// (SubsetSpec) reads up to kMaxSamples.
+constexpr uint64_t kMaxStreamSamples = uint64_t{1} << 28;
 
 // The -l INDEX,COUNT option: samples [INDEX*COUNT, INDEX*COUNT + COUNT) of the file.
 struct SubsetSpec {

@@ -546,3 +546,27 @@ TEST_CASE("--resume and merge refuse a FIFO at once instead of waiting for a wri
   CHECK(m.err.find("not a regular file") != std::string::npos);
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));
 }
+
+TEST_CASE("a name that is not UTF-8 keeps its bytes: rows are written, resume and merge find the file") {
+  const std::string dir = tmp("bytes-" + std::to_string(::getpid()));
+  REQUIRE(std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str()) == 0);
+  const std::string name = dir + "/caf\xe9.bin";
+  REQUIRE(std::system(("head -c 4000 '" + kSamples + "truerand_8bit.bin' > '" + name + "'").c_str()) == 0);
+  const std::string args = "--device cpu --iterations 50 -q --seed 3 --blocks 1000 --jsonl " + dir + "/r.jsonl '" + name + "'";
+  REQUIRE(run(args).code == 0);
+  const auto rows = jsonl(dir + "/r.jsonl");
+  REQUIRE(rows.size() == 4);
+  std::string hex;
+  for (unsigned char c : name) {
+    char b[3];
+    std::snprintf(b, sizeof b, "%02x", c);
+    hex += b;
+  }
+  CHECK(rows[0]["filenameBytes"] == hex);
+  CHECK(rows[0]["filename"].get<std::string>().find("caf\xef\xbf\xbd.bin") != std::string::npos);  // U+FFFD shown
+  // Resume finds every row's file (nothing to do); merge joins the share.
+  const Result again = run("--resume " + args);
+  CHECK(again.code == 0);
+  CHECK(jsonl(dir + "/r.jsonl").size() == 4);
+  CHECK(run("merge " + dir + "/m.jsonl " + dir + "/r.jsonl").code == 0);
+}

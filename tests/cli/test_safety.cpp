@@ -21,6 +21,7 @@
 #include "cli_helpers.hpp"
 #include "common/error.hpp"
 #include "io/samples.hpp"
+#include "output.hpp"
 
 using namespace cli_test;
 
@@ -279,6 +280,30 @@ TEST_CASE("case 6: write errors are errors; concurrent --append lines stay whole
   CHECK(lines == 40);  // 2 processes x 2 files x 10 blocks
 }
 
+TEST_CASE("case 6: --resume's rewrite and a concurrent appender lose no row (one lock, the name followed)") {
+  const std::string d = scratch("safe6b");
+  const std::string path = d + "/r.lines";  // not a result file: the schema check skips it
+  std::ofstream(path) << "{\"a\":1}\n{\"error\":1}\n";
+  ea::cli::InputSet inputs;
+  // A writer that opened the file before the rewrite appends to the new file, not the old one.
+  ea::cli::JsonlWriter writer(path, ea::cli::JsonlWriter::Existing::Append, inputs);
+  ea::cli::rewrite_jsonl(path, 20, "{\"a\":1}\n", inputs);
+  writer.write_line("{\"b\":2}");
+  writer.close();
+  CHECK(slurp(path) == "{\"a\":1}\n{\"b\":2}\n");
+  // Rows appended after --resume read the file: the rewrite refuses and changes nothing.
+  std::ofstream(path, std::ios::app) << "{\"c\":3}\n";
+  const std::string before = slurp(path);
+  try {
+    ea::cli::rewrite_jsonl(path, 16, "{\"a\":1}\n", inputs);
+    FAIL("a file changed since it was read was rewritten");
+  } catch (const ea::Error& e) {
+    CHECK(e.kind() == ea::ErrorKind::Input);
+    CHECK(std::string(e.what()).find("changed while --resume read it") != std::string::npos);
+  }
+  CHECK(slurp(path) == before);
+}
+
 TEST_CASE("case 7: FIFOs never hang; SIGINT/SIGTERM end a wait with 130/143, in batch mode too") {
   const std::string d = scratch("safe7");
   sample_file(d + "/x.bin", "truerand_8bit.bin", 3000);
@@ -320,7 +345,17 @@ TEST_CASE("case 8: more samples than the engine supports are refused at once, na
   r = run_in(d, "-l 0,2147483648 big.bin");
   CHECK(r.code == 2);
   CHECK(r.err.find("more than the 2147483647") != std::string::npos);
+  // Blocks of 1 sample would make 2^31 items: refused before any is made.
+  r = run_in(d, "--blocks 1 --jsonl out.jsonl big.bin");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("blocks of 1 samples cut it into 2147483648 items; a run holds at most 1000000") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
   std::remove(big.c_str());
+  // A stream that never ends is refused after kMaxStreamSamples, naming the bound.
+  r = run_in(d, "--allow-stream /dev/zero");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("a stream is read up to 268435456 samples unless a range of it is given") != std::string::npos);
+  CHECK(r.err.find("-l INDEX,COUNT") != std::string::npos);
 }
 
 TEST_CASE("case 8: a sparse file over 4 GiB cut by --blocks reads the block past 2^32 exactly" *
