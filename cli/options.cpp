@@ -97,7 +97,8 @@ namespace {
 
 // The text of ea_iid's options before they are checked (the engine's are in EngineOptionText).
 struct Flags {
-  bool i = false, c = false, a = false, t = false, no_early_exit = false;
+  bool i = false, c = false, a = false, t = false, no_early_exit = false, non_iid = false;
+  std::string track;
   std::string format = "text", subset, json, bits, bits_all, blocks, jobs, csv, html, shard, jsonl;
   std::string restart, cutoff = "exact", simulations;
   std::vector<std::string> positionals;
@@ -125,6 +126,10 @@ void add_assessment_options(CLI::App& app, Flags& f, Options& o) {
   app.add_flag("-c", f.c, "conditioned sequential dataset estimate h' (H_bitstring only)");
   app.add_flag("-a", f.a, "H_bitstring from all bits (default)");
   app.add_flag("-t", f.t, "H_bitstring from the first 1,000,000 bits only");
+  app.add_flag("--non-iid", f.non_iid,
+               "the non-IID track (SP 800-90B 6.3): the ten min-entropy estimators, as NIST ea_non_iid; no IID tests");
+  app.add_option("--track", f.track, "iid: the IID tests and the MCV estimate (default); non-iid: as --non-iid")
+      ->type_name("iid|non-iid");
   app.add_flag("--all-tests", o.settings.all_tests, "run the compression test even when another test already failed");
   app.add_flag("--no-early-exit", f.no_early_exit, "run all permutations for every test (full counts)");
 }
@@ -199,7 +204,7 @@ void add_restart_options(CLI::App& app, Flags& f) {
 void describe(CLI::App& app) {
   const std::pair<const char*, std::vector<const char*>> groups[] = {
       {"Input", {"files", "--bits", "-l", "--allow-stream"}},
-      {"Assessment", {"-i", "-c", "-a", "-t", "--iterations", "--all-tests", "--no-early-exit"}},
+      {"Assessment", {"--non-iid", "--track", "-i", "-c", "-a", "-t", "--iterations", "--all-tests", "--no-early-exit"}},
       {"Permutation engine", {"--list-prngs"}},
       {"Output", {"-v", "-q", "--format", "-o", "--timing", "--log-level", "--exit-code", "--strict"}},
       {"Restart tests", {"--restart", "--restart-cutoff", "--restart-simulations"}},
@@ -318,6 +323,18 @@ void apply_restart(const Flags& f, Options& o) {
   o.settings.restart = spec;
 }
 
+void apply_track(const Flags& f, Options& o) {
+  if (!f.track.empty() && f.track != "iid" && f.track != "non-iid") {
+    throw Error(ErrorKind::Usage, "--track: '" + f.track + "': iid or non-iid");
+  }
+  if (f.non_iid && f.track == "iid") throw Error(ErrorKind::Usage, "--non-iid and --track iid exclude each other");
+  if (f.non_iid || f.track == "non-iid") {
+    const char* opt = f.non_iid ? "--non-iid" : "--track non-iid";
+    if (o.settings.restart) throw Error(ErrorKind::Usage, std::string(opt) + " and --restart exclude each other");
+    o.settings.track = TrackChoice::NonIid;
+  }
+}
+
 // Checks every value and fills `o`; Settings is complete afterwards but for the seed and
 // threads the run resolves once (cli/run.cpp resolve_settings).
 void apply(Flags& f, Options& o) {
@@ -337,6 +354,7 @@ void apply(Flags& f, Options& o) {
     throw Error(ErrorKind::Usage, "--force applies to --jsonl or -o, and neither is given");
   }
   apply_restart(f, o);
+  apply_track(f, o);
   // After every option is known (-o is read above).
   if (o.resume && !o.jsonl_path && !(o.json_path && o.batch())) {
     throw Error(ErrorKind::Usage, "--resume needs --jsonl PATH or -o DIR/ (the results it continues)");

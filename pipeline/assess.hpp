@@ -34,8 +34,12 @@ struct RestartSpec {
 // after the CLI resolves the seed and threads once and never edited afterwards. A new option
 // is a field here, its line in settings_fields.cpp (what it changes, where the record holds
 // it: a unit test fails until it is listed), a flag in an option group of cli/, and its use.
+// Which track an assessment takes (--track, --non-iid).
+enum class TrackChoice { Iid, NonIid };
+
 struct Settings {
   // What is computed.
+  TrackChoice track = TrackChoice::Iid;  // NonIid: the ten estimates of 6.3 instead of the IID tests
   bool initial_entropy = true;      // -i (default) or -c
   bool truncate_bitstring = false;  // -t: H_bitstring from the first 1,000,000 bits only
   uint64_t seed = 0;                // the user's seed (--seed); assess() derives the data's own

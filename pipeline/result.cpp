@@ -16,17 +16,22 @@ template <class F>
 auto visit_assessed(const ItemResult& r, F f) {
   if (const Assessment* a = r.iid()) return f(*a);
   if (const RestartAssessment* rs = r.restart()) return f(*rs);
+  if (const NonIidAssessment* n = r.non_iid()) return f(*n);
   throw Error(ErrorKind::Internal, "a result without an assessment was asked for its verdict");
 }
 
 }  // namespace
 
-const char* track_name(Track t) { return t == Track::Restart ? "Restart" : "IID"; }
+const char* track_name(Track t) { return t == Track::Restart ? "Restart" : t == Track::NonIid ? "Non-IID" : "IID"; }
 
-Track track_of(const Settings& s) { return s.restart ? Track::Restart : Track::Iid; }
+Track track_of(const Settings& s) {
+  return s.restart ? Track::Restart : s.track == TrackChoice::NonIid ? Track::NonIid : Track::Iid;
+}
 
 Verdict ItemResult::verdict() const {
-  return visit_assessed(*this, [](const auto& a) { return a.verdict(); });
+  if (const Assessment* a = iid()) return a->verdict();
+  if (const RestartAssessment* r = restart()) return r->verdict();
+  throw Error(ErrorKind::Internal, "a result without an IID verdict was asked for one");
 }
 
 bool ItemResult::for_compliance() const {
@@ -45,6 +50,7 @@ uint64_t ItemResult::permutations_run() const {
                                      }
                                      return n;
                                    },
+                                   [](const NonIidAssessment&) -> uint64_t { return 0; },
                                });
 }
 
@@ -52,6 +58,8 @@ std::vector<std::pair<std::string, std::string>> ItemResult::warnings() const {
   std::vector<std::pair<std::string, std::string>> w;
   if (const Assessment* a = iid()) {
     for (const auto& x : a->warnings) w.emplace_back(a->path, x);
+  } else if (const NonIidAssessment* n = non_iid()) {
+    for (const auto& x : n->warnings) w.emplace_back(n->path, x);
   } else if (const RestartAssessment* r = restart()) {
     for (const auto* p : {&r->rows, &r->columns}) {
       if (*p) for (const auto& x : (*p)->warnings) w.emplace_back((*p)->path, x);

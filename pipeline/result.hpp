@@ -12,22 +12,24 @@
 
 #include "assess.hpp"
 #include "common/error.hpp"
+#include "non_iid.hpp"
 #include "restart.hpp"
 
 namespace ea {
 
 // What an item computes: decided by its settings alone, before it runs (so that a skipped
 // or failed item still knows its track).
-enum class Track { Iid, Restart };
-const char* track_name(Track t);  // "IID", "Restart": the JSON's "type"
+enum class Track { Iid, Restart, NonIid };
+const char* track_name(Track t);  // "IID", "Restart", "Non-IID": the JSON's "type"
 Track track_of(const Settings& s);
 
 struct ItemResult {
   enum class Status { Assessed, Skipped, Failed, Interrupted };
   Status status = Status::Interrupted;
   Track track = Track::Iid;
-  // Assessed: the result of its track (Iid: Assessment; Restart: RestartAssessment).
-  std::variant<std::monostate, Assessment, RestartAssessment> value;
+  // Assessed: the result of its track (Iid: Assessment; Restart: RestartAssessment; NonIid:
+  // NonIidAssessment).
+  std::variant<std::monostate, Assessment, RestartAssessment, NonIidAssessment> value;
   std::string message;                         // Skipped: why; Failed: the error
   ErrorKind error_kind = ErrorKind::Internal;  // Failed
   Remedy remedy = Remedy::None;                // Skipped, Failed: what the user can do (cli/ words it)
@@ -37,8 +39,11 @@ struct ItemResult {
   bool assessed() const { return status == Status::Assessed; }
   const Assessment* iid() const { return std::get_if<Assessment>(&value); }
   const RestartAssessment* restart() const { return std::get_if<RestartAssessment>(&value); }
-  // Of an assessed result: its verdict, whether it can stand as an SP 800-90B assessment,
-  // the permutations it ran, and its warnings as (label, text).
+  const NonIidAssessment* non_iid() const { return std::get_if<NonIidAssessment>(&value); }
+  // Of an assessed result: its verdict (the IID tests'; a non-IID assessment has none:
+  // has_verdict() is false and verdict() throws), whether it can stand as an SP 800-90B
+  // assessment, the permutations it ran, and its warnings as (label, text).
+  bool has_verdict() const { return iid() || restart(); }
   Verdict verdict() const;
   bool for_compliance() const;
   uint64_t permutations_run() const;

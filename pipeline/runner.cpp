@@ -154,6 +154,8 @@ ItemResult run_item(const Item& it, const Settings& s, const Hooks& hooks, Devic
     const Dataset d = load_item(it, s, hooks.interrupt, r.sha256);
     if (r.track == Track::Restart) {
       r.value = assess_restart(d, s, hooks, slot, column_slot);
+    } else if (r.track == Track::NonIid) {
+      r.value = assess_non_iid(d, s, slot.cpu_threads_set());
     } else {
       r.value = assess(d, s, hooks, slot);
     }

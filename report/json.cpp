@@ -317,6 +317,7 @@ ordered_json result_json(const ItemResult& r, const std::string& path, int64_t b
     case ItemResult::Status::Skipped: return skipped_json(o, path, block, r.message);
     case ItemResult::Status::Assessed:
       if (const RestartAssessment* rs = r.restart()) return restart_json(*rs, o);
+      if (const NonIidAssessment* n = r.non_iid()) return non_iid_json(*n, o, block);
       return assessment_json(*r.iid(), o, block);
     default: return error_json(o, r.message, r.error_kind, r.sha256, &path, block);
   }
@@ -325,6 +326,7 @@ ordered_json result_json(const ItemResult& r, const std::string& path, int64_t b
 void print_result_text(std::FILE* out, const ItemResult& r, const ReportOptions& o) {
   if (const RestartAssessment* rs = r.restart()) print_restart_text(out, *rs, o);
   if (const Assessment* a = r.iid()) print_text(out, *a, o);
+  if (const NonIidAssessment* n = r.non_iid()) print_non_iid_text(out, *n, o);
 }
 
 }  // namespace ea

@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 
@@ -181,6 +183,43 @@ Verdict check_assessment(const Fields& f, const ordered_json& a, const std::stri
   return v;
 }
 
+// A non-IID result: the fields the reports read, and its minimum against its estimates.
+void check_non_iid(const Fields& f, const ordered_json& j) {
+  f.str("input.path");
+  f.uint("input.samples", UINT64_MAX);
+  const double width = static_cast<double>(f.integer("input.bitsPerSymbol", 1, 8));
+  const ordered_json* subset = f.find(j, "input.subset");
+  if (!subset) f.fail("input.subset", "missing");
+  f.strings("complianceNotes");
+  const double assessed = f.number("assessedMinEntropy");
+  if (f.number("nonIid.hAssessed") != assessed) f.fail("nonIid.hAssessed", "contradicts assessedMinEntropy");
+  double original = width, bitstring = 1.0;
+  bool any_bitstring = false;
+  const auto& list = f.get("nonIid.estimators", ordered_json::value_t::array);
+  if (list.size() != kNonIidEstimators) f.fail("nonIid.estimators", "expected the 10 estimators");
+  for (size_t e = 0; e < list.size(); ++e) {
+    const std::string k = "nonIid.estimators." + std::to_string(e) + ".";
+    if (f.str(k + "estimator") != estimator_key(static_cast<NonIidEstimator>(e))) f.fail(k + "estimator", "out of order");
+    for (const char* in : {"literal", "bitstring"}) {
+      const ordered_json* x = f.find(j, k + in);
+      if (!x) f.fail(k + in, "missing");
+      if (x->is_null()) continue;
+      if (std::strcmp(in, "bitstring") == 0) any_bitstring = true;
+      if (!f.flag(k + in + ".evaluated")) continue;
+      const double h = f.number(k + in + ".minEntropy");
+      double& low = std::strcmp(in, "bitstring") == 0 ? bitstring : original;
+      low = std::min(low, h);
+    }
+  }
+  double expected = width;
+  if (any_bitstring) expected = std::min(expected, bitstring * width);
+  if (!f.find(j, "nonIid.hOriginal")->is_null()) expected = std::min(expected, original);
+  if (std::fabs(expected - assessed) > 1e-12 * std::max(1.0, std::fabs(expected))) {
+    f.fail("assessedMinEntropy", "contradicts the estimates in nonIid.estimators");
+  }
+  f.number_or_null("timings.total");
+}
+
 }  // namespace
 
 Record read_record(ordered_json j, const std::string& where) {
@@ -216,7 +255,9 @@ Record read_record(ordered_json j, const std::string& where) {
     r.block = f.integer("input.block", 0, INT64_MAX);
   }
   const std::string type = f.str("type");
-  if (type != track_name(Track::Iid) && type != track_name(Track::Restart)) f.fail("type", "'" + type + "' is not a track");
+  if (type != track_name(Track::Iid) && type != track_name(Track::Restart) && type != track_name(Track::NonIid)) {
+    f.fail("type", "'" + type + "' is not a track");
+  }
   if (j.contains("skipped")) {
     f.str("skipped");
     r.kind = Record::Kind::Skipped;
@@ -252,6 +293,10 @@ Record read_record(ordered_json j, const std::string& where) {
   } else if (f.integer("errorLevel", -1, 0) != 0) {
     f.str("errorMessage");
     r.kind = Record::Kind::Error;
+  } else if (type == track_name(Track::NonIid)) {
+    r.kind = Record::Kind::NonIid;
+    check_non_iid(f, j);
+    r.for_compliance = f.flag("forCompliance");
   } else {
     r.kind = Record::Kind::Assessment;
     r.verdict = check_assessment(f, j, "");
@@ -333,6 +378,8 @@ void Tally::add(const Record& r) {
     default: break;
   }
   ++results;
+  not_compliant = not_compliant || !r.for_compliance;
+  if (!r.verdict) return;  // a non-IID result: no IID verdict
   not_iid = not_iid || *r.verdict == Verdict::NotIid;
   inconclusive = inconclusive || *r.verdict == Verdict::Inconclusive;
   not_compliant = not_compliant || !r.for_compliance;

@@ -20,17 +20,17 @@
 namespace ea {
 
 struct Record {
-  enum class Kind { Assessment, Restart, Skipped, Error };
+  enum class Kind { Assessment, Restart, NonIid, Skipped, Error };
   Kind kind = Kind::Error;
   nlohmann::ordered_json json;  // the row as written
   std::string path;             // input.path, else filename
   int64_t block = -1;
-  std::optional<Verdict> verdict;      // Assessment and Restart
-  bool for_compliance = false;         // Assessment and Restart
+  std::optional<Verdict> verdict;      // Assessment and Restart (a non-IID result has none)
+  bool for_compliance = false;         // Assessment, Restart and NonIid
   std::optional<std::string> user_seed;  // the run's --seed, where the row records it
   Row row;                             // its line of the summary table
 
-  bool result() const { return kind == Kind::Assessment || kind == Kind::Restart; }
+  bool result() const { return kind == Kind::Assessment || kind == Kind::Restart || kind == Kind::NonIid; }
 };
 
 // The value at a dotted path of a row ("permutation.userSeed") as text: a string's contents,

@@ -41,6 +41,14 @@ nlohmann::ordered_json skipped_json(const ReportOptions& o, const std::string& p
 void print_restart_text(std::FILE* out, const RestartAssessment& r, const ReportOptions& o);
 nlohmann::ordered_json restart_json(const RestartAssessment& r, const ReportOptions& o);
 
+// The non-IID track (report/non_iid.cpp): NIST ea_non_iid's text at its verbosity `level`
+// (1: its default, 2: -v, 3: -v -v), our text, our JSON record, and the "nonIid" object
+// (also part of an IID record whose verdict sent it on to the non-IID track).
+void print_nist_non_iid(std::FILE* f, const NonIidAssessment& a, int level);
+void print_non_iid_text(std::FILE* out, const NonIidAssessment& a, const ReportOptions& o);
+nlohmann::ordered_json non_iid_json(const NonIidAssessment& a, const ReportOptions& o, int64_t block);
+nlohmann::ordered_json non_iid_estimates_json(const NonIidAssessment& a);
+
 // The fields every JSON record opens with, in NIST's order: dateTimeStamp, filename,
 // commandline, sha256, errorLevel (then errorMessage when given), type, toolVersion, build.
 nlohmann::ordered_json json_envelope(const ReportOptions& o, const std::string& filename, const std::string& sha256,

@@ -66,6 +66,20 @@ Row row_of_json(const nlohmann::ordered_json& j) {
     row.failed = failed.empty() ? "-" : failed;
     row.verdict = "restart " + j["verdict"]["result"].get<std::string>();
     row.seconds = str(j["timings"]["total"], "%.2f");
+  } else if (j.value("type", std::string()) == "Non-IID" && j.contains("nonIid")) {
+    const auto& x = j["nonIid"];
+    row.samples = std::to_string(in.value("samples", uint64_t{0}));
+    row.width = std::to_string(in.value("bitsPerSymbol", 0));
+    row.h_original = x["hOriginal"].is_null() ? "-" : str(x["hOriginal"], "%.6f");
+    row.h_bitstring = x["hBitstring"].is_null() ? "-" : str(x["hBitstring"], "%.6f");
+    row.h_assessed = str(j["assessedMinEntropy"], "%.6f");
+    row.chi = row.lrs = row.perm = "not run";
+    row.failed = "-";
+    const auto& low = x["lowest"];
+    row.verdict = low.is_null() ? "non-IID estimate"
+                                : "non-IID estimate (" + low["input"].get<std::string>() + " " +
+                                      low["estimator"].get<std::string>() + ")";
+    row.seconds = str(j["timings"]["total"], "%.2f");
   } else if (j.contains("skipped")) {
     row.verdict = "skipped: " + j["skipped"].get<std::string>();
   } else if (j.value("errorLevel", 0) != 0) {

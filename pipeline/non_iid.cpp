@@ -1,0 +1,35 @@
+#include "non_iid.hpp"
+
+#include <chrono>
+
+namespace ea {
+
+std::vector<std::string> NonIidAssessment::compliance_issues() const {
+  std::vector<std::string> why;
+  if (samples < kMinSamples) {
+    why.push_back(std::to_string(samples) + " samples (SP 800-90B requires at least " + std::to_string(kMinSamples) + ")");
+  }
+  return why;
+}
+
+NonIidAssessment assess_non_iid(const Dataset& d, const Settings& settings, int threads) {
+  const auto start = std::chrono::steady_clock::now();
+  NonIidAssessment a;
+  a.path = d.path;
+  a.sha256 = d.sha256;
+  a.samples = d.size();
+  a.width = d.width;
+  a.alphabet = d.alphabet;
+  a.translated = d.translated;
+  a.narrower_than_given = d.narrower_than_given;
+  a.subset = d.subset;
+  a.settings = settings;
+  if (d.narrower_than_given) a.warnings.push_back("Symbols appear to be narrower than described.");
+  if (d.size() < kMinSamples) a.warnings.push_back("data contains less than " + std::to_string(kMinSamples) + " samples");
+  a.estimates = non_iid_estimates(d, settings.initial_entropy, settings.truncate_bitstring,
+                                  threads > 0 ? threads : settings.threads);
+  a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return a;
+}
+
+}  // namespace ea

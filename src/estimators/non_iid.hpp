@@ -1,0 +1,128 @@
+// The non-IID track (SP 800-90B section 6.3): the ten min-entropy estimators, each one
+// function over a span of symbols, computed as NIST ea_non_iid 1.1.8 computes them
+// (docs/validation.md names where that departs from the text of SP 800-90B).
+//
+// Every estimator returns an Estimate: its min-entropy per symbol of its input (per bit for
+// the bitstring), whether it could be evaluated, and its intermediate values in NIST's
+// order with NIST's labels, so that the report layer prints NIST's -v -v text and our JSON
+// from the same numbers. Nothing here prints.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ea {
+
+enum class NonIidEstimator : int {
+  MostCommon,   // 6.3.1
+  Collision,    // 6.3.2 (binary input only)
+  Markov,       // 6.3.3 (binary input only)
+  Compression,  // 6.3.4 (binary input only)
+  TTuple,       // 6.3.5
+  Lrs,          // 6.3.6
+  MultiMcw,     // 6.3.7
+  Lag,          // 6.3.8
+  MultiMmc,     // 6.3.9
+  Lz78y,        // 6.3.10
+};
+constexpr int kNonIidEstimators = 10;
+
+// NIST's name in its -v -v lines ("Most Common Value Estimate", "MultiMCW Prediction
+// Estimate"), our JSON key ("mostCommonValue"), and the section of SP 800-90B ("6.3.1").
+const char* estimator_nist_name(NonIidEstimator e);
+const char* estimator_key(NonIidEstimator e);
+const char* estimator_section(NonIidEstimator e);
+
+// One intermediate value, as NIST prints it after "<Literal|Bitstring> <name>: ".
+struct EstimateLine {
+  enum class Kind {
+    Integer,     // "%ld"
+    Real,        // "%.17g"
+    LongReal,    // "%.22Lg" (the t-tuple and LRS estimates compute in long double)
+    Note,        // the label alone ("Found p.")
+  };
+  std::string label;
+  Kind kind = Kind::Real;
+  long double value = 0;
+};
+
+struct Estimate {
+  NonIidEstimator which = NonIidEstimator::MostCommon;
+  // false: the data cannot give this estimate (too few samples, no repeated string): it
+  // does not take part in the minimum, and `reason` says why.
+  bool evaluated = false;
+  double entropy = 0;  // -log2 of the probability bound, per symbol of its input
+  std::vector<EstimateLine> lines;
+  std::string reason;
+  // A line NIST prints without the label prefix (a warning, "t-Tuple estimate failed").
+  std::string unlabelled;
+};
+
+// Binary estimators take bits as bytes (0 or 1; Markov and collision read any non-zero
+// byte as 1, compression the lowest bit, as the reference does). `k` is the alphabet size
+// of the symbols (2 for bits).
+Estimate most_common_value_estimate(const uint8_t* s, size_t n, int k);
+Estimate collision_estimate(const uint8_t* bits, size_t n);
+Estimate markov_estimate(const uint8_t* bits, size_t n);
+Estimate compression_estimate(const uint8_t* bits, size_t n);
+// The t-tuple and LRS estimates: one suffix array and LCP for both. Returns {t-tuple, LRS}.
+std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n);
+Estimate multi_mcw_estimate(const uint8_t* s, size_t n, int k);
+Estimate lag_estimate(const uint8_t* s, size_t n, int k);
+Estimate multi_mmc_estimate(const uint8_t* s, size_t n, int k);
+Estimate lz78y_estimate(const uint8_t* s, size_t n, int k);
+
+// The predictors' common bound (SP 800-90B 6.3.7-6.3.10 step "min-entropy"): from the
+// number of predictions N, the correct ones C and the longest run of correct ones
+// (`longest_run`, the reference's r is longest_run + 1), with an alphabet of k symbols.
+// Appends its lines (C, r, N, P_global, P_global', P_local) to `e` and sets e.entropy.
+void prediction_estimate(Estimate& e, uint64_t correct, uint64_t predictions, uint64_t longest_run, int k);
+
+// The reference's bisection for a decreasing function f on [low, high] where f(p) = target
+// (utils.h in NIST's code): at most 1076 halvings; `fail` when the target leaves the bracket.
+template <class F>
+double decreasing_root(F f, double target, double low, double high, double fail);
+
+// Equal within 4 units in the last place, or DBL_EPSILON relative, or DBL_MIN absolute.
+bool close_enough(double a, double b);
+
+}  // namespace ea
+
+#include "estimators/non_iid_root.hpp"
+
+#include <array>
+#include <optional>
+
+#include "io/samples.hpp"
+
+namespace ea {
+
+// All the estimates of one data set, as NIST ea_non_iid makes them: on the literal symbols
+// with -i (collision, Markov and compression only when there are two symbols), on the
+// bitstring (each sample's `width` bits, most significant first) when there are more than
+// two symbols or with -c; -t keeps the bitstring's first 1,000,000 bits.
+struct NonIidEstimates {
+  bool initial_entropy = true;   // -i (literal estimates); false: -c, the bitstring alone
+  bool truncated = false;        // -t
+  uint64_t bits = 0;             // the bitstring's length (0: no bitstring estimates)
+  std::array<std::optional<Estimate>, kNonIidEstimators> literal, bitstring;  // the ones run
+  double h_original = 0;   // min(width, literal estimates); with -i
+  double h_bitstring = 1;  // min(1, bitstring estimates); with a bitstring
+  double h_assessed = 0;   // min(width, H_original, width x H_bitstring)
+  bool has_bitstring() const { return bits > 0; }
+  // The estimate that sets h_assessed (and whether on the bitstring); none when the width does.
+  std::optional<std::pair<NonIidEstimator, bool>> lowest;
+};
+constexpr uint64_t kTruncatedBits = 1000000;
+
+// Runs the estimates of `d` on up to `threads` threads (each estimator, literal and
+// bitstring, is one task). The same numbers for any thread count.
+NonIidEstimates non_iid_estimates(const Dataset& d, bool initial_entropy, bool truncate_bitstring, int threads);
+
+// The bitstring of `d`: `width` bits per sample, most significant first, at most `max_bits`
+// of them (0: all).
+std::vector<uint8_t> bitstring_of(const Dataset& d, uint64_t max_bits);
+
+}  // namespace ea

@@ -1,0 +1,118 @@
+// The non-IID track's estimates of one data set: which estimators run on what (NIST
+// ea_non_iid 1.1.8's rules), each one a task, and the minima.
+#include <omp.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "estimators/non_iid.hpp"
+
+namespace ea {
+
+std::vector<uint8_t> bitstring_of(const Dataset& d, uint64_t max_bits) {
+  const uint64_t width = static_cast<uint64_t>(d.width);
+  uint64_t total = static_cast<uint64_t>(d.size()) * width;
+  if (max_bits != 0 && total > max_bits) total = max_bits;
+  std::vector<uint8_t> bits(total);
+  for (uint64_t i = 0; i < total; ++i) {
+    bits[i] = static_cast<uint8_t>((d.raw[i / width] >> (width - 1 - i % width)) & 1u);
+  }
+  return bits;
+}
+
+namespace {
+
+using E = NonIidEstimator;
+
+// One estimator on one input; t-tuple and LRS come from one call.
+struct Task {
+  bool bitstring;
+  E which;
+};
+
+void run_task(const Task& t, const std::vector<uint8_t>& s, int k, NonIidEstimates& out) {
+  auto& slot = t.bitstring ? out.bitstring : out.literal;
+  const uint8_t* p = s.data();
+  const size_t n = s.size();
+  switch (t.which) {
+    case E::MostCommon: slot[0] = most_common_value_estimate(p, n, k); break;
+    case E::Collision: slot[1] = collision_estimate(p, n); break;
+    case E::Markov: slot[2] = markov_estimate(p, n); break;
+    case E::Compression: slot[3] = compression_estimate(p, n); break;
+    case E::TTuple: {
+      auto both = tuple_estimates(p, n);
+      slot[4] = std::move(both.first);
+      slot[5] = std::move(both.second);
+      break;
+    }
+    case E::Lrs: break;  // with the t-tuple
+    case E::MultiMcw: slot[6] = multi_mcw_estimate(p, n, k); break;
+    case E::Lag: slot[7] = lag_estimate(p, n, k); break;
+    case E::MultiMmc: slot[8] = multi_mmc_estimate(p, n, k); break;
+    case E::Lz78y: slot[9] = lz78y_estimate(p, n, k); break;
+  }
+}
+
+}  // namespace
+
+NonIidEstimates non_iid_estimates(const Dataset& d, bool initial_entropy, bool truncate_bitstring, int threads) {
+  NonIidEstimates out;
+  out.initial_entropy = initial_entropy;
+  out.truncated = truncate_bitstring;
+  const bool bitstring = d.alphabet > 2 || !initial_entropy;
+  const bool binary_literal = initial_entropy && d.alphabet == 2;
+  std::vector<uint8_t> bits;
+  if (bitstring) {
+    bits = bitstring_of(d, truncate_bitstring ? kTruncatedBits : 0);
+    out.bits = bits.size();
+  }
+  // The slowest first, so that a few threads finish together.
+  const E order[] = {E::MultiMmc, E::Lz78y, E::TTuple, E::MultiMcw, E::Lag,
+                     E::Compression, E::Collision, E::Markov, E::MostCommon};
+  std::vector<Task> tasks;
+  for (E which : order) {
+    const bool binary_only = which == E::Collision || which == E::Markov || which == E::Compression;
+    if (bitstring) tasks.push_back({true, which});
+    if (initial_entropy && (!binary_only || binary_literal)) tasks.push_back({false, which});
+  }
+  std::vector<std::exception_ptr> failures(tasks.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, std::min<int>(threads, static_cast<int>(tasks.size()))))
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    try {
+      run_task(tasks[i], tasks[i].bitstring ? bits : d.symbols, tasks[i].bitstring ? 2 : d.alphabet, out);
+    } catch (...) {
+      failures[i] = std::current_exception();
+    }
+  }
+  for (const auto& f : failures) {
+    if (f) std::rethrow_exception(f);
+  }
+  // The minima, in the reference's order (std::min keeps the first of equal values).
+  out.h_original = d.width;
+  out.h_bitstring = 1.0;
+  std::optional<std::pair<E, bool>> low_bit, low_lit;
+  for (int e = 0; e < kNonIidEstimators; ++e) {
+    const auto& b = out.bitstring[static_cast<size_t>(e)];
+    if (b && b->evaluated && b->entropy < out.h_bitstring) {
+      out.h_bitstring = b->entropy;
+      low_bit = std::make_pair(static_cast<E>(e), true);
+    }
+    const auto& l = out.literal[static_cast<size_t>(e)];
+    if (l && l->evaluated && l->entropy < out.h_original) {
+      out.h_original = l->entropy;
+      low_lit = std::make_pair(static_cast<E>(e), false);
+    }
+  }
+  out.h_assessed = d.width;
+  if (bitstring && out.h_bitstring * d.width < out.h_assessed) {
+    out.h_assessed = out.h_bitstring * d.width;
+    out.lowest = low_bit;
+  }
+  if (initial_entropy && out.h_original < out.h_assessed) {
+    out.h_assessed = out.h_original;
+    out.lowest = low_lit;
+  }
+  return out;
+}
+
+}  // namespace ea
