@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <csignal>
+#include <cstring>
 #include <cstdio>
 
 #include "assess.hpp"
@@ -182,6 +183,14 @@ int main(int argc, char** argv) {
   standard_descriptors();
   const std::string command_line = cli::join_command_line(argc, argv);
   std::vector<char*> args(argv, argv + argc);
+  const char* slash = std::strrchr(argv[0], '/');
+  if (std::strcmp(slash ? slash + 1 : argv[0], "ea_non_iid") == 0) {
+    // Run as ea_non_iid (the link cmake --install makes): NIST ea_non_iid's command line,
+    // [-i|-c] [-a|-t] [-v] [-q] [-l INDEX,COUNT] [-o FILE] FILE [bits], and its text.
+    static char non_iid[] = "--non-iid", format[] = "--format", nist[] = "nist", compat[] = "--nist-compat";
+    args.insert(args.begin() + 1, {non_iid, format, nist, compat});
+    return assess_main(args, command_line);
+  }
   const cli::Subcommand* sub = argc > 1 ? cli::find_subcommand(argv[1]) : nullptr;
   if (!sub && argc > 2) {
     // A mistyped subcommand ("mrege") would be read as a missing sample file.

@@ -142,6 +142,7 @@ void add_output_options(CLI::App& app, Flags& f, Options& o) {
       ->check(CLI::IsMember({"text", "nist"}))
       ->type_name("text|nist");
   app.add_flag("-q", o.quiet, "quiet: nothing on stdout (errors still go to stderr)");
+  app.add_flag("--nist-compat", o.nist_compat, "")->group("");  // set when run as ea_non_iid
   f.out = app.add_option("-o,--output", f.json, "write the results as JSON to FILE")->type_name("FILE.json");
   app.add_flag("--list-prngs", "list the shuffling generators with their properties, then exit");
   app.add_flag("--exit-code", o.exit_code, "exit 1 when the data is not judged IID (default: 0 when the run completed)");

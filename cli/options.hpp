@@ -33,6 +33,7 @@ struct Options {
   int verbose = 0;
   TextFormat format = TextFormat::Text;  // --format text|nist               // number of -v
   bool quiet = false;
+  bool nist_compat = false;  // run as ea_non_iid: NIST's command line and text (its levels: 1 + -v count, -q 0)
   std::optional<SubsetSpec> subset;        // -l INDEX,COUNT
   bool jsonl_append = false;               // --append: add lines to an existing --jsonl file
   bool jsonl_force = false;                // --force: replace an existing --jsonl file's contents

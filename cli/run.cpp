@@ -110,7 +110,9 @@ Outcome run_single(Engine& engine, const Options& o, const Settings& settings, c
     if (!r.assessed()) {
       logger().error("{}", r.message);
     } else {
+      // (Run as ea_non_iid, NIST's text carries its own warnings.)
       for (const auto& [label, w] : r.warnings()) {
+        if (o.nist_compat) continue;
         if (r.restart()) {
           logger().warn("{}: {}", label, w);
         } else {
@@ -376,8 +378,8 @@ class BatchOutputs {
       logger().info("{}: {}", it.label(), r.message);
     } else if (!r.assessed()) {
       logger().error("{}", r.message);
-    } else if (r.iid()) {
-      for (const auto& [label, w] : r.warnings()) logger().warn("{}: {}", it.path, w);
+    } else if (!r.restart()) {
+      for (const auto& [label, w] : r.warnings()) logger().warn("{}: {}", label, w);
     }
     Record record = record_of(r, it.path, it.block, ro_);
     record.json["run"] = run_json(position_, k);
@@ -650,6 +652,10 @@ ReportOptions report_options(const Options& o, const std::string& started) {
   ro.verbose = o.verbose;
   ro.nist_format = o.format == TextFormat::Nist;
   ro.quiet = o.quiet;
+  if (o.nist_compat) {  // NIST's levels: its -q still prints its warnings
+    ro.nist_level = o.quiet ? 0 : 1 + o.verbose;
+    ro.quiet = false;
+  }
   ro.timing = o.timing;
   return ro;
 }
@@ -666,7 +672,9 @@ Settings resolve_settings(const Options& o, std::optional<uint64_t> earlier_seed
   if (!o.seed && earlier_seed) logger().info("--resume: --seed {} (the earlier run's)", settings.seed);
   // The seed is logged at info with -v, at debug otherwise.
   const auto detail = (!o.quiet && o.verbose >= 1) ? spdlog::level::info : spdlog::level::debug;
-  logger().log(detail, "--seed {}{}", settings.seed, drawn ? " (drawn from the OS; pass --seed to repeat this run)" : "");
+  if (settings.track != TrackChoice::NonIid) {  // the non-IID estimates use no random numbers
+    logger().log(detail, "--seed {}{}", settings.seed, drawn ? " (drawn from the OS; pass --seed to repeat this run)" : "");
+  }
   return settings;
 }
 

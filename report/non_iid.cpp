@@ -329,8 +329,12 @@ ordered_json non_iid_json(const NonIidAssessment& a, const ReportOptions& o, int
 // which estimate sets it.
 void print_non_iid_text(std::FILE* f, const NonIidAssessment& a, const ReportOptions& o) {
   if (o.quiet) return;
+  if (o.nist_level >= 0) {
+    print_nist_non_iid(f, a, o.nist_level);
+    return;
+  }
   if (o.nist_format || o.verbose >= 3) {
-    print_nist_non_iid(f, a, o.nist_level >= 0 ? o.nist_level : (o.verbose >= 2 ? 3 : 2));
+    print_nist_non_iid(f, a, o.verbose >= 2 ? 3 : 2);
     if (o.nist_format) return;
   }
   const NonIidEstimates& x = a.estimates;
