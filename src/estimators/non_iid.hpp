@@ -58,6 +58,7 @@ struct Estimate {
   std::string reason;
   // A line NIST prints without the label prefix (a warning, "t-Tuple estimate failed").
   std::string unlabelled;
+  double seconds = 0;  // its computing time (t-tuple and LRS: the time of both)
 };
 
 // Binary estimators take bits as bytes (0 or 1; Markov and collision read any non-zero

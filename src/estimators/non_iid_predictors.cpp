@@ -4,9 +4,10 @@
 // reference's; prediction_estimate (non_iid_entropic.cpp) turns them into the bound.
 // docs/validation.md lists where the reference departs from the text (MultiMMC's run kept
 // over a missing prediction, its cascade of context lookups).
+#include <algorithm>
 #include <array>
 #include <cstring>
-#include <unordered_map>
+#include <memory>
 
 #include "estimators/non_iid.hpp"
 
@@ -102,6 +103,21 @@ Estimate multi_mcw_estimate(const uint8_t* s, size_t n, int k) {
   return e;
 }
 
+namespace {
+// One step of the lag predictors: each lag d (1..lags) whose sample before[d] equals y
+// scores; returns the largest (score << 8 | d) among them (0: none matched).
+__attribute__((optimize("O3"))) uint32_t lag_step(const uint8_t* before, uint8_t y, uint32_t* board, uint32_t lags) {
+  uint32_t best = 0;
+  for (uint32_t d = 1; d <= lags; ++d) {  // branch-free, so that it vectorizes
+    const uint32_t match = static_cast<uint32_t>(before[d] == y);
+    board[d] += match;
+    const uint32_t key = ((board[d] << 8) | d) * match;
+    best = std::max(best, key);
+  }
+  return best;
+}
+}  // namespace
+
 // 6.3.8: 128 lag predictors (the value d samples back); the one with the most correct
 // predictions so far predicts, ties to the larger lag.
 Estimate lag_estimate(const uint8_t* s, size_t n, int k) {
@@ -113,20 +129,28 @@ Estimate lag_estimate(const uint8_t* s, size_t n, int k) {
     return e;
   }
   Score score;
-  std::array<uint64_t, kLags + 1> board{};
+  // The scoreboard: the winner always holds the highest score, so after a step's increments
+  // the new winner is the largest matching lag with the highest score among the matching
+  // ones, when that score reaches the winner's (the reference's live >= comparison, lag by
+  // lag, ends the same way). A lag's score and index packed into one key make that one max.
+  std::array<uint32_t, kLags + 1> board{};
+  // The samples reversed, so that the 128 samples before t lie in ascending order
+  // (rev[n - 1 - t + d] = s[t - d]): the step's loop over lags then vectorizes.
+  std::vector<uint8_t> rev(s, s + n);
+  std::reverse(rev.begin(), rev.end());
   size_t winner = 1;
+  uint32_t high = 0;
   for (size_t t = 1; t < n; ++t) {
-    if (s[t - winner] == s[t]) {
+    const uint8_t y = s[t];
+    if (s[t - winner] == y) {
       score.hit();
     } else {
       score.miss();
     }
-    const size_t lags = std::min(kLags, t);
-    for (size_t d = 1; d <= lags; ++d) {
-      if (s[t - d] == s[t]) {
-        ++board[d];
-        if (board[d] >= board[winner]) winner = d;
-      }
+    const uint32_t best = lag_step(rev.data() + (n - 1 - t), y, board.data(), static_cast<uint32_t>(std::min(kLags, t)));
+    if (best != 0 && (best >> 8) >= high) {
+      high = best >> 8;
+      winner = best & 0xFF;
     }
   }
   prediction_estimate(e, score.correct, n - 1, score.longest, k);
@@ -164,51 +188,159 @@ struct ContextHash {
 };
 
 // The next-value counts of one context: its most frequent next value (ties to the largest).
+// Up to 3 next values inline; past that a table of all 256.
 struct Follow {
-  std::vector<std::pair<uint8_t, uint32_t>> counts;
+  std::array<uint8_t, 3> ys{};
+  std::array<uint32_t, 3> cs{};
+  uint8_t used = 0;
   uint8_t best = 0;
   uint32_t best_count = 0;
-  uint32_t* find(uint8_t y) {
-    for (auto& p : counts) {
-      if (p.first == y) return &p.second;
+  std::unique_ptr<std::array<uint32_t, 256>> dense;
+};
+
+// Contexts of one length to their Follow: open addressing with linear probing, grown at half
+// full (no allocation per context). A Follow* stays valid until the next insertion.
+class ContextMap {
+ public:
+  ContextMap() { resize(1024); }
+  Follow* find(const Context& c) {
+    for (size_t i = ContextHash{}(c) & mask_;; i = (i + 1) & mask_) {
+      if (!used_[i]) return nullptr;
+      if (keys_[i] == c) return &vals_[i];
+    }
+  }
+  Follow* get_or_create(const Context& c) {
+    if (Follow* f = find(c)) return f;
+    if (2 * (count_ + 1) > keys_.size()) resize(2 * keys_.size());
+    size_t i = ContextHash{}(c) & mask_;
+    while (used_[i]) i = (i + 1) & mask_;
+    used_[i] = 1;
+    keys_[i] = c;
+    ++count_;
+    return &vals_[i];
+  }
+
+ private:
+  void resize(size_t slots) {
+    std::vector<Context> keys(slots);
+    std::vector<Follow> vals(slots);
+    std::vector<uint8_t> used(slots, 0);
+    const size_t mask = slots - 1;
+    for (size_t j = 0; j < used_.size(); ++j) {
+      if (!used_[j]) continue;
+      size_t i = ContextHash{}(keys_[j]) & mask;
+      while (used[i]) i = (i + 1) & mask;
+      used[i] = 1;
+      keys[i] = keys_[j];
+      vals[i] = std::move(vals_[j]);
+    }
+    keys_.swap(keys);
+    vals_.swap(vals);
+    used_.swap(used);
+    mask_ = mask;
+  }
+  std::vector<Context> keys_;
+  std::vector<Follow> vals_;
+  std::vector<uint8_t> used_;
+  size_t count_ = 0, mask_ = 0;
+};
+
+// The contexts of lengths 1 to 16 of any alphabet: a hash map per length.
+class GeneralTables {
+ public:
+  using Ref = Follow*;
+  void push(uint8_t v) { h_.push(v); }
+  void restart() { h_ = History{}; }
+  Ref find(int m) { return dict_[static_cast<size_t>(m)].find(h_.last(m)); }
+  Ref get_or_create(int m) { return dict_[static_cast<size_t>(m)].get_or_create(h_.last(m)); }
+  static uint8_t best(Ref r) { return r->best; }
+  static uint32_t best_count(Ref r) { return r->best_count; }
+  static uint32_t* pair(Ref r, uint8_t y) {
+    if (r->dense) return (*r->dense)[y] ? &(*r->dense)[y] : nullptr;
+    for (uint8_t i = 0; i < r->used; ++i) {
+      if (r->ys[i] == y) return &r->cs[i];
     }
     return nullptr;
   }
-  void bump(uint32_t* c, uint8_t y) {
+  static void bump(Ref r, uint32_t* c, uint8_t y) {
     ++*c;
-    if (*c > best_count || (*c == best_count && y > best)) {
-      best = y;
-      best_count = *c;
+    if (*c > r->best_count || (*c == r->best_count && y > r->best)) {
+      r->best = y;
+      r->best_count = *c;
     }
   }
-  void add(uint8_t y) {
-    counts.emplace_back(y, 0);
-    bump(&counts.back().second, y);
+  static void add(Ref r, uint8_t y) {
+    if (!r->dense && r->used == r->ys.size()) {
+      r->dense = std::make_unique<std::array<uint32_t, 256>>();
+      r->dense->fill(0);
+      for (uint8_t i = 0; i < r->used; ++i) (*r->dense)[r->ys[i]] = r->cs[i];
+    }
+    if (r->dense) {
+      bump(r, &(*r->dense)[y], y);
+    } else {
+      r->ys[r->used] = y;
+      r->cs[r->used] = 0;
+      bump(r, &r->cs[r->used++], y);
+    }
   }
+
+ private:
+  History h_;
+  std::array<ContextMap, 17> dict_;
 };
-using Dictionary = std::unordered_map<Context, Follow, ContextHash>;
 
-}  // namespace
+// The contexts of lengths 1 to 16 of bits: two counts per context in a dense table per
+// length (the last m bits index it); a context exists once one of its counts is non-zero.
+class BinaryTables {
+ public:
+  using Ref = uint32_t*;
+  BinaryTables() {
+    for (int m = 1; m <= 16; ++m) t_[static_cast<size_t>(m)].assign(size_t{2} << m, 0);
+  }
+  void push(uint8_t v) { h_ = (h_ << 1) | (v & 1u); }
+  void restart() { h_ = 0; }
+  Ref find(int m) {
+    Ref r = get_or_create(m);
+    return (r[0] | r[1]) ? r : nullptr;
+  }
+  Ref get_or_create(int m) { return &t_[static_cast<size_t>(m)][2 * (h_ & ((1u << m) - 1))]; }
+  static uint8_t best(Ref r) { return r[0] > r[1] ? 0 : 1; }  // ties to the larger value
+  static uint32_t best_count(Ref r) { return std::max(r[0], r[1]); }
+  static uint32_t* pair(Ref r, uint8_t y) { return r[y & 1] ? &r[y & 1] : nullptr; }
+  static void bump(Ref, uint32_t* c, uint8_t) { ++*c; }
+  static void add(Ref r, uint8_t y) { ++r[y & 1]; }
 
-// 6.3.9: Markov models of orders 1 to 16 counting what follows each context (at most
-// 100,000 (context, next value) pairs per order); the model with the most correct
-// predictions so far predicts.
-Estimate multi_mmc_estimate(const uint8_t* s, size_t n, int k) {
+ private:
+  uint32_t h_ = 0;
+  std::array<std::vector<uint32_t>, 17> t_;
+};
+
+template <class Tables>
+void bump_or_add(typename Tables::Ref r, uint8_t y) {
+  if (uint32_t* c = Tables::pair(r, y)) {
+    Tables::bump(r, c, y);
+  } else {
+    Tables::add(r, y);
+  }
+}
+
+// 6.3.9 over a kind of table (the same steps for any alphabet and for bits).
+template <class Tables>
+Estimate multi_mmc_with(const uint8_t* s, size_t n, int k) {
   constexpr int kOrders = 16;
   constexpr uint64_t kMaxEntries = 100000;
-  if (n < 3) return too_short(NonIidEstimator::MultiMmc, "multiMMC", 3);
-  std::array<Dictionary, kOrders> dict;
+  auto tables = std::make_unique<Tables>();
   std::array<uint64_t, kOrders> entries{};
-  History h;
   const size_t predictions = n - 2;
+  // The contexts that start at the first sample, S[0..d] -> S[d+1].
   for (int d = 0; d < kOrders && static_cast<size_t>(d) < predictions; ++d) {
-    History first;
-    for (int i = 0; i <= d; ++i) first.push(s[i]);
-    dict[static_cast<size_t>(d)][first.last(d + 1)].add(s[d + 1]);
+    tables->push(s[d]);
+    Tables::add(tables->get_or_create(d + 1), s[d + 1]);
     entries[static_cast<size_t>(d)] = 1;
   }
-  h.push(s[0]);
-  h.push(s[1]);
+  tables->restart();
+  tables->push(s[0]);
+  tables->push(s[1]);
   Score score;
   std::array<uint64_t, kOrders> board{};
   int winner = 0;
@@ -218,40 +350,33 @@ Estimate multi_mmc_estimate(const uint8_t* s, size_t n, int k) {
     bool found = false;
     const int top = static_cast<int>(std::min<size_t>(kOrders - 1, t - 2));
     for (int d = 0; d <= top; ++d) {
-      Dictionary& dd = dict[static_cast<size_t>(d)];
-      const Context c = h.last(d + 1);
+      uint64_t& used = entries[static_cast<size_t>(d)];
       // Once an order misses, the higher ones are not looked up (the reference's cascade).
-      Follow* f = nullptr;
+      typename Tables::Ref r = nullptr;
       if (d == 0 || found) {
-        auto it = dd.find(c);
-        found = it != dd.end();
-        if (found) f = &it->second;
+        r = tables->find(d + 1);
+        found = r != nullptr;
       }
       if (found) {
-        if (f->best == y) {
+        if (Tables::best(r) == y) {
           ++board[static_cast<size_t>(d)];
           if (board[static_cast<size_t>(d)] >= board[static_cast<size_t>(winner)]) winner = d;
           if (d == counted) score.hit();
         } else if (d == counted) {
           score.miss();
         }
-        if (uint32_t* cnt = f->find(y)) {
-          f->bump(cnt, y);
-        } else if (entries[static_cast<size_t>(d)] < kMaxEntries) {
-          f->add(y);
-          ++entries[static_cast<size_t>(d)];
+        if (uint32_t* c = Tables::pair(r, y)) {
+          Tables::bump(r, c, y);
+        } else if (used < kMaxEntries) {
+          Tables::add(r, y);
+          ++used;
         }
-      } else if (entries[static_cast<size_t>(d)] < kMaxEntries) {
-        Follow& g = dd[c];
-        if (uint32_t* cnt = g.find(y)) {
-          g.bump(cnt, y);
-        } else {
-          g.add(y);
-        }
-        ++entries[static_cast<size_t>(d)];
+      } else if (used < kMaxEntries) {
+        bump_or_add<Tables>(tables->get_or_create(d + 1), y);
+        ++used;
       }
     }
-    h.push(y);
+    tables->push(y);
   }
   Estimate e;
   e.which = NonIidEstimator::MultiMmc;
@@ -259,18 +384,16 @@ Estimate multi_mmc_estimate(const uint8_t* s, size_t n, int k) {
   return e;
 }
 
-// 6.3.10: an LZ78-like dictionary of contexts of lengths 1 to 16 (at most 65,536 contexts
-// in all); the longest context with the most frequent next value predicts.
-Estimate lz78y_estimate(const uint8_t* s, size_t n, int k) {
+// 6.3.10 over a kind of table.
+template <class Tables>
+Estimate lz78y_with(const uint8_t* s, size_t n, int k) {
   constexpr int kLengths = 16;
   constexpr uint64_t kMaxContexts = 65536;
-  if (n < 18) return too_short(NonIidEstimator::Lz78y, "LZ78Y", 18);
-  std::array<Dictionary, kLengths + 1> dict;
-  History h;
-  for (int i = 0; i < kLengths; ++i) h.push(s[i]);
-  for (int j = 1; j <= kLengths; ++j) dict[static_cast<size_t>(j)][h.last(j)].add(s[kLengths]);
+  auto tables = std::make_unique<Tables>();
+  for (int i = 0; i < kLengths; ++i) tables->push(s[i]);
+  for (int j = 1; j <= kLengths; ++j) Tables::add(tables->get_or_create(j), s[kLengths]);
   uint64_t size = kLengths;
-  h.push(s[kLengths]);
+  tables->push(s[kLengths]);
   Score score;
   for (size_t t = kLengths + 1; t < n; ++t) {
     const uint8_t y = s[t];
@@ -278,23 +401,15 @@ Estimate lz78y_estimate(const uint8_t* s, size_t n, int k) {
     uint32_t most = 0;
     uint8_t prediction = 0;
     for (int j = kLengths; j >= 1; --j) {
-      Dictionary& dj = dict[static_cast<size_t>(j)];
-      const Context c = h.last(j);
-      auto it = dj.find(c);
-      if (it != dj.end()) {
-        Follow& f = it->second;
-        if (f.best_count > most) {  // ties to the longer context
-          most = f.best_count;
-          prediction = f.best;
+      if (typename Tables::Ref r = tables->find(j)) {
+        if (Tables::best_count(r) > most) {  // ties to the longer context
+          most = Tables::best_count(r);
+          prediction = Tables::best(r);
           have = true;
         }
-        if (uint32_t* cnt = f.find(y)) {
-          f.bump(cnt, y);
-        } else {
-          f.add(y);
-        }
+        bump_or_add<Tables>(r, y);
       } else if (size < kMaxContexts) {
-        dj[c].add(y);
+        Tables::add(tables->get_or_create(j), y);
         ++size;
       }
     }
@@ -303,12 +418,29 @@ Estimate lz78y_estimate(const uint8_t* s, size_t n, int k) {
     } else {
       score.miss();
     }
-    h.push(y);
+    tables->push(y);
   }
   Estimate e;
   e.which = NonIidEstimator::Lz78y;
   prediction_estimate(e, score.correct, n - 17, score.longest, k);
   return e;
+}
+
+}  // namespace
+
+// 6.3.9: Markov models of orders 1 to 16 counting what follows each context (at most
+// 100,000 (context, next value) pairs per order); the model with the most correct
+// predictions so far predicts. Bits use dense tables, other alphabets hash maps.
+Estimate multi_mmc_estimate(const uint8_t* s, size_t n, int k) {
+  if (n < 3) return too_short(NonIidEstimator::MultiMmc, "multiMMC", 3);
+  return k == 2 ? multi_mmc_with<BinaryTables>(s, n, k) : multi_mmc_with<GeneralTables>(s, n, k);
+}
+
+// 6.3.10: an LZ78-like dictionary of contexts of lengths 1 to 16 (at most 65,536 contexts
+// in all); the longest context with the most frequent next value predicts.
+Estimate lz78y_estimate(const uint8_t* s, size_t n, int k) {
+  if (n < 18) return too_short(NonIidEstimator::Lz78y, "LZ78Y", 18);
+  return k == 2 ? lz78y_with<BinaryTables>(s, n, k) : lz78y_with<GeneralTables>(s, n, k);
 }
 
 }  // namespace ea

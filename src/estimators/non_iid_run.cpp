@@ -32,6 +32,17 @@ struct Task {
 
 void run_task(const Task& t, const std::vector<uint8_t>& s, int k, NonIidEstimates& out) {
   auto& slot = t.bitstring ? out.bitstring : out.literal;
+  const double start = omp_get_wtime();
+  struct Stamp {  // the task's time on its estimate(s), however it ends
+    std::array<std::optional<Estimate>, kNonIidEstimators>& slot;
+    const Task& t;
+    double start;
+    ~Stamp() {
+      const double s = omp_get_wtime() - start;
+      if (slot[static_cast<size_t>(t.which)]) slot[static_cast<size_t>(t.which)]->seconds = s;
+      if (t.which == E::TTuple && slot[5]) slot[5]->seconds = s;
+    }
+  } stamp{slot, t, start};
   const uint8_t* p = s.data();
   const size_t n = s.size();
   switch (t.which) {
