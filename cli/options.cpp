@@ -128,8 +128,10 @@ void add_assessment_options(CLI::App& app, Flags& f, Options& o) {
   app.add_flag("-t", f.t, "H_bitstring from the first 1,000,000 bits only");
   app.add_flag("--non-iid", f.non_iid,
                "the non-IID track (SP 800-90B 6.3): the ten min-entropy estimators, as NIST ea_non_iid; no IID tests");
-  app.add_option("--track", f.track, "iid: the IID tests and the MCV estimate (default); non-iid: as --non-iid")
-      ->type_name("iid|non-iid");
+  app.add_option("--track", f.track,
+                 "auto (default): the IID tests, then the non-IID estimates when the verdict is not IID; iid: the IID "
+                 "tests and the MCV estimate alone; non-iid: as --non-iid")
+      ->type_name("auto|iid|non-iid");
   app.add_flag("--all-tests", o.settings.all_tests, "run the compression test even when another test already failed");
   app.add_flag("--no-early-exit", f.no_early_exit, "run all permutations for every test (full counts)");
 }
@@ -325,10 +327,13 @@ void apply_restart(const Flags& f, Options& o) {
 }
 
 void apply_track(const Flags& f, Options& o) {
-  if (!f.track.empty() && f.track != "iid" && f.track != "non-iid") {
-    throw Error(ErrorKind::Usage, "--track: '" + f.track + "': iid or non-iid");
+  if (!f.track.empty() && f.track != "auto" && f.track != "iid" && f.track != "non-iid") {
+    throw Error(ErrorKind::Usage, "--track: '" + f.track + "': auto, iid or non-iid");
   }
-  if (f.non_iid && f.track == "iid") throw Error(ErrorKind::Usage, "--non-iid and --track iid exclude each other");
+  if (f.track == "iid") o.settings.track = TrackChoice::Iid;
+  if (f.non_iid && !f.track.empty() && f.track != "non-iid") {
+    throw Error(ErrorKind::Usage, "--non-iid and --track " + f.track + " exclude each other");
+  }
   if (f.non_iid || f.track == "non-iid") {
     const char* opt = f.non_iid ? "--non-iid" : "--track non-iid";
     if (o.settings.restart) throw Error(ErrorKind::Usage, std::string(opt) + " and --restart exclude each other");

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "estimators/estimators.hpp"
+#include "estimators/non_iid.hpp"
 #include "gpu_backends.hpp"
 #include "io/samples.hpp"
 #include "permutation/permutation.hpp"
@@ -34,12 +35,16 @@ struct RestartSpec {
 // after the CLI resolves the seed and threads once and never edited afterwards. A new option
 // is a field here, its line in settings_fields.cpp (what it changes, where the record holds
 // it: a unit test fails until it is listed), a flag in an option group of cli/, and its use.
-// Which track an assessment takes (--track, --non-iid).
-enum class TrackChoice { Iid, NonIid };
+// Which track an assessment takes (--track, --non-iid): Auto, the default, runs the IID
+// tests and, when their verdict is "not IID" (with the reference's 10,000 iterations), the
+// non-IID estimates, whose minimum is then the assessed min-entropy; Iid stops at the IID
+// verdict and its MCV estimate; NonIid runs the non-IID estimates alone.
+enum class TrackChoice { Auto, Iid, NonIid };
+const char* track_choice_name(TrackChoice t);  // "auto", "iid", "non-iid" (JSON trackChoice)
 
 struct Settings {
   // What is computed.
-  TrackChoice track = TrackChoice::Iid;  // NonIid: the ten estimates of 6.3 instead of the IID tests
+  TrackChoice track = TrackChoice::Auto;
   bool initial_entropy = true;      // -i (default) or -c
   bool truncate_bitstring = false;  // -t: H_bitstring from the first 1,000,000 bits only
   uint64_t seed = 0;                // the user's seed (--seed); assess() derives the data's own
@@ -127,6 +132,7 @@ const char* verdict_name(Verdict v);
 
 struct Timings {
   double estimates = 0, chi_square = 0, lrs = 0, permutation = 0, compression = 0, total = 0;
+  double non_iid = 0;  // the non-IID estimates that followed a "not IID" verdict
   double device_busy = 0;  // GPU kernel time of the permutation rounds (0 on the CPU)
   // Getting the GPU backends ready: waiting for the CUDA context (created beside reading
   // the data, DeviceSlot's warm-up) and sizing and filling their buffers (0 on the CPU).
@@ -153,7 +159,11 @@ struct Assessment {
   std::optional<McvEstimate> h_original;   // -i only
   std::optional<McvEstimate> h_bitstring;  // when k > 2 or -c
   uint64_t bitstring_bits = 0;             // bits used for H_bitstring
-  double h_assessed = 0;
+  double h_assessed = 0;  // the IID track's: min(width, MCV estimates)
+  // TrackChoice::Auto and the verdict "not IID": the non-IID track's estimates, whose
+  // minimum is then the assessed min-entropy.
+  std::optional<NonIidEstimates> non_iid;
+  double min_entropy() const { return non_iid ? non_iid->h_assessed : h_assessed; }
 
   ChiSquareResult independence, goodness_of_fit;
   LrsResult lrs;

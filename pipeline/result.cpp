@@ -24,6 +24,10 @@ auto visit_assessed(const ItemResult& r, F f) {
 
 const char* track_name(Track t) { return t == Track::Restart ? "Restart" : t == Track::NonIid ? "Non-IID" : "IID"; }
 
+const char* track_choice_name(TrackChoice t) {
+  return t == TrackChoice::Iid ? "iid" : t == TrackChoice::NonIid ? "non-iid" : "auto";
+}
+
 Track track_of(const Settings& s) {
   return s.restart ? Track::Restart : s.track == TrackChoice::NonIid ? Track::NonIid : Track::Iid;
 }

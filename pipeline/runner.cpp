@@ -158,6 +158,15 @@ ItemResult run_item(const Item& it, const Settings& s, const Hooks& hooks, Devic
       r.value = assess_non_iid(d, s, slot.cpu_threads_set());
     } else {
       r.value = assess(d, s, hooks, slot);
+      Assessment& a = std::get<Assessment>(r.value);
+      if (s.track == TrackChoice::Auto && a.verdict() == Verdict::NotIid && !a.exploratory()) {
+        // Not IID: the non-IID track's estimates give the assessed min-entropy.
+        if (hooks.note) hooks.note(it.label() + ": not IID; the non-IID estimates follow");
+        const auto n0 = clock::now();
+        a.non_iid = non_iid_estimates(d, s.initial_entropy, s.truncate_bitstring, slot.cpu_threads(s));
+        a.timings.non_iid = std::chrono::duration<double>(clock::now() - n0).count();
+        a.timings.total += a.timings.non_iid;
+      }
     }
     r.status = ItemResult::Status::Assessed;
   } catch (const Error& e) {

@@ -13,8 +13,8 @@ std::string yes_no(bool b) { return b ? "true" : "false"; }
 const std::vector<SettingField>& settings_fields() {
   using E = SettingEffect;
   static const std::vector<SettingField> fields = {
-      {"track", "--non-iid, --track", E::Result, "type",
-       [](const Settings& s) { return std::string(track_name(track_of(s))); }, ""},
+      {"track", "--non-iid, --track", E::Result, "trackChoice",
+       [](const Settings& s) { return std::string(track_choice_name(s.track)); }, ""},
       {"initial_entropy", "-i/-c", E::Result, "estimates.mode",
        [](const Settings& s) { return std::string(s.initial_entropy ? "initial (-i)" : "conditioned (-c)"); }, ""},
       {"truncate_bitstring", "-a/-t", E::Result, "estimates.bitstringTruncated",

@@ -259,7 +259,9 @@ ordered_json assessment_json(const Assessment& a, const ReportOptions& o, int64_
   j["schemaVersion"] = kSchemaVersion;
   const Verdict v = a.verdict();
   j["verdict"] = {{"iid", v == Verdict::Iid}, {"result", verdict_name(v)}, {"failedFamilies", a.failed_families()}};
-  j["assessedMinEntropy"] = a.h_assessed;
+  j["assessedMinEntropy"] = a.min_entropy();  // the non-IID estimate's where one was made
+  j["trackChoice"] = track_choice_name(a.settings.track);
+  j["nonIid"] = a.non_iid ? non_iid_estimates_json(*a.non_iid, a.width) : ordered_json(nullptr);
   j["forCompliance"] = a.for_compliance();
   j["complianceNotes"] = a.compliance_issues();
   j["exploratory"] = a.exploratory();
@@ -277,7 +279,7 @@ ordered_json assessment_json(const Assessment& a, const ReportOptions& o, int64_
   j["timings"] = {{"estimates", t.estimates},     {"chiSquare", t.chi_square},     {"lrs", t.lrs},
                   {"deviceSetup", t.device_setup}, {"permutation", t.permutation}, {"deviceBusy", t.device_busy},
                   {"deviceProfile", t.device_profile},
-                  {"compression", t.compression}, {"total", t.total}};
+                  {"compression", t.compression}, {"nonIid", t.non_iid}, {"total", t.total}};
   return j;
 }
 

@@ -275,15 +275,14 @@ ordered_json nist_test_cases(const NonIidAssessment& a) {
 
 }  // namespace
 
-ordered_json non_iid_estimates_json(const NonIidAssessment& a) {
-  const NonIidEstimates& x = a.estimates;
+ordered_json non_iid_estimates_json(const NonIidEstimates& x, int width) {
   ordered_json j;
   j["mode"] = x.initial_entropy ? "initial (-i)" : "conditioned (-c)";
   j["bitstringTruncated"] = x.truncated;
   j["bitstringLength"] = x.bits;
   j["hOriginal"] = x.initial_entropy ? ordered_json(x.h_original) : ordered_json(nullptr);
   j["hBitstring"] = x.has_bitstring() ? ordered_json(x.h_bitstring) : ordered_json(nullptr);
-  j["hBitstringPerSymbol"] = x.has_bitstring() ? ordered_json(x.h_bitstring * a.width) : ordered_json(nullptr);
+  j["hBitstringPerSymbol"] = x.has_bitstring() ? ordered_json(x.h_bitstring * width) : ordered_json(nullptr);
   j["hAssessed"] = x.h_assessed;
   if (x.lowest) {
     j["lowest"] = {{"estimator", estimator_key(x.lowest->first)}, {"input", x.lowest->second ? "bitstring" : "literal"}};
@@ -320,7 +319,8 @@ ordered_json non_iid_json(const NonIidAssessment& a, const ReportOptions& o, int
   input["subset"] = a.subset ? ordered_json{{"index", a.subset->index}, {"count", a.subset->count}} : ordered_json(nullptr);
   input["warnings"] = a.warnings;
   j["input"] = input;
-  j["nonIid"] = non_iid_estimates_json(a);
+  j["trackChoice"] = track_choice_name(a.settings.track);
+  j["nonIid"] = non_iid_estimates_json(a.estimates, a.width);
   ordered_json per = ordered_json::object();  // each estimator's computing time, literal + bitstring
   for (int e = 0; e < kNonIidEstimators; ++e) {
     double t = 0;
@@ -333,8 +333,51 @@ ordered_json non_iid_json(const NonIidAssessment& a, const ReportOptions& o, int
   return j;
 }
 
-// Our text: a line per estimator (literal and bitstring), then the assessed min-entropy and
-// which estimate sets it.
+void print_non_iid_estimates(std::FILE* f, const NonIidEstimates& x, int width, const ReportOptions& o) {
+  std::fprintf(f, "  %-38s %12s %12s\n", "estimate (bits)", x.initial_entropy ? "per sample" : "",
+               x.has_bitstring() ? "per bit" : "");
+  auto cell = [](const std::optional<Estimate>& est) -> std::string {
+    if (!est) return "";
+    if (!est->evaluated) return "n/a";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6f", est->entropy);
+    return buf;
+  };
+  for (int e = 0; e < kNonIidEstimators; ++e) {
+    const auto which = static_cast<NonIidEstimator>(e);
+    const auto& l = x.literal[static_cast<size_t>(e)];
+    const auto& b = x.bitstring[static_cast<size_t>(e)];
+    const std::string name = std::string(estimator_nist_name(which)) + " (" + estimator_section(which) + ")";
+    std::fprintf(f, "  %-38s %12s %12s\n", name.c_str(), cell(l).c_str(), cell(b).c_str());
+    for (const auto* est : {&l, &b}) {
+      if (*est && !(*est)->evaluated && o.verbose >= 1) std::fprintf(f, "    not evaluated: %s\n", (*est)->reason.c_str());
+    }
+  }
+  if (x.initial_entropy) std::fprintf(f, "H_original: %.6f bits per sample\n", x.h_original);
+  if (x.has_bitstring()) {
+    std::fprintf(f, "H_bitstring: %.6f bits per bit (%d x H_bitstring = %.6f)\n", x.h_bitstring, width,
+                 x.h_bitstring * width);
+  }
+  std::fprintf(f, "Non-IID min-entropy: %.6f bits per sample", x.h_assessed);
+  if (x.lowest) {
+    std::fprintf(f, " (set by the %s %s, %s)\n", x.lowest->second ? "bitstring" : "literal",
+                 estimator_nist_name(x.lowest->first), estimator_section(x.lowest->first));
+  } else {
+    std::fprintf(f, " (the bits per sample: no estimate is lower)\n");
+  }
+  if (o.timing) {
+    std::fprintf(f, "Timing: each non-IID estimate (literal/bitstring):");
+    for (int e = 0; e < kNonIidEstimators; ++e) {
+      const auto& l = x.literal[static_cast<size_t>(e)];
+      const auto& b = x.bitstring[static_cast<size_t>(e)];
+      std::fprintf(f, "%s %s %.3f/%.3f s", e ? "," : "", estimator_key(static_cast<NonIidEstimator>(e)),
+                   l ? l->seconds : 0.0, b ? b->seconds : 0.0);
+    }
+    std::fprintf(f, "\n");
+  }
+}
+
+// Our text for --non-iid: the input, the estimates, what cannot stand for compliance.
 void print_non_iid_text(std::FILE* f, const NonIidAssessment& a, const ReportOptions& o) {
   if (o.quiet) return;
   if (o.nist_level >= 0) {
@@ -349,49 +392,8 @@ void print_non_iid_text(std::FILE* f, const NonIidAssessment& a, const ReportOpt
   std::fprintf(f, "%s: %" PRIu64 " samples, %d-bit, %d distinct symbols: non-IID track (SP 800-90B 6.3)%s\n",
                a.path.c_str(), a.samples, a.width, a.alphabet,
                x.initial_entropy ? "" : ", conditioned (-c): the bitstring only");
-  if (o.verbose < 3) {
-    std::fprintf(f, "  %-38s %12s %12s\n", "estimate (bits)", x.initial_entropy ? "per sample" : "", 
-                 x.has_bitstring() ? "per bit" : "");
-    for (int e = 0; e < kNonIidEstimators; ++e) {
-      const auto& l = x.literal[static_cast<size_t>(e)];
-      const auto& b = x.bitstring[static_cast<size_t>(e)];
-      auto cell = [](const std::optional<Estimate>& est) -> std::string {
-        if (!est) return "";
-        if (!est->evaluated) return "n/a";
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.6f", est->entropy);
-        return buf;
-      };
-      const std::string name = std::string(estimator_nist_name(static_cast<NonIidEstimator>(e))) + " (" +
-                               estimator_section(static_cast<NonIidEstimator>(e)) + ")";
-      std::fprintf(f, "  %-38s %12s %12s\n", name.c_str(), cell(l).c_str(), cell(b).c_str());
-      for (const auto* est : {&l, &b}) {
-        if (*est && !(*est)->evaluated && o.verbose >= 1) std::fprintf(f, "    not evaluated: %s\n", (*est)->reason.c_str());
-      }
-    }
-  }
-  if (x.initial_entropy) std::fprintf(f, "H_original: %.6f bits per sample\n", x.h_original);
-  if (x.has_bitstring()) {
-    std::fprintf(f, "H_bitstring: %.6f bits per bit (%d x H_bitstring = %.6f)\n", x.h_bitstring, a.width,
-                 x.h_bitstring * a.width);
-  }
-  std::fprintf(f, "Min-entropy: %.6f bits per sample", x.h_assessed);
-  if (x.lowest) {
-    std::fprintf(f, " (set by the %s %s, %s)\n", x.lowest->second ? "bitstring" : "literal",
-                 estimator_nist_name(x.lowest->first), estimator_section(x.lowest->first));
-  } else {
-    std::fprintf(f, " (the bits per sample: no estimate is lower)\n");
-  }
-  if (o.timing) {
-    std::fprintf(f, "Timing: %.3f s in all; each estimate (literal, bitstring):", a.seconds);
-    for (int e = 0; e < kNonIidEstimators; ++e) {
-      const auto& l = x.literal[static_cast<size_t>(e)];
-      const auto& b = x.bitstring[static_cast<size_t>(e)];
-      std::fprintf(f, "%s %s %.3f/%.3f", e ? "," : "", estimator_key(static_cast<NonIidEstimator>(e)), l ? l->seconds : 0.0,
-                   b ? b->seconds : 0.0);
-    }
-    std::fprintf(f, "\n");
-  }
+  print_non_iid_estimates(f, x, a.width, o);
+  if (o.timing) std::fprintf(f, "Timing: %.3f s in all\n", a.seconds);
   for (const auto& why : a.compliance_issues()) std::fprintf(f, "NOT FOR COMPLIANCE: %s\n", why.c_str());
 }
 

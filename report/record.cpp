@@ -180,6 +180,12 @@ Verdict check_assessment(const Fields& f, const ordered_json& a, const std::stri
   const bool failed = chi_failed || !lrs || perm_failed;
   if (failed != (v == Verdict::NotIid)) f.fail(p("verdict.result"), "contradicts the results of its tests");
   if (v == Verdict::Iid && (!chi_evaluable || !perm)) f.fail(p("verdict.result"), "IID although a test did not pass");
+  if (const ordered_json* ni = f.find(a, "nonIid"); ni && !ni->is_null()) {  // the estimates after "not IID"
+    if (v != Verdict::NotIid) f.fail(p("nonIid"), "non-IID estimates although the verdict is not 'not IID'");
+    if (f.number("nonIid.hAssessed", &a) != f.number("assessedMinEntropy", &a)) {
+      f.fail(p("assessedMinEntropy"), "contradicts nonIid.hAssessed");
+    }
+  }
   return v;
 }
 

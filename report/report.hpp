@@ -47,7 +47,10 @@ nlohmann::ordered_json restart_json(const RestartAssessment& r, const ReportOpti
 void print_nist_non_iid(std::FILE* f, const NonIidAssessment& a, int level);
 void print_non_iid_text(std::FILE* out, const NonIidAssessment& a, const ReportOptions& o);
 nlohmann::ordered_json non_iid_json(const NonIidAssessment& a, const ReportOptions& o, int64_t block);
-nlohmann::ordered_json non_iid_estimates_json(const NonIidAssessment& a);
+nlohmann::ordered_json non_iid_estimates_json(const NonIidEstimates& x, int width);
+// Our text lines of a set of non-IID estimates: a line per estimator (literal, bitstring),
+// H_original, H_bitstring, and which estimate sets the minimum.
+void print_non_iid_estimates(std::FILE* f, const NonIidEstimates& x, int width, const ReportOptions& o);
 
 // The fields every JSON record opens with, in NIST's order: dateTimeStamp, filename,
 // commandline, sha256, errorLevel (then errorMessage when given), type, toolVersion, build.

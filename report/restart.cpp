@@ -161,6 +161,7 @@ ordered_json restart_json(const RestartAssessment& r, const ReportOptions& o) {
   const Verdict v = r.verdict();
   j["verdict"] = {{"passed", v == Verdict::Iid}, {"result", restart_verdict_name(v)}, {"failed", r.failures()}};
   j["forCompliance"] = r.for_compliance();
+  j["trackChoice"] = track_choice_name(r.settings.track);
   ordered_json rs;
   rs["hI"] = r.h_i;
   rs["restarts"] = kRestarts;

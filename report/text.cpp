@@ -261,7 +261,7 @@ void timing_lines(std::FILE* f, const Assessment& a) {
   if (!t.device_profile.empty()) std::fprintf(f, "Timing: %s\n", t.device_profile.c_str());
 }
 
-void verdict_lines(std::FILE* f, const Assessment& a) {
+void verdict_lines(std::FILE* f, const Assessment& a, const ReportOptions& o) {
   Verdict v = a.verdict();
   std::fprintf(f, "Verdict: %s", verdict_name(v));
   if (v == Verdict::NotIid) {
@@ -277,8 +277,14 @@ void verdict_lines(std::FILE* f, const Assessment& a) {
   } else if (a.exploratory()) {
     // No advice from an exploratory run: it is not an SP 800-90B assessment either way.
     std::fprintf(f, "; exploratory run (--iterations %u), not an SP 800-90B assessment\n", a.settings.iterations);
+  } else if (a.non_iid) {
+    std::fprintf(f, "; the non-IID track's estimates follow (the IID-track estimate %.6f does not apply)\n",
+                 a.h_assessed);
+    print_non_iid_estimates(f, *a.non_iid, a.width, o);
+    std::fprintf(f, "Assessed min-entropy: %.6f bits per sample (non-IID track)\n", a.min_entropy());
   } else {
-    std::fprintf(f, "; the IID-track estimate (%.6f bits per sample) does not apply: use the non-IID track\n",
+    std::fprintf(f, "; the IID-track estimate (%.6f bits per sample) does not apply: use the non-IID track "
+                    "(--non-iid)\n",
                  a.h_assessed);
   }
   for (const auto& why : a.compliance_issues()) std::fprintf(f, "NOT FOR COMPLIANCE: %s\n", why.c_str());
@@ -305,7 +311,7 @@ void print_text(std::FILE* f, const Assessment& a, const ReportOptions& o) {
     our_permutation_lines(f, a, o);
   }
   if (o.timing) timing_lines(f, a);
-  verdict_lines(f, a);
+  verdict_lines(f, a, o);
 }
 
 }  // namespace ea

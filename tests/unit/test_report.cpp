@@ -144,8 +144,10 @@ TEST_CASE("damaged or edited rows are refused with FILE:LINE and the field") {
   CHECK(e.find("permutation.tests.0.C0") != std::string::npos);
   e = damaged([](ordered_json& j) { j["estimates"] = 3; });
   CHECK(e.find("estimates.") != std::string::npos);
-  e = damaged([](ordered_json& j) { j["type"] = "Non-IID"; });
-  CHECK(e.find("type: 'Non-IID' is not a track") != std::string::npos);
+  e = damaged([](ordered_json& j) { j["type"] = "Conditioning"; });
+  CHECK(e.find("type: 'Conditioning' is not a track") != std::string::npos);
+  e = damaged([](ordered_json& j) { j["type"] = "Non-IID"; });  // an IID row called non-IID
+  CHECK(e.find("nonIid.") != std::string::npos);
   CHECK(error_of(ordered_json::array()).find("not a JSON object") != std::string::npos);
 }
 
@@ -172,4 +174,64 @@ TEST_CASE("read_jsonl_rows: a cut-off last line is left out and said; a bad line
     CHECK(std::string(e.what()).find("report-rows.jsonl:2: not a JSON line") != std::string::npos);
   }
   std::remove(path.c_str());
+}
+
+TEST_CASE("non-IID results: --non-iid rows and the estimates after a 'not IID' verdict read back and are checked") {
+  std::atomic<bool> stop{false};
+  std::vector<ItemResult> out;
+  RunObserver obs;
+  obs.finished = [&](size_t, const Item&, ItemResult& r) { out.push_back(std::move(r)); };
+  Settings s = quick();
+  s.track = TrackChoice::NonIid;
+  auto items = three_items();
+  items.resize(2);
+  run_items(items, s, 1, stop, obs);
+  REQUIRE(out.size() == 2);
+  const ReportOptions o = report_options();
+  for (const auto& r : out) {
+    REQUIRE(r.non_iid());
+    CHECK_FALSE(r.has_verdict());
+    const Record rec = record_of(r, "generated", -1, o);
+    CHECK(rec.kind == Record::Kind::NonIid);
+    CHECK_FALSE(rec.verdict);
+    CHECK(rec.json["assessedMinEntropy"].get<double>() == r.non_iid()->min_entropy());
+    CHECK(rec.json["trackChoice"] == "non-iid");
+    CHECK(rec.row.verdict.find("non-IID estimate") == 0);
+    ordered_json edited = rec.json;
+    edited["assessedMinEntropy"] = 7.5;  // not the minimum of its estimates
+    CHECK(error_of(edited).find("nonIid.hAssessed: contradicts assessedMinEntropy") != std::string::npos);
+    edited = rec.json;
+    edited["nonIid"]["estimators"][0]["literal"]["minEntropy"] = 0.001;  // lower than the minimum
+    CHECK(error_of(edited).find("contradicts the estimates") != std::string::npos);
+    Tally t;
+    t.add(rec);
+    CHECK(t.results == 1);
+    CHECK(t.all_iid());  // no IID verdict to fail
+  }
+  // The ramp (item 1) with the default track and the reference's iteration count: not IID,
+  // then the non-IID estimates give the assessed min-entropy.
+  out.clear();
+  s = quick();
+  s.iterations = 10000;
+  items = three_items();
+  std::vector<Item> ramp{items[1]};
+  run_items(ramp, s, 1, stop, obs);
+  REQUIRE(out.size() == 1);
+  const Assessment* a = out[0].iid();
+  REQUIRE(a);
+  CHECK(a->verdict() == Verdict::NotIid);
+  REQUIRE(a->non_iid);
+  CHECK(a->min_entropy() == a->non_iid->h_assessed);
+  CHECK(a->min_entropy() < a->h_assessed);
+  const Record rec = record_of(out[0], "generated 1", -1, o);
+  CHECK(rec.json["assessedMinEntropy"].get<double>() == a->non_iid->h_assessed);
+  ordered_json edited = rec.json;
+  edited["assessedMinEntropy"] = a->h_assessed;  // the IID track's estimate instead
+  CHECK(error_of(edited).find("assessedMinEntropy: contradicts nonIid.hAssessed") != std::string::npos);
+  // --track iid stops at the verdict.
+  out.clear();
+  s.track = TrackChoice::Iid;
+  run_items(ramp, s, 1, stop, obs);
+  REQUIRE(out.size() == 1);
+  CHECK_FALSE(out[0].iid()->non_iid);
 }

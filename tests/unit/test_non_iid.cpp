@@ -1,0 +1,180 @@
+// The non-IID estimators (SP 800-90B 6.3) on small sequences whose values are worked out by
+// hand from the definitions (the golden tests check every file of testdata against NIST).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "estimators/non_iid.hpp"
+
+using namespace ea;
+
+namespace {
+
+long double value(const Estimate& e, const char* label) {
+  for (const auto& l : e.lines) {
+    if (l.label == label) return l.value;
+  }
+  FAIL("no line " << label);
+  return 0;
+}
+bool has_note(const Estimate& e, const char* label) {
+  for (const auto& l : e.lines) {
+    if (l.kind == EstimateLine::Kind::Note && l.label == label) return true;
+  }
+  return false;
+}
+std::vector<uint8_t> period3(size_t n) {
+  std::vector<uint8_t> s(n);
+  for (size_t i = 0; i < n; ++i) s[i] = static_cast<uint8_t>(i % 3);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("most common value (6.3.1): mode 5 of 8") {
+  const std::vector<uint8_t> s{0, 1, 1, 2, 1, 0, 1, 1};
+  const Estimate e = most_common_value_estimate(s.data(), s.size(), 3);
+  REQUIRE(e.evaluated);
+  CHECK(value(e, "Mode count") == 5);
+  CHECK(value(e, "p-hat") == 0.625);
+  const double pu = std::min(1.0, 0.625 + 2.5758293035489008 * std::sqrt(0.625 * 0.375 / 7.0));
+  CHECK(static_cast<double>(value(e, "p_u")) == doctest::Approx(pu).epsilon(1e-15));
+  CHECK(e.entropy == doctest::Approx(-std::log2(pu)).epsilon(1e-15));
+}
+
+TEST_CASE("collision (6.3.2): t = 2,3,2,3,2; X-bar' clamped to 2 gives p = 1") {
+  const std::vector<uint8_t> bits{0, 0, 1, 0, 1, 1, 1, 0, 1, 0, 0, 0};
+  const Estimate e = collision_estimate(bits.data(), bits.size());
+  REQUIRE(e.evaluated);
+  CHECK(value(e, "v") == 5);
+  CHECK(value(e, "Sum t_i") == 12);
+  CHECK(static_cast<double>(value(e, "X-bar")) == doctest::Approx(2.4));
+  CHECK(static_cast<double>(value(e, "sigma-hat")) == doctest::Approx(std::sqrt(0.3)));
+  CHECK(value(e, "X-bar'") == 2.0);  // 2.4 - 2.576 sqrt(0.3/5) < 2
+  CHECK(value(e, "p") == 1.0);
+  CHECK(e.entropy == 0.0);
+  // Too few collisions: not evaluated, never a crash.
+  const std::vector<uint8_t> two{0, 1};
+  CHECK_FALSE(collision_estimate(two.data(), two.size()).evaluated);
+}
+
+TEST_CASE("Markov (6.3.3): an alternating sequence is one 128-bit path: 1/128 bit per bit") {
+  const std::vector<uint8_t> bits{0, 1, 0, 1, 0, 1, 0, 1};
+  const Estimate e = markov_estimate(bits.data(), bits.size());
+  REQUIRE(e.evaluated);
+  CHECK(value(e, "P_0") == 0.5);
+  CHECK(value(e, "P_{0,0}") == 0.0);
+  CHECK(value(e, "P_{0,1}") == 1.0);
+  CHECK(value(e, "P_{1,0}") == 1.0);
+  CHECK(value(e, "P_{1,1}") == 0.0);
+  CHECK(value(e, "p-hat_max") == 0.5);
+  CHECK(e.entropy == 1.0 / 128.0);
+}
+
+TEST_CASE("compression (6.3.4): 1000 blocks of 6 bits or fewer cannot be evaluated") {
+  const std::vector<uint8_t> bits(6006, 0);  // 1001 blocks: evaluated
+  CHECK(compression_estimate(bits.data(), bits.size()).evaluated);
+  const Estimate e = compression_estimate(bits.data(), 6005);  // 1000 blocks
+  CHECK_FALSE(e.evaluated);
+  CHECK(e.unlabelled.find("not enough samples to run compression test") != std::string::npos);
+  // 1001 blocks leave one distance: its deviation divides 0 by 0, and the reference's
+  // search then falls back to p = 1/64 (min-entropy 1), as NIST's code does.
+  const Estimate one = compression_estimate(bits.data(), bits.size());
+  CHECK(std::isnan(static_cast<double>(value(one, "sigma-hat"))));
+  CHECK(has_note(one, "Could Not Find p. Proceeding with the lower bound for p."));
+  CHECK(one.entropy == 1.0);
+  // 2000 equal blocks: every distance is 1, X-bar = 0, and the root is p = 1: no entropy.
+  const std::vector<uint8_t> zeros(12000, 0);
+  const Estimate c = compression_estimate(zeros.data(), zeros.size());
+  CHECK(value(c, "X-bar") == 0.0);
+  CHECK(value(c, "p") == 1.0);
+  CHECK(c.entropy == 0.0);
+}
+
+TEST_CASE("t-tuple and LRS (6.3.5, 6.3.6) of 0101010101: no 35-fold tuple; the LRS at W = v = 8") {
+  const std::vector<uint8_t> s{0, 1, 0, 1, 0, 1, 0, 1, 0, 1};
+  const auto [tt, lrs] = tuple_estimates(s.data(), s.size());
+  CHECK_FALSE(tt.evaluated);
+  CHECK(tt.unlabelled.find("No strings are repeated 35 times") != std::string::npos);
+  REQUIRE(lrs.evaluated);
+  CHECK(value(lrs, "u") == 1);
+  CHECK(value(lrs, "v") == 8);
+  // P_W = (pairs of equal W-tuples / pairs of W-tuples)^(1/W): largest at W = 8, 1 of 3.
+  CHECK(static_cast<double>(value(lrs, "p-hat")) == doctest::Approx(std::pow(1.0 / 3.0, 1.0 / 8.0)).epsilon(1e-15));
+  CHECK(value(lrs, "p_u") == 1.0L);
+  CHECK(lrs.entropy == 0.0);
+}
+
+TEST_CASE("t-tuple and LRS of 100 zeros: t = 66 (the last t seen 35 times), u = 67, v = 99") {
+  const std::vector<uint8_t> s(100, 0);
+  const auto [tt, lrs] = tuple_estimates(s.data(), s.size());
+  REQUIRE(tt.evaluated);
+  CHECK(value(tt, "t") == 66);
+  CHECK(value(tt, "p-hat_max") == 1.0L);
+  CHECK(value(lrs, "u") == 67);
+  CHECK(value(lrs, "v") == 99);
+  CHECK(value(lrs, "p-hat") == 1.0L);
+  // No symbol repeated at all: neither can be evaluated (NIST's code stops on an assertion).
+  const std::vector<uint8_t> once{0, 1, 2, 3};
+  const auto [t2, l2] = tuple_estimates(once.data(), once.size());
+  CHECK_FALSE(t2.evaluated);
+  CHECK_FALSE(l2.evaluated);
+}
+
+TEST_CASE("lag (6.3.8) on a period-3 sequence: lag 3 wins at t = 3 and is right from t = 4 on") {
+  const auto s = period3(30);
+  const Estimate e = lag_estimate(s.data(), s.size(), 3);
+  REQUIRE(e.evaluated);
+  CHECK(value(e, "N") == 29);
+  CHECK(value(e, "C") == 26);
+  CHECK(value(e, "r") == 27);  // the longest run + 1, as the reference prints it
+  CHECK(static_cast<double>(value(e, "P_global")) == doctest::Approx(26.0 / 29.0));
+}
+
+TEST_CASE("MultiMMC (6.3.9) on a period-3 sequence: order 1 right from t = 4; misses before count nothing") {
+  const auto s = period3(100);
+  const Estimate e = multi_mmc_estimate(s.data(), s.size(), 3);
+  REQUIRE(e.evaluated);
+  CHECK(value(e, "N") == 98);
+  CHECK(value(e, "C") == 96);
+  CHECK(value(e, "r") == 97);
+  // The same counts from the dense tables of bits (a period-3 bit pattern 0,1,1).
+  std::vector<uint8_t> bits(100);
+  for (size_t i = 0; i < bits.size(); ++i) bits[i] = i % 3 == 0 ? 0 : 1;
+  const Estimate b = multi_mmc_estimate(bits.data(), bits.size(), 2);
+  CHECK(value(b, "N") == 98);
+  CHECK(value(b, "C") > 90);
+}
+
+TEST_CASE("LZ78Y (6.3.10) on a period-3 sequence: every context is known from t = 19 on") {
+  const auto s = period3(100);
+  const Estimate e = lz78y_estimate(s.data(), s.size(), 3);
+  REQUIRE(e.evaluated);
+  CHECK(value(e, "N") == 83);
+  CHECK(value(e, "C") == 81);
+  CHECK(value(e, "r") == 82);
+  // Bits take the dense tables: the same sequence as bits of two values gives the same counts.
+  std::vector<uint8_t> bits(100);
+  for (size_t i = 0; i < bits.size(); ++i) bits[i] = i % 2;
+  const Estimate b = lz78y_estimate(bits.data(), bits.size(), 2);
+  CHECK(value(b, "N") == 83);
+  CHECK(value(b, "C") == 82);  // period 2: known from t = 18
+  CHECK(lz78y_estimate(s.data(), 17, 3).unlabelled.find("LZ78Y test") != std::string::npos);
+}
+
+TEST_CASE("MultiMCW (6.3.7) needs 4096 samples; the prediction bound's local term") {
+  const auto s = period3(4095);
+  CHECK_FALSE(multi_mcw_estimate(s.data(), s.size(), 3).evaluated);
+  // All predictions right: P_global = 1, so P_global' = 1 and -log2(1) = 0; no P_local.
+  Estimate e;
+  prediction_estimate(e, 1000, 1000, 1000, 2);
+  CHECK(value(e, "P_global'") == 1.0);
+  CHECK(has_note(e, "P_local can't change the result."));
+  CHECK(e.entropy == 0.0);
+  // A long run among mostly wrong predictions: P_local exceeds P_global' and sets the bound.
+  Estimate f;
+  prediction_estimate(f, 600, 10000, 100, 2);
+  CHECK(static_cast<double>(value(f, "P_local")) > static_cast<double>(value(f, "P_global'")));
+  CHECK(f.entropy == doctest::Approx(-std::log2(static_cast<double>(value(f, "P_local")))));
+}
