@@ -54,14 +54,16 @@ void check_same_run(const Record& row, const std::string& where, RunIdentity& id
   if (!row.user_seed) throw Error(ErrorKind::Input, "merge: " + where + ": the row records no seed");
   same(id.seed, *row.user_seed, "--seed");
   // The assessments' result-changing settings (a restart row's are in its "rows").
-  const nlohmann::ordered_json* a = row.kind == Record::Kind::Assessment ? &row.json
+  const bool non_iid = row.kind == Record::Kind::NonIid;
+  const nlohmann::ordered_json* a = row.kind == Record::Kind::Assessment || non_iid ? &row.json
                                     : row.kind == Record::Kind::Restart && row.json["rows"].is_object() ? &row.json["rows"]
                                                                                                        : nullptr;
   if (!a) return;
   for (const SettingField& f : settings_fields()) {
-    if (f.effect != SettingEffect::Result || !f.record || f.per_item) continue;
-    const std::string now = recorded_text(*a, f.record);
-    auto [at, fresh] = id.settings.emplace(f.record, now);
+    const char* path = f.record_in(non_iid);
+    if (f.effect != SettingEffect::Result || !path || f.per_item) continue;
+    const std::string now = recorded_text(*a, path);
+    auto [at, fresh] = id.settings.emplace(f.option, now);
     if (fresh) continue;
     if (at->second != now) {
       throw Error(ErrorKind::Input, "merge: " + where + ": " + f.option + " was " + now + " where " + *id.settings_from +

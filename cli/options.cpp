@@ -337,6 +337,14 @@ void apply_track(const Flags& f, Options& o) {
   if (f.non_iid || f.track == "non-iid") {
     const char* opt = f.non_iid ? "--non-iid" : "--track non-iid";
     if (o.settings.restart) throw Error(ErrorKind::Usage, std::string(opt) + " and --restart exclude each other");
+    // The permutation tests' options change nothing on this track: refused, not ignored.
+    const std::pair<bool, const char*> unused[] = {{f.engine.iterations_opt->count() > 0, "--iterations"},
+                                                   {f.engine.prng != "philox", "--prng"},
+                                                   {f.no_early_exit, "--no-early-exit"},
+                                                   {o.settings.all_tests, "--all-tests"}};
+    for (const auto& [given, name] : unused) {
+      if (given) throw Error(ErrorKind::Usage, std::string(name) + " applies to the IID tests, which " + opt + " does not run");
+    }
     o.settings.track = TrackChoice::NonIid;
   }
 }

@@ -92,6 +92,7 @@ std::string summary_line(const Tally& t, size_t rows, bool any_error) {
     return rows == 0 ? "nothing was assessed (no item in this list or share)"
                      : "nothing was assessed (every item was skipped)";
   }
+  if (t.judged == 0) return "non-IID estimates (no IID verdicts)";
   return t.all_iid() ? "all IID" : "not all IID";
 }
 
@@ -497,10 +498,13 @@ namespace {
 // Why an earlier complete row of this item cannot be kept with `s` ("" when it can): every
 // setting that changes results (settings_fields) against the row's record, and the range.
 std::string mismatch(const Record& row, const Item& it, const Settings& s) {
+  const bool non_iid = row.kind == Record::Kind::NonIid;
+  if (non_iid != (s.track == TrackChoice::NonIid)) return "--non-iid was given to one of the runs only";
   for (const SettingField& f : settings_fields()) {
-    if (f.effect != SettingEffect::Result || !f.record) continue;
+    const char* path = f.record_in(non_iid);
+    if (f.effect != SettingEffect::Result || !path) continue;
     const std::string now = f.value(s);
-    const std::string was = recorded_text(row.json, f.record);
+    const std::string was = recorded_text(row.json, path);
     if (!now.empty() && was != now) return std::string(f.option) + " was " + was + ", now " + now;
   }
   const auto& subset = row.json["input"]["subset"];
@@ -598,7 +602,7 @@ static void prepare_resume(const Options& o, const Settings& settings, const Ear
     bool keep = false;
     if (row && row->kind == Record::Kind::Skipped) {
       keep = !it.skipped.empty();
-    } else if (row && row->kind == Record::Kind::Assessment) {
+    } else if (row && (row->kind == Record::Kind::Assessment || row->kind == Record::Kind::NonIid)) {
       const std::string why = mismatch(*row, it, settings);
       if (!why.empty()) {
         throw Error(ErrorKind::Usage, "--resume: " + it.label() + " has a result written with other options (" + why +
@@ -661,13 +665,16 @@ ReportOptions report_options(const Options& o, const std::string& started) {
 }
 
 Settings resolve_settings(const Options& o, std::optional<uint64_t> earlier_seed) {
-  if (o.resume && !o.seed && !earlier_seed) {
+  if (o.resume && !o.seed && !earlier_seed && o.settings.track != TrackChoice::NonIid) {
     throw Error(ErrorKind::Usage, "--resume: no earlier row records the run's seed (it stopped before its first row, "
                                   "or the file is new); give --seed");
   }
   Settings settings = o.settings;
-  const bool drawn = !o.seed && !earlier_seed;
-  settings.seed = o.seed ? *o.seed : earlier_seed ? *earlier_seed : os_seed();
+  // The non-IID track draws no random numbers: without --seed its rows record 0, so that the
+  // shares of one run agree.
+  const bool random = settings.track != TrackChoice::NonIid;
+  const bool drawn = !o.seed && !earlier_seed && random;
+  settings.seed = o.seed ? *o.seed : earlier_seed ? *earlier_seed : random ? os_seed() : 0;
   settings.threads = o.threads > 0 ? o.threads : omp_get_max_threads();
   if (!o.seed && earlier_seed) logger().info("--resume: --seed {} (the earlier run's)", settings.seed);
   // The seed is logged at info with -v, at debug otherwise.

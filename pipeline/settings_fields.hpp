@@ -31,6 +31,10 @@ struct SettingField {
   // The record's value may differ between the items of one run (the bit width, inferred
   // per file): merge does not compare it across rows.
   bool per_item = false;
+  // Where a non-IID record (--non-iid) holds it; null: the non-IID track does not use it.
+  const char* non_iid_record = nullptr;
+  // The record path of a row of this kind (null: it does not hold this setting).
+  const char* record_in(bool non_iid_row) const { return non_iid_row ? non_iid_record : record; }
 };
 
 const std::vector<SettingField>& settings_fields();

@@ -13,8 +13,12 @@ using nlohmann::ordered_json;
 // A --restart row (its errorLevel is -1 when the sanity check or the validation failed, as
 // NIST writes it, but it is a result, not an error).
 bool is_restart(const ordered_json& r) { return r.value("type", std::string()) == "Restart" && r.contains("restart"); }
+// A --non-iid row: the ten estimates, no IID tests.
+bool is_non_iid(const ordered_json& r) {
+  return r.value("type", std::string()) == "Non-IID" && r.contains("nonIid") && r.value("errorLevel", 0) == 0;
+}
 bool is_assessment(const ordered_json& r) {
-  return !is_restart(r) && !r.contains("skipped") && r.value("errorLevel", 0) == 0;
+  return !is_restart(r) && !is_non_iid(r) && !r.contains("skipped") && r.value("errorLevel", 0) == 0;
 }
 // The assessments a row holds: itself, or a restart run's rows and columns.
 std::vector<const ordered_json*> parts_of(const ordered_json& r) {
@@ -66,6 +70,7 @@ std::string verdict_of(const ordered_json& r) {
   if (is_restart(r)) return "restart " + r["verdict"]["result"].get<std::string>();
   if (r.contains("skipped")) return "skipped";
   if (r.value("errorLevel", 0) != 0) return "error";
+  if (is_non_iid(r)) return "non-IID estimate";
   return r["verdict"]["result"].get<std::string>();
 }
 
@@ -73,10 +78,51 @@ std::string note_of(const ordered_json& r) {
   if (r.contains("skipped")) return r["skipped"].get<std::string>();
   if (r.value("errorLevel", 0) != 0) return r.value("errorMessage", std::string());
   std::string n;
-  for (const ordered_json* a : parts_of(r)) {
+  std::vector<const ordered_json*> parts = parts_of(r);
+  if (is_non_iid(r)) parts = {&r};
+  for (const ordered_json* a : parts) {
     for (const auto& c : (*a)["complianceNotes"]) n += (n.empty() ? "" : "; ") + c.get<std::string>();
   }
+  // Which non-IID estimate sets the assessed min-entropy (--non-iid, or after "not IID").
+  const ordered_json* ni = r.contains("nonIid") && !r["nonIid"].is_null() ? &r["nonIid"] : nullptr;
+  if (ni && !(*ni)["lowest"].is_null()) {
+    n += std::string(n.empty() ? "" : "; ") + "min-entropy set by the " + (*ni)["lowest"]["input"].get<std::string>() +
+         " " + (*ni)["lowest"]["estimator"].get<std::string>() + " estimate";
+  }
   return n;
+}
+
+// A bar per non-IID estimate, literal (bits per sample) and bitstring (times the bits per
+// sample), on one scale; the one that sets the minimum in red.
+std::string estimates_svg(const ordered_json& ni, int bits) {
+  const int left = 150, bar = 300, row = 16;
+  const auto& list = ni["estimators"];
+  const std::string low_key = ni["lowest"].is_null() ? "" : ni["lowest"]["estimator"].get<std::string>();
+  const std::string low_in = ni["lowest"].is_null() ? "" : ni["lowest"]["input"].get<std::string>();
+  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"estimates\" width=\"" +
+                  std::to_string(left + bar + 80) + "\" height=\"" + std::to_string(row * 2 * (list.size() + 1)) + "\">";
+  int y = 12;
+  for (const auto& e : list) {
+    for (const char* in : {"literal", "bitstring"}) {
+      const auto& x = e[in];
+      if (x.is_null()) continue;
+      const bool evaluated = x["evaluated"].get<bool>();
+      const double h = evaluated ? x["minEntropy"].get<double>() * (std::string(in) == "bitstring" ? bits : 1) : 0;
+      const bool low = e["estimator"].get<std::string>() == low_key && low_in == in;
+      char buf[400];
+      std::snprintf(buf, sizeof buf,
+                    "<text x=\"0\" y=\"%d\" font-size=\"11\">%s %s</text><rect x=\"%d\" y=\"%d\" width=\"%d\" "
+                    "height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>",
+                    y, e["estimator"].get<std::string>().c_str(), in, left, y - 9,
+                    static_cast<int>(std::max(0.0, std::min(1.0, h / bits)) * bar), low ? "#c00" : "#06c", left + bar + 6,
+                    y, evaluated ? number(ordered_json(h), "%.4f").c_str() : "n/a");
+      s += buf;
+      y += row;
+    }
+  }
+  s += "<text x=\"0\" y=\"" + std::to_string(y + 2) + "\" font-size=\"10\">bits per sample (bitstring estimates x " +
+       std::to_string(bits) + "), 0 to " + std::to_string(bits) + "</text></svg>";
+  return s;
 }
 
 // Where the original statistic sits among its permutations: the share of permutations below
@@ -167,7 +213,17 @@ std::string csv_report(const std::vector<ordered_json>& rows) {
     c[11] = verdict_of(r);
     c[14] = r.value("sha256", std::string());
     c[16] = note_of(r);
-    if (is_assessment(r)) {
+    if (is_non_iid(r)) {
+      const auto& ni = r["nonIid"];
+      c[2] = std::to_string(r["input"]["samples"].get<uint64_t>());
+      c[3] = std::to_string(r["input"]["bitsPerSymbol"].get<int>());
+      c[4] = number(ni["hOriginal"], "%.17g");
+      c[5] = number(ni["hBitstring"], "%.17g");
+      c[6] = number(r["assessedMinEntropy"], "%.17g");
+      c[7] = c[8] = c[9] = "not run";
+      c[12] = r["forCompliance"].get<bool>() ? "true" : "false";
+      c[13] = number(r["timings"]["total"], "%.3f");
+    } else if (is_assessment(r)) {
       const auto& est = r["estimates"];
       c[2] = std::to_string(r["input"]["samples"].get<uint64_t>());
       c[3] = std::to_string(r["input"]["bitsPerSymbol"].get<int>());
@@ -219,12 +275,13 @@ std::string html_report(const std::vector<ordered_json>& rows, const std::string
        "<th>H_assessed</th><th>verdict</th><th>failed tests</th><th>note</th></tr></thead><tbody>\n";
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    const bool assessed = is_assessment(r) || (is_restart(r) && !r["rows"].is_null());
+    const bool assessed = is_assessment(r) || is_non_iid(r) || (is_restart(r) && !r["rows"].is_null());
     const ordered_json& in = is_restart(r) && assessed ? r["rows"]["input"] : r.contains("input") ? r["input"] : r;
     const ordered_json& h_assessed = is_restart(r) ? r["restart"]["result"] : r.value("assessedMinEntropy", ordered_json());
     std::string failed;
     for (const auto& f : failed_tests(r)) failed += (failed.empty() ? "" : ", ") + f;
-    h += std::string("<tr class=\"item") + (verdict_of(r) == "IID" || verdict_of(r) == "skipped" ? "" : " failed") +
+    const bool plain = verdict_of(r) == "IID" || verdict_of(r) == "skipped" || is_non_iid(r);
+    h += std::string("<tr class=\"item") + (plain ? "" : " failed") +
          "\"><td><a href=\"#item" + std::to_string(i) + "\">" + std::to_string(i) + "</a></td><td>" +
          html_escape(r.value("filename", std::string())) + "</td><td>" + block_of(r) + "</td><td>" +
          (assessed ? std::to_string(in["samples"].get<uint64_t>()) : "") + "</td><td>" +
@@ -236,7 +293,8 @@ std::string html_report(const std::vector<ordered_json>& rows, const std::string
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
     const auto parts = parts_of(r);
-    if (parts.empty()) continue;
+    const bool estimates = r.contains("nonIid") && !r["nonIid"].is_null() && r.value("errorLevel", 0) == 0;
+    if (parts.empty() && !estimates) continue;
     std::string title = r.value("filename", std::string());
     if (!block_of(r).empty()) title += " block " + block_of(r);
     h += "<section id=\"item" + std::to_string(i) + "\"><h2>" + std::to_string(i) + ". " + html_escape(title) + ": " +
@@ -246,6 +304,10 @@ std::string html_report(const std::vector<ordered_json>& rows, const std::string
       if (is_restart(r)) h += std::string("<h3>") + (a == &r["rows"] ? "rows" : "columns") + "</h3>\n";
       h += "<p>seed " + html_escape((*a)["permutation"]["seed"].get<std::string>()) + "</p>\n" + rank_svg(*a) + "\n" +
            histogram_svg(*a) + "\n";
+    }
+    if (estimates) {  // --non-iid, or the estimates after a "not IID" verdict
+      h += "<h3>non-IID estimates (SP 800-90B 6.3): assessed min-entropy " + number(r["assessedMinEntropy"], "%.6f") +
+           " bits per sample</h3>\n" + estimates_svg(r["nonIid"], r["input"]["bitsPerSymbol"].get<int>()) + "\n";
     }
     h += "</section>\n";
   }

@@ -63,11 +63,11 @@ ordered_json json_envelope(const ReportOptions& o, const std::string& filename, 
   j["sha256"] = sha256;
   j["errorLevel"] = error_level;
   if (error_message) j["errorMessage"] = *error_message;
-  j["type"] = type;  // NIST's field: the track the tool assesses (ea_non_iid writes "Non-IID")
+  j["type"] = type;  // the track: "IID", "Restart" or "Non-IID" (NIST's ea_iid writes "IID", ea_non_iid "")
   j["toolVersion"] = std::string(kVersion) + " (commit " + kGitCommit + ", " + kBuildDevice + ")";
   j["build"] = {{"version", kVersion},     {"commit", kGitCommit},
                 {"device", kBuildDevice},  {"buildType", kBuildType},
-                {"reference", kReferenceVersion}};
+                {"reference", std::string(type) == "Non-IID" ? "NIST ea_non_iid 1.1.8" : kReferenceVersion}};
   return j;
 }
 
@@ -118,8 +118,8 @@ ordered_json error_json(const ReportOptions& o, const std::string& message, Erro
   j["errorLevel"] = -1;
   j["errorMessage"] = message;
   j["errorKind"] = error_kind_name(kind);
-  if (o.track == Track::Restart) j["type"] = "Restart";
-  j["IID"] = true;
+  j["type"] = track_name(o.track);
+  j["IID"] = o.track != Track::NonIid;
   j["schemaVersion"] = kSchemaVersion;
   if (block >= 0) j["input"] = {{"path", filename ? *filename : o.first_file}, {"block", block}};
   return j;
@@ -131,7 +131,8 @@ ordered_json skipped_json(const ReportOptions& o, const std::string& path, int64
   j["IID"] = true;
   j["schemaVersion"] = kSchemaVersion;
   j["skipped"] = reason;
-  if (o.track == Track::Restart) j["type"] = "Restart";
+  j["type"] = track_name(o.track);
+  if (o.track == Track::NonIid) j["IID"] = false;
   j["input"] = {{"path", path}, {"block", block}};
   return j;
 }

@@ -340,7 +340,7 @@ void print_non_iid_estimates(std::FILE* f, const NonIidEstimates& x, int width, 
     if (!est) return "";
     if (!est->evaluated) return "n/a";
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6f", est->entropy);
+    std::snprintf(buf, sizeof buf, "%.6f", est->entropy + 0.0);  // + 0.0: no "-0.000000"
     return buf;
   };
   for (int e = 0; e < kNonIidEstimators; ++e) {
@@ -350,7 +350,9 @@ void print_non_iid_estimates(std::FILE* f, const NonIidEstimates& x, int width, 
     const std::string name = std::string(estimator_nist_name(which)) + " (" + estimator_section(which) + ")";
     std::fprintf(f, "  %-38s %12s %12s\n", name.c_str(), cell(l).c_str(), cell(b).c_str());
     for (const auto* est : {&l, &b}) {
-      if (*est && !(*est)->evaluated && o.verbose >= 1) std::fprintf(f, "    not evaluated: %s\n", (*est)->reason.c_str());
+      if (*est && !(*est)->evaluated && o.verbose >= 1) {
+        std::fprintf(f, "    %s not evaluated: %s\n", est == &l ? "literal" : "bitstring", (*est)->reason.c_str());
+      }
     }
   }
   if (x.initial_entropy) std::fprintf(f, "H_original: %.6f bits per sample\n", x.h_original);
@@ -358,7 +360,7 @@ void print_non_iid_estimates(std::FILE* f, const NonIidEstimates& x, int width, 
     std::fprintf(f, "H_bitstring: %.6f bits per bit (%d x H_bitstring = %.6f)\n", x.h_bitstring, width,
                  x.h_bitstring * width);
   }
-  std::fprintf(f, "Non-IID min-entropy: %.6f bits per sample", x.h_assessed);
+  std::fprintf(f, "Non-IID min-entropy: %.6f bits per sample", x.h_assessed + 0.0);
   if (x.lowest) {
     std::fprintf(f, " (set by the %s %s, %s)\n", x.lowest->second ? "bitstring" : "literal",
                  estimator_nist_name(x.lowest->first), estimator_section(x.lowest->first));

@@ -386,6 +386,7 @@ void Tally::add(const Record& r) {
   ++results;
   not_compliant = not_compliant || !r.for_compliance;
   if (!r.verdict) return;  // a non-IID result: no IID verdict
+  ++judged;
   not_iid = not_iid || *r.verdict == Verdict::NotIid;
   inconclusive = inconclusive || *r.verdict == Verdict::Inconclusive;
   not_compliant = not_compliant || !r.for_compliance;

@@ -60,6 +60,7 @@ JsonlRows read_jsonl_rows(const std::string& path);
 // The verdicts of a set of rows, for the summary line and the exit status.
 struct Tally {
   size_t results = 0, errors = 0, skipped = 0;
+  size_t judged = 0;  // results with an IID verdict (not --non-iid ones)
   bool not_iid = false, inconclusive = false, not_compliant = false;
   void add(const Record& r);
   bool all_iid() const { return !not_iid && !inconclusive; }

@@ -29,7 +29,7 @@ struct Score {
 Estimate too_short(NonIidEstimator which, const char* name, int need) {
   Estimate e;
   e.which = which;
-  e.reason = std::string("too few samples (more than ") + std::to_string(need) + " are needed)";
+  e.reason = std::string("too few samples (at least ") + std::to_string(need) + " are needed)";
   e.unlabelled = std::string("\t*** Warning: not enough samples to run ") + name + " test (need more than " +
                  std::to_string(need) + ") ***";
   return e;
@@ -105,13 +105,14 @@ Estimate multi_mcw_estimate(const uint8_t* s, size_t n, int k) {
 
 namespace {
 // One step of the lag predictors: each lag d (1..lags) whose sample before[d] equals y
-// scores; returns the largest (score << 8 | d) among them (0: none matched).
-__attribute__((optimize("O3"))) uint32_t lag_step(const uint8_t* before, uint8_t y, uint32_t* board, uint32_t lags) {
-  uint32_t best = 0;
+// scores; returns the largest (score << 8 | d) among them (0: none matched). 64-bit keys:
+// a score may pass 2^24 (a bitstring of 2^25 bits and more).
+__attribute__((optimize("O3"), target_clones("avx2", "default"))) uint64_t lag_step(const uint8_t* before, uint8_t y, uint64_t* board, uint32_t lags) {
+  uint64_t best = 0;
   for (uint32_t d = 1; d <= lags; ++d) {  // branch-free, so that it vectorizes
-    const uint32_t match = static_cast<uint32_t>(before[d] == y);
+    const uint64_t match = static_cast<uint64_t>(before[d] == y);
     board[d] += match;
-    const uint32_t key = ((board[d] << 8) | d) * match;
+    const uint64_t key = ((board[d] << 8) | d) * match;
     best = std::max(best, key);
   }
   return best;
@@ -133,13 +134,13 @@ Estimate lag_estimate(const uint8_t* s, size_t n, int k) {
   // the new winner is the largest matching lag with the highest score among the matching
   // ones, when that score reaches the winner's (the reference's live >= comparison, lag by
   // lag, ends the same way). A lag's score and index packed into one key make that one max.
-  std::array<uint32_t, kLags + 1> board{};
+  std::array<uint64_t, kLags + 1> board{};
   // The samples reversed, so that the 128 samples before t lie in ascending order
   // (rev[n - 1 - t + d] = s[t - d]): the step's loop over lags then vectorizes.
   std::vector<uint8_t> rev(s, s + n);
   std::reverse(rev.begin(), rev.end());
   size_t winner = 1;
-  uint32_t high = 0;
+  uint64_t high = 0;
   for (size_t t = 1; t < n; ++t) {
     const uint8_t y = s[t];
     if (s[t - winner] == y) {
@@ -147,7 +148,7 @@ Estimate lag_estimate(const uint8_t* s, size_t n, int k) {
     } else {
       score.miss();
     }
-    const uint32_t best = lag_step(rev.data() + (n - 1 - t), y, board.data(), static_cast<uint32_t>(std::min(kLags, t)));
+    const uint64_t best = lag_step(rev.data() + (n - 1 - t), y, board.data(), static_cast<uint32_t>(std::min(kLags, t)));
     if (best != 0 && (best >> 8) >= high) {
       high = best >> 8;
       winner = best & 0xFF;
