@@ -76,7 +76,7 @@ namespace {
 constexpr int kSchemaVersion = 1;
 
 ordered_json base(const ReportOptions& o, const std::string& filename) {
-  return json_envelope(o, filename, "", 0, nullptr, "IID");
+  return json_envelope(o, filename, "", 0, nullptr, track_name(o.track));
 }
 
 const char* error_kind_name(ErrorKind k) {
@@ -148,7 +148,9 @@ ordered_json test_case_json(const Assessment& a) {
   // "estimates" has null there.
   tc["hOriginal"] = a.h_original ? a.h_original->entropy : static_cast<double>(a.width);
   tc["hBitstring"] = a.h_bitstring ? a.h_bitstring->entropy : 1.0;
-  tc["hAssessed"] = a.h_assessed;
+  // The min-entropy that counts: after a "not IID" verdict the non-IID track's (a script
+  // reading NIST's field gets the assessed value, not the IID track's, which does not apply).
+  tc["hAssessed"] = a.min_entropy();
   const McvEstimate& main_mcv = a.h_original ? *a.h_original : *a.h_bitstring;
   tc["mcvEstimateMode"] = main_mcv.mode;
   tc["mcvEstimatePHat"] = main_mcv.p_hat;
@@ -250,7 +252,7 @@ ordered_json permutation_json(const Assessment& a) {
 }  // namespace
 
 ordered_json assessment_json(const Assessment& a, const ReportOptions& o, int64_t block) {
-  ordered_json j = base(o, a.path);
+  ordered_json j = json_envelope(o, a.path, "", 0, nullptr, track_name(Track::Iid));  // also a restart's rows, columns
   j["sha256"] = a.sha256;
   j["IID"] = true;  // the reference's field: the kind of tool, not the verdict (see "verdict")
 

@@ -391,10 +391,24 @@ void print_non_iid_text(std::FILE* f, const NonIidAssessment& a, const ReportOpt
     if (o.nist_format) return;
   }
   const NonIidEstimates& x = a.estimates;
-  std::fprintf(f, "%s: %" PRIu64 " samples, %d-bit, %d distinct symbols: non-IID track (SP 800-90B 6.3)%s\n",
-               a.path.c_str(), a.samples, a.width, a.alphabet,
+  std::string range;
+  if (a.subset) {
+    range = " (samples " + std::to_string(a.subset->index * a.subset->count) + " to " +
+            std::to_string(a.subset->index * a.subset->count + a.samples - 1) + " of the file" +
+            (a.samples < a.subset->count ? ", cut short by its end" : "") + ")";
+  }
+  std::fprintf(f, "%s: %" PRIu64 " samples%s, %d-bit, %d distinct symbols: non-IID track (SP 800-90B 6.3)%s\n",
+               a.path.c_str(), a.samples, range.c_str(), a.width, a.alphabet,
                x.initial_entropy ? "" : ", conditioned (-c): the bitstring only");
   print_non_iid_estimates(f, x, a.width, o);
+  if (o.verbose >= 1) {  // -v: every estimate's values, as NIST's -v lines
+    for (int e = 0; e < kNonIidEstimators; ++e) {
+      for (const bool bits : {true, false}) {
+        const auto& slot = bits ? x.bitstring[static_cast<size_t>(e)] : x.literal[static_cast<size_t>(e)];
+        if (slot && slot->evaluated) print_level2(f, *slot, bits);
+      }
+    }
+  }
   if (o.timing) std::fprintf(f, "Timing: %.3f s in all\n", a.seconds);
   for (const auto& why : a.compliance_issues()) std::fprintf(f, "NOT FOR COMPLIANCE: %s\n", why.c_str());
 }

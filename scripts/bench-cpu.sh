@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CPU benchmark: permutations per second (18 statistical tests, compression excluded) on
-# 1,000,000 8-bit samples, with 1 thread and with every core, then whole runs.
+# 1,000,000 8-bit samples, with 1 thread and with every core, then whole runs, then the non-IID
+# estimates (beside NIST ea_non_iid with NIST_EA_NON_IID=PATH).
 #
 # usage: scripts/bench-cpu.sh [BUILD_DIR] [PERMUTATIONS]
 # The rate is measured on GetTickCount_8bit.bin: it is not IID, so the compression test is
@@ -36,4 +37,22 @@ for f in GetTickCount_8bit truerand_8bit; do
   end=$(date +%s.%N)
   verdict=$(tail -n 1 "$tmp/$f.txt" | cut -c1-60)
   awk -v f="$f" -v a="$start" -v b="$end" -v v="$verdict" 'BEGIN { printf "%-20s %8.2f s  %s\n", f, b - a, v }'
+done
+echo
+# The non-IID estimates (--non-iid), each file beside NIST ea_non_iid when NIST_EA_NON_IID
+# names a build of it (kept out of this project: make non_iid in NIST's cpp/ folder).
+echo "non-IID estimates ($exe --non-iid -q FILE, all cores${NIST_EA_NON_IID:+; NIST: $NIST_EA_NON_IID FILE}):"
+for f in truerand_8bit truerand_4bit truerand_1bit GetTickCount_8bit GetTickCount_1bit; do
+  start=$(date +%s.%N)
+  "$exe" --non-iid -q -o "$tmp/$f.n.json" "$data/$f.bin" 2>/dev/null
+  end=$(date +%s.%N)
+  h=$(grep -o '"assessedMinEntropy": [0-9.e+-]*' "$tmp/$f.n.json" | awk '{print $2}')
+  line=$(awk -v f="$f" -v a="$start" -v b="$end" -v h="$h" 'BEGIN { printf "%-20s %8.2f s  H = %.6f", f, b - a, h }')
+  if [ -n "${NIST_EA_NON_IID:-}" ]; then
+    start=$(date +%s.%N)
+    (cd "$data" && "$NIST_EA_NON_IID" "$f.bin" >"$tmp/$f.nist.txt" 2>&1)
+    end=$(date +%s.%N)
+    line+=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "   NIST %8.2f s", b - a }')
+  fi
+  echo "$line"
 done
