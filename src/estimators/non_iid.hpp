@@ -68,8 +68,10 @@ Estimate most_common_value_estimate(const uint8_t* s, size_t n, int k);
 Estimate collision_estimate(const uint8_t* bits, size_t n);
 Estimate markov_estimate(const uint8_t* bits, size_t n);
 Estimate compression_estimate(const uint8_t* bits, size_t n);
-// The t-tuple and LRS estimates: one suffix array and LCP for both. Returns {t-tuple, LRS}.
-std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n);
+// The t-tuple and LRS estimates: one suffix order and LCP for both (sorted windows of 64
+// bits where no repeat is that long, else libdivsufsort's suffix array; `suffix_array`
+// forces the latter, for tests). Returns {t-tuple, LRS}.
+std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n, bool suffix_array = false);
 Estimate multi_mcw_estimate(const uint8_t* s, size_t n, int k);
 Estimate lag_estimate(const uint8_t* s, size_t n, int k);
 Estimate multi_mmc_estimate(const uint8_t* s, size_t n, int k);

@@ -117,6 +117,53 @@ __attribute__((optimize("O3"), target_clones("avx2", "default"))) uint64_t lag_s
   }
   return best;
 }
+// Bits, 64 steps at a time: each lag's matches in the block as one mask (the block's bits
+// against the bits d before them), every lag's score advanced by its popcount, and the
+// steps replayed one by one only for the lags that can reach the winner's score within the
+// block (score + matches in the block >= the highest score): a lag that cannot is never
+// the largest matching lag with the highest score, so it changes no winner. Returns the
+// first step not done.
+size_t lag_blocks(const uint8_t* s, size_t n, size_t t0, std::array<uint64_t, 129>& board, size_t& winner,
+                  uint64_t& high, Score& score) {
+  std::vector<uint64_t> packed(n / 64 + 2, 0);
+  for (size_t i = 0; i < n; ++i) packed[i >> 6] |= static_cast<uint64_t>(s[i] & 1u) << (i & 63);
+  auto window = [&packed](size_t p) {  // bits p .. p + 63 (bit j: sample p + j)
+    const size_t w = p >> 6, o = p & 63;
+    return o == 0 ? packed[w] : (packed[w] >> o) | (packed[w + 1] << (64 - o));
+  };
+  std::array<uint64_t, 129> mask{};
+  std::vector<int> candidates;
+  size_t t = t0;
+  for (; t + 64 <= n; t += 64) {
+    const uint64_t here = window(t);
+    candidates.clear();
+    for (int d = 1; d <= 128; ++d) {
+      mask[d] = ~(window(t - static_cast<size_t>(d)) ^ here);
+      const uint64_t reach = board[d] + static_cast<uint64_t>(__builtin_popcountll(mask[d]));
+      if (reach >= high) candidates.push_back(d);
+      if (reach < high) board[d] = reach;  // never a winner in this block: its score at the end
+    }
+    for (int j = 0; j < 64; ++j) {
+      if ((mask[winner] >> j) & 1u) {
+        score.hit();
+      } else {
+        score.miss();
+      }
+      uint64_t best = 0;
+      for (int d : candidates) {
+        const uint64_t match = (mask[d] >> j) & 1u;
+        board[d] += match;
+        best = std::max(best, ((board[d] << 8) | static_cast<uint64_t>(d)) * match);
+      }
+      if (best != 0 && (best >> 8) >= high) {
+        high = best >> 8;
+        winner = best & 0xFF;
+      }
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
 // 6.3.8: 128 lag predictors (the value d samples back); the one with the most correct
@@ -141,7 +188,7 @@ Estimate lag_estimate(const uint8_t* s, size_t n, int k) {
   std::reverse(rev.begin(), rev.end());
   size_t winner = 1;
   uint64_t high = 0;
-  for (size_t t = 1; t < n; ++t) {
+  auto step = [&](size_t t) {
     const uint8_t y = s[t];
     if (s[t - winner] == y) {
       score.hit();
@@ -153,7 +200,13 @@ Estimate lag_estimate(const uint8_t* s, size_t n, int k) {
       high = best >> 8;
       winner = best & 0xFF;
     }
+  };
+  size_t t = 1;
+  if (k == 2) {
+    for (; t < kLags; ++t) step(t);
+    t = lag_blocks(s, n, t, board, winner, high, score);
   }
+  for (; t < n; ++t) step(t);
   prediction_estimate(e, score.correct, n - 1, score.longest, k);
   return e;
 }

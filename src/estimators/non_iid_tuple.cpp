@@ -3,7 +3,9 @@
 // for every t, the largest count of a t-tuple (Q[t]) and the number of pairs of equal
 // t-tuples (the sum of C(count, 2)), exactly as integers; the estimates then follow the
 // reference in long double.
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "estimators/non_iid.hpp"
@@ -22,13 +24,13 @@ struct TupleCounts {
   std::vector<uint64_t> pairs;    // pairs[t]: sum over distinct t-tuples of C(count, 2)
 };
 
-// Bottom-up walk of the LCP intervals: an interval of c suffixes with LCP value l whose
-// enclosing interval has LCP value lp is one t-tuple occurring c times for each t in (lp, l].
-TupleCounts tuple_counts(const uint8_t* s, size_t n) {
+// Bottom-up walk of the LCP intervals, from the LCP of each suffix with the one before it in
+// sorted order (lcp(r), r = 1..n-1; v the largest): an interval of c suffixes with LCP value l
+// whose enclosing interval has LCP value lp is one t-tuple occurring c times for each t in
+// (lp, l].
+template <class Lcp>
+TupleCounts walk_intervals(size_t n, uint64_t v, Lcp lcp) {
   TupleCounts out;
-  const SuffixArrays a = suffix_arrays(s, n);
-  uint64_t v = 0;
-  for (int32_t h : a.plcp) v = std::max<uint64_t>(v, static_cast<uint64_t>(h));
   out.v = v;
   out.most.assign(v + 2, 1);
   std::vector<uint64_t> best(v + 2, 0);
@@ -46,7 +48,7 @@ TupleCounts tuple_counts(const uint8_t* s, size_t n) {
     diff[top.lcp + 1] -= p;
   };
   for (uint64_t r = 1; r <= n; ++r) {
-    const uint64_t h = r < n ? static_cast<uint64_t>(a.plcp[static_cast<size_t>(a.sa[r])]) : 0;
+    const uint64_t h = r < n ? lcp(r) : 0;
     uint64_t lb = r - 1;
     while (h < stack.back().lcp) {
       const Open top = stack.back();
@@ -70,6 +72,97 @@ TupleCounts tuple_counts(const uint8_t* s, size_t n) {
   return out;
 }
 
+// LSD radix sort of 64-bit keys, 16 bits a pass (passes where every key has the same digit
+// are skipped).
+void radix_sort(std::vector<uint64_t>& keys) {
+  std::vector<uint64_t> tmp(keys.size());
+  std::vector<size_t> count(65536);
+  for (int shift = 0; shift < 64; shift += 16) {
+    std::fill(count.begin(), count.end(), 0);
+    for (uint64_t k : keys) ++count[(k >> shift) & 0xFFFF];
+    if (count[(keys[0] >> shift) & 0xFFFF] == keys.size()) continue;
+    size_t sum = 0;
+    for (auto& c : count) {
+      const size_t x = c;
+      c = sum;
+      sum += x;
+    }
+    for (uint64_t k : keys) tmp[count[(k >> shift) & 0xFFFF]++] = k;
+    keys.swap(tmp);
+  }
+}
+
+// The suffixes' order and LCPs from their first W symbols (b bits each, W = 64 / b) alone:
+// exact whenever no two suffixes share W symbols, which is checked (else nullopt: the
+// caller builds the suffix array). One radix sort and one pass in order, instead of
+// libdivsufsort and the random accesses of the LCP arrays: what bitstrings of data that is
+// not heavily repetitive take (truerand_8bit's 8,000,000 bits: longest repeat 43).
+std::optional<TupleCounts> tuple_counts_by_windows(const uint8_t* s, size_t n) {
+  uint8_t top = 0;
+  for (size_t i = 0; i < n; ++i) top = std::max(top, s[i]);
+  int b = 1;
+  while ((1u << b) <= top) ++b;
+  const size_t w = static_cast<size_t>(64 / b);
+  if (n <= w) return std::nullopt;
+  const int used = static_cast<int>(w) * b;  // the key's low `used` bits hold the window
+  const uint64_t mask = used == 64 ? ~uint64_t{0} : (uint64_t{1} << used) - 1;
+  // Full windows (positions 0 .. n - w), then the w - 1 shorter suffixes at the end, each
+  // zero-padded: a shorter suffix sorts before a longer one with the same first symbols.
+  const size_t full = n - w + 1;
+  std::vector<uint64_t> keys(full);
+  uint64_t k = 0;
+  for (size_t j = 0; j < w; ++j) k = (k << b) | s[j];
+  keys[0] = k;
+  for (size_t i = 1; i < full; ++i) {
+    k = ((k << b) | s[i + w - 1]) & mask;
+    keys[i] = k;
+  }
+  radix_sort(keys);
+  std::vector<std::pair<uint64_t, uint8_t>> tails;  // (padded key, length)
+  for (size_t i = full; i < n; ++i) {
+    uint64_t t = 0;
+    for (size_t j = i; j < n; ++j) t = (t << b) | s[j];
+    tails.emplace_back(t << (b * static_cast<int>(w - (n - i))), static_cast<uint8_t>(n - i));
+  }
+  std::sort(tails.begin(), tails.end());
+  // Merged order: keys[] with the tails inserted before equal keys.
+  std::vector<uint64_t> key(n);
+  std::vector<uint8_t> len(n);
+  size_t a = 0, c = 0;
+  for (size_t r = 0; r < n; ++r) {
+    if (c < tails.size() && (a == full || tails[c].first <= keys[a])) {
+      key[r] = tails[c].first;
+      len[r] = tails[c++].second;
+    } else {
+      key[r] = keys[a++];
+      len[r] = static_cast<uint8_t>(w);
+    }
+  }
+  keys.clear();
+  keys.shrink_to_fit();
+  std::vector<uint8_t> lcp(n, 0);
+  uint64_t v = 0;
+  for (size_t r = 1; r < n; ++r) {
+    const uint64_t x = key[r - 1] ^ key[r];
+    uint64_t h = x == 0 ? w : static_cast<uint64_t>((__builtin_clzll(x) - (64 - used)) / b);
+    h = std::min<uint64_t>(h, std::min(len[r - 1], len[r]));
+    if (h >= w) return std::nullopt;  // two suffixes share w symbols: the windows cannot order them
+    lcp[r] = static_cast<uint8_t>(h);
+    v = std::max(v, h);
+  }
+  return walk_intervals(n, v, [&lcp](uint64_t r) { return static_cast<uint64_t>(lcp[r]); });
+}
+
+TupleCounts tuple_counts(const uint8_t* s, size_t n, bool suffix_array) {
+  if (!suffix_array) {
+    if (auto fast = tuple_counts_by_windows(s, n)) return std::move(*fast);
+  }
+  const SuffixArrays a = suffix_arrays(s, n);
+  uint64_t v = 0;
+  for (int32_t h : a.plcp) v = std::max<uint64_t>(v, static_cast<uint64_t>(h));
+  return walk_intervals(n, v, [&a](uint64_t r) { return static_cast<uint64_t>(a.plcp[static_cast<size_t>(a.sa[r])]); });
+}
+
 void put(Estimate& e, const char* label, EstimateLine::Kind kind, long double value) {
   e.lines.push_back({label, kind, value});
 }
@@ -81,7 +174,7 @@ long double upper_bound(long double p_max, size_t n) {
 
 }  // namespace
 
-std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n) {
+std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n, bool suffix_array) {
   Estimate tt, lrs;
   tt.which = NonIidEstimator::TTuple;
   lrs.which = NonIidEstimator::Lrs;
@@ -89,7 +182,7 @@ std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n) {
     tt.reason = lrs.reason = "fewer than 2 samples";
     return {tt, lrs};
   }
-  const TupleCounts c = tuple_counts(s, n);
+  const TupleCounts c = tuple_counts(s, n, suffix_array);
   if (c.v == 0) {  // the reference stops on an assertion here
     tt.reason = lrs.reason = "no symbol is repeated";
     return {tt, lrs};

@@ -178,3 +178,36 @@ TEST_CASE("MultiMCW (6.3.7) needs 4096 samples; the prediction bound's local ter
   CHECK(static_cast<double>(value(f, "P_local")) > static_cast<double>(value(f, "P_global'")));
   CHECK(f.entropy == doctest::Approx(-std::log2(static_cast<double>(value(f, "P_local")))));
 }
+
+TEST_CASE("lag and t-tuple/LRS fast paths give the general paths' counts") {
+  // Correlated bits (runs of random lengths): the 64-step blocks of the bit path of Lag
+  // against the one-step path (k = 3 takes it; k only sets the 1/k floor of the bound).
+  std::vector<uint8_t> bits(50000);
+  uint32_t x = 12345;
+  uint8_t b = 0;
+  for (size_t i = 0; i < bits.size(); ++i) {
+    x = x * 1664525u + 1013904223u;
+    if ((x >> 24) % 5 == 0) b ^= 1;
+    bits[i] = b;
+  }
+  const Estimate fast = lag_estimate(bits.data(), bits.size(), 2);
+  const Estimate slow = lag_estimate(bits.data(), bits.size(), 3);
+  CHECK(value(fast, "C") == value(slow, "C"));
+  CHECK(value(fast, "r") == value(slow, "r"));
+  // The t-tuple and LRS estimates from sorted 64-bit windows (no repeat of 64 bits here)
+  // against the suffix array's: the same lines to the last bit; and for bytes (8 per key).
+  std::vector<uint8_t> bytes(20000);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>((bits[i] << 2) | (bits[i / 3] << 1) | bits[i / 7]);
+  for (const auto* data : {&bits, &bytes}) {
+    const auto [tt, lrs] = tuple_estimates(data->data(), data->size());
+    const auto [tt2, lrs2] = tuple_estimates(data->data(), data->size(), true);
+    REQUIRE(tt.lines.size() == tt2.lines.size());
+    REQUIRE(lrs.lines.size() == lrs2.lines.size());
+    for (size_t i = 0; i < tt.lines.size(); ++i) CHECK(tt.lines[i].value == tt2.lines[i].value);
+    for (size_t i = 0; i < lrs.lines.size(); ++i) CHECK(lrs.lines[i].value == lrs2.lines[i].value);
+  }
+  // A repeat of 100 bits: the windows cannot order it, the suffix array is used.
+  std::vector<uint8_t> repeated = bits;
+  repeated.insert(repeated.end(), bits.begin(), bits.begin() + 100);
+  CHECK(value(tuple_estimates(repeated.data(), repeated.size()).second, "v") >= 100);
+}
