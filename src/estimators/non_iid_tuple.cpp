@@ -117,6 +117,13 @@ std::optional<TupleCounts> tuple_counts_by_windows(const uint8_t* s, size_t n) {
     k = ((k << b) | s[i + w - 1]) & mask;
     keys[i] = k;
   }
+  {
+    // Repetitive data (a repeat of w symbols among the first 2^20 windows) goes to the suffix
+    // array at once, before the whole sort: the check below would refuse it anyway.
+    std::vector<uint64_t> head(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(full, 1u << 20)));
+    radix_sort(head);
+    if (std::adjacent_find(head.begin(), head.end()) != head.end()) return std::nullopt;
+  }
   radix_sort(keys);
   std::vector<std::pair<uint64_t, uint8_t>> tails;  // (padded key, length)
   for (size_t i = full; i < n; ++i) {
