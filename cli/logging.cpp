@@ -11,12 +11,21 @@ std::shared_ptr<spdlog::logger>& instance() {
   static std::shared_ptr<spdlog::logger> l;
   return l;
 }
+std::string& program() {
+  static std::string name = "ea_iid";
+  return name;
+}
 }  // namespace
+
+void set_program_name(const std::string& name) {
+  program() = name;
+  if (instance()) instance() = std::make_shared<spdlog::logger>(name, instance()->sinks().begin(), instance()->sinks().end());
+}
 
 void init_logging(const std::string& level) {
   auto& l = instance();
   if (!l) {
-    l = std::make_shared<spdlog::logger>("ea_iid", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+    l = std::make_shared<spdlog::logger>(program(), std::make_shared<spdlog::sinks::stderr_sink_mt>());
     l->set_pattern("%n: %l: %v");
     l->flush_on(spdlog::level::trace);
   }

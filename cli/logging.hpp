@@ -14,4 +14,7 @@ void init_logging(const std::string& level);
 
 spdlog::logger& logger();
 
+// The name the diagnostics start with ("ea_iid"; "ea_non_iid" when run under that name).
+void set_program_name(const std::string& name);
+
 }  // namespace ea::cli

@@ -188,6 +188,18 @@ int main(int argc, char** argv) {
     // Run as ea_non_iid (the link cmake --install makes): NIST ea_non_iid's command line,
     // [-i|-c] [-a|-t] [-v] [-q] [-l INDEX,COUNT] [-o FILE] FILE [bits], and its text.
     static char non_iid[] = "--non-iid", format[] = "--format", nist[] = "nist", compat[] = "--nist-compat";
+    cli::set_program_name("ea_non_iid");
+    // NIST's getopt lets the last of -i/-c and of -a/-t win; ours refuses both: keep the last.
+    for (const auto& pair : {std::make_pair("-i", "-c"), std::make_pair("-a", "-t")}) {
+      int last = -1;
+      for (size_t k = 1; k < args.size(); ++k) {
+        if (std::strcmp(args[k], pair.first) == 0 || std::strcmp(args[k], pair.second) == 0) last = static_cast<int>(k);
+      }
+      for (size_t k = args.size(); k-- > 1;) {
+        const bool either = std::strcmp(args[k], pair.first) == 0 || std::strcmp(args[k], pair.second) == 0;
+        if (either && static_cast<int>(k) != last) args.erase(args.begin() + static_cast<std::ptrdiff_t>(k));
+      }
+    }
     args.insert(args.begin() + 1, {non_iid, format, nist, compat});
     return assess_main(args, command_line);
   }

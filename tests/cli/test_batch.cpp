@@ -570,3 +570,37 @@ TEST_CASE("a name that is not UTF-8 keeps its bytes: rows are written, resume an
   CHECK(jsonl(dir + "/r.jsonl").size() == 4);
   CHECK(run("merge " + dir + "/m.jsonl " + dir + "/r.jsonl").code == 0);
 }
+
+TEST_CASE("--non-iid batch: CSV, HTML, summary and the merge of two shares without --seed") {
+  const std::string dir = tmp("noniid-" + std::to_string(::getpid()));
+  REQUIRE(std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str()) == 0);
+  const std::string file = kSamples + "rand8_short.bin";
+  const Result r = run("--non-iid --blocks 5000 --jsonl " + dir + "/r.jsonl --csv " + dir + "/r.csv --html " + dir +
+                       "/r.html " + file);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("non-IID estimates (no IID verdicts)") != std::string::npos);
+  const std::string csv = slurp(dir + "/r.csv");
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 3);
+  CHECK(csv.find(",non-IID estimate,") != std::string::npos);
+  CHECK(csv.find("min-entropy set by the") != std::string::npos);
+  const std::string html = slurp(dir + "/r.html");
+  size_t bars = 0;
+  for (size_t at = html.find("class=\"estimates\""); at != std::string::npos; at = html.find("class=\"estimates\"", at + 1)) {
+    ++bars;
+  }
+  CHECK(bars == 2);
+  for (const auto& row : jsonl(dir + "/r.jsonl")) {
+    CHECK(row["type"] == "Non-IID");
+    CHECK(row["run"]["userSeed"] == "0");  // nothing random: no seed drawn
+  }
+  // Two shares made without --seed merge (their rows agree on everything that matters).
+  const std::string args = "--non-iid -q --blocks 5000 " + file;
+  REQUIRE(run("--shard 0/2 --jsonl " + dir + "/p0.jsonl " + args).code == 0);
+  REQUIRE(run("--shard 1/2 --jsonl " + dir + "/p1.jsonl " + args).code == 0);
+  CHECK(run("merge " + dir + "/m.jsonl " + dir + "/p0.jsonl " + dir + "/p1.jsonl").code == 0);
+  CHECK(jsonl(dir + "/m.jsonl").size() == 2);
+  // The permutation tests' options are refused with --non-iid, naming the option.
+  const Result bad = run("--non-iid --iterations 100 " + file);
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--iterations applies to the IID tests") != std::string::npos);
+}
