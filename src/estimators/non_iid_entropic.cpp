@@ -210,22 +210,35 @@ Estimate markov_estimate(const uint8_t* bits, size_t n) {
 
 namespace {
 
+// log2l(i), computed once per estimate for every i the searches reach (the same values as
+// computing them each time: the bisection evaluates G about a hundred times).
+class Log2Table {
+ public:
+  long double operator()(uint64_t i) {
+    while (values_.size() <= i) values_.push_back(log2l(static_cast<long double>(values_.size())));
+    return values_[i];
+  }
+
+ private:
+  std::vector<long double> values_;
+};
+
 // The compression estimate's expected statistic G(z) for `blocks` blocks of which the first
 // `d` fill the dictionary, in the reference's mix of long double terms and Kahan-summed
 // doubles (its sum stops once a term no longer counts).
-double compression_g(double z, uint64_t blocks, uint64_t d) {
+double compression_g(double z, uint64_t blocks, uint64_t d, Log2Table& log2_of) {
   const uint64_t v = blocks - d;
   const long double b_term = 1.0L - static_cast<long double>(z);
   long double bi = b_term;
   double ai = 0, ai_c = 0, f = 0, f_c = 0;
   for (uint64_t i = 2; i <= d; ++i) {
-    kahan(ai, ai_c, static_cast<double>(log2l(static_cast<long double>(i)) * bi));
+    kahan(ai, ai_c, static_cast<double>(log2_of(i) * bi));
     bi *= b_term;
   }
   const double ad1 = ai;
   bool truncated = false;
   for (uint64_t i = d + 1; i < blocks; ++i) {
-    const long double term = log2l(static_cast<long double>(i)) * bi;
+    const long double term = log2_of(i) * bi;
     kahan(ai, ai_c, static_cast<double>(term));
     const long double scaled = static_cast<long double>(blocks - i) * term;
     if (static_cast<double>(scaled) > 0.0) {
@@ -283,8 +296,9 @@ Estimate compression_estimate(const uint8_t* bits, size_t n) {
   line(e, "X-bar", Kind::Real, x_bar);
   line(e, "sigma-hat", Kind::Real, sigma);
   line(e, "X-bar'", Kind::Real, x_prime);
-  auto expected = [blocks](double p) {
-    return std::fma(63.0, compression_g((1.0 - p) / 63.0, blocks, kD), compression_g(p, blocks, kD));
+  Log2Table log2_of;
+  auto expected = [blocks, &log2_of](double p) {
+    return std::fma(63.0, compression_g((1.0 - p) / 63.0, blocks, kD, log2_of), compression_g(p, blocks, kD, log2_of));
   };
   constexpr double kLow = 1.0 / 64.0;
   double p = -1;
