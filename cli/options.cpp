@@ -332,7 +332,9 @@ void apply_track(const Flags& f, Options& o) {
   }
   if (f.track == "iid") o.settings.track = TrackChoice::Iid;
   if (f.non_iid && !f.track.empty() && f.track != "non-iid") {
-    throw Error(ErrorKind::Usage, "--non-iid and --track " + f.track + " exclude each other");
+    throw Error(ErrorKind::Usage, std::string(o.nist_compat ? "ea_non_iid runs the non-IID track: --track " + f.track +
+                                                                  " does not apply"
+                                                            : "--non-iid and --track " + f.track + " exclude each other"));
   }
   if (f.non_iid || f.track == "non-iid") {
     const char* opt = f.non_iid ? "--non-iid" : "--track non-iid";

@@ -333,9 +333,17 @@ ordered_json non_iid_json(const NonIidAssessment& a, const ReportOptions& o, int
   return j;
 }
 
+// A table line: the estimate's name and its two cells, without trailing blanks.
+static void table_line(std::FILE* f, const std::string& name, const std::string& literal, const std::string& bitstring) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "  %-38s %12s %12s", name.c_str(), literal.c_str(), bitstring.c_str());
+  std::string line = buf;
+  line.erase(line.find_last_not_of(' ') + 1);
+  std::fprintf(f, "%s\n", line.c_str());
+}
+
 void print_non_iid_estimates(std::FILE* f, const NonIidEstimates& x, int width, const ReportOptions& o) {
-  std::fprintf(f, "  %-38s %12s %12s\n", "estimate (bits)", x.initial_entropy ? "per sample" : "",
-               x.has_bitstring() ? "per bit" : "");
+  table_line(f, "estimate (bits)", x.initial_entropy ? "per sample" : "", x.has_bitstring() ? "per bit" : "");
   auto cell = [](const std::optional<Estimate>& est) -> std::string {
     if (!est) return "";
     if (!est->evaluated) return "n/a";
@@ -348,7 +356,7 @@ void print_non_iid_estimates(std::FILE* f, const NonIidEstimates& x, int width, 
     const auto& l = x.literal[static_cast<size_t>(e)];
     const auto& b = x.bitstring[static_cast<size_t>(e)];
     const std::string name = std::string(estimator_nist_name(which)) + " (" + estimator_section(which) + ")";
-    std::fprintf(f, "  %-38s %12s %12s\n", name.c_str(), cell(l).c_str(), cell(b).c_str());
+    table_line(f, name, cell(l), cell(b));
     for (const auto* est : {&l, &b}) {
       if (*est && !(*est)->evaluated && o.verbose >= 1) {
         std::fprintf(f, "    %s not evaluated: %s\n", est == &l ? "literal" : "bitstring", (*est)->reason.c_str());
