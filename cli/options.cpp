@@ -408,7 +408,9 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   o.command_line = join_command_line(argc, argv);
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--version") == 0) {
-      std::cout << version_string() << "\n";
+      // Run as ea_non_iid (its arguments begin with --non-iid --format nist --nist-compat).
+      const bool non_iid = argc > 3 && std::strcmp(argv[3], "nist") == 0 && argc > 4 && std::strcmp(argv[4], "--nist-compat") == 0;
+      std::cout << (non_iid ? "ea_non_iid: " : "") << version_string() << "\n";
       return ParseStatus::Exit0;
     }
     if (std::strcmp(argv[i], "--list-prngs") == 0) {
