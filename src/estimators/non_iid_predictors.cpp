@@ -6,9 +6,6 @@
 // over a missing prediction, its cascade of context lookups).
 #include <algorithm>
 #include <array>
-#include <thread>
-#include <mutex>
-#include <atomic>
 #include <cstring>
 #include <memory>
 
@@ -386,96 +383,54 @@ template <class Tables>
 Estimate multi_mmc_with(const uint8_t* s, size_t n, int k) {
   constexpr int kOrders = 16;
   constexpr uint64_t kMaxEntries = 100000;
+  auto tables = std::make_unique<Tables>();
+  std::array<uint64_t, kOrders> entries{};
   const size_t predictions = n - 2;
-  const size_t words = n / 64 + 1;
-  // Order by order, each on a thread of its own: an order's table is updated from the data
-  // and from the previous order's "found" of each step alone (the reference's cascade: once
-  // an order misses, the higher ones are not looked up), never from the scoreboard; so order
-  // d follows order d - 1 block by block, and each keeps its found and right predictions as
-  // bits. The scoreboard then replays the steps.
-  std::vector<std::vector<uint64_t>> found(kOrders, std::vector<uint64_t>(words, 0));
-  std::vector<std::vector<uint64_t>> right(kOrders, std::vector<uint64_t>(words, 0));
-  std::vector<std::atomic<size_t>> done(kOrders);
-  for (auto& x : done) x.store(0);
-  constexpr size_t kBlock = 1 << 16;
-  auto order = [&](int d) {
-    auto tables = std::make_unique<Tables>();
-    uint64_t used = 0;
-    if (static_cast<size_t>(d) < predictions) {  // the context that starts at the first sample
-      for (int i = 0; i <= d; ++i) tables->push(s[i]);
-      Tables::add(tables->get_or_create(d + 1), s[d + 1]);
-      used = 1;
-    }
-    tables->restart();
-    tables->push(s[0]);
-    tables->push(s[1]);
-    std::vector<uint64_t>& mine = found[static_cast<size_t>(d)];
-    std::vector<uint64_t>& good = right[static_cast<size_t>(d)];
-    const std::vector<uint64_t>* below = d > 0 ? &found[static_cast<size_t>(d - 1)] : nullptr;
-    for (size_t begin = 2; begin < n; begin += kBlock) {
-      const size_t end = std::min(n, begin + kBlock);
-      if (below) {
-        while (done[static_cast<size_t>(d - 1)].load(std::memory_order_acquire) < end) std::this_thread::yield();
-      }
-      for (size_t t = begin; t < end; ++t) {
-        const uint8_t y = s[t];
-        if (static_cast<size_t>(d) + 2 <= t) {
-          const bool looked = !below || (((*below)[t >> 6] >> (t & 63)) & 1u);
-          typename Tables::Ref r = looked ? tables->find(d + 1) : nullptr;
-          if (r) {
-            mine[t >> 6] |= uint64_t{1} << (t & 63);
-            if (Tables::best(r) == y) good[t >> 6] |= uint64_t{1} << (t & 63);
-            if (uint32_t* c = Tables::pair(r, y)) {
-              Tables::bump(r, c, y);
-            } else if (used < kMaxEntries) {
-              Tables::add(r, y);
-              ++used;
-            }
-          } else if (used < kMaxEntries) {
-            bump_or_add<Tables>(tables->get_or_create(d + 1), y);
-            ++used;
-          }
-        }
-        tables->push(y);
-      }
-      done[static_cast<size_t>(d)].store(end, std::memory_order_release);
-    }
-  };
-  {
-    std::vector<std::thread> threads;
-    std::exception_ptr failure;
-    std::mutex m;
-    for (int d = 0; d < kOrders; ++d) {
-      threads.emplace_back([&, d] {
-        try {
-          order(d);
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(m);
-          if (!failure) failure = std::current_exception();
-          for (size_t j = static_cast<size_t>(d); j < kOrders; ++j) done[j].store(n);  // release the others
-        }
-      });
-    }
-    for (auto& t : threads) t.join();
-    if (failure) std::rethrow_exception(failure);
+  // The contexts that start at the first sample, S[0..d] -> S[d+1].
+  for (int d = 0; d < kOrders && static_cast<size_t>(d) < predictions; ++d) {
+    tables->push(s[d]);
+    Tables::add(tables->get_or_create(d + 1), s[d + 1]);
+    entries[static_cast<size_t>(d)] = 1;
   }
-  // The scoreboard, step by step: the winner at the step's start is the prediction that
-  // counts; a missing prediction leaves C and the run as they are (the reference's rule).
+  tables->restart();
+  tables->push(s[0]);
+  tables->push(s[1]);
   Score score;
   std::array<uint64_t, kOrders> board{};
   int winner = 0;
   for (size_t t = 2; t < n; ++t) {
-    const int counted = winner;
-    for (int d = 0; d < kOrders; ++d) {
-      if (!((found[static_cast<size_t>(d)][t >> 6] >> (t & 63)) & 1u)) break;  // the cascade: none above
-      if ((right[static_cast<size_t>(d)][t >> 6] >> (t & 63)) & 1u) {
-        ++board[static_cast<size_t>(d)];
-        if (board[static_cast<size_t>(d)] >= board[static_cast<size_t>(winner)]) winner = d;
-        if (d == counted) score.hit();
-      } else if (d == counted) {
-        score.miss();
+    const int counted = winner;  // the predictor whose prediction counts at t
+    const uint8_t y = s[t];
+    bool found = false;
+    const int top = static_cast<int>(std::min<size_t>(kOrders - 1, t - 2));
+    for (int d = 0; d <= top; ++d) {
+      uint64_t& used = entries[static_cast<size_t>(d)];
+      // Once an order misses, the higher ones are not looked up (the reference's cascade).
+      typename Tables::Ref r = nullptr;
+      if (d == 0 || found) {
+        r = tables->find(d + 1);
+        found = r != nullptr;
+      }
+      if (found) {
+        if (Tables::best(r) == y) {
+          ++board[static_cast<size_t>(d)];
+          if (board[static_cast<size_t>(d)] >= board[static_cast<size_t>(winner)]) winner = d;
+          if (d == counted) score.hit();
+        } else if (d == counted) {
+          score.miss();
+        }
+        if (uint32_t* c = Tables::pair(r, y)) {
+          Tables::bump(r, c, y);
+        } else if (used < kMaxEntries) {
+          Tables::add(r, y);
+          ++used;
+        }
+      } else if (used < kMaxEntries) {
+        bump_or_add<Tables>(tables->get_or_create(d + 1), y);
+        ++used;
       }
     }
+    tables->push(y);
   }
   Estimate e;
   e.which = NonIidEstimator::MultiMmc;
