@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "estimators/estimators.hpp"
 #include "estimators/non_iid.hpp"
 
 namespace ea {
@@ -80,7 +81,8 @@ bool close_enough(double a, double b) {
   return bl - bs <= 4;
 }
 
-// 6.3.1: the proportion of the most common value, bounded above at 99%.
+// 6.3.1: the proportion of the most common value, bounded above at 99% (the IID track's
+// most_common_value, with its values as lines).
 Estimate most_common_value_estimate(const uint8_t* s, size_t n, int k) {
   Estimate e;
   e.which = NonIidEstimator::MostCommon;
@@ -90,15 +92,12 @@ Estimate most_common_value_estimate(const uint8_t* s, size_t n, int k) {
   }
   std::vector<uint64_t> count(static_cast<size_t>(std::max(k, 256)), 0);
   for (size_t i = 0; i < n; ++i) ++count[s[i]];
-  uint64_t mode = 0;
-  for (uint64_t c : count) mode = std::max(mode, c);
-  const double p_hat = static_cast<double>(mode) / static_cast<double>(n);
-  const double p_u = std::min(1.0, p_hat + kZalpha * std::sqrt(p_hat * (1.0 - p_hat) / (static_cast<double>(n) - 1.0)));
-  e.entropy = -std::log2(p_u);
+  const McvEstimate m = most_common_value(count, n);
+  e.entropy = m.entropy;
   e.evaluated = true;
-  line(e, "Mode count", Kind::Integer, static_cast<long double>(mode));
-  line(e, "p-hat", Kind::Real, p_hat);
-  line(e, "p_u", Kind::Real, p_u);
+  line(e, "Mode count", Kind::Integer, static_cast<long double>(m.mode));
+  line(e, "p-hat", Kind::Real, m.p_hat);
+  line(e, "p_u", Kind::Real, m.p_u);
   line(e, "min entropy", Kind::Real, e.entropy);
   return e;
 }
