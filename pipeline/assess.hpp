@@ -195,7 +195,8 @@ struct Assessment {
   std::vector<std::string> failed_families() const;
 };
 
-// The facts of the input that every report shows (Assessment, RestartAssessment).
+// The facts of the input that every report shows (Assessment, RestartAssessment,
+// NonIidAssessment).
 template <class Report>
 void set_input_facts(Report& r, const Dataset& d) {
   r.path = d.path;

@@ -15,12 +15,7 @@ std::vector<std::string> NonIidAssessment::compliance_issues() const {
 NonIidAssessment assess_non_iid(const Dataset& d, const Settings& settings, int threads) {
   const auto start = std::chrono::steady_clock::now();
   NonIidAssessment a;
-  a.path = d.path;
-  a.sha256 = d.sha256;
-  a.samples = d.size();
-  a.width = d.width;
-  a.alphabet = d.alphabet;
-  a.translated = d.translated;
+  set_input_facts(a, d);
   a.narrower_than_given = d.narrower_than_given;
   a.subset = d.subset;
   a.settings = settings;

@@ -177,19 +177,7 @@ ordered_json test_case_json(const Assessment& a) {
 }
 
 ordered_json input_json(const Assessment& a, int64_t block) {
-  ordered_json input;
-  input["path"] = a.path;
-  if (block >= 0) input["block"] = block;
-  input["samples"] = a.samples;
-  input["bitsPerSymbol"] = a.width;
-  input["alphabetSize"] = a.alphabet;
-  input["translated"] = a.translated;
-  if (a.subset) {
-    input["subset"] = {{"index", a.subset->index}, {"count", a.subset->count}};
-  } else {
-    input["subset"] = nullptr;
-  }
-  input["warnings"] = a.warnings;
+  ordered_json input = input_facts_json(a, block);
   ordered_json counts = ordered_json::array();
   for (const auto& [value, count] : a.value_counts) counts.push_back({value, count});
   input["valueCounts"] = counts;  // [value, count] pairs

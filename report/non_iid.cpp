@@ -309,16 +309,7 @@ ordered_json non_iid_json(const NonIidAssessment& a, const ReportOptions& o, int
   j["assessedMinEntropy"] = a.estimates.h_assessed;
   j["forCompliance"] = a.for_compliance();
   j["complianceNotes"] = a.compliance_issues();
-  ordered_json input;
-  input["path"] = a.path;
-  if (block >= 0) input["block"] = block;
-  input["samples"] = a.samples;
-  input["bitsPerSymbol"] = a.width;
-  input["alphabetSize"] = a.alphabet;
-  input["translated"] = a.translated;
-  input["subset"] = a.subset ? ordered_json{{"index", a.subset->index}, {"count", a.subset->count}} : ordered_json(nullptr);
-  input["warnings"] = a.warnings;
-  j["input"] = input;
+  j["input"] = input_facts_json(a, block);
   j["trackChoice"] = track_choice_name(a.settings.track);
   j["nonIid"] = non_iid_estimates_json(a.estimates, a.width);
   ordered_json per = ordered_json::object();  // each estimator's computing time, literal + bitstring

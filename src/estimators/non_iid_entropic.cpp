@@ -27,43 +27,30 @@ void kahan(double& sum, double& comp, double in) {
 }
 }  // namespace
 
-const char* estimator_nist_name(NonIidEstimator e) {
-  switch (e) {
-    case NonIidEstimator::MostCommon: return "Most Common Value Estimate";
-    case NonIidEstimator::Collision: return "Collision Estimate";
-    case NonIidEstimator::Markov: return "Markov Estimate";
-    case NonIidEstimator::Compression: return "Compression Estimate";
-    case NonIidEstimator::TTuple: return "t-Tuple Estimate";
-    case NonIidEstimator::Lrs: return "LRS Estimate";
-    case NonIidEstimator::MultiMcw: return "MultiMCW Prediction Estimate";
-    case NonIidEstimator::Lag: return "Lag Prediction Estimate";
-    case NonIidEstimator::MultiMmc: return "MultiMMC Prediction Estimate";
-    case NonIidEstimator::Lz78y: return "LZ78Y Prediction Estimate";
-  }
-  return "?";
-}
+namespace {
+// Each estimator's name in NIST's -v -v lines, our JSON key and its section, in enum order.
+struct EstimatorNames {
+  const char* nist;
+  const char* key;
+  const char* section;
+};
+constexpr EstimatorNames kNames[kNonIidEstimators] = {
+    {"Most Common Value Estimate", "mostCommonValue", "6.3.1"},
+    {"Collision Estimate", "collision", "6.3.2"},
+    {"Markov Estimate", "markov", "6.3.3"},
+    {"Compression Estimate", "compression", "6.3.4"},
+    {"t-Tuple Estimate", "tTuple", "6.3.5"},
+    {"LRS Estimate", "lrs", "6.3.6"},
+    {"MultiMCW Prediction Estimate", "multiMcw", "6.3.7"},
+    {"Lag Prediction Estimate", "lag", "6.3.8"},
+    {"MultiMMC Prediction Estimate", "multiMmc", "6.3.9"},
+    {"LZ78Y Prediction Estimate", "lz78y", "6.3.10"},
+};
+}  // namespace
 
-const char* estimator_key(NonIidEstimator e) {
-  switch (e) {
-    case NonIidEstimator::MostCommon: return "mostCommonValue";
-    case NonIidEstimator::Collision: return "collision";
-    case NonIidEstimator::Markov: return "markov";
-    case NonIidEstimator::Compression: return "compression";
-    case NonIidEstimator::TTuple: return "tTuple";
-    case NonIidEstimator::Lrs: return "lrs";
-    case NonIidEstimator::MultiMcw: return "multiMcw";
-    case NonIidEstimator::Lag: return "lag";
-    case NonIidEstimator::MultiMmc: return "multiMmc";
-    case NonIidEstimator::Lz78y: return "lz78y";
-  }
-  return "?";
-}
-
-const char* estimator_section(NonIidEstimator e) {
-  static const char* const kSections[] = {"6.3.1", "6.3.2", "6.3.3", "6.3.4", "6.3.5",
-                                          "6.3.6", "6.3.7", "6.3.8", "6.3.9", "6.3.10"};
-  return kSections[static_cast<int>(e)];
-}
+const char* estimator_nist_name(NonIidEstimator e) { return kNames[static_cast<int>(e)].nist; }
+const char* estimator_key(NonIidEstimator e) { return kNames[static_cast<int>(e)].key; }
+const char* estimator_section(NonIidEstimator e) { return kNames[static_cast<int>(e)].section; }
 
 bool close_enough(double a, double b) {
   if (std::isnan(a) || std::isnan(b)) return false;
