@@ -17,6 +17,8 @@ std::string& program() {
 }
 }  // namespace
 
+const std::string& program_name() { return program(); }
+
 void set_program_name(const std::string& name) {
   program() = name;
   if (instance()) instance() = std::make_shared<spdlog::logger>(name, instance()->sinks().begin(), instance()->sinks().end());

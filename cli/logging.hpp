@@ -16,5 +16,6 @@ spdlog::logger& logger();
 
 // The name the diagnostics start with ("ea_iid"; "ea_non_iid" when run under that name).
 void set_program_name(const std::string& name);
+const std::string& program_name();
 
 }  // namespace ea::cli

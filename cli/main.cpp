@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -14,6 +15,7 @@
 
 #include "assess.hpp"
 #include "commands.hpp"
+#include "conditioning_command.hpp"
 #include "common/error.hpp"
 #include "logging.hpp"
 #include "messages.hpp"
@@ -164,6 +166,56 @@ static int assess_main(std::vector<char*> args, const std::string& command_line)
   return cli::exit_status(r, cli::ExitPolicy{o.exit_code, o.strict}, g_signal.load());
 }
 
+// Run as ea_restart (the link cmake --install makes): NIST ea_restart's command line,
+// [-i|-n] [-v] [-q] [-s ROUNDS] [-o FILE] FILE [bits_per_symbol] H_I, its text at its
+// verbosity, and its exit status (not 0 when the sanity check or the validation fails).
+static int restart_link_main(std::vector<char*> args, const std::string& command_line) {
+  using namespace ea;
+  cli::set_program_name("ea_restart");
+  static char format[] = "--format", nist[] = "nist", compat[] = "--nist-compat", track[] = "--track",
+              iid[] = "iid", non_iid[] = "non-iid", restart[] = "--restart", cutoff[] = "--restart-cutoff",
+              simulation[] = "simulation", rounds[] = "--restart-simulations", exit_code[] = "--exit-code",
+              verbose[] = "-v", quiet[] = "-q";
+  std::vector<char*> out = {args[0], format, nist, compat, exit_code};
+  std::vector<char*> positional;
+  bool iid_claim = false, only_positional = false;
+  for (size_t k = 1; k < args.size(); ++k) {
+    char* a = args[k];
+    const std::string s = a;
+    if (only_positional || s.size() < 2 || s[0] != '-') {
+      positional.push_back(a);
+    } else if (s == "--") {
+      only_positional = true;
+    } else if (s.find_first_not_of("invq", 1) == std::string::npos) {  // -i, -n, -v, -q, -vv, ...
+      for (size_t c = 1; c < s.size(); ++c) {
+        if (s[c] == 'i' || s[c] == 'n') iid_claim = s[c] == 'i';
+        if (s[c] == 'v') out.push_back(verbose);
+        if (s[c] == 'q') out.push_back(quiet);
+      }
+    } else if ((s == "-s" || s == "-o") && k + 1 < args.size()) {
+      if (s == "-s") out.insert(out.end(), {cutoff, simulation, rounds, args[++k]});
+      if (s == "-o") out.insert(out.end(), {a, args[++k]});
+    } else {
+      out.push_back(a);  // --help, --version, or what ea_iid's parser will name as unknown
+    }
+  }
+  out.insert(out.end(), {track, iid_claim ? iid : non_iid});
+  const bool help = std::find_if(out.begin(), out.end(), [](const char* a) {
+                      return std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0 || std::strcmp(a, "--version") == 0;
+                    }) != out.end();
+  if (!help && (positional.size() < 2 || positional.size() > 3)) {
+    cli::init_logging("info");
+    cli::logger().error("usage: ea_restart [-i|-n] [-v] [-q] [-s ROUNDS] [-o FILE.json] FILE [bits_per_symbol] H_I");
+    return cli::exit_status(cli::Outcome::error(), {}, 0);
+  }
+  if (!positional.empty()) {
+    out.insert(out.end(), {restart, positional.back()});
+    positional.pop_back();
+  }
+  out.insert(out.end(), positional.begin(), positional.end());
+  return assess_main(out, command_line);
+}
+
 // Descriptors 0-2 closed at start (cron, some CI wrappers: `2>&-`) would be taken by the
 // first files opened, and diagnostics would go into a JSONL file: they are opened on
 // /dev/null first. SIGPIPE (a reader that went away) makes a write fail (exit 2) instead of
@@ -203,7 +255,14 @@ int main(int argc, char** argv) {
     args.insert(args.begin() + 1, {non_iid, format, nist, compat});
     return assess_main(args, command_line);
   }
-  const cli::Subcommand* sub = argc > 1 ? cli::find_subcommand(argv[1]) : nullptr;
+  const char* program = slash ? slash + 1 : argv[0];
+  if (std::strcmp(program, "ea_restart") == 0) return restart_link_main(args, command_line);
+  if (std::strcmp(program, "ea_conditioning") == 0) return cli::ea_conditioning_main(argc, argv, command_line);
+  if (argc > 1 && std::strcmp(argv[1], "--conditioning") == 0) {  // the subcommand as an option
+    static char name[] = "conditioning";
+    args[1] = name;
+  }
+  const cli::Subcommand* sub = args.size() > 1 ? cli::find_subcommand(args[1]) : nullptr;
   if (!sub && argc > 2) {
     // A mistyped subcommand ("mrege") would be read as a missing sample file.
     struct stat st {};
@@ -221,6 +280,11 @@ int main(int argc, char** argv) {
   if (name == "calibrate") {
     args[0] = calibrate_name.data();
     return calibrate_main(args);
+  }
+  if (name == "conditioning") {
+    static std::string conditioning_name = std::string(argv[0]) + " conditioning";
+    args[0] = conditioning_name.data();
+    return cli::conditioning_command(args, command_line);
   }
   if (name == "restart") {
     // restart H_I [options] FILE...: --restart H_I.

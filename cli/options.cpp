@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include "logging.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <sys/stat.h>
@@ -130,7 +132,8 @@ void add_assessment_options(CLI::App& app, Flags& f, Options& o) {
                "the non-IID track (SP 800-90B 6.3): the ten min-entropy estimators, as NIST ea_non_iid; no IID tests");
   app.add_option("--track", f.track,
                  "auto (default): the IID tests, then the non-IID estimates when the verdict is not IID; iid: the IID "
-                 "tests and the MCV estimate alone; non-iid: as --non-iid")
+                 "tests and the MCV estimate alone; non-iid: as --non-iid. With --restart, the claim: non-IID (auto, "
+                 "non-iid) or IID (iid)")
       ->type_name("auto|iid|non-iid");
   app.add_flag("--all-tests", o.settings.all_tests, "run the compression test even when another test already failed");
   app.add_flag("--no-early-exit", f.no_early_exit, "run all permutations for every test (full counts)");
@@ -191,8 +194,9 @@ void add_batch_options(CLI::App& app, Flags& f, Options& o) {
 void add_restart_options(CLI::App& app, Flags& f) {
   f.restart_opt = app.add_option("--restart", f.restart,
                                  "restart tests (SP 800-90B 3.1.4) of each FILE, a 1000 x 1000 row data set (row i "
-                                 "= restart i), for the entropy claim H_I: sanity check, IID tests of rows and of "
-                                 "columns, validation min(H_r, H_c) >= H_I/2 (also: ea_iid restart H_I FILE...)")
+                                 "= restart i), for the entropy claim H_I: sanity check, the non-IID estimates of rows "
+                                 "and of columns (NIST ea_restart's default -n; --track iid: the IID tests, NIST's -i), "
+                                 "validation min(H_r, H_c) >= H_I/2 (also: ea_iid restart H_I FILE...)")
                       ->type_name("H_I");
   f.cutoff_opt = app.add_option("--restart-cutoff", f.cutoff,
                                 "how X_cutoff is found: exact (default; the quantile of the largest count) or "
@@ -224,6 +228,7 @@ void describe(CLI::App& app) {
       "Subcommands (the first argument; without one: assess):\n"
       "  assess [options] FILE...             the IID track of each file (the options above)\n"
       "  restart H_I [options] FILE...        restart tests, as --restart H_I\n"
+      "  conditioning vetted|non-vetted N_IN N_OUT NW H_IN [H']  output entropy of a conditioning component (3.1.5)\n"
       "  merge [--force] [-q] OUT IN...       join the JSONL files of --shard shares (docs/cluster.md)\n"
       "  calibrate [options]                  false-rejection rate of a shuffling generator (ea_calibrate)\n"
       "\n"
@@ -235,6 +240,7 @@ void describe(CLI::App& app) {
       "  ea_iid --blocks 1000000 --jsonl out.jsonl cap.bin  every block of a long capture\n"
       "  head -c 1000000 /dev/hwrng | ea_iid -            samples from standard input\n"
       "  ea_iid --restart 7.8 restarts.bin 8              restart tests of 1000 restarts x 1000 samples\n"
+      "  ea_iid --restart 7.8 --track iid restarts.bin 8  the same for an IID claim (NIST ea_restart -i)\n"
       "\n"
       "Exit status: 0 when the assessment completed (whatever the verdict; with --exit-code, 0 only when IID),\n"
       "1 with --exit-code when the data is not judged IID, 2 on errors (bad input, usage, device failure),\n"
@@ -321,7 +327,9 @@ void apply_restart(const Flags& f, Options& o) {
     throw Error(ErrorKind::Usage, std::string("--restart reads a whole file of 1,000,000 samples; ") +
                                       (o.subset ? "-l" : "--blocks") + " does not apply");
   }
-  if (f.c || f.t) throw Error(ErrorKind::Usage, "--restart: -c and -t do not apply (the restart tests use the MCV estimate)");
+  if (f.c || f.t) {
+    throw Error(ErrorKind::Usage, "--restart: -c and -t do not apply (the restart tests estimate the literal samples)");
+  }
   if (o.resume) throw Error(ErrorKind::Usage, "--restart: --resume does not apply to restart tests yet");
   o.settings.restart = spec;
 }
@@ -336,18 +344,28 @@ void apply_track(const Flags& f, Options& o) {
                                                                   " does not apply"
                                                             : "--non-iid and --track " + f.track + " exclude each other"));
   }
-  if (f.non_iid || f.track == "non-iid") {
-    const char* opt = f.non_iid ? "--non-iid" : "--track non-iid";
-    if (o.settings.restart) throw Error(ErrorKind::Usage, std::string(opt) + " and --restart exclude each other");
-    // The permutation tests' options change nothing on this track: refused, not ignored.
+  if (f.non_iid || f.track == "non-iid") o.settings.track = TrackChoice::NonIid;
+  // Runs without IID tests: the non-IID track, and restart tests for a non-IID claim (the
+  // default claim of --restart, as NIST ea_restart's -n).
+  std::string no_iid_tests;
+  if (o.settings.restart && o.settings.track != TrackChoice::Iid) {
+    no_iid_tests = std::string("--restart for a non-IID claim") + (f.track.empty() && !f.non_iid ? " (the default; --track iid "
+                                                                                                   "makes an IID claim)"
+                                                                                                 : "");
+  } else if (o.settings.track == TrackChoice::NonIid) {
+    no_iid_tests = f.non_iid ? "--non-iid" : "--track non-iid";
+  }
+  if (!no_iid_tests.empty()) {
+    // The permutation tests' options change nothing there: refused, not ignored.
     const std::pair<bool, const char*> unused[] = {{f.engine.iterations_opt->count() > 0, "--iterations"},
                                                    {f.engine.prng != "philox", "--prng"},
                                                    {f.no_early_exit, "--no-early-exit"},
                                                    {o.settings.all_tests, "--all-tests"}};
     for (const auto& [given, name] : unused) {
-      if (given) throw Error(ErrorKind::Usage, std::string(name) + " applies to the IID tests, which " + opt + " does not run");
+      if (given) {
+        throw Error(ErrorKind::Usage, std::string(name) + " applies to the IID tests, which " + no_iid_tests + " does not run");
+      }
     }
-    o.settings.track = TrackChoice::NonIid;
   }
 }
 
@@ -408,9 +426,9 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   o.command_line = join_command_line(argc, argv);
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--version") == 0) {
-      // Run as ea_non_iid (its arguments begin with --non-iid --format nist --nist-compat).
-      const bool non_iid = argc > 3 && std::strcmp(argv[3], "nist") == 0 && argc > 4 && std::strcmp(argv[4], "--nist-compat") == 0;
-      std::cout << (non_iid ? "ea_non_iid: " : "") << version_string() << "\n";
+      // Run as ea_non_iid or ea_restart: that name first.
+      const std::string& name = program_name();
+      std::cout << (name != "ea_iid" ? name + ": " : "") << version_string() << "\n";
       return ParseStatus::Exit0;
     }
     if (std::strcmp(argv[i], "--list-prngs") == 0) {

@@ -11,6 +11,12 @@
 
 namespace ea {
 
+RestartClaim restart_claim(const Settings& s) {
+  return s.track == TrackChoice::Iid ? RestartClaim::Iid : RestartClaim::NonIid;
+}
+
+const char* restart_claim_name(RestartClaim c) { return c == RestartClaim::Iid ? "IID" : "non-IID"; }
+
 std::vector<std::string> RestartAssessment::failures() const {
   std::vector<std::string> f;
   if (!sanity_passed()) {
@@ -29,6 +35,7 @@ std::vector<std::string> RestartAssessment::failures() const {
 
 Verdict RestartAssessment::verdict() const {
   if (!failures().empty()) return Verdict::NotIid;
+  if (claim == RestartClaim::NonIid) return Verdict::Iid;  // sanity check and validation passed
   if (!rows || !columns || rows->verdict() != Verdict::Iid || columns->verdict() != Verdict::Iid) {
     return Verdict::Inconclusive;
   }
@@ -59,8 +66,10 @@ RestartAssessment assess_restart(const Dataset& d, const Settings& settings, con
   }
   RestartAssessment r;
   set_input_facts(r, d);
+  r.narrower_than_given = d.narrower_than_given;
   r.settings = settings;
   r.h_i = spec.h_i;
+  r.claim = restart_claim(settings);
   r.alpha = restart_alpha();
   r.cutoff_method = spec.cutoff;
   if (spec.cutoff == CutoffMethod::Exact) {
@@ -75,6 +84,19 @@ RestartAssessment assess_restart(const Dataset& d, const Settings& settings, con
   if (!r.sanity_passed()) {
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return r;  // NIST's ea_restart stops here too
+  }
+  Dataset cols = make_dataset(restart_columns(d.raw), d.width);
+  cols.path = d.path + " (columns)";
+  cols.sha256 = d.sha256;
+  if (r.claim == RestartClaim::NonIid) {
+    // Both data sets' literal estimates, one pool of tasks on this worker's CPU threads.
+    auto both = literal_estimates({&d, &cols}, slot.cpu_threads(settings));
+    r.row_estimates = std::move(both[0]);
+    r.column_estimates = std::move(both[1]);
+    r.h_r = r.row_estimates->h_original;
+    r.h_c = r.column_estimates->h_original;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return r;
   }
 
   // The IID tests of both data sets at once: each an assessment of its own (its seed from
@@ -91,9 +113,6 @@ RestartAssessment assess_restart(const Dataset& d, const Settings& settings, con
   } rows_share{slot, slot.cpu_threads_set()}, columns_share{column_slot, column_slot.cpu_threads_set()};
   slot.set_cpu_threads(half);
   column_slot.set_cpu_threads(half);
-  Dataset cols = make_dataset(restart_columns(d.raw), d.width);
-  cols.path = d.path + " (columns)";
-  cols.sha256 = d.sha256;
   Hooks column_hooks;
   column_hooks.interrupt = hooks.interrupt;
   column_hooks.note = hooks.note;

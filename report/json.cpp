@@ -67,7 +67,10 @@ ordered_json json_envelope(const ReportOptions& o, const std::string& filename, 
   j["toolVersion"] = std::string(kVersion) + " (commit " + kGitCommit + ", " + kBuildDevice + ")";
   j["build"] = {{"version", kVersion},     {"commit", kGitCommit},
                 {"device", kBuildDevice},  {"buildType", kBuildType},
-                {"reference", std::string(type) == "Non-IID" ? "NIST ea_non_iid 1.1.8" : kReferenceVersion}};
+                {"reference", std::string(type) == "Non-IID"        ? "NIST ea_non_iid 1.1.8"
+                              : std::string(type) == "Restart"      ? "NIST ea_restart 1.1.8"
+                              : std::string(type) == "Conditioning" ? "NIST ea_conditioning 1.1.8"
+                                                                    : kReferenceVersion}};
   return j;
 }
 

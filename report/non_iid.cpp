@@ -105,8 +105,9 @@ void print_level2(std::FILE* f, const Estimate& e, bool bitstring) {
 }
 
 // The reference's summary line after each estimate at level 2 ("\tLag Prediction Test
-// Estimate (bit string) = 0.998402 / 1 bit(s)").
-void print_level2_summary(std::FILE* f, const Estimate& e, bool bitstring, int width) {
+// Estimate (bit string) = 0.998402 / 1 bit(s)"); ea_restart's say " (Rows)" or " (Cols)"
+// instead (`suffix`).
+void print_summary_line(std::FILE* f, const Estimate& e, const char* suffix, bool bitstring, int width) {
   static const char* const kNames[] = {"Most Common Value Estimate",
                                        "Collision Test Estimate",
                                        "Markov Test Estimate",
@@ -119,8 +120,11 @@ void print_level2_summary(std::FILE* f, const Estimate& e, bool bitstring, int w
                                        "LZ78Y Prediction Test Estimate"};
   if (!e.evaluated) return;
   const int w = e.which == E::Collision || e.which == E::Markov || e.which == E::Compression ? 1 : width;
-  std::fprintf(f, "\t%s%s = %f / %d bit(s)\n", kNames[static_cast<int>(e.which)], bitstring ? " (bit string)" : "",
-               e.entropy, bitstring ? 1 : w);
+  std::fprintf(f, "\t%s%s = %f / %d bit(s)\n", kNames[static_cast<int>(e.which)], suffix, e.entropy, bitstring ? 1 : w);
+}
+
+void print_level2_summary(std::FILE* f, const Estimate& e, bool bitstring, int width) {
+  print_summary_line(f, e, bitstring ? " (bit string)" : "", bitstring, width);
 }
 
 void print_opening(std::FILE* f, const NonIidAssessment& a) {
@@ -197,6 +201,55 @@ void print_nist_non_iid(std::FILE* f, const NonIidAssessment& a, int level) {
     }
     if (x.initial_entropy) std::fprintf(f, "H_original = %.17g\n", x.h_original);
     std::fprintf(f, "Assessed min entropy: %.17g\n", x.h_assessed);
+  }
+}
+
+void print_nist_restart_estimates(std::FILE* f, const NonIidEstimates& rows, const NonIidEstimates& cols, int width,
+                                  int level) {
+  // Each estimate's own lines: one line at level 2, its values at level 3, none otherwise.
+  auto lines = [&](const Estimate& e) {
+    if (level == 3) {
+      print_level3(f, e, false);
+    } else if (level == 2) {
+      print_level2(f, e, false);
+    } else if (!e.unlabelled.empty() && e.which == E::Lrs) {
+      std::fprintf(f, "%s\n", e.unlabelled.c_str());  // the reference prints LRS's v < u at every level
+    }
+  };
+  auto one = [&](int e, const NonIidEstimates& x, const char* suffix) {
+    const auto& slot = x.literal[static_cast<size_t>(e)];
+    if (!slot) return;
+    lines(*slot);
+    if (level >= 2) print_summary_line(f, *slot, suffix, false, width);
+  };
+  const bool binary = rows.literal[1].has_value();
+  if (level == 1 || level == 2) std::fprintf(f, "Calculating baseline statistics...\n");
+  for (int e = 0; e < kNonIidEstimators; ++e) {
+    if (level >= 1 && e == 0) std::fprintf(f, "\nRunning non-IID tests...\n\nRunning Most Common Value Estimate...\n");
+    if (level >= 1 && e == 1 && binary) std::fprintf(f, "\nRunning Entropic Statistic Estimates (bit strings only)...\n");
+    if (level >= 1 && e == 4) std::fprintf(f, "\nRunning Tuple Estimates...\n");
+    if (level >= 1 && e == 6) std::fprintf(f, "\nRunning Predictor Estimates...\n");
+    if (e == 5) continue;
+    if (e == 4) {
+      // One call makes a data set's t-tuple and LRS: their lines come together, rows then
+      // columns, and the four summary lines after them.
+      for (const NonIidEstimates* x : {&rows, &cols}) {
+        for (int t : {4, 5}) {
+          if (x->literal[static_cast<size_t>(t)]) lines(*x->literal[static_cast<size_t>(t)]);
+        }
+      }
+      if (level >= 2) {
+        for (int t : {4, 5}) {
+          const auto& a = rows.literal[static_cast<size_t>(t)];
+          const auto& b = cols.literal[static_cast<size_t>(t)];
+          if (a) print_summary_line(f, *a, " (Rows)", false, width);
+          if (b) print_summary_line(f, *b, " (Cols)", false, width);
+        }
+      }
+      continue;
+    }
+    one(e, rows, " (Rows)");
+    one(e, cols, " (Cols)");
   }
 }
 

@@ -190,6 +190,8 @@ Verdict check_assessment(const Fields& f, const ordered_json& a, const std::stri
 }
 
 // A non-IID result: the fields the reports read, and its minimum against its estimates.
+void check_estimates(const Fields& f, const ordered_json& j, const std::string& prefix, double width);
+
 void check_non_iid(const Fields& f, const ordered_json& j) {
   f.str("input.path");
   f.uint("input.samples", UINT64_MAX);
@@ -199,12 +201,22 @@ void check_non_iid(const Fields& f, const ordered_json& j) {
   f.strings("complianceNotes");
   const double assessed = f.number("assessedMinEntropy");
   if (f.number("nonIid.hAssessed") != assessed) f.fail("nonIid.hAssessed", "contradicts assessedMinEntropy");
+  check_estimates(f, j, "nonIid.", width);
+  f.number_or_null("timings.total");
+}
+
+// A "nonIid" object (non_iid_estimates_json) at `prefix`: its ten estimators in order, and
+// hAssessed the minimum of what they say.
+void check_estimates(const Fields& f, const ordered_json& j, const std::string& prefix, double width) {
+  const ordered_json& x = *f.find(j, prefix.substr(0, prefix.size() - 1));
+  if (!x.is_object()) f.fail(prefix, "expected an object");
+  const double assessed = f.number(prefix + "hAssessed");
   double original = width, bitstring = 1.0;
   bool any_bitstring = false;
-  const auto& list = f.get("nonIid.estimators", ordered_json::value_t::array);
-  if (list.size() != kNonIidEstimators) f.fail("nonIid.estimators", "expected the 10 estimators");
+  const auto& list = f.get(prefix + "estimators", ordered_json::value_t::array);
+  if (list.size() != kNonIidEstimators) f.fail(prefix + "estimators", "expected the 10 estimators");
   for (size_t e = 0; e < list.size(); ++e) {
-    const std::string k = "nonIid.estimators." + std::to_string(e) + ".";
+    const std::string k = prefix + "estimators." + std::to_string(e) + ".";
     if (f.str(k + "estimator") != estimator_key(static_cast<NonIidEstimator>(e))) f.fail(k + "estimator", "out of order");
     for (const char* in : {"literal", "bitstring"}) {
       const ordered_json* x = f.find(j, k + in);
@@ -219,11 +231,65 @@ void check_non_iid(const Fields& f, const ordered_json& j) {
   }
   double expected = width;
   if (any_bitstring) expected = std::min(expected, bitstring * width);
-  if (!f.find(j, "nonIid.hOriginal")->is_null()) expected = std::min(expected, original);
+  const ordered_json* h_original = f.find(x, "hOriginal");
+  if (!h_original) f.fail(prefix + "hOriginal", "missing");
+  if (!h_original->is_null()) expected = std::min(expected, original);
   if (std::fabs(expected - assessed) > 1e-12 * std::max(1.0, std::fabs(expected))) {
-    f.fail("assessedMinEntropy", "contradicts the estimates in nonIid.estimators");
+    f.fail(prefix + "hAssessed", "contradicts the estimates in " + prefix + "estimators");
   }
+}
+
+// A restart row: its claim, its data sets' IID assessments or estimates, and its verdict.
+void check_restart(const Fields& f, const ordered_json& j, Record& r) {
+  r.kind = Record::Kind::Restart;
+  const ordered_json& rs = f.get("restart", ordered_json::value_t::object);
+  f.number_or_null("restart.result");
+  f.str("restart.sanityCheck");
+  r.verdict = parse_verdict(f, "verdict.result", f.str("verdict.result"), true);
+  if (f.flag("verdict.passed") != (*r.verdict == Verdict::Iid)) f.fail("verdict.passed", "contradicts verdict.result");
+  f.strings("verdict.failed");
+  const bool sane = rs["sanityCheck"] == "passed";
+  // The claim: IID (the rows' and columns' IID tests) or non-IID (their estimates).
+  const bool iid_claim = !rs.contains("claim") || f.str("restart.claim") == restart_claim_name(RestartClaim::Iid);
+  if (!iid_claim && f.str("restart.claim") != restart_claim_name(RestartClaim::NonIid)) {
+    f.fail("restart.claim", "expected \"IID\" or \"non-IID\"");
+  }
+  if (f.flag("IID") != iid_claim) f.fail("IID", "contradicts restart.claim");
+  for (const char* part : {"rows", "columns"}) {
+    const ordered_json* a = f.find(j, part);
+    if (!a) f.fail(part, "missing");
+    if (a->is_null()) {
+      if (sane && iid_claim) f.fail(part, "null although the sanity check passed");
+      continue;
+    }
+    if (!iid_claim) f.fail(part, "an IID assessment in a restart row for a non-IID claim");
+    if (!a->is_object()) f.fail(part, "expected an object or null");
+    check_assessment(f, *a, std::string(part) + ".");
+  }
+  for (const char* part : {"rowEstimates", "columnEstimates"}) {
+    const ordered_json* x = f.find(j, part);
+    const bool expected = sane && !iid_claim;
+    if (!x || x->is_null()) {
+      if (expected) f.fail(part, "missing although the sanity check passed");
+      continue;
+    }
+    if (!expected) f.fail(part, "estimates in a restart row that has none");
+    check_estimates(f, j, std::string(part) + ".", static_cast<double>(f.integer("input.bitsPerSymbol", 1, 8)));
+  }
+  if (!sane && *r.verdict != Verdict::NotIid) f.fail("verdict.result", "not failed although the sanity check failed");
+  if (sane && !iid_claim) {
+    const double h_r = f.number("restart.hR"), h_c = f.number("restart.hC");
+    if (h_r != f.number("rowEstimates.hOriginal")) f.fail("restart.hR", "contradicts rowEstimates.hOriginal");
+    if (h_c != f.number("columnEstimates.hOriginal")) f.fail("restart.hC", "contradicts columnEstimates.hOriginal");
+  } else if (sane) {
+    for (const char* k : {"testCases.0.passedChiSquareTests", "testCases.0.passedLongestRepeatedSubstringTest",
+                          "testCases.0.passedIidPermutationTests"}) {
+      f.flag(k);
+    }
+  }
+  r.for_compliance = f.flag("forCompliance");
   f.number_or_null("timings.total");
+  if (sane && iid_claim) r.user_seed = f.str("rows.permutation.userSeed");
 }
 
 }  // namespace
@@ -268,34 +334,7 @@ Record read_record(ordered_json j, const std::string& where) {
     f.str("skipped");
     r.kind = Record::Kind::Skipped;
   } else if (type == track_name(Track::Restart) && j.contains("restart")) {
-    r.kind = Record::Kind::Restart;
-    const ordered_json& rs = f.get("restart", ordered_json::value_t::object);
-    f.number_or_null("restart.result");
-    f.str("restart.sanityCheck");
-    r.verdict = parse_verdict(f, "verdict.result", f.str("verdict.result"), true);
-    if (f.flag("verdict.passed") != (*r.verdict == Verdict::Iid)) f.fail("verdict.passed", "contradicts verdict.result");
-    f.strings("verdict.failed");
-    const bool sane = rs["sanityCheck"] == "passed";
-    for (const char* part : {"rows", "columns"}) {
-      const ordered_json* a = f.find(j, part);
-      if (!a) f.fail(part, "missing");
-      if (a->is_null()) {
-        if (sane) f.fail(part, "null although the sanity check passed");
-        continue;
-      }
-      if (!a->is_object()) f.fail(part, "expected an object or null");
-      check_assessment(f, *a, std::string(part) + ".");
-    }
-    if (!sane && *r.verdict != Verdict::NotIid) f.fail("verdict.result", "not failed although the sanity check failed");
-    if (sane) {
-      for (const char* k : {"testCases.0.passedChiSquareTests", "testCases.0.passedLongestRepeatedSubstringTest",
-                            "testCases.0.passedIidPermutationTests"}) {
-        f.flag(k);
-      }
-    }
-    r.for_compliance = f.flag("forCompliance");
-    f.number_or_null("timings.total");
-    if (sane) r.user_seed = f.str("rows.permutation.userSeed");
+    check_restart(f, j, r);
   } else if (f.integer("errorLevel", -1, 0) != 0) {
     f.str("errorMessage");
     r.kind = Record::Kind::Error;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "assess.hpp"
+#include "conditioning.hpp"
 #include "restart.hpp"
 #include "common/error.hpp"
 #include "report_options.hpp"
@@ -41,6 +42,13 @@ nlohmann::ordered_json skipped_json(const ReportOptions& o, const std::string& p
 void print_restart_text(std::FILE* out, const RestartAssessment& r, const ReportOptions& o);
 nlohmann::ordered_json restart_json(const RestartAssessment& r, const ReportOptions& o);
 
+// The conditioning component (report/conditioning.cpp): NIST ea_conditioning's text (with
+// `quiet`, its -q: only the precision lines), our text (NIST's with o.nist_level >= 0 or
+// o.nist_format), and the JSON record.
+void print_nist_conditioning(std::FILE* f, const ConditioningAssessment& a, bool quiet);
+void print_conditioning_text(std::FILE* f, const ConditioningAssessment& a, const ReportOptions& o);
+nlohmann::ordered_json conditioning_json(const ConditioningAssessment& a, const ReportOptions& o);
+
 // The non-IID track (report/non_iid.cpp): NIST ea_non_iid's text at its verbosity `level`
 // (1: its default, 2: -v, 3: -v -v), our text, our JSON record, and the "nonIid" object
 // (also part of an IID record whose verdict sent it on to the non-IID track).
@@ -48,6 +56,11 @@ void print_nist_non_iid(std::FILE* f, const NonIidAssessment& a, int level);
 void print_non_iid_text(std::FILE* out, const NonIidAssessment& a, const ReportOptions& o);
 nlohmann::ordered_json non_iid_json(const NonIidAssessment& a, const ReportOptions& o, int64_t block);
 nlohmann::ordered_json non_iid_estimates_json(const NonIidEstimates& x, int width);
+// NIST ea_restart -n's lines of the row and column data sets' estimates at its verbosity
+// `level` (2: -v, the summary lines with "(Rows)"/"(Cols)"; 3: -v -v, each estimate's
+// values too); nothing at level 1.
+void print_nist_restart_estimates(std::FILE* f, const NonIidEstimates& rows, const NonIidEstimates& cols, int width,
+                                  int level);
 // Our text lines of a set of non-IID estimates: a line per estimator (literal, bitstring),
 // H_original, H_bitstring, and which estimate sets the minimum.
 void print_non_iid_estimates(std::FILE* f, const NonIidEstimates& x, int width, const ReportOptions& o);

@@ -22,21 +22,45 @@ const char* restart_verdict_name(Verdict v) {
 
 const char* cutoff_name(CutoffMethod m) { return m == CutoffMethod::Exact ? "exact" : "simulation"; }
 
-// NIST ea_restart -i at its verbose level 3 (-v -v -v), line for line; only the columns'
-// permutation block differs by design (NIST repeats the rows there: docs/validation.md).
-void print_nist_restart(std::FILE* f, const RestartAssessment& r) {
-  std::fprintf(f, "Opening file: '%s' (SHA-256 hash %s)\n", r.path.c_str(), r.sha256.c_str());
-  std::fprintf(f, "Loaded %" PRIu64 " samples made up of %d distinct %d-bit-wide symbols.\n", r.samples, r.alphabet,
-               r.width);
-  if (r.translated) std::fprintf(f, "\nSymbols have been translated.\n\n");
-  std::fprintf(f, "H_I: %f\n", r.h_i);
-  std::fprintf(f, "ALPHA: %.17g, X_cutoff: %d\n", r.alpha, r.x_cutoff);
-  std::fprintf(f, "X_max: %d\n", r.counts.x_max());
-  if (!r.sanity_passed()) {
-    std::fprintf(f, "\n*** Restart Sanity Check Failed ***\n");
+// NIST ea_restart -n (a non-IID claim) at its verbosity `level` after the sanity check.
+void print_nist_restart_non_iid(std::FILE* f, const RestartAssessment& r, int level) {
+  print_nist_restart_estimates(f, *r.row_estimates, *r.column_estimates, r.width, level);
+  if (level < 1) return;
+  std::fprintf(f, "\nH_r: %f\nH_c: %f\nH_I: %f\n\n", r.h_r, r.h_c, r.h_i);
+  if (!r.validation_passed()) {
+    std::fprintf(f, "*** min(H_r, H_c) < H_I/2, Validation Testing Failed ***\n");
     return;
   }
-  std::fprintf(f, "\nRestart Sanity Check Passed...\n");
+  std::fprintf(f, "Validation Test Passed...\n\n");
+  std::fprintf(f, "min(H_r, H_c, H_I): %f\n\n", r.result());
+}
+
+// NIST ea_restart's text: -i at its verbose level 4 (-v -v -v), line for line (only the
+// columns' permutation block differs by design: NIST repeats the rows there,
+// docs/validation.md); -n at `level`.
+void print_nist_restart(std::FILE* f, const RestartAssessment& r, int level) {
+  if (r.claim == RestartClaim::Iid) level = 4;  // -i: its -v -v -v text whatever the level
+  if (level > 1) {
+    std::fprintf(f, "Opening file: '%s' (SHA-256 hash %s)\n", r.path.c_str(), r.sha256.c_str());
+    if (r.narrower_than_given) std::fprintf(f, "Warning: Symbols appear to be narrower than described.\n");
+    std::fprintf(f, "Loaded %" PRIu64 " samples made up of %d distinct %d-bit-wide symbols.\n", r.samples, r.alphabet,
+                 r.width);
+    if (r.translated) std::fprintf(f, "\nSymbols have been translated.\n\n");
+  }
+  std::fprintf(f, "H_I: %f\n", r.h_i);  // at every level, -q included
+  if (level > 0) {
+    std::fprintf(f, "ALPHA: %.17g, X_cutoff: %d\n", r.alpha, r.x_cutoff);
+    std::fprintf(f, "X_max: %d\n", r.counts.x_max());
+  }
+  if (!r.sanity_passed()) {
+    if (level > 0) std::fprintf(f, "\n*** Restart Sanity Check Failed ***\n");
+    return;
+  }
+  if (level > 1) std::fprintf(f, "\nRestart Sanity Check Passed...\n");
+  if (r.claim == RestartClaim::NonIid) {
+    print_nist_restart_non_iid(f, r, level);
+    return;
+  }
   const Assessment& rows = *r.rows;
   const Assessment& cols = *r.columns;
   std::fprintf(f, "\nRunning IID tests...\n\n");
@@ -79,27 +103,74 @@ void part_line(std::FILE* f, const char* name, const Assessment& a, double h, co
   }
 }
 
+// A non-IID claim's estimates: a line per estimator with the rows' and the columns' values.
+void non_iid_parts(std::FILE* f, const RestartAssessment& r, const ReportOptions& o) {
+  const NonIidEstimates& rows = *r.row_estimates;
+  const NonIidEstimates& cols = *r.column_estimates;
+  auto line = [f](const std::string& name, const std::string& a, const std::string& b) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "  %-38s %12s %12s", name.c_str(), a.c_str(), b.c_str());
+    std::string s = buf;
+    s.erase(s.find_last_not_of(' ') + 1);
+    std::fprintf(f, "%s\n", s.c_str());
+  };
+  auto cell = [](const std::optional<Estimate>& e) -> std::string {
+    if (!e) return "";
+    if (!e->evaluated) return "n/a";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6f", e->entropy + 0.0);
+    return buf;
+  };
+  line("non-IID estimate (bits per sample)", "rows", "columns");
+  for (int e = 0; e < kNonIidEstimators; ++e) {
+    const auto which = static_cast<NonIidEstimator>(e);
+    const auto& a = rows.literal[static_cast<size_t>(e)];
+    const auto& b = cols.literal[static_cast<size_t>(e)];
+    if (!a && !b) continue;
+    line(std::string(estimator_nist_name(which)) + " (" + estimator_section(which) + ")", cell(a), cell(b));
+    for (const auto* est : {&a, &b}) {
+      if (*est && !(*est)->evaluated && o.verbose >= 1) {
+        std::fprintf(f, "    %s not evaluated: %s\n", est == &a ? "rows" : "columns", (*est)->reason.c_str());
+      }
+    }
+  }
+  auto lowest = [](const NonIidEstimates& x) -> std::string {
+    return x.lowest ? std::string(" (") + estimator_nist_name(x.lowest->first) + ")" : " (the bits per sample)";
+  };
+  std::fprintf(f, "H_r: %f%s\nH_c: %f%s\n", r.h_r, lowest(rows).c_str(), r.h_c, lowest(cols).c_str());
+}
+
 }  // namespace
 
 void print_restart_text(std::FILE* f, const RestartAssessment& r, const ReportOptions& o) {
   if (o.quiet) return;
+  if (o.nist_level >= 0) {  // run as ea_restart
+    print_nist_restart(f, r, o.nist_level);
+    return;
+  }
+  // --format nist: -i at NIST's -v -v -v; -n at NIST's level of as many -v (-v -v -v: our
+  // -v -v -v text after NIST's -v -v).
   if (o.nist_format || o.verbose >= 3) {
-    print_nist_restart(f, r);
+    print_nist_restart(f, r, std::min(3, 1 + o.verbose));
     if (o.nist_format) return;
   } else {
     std::fprintf(f, "%s: %" PRIu64 " samples, %d-bit, %d distinct symbols: 1000 restarts x 1000 samples\n",
                  r.path.c_str(), r.samples, r.width, r.alphabet);
     if (o.verbose >= 1) std::fprintf(f, "SHA-256: %s\n", r.sha256.c_str());
-    std::fprintf(f, "H_I: %f\n", r.h_i);
+    std::fprintf(f, "H_I: %f (%s claim)\n", r.h_i, restart_claim_name(r.claim));
     std::fprintf(f, "Sanity check: X_max %d (rows %d, columns %d), X_cutoff %d (alpha %.17g, %s", r.counts.x_max(),
                  r.counts.x_r, r.counts.x_c, r.x_cutoff, r.alpha, cutoff_name(r.cutoff_method));
     if (r.cutoff_method == CutoffMethod::Simulation) {
       std::fprintf(f, ", %" PRIu64 " rounds, seed %" PRIu64, r.cutoff_simulations, r.cutoff_seed);
     }
     std::fprintf(f, "): %s\n", r.sanity_passed() ? "passed" : "FAILED");
-    if (r.rows) {
-      part_line(f, "Rows", *r.rows, r.h_r, o);
-      part_line(f, "Columns", *r.columns, r.h_c, o);
+    if (r.tested()) {
+      if (r.rows) {
+        part_line(f, "Rows", *r.rows, r.h_r, o);
+        part_line(f, "Columns", *r.columns, r.h_c, o);
+      } else {
+        non_iid_parts(f, r, o);
+      }
       std::fprintf(f, "Validation: min(H_r, H_c) = %f %s H_I/2 = %f: %s\n", std::min(r.h_r, r.h_c),
                    r.validation_passed() ? ">=" : "<", r.h_i / 2, r.validation_passed() ? "passed" : "FAILED");
       std::fprintf(f, "min(H_r, H_c, H_I): %f\n", r.result());
@@ -119,6 +190,47 @@ void print_restart_text(std::FILE* f, const RestartAssessment& r, const ReportOp
   std::fprintf(f, "\n");
 }
 
+namespace {
+
+// NIST ea_restart -n's test cases: each estimator that ran, with H of the rows and of the
+// columns; "Overall" only when the validation passed.
+ordered_json non_iid_test_cases(const RestartAssessment& r) {
+  ordered_json tcs = ordered_json::array();
+  static const char* const kDesc[] = {"Most Common Value",
+                                      "Collision Test (for bit strings only)",
+                                      "Markov Test (for bit strings only)",
+                                      "Compression Test (for bit strings only)",
+                                      "T-Tuple Test",
+                                      "LRS Test",
+                                      "Multi Most Common in Window Test",
+                                      "Lag Prediction Test",
+                                      "Multi Markov Model with Counting Test (MultiMMC)",
+                                      "LZ78Y Test"};
+  for (int e = 0; e < kNonIidEstimators; ++e) {
+    const auto& a = r.row_estimates->literal[static_cast<size_t>(e)];
+    const auto& b = r.column_estimates->literal[static_cast<size_t>(e)];
+    if (!a || !b) continue;
+    ordered_json tc;
+    const bool binary_only = e >= 1 && e <= 3;
+    tc["dataWordSize"] = binary_only ? 1.0 : static_cast<double>(r.width);
+    if (b->evaluated) tc["h_c"] = b->entropy;
+    if (a->evaluated) tc["h_r"] = a->entropy;
+    tc["testCaseDesc"] = kDesc[e];
+    tcs.push_back(tc);
+  }
+  if (r.validation_passed()) {  // NIST writes "Overall" only then
+    ordered_json tc;
+    tc["h_c"] = r.h_c;
+    tc["h_i"] = r.h_i;
+    tc["h_r"] = r.h_r;
+    tc["testCaseDesc"] = "Overall";
+    tcs.push_back(tc);
+  }
+  return tcs;
+}
+
+}  // namespace
+
 ordered_json restart_json(const RestartAssessment& r, const ReportOptions& o) {
   // NIST ea_restart: -1 with its message when the sanity check or the validation fails.
   std::string message;
@@ -129,8 +241,9 @@ ordered_json restart_json(const RestartAssessment& r, const ReportOptions& o) {
   }
   ordered_json j = json_envelope(o, r.path, r.sha256, message.empty() ? 0 : -1, message.empty() ? nullptr : &message,
                                  track_name(Track::Restart));
-  j["IID"] = true;
+  j["IID"] = r.claim == RestartClaim::Iid;  // NIST's field: false for -n
   ordered_json tcs = ordered_json::array();
+  if (r.row_estimates) tcs = non_iid_test_cases(r);
   if (r.rows) {
     ordered_json tc;
     tc["testCaseDesc"] = "Overall";
@@ -162,7 +275,17 @@ ordered_json restart_json(const RestartAssessment& r, const ReportOptions& o) {
   j["verdict"] = {{"passed", v == Verdict::Iid}, {"result", restart_verdict_name(v)}, {"failed", r.failures()}};
   j["forCompliance"] = r.for_compliance();
   j["trackChoice"] = track_choice_name(r.settings.track);
+  ordered_json input;
+  input["path"] = r.path;
+  input["samples"] = r.samples;
+  input["bitsPerSymbol"] = r.width;
+  input["alphabetSize"] = r.alphabet;
+  input["translated"] = r.translated;
+  input["subset"] = nullptr;
+  input["warnings"] = ordered_json::array();
+  j["input"] = input;
   ordered_json rs;
+  rs["claim"] = restart_claim_name(r.claim);
   rs["hI"] = r.h_i;
   rs["restarts"] = kRestarts;
   rs["samplesPerRestart"] = kRestartSamples;
@@ -180,7 +303,7 @@ ordered_json restart_json(const RestartAssessment& r, const ReportOptions& o) {
   rs["xC"] = r.counts.x_c;
   rs["xMax"] = r.counts.x_max();
   rs["sanityCheck"] = r.sanity_passed() ? "passed" : "failed";
-  if (r.rows) {
+  if (r.tested()) {
     rs["hR"] = r.h_r;
     rs["hC"] = r.h_c;
     rs["validation"] = r.validation_passed() ? "passed" : "failed";
@@ -191,6 +314,10 @@ ordered_json restart_json(const RestartAssessment& r, const ReportOptions& o) {
   j["restart"] = rs;
   j["rows"] = r.rows ? assessment_json(*r.rows, o) : ordered_json(nullptr);
   j["columns"] = r.columns ? assessment_json(*r.columns, o) : ordered_json(nullptr);
+  // A non-IID claim: each data set's literal estimates, as the "nonIid" object of a
+  // --non-iid record.
+  j["rowEstimates"] = r.row_estimates ? non_iid_estimates_json(*r.row_estimates, r.width) : ordered_json(nullptr);
+  j["columnEstimates"] = r.column_estimates ? non_iid_estimates_json(*r.column_estimates, r.width) : ordered_json(nullptr);
   j["timings"] = {{"total", r.seconds}};
   return j;
 }

@@ -124,6 +124,12 @@ constexpr uint64_t kTruncatedBits = 1000000;
 // bitstring, is one task). The same numbers for any thread count.
 NonIidEstimates non_iid_estimates(const Dataset& d, bool initial_entropy, bool truncate_bitstring, int threads);
 
+// The literal estimates alone (no bitstring, as with -i on any alphabet) of several data
+// sets, all their estimates one pool of tasks on up to `threads` threads: what NIST
+// ea_restart -n computes for the row and the column data sets. h_original = h_assessed =
+// min(width, literal estimates); bits = 0.
+std::vector<NonIidEstimates> literal_estimates(const std::vector<const Dataset*>& sets, int threads);
+
 // The bitstring of `d`: `width` bits per sample, most significant first, at most `max_bits`
 // of them (0: all).
 std::vector<uint8_t> bitstring_of(const Dataset& d, uint64_t max_bits);

@@ -66,39 +66,22 @@ void run_task(const Task& t, const std::vector<uint8_t>& s, int k, NonIidEstimat
 
 }  // namespace
 
-NonIidEstimates non_iid_estimates(const Dataset& d, bool initial_entropy, bool truncate_bitstring, int threads) {
-  NonIidEstimates out;
-  out.initial_entropy = initial_entropy;
-  out.truncated = truncate_bitstring;
-  const bool bitstring = d.alphabet > 2 || !initial_entropy;
-  const bool binary_literal = initial_entropy && d.alphabet == 2;
+namespace {
+
+// One data set's part of a run: which inputs it has, and its results.
+struct Part {
+  const Dataset* d;
+  bool bitstring;  // the bitstring estimates (and `bits` holds it)
+  bool literal;    // the literal estimates
   std::vector<uint8_t> bits;
-  if (bitstring) {
-    bits = bitstring_of(d, truncate_bitstring ? kTruncatedBits : 0);
-    out.bits = bits.size();
-  }
-  // The slowest first, so that a few threads finish together.
-  const E order[] = {E::MultiMmc, E::Lz78y, E::TTuple, E::MultiMcw, E::Lag,
-                     E::Compression, E::Collision, E::Markov, E::MostCommon};
-  std::vector<Task> tasks;
-  for (E which : order) {
-    const bool binary_only = which == E::Collision || which == E::Markov || which == E::Compression;
-    if (bitstring) tasks.push_back({true, which});
-    if (initial_entropy && (!binary_only || binary_literal)) tasks.push_back({false, which});
-  }
-  std::vector<std::exception_ptr> failures(tasks.size());
-#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, std::min<int>(threads, static_cast<int>(tasks.size()))))
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    try {
-      run_task(tasks[i], tasks[i].bitstring ? bits : d.symbols, tasks[i].bitstring ? 2 : d.alphabet, out);
-    } catch (...) {
-      failures[i] = std::current_exception();
-    }
-  }
-  for (const auto& f : failures) {
-    if (f) std::rethrow_exception(f);
-  }
-  // The minima, in the reference's order (std::min keeps the first of equal values).
+  NonIidEstimates out;
+};
+
+// The minima of one data set, in the reference's order (std::min keeps the first of equal
+// values).
+void set_minima(Part& p) {
+  NonIidEstimates& out = p.out;
+  const Dataset& d = *p.d;
   out.h_original = d.width;
   out.h_bitstring = 1.0;
   std::optional<std::pair<E, bool>> low_bit, low_lit;
@@ -115,14 +98,79 @@ NonIidEstimates non_iid_estimates(const Dataset& d, bool initial_entropy, bool t
     }
   }
   out.h_assessed = d.width;
-  if (bitstring && out.h_bitstring * d.width < out.h_assessed) {
+  if (p.bitstring && out.h_bitstring * d.width < out.h_assessed) {
     out.h_assessed = out.h_bitstring * d.width;
     out.lowest = low_bit;
   }
-  if (initial_entropy && out.h_original < out.h_assessed) {
+  if (p.literal && out.h_original < out.h_assessed) {
     out.h_assessed = out.h_original;
     out.lowest = low_lit;
   }
+}
+
+// Runs every estimate of every part as one pool of tasks on up to `threads` threads.
+void run_parts(std::vector<Part>& parts, int threads) {
+  // The slowest first, so that a few threads finish together.
+  const E order[] = {E::MultiMmc, E::Lz78y, E::TTuple, E::MultiMcw, E::Lag,
+                     E::Compression, E::Collision, E::Markov, E::MostCommon};
+  struct Job {
+    size_t part;
+    Task task;
+  };
+  std::vector<Job> jobs;
+  for (E which : order) {
+    const bool binary_only = which == E::Collision || which == E::Markov || which == E::Compression;
+    for (size_t k = 0; k < parts.size(); ++k) {
+      const Part& p = parts[k];
+      if (p.bitstring) jobs.push_back({k, {true, which}});
+      if (p.literal && (!binary_only || p.d->alphabet == 2)) jobs.push_back({k, {false, which}});
+    }
+  }
+  std::vector<std::exception_ptr> failures(jobs.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, std::min<int>(threads, static_cast<int>(jobs.size()))))
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    Part& p = parts[jobs[i].part];
+    const Task& t = jobs[i].task;
+    try {
+      run_task(t, t.bitstring ? p.bits : p.d->symbols, t.bitstring ? 2 : p.d->alphabet, p.out);
+    } catch (...) {
+      failures[i] = std::current_exception();
+    }
+  }
+  for (const auto& f : failures) {
+    if (f) std::rethrow_exception(f);
+  }
+  for (Part& p : parts) set_minima(p);
+}
+
+}  // namespace
+
+NonIidEstimates non_iid_estimates(const Dataset& d, bool initial_entropy, bool truncate_bitstring, int threads) {
+  std::vector<Part> parts(1);
+  Part& p = parts[0];
+  p.d = &d;
+  p.bitstring = d.alphabet > 2 || !initial_entropy;
+  p.literal = initial_entropy;
+  p.out.initial_entropy = initial_entropy;
+  p.out.truncated = truncate_bitstring;
+  if (p.bitstring) {
+    p.bits = bitstring_of(d, truncate_bitstring ? kTruncatedBits : 0);
+    p.out.bits = p.bits.size();
+  }
+  run_parts(parts, threads);
+  return std::move(parts[0].out);
+}
+
+std::vector<NonIidEstimates> literal_estimates(const std::vector<const Dataset*>& sets, int threads) {
+  std::vector<Part> parts(sets.size());
+  for (size_t k = 0; k < sets.size(); ++k) {
+    parts[k].d = sets[k];
+    parts[k].bitstring = false;
+    parts[k].literal = true;
+  }
+  run_parts(parts, threads);
+  std::vector<NonIidEstimates> out;
+  for (Part& p : parts) out.push_back(std::move(p.out));
   return out;
 }
 

@@ -437,7 +437,7 @@ TEST_CASE("--restart with --csv and --html: a row per restart file, plots of its
   std::string alternating;
   for (int k = 0; k < 1000000; ++k) alternating.push_back(static_cast<char>(k & 1));
   const std::string alt = write_bytes("report-restart-alt.bin", alternating);
-  Result r = run("--restart 1 --bits 8 --seed 2 --device cpu --iterations 200 -q --csv " + dir + "/r.csv --html " +
+  Result r = run("--restart 1 --track iid --bits 8 --seed 2 --device cpu --iterations 200 -q --csv " + dir + "/r.csv --html " +
                  dir + "/r.html " + alt + " " + EA_TEST_DATA_DIR "/restart/restart_carryover_8bit.bin");
   CHECK(r.code == 0);
   const std::vector<std::string> lines = lines_of(dir + "/r.csv");

@@ -1,0 +1,217 @@
+// ea_iid conditioning (and the ea_conditioning link): the output entropy of a conditioning
+// component (SP 800-90B 3.1.5), its text and its JSON.
+#include "conditioning_command.hpp"
+
+#include <getopt.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <iostream>
+
+#include "common/error.hpp"
+#include "logging.hpp"
+#include "messages.hpp"
+#include "outcome.hpp"
+#include "output.hpp"
+#include "report.hpp"
+#include "version.hpp"
+
+namespace ea::cli {
+
+namespace {
+
+struct ConditioningOptions {
+  ConditioningInput input;
+  std::optional<std::string> conditioned;  // h' from this file
+  bool conditioned_iid = false;
+  int width = 0;                           // bits per sample of the conditioned file (0: inferred)
+  std::optional<std::string> json_path;
+  bool force = false, quiet = false, timing = false, nist = false;
+  int verbose = 0;
+  int nist_level = -1;  // run as ea_conditioning: 0 with -q, else 1
+};
+
+uint32_t parse_bits(const std::string& text, const char* what) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 0);  // NIST's base 0: 0x400, 0400 too
+  if (text.empty() || text[0] == '-' || !end || *end != '\0' || errno == ERANGE || v > UINT32_MAX) {
+    throw Error(ErrorKind::Usage, std::string(what) + ": '" + text + "' is not a whole number of bits");
+  }
+  return static_cast<uint32_t>(v);
+}
+
+// N_IN N_OUT NW H_IN [H_PRIME]
+void apply_numbers(const std::vector<std::string>& p, ConditioningOptions& c) {
+  const size_t want = c.input.vetted || c.conditioned ? 4 : 5;
+  if (p.size() != want) {
+    throw Error(ErrorKind::Usage,
+                std::string(c.input.vetted ? "a vetted component takes N_IN N_OUT NW H_IN"
+                            : c.conditioned ? "with --conditioned, a non-vetted component takes N_IN N_OUT NW H_IN (h' comes from the file)"
+                                            : "a non-vetted component takes N_IN N_OUT NW H_IN H_PRIME (or --conditioned FILE for h')") +
+                    "; got " + std::to_string(p.size()) + " number" + (p.size() == 1 ? "" : "s"));
+  }
+  c.input.n_in = parse_bits(p[0], "n_in");
+  c.input.n_out = parse_bits(p[1], "n_out");
+  c.input.nw = parse_bits(p[2], "nw");
+  c.input.h_in = parse_conditioning_number(p[3], "h_in");
+  if (p.size() == 5) c.input.h_prime = parse_conditioning_number(p[4], "h'");
+}
+
+int run_conditioning(const ConditioningOptions& c, const std::string& command_line) {
+  ReportOptions ro;
+  ro.started = timestamp_now();
+  ro.command_line = command_line;
+  ro.verbose = c.verbose;
+  ro.quiet = c.quiet;
+  ro.timing = c.timing;
+  ro.nist_format = c.nist;
+  ro.nist_level = c.nist_level;
+  InputSet inputs;
+  if (c.conditioned) inputs.add(*c.conditioned);
+  if (c.json_path) {
+    check_output_path(*c.json_path, inputs, "-o");
+    check_replaceable(*c.json_path, c.force, "-o");
+  }
+  Settings s;
+  s.width = c.width;
+  s.threads = 0;
+  const ConditioningAssessment a = assess_conditioning(c.input, c.conditioned, c.conditioned_iid, s);
+  const bool json_on_stdout = c.json_path && *c.json_path == "-";
+  std::FILE* text = json_on_stdout ? stderr : stdout;
+  print_conditioning_text(text, a, ro);
+  flush_checked(text, json_on_stdout ? "standard error" : "standard output");
+  if (c.json_path) write_file_atomically(*c.json_path, dump_json(conditioning_json(a, ro), 2) + "\n", inputs, "-o");
+  return 0;
+}
+
+int guarded(const std::function<int()>& body) {
+  try {
+    init_logging("info");
+    return body();
+  } catch (const Error& e) {
+    logger().error("{}", worded(e));
+  } catch (const std::exception& e) {
+    logger().error("internal error: {}", e.what());
+  }
+  return exit_status(Outcome::error(), {}, 0);
+}
+
+}  // namespace
+
+int conditioning_command(std::vector<char*> args, const std::string& command_line) {
+  return guarded([&] {
+    ConditioningOptions c;
+    std::string kind, json, bits, format = "text";
+    std::vector<std::string> numbers;
+    CLI::App app{"ea_iid conditioning: the entropy of a conditioning component's output (SP 800-90B 3.1.5), as NIST "
+                 "ea_conditioning 1.1.8 computes it (MPFR, its printed digits).",
+                 "ea_iid conditioning"};
+    app.add_option("kind", kind, "vetted (3.1.5.1: h_out = Output_Entropy) or non-vetted (3.1.5.2: h_out = "
+                                 "min(Output_Entropy, 0.999 n_out, h' n_out))")
+        ->required()
+        ->check(CLI::IsMember({"vetted", "non-vetted"}))
+        ->type_name("vetted|non-vetted");
+    app.add_option("numbers", numbers,
+                   "N_IN N_OUT NW H_IN [H_PRIME]: input bits per output, output bits, narrowest internal width, "
+                   "entropy of the N_IN input bits, and (non-vetted) h', entropy per bit of the conditioned output")
+        ->required()
+        ->type_name("N_IN N_OUT NW H_IN [H_PRIME]");
+    CLI::Option* cond = app.add_option("--conditioned", bits, "non-vetted: h' from this file of conditioned output, "
+                                                              "its non-IID bitstring estimates (ea_non_iid -c)")
+                            ->type_name("FILE");
+    app.add_flag("--conditioned-iid", c.conditioned_iid, "with --conditioned: h' from the MCV estimate alone (an IID "
+                                                         "claim for the conditioned output; NIST's -c iid)");
+    CLI::Option* width = app.add_option("--bits", c.width, "bits per sample of the --conditioned file (default: inferred)")
+                             ->check(CLI::Range(1, 8))
+                             ->type_name("N");
+    CLI::Option* out = app.add_option("-o,--output", json, "write the result as JSON to FILE ('-': standard output)")
+                           ->type_name("FILE.json");
+    app.add_flag("--force", c.force, "with -o: replace an existing file that is not an ea_iid result");
+    app.add_option("--format", format, "text (default) or nist (NIST ea_conditioning's lines)")
+        ->check(CLI::IsMember({"text", "nist"}))
+        ->type_name("text|nist");
+    app.add_flag("-v", c.verbose, "more output (the precision, the conditioned file's estimates)");
+    app.add_flag("-q", c.quiet, "nothing on standard output");
+    app.add_flag("--timing", c.timing, "print the time taken");
+    app.footer(
+        "Examples:\n"
+        "  ea_iid conditioning vetted 1024 256 256 0.5\n"
+        "  ea_iid conditioning non-vetted 1024 256 256 800 0.9\n"
+        "  ea_iid conditioning non-vetted 1024 256 256 800 --conditioned conditioned.bin\n"
+        "NIST's command line: ea_conditioning -v|-n [-q] [-o FILE] N_IN N_OUT NW H_IN [H' | -i FILE [-c iid]]");
+    try {
+      app.parse(static_cast<int>(args.size()), args.data());
+    } catch (const CLI::CallForHelp&) {
+      std::cout << app.help();
+      return 0;
+    } catch (const CLI::ParseError& e) {
+      throw Error(ErrorKind::Usage, std::string(e.what()) + " (run 'ea_iid conditioning --help')");
+    }
+    c.input.vetted = kind == "vetted";
+    if (cond->count()) c.conditioned = bits;
+    if (c.conditioned && c.input.vetted) throw Error(ErrorKind::Usage, "--conditioned applies to a non-vetted component");
+    if (c.conditioned_iid && !c.conditioned) throw Error(ErrorKind::Usage, "--conditioned-iid applies to --conditioned FILE");
+    if (width->count() && !c.conditioned) throw Error(ErrorKind::Usage, "--bits applies to --conditioned FILE");
+    if (out->count()) c.json_path = json;
+    if (c.force && !c.json_path) throw Error(ErrorKind::Usage, "--force applies to -o, which is not given");
+    c.nist = format == "nist";
+    apply_numbers(numbers, c);
+    return run_conditioning(c, command_line);
+  });
+}
+
+int ea_conditioning_main(int argc, char** argv, const std::string& command_line) {
+  set_program_name("ea_conditioning");
+  return guarded([&] {
+    for (int k = 1; k < argc; ++k) {
+      if (std::strcmp(argv[k], "--version") == 0) {
+        std::cout << "ea_conditioning: " << version_string() << "\n";
+        return 0;
+      }
+    }
+    // NIST's getopt: "vnqo:i:c:", options anywhere (GNU order), the last of -v/-n wins.
+    ConditioningOptions c;
+    c.nist_level = 1;
+    bool iid = false;
+    std::optional<std::string> input_file;
+    opterr = 0;
+    optind = 1;
+    int ch = 0;
+    static const char kUsage[] =
+        "usage: ea_conditioning -v [-q] [-o FILE.json] N_IN N_OUT NW H_IN\n"
+        "       ea_conditioning -n [-q] [-o FILE.json] N_IN N_OUT NW H_IN [H' | -i FILE [-c iid]]";
+    while ((ch = getopt(argc, argv, "vnqo:i:c:")) != -1) {
+      switch (ch) {
+        case 'v': c.input.vetted = true; break;
+        case 'n': c.input.vetted = false; break;
+        case 'q': c.nist_level = 0; break;
+        case 'o': c.json_path = optarg; break;
+        case 'i': input_file = optarg; break;
+        case 'c': iid = std::strcmp(optarg, "iid") == 0; break;
+        default:
+          throw Error(ErrorKind::Usage, std::string(optopt ? "option -" + std::string(1, static_cast<char>(optopt)) +
+                                                                  (std::strchr("oic", optopt) ? " needs a value" : " is not known")
+                                                            : "unknown option") +
+                                            "\n" + kUsage);
+      }
+    }
+    std::vector<std::string> numbers(argv + optind, argv + argc);
+    if (!c.input.vetted && numbers.size() == 4) {
+      if (!input_file) throw Error(ErrorKind::Usage, std::string("a non-vetted component needs h' or -i FILE\n") + kUsage);
+      c.conditioned = input_file;
+      c.conditioned_iid = iid;
+    }
+    if (numbers.size() < 4 || numbers.size() > 5) {
+      throw Error(ErrorKind::Usage, "expected N_IN N_OUT NW H_IN" + std::string(c.input.vetted ? "" : " [H']") + ", got " +
+                                        std::to_string(numbers.size()) + " numbers\n" + kUsage);
+    }
+    apply_numbers(numbers, c);
+    return run_conditioning(c, command_line);
+  });
+}
+
+}  // namespace ea::cli

@@ -1,0 +1,43 @@
+#include "conditioning.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "common/error.hpp"
+#include "io/samples.hpp"
+
+namespace ea {
+
+ConditioningAssessment assess_conditioning(ConditioningInput in, const std::optional<std::string>& conditioned_path,
+                                           bool conditioned_iid, const Settings& settings) {
+  const auto start = std::chrono::steady_clock::now();
+  ConditioningAssessment a;
+  if (conditioned_path) {
+    if (in.vetted) throw Error(ErrorKind::Usage, "h' from conditioned data applies to a non-vetted component only");
+    // Fails on bad sizes before the file is read.
+    ConditioningInput probe = in;
+    probe.h_prime = 1;
+    (void)conditioning_entropy(probe);
+    LoadOptions load;
+    load.width = settings.width;
+    load.allow_stream = settings.allow_stream;
+    const Dataset d = load_dataset(*conditioned_path, load);
+    Settings s = settings;
+    s.initial_entropy = false;  // -c: the bitstring estimates (h' is per bit)
+    s.truncate_bitstring = false;
+    a.conditioned = assess_non_iid(d, s);
+    a.conditioned_iid = conditioned_iid;
+    const NonIidEstimates& x = a.conditioned->estimates;
+    double h = x.h_bitstring;
+    if (conditioned_iid) {
+      const auto& mcv = x.bitstring[static_cast<size_t>(NonIidEstimator::MostCommon)];
+      h = mcv && mcv->evaluated ? std::min(1.0, mcv->entropy) : 1.0;
+    }
+    in.h_prime = static_cast<long double>(h);
+  }
+  a.result = conditioning_entropy(in);
+  a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return a;
+}
+
+}  // namespace ea

@@ -1,0 +1,30 @@
+// The conditioning component's output entropy (SP 800-90B 3.1.5), with h' of a non-vetted
+// component given or assessed from a file of its conditioned output (the non-IID track's
+// conditioned assessment, -c: the bitstring estimates; or its MCV estimate alone for an IID
+// claim), as NIST ea_conditioning -n ... -i FILE [-c iid] does.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "conditioning/conditioning.hpp"
+#include "non_iid.hpp"
+
+namespace ea {
+
+struct ConditioningAssessment {
+  ConditioningResult result;
+  // h' from a file: the file's non-IID assessment (-c), and whether only its MCV estimate
+  // counted (an IID claim for the conditioned data).
+  std::optional<NonIidAssessment> conditioned;
+  bool conditioned_iid = false;
+  double seconds = 0;
+};
+
+// `conditioned_path`: non-vetted only, h' from that file (in.h_prime is then ignored);
+// `settings` says how it is read and on how many threads. Throws Error{Usage} for bad
+// arguments, Error{Input} for a file that cannot be read.
+ConditioningAssessment assess_conditioning(ConditioningInput in, const std::optional<std::string>& conditioned_path,
+                                           bool conditioned_iid, const Settings& settings);
+
+}  // namespace ea
