@@ -23,6 +23,7 @@ ConditioningAssessment assess_conditioning(ConditioningInput in, const std::opti
     load.allow_stream = settings.allow_stream;
     const Dataset d = load_dataset(*conditioned_path, load);
     Settings s = settings;
+    s.track = TrackChoice::NonIid;
     s.initial_entropy = false;  // -c: the bitstring estimates (h' is per bit)
     s.truncate_bitstring = false;
     a.conditioned = assess_non_iid(d, s);
