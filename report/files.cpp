@@ -244,9 +244,14 @@ std::string csv_report(const std::vector<ordered_json>& rows) {
         c[2] = std::to_string(r["rows"]["input"]["samples"].get<uint64_t>());
         c[3] = std::to_string(r["rows"]["input"]["bitsPerSymbol"].get<int>());
         c[15] = r["rows"]["permutation"]["userSeed"].get<std::string>();
+      } else if (r.contains("input")) {  // a non-IID claim, or a failed sanity check
+        c[2] = std::to_string(r["input"]["samples"].get<uint64_t>());
+        c[3] = std::to_string(r["input"]["bitsPerSymbol"].get<int>());
       }
       c[6] = number(r["restart"]["result"], "%.17g");
-      if (!tcs.empty()) {
+      if (r["rows"].is_null()) {
+        c[7] = c[8] = c[9] = "not run";  // a non-IID claim, or a failed sanity check
+      } else if (!tcs.empty()) {
         c[7] = tcs[0]["passedChiSquareTests"].get<bool>() ? "passed" : "failed";
         c[8] = tcs[0]["passedLongestRepeatedSubstringTest"].get<bool>() ? "passed" : "failed";
         c[9] = tcs[0]["passedIidPermutationTests"].get<bool>() ? "passed" : "failed";
@@ -275,8 +280,8 @@ std::string html_report(const std::vector<ordered_json>& rows, const std::string
        "<th>H_assessed</th><th>verdict</th><th>failed tests</th><th>note</th></tr></thead><tbody>\n";
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    const bool assessed = is_assessment(r) || is_non_iid(r) || (is_restart(r) && !r["rows"].is_null());
-    const ordered_json& in = is_restart(r) && assessed ? r["rows"]["input"] : r.contains("input") ? r["input"] : r;
+    const bool assessed = is_assessment(r) || is_non_iid(r) || (is_restart(r) && !r["restart"]["result"].is_null());
+    const ordered_json& in = r.contains("input") ? r["input"] : is_restart(r) && assessed ? r["rows"]["input"] : r;
     const ordered_json& h_assessed = is_restart(r) ? r["restart"]["result"] : r.value("assessedMinEntropy", ordered_json());
     std::string failed;
     for (const auto& f : failed_tests(r)) failed += (failed.empty() ? "" : ", ") + f;
@@ -294,7 +299,9 @@ std::string html_report(const std::vector<ordered_json>& rows, const std::string
     const auto& r = rows[i];
     const auto parts = parts_of(r);
     const bool estimates = r.contains("nonIid") && !r["nonIid"].is_null() && r.value("errorLevel", 0) == 0;
-    if (parts.empty() && !estimates) continue;
+    // A restart run for a non-IID claim: each data set's estimates.
+    const bool restart_estimates = is_restart(r) && r.contains("rowEstimates") && !r["rowEstimates"].is_null();
+    if (parts.empty() && !estimates && !restart_estimates) continue;
     std::string title = r.value("filename", std::string());
     if (!block_of(r).empty()) title += " block " + block_of(r);
     h += "<section id=\"item" + std::to_string(i) + "\"><h2>" + std::to_string(i) + ". " + html_escape(title) + ": " +
@@ -304,6 +311,13 @@ std::string html_report(const std::vector<ordered_json>& rows, const std::string
       if (is_restart(r)) h += std::string("<h3>") + (a == &r["rows"] ? "rows" : "columns") + "</h3>\n";
       h += "<p>seed " + html_escape((*a)["permutation"]["seed"].get<std::string>()) + "</p>\n" + rank_svg(*a) + "\n" +
            histogram_svg(*a) + "\n";
+    }
+    if (restart_estimates) {
+      const int bits = r["input"]["bitsPerSymbol"].get<int>();
+      for (const char* k : {"rowEstimates", "columnEstimates"}) {
+        h += std::string("<h3>") + (k[0] == 'r' ? "rows" : "columns") + ": non-IID estimates, minimum " +
+             number(r[k]["hOriginal"], "%.6f") + " bits per sample</h3>\n" + estimates_svg(r[k], bits) + "\n";
+      }
     }
     if (estimates) {  // --non-iid, or the estimates after a "not IID" verdict
       h += "<h3>non-IID estimates (SP 800-90B 6.3): assessed min-entropy " + number(r["assessedMinEntropy"], "%.6f") +

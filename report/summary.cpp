@@ -60,6 +60,11 @@ Row row_of_json(const nlohmann::ordered_json& j) {
       row.chi = tc["passedChiSquareTests"].get<bool>() ? "passed" : "failed";
       row.lrs = tc["passedLongestRepeatedSubstringTest"].get<bool>() ? "passed" : "failed";
       row.perm = tc["passedIidPermutationTests"].get<bool>() ? "passed" : "failed";
+    } else if (in.contains("samples")) {  // a non-IID claim (no IID tests), or a failed sanity check
+      row.samples = std::to_string(in.value("samples", uint64_t{0}));
+      row.width = std::to_string(in.value("bitsPerSymbol", 0));
+      row.h_assessed = str(rs["result"], "%.6f");
+      row.chi = row.lrs = row.perm = "not run";
     }
     std::string failed;
     for (const auto& f : j["verdict"]["failed"]) failed += (failed.empty() ? "" : ",") + f.get<std::string>();
