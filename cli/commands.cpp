@@ -8,6 +8,7 @@ const std::vector<Subcommand>& subcommands() {
   static const std::vector<Subcommand> table = {
       {"assess", "ea_iid [assess] [options] FILE... [bits_per_symbol]"},
       {"restart", "ea_iid restart H_I [options] FILE... (the same as --restart H_I)"},
+      {"source", "ea_iid source NAME SAMPLES [--restart-data FILE] [--h-submitter H] [--conditioning ...] [-o F.json] [--html F.html]"},
       {"conditioning", "ea_iid conditioning vetted|non-vetted [options] N_IN N_OUT NW H_IN [H_PRIME]"},
       {"merge", "ea_iid merge [--force] [--exit-code|--strict] [-q] OUT.jsonl IN.jsonl..."},
       {"calibrate", "ea_iid calibrate [options] (the same as ea_calibrate)"},

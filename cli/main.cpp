@@ -281,6 +281,12 @@ int main(int argc, char** argv) {
     args[0] = calibrate_name.data();
     return calibrate_main(args);
   }
+  if (name == "source") {
+    static std::string source_name = std::string(argv[0]) + " source";
+    args[0] = source_name.data();
+    install_signal_handlers();
+    return cli::source_command(args, command_line, g_interrupt);
+  }
   if (name == "conditioning") {
     static std::string conditioning_name = std::string(argv[0]) + " conditioning";
     args[0] = conditioning_name.data();

@@ -228,6 +228,7 @@ void describe(CLI::App& app) {
       "Subcommands (the first argument; without one: assess):\n"
       "  assess [options] FILE...             the IID track of each file (the options above)\n"
       "  restart H_I [options] FILE...        restart tests, as --restart H_I\n"
+      "  source NAME SAMPLES [options]        one noise source through SP 800-90B 3.1: JSON and HTML report\n"
       "  conditioning vetted|non-vetted N_IN N_OUT NW H_IN [H']  output entropy of a conditioning component (3.1.5)\n"
       "  merge [--force] [-q] OUT IN...       join the JSONL files of --shard shares (docs/cluster.md)\n"
       "  calibrate [options]                  false-rejection rate of a shuffling generator (ea_calibrate)\n"

@@ -33,12 +33,12 @@
 
 namespace ea::cli {
 
-namespace {
-
 uint64_t os_seed() {
   std::random_device rd;
   return (static_cast<uint64_t>(rd()) << 32) ^ static_cast<uint64_t>(rd());
 }
+
+namespace {
 
 // Informational notes of the library (device choice): at info with -v, at debug otherwise.
 std::function<void(const std::string&)> note_logger(const Options& o) {

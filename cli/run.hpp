@@ -18,6 +18,9 @@
 
 namespace ea::cli {
 
+// A seed drawn from the operating system (a run without --seed records and prints it).
+uint64_t os_seed();
+
 // The report options of a run (the library's ReportOptions) from the command line.
 ReportOptions report_options(const Options& o, const std::string& started);
 

@@ -184,6 +184,11 @@ std::string histogram_svg(const ordered_json& r) {
 
 }  // namespace
 
+std::string html_text(const std::string& s) { return html_escape(s); }
+std::string estimates_figure(const ordered_json& estimates, int bits) { return estimates_svg(estimates, bits); }
+std::string ranks_figure(const ordered_json& assessment) { return rank_svg(assessment); }
+std::string histogram_figure(const ordered_json& assessment) { return histogram_svg(assessment); }
+
 std::vector<std::string> failed_tests(const ordered_json& r) {
   std::vector<std::string> f;
   if (is_restart(r)) {

@@ -22,4 +22,12 @@ std::string csv_report(const std::vector<nlohmann::ordered_json>& rows);
 // an SVG histogram of the sample values.
 std::string html_report(const std::vector<nlohmann::ordered_json>& rows, const std::string& command_line);
 
+// Pieces of the pages, for other reports (the per-source report): text made safe for HTML;
+// the SVG bars of a "nonIid" object's estimates; an assessment record's rank and histogram
+// figures.
+std::string html_text(const std::string& s);
+std::string estimates_figure(const nlohmann::ordered_json& estimates, int bits);
+std::string ranks_figure(const nlohmann::ordered_json& assessment);
+std::string histogram_figure(const nlohmann::ordered_json& assessment);
+
 }  // namespace ea

@@ -10,6 +10,7 @@
 #include "assess.hpp"
 #include "conditioning.hpp"
 #include "restart.hpp"
+#include "source.hpp"
 #include "common/error.hpp"
 #include "report_options.hpp"
 #include "result.hpp"
@@ -41,6 +42,15 @@ nlohmann::ordered_json skipped_json(const ReportOptions& o, const std::string& p
 // --restart: the text (ours, or NIST ea_restart's with --format nist or -v -v -v) and the JSON.
 void print_restart_text(std::FILE* out, const RestartAssessment& r, const ReportOptions& o);
 nlohmann::ordered_json restart_json(const RestartAssessment& r, const ReportOptions& o);
+
+// "passed", "failed" or "inconclusive": a restart run's verdict.
+const char* restart_verdict_word(Verdict v);
+
+// One noise source through SP 800-90B 3.1 (report/source.cpp): our text, the JSON (each
+// step's own record inside it), and a self-contained HTML page made from that JSON.
+void print_source_text(std::FILE* f, const SourceAssessment& a, const ReportOptions& o);
+nlohmann::ordered_json source_json(const SourceAssessment& a, const ReportOptions& o);
+std::string source_html(const nlohmann::ordered_json& report);
 
 // The conditioning component (report/conditioning.cpp): NIST ea_conditioning's text (with
 // `quiet`, its -q: only the precision lines), our text (NIST's with o.nist_level >= 0 or

@@ -142,6 +142,8 @@ void non_iid_parts(std::FILE* f, const RestartAssessment& r, const ReportOptions
 
 }  // namespace
 
+const char* restart_verdict_word(Verdict v) { return restart_verdict_name(v); }
+
 void print_restart_text(std::FILE* f, const RestartAssessment& r, const ReportOptions& o) {
   if (o.quiet) return;
   if (o.nist_level >= 0) {  // run as ea_restart

@@ -1,0 +1,204 @@
+// ea_iid source NAME SAMPLES [options]: one noise source through SP 800-90B 3.1, with one
+// JSON and one HTML report.
+#include <omp.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "common/error.hpp"
+#include "conditioning_command.hpp"
+#include "logging.hpp"
+#include "messages.hpp"
+#include "option_groups.hpp"
+#include "outcome.hpp"
+#include "output.hpp"
+#include "report.hpp"
+#include "run.hpp"
+#include "source.hpp"
+
+namespace ea::cli {
+
+namespace {
+
+struct SourceFlags {
+  std::string track, name, samples, restart_data, h_submitter, conditioning, h_prime, conditioned, json, html, bits;
+  uint32_t n_in = 0, n_out = 0, nw = 0;
+  bool conditioned_iid = false, quiet = false, strict = false, exit_code = false, force = false, timing = false;
+  EngineOptionText engine;
+  CLI::Option *restart_opt = nullptr, *submitter_opt = nullptr, *conditioning_opt = nullptr, *n_in_opt = nullptr,
+              *n_out_opt = nullptr, *nw_opt = nullptr, *h_prime_opt = nullptr, *conditioned_opt = nullptr,
+              *json_opt = nullptr, *html_opt = nullptr, *bits_opt = nullptr;
+};
+
+void add_options(CLI::App& app, SourceFlags& f) {
+  app.add_option("name", f.name, "the noise source's name, as the report gives it")->required()->type_name("NAME");
+  app.add_option("samples", f.samples, "its sequential data set (one sample per byte)")->required()->type_name("SAMPLES");
+  app.add_option("--track", f.track,
+                 "auto (default): the IID tests decide the track (IID: the IID claim; otherwise the non-IID "
+                 "estimates and claim); non-iid: the non-IID track without the IID tests (a submitter's non-IID "
+                 "claim)")
+      ->check(CLI::IsMember({"auto", "non-iid"}))
+      ->type_name("auto|non-iid");
+  f.bits_opt = app.add_option("--bits", f.bits, "bits per sample (1-8; default: inferred)")->type_name("N");
+  f.restart_opt = app.add_option("--restart-data", f.restart_data,
+                                 "its restart data set: 1,000 restarts x 1,000 samples (row i = restart i)")
+                      ->type_name("FILE");
+  f.submitter_opt = app.add_option("--h-submitter", f.h_submitter,
+                                   "the submitter's entropy estimate per sample; H_I = min(H_original, bits x "
+                                   "H_bitstring, this)")
+                        ->type_name("H");
+  f.conditioning_opt = app.add_option("--conditioning", f.conditioning,
+                                      "a conditioning component after the source: vetted or non-vetted (with --n-in, "
+                                      "--n-out, --nw; h_in = entropy per sample x n_in / bits)")
+                           ->check(CLI::IsMember({"vetted", "non-vetted"}))
+                           ->type_name("vetted|non-vetted");
+  f.n_in_opt = app.add_option("--n-in", f.n_in, "conditioning: input bits per output")->type_name("N");
+  f.n_out_opt = app.add_option("--n-out", f.n_out, "conditioning: output bits")->type_name("N");
+  f.nw_opt = app.add_option("--nw", f.nw, "conditioning: narrowest internal width")->type_name("N");
+  f.h_prime_opt = app.add_option("--h-prime", f.h_prime, "non-vetted: h', entropy per bit of the conditioned output")
+                      ->type_name("H");
+  f.conditioned_opt = app.add_option("--conditioned", f.conditioned, "non-vetted: h' from this file of conditioned "
+                                                                     "output (its non-IID -c estimates)")
+                          ->type_name("FILE");
+  app.add_flag("--conditioned-iid", f.conditioned_iid, "with --conditioned: h' from its MCV estimate alone");
+  f.json_opt = app.add_option("-o,--output", f.json, "write the report's JSON to FILE")->type_name("FILE.json");
+  f.html_opt = app.add_option("--html", f.html, "write the report as one self-contained HTML page")->type_name("FILE.html");
+  app.add_flag("--force", f.force, "replace an existing -o file that is not an ea_iid result");
+  app.add_flag("-q", f.quiet, "nothing on standard output");
+  app.add_flag("--timing", f.timing, "print the time taken");
+  app.add_flag("--exit-code", f.exit_code, "exit 1 when a step failed (the restart tests)");
+  app.add_flag("--strict", f.strict,
+               "for CI: 0 only when every step passed and can stand for compliance (restart data given, 10,000 "
+               "permutations, ...); 4 not for compliance (checked first), 1 a step failed, 2 errors");
+  add_engine_options(app, f.engine, Program::EaIid);
+}
+
+SourceSpec spec_of(const SourceFlags& f) {
+  SourceSpec s;
+  s.name = f.name;
+  s.samples = f.samples;
+  if (f.restart_opt->count()) s.restart_data = f.restart_data;
+  if (f.submitter_opt->count()) {
+    char* end = nullptr;
+    const double h = std::strtod(f.h_submitter.c_str(), &end);
+    if (f.h_submitter.empty() || *end != '\0' || !(h > 0) || h > 8) {
+      throw Error(ErrorKind::Usage, "--h-submitter: '" + f.h_submitter + "' must be a number greater than 0 and at most 8");
+    }
+    s.h_submitter = h;
+  }
+  const bool sizes = f.n_in_opt->count() || f.n_out_opt->count() || f.nw_opt->count();
+  const bool prime = f.h_prime_opt->count() || f.conditioned_opt->count() || f.conditioned_iid;
+  if (!f.conditioning_opt->count()) {
+    if (sizes || prime) throw Error(ErrorKind::Usage, "--n-in, --n-out, --nw, --h-prime and --conditioned apply to --conditioning");
+    return s;
+  }
+  if (!f.n_in_opt->count() || !f.n_out_opt->count() || !f.nw_opt->count()) {
+    throw Error(ErrorKind::Usage, "--conditioning needs --n-in, --n-out and --nw");
+  }
+  SourceConditioning c;
+  c.vetted = f.conditioning == "vetted";
+  c.n_in = f.n_in;
+  c.n_out = f.n_out;
+  c.nw = f.nw;
+  if (c.vetted && prime) throw Error(ErrorKind::Usage, "--h-prime and --conditioned apply to --conditioning non-vetted");
+  if (!c.vetted) {
+    if (f.h_prime_opt->count() == f.conditioned_opt->count()) {
+      throw Error(ErrorKind::Usage, "--conditioning non-vetted needs h': --h-prime H or --conditioned FILE (one of them)");
+    }
+    if (f.h_prime_opt->count()) c.h_prime = parse_conditioning_number(f.h_prime, "--h-prime");
+    if (f.conditioned_opt->count()) c.conditioned = f.conditioned;
+    if (f.conditioned_iid && !c.conditioned) throw Error(ErrorKind::Usage, "--conditioned-iid applies to --conditioned FILE");
+    c.conditioned_iid = f.conditioned_iid;
+  }
+  s.conditioning = c;
+  return s;
+}
+
+}  // namespace
+
+int source_command(std::vector<char*> args, const std::string& command_line, const std::atomic<bool>& interrupt) {
+  SourceFlags f;
+  ExitPolicy policy;
+  try {
+    init_logging("info");
+    CLI::App app{"ea_iid source: one noise source through SP 800-90B section 3.1 (IID tests and track, H_I, restart "
+                 "tests, conditioning), with one JSON and one self-contained HTML report.",
+                 "ea_iid source"};
+    add_options(app, f);
+    app.footer(
+        "Example:\n"
+        "  ea_iid source ring-osc-1 samples.bin --restart-data restarts.bin --conditioning vetted \\\n"
+        "      --n-in 512 --n-out 256 --nw 256 -o ring-osc-1.json --html ring-osc-1.html --strict\n"
+        "Exit status: 0 completed (--exit-code: and passed; --strict: and for compliance), 1 a step failed,\n"
+        "4 (--strict) not for compliance, 2 errors, 130/143 interrupted.");
+    try {
+      app.parse(static_cast<int>(args.size()), args.data());
+    } catch (const CLI::CallForHelp&) {
+      std::cout << app.help();
+      return 0;
+    } catch (const CLI::ParseError& e) {
+      throw Error(ErrorKind::Usage, std::string(e.what()) + " (run 'ea_iid source --help')");
+    }
+    policy.exit_code = f.exit_code || f.strict;
+    policy.strict = f.strict;
+    Settings s;
+    const EngineChoice engine = apply_engine_options(f.engine, s, Program::EaIid);
+    if (f.bits_opt->count()) {
+      const int b = std::atoi(f.bits.c_str());
+      if (f.bits.find_first_not_of("0123456789") != std::string::npos || b < 1 || b > 8) {
+        throw Error(ErrorKind::Usage, "--bits: '" + f.bits + "' must be 1 to 8");
+      }
+      s.width = b;
+    }
+    const SourceSpec spec = spec_of(f);
+    s.track = f.track == "non-iid" ? TrackChoice::NonIid : TrackChoice::Auto;
+    s.seed = engine.seed ? *engine.seed : os_seed();
+    s.threads = engine.threads ? *engine.threads : omp_get_max_threads();
+    InputSet inputs;
+    for (const auto* p : {&spec.samples, spec.restart_data ? &*spec.restart_data : nullptr}) {
+      if (p) inputs.add(*p);
+    }
+    if (spec.conditioning && spec.conditioning->conditioned) inputs.add(*spec.conditioning->conditioned);
+    std::vector<std::pair<std::string, std::string>> outputs;
+    if (f.json_opt->count()) outputs.emplace_back("-o", f.json);
+    if (f.html_opt->count()) outputs.emplace_back("--html", f.html);
+    check_distinct_outputs(outputs);
+    if (f.json_opt->count()) {
+      check_output_path(f.json, inputs, "-o");
+      check_replaceable(f.json, f.force, "-o");
+    }
+    if (f.html_opt->count()) check_output_path(f.html, inputs, "--html");
+    ReportOptions ro;
+    ro.started = timestamp_now();
+    ro.command_line = command_line;
+    ro.quiet = f.quiet;
+    ro.timing = f.timing;
+    if (!engine.seed) logger().info("--seed {} (drawn from the OS; pass --seed to repeat this run)", s.seed);
+    Engine eng;
+    auto note = [&f](const std::string& line) {
+      if (!f.quiet) logger().info("{}", line);
+    };
+    const SourceAssessment a = assess_source(eng, spec, s, interrupt, note);
+    const nlohmann::ordered_json j = source_json(a, ro);
+    print_source_text(stdout, a, ro);
+    flush_checked(stdout, "standard output");
+    if (f.json_opt->count()) write_file_atomically(f.json, dump_json(j, 2) + "\n", inputs, "-o");
+    if (f.html_opt->count()) write_file_atomically(f.html, source_html(j), inputs, "--html");
+    Outcome out;
+    out.not_iid = !a.passed();
+    out.not_compliant = !a.compliance_issues().empty();
+    return exit_status(out, policy, 0);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Interrupted || interrupt.load()) {
+      logger().error("interrupted; no result");
+      return exit_status(Outcome::interrupted(), policy, SIGINT);
+    }
+    logger().error("{}", worded(e));
+  } catch (const std::exception& e) {
+    logger().error("internal error: {}", e.what());
+  }
+  return exit_status(Outcome::error(), policy, 0);
+}
+
+}  // namespace ea::cli

@@ -1,0 +1,135 @@
+#include "source.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "common/error.hpp"
+
+namespace ea {
+
+namespace {
+
+// One file through the engine with `s`; its result, or its error thrown.
+ItemResult run_one(Engine& engine, const std::string& path, const Settings& s, const std::atomic<bool>& interrupt) {
+  std::vector<Item> items = expand_items({path}, std::nullopt, std::nullopt, false);
+  std::optional<ItemResult> got;
+  RunObserver obs;
+  obs.finished = [&](size_t, const Item&, ItemResult& r) { got = std::move(r); };
+  RunPlan plan;
+  plan.jobs = 1;
+  const RunSummary sum = engine.run(items, s, plan, interrupt, obs);
+  if (sum.interrupted || !got || got->status == ItemResult::Status::Interrupted) {
+    throw Error(ErrorKind::Interrupted, "interrupted");
+  }
+  if (got->status == ItemResult::Status::Failed) throw Error(got->error_kind, got->message, got->remedy);
+  return std::move(*got);
+}
+
+}  // namespace
+
+std::vector<std::string> SourceAssessment::failures() const {
+  std::vector<std::string> f;
+  if (restart) {
+    for (const auto& x : restart->restart()->failures()) f.push_back("restart tests: " + x);
+    if (f.empty() && restart->verdict() != Verdict::Iid) f.push_back("restart tests: inconclusive");
+  }
+  return f;
+}
+
+std::vector<std::string> SourceAssessment::compliance_issues() const {
+  std::vector<std::string> why;
+  if (!sequential.for_compliance()) why.push_back("the sequential data set's assessment is not for compliance");
+  if (!restart) why.push_back("no restart data: SP 800-90B 3.1.4 requires the restart tests");
+  if (restart && !restart->for_compliance()) why.push_back("the restart tests' assessments are not for compliance");
+  return why;
+}
+
+long double SourceAssessment::claimed() const {
+  return conditioning ? conditioning->result.h_out : static_cast<long double>(h_validated);
+}
+
+SourceAssessment assess_source(Engine& engine, const SourceSpec& spec, const Settings& settings,
+                               const std::atomic<bool>& interrupt, const std::function<void(const std::string&)>& note) {
+  const auto start = std::chrono::steady_clock::now();
+  auto say = [&](const std::string& s) {
+    if (note) note(s);
+  };
+  if (spec.h_submitter && !(*spec.h_submitter > 0 && *spec.h_submitter <= 8)) {
+    throw Error(ErrorKind::Usage, "the submitter's estimate must be greater than 0 and at most 8 bits per sample");
+  }
+  if (spec.conditioning) {  // bad sizes fail before any step runs
+    ConditioningInput probe;
+    probe.vetted = true;
+    probe.n_in = spec.conditioning->n_in;
+    probe.n_out = spec.conditioning->n_out;
+    probe.nw = spec.conditioning->nw;
+    probe.h_in = probe.n_in;
+    (void)conditioning_entropy(probe);
+  }
+  SourceAssessment a;
+  a.spec = spec;
+  a.settings = settings;
+  a.settings.restart.reset();
+  say(spec.samples + (settings.track == TrackChoice::NonIid ? ": the non-IID estimates (3.1.3, 6.3)"
+                      : settings.track == TrackChoice::Iid  ? ": the IID tests (3.1.3, section 5)"
+                                                            : ": the IID tests, then the non-IID estimates if it is not IID (3.1.3)"));
+  a.sequential = run_one(engine, spec.samples, a.settings, interrupt);
+  if (const Assessment* seq = a.sequential.iid()) {
+    a.path = seq->path;
+    a.sha256 = seq->sha256;
+    a.samples = seq->samples;
+    a.width = seq->width;
+    a.verdict = seq->verdict();
+    a.iid = *a.verdict == Verdict::Iid;
+    a.h_assessed = seq->min_entropy();
+    if (seq->non_iid) {
+      if (seq->non_iid->initial_entropy) a.h_original = seq->non_iid->h_original;
+      if (seq->non_iid->has_bitstring()) a.h_bitstring = seq->non_iid->h_bitstring;
+    } else {
+      if (seq->h_original) a.h_original = seq->h_original->entropy;
+      if (seq->h_bitstring) a.h_bitstring = seq->h_bitstring->entropy;
+    }
+  } else {
+    const NonIidAssessment& n = *a.sequential.non_iid();
+    a.path = n.path;
+    a.sha256 = n.sha256;
+    a.samples = n.samples;
+    a.width = n.width;
+    a.h_assessed = n.min_entropy();
+    a.h_original = n.estimates.h_original;
+    if (n.estimates.has_bitstring()) a.h_bitstring = n.estimates.h_bitstring;
+  }
+  a.h_i = spec.h_submitter ? std::min(a.h_assessed, *spec.h_submitter) : a.h_assessed;
+  a.h_validated = a.h_i;
+  const int width = a.width;
+  if (spec.restart_data) {
+    if (!(a.h_i > 0)) throw Error(ErrorKind::Input, spec.samples + ": H_I is 0: there is no entropy claim to test");
+    Settings rs = settings;
+    rs.restart = RestartSpec{};
+    rs.restart->h_i = a.h_i;
+    rs.track = a.iid ? TrackChoice::Iid : TrackChoice::NonIid;
+    rs.width = width;
+    say(*spec.restart_data + ": the restart tests of H_I = " + std::to_string(a.h_i) + " for " +
+        (a.iid ? "an IID" : "a non-IID") + " claim (3.1.4)");
+    a.restart = run_one(engine, *spec.restart_data, rs, interrupt);
+    const RestartAssessment& r = *a.restart->restart();
+    a.h_validated = a.restart->verdict() == Verdict::Iid ? r.result() : 0.0;
+  }
+  if (spec.conditioning) {
+    const SourceConditioning& c = *spec.conditioning;
+    ConditioningInput in;
+    in.vetted = c.vetted;
+    in.n_in = c.n_in;
+    in.n_out = c.n_out;
+    in.nw = c.nw;
+    a.h_in = std::min(static_cast<long double>(c.n_in), static_cast<long double>(a.h_validated) * c.n_in / width);
+    in.h_in = a.h_in;
+    if (c.h_prime) in.h_prime = *c.h_prime;
+    say(std::string("the ") + (c.vetted ? "vetted" : "non-vetted") + " conditioning component (3.1.5)");
+    if (a.h_in > 0) a.conditioning = assess_conditioning(in, c.conditioned, c.conditioned_iid, settings);
+  }
+  a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return a;
+}
+
+}  // namespace ea

@@ -1,0 +1,79 @@
+// One noise source through SP 800-90B section 3.1 end to end: the sequential data set's IID
+// tests and estimates (the track they decide: H_original, H_bitstring, then H_I with the
+// submitter's estimate), the restart tests of H_I for that track's claim (sanity check,
+// validation, min(H_r, H_c, H_I)), and a conditioning component's output entropy with h_in
+// from the validated entropy. Each step is the result the single commands give
+// (ItemResult, ConditioningAssessment); this adds what links them.
+#pragma once
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "conditioning.hpp"
+#include "result.hpp"
+#include "runner.hpp"
+
+namespace ea {
+
+struct SourceConditioning {
+  bool vetted = true;
+  uint32_t n_in = 0, n_out = 0, nw = 0;
+  std::optional<long double> h_prime;          // non-vetted: h' given
+  std::optional<std::string> conditioned;      // non-vetted: h' from this file
+  bool conditioned_iid = false;
+};
+
+struct SourceSpec {
+  std::string name;                            // the noise source, as the report names it
+  std::string samples;                         // the sequential data set
+  std::optional<std::string> restart_data;     // 1,000 restarts x 1,000 samples
+  std::optional<double> h_submitter;           // the submitter's entropy estimate per sample
+  std::optional<SourceConditioning> conditioning;
+};
+
+struct SourceAssessment {
+  SourceSpec spec;
+  Settings settings;          // of the sequential data set (seed, engine, track)
+  // Its assessment: settings.track auto (the default): the IID tests, the non-IID estimates
+  // after "not IID"; iid: the IID tests alone; non-iid: the non-IID estimates alone.
+  ItemResult sequential;
+  std::optional<ItemResult> restart;
+  std::optional<ConditioningAssessment> conditioning;
+
+  // The sequential data set's facts and, with the IID tests run (not --track non-iid),
+  // their verdict; H_original and H_bitstring (per bit) of the track that set H_assessed.
+  std::string path, sha256;
+  uint64_t samples = 0;
+  int width = 0;
+  std::optional<Verdict> verdict;
+  std::optional<double> h_original, h_bitstring;
+  // 3.1.3: H_I = min(H_original, bits x H_bitstring, H_submitter), per sample.
+  bool iid = false;               // the IID track: the verdict is IID (and the track not forced)
+  double h_assessed = 0;          // min(H_original, bits x H_bitstring) of the track
+  double h_i = 0;                 // with H_submitter
+  // The entropy per sample that stands: min(H_r, H_c, H_I) when the restart tests passed,
+  // H_I without restart data (not for compliance), 0 when they failed.
+  double h_validated = 0;
+  long double h_in = 0;           // with conditioning: h_validated x n_in / bits (at most n_in)
+  double seconds = 0;
+
+  // What failed ("restart tests: sanity check", ...), and why the whole cannot stand for
+  // an SP 800-90B submission (no restart data, a step not for compliance).
+  std::vector<std::string> failures() const;
+  std::vector<std::string> compliance_issues() const;
+  bool passed() const { return failures().empty(); }
+  // The entropy claimed for the source's output: h_out per n_out bits with conditioning,
+  // else h_validated per sample.
+  long double claimed() const;
+};
+
+// Runs the steps in order on `engine` (the sequential data set and the restart data each a
+// run of their own; plan.jobs 1). Throws Error for a step that cannot be run (a file that
+// cannot be read: its item's message; bad conditioning sizes), Error{Interrupted} when
+// `interrupt` is set. `note` gets one line per step as it starts (may be empty).
+SourceAssessment assess_source(Engine& engine, const SourceSpec& spec, const Settings& settings,
+                               const std::atomic<bool>& interrupt, const std::function<void(const std::string&)>& note);
+
+}  // namespace ea

@@ -1,0 +1,309 @@
+// The per-source report (ea_iid source): our text, the JSON (every step's own record inside
+// it), and one self-contained HTML page a lab can attach to a submission.
+#include <cinttypes>
+#include <cmath>
+
+#include "files.hpp"
+#include "report.hpp"
+
+namespace ea {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+std::string fixed(double v, const char* f = "%.6f") {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v + 0.0);
+  return buf;
+}
+
+ordered_json or_null(const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); }
+
+const char* verdict_word(Verdict v) { return v == Verdict::Iid ? "IID" : v == Verdict::NotIid ? "not IID" : "inconclusive"; }
+
+std::string claimed_unit(const SourceAssessment& a) {
+  return a.conditioning ? "bits per " + std::to_string(a.conditioning->result.input.n_out) + "-bit output" : "bits per sample";
+}
+
+std::string claimed_text(const SourceAssessment& a) {
+  return a.conditioning ? format_conditioning_number(a.conditioning->result.h_out) : fixed(a.h_validated);
+}
+
+}  // namespace
+
+ordered_json source_json(const SourceAssessment& a, const ReportOptions& o) {
+  ordered_json j = json_envelope(o, a.spec.samples, a.sha256, 0, nullptr, "Source");
+  j["schemaVersion"] = 1;
+  j["source"] = a.spec.name;
+  j["userSeed"] = std::to_string(a.settings.seed);
+  ordered_json files = ordered_json::array();
+  files.push_back({{"role", "sequential"}, {"path", a.path}, {"sha256", a.sha256}, {"samples", a.samples}});
+  if (a.restart) {
+    const RestartAssessment& r = *a.restart->restart();
+    files.push_back({{"role", "restart"}, {"path", r.path}, {"sha256", r.sha256}, {"samples", r.samples}});
+  }
+  if (a.conditioning && a.conditioning->conditioned) {
+    const NonIidAssessment& c = *a.conditioning->conditioned;
+    files.push_back({{"role", "conditioned"}, {"path", c.path}, {"sha256", c.sha256}, {"samples", c.samples}});
+  }
+  j["files"] = files;
+  ordered_json flow;
+  flow["bitsPerSample"] = a.width;
+  flow["trackChoice"] = track_choice_name(a.settings.track);
+  flow["verdict"] = a.verdict ? ordered_json(verdict_word(*a.verdict)) : ordered_json(nullptr);
+  flow["track"] = a.iid ? "IID" : "non-IID";
+  flow["hOriginal"] = or_null(a.h_original);
+  flow["hBitstring"] = or_null(a.h_bitstring);
+  flow["hAssessed"] = a.h_assessed;
+  flow["hSubmitter"] = a.spec.h_submitter ? ordered_json(*a.spec.h_submitter) : ordered_json(nullptr);
+  flow["hI"] = a.h_i;
+  if (a.restart) {
+    const RestartAssessment& r = *a.restart->restart();
+    flow["restart"] = {{"claim", restart_claim_name(r.claim)},
+                       {"sanityCheck", r.sanity_passed() ? "passed" : "failed"},
+                       {"xMax", r.counts.x_max()},
+                       {"xCutoff", r.x_cutoff},
+                       {"hR", r.tested() ? ordered_json(r.h_r) : ordered_json(nullptr)},
+                       {"hC", r.tested() ? ordered_json(r.h_c) : ordered_json(nullptr)},
+                       {"validation", r.tested() ? ordered_json(r.validation_passed() ? "passed" : "failed") : ordered_json(nullptr)},
+                       {"result", restart_verdict_word(a.restart->verdict())}};
+  } else {
+    flow["restart"] = nullptr;
+  }
+  flow["hValidated"] = a.h_validated;
+  if (a.spec.conditioning) {
+    const SourceConditioning& c = *a.spec.conditioning;
+    ordered_json cj = {{"vetted", c.vetted}, {"nIn", c.n_in}, {"nOut", c.n_out}, {"nw", c.nw},
+                       {"hIn", static_cast<double>(a.h_in)}, {"hInText", format_conditioning_number(a.h_in)}};
+    cj["hOut"] = a.conditioning ? ordered_json(static_cast<double>(a.conditioning->result.h_out)) : ordered_json(nullptr);
+    cj["hOutText"] = a.conditioning ? ordered_json(format_conditioning_number(a.conditioning->result.h_out)) : ordered_json(nullptr);
+    flow["conditioning"] = cj;
+  } else {
+    flow["conditioning"] = nullptr;
+  }
+  flow["claimed"] = static_cast<double>(a.claimed());
+  flow["claimedText"] = claimed_text(a);
+  flow["claimedUnit"] = claimed_unit(a);
+  j["flow"] = flow;
+  j["passed"] = a.passed();
+  j["failed"] = a.failures();
+  j["forCompliance"] = a.compliance_issues().empty();
+  j["complianceNotes"] = a.compliance_issues();
+  ordered_json steps;
+  steps["sequential"] = result_json(a.sequential, a.spec.samples, -1, o);
+  steps["restart"] = a.restart ? result_json(*a.restart, *a.spec.restart_data, -1, o) : ordered_json(nullptr);
+  steps["conditioning"] = a.conditioning ? conditioning_json(*a.conditioning, o) : ordered_json(nullptr);
+  j["steps"] = steps;
+  j["timings"] = {{"total", a.seconds}};
+  return j;
+}
+
+void print_source_text(std::FILE* f, const SourceAssessment& a, const ReportOptions& o) {
+  if (o.quiet) return;
+  std::fprintf(f, "Noise source %s (SP 800-90B 3.1), seed %" PRIu64 "\n", a.spec.name.c_str(), a.settings.seed);
+  std::fprintf(f, "1. %s: %" PRIu64 " samples, %d-bit, SHA-256 %s\n", a.path.c_str(), a.samples, a.width,
+               a.sha256.c_str());
+  if (a.verdict) {
+    std::fprintf(f, "   IID tests: %s, so the %s track", verdict_word(*a.verdict), a.iid ? "IID" : "non-IID");
+  } else {
+    std::fprintf(f, "   the non-IID track (--track non-iid: no IID tests)");
+  }
+  if (a.h_original) std::fprintf(f, "; H_original %s", fixed(*a.h_original).c_str());
+  if (a.h_bitstring) std::fprintf(f, "; H_bitstring %s per bit", fixed(*a.h_bitstring).c_str());
+  std::fprintf(f, "\n   H_I = min(H_original, %d x H_bitstring%s) = %s bits per sample\n", a.width,
+               a.spec.h_submitter ? (", H_submitter " + fixed(*a.spec.h_submitter)).c_str() : "", fixed(a.h_i).c_str());
+  if (a.restart) {
+    const RestartAssessment& r = *a.restart->restart();
+    std::fprintf(f, "2. %s: restart tests of H_I for %s claim, SHA-256 %s\n", r.path.c_str(),
+                 r.claim == RestartClaim::Iid ? "an IID" : "a non-IID", r.sha256.c_str());
+    std::fprintf(f, "   sanity check: X_max %d, X_cutoff %d: %s", r.counts.x_max(), r.x_cutoff,
+                 r.sanity_passed() ? "passed" : "FAILED");
+    if (r.tested()) {
+      std::fprintf(f, "; H_r %s, H_c %s; validation %s", fixed(r.h_r).c_str(), fixed(r.h_c).c_str(),
+                   r.validation_passed() ? "passed" : "FAILED");
+    }
+    std::fprintf(f, "\n   restart tests %s: %s bits per sample stand\n", restart_verdict_word(a.restart->verdict()),
+                 fixed(a.h_validated).c_str());
+  } else {
+    std::fprintf(f, "2. no restart data: H_I stands untested (SP 800-90B 3.1.4 requires the restart tests)\n");
+  }
+  if (a.spec.conditioning) {
+    const SourceConditioning& c = *a.spec.conditioning;
+    std::fprintf(f, "3. %s conditioning component: n_in %" PRIu32 ", n_out %" PRIu32 ", nw %" PRIu32
+                    ", h_in = %s x %" PRIu32 " / %d = %s\n",
+                 c.vetted ? "vetted" : "non-vetted", c.n_in, c.n_out, c.nw, fixed(a.h_validated).c_str(), c.n_in,
+                 a.width, format_conditioning_number(a.h_in).c_str());
+    if (a.conditioning) {
+      const ConditioningResult& r = a.conditioning->result;
+      std::fprintf(f, "   Output_Entropy %s", format_conditioning_number(r.output_entropy).c_str());
+      if (!c.vetted) std::fprintf(f, "; h' %s", format_conditioning_number(r.input.h_prime).c_str());
+      std::fprintf(f, "; h_out %s\n", format_conditioning_number(r.h_out).c_str());
+    } else {
+      std::fprintf(f, "   not computed: no entropy stands before it\n");
+    }
+  }
+  std::fprintf(f, "Result: %s; %s %s", !a.passed() ? "FAILED" : a.restart ? "passed" : "untested (no restart tests)",
+               claimed_text(a).c_str(), claimed_unit(a).c_str());
+  for (const auto& x : a.failures()) std::fprintf(f, "; %s", x.c_str());
+  std::fprintf(f, "\n");
+  for (const auto& why : a.compliance_issues()) std::fprintf(f, "NOT FOR COMPLIANCE: %s\n", why.c_str());
+  if (o.timing) std::fprintf(f, "Timing: %.3f s\n", a.seconds);
+}
+
+}  // namespace ea
+
+namespace ea {
+
+namespace {
+
+std::string esc(const ordered_json& v) {
+  if (v.is_null()) return "&ndash;";
+  if (v.is_string()) return html_text(v.get<std::string>());
+  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6f", v.get<double>());
+  return buf;
+}
+
+std::string row(const std::string& name, const std::string& value) {
+  return "<tr><th>" + html_text(name) + "</th><td>" + value + "</td></tr>\n";
+}
+
+std::string sha_cell(const ordered_json& v) { return "<code>" + esc(v) + "</code>"; }
+
+std::string sequential_section(const ordered_json& r) {
+  const ordered_json& flow = r["flow"];
+  std::string h;
+  // Step 1: the sequential data set.
+  const ordered_json& seq = r["steps"]["sequential"];
+  h += "<section id=\"sequential\"><h2>1. Sequential data set: track and initial entropy (3.1.1-3.1.3)</h2><table>\n";
+  h += row("IID tests (section 5)", flow["verdict"].is_null() ? std::string("not run (--track non-iid): the non-IID track")
+                                                              : esc(flow["verdict"]) + ", so the " + esc(flow["track"]) + " track");
+  h += row("bits per sample", esc(flow["bitsPerSample"]));
+  h += row("H_original (bits per sample)", esc(flow["hOriginal"]));
+  h += row("H_bitstring (bits per bit)", esc(flow["hBitstring"]));
+  h += row("min(H_original, bits × H_bitstring)", esc(flow["hAssessed"]));
+  h += row("H_submitter", esc(flow["hSubmitter"]));
+  h += row("H_I", "<b>" + esc(flow["hI"]) + "</b>");
+  if (seq.contains("chiSquare")) {
+    const auto& cs = seq["chiSquare"];
+    for (const char* k : {"independence", "goodnessOfFit"}) {
+      if (!cs.contains(k)) continue;
+      h += row(std::string("chi-square ") + k, "statistic " + esc(cs[k].value("T", ordered_json())) + ", df " + esc(cs[k].value("df", ordered_json())) + ", p-value " +
+                                                   esc(cs[k].value("pValue", ordered_json())));
+    }
+  }
+  if (seq.contains("permutation")) h += row("permutation tests", esc(seq["permutation"]["passed"]) + " passed; seed " +
+                                                                     esc(seq["permutation"]["seed"]));
+  h += "</table>\n";
+  if (seq.contains("permutation") && seq["permutation"].contains("tests")) h += ranks_figure(seq) + "\n";
+  if (seq.contains("nonIid") && !seq["nonIid"].is_null() && seq["nonIid"].contains("estimators")) {
+    h += "<h3>Non-IID estimates (6.3)</h3>\n" + estimates_figure(seq["nonIid"], flow["bitsPerSample"].get<int>()) + "\n";
+  }
+  h += "</section>\n";
+  return h;
+}
+
+std::string restart_section(const ordered_json& r) {
+  const ordered_json& flow = r["flow"];
+  std::string h;
+  // Step 2: restart tests.
+  h += "<section id=\"restart\"><h2>2. Restart tests (3.1.4)</h2>\n";
+  if (flow["restart"].is_null()) {
+    h += "<p class=\"fail\">No restart data: SP 800-90B requires the restart tests; H_I stands untested.</p>\n";
+  } else {
+    const ordered_json& rs = flow["restart"];
+    const ordered_json& rr = r["steps"]["restart"];
+    h += "<table>\n" + row("claim", esc(rs["claim"])) + row("H_I tested", esc(flow["hI"])) +
+         row("sanity check (3.1.4.3)", esc(rs["sanityCheck"]) + ": X_max " + esc(rs["xMax"]) + ", X_cutoff " + esc(rs["xCutoff"])) +
+         row("H_r (rows)", esc(rs["hR"])) + row("H_c (columns)", esc(rs["hC"])) +
+         row("validation min(H_r, H_c) ≥ H_I/2", esc(rs["validation"])) + row("restart tests", esc(rs["result"])) +
+         row("entropy that stands: min(H_r, H_c, H_I)", "<b>" + esc(flow["hValidated"]) + "</b>") + "</table>\n";
+    for (const char* k : {"rowEstimates", "columnEstimates"}) {
+      if (rr.contains(k) && !rr[k].is_null()) {
+        h += std::string("<h3>") + (k[0] == 'r' ? "Row" : "Column") + " data set's non-IID estimates</h3>\n" +
+             estimates_figure(rr[k], flow["bitsPerSample"].get<int>()) + "\n";
+      }
+    }
+  }
+  h += "</section>\n";
+  return h;
+}
+
+std::string conditioning_section(const ordered_json& r) {
+  const ordered_json& flow = r["flow"];
+  std::string h;
+  // Step 3: conditioning.
+  h += "<section id=\"conditioning\"><h2>3. Conditioning component (3.1.5)</h2>\n";
+  if (flow["conditioning"].is_null()) {
+    h += "<p>None: the entropy that stands is the noise source's per sample.</p>\n";
+  } else {
+    const ordered_json& c = flow["conditioning"];
+    h += "<table>\n" + row("component", c["vetted"].get<bool>() ? "vetted (3.1.5.1)" : "non-vetted (3.1.5.2)") +
+         row("n_in, n_out, nw", esc(c["nIn"]) + ", " + esc(c["nOut"]) + ", " + esc(c["nw"])) +
+         row("h_in = entropy per sample × n_in / bits", esc(c["hInText"]));
+    if (!r["steps"]["conditioning"].is_null()) {
+      const ordered_json& cc = r["steps"]["conditioning"]["conditioning"];
+      h += row("Output_Entropy", esc(cc["outputEntropyText"])) + row("h'", esc(cc["hPrimeText"])) +
+           row("MPFR precision (bits)", esc(cc["precisions"].dump()));
+    }
+    h += row("h_out", "<b>" + esc(c["hOutText"]) + "</b>") + "</table>\n";
+  }
+  h += "</section>\n";
+  return h;
+}
+
+}  // namespace
+
+std::string source_html(const ordered_json& r) {
+  const ordered_json& flow = r["flow"];
+  const bool passed = r["passed"].get<bool>();
+  const bool compliant = r["forCompliance"].get<bool>();
+  std::string h =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>SP 800-90B assessment: " +
+      esc(r["source"]) +
+      "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:60em}table{border-collapse:collapse;margin:.5em 0}"
+      "th,td{border:1px solid #bbb;padding:3px 8px;font-size:13px;text-align:left;vertical-align:top}th{background:#f3f3f3}"
+      "code{font-size:12px;word-break:break-all}.pass{color:#060}.fail{color:#b00;font-weight:bold}"
+      "section{margin-top:1.5em;page-break-inside:avoid}h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #999}"
+      "details{margin:.5em 0}@media print{details{display:block}summary{display:none}}</style></head><body>\n";
+  h += "<h1>SP 800-90B entropy assessment of the noise source " + esc(r["source"]) + "</h1>\n";
+  h += "<section id=\"run\"><h2>Run</h2><table>\n";
+  h += row("tool", esc(r["build"]["version"]) + " (commit " + esc(r["build"]["commit"]) + ", " + esc(r["build"]["device"]) +
+                       ", " + esc(r["build"]["buildType"]) + ")");
+  h += row("reference", "NIST SP800-90B_EntropyAssessment 1.1.7 (ea_iid), 1.1.8 (ea_non_iid, ea_restart, ea_conditioning)");
+  const std::string t = r["dateTimeStamp"].get<std::string>();  // YYYYMMDDhhmmss
+  h += row("date", t.size() == 14 ? t.substr(0, 4) + "-" + t.substr(4, 2) + "-" + t.substr(6, 2) + " " + t.substr(8, 2) + ":" +
+                                        t.substr(10, 2) + ":" + t.substr(12, 2) + " UTC"
+                                  : esc(r["dateTimeStamp"]));
+  h += row("command", "<code>" + esc(r["commandline"]) + "</code>");
+  h += row("seed", esc(r["userSeed"]) + " (repeat the run with <code>--seed " + esc(r["userSeed"]) + "</code>)");
+  h += "</table></section>\n";
+  h += "<section id=\"files\"><h2>Files</h2><table><tr><th>role</th><th>file</th><th>samples</th><th>SHA-256</th></tr>\n";
+  for (const auto& f : r["files"]) {
+    h += "<tr><td>" + esc(f["role"]) + "</td><td>" + esc(f["path"]) + "</td><td>" + esc(f["samples"]) + "</td><td>" +
+         sha_cell(f["sha256"]) + "</td></tr>\n";
+  }
+  h += "</table></section>\n";
+  const bool tested = !flow["restart"].is_null();
+  h += "<section id=\"result\"><h2>Result</h2><p class=\"" + std::string(passed && tested ? "pass" : "fail") + "\">" +
+       (!passed ? "FAILED" : tested ? "Passed" : "Untested (no restart tests)") + ": " + esc(flow["claimedText"]) + " " +
+       esc(flow["claimedUnit"]) + "</p>\n";
+  for (const auto& x : r["failed"]) h += "<p class=\"fail\">" + esc(x) + "</p>\n";
+  h += compliant ? std::string("<p>Every step can stand as an SP 800-90B assessment.</p>\n")
+                 : std::string("<p class=\"fail\">Not for compliance:</p><ul>\n");
+  if (!compliant) {
+    for (const auto& x : r["complianceNotes"]) h += "<li>" + esc(x) + "</li>\n";
+    h += "</ul>\n";
+  }
+  h += "</section>\n";
+  h += sequential_section(r) + restart_section(r) + conditioning_section(r);
+  h += "<section id=\"record\"><h2>Record</h2><p>The JSON report written with this page holds every step's full record "
+       "(NIST's fields and ours: every statistic, p-value, counter and estimate).</p></section>\n";
+  h += "</body></html>\n";
+  return h;
+}
+
+}  // namespace ea

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# ea_iid source: one noise source end to end (non-IID track, restart tests, a non-vetted
+# conditioning component with h' from a file), its exit status with --strict, its JSON and
+# HTML checked by tests/tools/check_source_report.py; then without restart data (--strict:
+# 4, not for compliance) and a missing restart file (exit 2, nothing written).
+# usage: source-report.sh EA_IID SAMPLES_DIR WORK_DIR
+set -uo pipefail
+exe=$1 samples=$2 work=$3
+here=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$work" && mkdir -p "$work"
+fail=0
+"$exe" source trng-1 "$samples/truerand_1bit.bin" --track non-iid --restart-data "$samples/truerand_1bit.bin" \
+  --conditioning non-vetted --n-in 64 --n-out 32 --nw 64 --conditioned "$samples/truerand_1bit.bin" --seed 1 \
+  -o "$work/a.json" --html "$work/a.html" --strict >"$work/a.out" 2>"$work/a.err"
+rc=$?
+[ $rc -eq 0 ] || { echo "FAILED: exit $rc, expected 0"; cat "$work/a.err"; fail=1; }
+grep -q "^Result: passed; 26.54966666349166004579 bits per 32-bit output" "$work/a.out" || { echo "FAILED: result line"; cat "$work/a.out"; fail=1; }
+python3 "$here/../tools/check_source_report.py" "$work/a.json" "$work/a.html" || fail=1
+"$exe" source trng-1 "$samples/truerand_1bit.bin" --track non-iid --h-submitter 0.8 --seed 1 -q \
+  -o "$work/b.json" --html "$work/b.html" --strict
+rc=$?
+[ $rc -eq 4 ] || { echo "FAILED: without restart data exit $rc, expected 4"; fail=1; }
+python3 "$here/../tools/check_source_report.py" "$work/b.json" "$work/b.html" --no-restart || fail=1
+"$exe" source trng-1 "$samples/truerand_1bit.bin" --restart-data "$work/missing.bin" -o "$work/c.json" 2>"$work/c.err"
+rc=$?
+[ $rc -eq 2 ] || { echo "FAILED: a missing restart file exit $rc, expected 2"; fail=1; }
+[ ! -e "$work/c.json" ] || { echo "FAILED: c.json written"; fail=1; }
+grep -q "missing.bin" "$work/c.err" || { echo "FAILED: the error does not name the file"; cat "$work/c.err"; fail=1; }
+[ $fail -eq 0 ] && echo "source report: all passed"
+exit $fail

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Checks ea_iid source's report: the JSON's flow against its steps, and the HTML page
+(well-formed, every section present, nothing loaded from outside).
+
+usage: check_source_report.py REPORT.json REPORT.html [--no-restart]
+Prints "N passed, M failed"; exit 1 when M > 0.
+"""
+import html.parser
+import json
+import sys
+
+VOID = {"meta", "br", "hr", "img", "input", "link", "rect", "line", "path", "circle", "polyline"}
+SECTIONS = ["run", "files", "result", "sequential", "restart", "conditioning", "record"]
+
+
+class Page(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.stack, self.errors, self.ids, self.external = [], [], set(), []
+
+    def handle_starttag(self, tag, attrs):
+        for k, v in attrs:
+            if k == "id":
+                self.ids.add(v)
+            if k in ("src", "href") and v and not v.startswith("#"):
+                self.external.append(f"{tag} {k}={v}")
+        if tag in ("script", "link", "iframe", "object", "embed"):
+            self.external.append(tag)
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID and self.stack and self.stack[-1] == tag:
+            self.stack.pop()
+
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            return
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes <{self.stack[-1] if self.stack else 'nothing'}>")
+        else:
+            self.stack.pop()
+
+
+def main(argv):
+    passed = failed = 0
+
+    def check(ok, what):
+        nonlocal passed, failed
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+            print("FAILED", what)
+
+    with open(argv[1], encoding="utf-8") as f:
+        r = json.load(f)
+    with open(argv[2], encoding="utf-8") as f:
+        page = f.read()
+    no_restart = "--no-restart" in argv
+    flow, steps = r["flow"], r["steps"]
+    check(r["type"] == "Source", "type")
+    check(all(len(f["sha256"]) == 64 for f in r["files"]), "every file's SHA-256")
+    check(r["build"]["version"] != "", "tool version")
+    check(abs(flow["hI"] - min(flow["hAssessed"], flow["hSubmitter"] or 9)) < 1e-12, "H_I = min(H_assessed, H_submitter)")
+    seq = steps["sequential"]
+    check(abs(seq["assessedMinEntropy"] - flow["hAssessed"]) < 1e-12, "H_assessed is the sequential record's")
+    if no_restart:
+        check(steps["restart"] is None and flow["restart"] is None, "no restart step")
+        check(not r["forCompliance"], "not for compliance without restart data")
+    else:
+        rs = steps["restart"]["restart"]
+        check(abs(rs["hI"] - flow["hI"]) < 1e-12, "the restart tests test H_I")
+        check(abs(rs["result"] - flow["hValidated"]) < 1e-12, "min(H_r, H_c, H_I) stands")
+        check(r["files"][1]["sha256"] == steps["restart"]["sha256"], "restart file's SHA-256")
+    if flow["conditioning"] is not None and steps["conditioning"] is not None:
+        c = steps["conditioning"]["conditioning"]
+        check(c["hOutText"] == flow["conditioning"]["hOutText"], "h_out is the conditioning record's")
+        check(abs(c["hIn"] - flow["hValidated"] * c["nIn"] / flow["bitsPerSample"]) < 1e-9, "h_in = H x n_in / bits")
+    p = Page()
+    p.feed(page)
+    p.close()
+    check(page.startswith("<!DOCTYPE html>"), "doctype")
+    check(not p.errors, f"well-formed: {p.errors[:3]}")
+    check(p.stack in ([], ["html"], ["html", "body"]) or not p.stack, f"every element closed: {p.stack}")
+    for s in SECTIONS:
+        check(s in p.ids, f"section #{s}")
+    check(not p.external, f"nothing loaded from outside: {p.external[:3]}")
+    bare = page.replace('xmlns="http://www.w3.org/2000/svg"', "")  # a namespace name, not a load
+    check("http://" not in bare and "https://" not in bare, "no URL")
+    check(r["source"] in page and r["userSeed"] in page, "the source's name and seed")
+    for f in r["files"]:
+        check(f["sha256"] in page, f"SHA-256 of {f['role']} on the page")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
