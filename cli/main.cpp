@@ -192,6 +192,10 @@ static int restart_link_main(std::vector<char*> args, const std::string& command
         if (s[c] == 'v') out.push_back(verbose);
         if (s[c] == 'q') out.push_back(quiet);
       }
+    } else if ((s == "--seed" || s == "--device" || s == "--threads" || s == "--gpu" || s == "--prng" ||
+                s == "--iterations" || s == "--log-level") &&
+               k + 1 < args.size()) {
+      out.insert(out.end(), {a, args[++k]});  // ea_iid's engine options, taken here too
     } else if ((s == "-s" || s == "-o") && k + 1 < args.size()) {
       if (s == "-s") out.insert(out.end(), {cutoff, simulation, rounds, args[++k]});
       if (s == "-o") out.insert(out.end(), {a, args[++k]});
