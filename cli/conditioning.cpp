@@ -38,9 +38,10 @@ uint32_t parse_bits(const std::string& text, const char* what) {
   char* end = nullptr;
   errno = 0;
   const unsigned long long v = std::strtoull(text.c_str(), &end, 0);  // NIST's base 0: 0x400, 0400 too
-  if (text.empty() || text[0] == '-' || !end || *end != '\0' || errno == ERANGE || v > UINT32_MAX) {
+  if (text.empty() || text[0] == '-' || !end || *end != '\0') {
     throw Error(ErrorKind::Usage, std::string(what) + ": '" + text + "' is not a whole number of bits");
   }
+  if (errno == ERANGE || v > UINT32_MAX) throw Error(ErrorKind::Usage, std::string(what) + ": '" + text + "' is out of range");
   return static_cast<uint32_t>(v);
 }
 
@@ -63,6 +64,7 @@ void apply_numbers(const std::vector<std::string>& p, ConditioningOptions& c) {
 
 int run_conditioning(const ConditioningOptions& c, const std::string& command_line) {
   ReportOptions ro;
+  ro.track = Track::Iid;
   ro.started = timestamp_now();
   ro.command_line = command_line;
   ro.verbose = c.verbose;
@@ -79,7 +81,16 @@ int run_conditioning(const ConditioningOptions& c, const std::string& command_li
   Settings s;
   s.width = c.width;
   s.threads = 0;
-  const ConditioningAssessment a = assess_conditioning(c.input, c.conditioned, c.conditioned_iid, s);
+  ConditioningAssessment a;
+  try {
+    a = assess_conditioning(c.input, c.conditioned, c.conditioned_iid, s);
+  } catch (const Error& e) {
+    // -o was checked: the error is recorded there as for an assessment.
+    if (c.json_path && *c.json_path != "-" && e.kind() != ErrorKind::Usage) {
+      write_file_atomically(*c.json_path, dump_json(error_json(ro, worded(e), e.kind()), 2) + "\n", inputs, "-o");
+    }
+    throw;
+  }
   const bool json_on_stdout = c.json_path && *c.json_path == "-";
   std::FILE* text = json_on_stdout ? stderr : stdout;
   print_conditioning_text(text, a, ro);
@@ -143,6 +154,12 @@ int conditioning_command(std::vector<char*> args, const std::string& command_lin
         "  ea_iid conditioning non-vetted 1024 256 256 800 0.9\n"
         "  ea_iid conditioning non-vetted 1024 256 256 800 --conditioned conditioned.bin\n"
         "NIST's command line: ea_conditioning -v|-n [-q] [-o FILE] N_IN N_OUT NW H_IN [H' | -i FILE [-c iid]]");
+    for (char* a : args) {
+      if (std::strcmp(a, "--version") == 0) {
+        std::cout << version_string() << "\n";
+        return 0;
+      }
+    }
     try {
       app.parse(static_cast<int>(args.size()), args.data());
     } catch (const CLI::CallForHelp&) {
@@ -167,9 +184,20 @@ int conditioning_command(std::vector<char*> args, const std::string& command_lin
 int ea_conditioning_main(int argc, char** argv, const std::string& command_line) {
   set_program_name("ea_conditioning");
   return guarded([&] {
+    static const char kUsage[] =
+        "usage: ea_conditioning -v [-q] [-o FILE.json] N_IN N_OUT NW H_IN\n"
+        "       ea_conditioning -n [-q] [-o FILE.json] N_IN N_OUT NW H_IN [H' | -i FILE [-c iid]]";
     for (int k = 1; k < argc; ++k) {
       if (std::strcmp(argv[k], "--version") == 0) {
         std::cout << "ea_conditioning: " << version_string() << "\n";
+        return 0;
+      }
+      if (std::strcmp(argv[k], "--help") == 0 || std::strcmp(argv[k], "-h") == 0) {
+        std::cout << kUsage << "\n"
+                  << "NIST ea_conditioning's command line (SP 800-90B 3.1.5): -v a vetted component (h_out = "
+                     "Output_Entropy),\n-n a non-vetted one (h_out = min(Output_Entropy, 0.999 n_out, h' n_out)), h' "
+                     "given or from -i FILE's\nnon-IID estimates (-c iid: its MCV estimate). The same as 'ea_iid "
+                     "conditioning' (ea_iid conditioning --help).\n";
         return 0;
       }
     }
@@ -181,9 +209,6 @@ int ea_conditioning_main(int argc, char** argv, const std::string& command_line)
     opterr = 0;
     optind = 1;
     int ch = 0;
-    static const char kUsage[] =
-        "usage: ea_conditioning -v [-q] [-o FILE.json] N_IN N_OUT NW H_IN\n"
-        "       ea_conditioning -n [-q] [-o FILE.json] N_IN N_OUT NW H_IN [H' | -i FILE [-c iid]]";
     while ((ch = getopt(argc, argv, "vnqo:i:c:")) != -1) {
       switch (ch) {
         case 'v': c.input.vetted = true; break;
@@ -200,6 +225,10 @@ int ea_conditioning_main(int argc, char** argv, const std::string& command_line)
       }
     }
     std::vector<std::string> numbers(argv + optind, argv + argc);
+    if (input_file && (c.input.vetted || numbers.size() == 5)) {
+      throw Error(ErrorKind::Usage, std::string("-i FILE gives h' of a non-vetted component (-n) when h' is not given") +
+                                        "\n" + kUsage);
+    }
     if (!c.input.vetted && numbers.size() == 4) {
       if (!input_file) throw Error(ErrorKind::Usage, std::string("a non-vetted component needs h' or -i FILE\n") + kUsage);
       c.conditioned = input_file;

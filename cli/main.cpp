@@ -204,12 +204,24 @@ static int restart_link_main(std::vector<char*> args, const std::string& command
     }
   }
   out.insert(out.end(), {track, iid_claim ? iid : non_iid});
-  const bool help = std::find_if(out.begin(), out.end(), [](const char* a) {
-                      return std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0 || std::strcmp(a, "--version") == 0;
-                    }) != out.end();
+  static const char kUsage[] = "usage: ea_restart [-i|-n] [-v] [-q] [-s ROUNDS] [-o FILE.json] FILE [bits_per_symbol] H_I";
+  for (const char* a : out) {
+    if (std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0) {
+      std::printf("%s\n"
+                  "NIST ea_restart's command line (SP 800-90B 3.1.4): the restart tests of FILE (1,000 restarts x 1,000\n"
+                  "samples, row i = restart i) for the entropy claim H_I; -n (default) a non-IID claim, -i an IID claim;\n"
+                  "-s ROUNDS: X_cutoff from NIST's simulation (default: exact); -v, -v -v, -v -v -v: NIST's levels.\n"
+                  "Exit status 0 when the sanity check and the validation pass, 1 when one fails, 2 on errors.\n"
+                  "The same as 'ea_iid --restart H_I' (ea_iid --help).\n",
+                  kUsage);
+      return 0;
+    }
+  }
+  const bool help = std::find_if(out.begin(), out.end(), [](const char* a) { return std::strcmp(a, "--version") == 0; }) !=
+                    out.end();
   if (!help && (positional.size() < 2 || positional.size() > 3)) {
     cli::init_logging("info");
-    cli::logger().error("usage: ea_restart [-i|-n] [-v] [-q] [-s ROUNDS] [-o FILE.json] FILE [bits_per_symbol] H_I");
+    cli::logger().error("{}", kUsage);
     return cli::exit_status(cli::Outcome::error(), {}, 0);
   }
   if (!positional.empty()) {
@@ -299,6 +311,8 @@ int main(int argc, char** argv) {
   if (name == "restart") {
     // restart H_I [options] FILE...: --restart H_I.
     static char restart_flag[] = "--restart";
+    const bool help = args.size() >= 2 && (std::strcmp(args[1], "--help") == 0 || std::strcmp(args[1], "-h") == 0);
+    if (help) return assess_main(args, command_line);
     if (args.size() < 2 || args[1][0] == '-') {
       cli::logger().error("usage: {}", sub->usage);
       return cli::exit_status(cli::Outcome::error(), {}, 0);

@@ -672,14 +672,17 @@ Settings resolve_settings(const Options& o, std::optional<uint64_t> earlier_seed
   Settings settings = o.settings;
   // The non-IID track draws no random numbers: without --seed its rows record 0, so that the
   // shares of one run agree.
-  const bool random = settings.track != TrackChoice::NonIid;
+  // Nor do restart tests for a non-IID claim with the exact cutoff.
+  const bool non_iid_restart = settings.restart && restart_claim(settings) == RestartClaim::NonIid &&
+                               settings.restart->cutoff == CutoffMethod::Exact;
+  const bool random = settings.track != TrackChoice::NonIid && !non_iid_restart;
   const bool drawn = !o.seed && !earlier_seed && random;
   settings.seed = o.seed ? *o.seed : earlier_seed ? *earlier_seed : random ? os_seed() : 0;
   settings.threads = o.threads > 0 ? o.threads : omp_get_max_threads();
   if (!o.seed && earlier_seed) logger().info("--resume: --seed {} (the earlier run's)", settings.seed);
   // The seed is logged at info with -v, at debug otherwise.
   const auto detail = (!o.quiet && o.verbose >= 1) ? spdlog::level::info : spdlog::level::debug;
-  if (settings.track != TrackChoice::NonIid) {  // the non-IID estimates use no random numbers
+  if (random || o.seed) {  // the non-IID estimates use no random numbers
     logger().log(detail, "--seed {}{}", settings.seed, drawn ? " (drawn from the OS; pass --seed to repeat this run)" : "");
   }
   return settings;

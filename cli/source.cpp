@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "common/error.hpp"
@@ -16,6 +17,7 @@
 #include "report.hpp"
 #include "run.hpp"
 #include "source.hpp"
+#include "version.hpp"
 
 namespace ea::cli {
 
@@ -115,11 +117,46 @@ SourceSpec spec_of(const SourceFlags& f) {
   return s;
 }
 
+// Before any work: the outputs against each other and against the inputs.
+void check_outputs(const SourceFlags& f, const InputSet& inputs) {
+  std::vector<std::pair<std::string, std::string>> outputs;
+  if (f.json_opt->count()) outputs.emplace_back("-o", f.json);
+  if (f.html_opt->count()) outputs.emplace_back("--html", f.html);
+  check_distinct_outputs(outputs);
+  if (f.json_opt->count()) {
+    check_output_path(f.json, inputs, "-o");
+    check_replaceable(f.json, f.force, "-o");
+  }
+  if (f.html_opt->count()) check_output_path(f.html, inputs, "--html");
+}
+
+// The engine options --track non-iid makes pointless: refused, not ignored.
+void refuse_iid_options(const SourceFlags& f) {
+  const std::pair<bool, const char*> unused[] = {{f.engine.iterations_opt->count() > 0, "--iterations"},
+                                                 {f.engine.prng != "philox", "--prng"}};
+  for (const auto& [given, name] : unused) {
+    if (given) throw Error(ErrorKind::Usage, std::string(name) + " applies to the IID tests, which --track non-iid does not run");
+  }
+}
+
 }  // namespace
 
 int source_command(std::vector<char*> args, const std::string& command_line, const std::atomic<bool>& interrupt) {
   SourceFlags f;
   ExitPolicy policy;
+  ReportOptions ro;
+  InputSet inputs;
+  bool json_checked = false;  // -o was checked: an error is written there too
+  auto error_record = [&](const std::string& message, ErrorKind kind) {
+    // As for an assessment: an error of a run whose arguments were valid (an input that
+    // cannot be read) is recorded in -o too; bad arguments write nothing.
+    if (!json_checked || kind == ErrorKind::Usage || kind == ErrorKind::Output || f.json == "-") return;
+    try {
+      write_file_atomically(f.json, dump_json(error_json(ro, message, kind), 2) + "\n", inputs, "-o");
+    } catch (const std::exception& e) {
+      logger().error("{}", e.what());
+    }
+  };
   try {
     init_logging("info");
     CLI::App app{"ea_iid source: one noise source through SP 800-90B section 3.1 (IID tests and track, H_I, restart "
@@ -132,6 +169,12 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
         "      --n-in 512 --n-out 256 --nw 256 -o ring-osc-1.json --html ring-osc-1.html --strict\n"
         "Exit status: 0 completed (--exit-code: and passed; --strict: and for compliance), 1 a step failed,\n"
         "4 (--strict) not for compliance, 2 errors, 130/143 interrupted.");
+    for (char* a : args) {
+      if (std::strcmp(a, "--version") == 0) {
+        std::cout << version_string() << "\n";
+        return 0;
+      }
+    }
     try {
       app.parse(static_cast<int>(args.size()), args.data());
     } catch (const CLI::CallForHelp&) {
@@ -153,27 +196,20 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
     }
     const SourceSpec spec = spec_of(f);
     s.track = f.track == "non-iid" ? TrackChoice::NonIid : TrackChoice::Auto;
+    if (s.track == TrackChoice::NonIid) refuse_iid_options(f);
     s.seed = engine.seed ? *engine.seed : os_seed();
     s.threads = engine.threads ? *engine.threads : omp_get_max_threads();
-    InputSet inputs;
     for (const auto* p : {&spec.samples, spec.restart_data ? &*spec.restart_data : nullptr}) {
       if (p) inputs.add(*p);
     }
     if (spec.conditioning && spec.conditioning->conditioned) inputs.add(*spec.conditioning->conditioned);
-    std::vector<std::pair<std::string, std::string>> outputs;
-    if (f.json_opt->count()) outputs.emplace_back("-o", f.json);
-    if (f.html_opt->count()) outputs.emplace_back("--html", f.html);
-    check_distinct_outputs(outputs);
-    if (f.json_opt->count()) {
-      check_output_path(f.json, inputs, "-o");
-      check_replaceable(f.json, f.force, "-o");
-    }
-    if (f.html_opt->count()) check_output_path(f.html, inputs, "--html");
-    ReportOptions ro;
+    check_outputs(f, inputs);
     ro.started = timestamp_now();
     ro.command_line = command_line;
+    ro.first_file = f.samples;
     ro.quiet = f.quiet;
     ro.timing = f.timing;
+    json_checked = f.json_opt->count() > 0;
     if (!engine.seed) logger().info("--seed {} (drawn from the OS; pass --seed to repeat this run)", s.seed);
     Engine eng;
     auto note = [&f](const std::string& line) {
@@ -181,8 +217,9 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
     };
     const SourceAssessment a = assess_source(eng, spec, s, interrupt, note);
     const nlohmann::ordered_json j = source_json(a, ro);
-    print_source_text(stdout, a, ro);
-    flush_checked(stdout, "standard output");
+    const bool stdout_taken = (f.json_opt->count() && f.json == "-") || (f.html_opt->count() && f.html == "-");
+    print_source_text(stdout_taken ? stderr : stdout, a, ro);
+    flush_checked(stdout_taken ? stderr : stdout, stdout_taken ? "standard error" : "standard output");
     if (f.json_opt->count()) write_file_atomically(f.json, dump_json(j, 2) + "\n", inputs, "-o");
     if (f.html_opt->count()) write_file_atomically(f.html, source_html(j), inputs, "--html");
     Outcome out;
@@ -195,8 +232,10 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
       return exit_status(Outcome::interrupted(), policy, SIGINT);
     }
     logger().error("{}", worded(e));
+    error_record(worded(e), e.kind());
   } catch (const std::exception& e) {
     logger().error("internal error: {}", e.what());
+    error_record(std::string("internal error: ") + e.what(), ErrorKind::Internal);
   }
   return exit_status(Outcome::error(), policy, 0);
 }

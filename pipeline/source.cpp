@@ -1,7 +1,11 @@
 #include "source.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 
 #include "common/error.hpp"
 
@@ -25,6 +29,48 @@ ItemResult run_one(Engine& engine, const std::string& path, const Settings& s, c
   return std::move(*got);
 }
 
+// 3.1.3: the sequential data set's track and H_assessed (its IID run, and the non-IID
+// estimates when the track is non-IID and that run did not make them).
+void sequential_step(Engine& engine, SourceAssessment& a, const std::atomic<bool>& interrupt,
+                     const std::function<void(const std::string&)>& say) {
+  a.sequential = run_one(engine, a.spec.samples, a.settings, interrupt);
+  if (const Assessment* seq = a.sequential.iid()) {
+    a.path = seq->path;
+    a.sha256 = seq->sha256;
+    a.samples = seq->samples;
+    a.width = seq->width;
+    a.verdict = seq->verdict();
+    a.iid = *a.verdict == Verdict::Iid;
+    a.h_assessed = seq->min_entropy();
+    if (seq->non_iid) {
+      if (seq->non_iid->initial_entropy) a.h_original = seq->non_iid->h_original;
+      if (seq->non_iid->has_bitstring()) a.h_bitstring = seq->non_iid->h_bitstring;
+    } else {
+      if (seq->h_original) a.h_original = seq->h_original->entropy;
+      if (seq->h_bitstring) a.h_bitstring = seq->h_bitstring->entropy;
+    }
+    if (!a.iid && !seq->non_iid) {
+      // Not the IID track, and no estimates yet: the non-IID track's own run gives H_I.
+      say(a.spec.samples + ": not IID without the non-IID estimates (" + verdict_name(*a.verdict) +
+          "): the non-IID estimates (6.3)");
+      Settings ns = a.settings;
+      ns.track = TrackChoice::NonIid;
+      a.estimates = run_one(engine, a.spec.samples, ns, interrupt);
+    }
+  }
+  if (const NonIidAssessment* est = a.estimates ? a.estimates->non_iid() : a.sequential.non_iid()) {
+    const NonIidAssessment& n = *est;
+    a.path = n.path;
+    a.sha256 = n.sha256;
+    a.samples = n.samples;
+    a.width = n.width;
+    a.h_assessed = n.min_entropy();
+    a.h_original = n.estimates.h_original;
+    a.h_bitstring.reset();
+    if (n.estimates.has_bitstring()) a.h_bitstring = n.estimates.h_bitstring;
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> SourceAssessment::failures() const {
@@ -38,7 +84,17 @@ std::vector<std::string> SourceAssessment::failures() const {
 
 std::vector<std::string> SourceAssessment::compliance_issues() const {
   std::vector<std::string> why;
-  if (!sequential.for_compliance()) why.push_back("the sequential data set's assessment is not for compliance");
+  if (!sequential.for_compliance()) {
+    std::string w = "the sequential data set's assessment is not for compliance";
+    if (const Assessment* a = sequential.iid()) {
+      const auto issues = a->compliance_issues();
+      for (size_t k = 0; k < issues.size(); ++k) w += (k ? "; " : ": ") + issues[k];
+    } else if (const NonIidAssessment* n = sequential.non_iid()) {
+      const auto issues = n->compliance_issues();
+      for (size_t k = 0; k < issues.size(); ++k) w += (k ? "; " : ": ") + issues[k];
+    }
+    why.push_back(w);
+  }
   if (!restart) why.push_back("no restart data: SP 800-90B 3.1.4 requires the restart tests");
   if (restart && !restart->for_compliance()) why.push_back("the restart tests' assessments are not for compliance");
   return why;
@@ -66,6 +122,17 @@ SourceAssessment assess_source(Engine& engine, const SourceSpec& spec, const Set
     probe.h_in = probe.n_in;
     (void)conditioning_entropy(probe);
   }
+  if (spec.restart_data) {  // a restart file that cannot serve fails now, not after the first step
+    struct stat st {};
+    if (::stat(spec.restart_data->c_str(), &st) != 0) {
+      throw Error(ErrorKind::Input, *spec.restart_data + ": " + std::strerror(errno));
+    }
+    if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) != kRestartDataSize) {
+      throw Error(ErrorKind::Input, *spec.restart_data + ": a restart data set holds exactly 1000000 samples (1,000 restarts of "
+                                                          "1,000 samples); this file has " +
+                                        std::to_string(st.st_size) + " bytes");
+    }
+  }
   SourceAssessment a;
   a.spec = spec;
   a.settings = settings;
@@ -73,32 +140,7 @@ SourceAssessment assess_source(Engine& engine, const SourceSpec& spec, const Set
   say(spec.samples + (settings.track == TrackChoice::NonIid ? ": the non-IID estimates (3.1.3, 6.3)"
                       : settings.track == TrackChoice::Iid  ? ": the IID tests (3.1.3, section 5)"
                                                             : ": the IID tests, then the non-IID estimates if it is not IID (3.1.3)"));
-  a.sequential = run_one(engine, spec.samples, a.settings, interrupt);
-  if (const Assessment* seq = a.sequential.iid()) {
-    a.path = seq->path;
-    a.sha256 = seq->sha256;
-    a.samples = seq->samples;
-    a.width = seq->width;
-    a.verdict = seq->verdict();
-    a.iid = *a.verdict == Verdict::Iid;
-    a.h_assessed = seq->min_entropy();
-    if (seq->non_iid) {
-      if (seq->non_iid->initial_entropy) a.h_original = seq->non_iid->h_original;
-      if (seq->non_iid->has_bitstring()) a.h_bitstring = seq->non_iid->h_bitstring;
-    } else {
-      if (seq->h_original) a.h_original = seq->h_original->entropy;
-      if (seq->h_bitstring) a.h_bitstring = seq->h_bitstring->entropy;
-    }
-  } else {
-    const NonIidAssessment& n = *a.sequential.non_iid();
-    a.path = n.path;
-    a.sha256 = n.sha256;
-    a.samples = n.samples;
-    a.width = n.width;
-    a.h_assessed = n.min_entropy();
-    a.h_original = n.estimates.h_original;
-    if (n.estimates.has_bitstring()) a.h_bitstring = n.estimates.h_bitstring;
-  }
+  sequential_step(engine, a, interrupt, say);
   a.h_i = spec.h_submitter ? std::min(a.h_assessed, *spec.h_submitter) : a.h_assessed;
   a.h_validated = a.h_i;
   const int width = a.width;

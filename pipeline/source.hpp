@@ -39,6 +39,10 @@ struct SourceAssessment {
   // Its assessment: settings.track auto (the default): the IID tests, the non-IID estimates
   // after "not IID"; iid: the IID tests alone; non-iid: the non-IID estimates alone.
   ItemResult sequential;
+  // The non-IID estimates of the sequential data set when its IID run did not make them
+  // (a verdict other than IID from exploratory --iterations, or inconclusive): the non-IID
+  // track needs them for H_I.
+  std::optional<ItemResult> estimates;
   std::optional<ItemResult> restart;
   std::optional<ConditioningAssessment> conditioning;
 

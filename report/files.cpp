@@ -253,7 +253,8 @@ std::string csv_report(const std::vector<ordered_json>& rows) {
         c[2] = std::to_string(r["input"]["samples"].get<uint64_t>());
         c[3] = std::to_string(r["input"]["bitsPerSymbol"].get<int>());
       }
-      c[6] = number(r["restart"]["result"], "%.17g");
+      // min(H_r, H_c, H_I) stands only when the restart tests passed.
+      if (r["verdict"]["result"] == "passed") c[6] = number(r["restart"]["result"], "%.17g");
       if (r["rows"].is_null()) {
         c[7] = c[8] = c[9] = "not run";  // a non-IID claim, or a failed sanity check
       } else if (!tcs.empty()) {
@@ -287,10 +288,12 @@ std::string html_report(const std::vector<ordered_json>& rows, const std::string
     const auto& r = rows[i];
     const bool assessed = is_assessment(r) || is_non_iid(r) || (is_restart(r) && !r["restart"]["result"].is_null());
     const ordered_json& in = r.contains("input") ? r["input"] : is_restart(r) && assessed ? r["rows"]["input"] : r;
-    const ordered_json& h_assessed = is_restart(r) ? r["restart"]["result"] : r.value("assessedMinEntropy", ordered_json());
+    const ordered_json& h_assessed = !is_restart(r) ? r.value("assessedMinEntropy", ordered_json())
+                                     : r["verdict"]["result"] == "passed" ? r["restart"]["result"]
+                                                                          : ordered_json();
     std::string failed;
     for (const auto& f : failed_tests(r)) failed += (failed.empty() ? "" : ", ") + f;
-    const bool plain = verdict_of(r) == "IID" || verdict_of(r) == "skipped" || is_non_iid(r);
+    const bool plain = verdict_of(r) == "IID" || verdict_of(r) == "skipped" || verdict_of(r) == "restart passed" || is_non_iid(r);
     h += std::string("<tr class=\"item") + (plain ? "" : " failed") +
          "\"><td><a href=\"#item" + std::to_string(i) + "\">" + std::to_string(i) + "</a></td><td>" +
          html_escape(r.value("filename", std::string())) + "</td><td>" + block_of(r) + "</td><td>" +

@@ -175,7 +175,7 @@ void print_restart_text(std::FILE* f, const RestartAssessment& r, const ReportOp
       }
       std::fprintf(f, "Validation: min(H_r, H_c) = %f %s H_I/2 = %f: %s\n", std::min(r.h_r, r.h_c),
                    r.validation_passed() ? ">=" : "<", r.h_i / 2, r.validation_passed() ? "passed" : "FAILED");
-      std::fprintf(f, "min(H_r, H_c, H_I): %f\n", r.result());
+      if (r.validation_passed()) std::fprintf(f, "min(H_r, H_c, H_I): %f\n", r.result());
     }
   }
   if (o.timing) std::fprintf(f, "Timing: total %.3f s\n", r.seconds);

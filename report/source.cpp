@@ -92,6 +92,7 @@ ordered_json source_json(const SourceAssessment& a, const ReportOptions& o) {
   j["complianceNotes"] = a.compliance_issues();
   ordered_json steps;
   steps["sequential"] = result_json(a.sequential, a.spec.samples, -1, o);
+  steps["estimates"] = a.estimates ? result_json(*a.estimates, a.spec.samples, -1, o) : ordered_json(nullptr);
   steps["restart"] = a.restart ? result_json(*a.restart, *a.spec.restart_data, -1, o) : ordered_json(nullptr);
   steps["conditioning"] = a.conditioning ? conditioning_json(*a.conditioning, o) : ordered_json(nullptr);
   j["steps"] = steps;
@@ -191,16 +192,28 @@ std::string sequential_section(const ordered_json& r) {
     const auto& cs = seq["chiSquare"];
     for (const char* k : {"independence", "goodnessOfFit"}) {
       if (!cs.contains(k)) continue;
-      h += row(std::string("chi-square ") + k, "statistic " + esc(cs[k].value("T", ordered_json())) + ", df " + esc(cs[k].value("df", ordered_json())) + ", p-value " +
+      h += row(std::string("chi-square ") + k, esc(cs[k].value("result", ordered_json())) + ": statistic " +
+                                                   esc(cs[k].value("T", ordered_json())) + ", df " +
+                                                   esc(cs[k].value("df", ordered_json())) + ", p-value " +
                                                    esc(cs[k].value("pValue", ordered_json())));
     }
   }
-  if (seq.contains("permutation")) h += row("permutation tests", esc(seq["permutation"]["passed"]) + " passed; seed " +
-                                                                     esc(seq["permutation"]["seed"]));
+  if (seq.contains("longestRepeatedSubstring")) {
+    h += row("LRS test", seq["longestRepeatedSubstring"].value("passed", false) ? "passed" : "<b>failed</b>");
+  }
+  if (seq.contains("permutation")) {
+    std::string failed;
+    for (const auto& t : seq["permutation"]["tests"]) {
+      if (t.value("result", std::string()) == "failed") failed += (failed.empty() ? "" : ", ") + esc(t["name"]);
+    }
+    h += row("permutation tests", std::string(seq["permutation"]["passed"].get<bool>() ? "passed" : "<b>failed</b>: " + failed) +
+                                      "; seed " + esc(seq["permutation"]["seed"]));
+  }
   h += "</table>\n";
   if (seq.contains("permutation") && seq["permutation"].contains("tests")) h += ranks_figure(seq) + "\n";
-  if (seq.contains("nonIid") && !seq["nonIid"].is_null() && seq["nonIid"].contains("estimators")) {
-    h += "<h3>Non-IID estimates (6.3)</h3>\n" + estimates_figure(seq["nonIid"], flow["bitsPerSample"].get<int>()) + "\n";
+  const ordered_json& est = r["steps"]["estimates"].is_null() ? seq : r["steps"]["estimates"];
+  if (est.contains("nonIid") && !est["nonIid"].is_null() && est["nonIid"].contains("estimators")) {
+    h += "<h3>Non-IID estimates (6.3)</h3>\n" + estimates_figure(est["nonIid"], flow["bitsPerSample"].get<int>()) + "\n";
   }
   h += "</section>\n";
   return h;
@@ -247,7 +260,7 @@ std::string conditioning_section(const ordered_json& r) {
     if (!r["steps"]["conditioning"].is_null()) {
       const ordered_json& cc = r["steps"]["conditioning"]["conditioning"];
       h += row("Output_Entropy", esc(cc["outputEntropyText"])) + row("h'", esc(cc["hPrimeText"])) +
-           row("MPFR precision (bits)", esc(cc["precisions"].dump()));
+           row("MPFR precision (bits)", esc(cc["precisions"][0]) + (cc["precisions"].size() > 1 ? " and more" : ""));
     }
     h += row("h_out", "<b>" + esc(c["hOutText"]) + "</b>") + "</table>\n";
   }

@@ -2,10 +2,11 @@
 # ea_iid source: one noise source end to end (non-IID track, restart tests, a non-vetted
 # conditioning component with h' from a file), its exit status with --strict, its JSON and
 # HTML checked by tests/tools/check_source_report.py; then without restart data (--strict:
-# 4, not for compliance) and a missing restart file (exit 2, nothing written).
-# usage: source-report.sh EA_IID SAMPLES_DIR WORK_DIR
+# 4, not for compliance), a missing restart file (exit 2 before any step, the error in -o)
+# and an option that does not apply (exit 2, nothing written).
+# usage: source-report.sh EA_IID SAMPLES_DIR WORK_DIR VALIDATE_JSON SCHEMA
 set -uo pipefail
-exe=$1 samples=$2 work=$3
+exe=$1 samples=$2 work=$3 validate=$4 schema=$5
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work"
 fail=0
@@ -24,7 +25,14 @@ python3 "$here/../tools/check_source_report.py" "$work/b.json" "$work/b.html" --
 "$exe" source trng-1 "$samples/truerand_1bit.bin" --restart-data "$work/missing.bin" -o "$work/c.json" 2>"$work/c.err"
 rc=$?
 [ $rc -eq 2 ] || { echo "FAILED: a missing restart file exit $rc, expected 2"; fail=1; }
-[ ! -e "$work/c.json" ] || { echo "FAILED: c.json written"; fail=1; }
+grep -q '"errorLevel": -1' "$work/c.json" && grep -q 'missing.bin' "$work/c.json" ||
+  { echo "FAILED: c.json does not record the error"; fail=1; }
+# Bad arguments write nothing.
+"$exe" source trng-1 "$samples/truerand_1bit.bin" --track non-iid --iterations 200 -o "$work/d.json" 2>"$work/d.err"
+rc=$?
+[ $rc -eq 2 ] && [ ! -e "$work/d.json" ] || { echo "FAILED: --track non-iid --iterations: exit $rc"; fail=1; }
 grep -q "missing.bin" "$work/c.err" || { echo "FAILED: the error does not name the file"; cat "$work/c.err"; fail=1; }
+"$validate" "$schema" "$work/a.json" "$work/b.json" "$work/c.json" | tail -1 | grep -q " 0 invalid" ||
+  { echo "FAILED: the reports do not follow the schema"; "$validate" "$schema" "$work"/*.json | tail -5; fail=1; }
 [ $fail -eq 0 ] && echo "source report: all passed"
 exit $fail
