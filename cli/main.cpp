@@ -97,6 +97,8 @@ Outcome run(const ea::cli::Options& o, const std::string& started) {
       cli::check_output_path(*o.json_path, inputs, "-o");
       cli::check_replaceable(*o.json_path, o.jsonl_force, "-o");
     }
+    if (o.csv_path) cli::check_replaceable_report(*o.csv_path, o.jsonl_force, "--csv");
+    if (o.html_path) cli::check_replaceable_report(*o.html_path, o.jsonl_force, "--html");
     outputs_checked = true;
     Engine engine;  // the process's one engine: its workers' device slots
     return cli::run_assessments(engine, o, started, inputs, g_interrupt, g_signal);

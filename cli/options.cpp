@@ -183,8 +183,8 @@ void add_batch_options(CLI::App& app, Flags& f, Options& o) {
                     ->type_name("PATH");
   app.add_flag("--append", o.jsonl_append, "with --jsonl: add lines to an existing file (without it a non-empty file is refused)");
   app.add_flag("--force", o.jsonl_force,
-               "with --jsonl: replace the contents of an existing file; with -o: replace an existing file that is not "
-               "an ea_iid result");
+               "with --jsonl: replace the contents of an existing file; with -o, --csv, --html: replace an existing "
+               "file that is not an ea_iid result or report");
   app.add_flag("--resume", o.resume,
                "with --jsonl (and -o DIR/): keep the items an earlier run of the same command completed (same file, "
                "block, samples' SHA-256, seed and result-changing options), assess only the rest and append them; a "
@@ -386,8 +386,8 @@ void apply(Flags& f, Options& o) {
   o.settings.initial_entropy = !f.c;
   o.settings.truncate_bitstring = f.t;
   if (f.out->count()) o.json_path = f.json;
-  if (o.jsonl_force && !o.jsonl_path && !o.json_path) {
-    throw Error(ErrorKind::Usage, "--force applies to --jsonl or -o, and neither is given");
+  if (o.jsonl_force && !o.jsonl_path && !o.json_path && !o.csv_path && !o.html_path) {
+    throw Error(ErrorKind::Usage, "--force applies to --jsonl, -o, --csv or --html, and none is given");
   }
   apply_restart(f, o);
   apply_track(f, o);

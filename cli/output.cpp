@@ -197,6 +197,25 @@ void check_replaceable(const std::string& path, bool force, const std::string& w
   }
 }
 
+void check_replaceable_report(const std::string& path, bool force, const std::string& what) {
+  struct stat st {};
+  if (force || path == "-" || ::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return;
+  // An earlier report of ours (its opening bytes say so) is replaced; anything else only
+  // with --force.
+  std::ifstream in(path, std::ios::binary);
+  std::string head(4096, '\0');
+  in.read(&head[0], static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  const bool html = head.rfind("<!DOCTYPE html>", 0) == 0 &&
+                    (head.find("<title>ea_iid report</title>") != std::string::npos ||
+                     head.find("<title>SP 800-90B assessment: ") != std::string::npos);
+  const bool csv = head.rfind("file,block,samples,", 0) == 0;
+  if (!html && !csv) {
+    output_error(what, path, "exists and is not an ea_iid report (" + std::to_string(st.st_size) +
+                                 " bytes); nothing was written. Pass --force to replace it");
+  }
+}
+
 std::string same_file_key(const std::string& path) {
   if (path == "-") return "-";
   char buf[PATH_MAX];

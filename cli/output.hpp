@@ -45,6 +45,9 @@ void check_output_path(const std::string& path, const InputSet& inputs, const st
 // Refuses to replace an existing non-empty regular file that is not an ea_iid JSON result
 // (a sample file named by mistake) unless `force`. Throws Error{Output}.
 void check_replaceable(const std::string& path, bool force, const std::string& what);
+// The same for an HTML or CSV report (--html, --csv): an earlier ea_iid report is replaced,
+// any other non-empty regular file only with `force`.
+void check_replaceable_report(const std::string& path, bool force, const std::string& what);
 
 // Refuses two outputs that are one file (the same name in the same folder, or the same
 // existing file under two names), or both standard output: (option, path) pairs. Throws

@@ -66,7 +66,7 @@ void add_options(CLI::App& app, SourceFlags& f) {
   app.add_flag("--conditioned-iid", f.conditioned_iid, "with --conditioned: h' from its MCV estimate alone");
   f.json_opt = app.add_option("-o,--output", f.json, "write the report's JSON to FILE")->type_name("FILE.json");
   f.html_opt = app.add_option("--html", f.html, "write the report as one self-contained HTML page")->type_name("FILE.html");
-  app.add_flag("--force", f.force, "replace an existing -o file that is not an ea_iid result");
+  app.add_flag("--force", f.force, "replace an existing -o or --html file that is not an ea_iid result");
   app.add_flag("-q", f.quiet, "nothing on standard output");
   app.add_flag("--timing", f.timing, "print the time taken");
   app.add_flag("--exit-code", f.exit_code, "exit 1 when a step failed (the restart tests)");
@@ -127,7 +127,10 @@ void check_outputs(const SourceFlags& f, const InputSet& inputs) {
     check_output_path(f.json, inputs, "-o");
     check_replaceable(f.json, f.force, "-o");
   }
-  if (f.html_opt->count()) check_output_path(f.html, inputs, "--html");
+  if (f.html_opt->count()) {
+    check_output_path(f.html, inputs, "--html");
+    check_replaceable_report(f.html, f.force, "--html");
+  }
 }
 
 // The engine options --track non-iid makes pointless: refused, not ignored.
