@@ -25,6 +25,14 @@ void print_text(std::FILE* out, const Assessment& a, const ReportOptions& o);
 void nist_chi_square_lines(std::FILE* f, const Assessment& a);
 void nist_lrs_lines(std::FILE* f, const Assessment& a);
 void nist_permutation_block(std::FILE* f, const Assessment& a);
+// The same at NIST's level 2 (-v): the MCV line, the chi-square blocks, the LRS block, the
+// initial test results and the table; and the level-3 MCV lines ("Literal Most Common Value
+// Estimate: Mode count = ...").
+void nist_mcv_line_v(std::FILE* f, const char* kind, const McvEstimate& m);
+void nist_chi_square_lines_v(std::FILE* f, const Assessment& a);
+void nist_lrs_lines_v(std::FILE* f, const Assessment& a);
+void nist_permutation_block_v(std::FILE* f, const Assessment& a);
+void nist_mcv_lines(std::FILE* f, const McvEstimate& m);
 
 // `block`: the block index with --blocks, else -1.
 nlohmann::ordered_json assessment_json(const Assessment& a, const ReportOptions& o,

@@ -35,14 +35,65 @@ void print_nist_restart_non_iid(std::FILE* f, const RestartAssessment& r, int le
   std::fprintf(f, "min(H_r, H_c, H_I): %f\n\n", r.result());
 }
 
-// NIST ea_restart's text: -i at its verbose level 4 (-v -v -v), line for line (only the
-// columns' permutation block differs by design: NIST repeats the rows there,
-// docs/validation.md); -n at `level`.
+// NIST ea_restart -i (an IID claim) after the sanity check, at its verbosity `level`: each
+// family's lines for the rows then the columns, then one line for both (levels 1-2 "** ...",
+// 3 and more "...: Passed"); the level-3 MCV values at level 3 only.
+void print_nist_restart_iid(std::FILE* f, const RestartAssessment& r, int level) {
+  const Assessment& rows = *r.rows;
+  const Assessment& cols = *r.columns;
+  const bool chi = rows.chi_square_passed() && cols.chi_square_passed();
+  const bool lrs = rows.lrs.passed() && cols.lrs.passed();
+  const bool perm = rows.permutation.passed() && cols.permutation.passed();
+  auto family = [&](const char* short_name, const char* long_name, bool passed) {
+    if (level == 1 || level == 2) {
+      std::fprintf(f, "** %s %s\n\n", pass_fail(passed), short_name);
+    } else if (level > 2) {
+      std::fprintf(f, "%s: %s\n", long_name, pass_fail(passed));
+    }
+  };
+  if (level == 1 || level == 2) std::fprintf(f, "Calculating baseline statistics...\n");
+  if (level > 0) std::fprintf(f, "\nRunning IID tests...\n\nRunning Most Common Value Estimate...\n");
+  for (const Assessment* a : {&rows, &cols}) {
+    if (level == 2) nist_mcv_line_v(f, "Literal", *a->h_original);
+    if (level == 3) nist_mcv_lines(f, *a->h_original);
+    if (level > 1) {
+      std::fprintf(f, "\tMost Common Value Estimate (%s) = %f / %d bit(s)\n", a == &rows ? "Rows" : "Cols",
+                   a->h_original->entropy, r.width);
+    }
+  }
+  for (const Assessment* a : {&rows, &cols}) {
+    if (level == 2) nist_chi_square_lines_v(f, *a);
+    if (level > 2) nist_chi_square_lines(f, *a);
+  }
+  family("chi square tests", "Chi square tests", chi);
+  for (const Assessment* a : {&rows, &cols}) {
+    if (level == 2) nist_lrs_lines_v(f, *a);
+    if (level > 2) nist_lrs_lines(f, *a);
+  }
+  family("length of longest repeated substring test", "Length of longest repeated substring test", lrs);
+  for (const Assessment* a : {&rows, &cols}) {
+    if (level == 2) nist_permutation_block_v(f, *a);
+    if (level > 2) nist_permutation_block(f, *a);
+  }
+  family("IID permutation tests", "IID permutation tests", perm);
+  if (level < 1) return;
+  std::fprintf(f, "\nH_r: %f\nH_c: %f\nH_I: %f\n\n", r.h_r, r.h_c, r.h_i);
+  if (!r.validation_passed()) {
+    std::fprintf(f, "*** min(H_r, H_c) < H_I/2, Validation Testing Failed ***\n");
+    return;
+  }
+  std::fprintf(f, "Validation Test Passed...\n\n");
+  std::fprintf(f, "min(H_r, H_c, H_I): %f\n\n", r.result());
+}
+
+// NIST ea_restart's text at its verbosity `level` (0 with -q, 1 + the -v count), line for
+// line (for -i only the columns' permutation block differs by design: NIST repeats the rows
+// there, docs/validation.md).
 void print_nist_restart(std::FILE* f, const RestartAssessment& r, int level) {
-  if (r.claim == RestartClaim::Iid) level = 4;  // -i: its -v -v -v text whatever the level
+  if (level > 1) std::fprintf(f, "Opening file: '%s' (SHA-256 hash %s)\n", r.path.c_str(), r.sha256.c_str());
+  // NIST's reader prints this at every level.
+  if (r.narrower_than_given) std::fprintf(f, "Warning: Symbols appear to be narrower than described.\n");
   if (level > 1) {
-    std::fprintf(f, "Opening file: '%s' (SHA-256 hash %s)\n", r.path.c_str(), r.sha256.c_str());
-    if (r.narrower_than_given) std::fprintf(f, "Warning: Symbols appear to be narrower than described.\n");
     std::fprintf(f, "Loaded %" PRIu64 " samples made up of %d distinct %d-bit-wide symbols.\n", r.samples, r.alphabet,
                  r.width);
     if (r.translated) std::fprintf(f, "\nSymbols have been translated.\n\n");
@@ -61,28 +112,7 @@ void print_nist_restart(std::FILE* f, const RestartAssessment& r, int level) {
     print_nist_restart_non_iid(f, r, level);
     return;
   }
-  const Assessment& rows = *r.rows;
-  const Assessment& cols = *r.columns;
-  std::fprintf(f, "\nRunning IID tests...\n\n");
-  std::fprintf(f, "Running Most Common Value Estimate...\n");
-  std::fprintf(f, "\tMost Common Value Estimate (Rows) = %f / %d bit(s)\n", rows.h_original->entropy, r.width);
-  std::fprintf(f, "\tMost Common Value Estimate (Cols) = %f / %d bit(s)\n", cols.h_original->entropy, r.width);
-  nist_chi_square_lines(f, rows);
-  nist_chi_square_lines(f, cols);
-  std::fprintf(f, "Chi square tests: %s\n", pass_fail(rows.chi_square_passed() && cols.chi_square_passed()));
-  nist_lrs_lines(f, rows);
-  nist_lrs_lines(f, cols);
-  std::fprintf(f, "Length of longest repeated substring test: %s\n", pass_fail(rows.lrs.passed() && cols.lrs.passed()));
-  nist_permutation_block(f, rows);
-  nist_permutation_block(f, cols);
-  std::fprintf(f, "IID permutation tests: %s\n", pass_fail(rows.permutation.passed() && cols.permutation.passed()));
-  std::fprintf(f, "\nH_r: %f\nH_c: %f\nH_I: %f\n\n", r.h_r, r.h_c, r.h_i);
-  if (!r.validation_passed()) {
-    std::fprintf(f, "*** min(H_r, H_c) < H_I/2, Validation Testing Failed ***\n");
-    return;
-  }
-  std::fprintf(f, "Validation Test Passed...\n\n");
-  std::fprintf(f, "min(H_r, H_c, H_I): %f\n\n", r.result());
+  print_nist_restart_iid(f, r, level);
 }
 
 // One data set's IID tests in a line.
@@ -150,10 +180,10 @@ void print_restart_text(std::FILE* f, const RestartAssessment& r, const ReportOp
     print_nist_restart(f, r, o.nist_level);
     return;
   }
-  // --format nist: -i at NIST's -v -v -v; -n at NIST's level of as many -v (-v -v -v: our
-  // -v -v -v text after NIST's -v -v).
+  // --format nist: an IID claim at NIST's -v -v -v (what it always printed); a non-IID claim
+  // at NIST's level of as many -v (-v -v -v: our -v -v -v text after NIST's -v -v).
   if (o.nist_format || o.verbose >= 3) {
-    print_nist_restart(f, r, std::min(3, 1 + o.verbose));
+    print_nist_restart(f, r, r.claim == RestartClaim::Iid ? 4 : std::min(3, 1 + o.verbose));
     if (o.nist_format) return;
   } else {
     std::fprintf(f, "%s: %" PRIu64 " samples, %d-bit, %d distinct symbols: 1000 restarts x 1000 samples\n",

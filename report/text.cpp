@@ -76,6 +76,34 @@ void nist_permutation_block(std::FILE* f, const Assessment& a) {
   counter_table(f, a);
 }
 
+void nist_mcv_lines(std::FILE* f, const McvEstimate& m) { mcv_lines(f, "Literal", m); }
+
+void nist_mcv_line_v(std::FILE* f, const char* kind, const McvEstimate& m) {
+  std::fprintf(f, "%s MCV Estimate: mode = %" PRIu64 ", p-hat = %.17g, p_u = %.17g\n", kind, m.mode, m.p_hat, m.p_u);
+}
+
+void nist_chi_square_lines_v(std::FILE* f, const Assessment& a) {
+  for (const auto& [name, r] : {std::pair<const char*, const ChiSquareResult&>{"independence", a.independence},
+                                std::pair<const char*, const ChiSquareResult&>{"goodness of fit", a.goodness_of_fit}}) {
+    std::fprintf(f, "Chi square %s\n\tscore = %f\n\tdegrees of freedom = %ld\n\tp-value = %f\n\n", name, r.statistic, r.df,
+                 r.p_value);
+  }
+}
+
+void nist_lrs_lines_v(std::FILE* f, const Assessment& a) {
+  std::fprintf(f, "Literal Longest Repeated Substring results\n\tP_col: %Lf\n", a.lrs.p_col);
+  if (!a.lrs.trivially_passed) {
+    std::fprintf(f, "\tLength of LRS: %" PRIu64 "\n\tPr(X >= 1): %Lf\n", a.lrs.w, a.lrs.pr_x_ge_1);
+  }
+}
+
+void nist_permutation_block_v(std::FILE* f, const Assessment& a) {
+  std::fprintf(f, "Beginning initial tests...\n\nInitial test results\n");
+  for (int t = 0; t < kNumTests; ++t) std::fprintf(f, "%23s: %g\n", test_name(t), a.original.v[t]);
+  std::fprintf(f, "\nBeginning permutation tests... these may take some time\n");
+  counter_table(f, a);
+}
+
 namespace {
 
 void opening_lines(std::FILE* f, const Assessment& a, bool nist) {
@@ -100,11 +128,8 @@ void print_nist_v(std::FILE* f, const Assessment& a) {
   std::fprintf(f, "Calculating baseline statistics...\n");
   std::fprintf(f, "\tRaw Mean: %f\n\tMedian: %f\n\tBinary: %s\n\n", a.base.mean, a.base.median,
                a.binary ? "true" : "false");
-  auto mcv = [f](const char* kind, const McvEstimate& m) {
-    std::fprintf(f, "%s MCV Estimate: mode = %" PRIu64 ", p-hat = %.17g, p_u = %.17g\n", kind, m.mode, m.p_hat, m.p_u);
-  };
-  if (a.h_original) mcv("Literal", *a.h_original);
-  if (a.h_bitstring) mcv("Bitstring", *a.h_bitstring);
+  if (a.h_original) nist_mcv_line_v(f, "Literal", *a.h_original);
+  if (a.h_bitstring) nist_mcv_line_v(f, "Bitstring", *a.h_bitstring);
   if (a.settings.initial_entropy) {
     std::fprintf(f, "H_original: %f\n", a.h_original ? a.h_original->entropy : 0.0);
     if (a.h_bitstring) {
@@ -114,22 +139,11 @@ void print_nist_v(std::FILE* f, const Assessment& a) {
   } else {
     std::fprintf(f, "h': %f\n", a.h_bitstring ? a.h_bitstring->entropy : 0.0);
   }
-  auto chi = [f](const char* name, const ChiSquareResult& r) {
-    std::fprintf(f, "Chi square %s\n\tscore = %f\n\tdegrees of freedom = %ld\n\tp-value = %f\n\n", name, r.statistic,
-                 r.df, r.p_value);
-  };
-  chi("independence", a.independence);
-  chi("goodness of fit", a.goodness_of_fit);
+  nist_chi_square_lines_v(f, a);
   std::fprintf(f, "** %s chi square tests\n\n", a.chi_square_passed() ? "Passed" : "Failed");
-  std::fprintf(f, "Literal Longest Repeated Substring results\n\tP_col: %Lf\n", a.lrs.p_col);
-  if (!a.lrs.trivially_passed) {
-    std::fprintf(f, "\tLength of LRS: %" PRIu64 "\n\tPr(X >= 1): %Lf\n", a.lrs.w, a.lrs.pr_x_ge_1);
-  }
+  nist_lrs_lines_v(f, a);
   std::fprintf(f, "** %s length of longest repeated substring test\n\n", pass_fail(a.lrs.passed()));
-  std::fprintf(f, "Beginning initial tests...\n\nInitial test results\n");
-  for (int t = 0; t < kNumTests; ++t) std::fprintf(f, "%23s: %g\n", test_name(t), a.original.v[t]);
-  std::fprintf(f, "\nBeginning permutation tests... these may take some time\n");
-  counter_table(f, a);
+  nist_permutation_block_v(f, a);
   std::fprintf(f, "** %s IID permutation tests\n\n", pass_fail(a.permutation.passed()));
 }
 
