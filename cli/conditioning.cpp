@@ -13,6 +13,7 @@
 
 #include "common/error.hpp"
 #include "logging.hpp"
+#include "option_groups.hpp"
 #include "messages.hpp"
 #include "outcome.hpp"
 #include "output.hpp"
@@ -154,20 +155,7 @@ int conditioning_command(std::vector<char*> args, const std::string& command_lin
         "  ea_iid conditioning non-vetted 1024 256 256 800 0.9\n"
         "  ea_iid conditioning non-vetted 1024 256 256 800 --conditioned conditioned.bin\n"
         "NIST's command line: ea_conditioning -v|-n [-q] [-o FILE] N_IN N_OUT NW H_IN [H' | -i FILE [-c iid]]");
-    for (char* a : args) {
-      if (std::strcmp(a, "--version") == 0) {
-        std::cout << version_string() << "\n";
-        return 0;
-      }
-    }
-    try {
-      app.parse(static_cast<int>(args.size()), args.data());
-    } catch (const CLI::CallForHelp&) {
-      std::cout << app.help();
-      return 0;
-    } catch (const CLI::ParseError& e) {
-      throw Error(ErrorKind::Usage, std::string(e.what()) + " (run 'ea_iid conditioning --help')");
-    }
+    if (const int done = parse_subcommand(app, args, "ea_iid conditioning"); done >= 0) return done;
     c.input.vetted = kind == "vetted";
     if (cond->count()) c.conditioned = bits;
     if (c.conditioned && c.input.vetted) throw Error(ErrorKind::Usage, "--conditioned applies to a non-vetted component");

@@ -1,8 +1,12 @@
 #include "option_groups.hpp"
 
+#include <cstring>
+#include <iostream>
+
 #include "common/error.hpp"
 #include "gpu_tuning.hpp"
 #include "options.hpp"
+#include "version.hpp"
 
 namespace ea::cli {
 
@@ -80,6 +84,24 @@ EngineChoice apply_engine_options(const EngineOptionText& t, Settings& s, Progra
     }
   }
   return c;
+}
+
+int parse_subcommand(CLI::App& app, std::vector<char*>& args, const std::string& help_command) {
+  for (char* a : args) {
+    if (std::strcmp(a, "--version") == 0) {
+      std::cout << version_string() << "\n";
+      return 0;
+    }
+  }
+  try {
+    app.parse(static_cast<int>(args.size()), args.data());
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    throw Error(ErrorKind::Usage, std::string(e.what()) + " (run '" + help_command + " --help')");
+  }
+  return -1;
 }
 
 }  // namespace ea::cli

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -34,5 +35,10 @@ struct EngineChoice {
 // Checks the group's values and applies them to `s` (ea_calibrate's --prng takes a list and
 // is applied by it). Throws Error{Usage} naming the option.
 EngineChoice apply_engine_options(const EngineOptionText& t, Settings& s, Program p);
+
+// Parses a subcommand's arguments: --version prints the version, --help the app's help
+// (both: returns 0, the exit status); a parse error throws Error{Usage} pointing at
+// `help_command` ("ea_iid source"); otherwise returns -1 (go on).
+int parse_subcommand(CLI::App& app, std::vector<char*>& args, const std::string& help_command);
 
 }  // namespace ea::cli

@@ -172,20 +172,7 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
         "      --n-in 512 --n-out 256 --nw 256 -o ring-osc-1.json --html ring-osc-1.html --strict\n"
         "Exit status: 0 completed (--exit-code: and passed; --strict: and for compliance), 1 a step failed,\n"
         "4 (--strict) not for compliance, 2 errors, 130/143 interrupted.");
-    for (char* a : args) {
-      if (std::strcmp(a, "--version") == 0) {
-        std::cout << version_string() << "\n";
-        return 0;
-      }
-    }
-    try {
-      app.parse(static_cast<int>(args.size()), args.data());
-    } catch (const CLI::CallForHelp&) {
-      std::cout << app.help();
-      return 0;
-    } catch (const CLI::ParseError& e) {
-      throw Error(ErrorKind::Usage, std::string(e.what()) + " (run 'ea_iid source --help')");
-    }
+    if (const int done = parse_subcommand(app, args, "ea_iid source"); done >= 0) return done;
     policy.exit_code = f.exit_code || f.strict;
     policy.strict = f.strict;
     Settings s;

@@ -204,6 +204,20 @@ void print_nist_non_iid(std::FILE* f, const NonIidAssessment& a, int level) {
   }
 }
 
+const char* estimator_test_case_desc(NonIidEstimator e) {
+  static const char* const kDesc[] = {"Most Common Value",
+                                      "Collision Test (for bit strings only)",
+                                      "Markov Test (for bit strings only)",
+                                      "Compression Test (for bit strings only)",
+                                      "T-Tuple Test",
+                                      "LRS Test",
+                                      "Multi Most Common in Window Test",
+                                      "Lag Prediction Test",
+                                      "Multi Markov Model with Counting Test (MultiMMC)",
+                                      "LZ78Y Test"};
+  return kDesc[static_cast<int>(e)];
+}
+
 void print_nist_restart_estimates(std::FILE* f, const NonIidEstimates& rows, const NonIidEstimates& cols, int width,
                                   int level) {
   // Each estimate's own lines: one line at level 2, its values at level 3, none otherwise.
@@ -281,16 +295,6 @@ ordered_json estimate_json(const std::optional<Estimate>& e) {
 // NIST ea_non_iid's eleven test cases, its keys in its (alphabetical) order.
 ordered_json nist_test_cases(const NonIidAssessment& a) {
   const NonIidEstimates& x = a.estimates;
-  static const char* const kDesc[] = {"Most Common Value",
-                                      "Collision Test (for bit strings only)",
-                                      "Markov Test (for bit strings only)",
-                                      "Compression Test (for bit strings only)",
-                                      "T-Tuple Test",
-                                      "LRS Test",
-                                      "Multi Most Common in Window Test",
-                                      "Lag Prediction Test",
-                                      "Multi Markov Model with Counting Test (MultiMMC)",
-                                      "LZ78Y Test"};
   ordered_json cases = ordered_json::array();
   for (int e = 0; e < kNonIidEstimators; ++e) {
     const auto& b = x.bitstring[static_cast<size_t>(e)];
@@ -313,7 +317,7 @@ ordered_json nist_test_cases(const NonIidAssessment& a) {
       }
     }
     if (e == 4 && use_l) tc["tTupleRes"] = l->entropy;
-    tc["testCaseDesc"] = kDesc[e];
+    tc["testCaseDesc"] = estimator_test_case_desc(static_cast<NonIidEstimator>(e));
     cases.push_back(tc);
   }
   ordered_json overall;
@@ -377,8 +381,15 @@ ordered_json non_iid_json(const NonIidAssessment& a, const ReportOptions& o, int
   return j;
 }
 
-// A table line: the estimate's name and its two cells, without trailing blanks.
-static void table_line(std::FILE* f, const std::string& name, const std::string& literal, const std::string& bitstring) {
+std::string estimate_cell(const std::optional<Estimate>& est) {
+  if (!est) return "";
+  if (!est->evaluated) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6f", est->entropy + 0.0);  // + 0.0: no "-0.000000"
+  return buf;
+}
+
+void estimate_table_line(std::FILE* f, const std::string& name, const std::string& literal, const std::string& bitstring) {
   char buf[160];
   std::snprintf(buf, sizeof buf, "  %-38s %12s %12s", name.c_str(), literal.c_str(), bitstring.c_str());
   std::string line = buf;
@@ -387,20 +398,13 @@ static void table_line(std::FILE* f, const std::string& name, const std::string&
 }
 
 void print_non_iid_estimates(std::FILE* f, const NonIidEstimates& x, int width, const ReportOptions& o) {
-  table_line(f, "estimate (bits)", x.initial_entropy ? "per sample" : "", x.has_bitstring() ? "per bit" : "");
-  auto cell = [](const std::optional<Estimate>& est) -> std::string {
-    if (!est) return "";
-    if (!est->evaluated) return "n/a";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6f", est->entropy + 0.0);  // + 0.0: no "-0.000000"
-    return buf;
-  };
+  estimate_table_line(f, "estimate (bits)", x.initial_entropy ? "per sample" : "", x.has_bitstring() ? "per bit" : "");
   for (int e = 0; e < kNonIidEstimators; ++e) {
     const auto which = static_cast<NonIidEstimator>(e);
     const auto& l = x.literal[static_cast<size_t>(e)];
     const auto& b = x.bitstring[static_cast<size_t>(e)];
     const std::string name = std::string(estimator_nist_name(which)) + " (" + estimator_section(which) + ")";
-    table_line(f, name, cell(l), cell(b));
+    estimate_table_line(f, name, estimate_cell(l), estimate_cell(b));
     for (const auto* est : {&l, &b}) {
       if (*est && !(*est)->evaluated && o.verbose >= 1) {
         std::fprintf(f, "    %s not evaluated: %s\n", est == &l ? "literal" : "bitstring", (*est)->reason.c_str());

@@ -74,6 +74,13 @@ void print_nist_non_iid(std::FILE* f, const NonIidAssessment& a, int level);
 void print_non_iid_text(std::FILE* out, const NonIidAssessment& a, const ReportOptions& o);
 nlohmann::ordered_json non_iid_json(const NonIidAssessment& a, const ReportOptions& o, int64_t block);
 nlohmann::ordered_json non_iid_estimates_json(const NonIidEstimates& x, int width);
+// NIST's testCaseDesc of an estimator ("Most Common Value", "Collision Test (for bit strings
+// only)", ...), as ea_non_iid and ea_restart -n write it.
+const char* estimator_test_case_desc(NonIidEstimator e);
+// Our estimate tables: a cell ("7.865118", "n/a", "" when not run) and a line (the name and
+// two cells, without trailing blanks).
+std::string estimate_cell(const std::optional<Estimate>& est);
+void estimate_table_line(std::FILE* f, const std::string& name, const std::string& a, const std::string& b);
 // NIST ea_restart -n's lines of the row and column data sets' estimates at its verbosity
 // `level` (2: -v, the summary lines with "(Rows)"/"(Cols)"; 3: -v -v, each estimate's
 // values too); nothing at level 1.

@@ -137,27 +137,14 @@ void part_line(std::FILE* f, const char* name, const Assessment& a, double h, co
 void non_iid_parts(std::FILE* f, const RestartAssessment& r, const ReportOptions& o) {
   const NonIidEstimates& rows = *r.row_estimates;
   const NonIidEstimates& cols = *r.column_estimates;
-  auto line = [f](const std::string& name, const std::string& a, const std::string& b) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "  %-38s %12s %12s", name.c_str(), a.c_str(), b.c_str());
-    std::string s = buf;
-    s.erase(s.find_last_not_of(' ') + 1);
-    std::fprintf(f, "%s\n", s.c_str());
-  };
-  auto cell = [](const std::optional<Estimate>& e) -> std::string {
-    if (!e) return "";
-    if (!e->evaluated) return "n/a";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6f", e->entropy + 0.0);
-    return buf;
-  };
-  line("non-IID estimate (bits per sample)", "rows", "columns");
+  estimate_table_line(f, "non-IID estimate (bits per sample)", "rows", "columns");
   for (int e = 0; e < kNonIidEstimators; ++e) {
     const auto which = static_cast<NonIidEstimator>(e);
     const auto& a = rows.literal[static_cast<size_t>(e)];
     const auto& b = cols.literal[static_cast<size_t>(e)];
     if (!a && !b) continue;
-    line(std::string(estimator_nist_name(which)) + " (" + estimator_section(which) + ")", cell(a), cell(b));
+    estimate_table_line(f, std::string(estimator_nist_name(which)) + " (" + estimator_section(which) + ")", estimate_cell(a),
+                        estimate_cell(b));
     for (const auto* est : {&a, &b}) {
       if (*est && !(*est)->evaluated && o.verbose >= 1) {
         std::fprintf(f, "    %s not evaluated: %s\n", est == &a ? "rows" : "columns", (*est)->reason.c_str());
@@ -228,16 +215,6 @@ namespace {
 // columns; "Overall" only when the validation passed.
 ordered_json non_iid_test_cases(const RestartAssessment& r) {
   ordered_json tcs = ordered_json::array();
-  static const char* const kDesc[] = {"Most Common Value",
-                                      "Collision Test (for bit strings only)",
-                                      "Markov Test (for bit strings only)",
-                                      "Compression Test (for bit strings only)",
-                                      "T-Tuple Test",
-                                      "LRS Test",
-                                      "Multi Most Common in Window Test",
-                                      "Lag Prediction Test",
-                                      "Multi Markov Model with Counting Test (MultiMMC)",
-                                      "LZ78Y Test"};
   for (int e = 0; e < kNonIidEstimators; ++e) {
     const auto& a = r.row_estimates->literal[static_cast<size_t>(e)];
     const auto& b = r.column_estimates->literal[static_cast<size_t>(e)];
@@ -247,7 +224,7 @@ ordered_json non_iid_test_cases(const RestartAssessment& r) {
     tc["dataWordSize"] = binary_only ? 1.0 : static_cast<double>(r.width);
     if (b->evaluated) tc["h_c"] = b->entropy;
     if (a->evaluated) tc["h_r"] = a->entropy;
-    tc["testCaseDesc"] = kDesc[e];
+    tc["testCaseDesc"] = estimator_test_case_desc(static_cast<NonIidEstimator>(e));
     tcs.push_back(tc);
   }
   if (r.validation_passed()) {  // NIST writes "Overall" only then
