@@ -17,7 +17,7 @@ ConditioningAssessment assess_conditioning(ConditioningInput in, const std::opti
     // Fails on bad sizes before the file is read.
     ConditioningInput probe = in;
     probe.h_prime = 1;
-    (void)conditioning_entropy(probe);
+    check_conditioning_input(probe);
     LoadOptions load;
     load.width = settings.width;
     load.allow_stream = settings.allow_stream;

@@ -120,7 +120,7 @@ SourceAssessment assess_source(Engine& engine, const SourceSpec& spec, const Set
     probe.n_out = spec.conditioning->n_out;
     probe.nw = spec.conditioning->nw;
     probe.h_in = probe.n_in;
-    (void)conditioning_entropy(probe);
+    check_conditioning_input(probe);
   }
   if (spec.restart_data) {  // a restart file that cannot serve fails now, not after the first step
     struct stat st {};

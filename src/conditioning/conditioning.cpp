@@ -115,7 +115,10 @@ long double times_toward_zero(long double a, uint32_t n) {
   return mpfr_get_ld(*x, MPFR_RNDZ);
 }
 
-void check(const ConditioningInput& in) {
+
+}  // namespace
+
+void check_conditioning_input(const ConditioningInput& in) {
   auto bits = [](uint32_t v, const char* name) {
     if (v == 0 || v > kMaxBits) {
       throw Error(ErrorKind::Usage, std::string(name) + " must be a whole number of bits from 1 to " + std::to_string(kMaxBits) +
@@ -139,10 +142,8 @@ void check(const ConditioningInput& in) {
   }
 }
 
-}  // namespace
-
 ConditioningResult conditioning_entropy(const ConditioningInput& in) {
-  check(in);
+  check_conditioning_input(in);
   ConditioningResult r;
   r.input = in;
   r.nw = std::min(in.nw, in.n_in);

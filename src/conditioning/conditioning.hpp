@@ -42,6 +42,8 @@ struct ConditioningResult {
 // Throws Error{Usage} naming the argument for n_in, n_out or nw of 0, n_out > n_in,
 // h_in not in (0, n_in], h' not in (0, 1] (non-vetted), or a value that is not finite.
 ConditioningResult conditioning_entropy(const ConditioningInput& in);
+// Those checks alone (callers that fail early, before the inputs' other work).
+void check_conditioning_input(const ConditioningInput& in);
 
 // A number as NIST ea_conditioning reads it: strtold rounded toward zero (its rounding mode
 // for the whole run). Throws Error{Usage} naming `what` when `text` is not a finite number.
