@@ -137,6 +137,9 @@ void add_assessment_options(CLI::App& app, Flags& f, Options& o) {
       ->type_name("auto|iid|non-iid");
   app.add_flag("--all-tests", o.settings.all_tests, "run the compression test even when another test already failed");
   app.add_flag("--no-early-exit", f.no_early_exit, "run all permutations for every test (full counts)");
+  app.add_flag("--until-decided", o.settings.until_decided,
+               "skip the permutation tests when chi-square or LRS already failed: the verdict (not IID) is the same, "
+               "their counters are not computed");
 }
 
 void add_output_options(CLI::App& app, Flags& f, Options& o) {
@@ -211,7 +214,7 @@ void add_restart_options(CLI::App& app, Flags& f) {
 void describe(CLI::App& app) {
   const std::pair<const char*, std::vector<const char*>> groups[] = {
       {"Input", {"files", "--bits", "-l", "--allow-stream"}},
-      {"Assessment", {"--non-iid", "--track", "-i", "-c", "-a", "-t", "--iterations", "--all-tests", "--no-early-exit"}},
+      {"Assessment", {"--non-iid", "--track", "-i", "-c", "-a", "-t", "--iterations", "--all-tests", "--no-early-exit", "--until-decided"}},
       {"Permutation engine", {"--list-prngs"}},
       {"Output", {"-v", "-q", "--format", "-o", "--timing", "--log-level", "--exit-code", "--strict"}},
       {"Restart tests", {"--restart", "--restart-cutoff", "--restart-simulations"}},
@@ -362,7 +365,8 @@ void apply_track(const Flags& f, Options& o) {
     const std::pair<bool, const char*> unused[] = {{f.engine.iterations_opt->count() > 0, "--iterations"},
                                                    {f.engine.prng != "philox", "--prng"},
                                                    {f.no_early_exit, "--no-early-exit"},
-                                                   {o.settings.all_tests, "--all-tests"}};
+                                                   {o.settings.all_tests, "--all-tests"},
+                                                   {o.settings.until_decided, "--until-decided"}};
     for (const auto& [given, name] : unused) {
       if (given) {
         throw Error(ErrorKind::Usage, std::string(name) + " applies to the IID tests, which " + no_iid_tests + " does not run");
@@ -383,6 +387,9 @@ void apply(Flags& f, Options& o) {
   apply_batch(f, o);
   if (f.i && f.c) throw Error(ErrorKind::Usage, "-i and -c exclude each other");
   if (f.a && f.t) throw Error(ErrorKind::Usage, "-a and -t exclude each other");
+  if (o.settings.until_decided && o.settings.all_tests) {
+    throw Error(ErrorKind::Usage, "--until-decided and --all-tests exclude each other (one skips tests, the other runs them all)");
+  }
   o.settings.initial_entropy = !f.c;
   o.settings.truncate_bitstring = f.t;
   if (f.out->count()) o.json_path = f.json;

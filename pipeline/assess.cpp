@@ -367,22 +367,42 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
   estimate_entropy(a, d, cfg);
   a.timings.estimates = seconds_since(start);
   // The compression statistic of the original data (bzip2, about half a second for a
-  // million samples) is computed beside the other tests and the device set-up.
+  // million samples) is computed beside the other tests and the device set-up; with
+  // --until-decided only once chi-square and LRS have passed (it is not needed otherwise).
   std::shared_future<double> original_compression;
-  if (cfg.compression_test) {
+  auto start_original_compression = [&] {
     original_compression = std::async(std::launch::async, [&d] {
                              Compressor c;
                              return static_cast<double>(c.compressed_length(d.symbols.data(), d.size(), d.raw_of.data()));
                            }).share();
-  }
+  };
+  if (cfg.compression_test && !cfg.until_decided) start_original_compression();
+  test_chi_square_and_lrs(a, d);
+  const bool decided = cfg.until_decided && (a.chi_square_failed() || !a.lrs.passed());
+  if (cfg.compression_test && cfg.until_decided && !decided) start_original_compression();
   const std::function<double()> original_bzip2 = [original_compression] {
     return original_compression.valid() ? original_compression.get() : 0.0;
   };
-  test_chi_square_and_lrs(a, d);
-  // Start states of every permutation's stream, made on the host in order of j.
-  const StreamSet streams(cfg.prng, a.seed, cfg.iterations);
-  PermutationData pd = permutation_data(a, d, streams);
-  run_permutation_stage(a, pd, cfg, hooks, slot, original_bzip2);
+  if (decided) {
+    // The verdict is "not IID" whatever the permutation tests would say: they are not run,
+    // and the report says so (their unpermuted statistics are still given).
+    const StreamSet none(cfg.prng, a.seed, 0);
+    const PermutationData pd = permutation_data(a, d, none);
+    a.original = pd.original;
+    a.permutation.threshold = decision_threshold(cfg.iterations);
+    const std::vector<std::string> failed = a.failed_families();
+    std::string which;
+    for (size_t k = 0; k < failed.size(); ++k) which += (k ? " and " : "") + failed[k];
+    a.permutation.note = "not run: " + which + " failed, so the verdict is not IID whatever they give (--until-decided)";
+    a.permutation.compression_note = "not run (--until-decided)";
+    a.device = "none (--until-decided)";
+    a.compression_device = "none (--until-decided)";
+  } else {
+    // Start states of every permutation's stream, made on the host in order of j.
+    const StreamSet streams(cfg.prng, a.seed, cfg.iterations);
+    PermutationData pd = permutation_data(a, d, streams);
+    run_permutation_stage(a, pd, cfg, hooks, slot, original_bzip2);
+  }
   a.timings.total = seconds_since(start);
   return a;
 }

@@ -52,6 +52,9 @@ struct Settings {
   uint32_t iterations = 10000;
   bool early_exit = true;
   bool all_tests = false;
+  // --until-decided: no permutation tests when chi-square or LRS already failed (the
+  // verdict "not IID" cannot change); their counters are then not computed.
+  bool until_decided = false;
   bool compression_test = true;     // false: the 18 other permutation tests only (ea_calibrate --fast-only)
   // How the samples are read.
   int width = 0;                    // bits per sample; 0: inferred

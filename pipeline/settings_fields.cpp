@@ -29,6 +29,8 @@ const std::vector<SettingField>& settings_fields() {
        [](const Settings& s) { return yes_no(s.early_exit); }, ""},
       {"all_tests", "--all-tests", E::Result, "permutation.allTests", [](const Settings& s) { return yes_no(s.all_tests); },
        ""},
+      {"until_decided", "--until-decided", E::Result, "permutation.untilDecided",
+       [](const Settings& s) { return yes_no(s.until_decided); }, ""},
       {"compression_test", "ea_calibrate --fast-only", E::Result, nullptr, nullptr,
        "ea_calibrate only, which keeps no rows to resume"},
       {"width", "bits_per_symbol/--bits", E::Result, "input.bitsPerSymbol",

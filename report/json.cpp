@@ -215,6 +215,8 @@ ordered_json permutation_json(const Assessment& a) {
   perm["earlyExit"] = a.settings.early_exit;
   perm["decisionThreshold"] = a.permutation.threshold;
   perm["allTests"] = a.settings.all_tests;
+  perm["untilDecided"] = a.settings.until_decided;
+  perm["note"] = a.permutation.note;  // why no permutation test ran ("" when they did)
   perm["threads"] = a.settings.threads;
   perm["workerThreads"] = a.worker_threads;
   perm["gpuTuning"] = gpu_tuning_json(a.settings.tuning);

@@ -260,6 +260,10 @@ void our_permutation_lines(std::FILE* f, const Assessment& a, const ReportOption
     std::fprintf(f, "  %u permutations for the statistical tests, %u for compression\n",
                  a.permutation.fast_permutations, a.permutation.compression_permutations);
   }
+  if (!a.permutation.note.empty()) {
+    std::fprintf(f, "Permutation tests: %s\n", a.permutation.note.c_str());
+    return;
+  }
   std::fprintf(f, "Permutation tests: %s", a.permutation.passed() ? "Passed" : "Failed");
   if (!a.permutation.compression_note.empty())
     std::fprintf(f, " (compression test %s)", a.permutation.compression_note.c_str());

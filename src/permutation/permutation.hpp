@@ -83,6 +83,7 @@ struct PermutationOutcome {
   uint32_t compression_permutations = 0;
   bool compression_run = false;
   std::string compression_note;      // why compression was skipped, or run regardless
+  std::string note;                  // why no permutation test ran (--until-decided), else empty
   double fast_seconds = 0, compression_seconds = 0;
 
   uint32_t threshold = kReferenceThreshold;  // decision_threshold(iterations)
