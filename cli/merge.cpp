@@ -11,6 +11,7 @@
 #include <set>
 
 #include "common/error.hpp"
+#include "files.hpp"
 #include "output.hpp"
 #include "run.hpp"
 #include "record.hpp"
@@ -182,18 +183,26 @@ Outcome merge_shares(const std::vector<std::string>& args) {
   check_complete(sh);
   std::string text;
   std::vector<Row> table;
+  std::vector<nlohmann::ordered_json> records;
   Tally tally;
   for (auto& [item, row] : rows) {
     text += dump_json(row.first.json) + "\n";
     table.push_back(row.first.row);
+    records.push_back(row.first.json);
     tally.add(row.first);
   }
+  const std::optional<Rejections> rejections = count_rejections(records);
   const bool any_error = tally.errors > 0;
   write_file_atomically(out, text, inputs, "merge");
   if (!quiet) {
     print_summary(stdout, table);
-    std::fprintf(stdout, "%zu rows from %" PRIu64 " shares: %s\n", table.size(), *sh.shares,
-                 summary_line(tally, table.size(), any_error).c_str());
+    if (rejections && rejections->items >= 2) print_rejections(stdout, *rejections);
+    const std::string counts = verdict_counts(records);
+    std::string line = std::to_string(table.size()) + (table.size() == 1 ? " item" : " items") + " from " +
+                       std::to_string(*sh.shares) + " shares";
+    if (!counts.empty()) line += ": " + counts + expected_by_chance(rejections);
+    if (any_error || tally.results == 0) line += (counts.empty() ? ": " : "; ") + summary_line(tally, table.size(), any_error);
+    std::fprintf(stdout, "%s\n", line.c_str());
     flush_checked(stdout, "standard output");
   }
   return outcome_of(tally);

@@ -49,7 +49,8 @@ std::function<void(const std::string&)> note_logger(const Options& o) {
 // ---- one item: the text report on stdout, -o FILE ----------------------------------
 
 // The progress of one assessment on standard error: a line redrawn on a terminal; without
-// one (a log, CI) at -v a line per round, at most one a second (and the last).
+// one (a log, CI) plain lines, at -v one per round at most once a second (and the last),
+// else one every 10 seconds of a long run.
 std::function<void(int, const char*, uint32_t, int)> single_progress(const Options& o, uint32_t iterations) {
   auto last = std::make_shared<std::chrono::steady_clock::time_point>();
   if (!o.quiet && ::isatty(STDERR_FILENO)) {
@@ -62,10 +63,12 @@ std::function<void(int, const char*, uint32_t, int)> single_progress(const Optio
       std::fflush(stderr);
     };
   }
-  if (!o.quiet && o.verbose >= 1) {
-    return [iterations, last](int, const char* phase, uint32_t done, int active) {
+  if (!o.quiet) {
+    const auto every = o.verbose >= 1 ? std::chrono::seconds(1) : std::chrono::seconds(10);
+    if (o.verbose < 1) *last = std::chrono::steady_clock::now();  // nothing for a short run
+    return [iterations, last, every, all = o.verbose >= 1](int, const char* phase, uint32_t done, int active) {
       const auto now = std::chrono::steady_clock::now();
-      if (active > 0 && done < iterations && now - *last < std::chrono::seconds(1)) return;
+      if (now - *last < every && (!all || (active > 0 && done < iterations))) return;
       *last = now;
       logger().info("{}: {}/{} permutations, {} test{} undecided", phase, done, iterations, active,
                     active == 1 ? "" : "s");
@@ -98,11 +101,26 @@ std::string summary_line(const Tally& t, size_t rows, bool any_error) {
 
 namespace {
 
-Outcome run_single(Engine& engine, const Options& o, const Settings& settings, const ReportOptions& ro,
+Outcome run_single(Engine& engine, const Options& o, const Settings& settings, const ReportOptions& run_ro,
                    const InputSet& inputs, const std::vector<Item>& items, const std::atomic<bool>& interrupt) {
   RunObserver obs;
   obs.note = note_logger(o);
   obs.progress = single_progress(o, settings.iterations);
+  // Our text's estimates, chi-square and LRS lines as soon as they are known: the permutation
+  // tests may take minutes on a CPU.
+  ReportOptions ro = run_ro;
+  const bool json_on_stdout = o.json_path && *o.json_path == "-";
+  if (!ro.quiet && !ro.nist_format && ro.nist_level < 0 && ro.verbose < 3 && !settings.restart) {
+    obs.tested = [&ro, json_on_stdout](int, const Assessment& a) {
+      std::FILE* f = json_on_stdout ? stderr : stdout;
+      print_text_head(f, a, ro);
+      std::fflush(f);
+      ro.head_shown = true;
+      if (a.chi_square_failed() || !a.lrs.passed()) {
+        logger().info("the verdict is not IID whatever the permutation tests give (--until-decided skips them)");
+      }
+    };
+  }
   Outcome outcome = Outcome::error();
   obs.finished = [&](size_t, const Item& it, ItemResult& r) {
     r.message = worded(r.message, r.remedy);
@@ -121,7 +139,6 @@ Outcome run_single(Engine& engine, const Options& o, const Settings& settings, c
         }
       }
       // -o - writes the JSON to standard output: the text goes to standard error then.
-      const bool json_on_stdout = o.json_path && *o.json_path == "-";
       print_result_text(json_on_stdout ? stderr : stdout, r, ro);
       flush_checked(json_on_stdout ? stderr : stdout, json_on_stdout ? "standard error" : "standard output");
     }
@@ -380,7 +397,11 @@ class BatchOutputs {
     } else if (!r.assessed()) {
       logger().error("{}", r.message);
     } else if (!r.restart()) {
-      for (const auto& [label, w] : r.warnings()) logger().warn("{}: {}", label, w);
+      // A warning many items share (--iterations, short blocks) is said in full for the
+      // first one only; the end of the batch counts them (every row's JSON keeps its own).
+      for (const auto& [label, w] : r.warnings()) {
+        if (warned_[w]++ == 0) logger().warn("{}: {}", label, w);
+      }
     }
     Record record = record_of(r, it.path, it.block, ro_);
     record.json["run"] = run_json(position_, k);
@@ -411,9 +432,11 @@ class BatchOutputs {
       }
     }
     std::sort(rows_.begin(), rows_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<nlohmann::ordered_json> ordered;
+    for (const auto& r : rows_) ordered.push_back(r.second.json);
+    rejections_ = count_rejections(ordered);
+    counts_ = verdict_counts(ordered);
     if (o_.csv_path || o_.html_path) {
-      std::vector<nlohmann::ordered_json> ordered;
-      for (const auto& r : rows_) ordered.push_back(r.second.json);
       try {
         if (o_.csv_path) write_file_atomically(*o_.csv_path, csv_report(ordered), inputs_, "--csv");
         if (o_.html_path) write_file_atomically(*o_.html_path, html_report(ordered, o_.command_line), inputs_, "--html");
@@ -425,6 +448,22 @@ class BatchOutputs {
     std::vector<Row> table_rows;
     for (const auto& r : rows_) table_rows.push_back(r.second.row);
     if (!quiet) print_summary(table(), table_rows);
+    if (!quiet && rejections_ && rejections_->items >= 2) print_rejections(table(), *rejections_);
+  }
+  // The last line: "1000 items: 991 IID, 9 not IID (at most 25.8 expected by chance for IID
+  // data)", and what went wrong, if anything.
+  // The warnings said once, with the number of items that had each.
+  void repeated_warnings() const {
+    for (const auto& [w, n] : warned_) {
+      if (n > 1) logger().warn("{} items: {}", n, w);
+    }
+  }
+  std::string last_line(bool any_error) const {
+    std::string line = std::to_string(rows_.size()) + (rows_.size() == 1 ? " item" : " items");
+    if (!counts_.empty()) line += ": " + counts_ + expected_by_chance(rejections_);
+    const std::string special = summary_line(tally_, rows_.size(), any_error);
+    if (any_error || tally_.results == 0) line += (counts_.empty() ? ": " : "; ") + special;
+    return line;
   }
   size_t rows() const { return rows_.size(); }
   bool any_error() const { return write_failed_ || tally_.errors > 0; }
@@ -439,6 +478,9 @@ class BatchOutputs {
   std::unique_ptr<JsonlWriter> jsonl_;
   std::vector<std::pair<size_t, Record>> rows_;  // (index in the whole list, record)
   Tally tally_;
+  std::optional<Rejections> rejections_;
+  std::map<std::string, size_t> warned_;  // each warning's text and the items that had it
+  std::string counts_;
   bool write_failed_ = false;
 };
 
@@ -472,6 +514,7 @@ Outcome run_batch(Engine& engine, const Options& o, const Settings& settings, co
   const RunSummary sum = engine.run(items, settings, plan, interrupt, obs);
   if (bar) std::fprintf(stderr, "\r\033[K");
   if (!sum.stopped_by.empty()) logger().error("{}", sum.stopped_by);
+  out.repeated_warnings();
   out.finish(o.quiet);
   if (sum.interrupted) {
     const int sig = signal_number.load();
@@ -484,7 +527,7 @@ Outcome run_batch(Engine& engine, const Options& o, const Settings& settings, co
   if (!sum.stopped_by.empty()) {
     std::fprintf(table, "Incomplete: stopped by an error after %zu of %zu assessments\n", board.done(), items.size());
   } else if (!o.quiet) {
-    std::fprintf(table, "%zu rows: %s\n", out.rows(), summary_line(out.tally(), out.rows(), any_error).c_str());
+    std::fprintf(table, "%s\n", out.last_line(any_error).c_str());
   }
   flush_checked(table, table == stderr ? "standard error" : "standard output");
   if (any_error) return Outcome::error();

@@ -77,6 +77,9 @@ struct Hooks {
   std::function<void(const char* phase, uint32_t done, int active)> progress;
   std::function<void(const std::string&)> note;  // informational messages (device choice)
   const std::atomic<bool>* interrupt = nullptr;  // stop between rounds (Error{Interrupted})
+  // The estimates and the chi-square and LRS tests, as soon as they are known (before the
+  // permutation tests): the assessment so far, its permutation fields still empty.
+  std::function<void(const struct Assessment&)> tested;
 };
 
 // One GPU a worker uses, and the share of that GPU's free memory its rounds may take.

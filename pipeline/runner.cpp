@@ -251,6 +251,9 @@ void Engine::work(Run& run, int w, const std::vector<GpuShare>& gpus, int thread
     Hooks hooks;
     hooks.interrupt = &run.cancel;
     hooks.note = run.observer.note;
+    if (run.observer.tested) {
+      hooks.tested = [&run, w](const Assessment& a) { run.observer.tested(w, a); };
+    }
     if (run.observer.progress) {
       hooks.progress = [&run, w](const char* phase, uint32_t n, int active) { run.observer.progress(w, phase, n, active); };
     }

@@ -69,6 +69,9 @@ struct RunObserver {
   std::function<void(int worker, const Item& item)> started;
   std::function<void(int worker, const char* phase, uint32_t done, int active)> progress;
   std::function<void(int worker)> idle;          // the worker finished its item
+  // An IID assessment's estimates and chi-square and LRS results, before its permutation
+  // tests (Hooks::tested).
+  std::function<void(int worker, const Assessment& so_far)> tested;
   std::function<void(const std::string&)> note;  // from assess(): device choice
   std::function<bool()> may_start;               // false: start no new item (ea_calibrate --max-seconds)
 };

@@ -66,6 +66,8 @@ std::string block_of(const ordered_json& r) {
   return r.contains("input") && r["input"].contains("block") ? std::to_string(r["input"]["block"].get<int64_t>()) : "";
 }
 
+}  // namespace
+
 std::string verdict_of(const ordered_json& r) {
   if (is_restart(r)) return "restart " + r["verdict"]["result"].get<std::string>();
   if (r.contains("skipped")) return "skipped";
@@ -73,6 +75,25 @@ std::string verdict_of(const ordered_json& r) {
   if (is_non_iid(r)) return "non-IID estimate";
   return r["verdict"]["result"].get<std::string>();
 }
+
+std::string verdict_counts(const std::vector<ordered_json>& rows) {
+  // Fixed order: the IID verdicts first, then the other kinds of row.
+  const char* order[] = {"IID", "not IID", "inconclusive", "non-IID estimate", "restart passed", "restart failed",
+                         "skipped", "error"};
+  std::map<std::string, size_t> n;
+  for (const auto& r : rows) ++n[verdict_of(r)];
+  std::string s;
+  for (const char* v : order) {
+    const auto it = n.find(v);
+    if (it == n.end()) continue;
+    std::string word = v;
+    if (it->second != 1 && (word == "error" || word == "non-IID estimate")) word += "s";
+    s += (s.empty() ? "" : ", ") + std::to_string(it->second) + " " + word;
+  }
+  return s;
+}
+
+namespace {
 
 std::string note_of(const ordered_json& r) {
   if (r.contains("skipped")) return r["skipped"].get<std::string>();

@@ -12,6 +12,12 @@ namespace ea {
 // The failed tests of an item's JSON: "chi-square", "LRS" and the permutation tests' names.
 std::vector<std::string> failed_tests(const nlohmann::ordered_json& row);
 
+// The verdict of a row in words: "IID", "not IID", "inconclusive", "non-IID estimate",
+// "restart passed", "restart failed", "skipped", "error".
+std::string verdict_of(const nlohmann::ordered_json& row);
+// "991 IID, 9 not IID, 2 errors": the rows' verdicts counted, in a fixed order.
+std::string verdict_counts(const std::vector<nlohmann::ordered_json>& rows);
+
 // CSV (RFC 4180), a header and one line per row, in the given order. Columns (docs/report.md):
 // file, block, samples, bits, h_original, h_bitstring, h_assessed, chi_square, lrs,
 // permutation, failed_tests, verdict, for_compliance, seconds, sha256, seed, note.

@@ -18,6 +18,9 @@
 namespace ea {
 
 void print_text(std::FILE* out, const Assessment& a, const ReportOptions& o);
+// Our text's first part (the estimates, chi-square and LRS), which a single run prints as soon
+// as it is known (Hooks::tested); print_text then leaves it out (ReportOptions::head_shown).
+void print_text_head(std::FILE* out, const Assessment& a, const ReportOptions& o);
 
 // Pieces of NIST's -v -v -v text of one assessment, which ea_restart prints for the rows
 // and then the columns: the chi-square lines, the LRS lines, and the unpermuted

@@ -19,6 +19,7 @@ struct ReportOptions {
   int nist_level = -1;       // run as ea_non_iid: NIST's verbosity level (1 + -v count; 0: -q); -1: not
   bool quiet = false;        // no text at all
   bool timing = false;       // --timing lines
+  bool head_shown = false;   // print_text_head already printed the estimates and chi-square and LRS
 };
 
 // The start of a run as JSON's dateTimeStamp (UTC, YYYYMMDDhhmmss).

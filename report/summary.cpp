@@ -40,6 +40,25 @@ void print_summary(std::FILE* f, const std::vector<Row>& rows) {
   for (const auto& r : rows) line(cells(r));
 }
 
+void print_rejections(std::FILE* f, const Rejections& r) {
+  std::fprintf(f, "Rejections: %s\n", rejections_sentence(r).c_str());
+  if (r.iterations != 10000 || r.mixed) {
+    std::fprintf(f, "  %s: each permutation test rejects IID data with probability up to %.4g (SP 800-90B's 10,000 "
+                 "permutations and threshold 5: %.4g)\n",
+                 r.mixed ? "mixed --iterations" : ("--iterations " + std::to_string(r.iterations) + ", threshold " +
+                                                   std::to_string(r.threshold)).c_str(),
+                 permutation_false_rejection_rate(r.iterations, r.threshold), permutation_false_rejection_rate(10000, 5));
+  }
+  for (const auto& t : r.tests) {
+    if (t.rejected > 0) std::fprintf(f, "  %s\n", test_rejections_line(t).c_str());
+  }
+}
+
+std::string expected_by_chance(const std::optional<Rejections>& r) {
+  if (!r) return "";
+  return " (at most " + expectation_text(r->expected) + " expected by chance for IID data)";
+}
+
 // The summary row of a JSONL line (ea_iid merge).
 Row row_of_json(const nlohmann::ordered_json& j) {
   auto str = [](const nlohmann::ordered_json& v, const char* f) {
@@ -104,8 +123,11 @@ Row row_of_json(const nlohmann::ordered_json& j) {
     row.verdict = j["verdict"]["result"].get<std::string>();
     row.seconds = str(j["timings"]["total"], "%.2f");
     row.h_assessed = str(j["assessedMinEntropy"], "%.6f");
+    // At most a few names: more are counted (the list is in the JSON, CSV and HTML).
+    const auto names = failed_tests(j);
     std::string failed;
-    for (const auto& t : failed_tests(j)) failed += (failed.empty() ? "" : ",") + t;
+    for (const auto& t : names) failed += (failed.empty() ? "" : ",") + t;
+    if (failed.size() > 32) failed = std::to_string(names.size()) + " tests";
     row.failed = failed.empty() ? "-" : failed;
   }
   return row;

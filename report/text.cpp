@@ -310,6 +310,11 @@ void verdict_lines(std::FILE* f, const Assessment& a, const ReportOptions& o) {
 
 }  // namespace
 
+void print_text_head(std::FILE* f, const Assessment& a, const ReportOptions& o) {
+  our_estimate_lines(f, a, o);
+  our_test_lines(f, a, o);
+}
+
 void print_text(std::FILE* f, const Assessment& a, const ReportOptions& o) {
   if (o.quiet) return;
   if (o.nist_format) {
@@ -324,8 +329,7 @@ void print_text(std::FILE* f, const Assessment& a, const ReportOptions& o) {
   if (o.verbose >= 3) {
     print_reference_lines(f, a, false);
   } else {
-    our_estimate_lines(f, a, o);
-    our_test_lines(f, a, o);
+    if (!o.head_shown) print_text_head(f, a, o);
     our_permutation_lines(f, a, o);
   }
   if (o.timing) timing_lines(f, a);

@@ -578,7 +578,7 @@ TEST_CASE("--non-iid batch: CSV, HTML, summary and the merge of two shares witho
   const Result r = run("--non-iid --blocks 5000 --jsonl " + dir + "/r.jsonl --csv " + dir + "/r.csv --html " + dir +
                        "/r.html " + file);
   REQUIRE(r.code == 0);
-  CHECK(r.out.find("non-IID estimates (no IID verdicts)") != std::string::npos);
+  CHECK(r.out.find("2 items: 2 non-IID estimates\n") != std::string::npos);
   const std::string csv = slurp(dir + "/r.csv");
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 3);
   CHECK(csv.find(",non-IID estimate,") != std::string::npos);

@@ -11,7 +11,9 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "permutation/counters.hpp"
 #include "record.hpp"
+#include "rejections.hpp"
 #include "report.hpp"
 #include "runner.hpp"
 #include "settings_fields.hpp"
@@ -234,4 +236,82 @@ TEST_CASE("non-IID results: --non-iid rows and the estimates after a 'not IID' v
   run_items(ramp, s, 1, stop, obs);
   REQUIRE(out.size() == 1);
   CHECK_FALSE(out[0].iid()->non_iid);
+}
+
+TEST_CASE("binomial_upper_tail: exact values (Python fractions) and the edges") {
+  CHECK(binomial_upper_tail(256, 9, 0.0258) == doctest::Approx(0.2187893392310955).epsilon(1e-9));
+  CHECK(binomial_upper_tail(10, 2, 0.192) == doctest::Approx(0.5995515537252514).epsilon(1e-9));
+  CHECK(binomial_upper_tail(10000, 3, 0.0001) == doctest::Approx(0.0802921992422427).epsilon(1e-9));
+  CHECK(binomial_upper_tail(1000, 109, 0.19) == doctest::Approx(0.9999999999988587).epsilon(1e-9));
+  CHECK(binomial_upper_tail(10, 0, 0.3) == 1.0);
+  CHECK(binomial_upper_tail(10, 11, 0.3) == 0.0);
+  CHECK(binomial_upper_tail(10, 10, 0.5) == doctest::Approx(1.0 / 1024));
+}
+
+TEST_CASE("permutation_false_rejection_rate: 2(t+1)/(N+1), SP 800-90B's 12/10001") {
+  CHECK(permutation_false_rejection_rate(10000, 5) == doctest::Approx(12.0 / 10001));
+  CHECK(permutation_false_rejection_rate(200, decision_threshold(200)) == doctest::Approx(2.0 / 201));
+  CHECK(permutation_false_rejection_rate(1, 0) == 1.0);
+}
+
+namespace {
+// A minimal IID-track record for count_rejections: which tests failed and ran.
+nlohmann::ordered_json fake_row(bool chi_fail, int failed_perm_test, bool compression_ran, uint32_t iterations = 10000) {
+  nlohmann::ordered_json r;
+  r["type"] = "IID";
+  r["verdict"]["result"] = chi_fail || failed_perm_test >= 0 ? "not IID" : "IID";
+  r["chiSquare"]["independence"] = {{"evaluable", true}, {"result", chi_fail ? "failed" : "passed"}};
+  r["chiSquare"]["goodnessOfFit"] = {{"evaluable", false}, {"result", "not evaluated: not enough samples"}};
+  r["longestRepeatedSubstring"]["passed"] = true;
+  r["permutation"]["iterations"] = iterations;
+  r["permutation"]["decisionThreshold"] = decision_threshold(iterations);
+  auto tests = nlohmann::ordered_json::array();
+  for (int t = 0; t < 19; ++t) {
+    const bool ran = t < 18 || compression_ran;
+    tests.push_back({{"name", "t" + std::to_string(t)}, {"ran", ran},
+                     {"result", !ran ? "not run" : t == failed_perm_test ? "failed" : "passed"}});
+  }
+  r["permutation"]["tests"] = tests;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("count_rejections: counts per test where it ran, expectations from the rule, other rows aside") {
+  std::vector<nlohmann::ordered_json> rows;
+  for (int i = 0; i < 97; ++i) rows.push_back(fake_row(false, -1, true));
+  rows.push_back(fake_row(true, -1, true));
+  rows.push_back(fake_row(false, 4, false));
+  rows.push_back(fake_row(false, 4, false));
+  rows.push_back({{"skipped", "shorter than --blocks"}});
+  rows.push_back({{"errorLevel", 1}, {"errorMessage", "x"}});
+  const auto r = count_rejections(rows);
+  REQUIRE(r.has_value());
+  CHECK(r->items == 100);
+  CHECK(r->rejected == 3);
+  CHECK_FALSE(r->mixed);
+  const double perm = 12.0 / 10001;
+  CHECK(r->item_rate == doctest::Approx(0.003 + 19 * perm));
+  CHECK(r->expected == doctest::Approx(100 * (0.003 + 19 * perm)));
+  CHECK(r->p_value == doctest::Approx(binomial_upper_tail(100, 3, 0.003 + 19 * perm)));
+  REQUIRE(r->tests.size() == 22);
+  CHECK(r->tests[0].tested == 100);  // independence
+  CHECK(r->tests[0].rejected == 1);
+  CHECK(r->tests[1].tested == 0);    // goodness of fit: never evaluable here
+  CHECK(r->tests[3 + 4].rejected == 2);
+  CHECK(r->tests[3 + 18].tested == 98);  // compression ran where the others passed
+  CHECK(r->tests[3 + 18].expected == doctest::Approx(98 * perm));
+  CHECK(rejections_sentence(*r).find("3 of 100 items not IID; at most") == 0);
+  CHECK(count_rejections({rows.back()}) == std::nullopt);
+  rows.push_back(fake_row(false, -1, true, 200));
+  CHECK(count_rejections(rows)->mixed);
+}
+
+TEST_CASE("count_rejections: many more rejections than chance are called so") {
+  std::vector<nlohmann::ordered_json> rows;
+  for (int i = 0; i < 90; ++i) rows.push_back(fake_row(false, -1, true));
+  for (int i = 0; i < 10; ++i) rows.push_back(fake_row(false, 2, false));
+  const auto r = count_rejections(rows);
+  CHECK(r->more_than_chance());
+  CHECK(rejections_sentence(*r).find("more than chance explains") != std::string::npos);
+  CHECK(test_rejections_line(r->tests[3 + 2]).find("t2: 10 of 100 (at most 0.12 expected, p < 1e-12)") == 0);
 }

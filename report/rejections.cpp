@@ -1,0 +1,145 @@
+#include "rejections.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace ea {
+
+using nlohmann::ordered_json;
+
+double binomial_upper_tail(uint64_t n, uint64_t k, double p) {
+  if (k == 0) return 1.0;
+  if (k > n || p <= 0) return 0.0;
+  if (p >= 1) return 1.0;
+  // The terms from k up, in logs; past the mode they fall geometrically, so the sum stops
+  // once they no longer change it.
+  const double nd = static_cast<double>(n), lp = std::log(p), lq = std::log1p(-p);
+  const double lgn = std::lgamma(nd + 1);
+  double sum = 0;
+  for (uint64_t j = k; j <= n; ++j) {
+    const double jd = static_cast<double>(j);
+    const double term = std::exp(lgn - std::lgamma(jd + 1) - std::lgamma(nd - jd + 1) + jd * lp + (nd - jd) * lq);
+    sum += term;
+    if (jd > nd * p && term < sum * 1e-17) break;
+  }
+  return std::min(1.0, sum);
+}
+
+double permutation_false_rejection_rate(uint32_t iterations, uint32_t threshold) {
+  return std::min(1.0, 2.0 * (static_cast<double>(threshold) + 1) / (static_cast<double>(iterations) + 1));
+}
+
+namespace {
+
+constexpr double kChiSquareAlpha = 0.001, kLrsAlpha = 0.001;
+
+bool is_iid_result(const ordered_json& r) {
+  return r.value("type", std::string()) != "Restart" && r.value("type", std::string()) != "Non-IID" &&
+         !r.contains("skipped") && r.value("errorLevel", 0) == 0 && r.contains("verdict") && r.contains("permutation");
+}
+
+std::string number(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+}  // namespace
+
+std::string expectation_text(double e) { return number(e >= 10 ? "%.1f" : "%.2g", e); }
+
+std::string p_value_text(double p) {
+  if (p < 1e-12) return "p < 1e-12";
+  return "p = " + number(p >= 0.01 ? "%.2f" : "%.2g", p);
+}
+
+std::optional<Rejections> count_rejections(const std::vector<ordered_json>& rows) {
+  Rejections out;
+  double rate_sum = 0;
+  for (const auto& r : rows) {
+    if (!is_iid_result(r)) continue;
+    const auto& perm = r["permutation"];
+    const auto& tests = perm["tests"];
+    const uint32_t n = perm["iterations"].get<uint32_t>();
+    const uint32_t t = perm.value("decisionThreshold", uint32_t{5});
+    if (out.items == 0) {
+      out.iterations = n;
+      out.threshold = t;
+      out.tests.resize(3 + tests.size());
+      out.tests[0].name = "chi-square independence";
+      out.tests[1].name = "chi-square goodness of fit";
+      out.tests[2].name = "longest repeated substring";
+      for (size_t k = 0; k < tests.size(); ++k) out.tests[3 + k].name = tests[k]["name"].get<std::string>();
+    } else if (n != out.iterations || t != out.threshold) {
+      out.mixed = true;
+    }
+    if (out.tests.size() != 3 + tests.size()) continue;  // not the same tests: never in one run
+    ++out.items;
+    if (r["verdict"]["result"].get<std::string>() == "not IID") ++out.rejected;
+    const double perm_rate = permutation_false_rejection_rate(n, t);
+    rate_sum += 2 * kChiSquareAlpha + kLrsAlpha + perm_rate * static_cast<double>(tests.size());
+    auto count = [](TestRejections& x, bool rejected, double rate) {
+      ++x.tested;
+      if (rejected) ++x.rejected;
+      x.expected += rate;
+    };
+    const auto& chi = r["chiSquare"];
+    const char* chi_keys[2] = {"independence", "goodnessOfFit"};
+    for (int k = 0; k < 2; ++k) {
+      if (chi[chi_keys[k]]["evaluable"].get<bool>()) {
+        count(out.tests[static_cast<size_t>(k)], chi[chi_keys[k]]["result"].get<std::string>() == "failed", kChiSquareAlpha);
+      }
+    }
+    count(out.tests[2], !r["longestRepeatedSubstring"]["passed"].get<bool>(), kLrsAlpha);
+    for (size_t k = 0; k < tests.size(); ++k) {
+      if (tests[k]["ran"].get<bool>()) count(out.tests[3 + k], tests[k]["result"].get<std::string>() == "failed", perm_rate);
+    }
+  }
+  if (out.items == 0) return std::nullopt;
+  out.item_rate = std::min(1.0, rate_sum / static_cast<double>(out.items));
+  out.expected = std::min(rate_sum, static_cast<double>(out.items));
+  out.p_value = binomial_upper_tail(out.items, out.rejected, out.item_rate);
+  for (auto& x : out.tests) {
+    x.rate = x.tested ? x.expected / static_cast<double>(x.tested) : 0;
+    x.p_value = binomial_upper_tail(x.tested, x.rejected, x.rate);
+  }
+  return out;
+}
+
+std::string rejections_sentence(const Rejections& r) {
+  std::string s = std::to_string(r.rejected) + " of " + std::to_string(r.items) + " item" + (r.items == 1 ? "" : "s") +
+                  " not IID; at most " + expectation_text(r.expected) + " expected by chance for IID data; " +
+                  p_value_text(r.p_value) + ": ";
+  s += r.more_than_chance() ? "more than chance explains (the source is likely not IID)" : "consistent with IID";
+  return s;
+}
+
+std::string test_rejections_line(const TestRejections& t) {
+  return t.name + ": " + std::to_string(t.rejected) + " of " + std::to_string(t.tested) + " (at most " +
+         expectation_text(t.expected) + " expected, " + p_value_text(t.p_value) + ")";
+}
+
+ordered_json rejections_json(const Rejections& r) {
+  ordered_json j;
+  j["items"] = r.items;
+  j["notIid"] = r.rejected;
+  j["iterations"] = r.iterations;
+  j["decisionThreshold"] = r.threshold;
+  j["mixedIterations"] = r.mixed;
+  j["itemRate"] = r.item_rate;
+  j["expected"] = r.expected;
+  j["pValue"] = r.p_value;
+  j["moreThanChance"] = r.more_than_chance();
+  j["alpha"] = kRejectionAlpha;
+  j["sentence"] = rejections_sentence(r);
+  ordered_json tests = ordered_json::array();
+  for (const auto& t : r.tests) {
+    tests.push_back({{"name", t.name}, {"tested", t.tested}, {"rejected", t.rejected}, {"rate", t.rate},
+                     {"expected", t.expected}, {"pValue", t.p_value}});
+  }
+  j["tests"] = tests;
+  return j;
+}
+
+}  // namespace ea
