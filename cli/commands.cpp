@@ -10,7 +10,7 @@ const std::vector<Subcommand>& subcommands() {
       {"restart", "ea_iid restart H_I [options] FILE... (the same as --restart H_I)"},
       {"source", "ea_iid source NAME SAMPLES [--restart-data FILE] [--h-submitter H] [--conditioning ...] [-o F.json] [--html F.html]"},
       {"conditioning", "ea_iid conditioning vetted|non-vetted [options] N_IN N_OUT NW H_IN [H_PRIME]"},
-      {"merge", "ea_iid merge [--force] [--exit-code|--strict] [-q] OUT.jsonl IN.jsonl..."},
+      {"merge", "ea_iid merge [--csv PATH] [--html PATH] [--force] [--exit-code|--strict] [-q] OUT.jsonl IN.jsonl..."},
       {"calibrate", "ea_iid calibrate [options] (the same as ea_calibrate)"},
   };
   return table;

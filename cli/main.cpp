@@ -127,6 +127,12 @@ static int merge_main(const std::vector<std::string>& args) {
     policy.exit_code = policy.exit_code || a == "--exit-code" || a == "--strict";
     policy.strict = policy.strict || a == "--strict";
   }
+  for (const auto& a : args) {
+    if (a == "--help" || a == "-h") {
+      std::fputs(cli::merge_help(), stdout);
+      return std::fflush(stdout) == 0 && !std::ferror(stdout) ? 0 : 2;
+    }
+  }
   try {
     cli::init_logging("info");
     return cli::exit_status(cli::merge_shares(args), policy, 0);

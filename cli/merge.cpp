@@ -150,26 +150,49 @@ void check_complete(const Shares& sh) {
 
 }  // namespace
 
+const char* merge_help() {
+  return "ea_iid merge: the JSONL files of a run's --shard shares joined into one, in the list's order (docs/cluster.md)\n"
+         "Usage: ea_iid merge [options] OUT.jsonl IN.jsonl...\n"
+         "\n"
+         "Every share must come from one run (the same list, seed and result-changing options) and\n"
+         "together they must hold every item once; otherwise nothing is written (exit 2).\n"
+         "\n"
+         "Options:\n"
+         "  --csv PATH     also write one CSV row per item (docs/report.md)\n"
+         "  --html PATH    also write the HTML report of the whole run (its options, not merge's)\n"
+         "  --force        replace a non-empty OUT.jsonl, or a --csv/--html file that is not an ea_iid report\n"
+         "  --exit-code    exit 1 unless every item is IID; --strict: as ea_iid --strict\n"
+         "  -q             no summary table\n"
+         "  -h,--help      this help\n"
+         "\n"
+         "Exit status: 0 merged (whatever the verdicts; see --exit-code, --strict), 2 errors (a share\n"
+         "missing or from another run, a damaged line, an output that is an input).\n";
+}
+
 Outcome merge_shares(const std::vector<std::string>& args) {
   bool force = false, quiet = false;
+  std::optional<std::string> csv, html;
   std::vector<std::string> files;
-  for (const auto& a : args) {
+  const std::string usage = "usage: ea_iid merge [--csv PATH] [--html PATH] [--force] [--exit-code|--strict] [-q] OUT.jsonl "
+                            "IN.jsonl... (ea_iid merge --help)";
+  for (size_t k = 0; k < args.size(); ++k) {
+    const std::string& a = args[k];
     if (a == "--force") {
       force = true;
     } else if (a == "-q") {
       quiet = true;
     } else if (a == "--exit-code" || a == "--strict") {
       continue;  // main() reads them for the exit status
+    } else if (a == "--csv" || a == "--html") {
+      if (k + 1 >= args.size()) throw Error(ErrorKind::Usage, "merge: " + a + " needs a PATH (" + usage + ")");
+      (a == "--csv" ? csv : html) = args[++k];
     } else if (!a.empty() && a[0] == '-' && a != "-") {
-      throw Error(ErrorKind::Usage, "merge: unknown option " + a + " (usage: ea_iid merge [--force] [--exit-code|--strict] "
-                                    "[-q] OUT.jsonl IN.jsonl...)");
+      throw Error(ErrorKind::Usage, "merge: unknown option " + a + " (" + usage + ")");
     } else {
       files.push_back(a);
     }
   }
-  if (files.size() < 2) {
-    throw Error(ErrorKind::Usage, "usage: ea_iid merge [--force] [--exit-code|--strict] [-q] OUT.jsonl IN.jsonl...");
-  }
+  if (files.size() < 2) throw Error(ErrorKind::Usage, usage);
   const std::string out = files.front();
   InputSet inputs;
   for (size_t i = 1; i < files.size(); ++i) inputs.add(files[i]);
@@ -178,6 +201,18 @@ Outcome merge_shares(const std::vector<std::string>& args) {
   if (!force && ::stat(out.c_str(), &st) == 0 && st.st_size > 0) {
     throw Error(ErrorKind::Output, "merge: " + out + " exists and is not empty; --force replaces it");
   }
+  std::vector<std::pair<std::string, std::string>> outputs{{"merge", out}};
+  if (csv) {
+    check_output_path(*csv, inputs, "--csv");
+    check_replaceable_report(*csv, force, "--csv");
+    outputs.emplace_back("--csv", *csv);
+  }
+  if (html) {
+    check_output_path(*html, inputs, "--html");
+    check_replaceable_report(*html, force, "--html");
+    outputs.emplace_back("--html", *html);
+  }
+  check_distinct_outputs(outputs);
   Shares sh = read_shares(files);
   auto& rows = sh.rows;
   check_complete(sh);
@@ -194,6 +229,12 @@ Outcome merge_shares(const std::vector<std::string>& args) {
   const std::optional<Rejections> rejections = count_rejections(records);
   const bool any_error = tally.errors > 0;
   write_file_atomically(out, text, inputs, "merge");
+  // The reports of the whole run, from its rows (the header shows the run's command line).
+  if (csv) write_file_atomically(*csv, csv_report(records), inputs, "--csv");
+  if (html) {
+    const std::string run_command = records.empty() ? "" : records.front().value("commandline", std::string());
+    write_file_atomically(*html, html_report(records, run_command), inputs, "--html");
+  }
   if (!quiet) {
     print_summary(stdout, table);
     if (rejections && rejections->items >= 2) print_rejections(stdout, *rejections);

@@ -43,6 +43,7 @@ std::string summary_line(const Tally& t, size_t rows, bool any_error);
 // list (--shard K/N) joined into OUT in list order, after checking that they come from one
 // list and hold every item exactly once; the summary table; the batch's outcome. Throws
 // Error{Usage|Input|Output} (a missing share, a duplicate, a cut-off last line).
+const char* merge_help();  // ea_iid merge --help
 Outcome merge_shares(const std::vector<std::string>& args);
 
 }  // namespace ea::cli

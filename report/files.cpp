@@ -228,17 +228,44 @@ std::vector<std::string> failed_tests(const ordered_json& r) {
   return f;
 }
 
+namespace {
+
+// A seed as a spreadsheet keeps it: 0x and 16 hex digits (a 20-digit decimal becomes
+// 1.24801E+19 there); --seed takes this form as it is.
+std::string seed_text(const ordered_json& decimal) {
+  if (!decimal.is_string()) return "";
+  const std::string s = decimal.get<std::string>();
+  if (s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos) return s;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(std::stoull(s)));
+  return buf;
+}
+
+// dateTimeStamp (YYYYMMDDhhmmss, UTC) as ISO 8601: 2026-11-25T19:47:00Z.
+std::string iso_date(const ordered_json& r) {
+  const std::string s = r.value("dateTimeStamp", std::string());
+  if (s.size() != 14 || s.find_first_not_of("0123456789") != std::string::npos) return s;
+  return s.substr(0, 4) + "-" + s.substr(4, 2) + "-" + s.substr(6, 2) + "T" + s.substr(8, 2) + ":" + s.substr(10, 2) + ":" +
+         s.substr(12, 2) + "Z";
+}
+
+}  // namespace
+
 std::string csv_report(const std::vector<ordered_json>& rows) {
+  // Units in the headers; seeds in hex and hashes as text; each row's tool and date.
   std::string out =
-      "file,block,samples,bits,h_original,h_bitstring,h_assessed,chi_square,lrs,permutation,failed_tests,verdict,"
-      "for_compliance,seconds,sha256,seed,note\r\n";
+      "file,block,samples,bits_per_sample,h_original_bits_per_sample,h_bitstring_bits_per_bit,"
+      "h_assessed_bits_per_sample,chi_square,lrs,permutation,failed_tests,verdict,for_compliance,seconds,sha256,seed,"
+      "note,tool_version,date_utc\r\n";
   for (const auto& r : rows) {
-    std::vector<std::string> c(17);
+    std::vector<std::string> c(19);
     c[0] = r.value("filename", std::string());
     c[1] = block_of(r);
     c[11] = verdict_of(r);
     c[14] = r.value("sha256", std::string());
     c[16] = note_of(r);
+    c[17] = r.value("toolVersion", std::string());
+    c[18] = iso_date(r);
     if (is_non_iid(r)) {
       const auto& ni = r["nonIid"];
       c[2] = std::to_string(r["input"]["samples"].get<uint64_t>());
@@ -262,14 +289,14 @@ std::string csv_report(const std::vector<ordered_json>& rows) {
       for (const auto& f : failed_tests(r)) c[10] += (c[10].empty() ? "" : ";") + f;
       c[12] = r["forCompliance"].get<bool>() ? "true" : "false";
       c[13] = number(r["timings"]["total"], "%.3f");
-      c[15] = r["permutation"]["userSeed"].get<std::string>();
+      c[15] = seed_text(r["permutation"]["userSeed"]);
     } else if (is_restart(r)) {
       // H_assessed: min(H_r, H_c, H_I); each family: rows and columns both passed.
       const auto& tcs = r["testCases"];
       if (!r["rows"].is_null()) {
         c[2] = std::to_string(r["rows"]["input"]["samples"].get<uint64_t>());
         c[3] = std::to_string(r["rows"]["input"]["bitsPerSymbol"].get<int>());
-        c[15] = r["rows"]["permutation"]["userSeed"].get<std::string>();
+        c[15] = seed_text(r["rows"]["permutation"]["userSeed"]);
       } else if (r.contains("input")) {  // a non-IID claim, or a failed sanity check
         c[2] = std::to_string(r["input"]["samples"].get<uint64_t>());
         c[3] = std::to_string(r["input"]["bitsPerSymbol"].get<int>());

@@ -19,8 +19,9 @@ std::string verdict_of(const nlohmann::ordered_json& row);
 std::string verdict_counts(const std::vector<nlohmann::ordered_json>& rows);
 
 // CSV (RFC 4180), a header and one line per row, in the given order. Columns (docs/report.md):
-// file, block, samples, bits, h_original, h_bitstring, h_assessed, chi_square, lrs,
-// permutation, failed_tests, verdict, for_compliance, seconds, sha256, seed, note.
+// file, block, samples, bits_per_sample, h_original_bits_per_sample, h_bitstring_bits_per_bit,
+// h_assessed_bits_per_sample, chi_square, lrs, permutation, failed_tests, verdict,
+// for_compliance, seconds, sha256, seed (0x and 16 hex digits), note, tool_version, date_utc.
 std::string csv_report(const std::vector<nlohmann::ordered_json>& rows);
 
 // One HTML page (no script, no external resource): the summary table, the count of each

@@ -288,6 +288,15 @@ TEST_CASE("--shard K/N: the shares merged by 'ea_iid merge' equal one run, row f
       CHECK(stable(rows[i]) == stable(full[i]));
     }
   }
+  // merge --csv and --html: the whole run's reports, headed by the run's command line.
+  const std::string three = " " + dir + "/s3-0.jsonl " + dir + "/s3-1.jsonl " + dir + "/s3-2.jsonl";
+  Result reports = run("merge -q --csv " + dir + "/m.csv --html " + dir + "/m.html " + dir + "/mr.jsonl" + three);
+  REQUIRE(reports.code == 0);
+  const std::string merged_csv = slurp(dir + "/m.csv");
+  CHECK(static_cast<size_t>(std::count(merged_csv.begin(), merged_csv.end(), '\n')) == 1 + full.size());
+  const std::string merged_html = slurp(dir + "/m.html");
+  CHECK(merged_html.find("--iterations 200") != std::string::npos);
+  CHECK(merged_html.find("merge -q") == std::string::npos);
   // A missing share, a duplicate and a cut-off line are errors that say so.
   Result missing = run("merge " + dir + "/m.jsonl " + dir + "/s3-0.jsonl " + dir + "/s3-2.jsonl");
   CHECK(missing.code == 2);
@@ -418,7 +427,11 @@ TEST_CASE("--csv and --html: one row per item (skipped and errors included), plo
   // 2 blocks of 4,000, a short one skipped, and the error.
   const std::vector<std::string> lines = lines_of(dir + "/r.csv");
   REQUIRE(lines.size() == 1 + 4);
-  CHECK(lines[0].rfind("file,block,samples,bits,h_original,h_bitstring,h_assessed,", 0) == 0);
+  CHECK(lines[0].rfind("file,block,samples,bits_per_sample,h_original_bits_per_sample,h_bitstring_bits_per_bit,"
+                       "h_assessed_bits_per_sample,", 0) == 0);
+  CHECK(lines[0].find(",seed,note,tool_version,date_utc") != std::string::npos);
+  CHECK(lines[1].find(",0x0000000000000002,") != std::string::npos);  // the seed as a spreadsheet keeps it
+  CHECK(lines[1].substr(0, lines[1].find_last_not_of('\r') + 1).back() == 'Z');  // ends with the ISO date (UTC)
   CHECK(lines[1].find(",chi-square,not IID,false,") != std::string::npos);  // rand8_short fails chi-square
   CHECK(lines[3].find(",skipped,") != std::string::npos);
   CHECK(lines[4].find(",error,") != std::string::npos);
