@@ -1,4 +1,5 @@
 #include "files.hpp"
+#include "rows.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,9 +7,9 @@
 
 namespace ea {
 
-namespace {
-
 using nlohmann::ordered_json;
+
+namespace rows {
 
 // A --restart row (its errorLevel is -1 when the sanity check or the validation failed, as
 // NIST writes it, but it is a result, not an error).
@@ -66,7 +67,9 @@ std::string block_of(const ordered_json& r) {
   return r.contains("input") && r["input"].contains("block") ? std::to_string(r["input"]["block"].get<int64_t>()) : "";
 }
 
-}  // namespace
+}  // namespace rows
+
+using namespace rows;
 
 std::string verdict_of(const ordered_json& r) {
   if (is_restart(r)) return "restart " + r["verdict"]["result"].get<std::string>();
@@ -93,122 +96,38 @@ std::string verdict_counts(const std::vector<ordered_json>& rows) {
   return s;
 }
 
-namespace {
+namespace rows {
 
-std::string note_of(const ordered_json& r) {
-  if (r.contains("skipped")) return r["skipped"].get<std::string>();
-  if (r.value("errorLevel", 0) != 0) return r.value("errorMessage", std::string());
-  std::string n;
+std::vector<std::string> notes_of(const ordered_json& r) {
+  if (r.contains("skipped")) return {r["skipped"].get<std::string>()};
+  if (r.value("errorLevel", 0) != 0) return {r.value("errorMessage", std::string())};
+  std::vector<std::string> n;
   std::vector<const ordered_json*> parts = parts_of(r);
   if (is_non_iid(r)) parts = {&r};
   for (const ordered_json* a : parts) {
-    for (const auto& c : (*a)["complianceNotes"]) n += (n.empty() ? "" : "; ") + c.get<std::string>();
+    for (const auto& c : (*a)["complianceNotes"]) {
+      const std::string text = c.get<std::string>();
+      if (std::find(n.begin(), n.end(), text) == n.end()) n.push_back(text);
+    }
   }
   // Which non-IID estimate sets the assessed min-entropy (--non-iid, or after "not IID").
   const ordered_json* ni = r.contains("nonIid") && !r["nonIid"].is_null() ? &r["nonIid"] : nullptr;
   if (ni && !(*ni)["lowest"].is_null()) {
-    n += std::string(n.empty() ? "" : "; ") + "min-entropy set by the " + (*ni)["lowest"]["input"].get<std::string>() +
-         " " + (*ni)["lowest"]["estimator"].get<std::string>() + " estimate";
+    n.push_back("min-entropy set by the " + (*ni)["lowest"]["input"].get<std::string>() + " " +
+                (*ni)["lowest"]["estimator"].get<std::string>() + " estimate");
   }
   return n;
 }
 
-// A bar per non-IID estimate, literal (bits per sample) and bitstring (times the bits per
-// sample), on one scale; the one that sets the minimum in red.
-std::string estimates_svg(const ordered_json& ni, int bits) {
-  const int left = 150, bar = 300, row = 16;
-  const auto& list = ni["estimators"];
-  const std::string low_key = ni["lowest"].is_null() ? "" : ni["lowest"]["estimator"].get<std::string>();
-  const std::string low_in = ni["lowest"].is_null() ? "" : ni["lowest"]["input"].get<std::string>();
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"estimates\" width=\"" +
-                  std::to_string(left + bar + 80) + "\" height=\"" + std::to_string(row * 2 * (list.size() + 1)) + "\">";
-  int y = 12;
-  for (const auto& e : list) {
-    for (const char* in : {"literal", "bitstring"}) {
-      const auto& x = e[in];
-      if (x.is_null()) continue;
-      const bool evaluated = x["evaluated"].get<bool>();
-      const double h = evaluated ? x["minEntropy"].get<double>() * (std::string(in) == "bitstring" ? bits : 1) : 0;
-      const bool low = e["estimator"].get<std::string>() == low_key && low_in == in;
-      char buf[400];
-      std::snprintf(buf, sizeof buf,
-                    "<text x=\"0\" y=\"%d\" font-size=\"11\">%s %s</text><rect x=\"%d\" y=\"%d\" width=\"%d\" "
-                    "height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>",
-                    y, e["estimator"].get<std::string>().c_str(), in, left, y - 9,
-                    static_cast<int>(std::max(0.0, std::min(1.0, h / bits)) * bar), low ? "#c00" : "#06c", left + bar + 6,
-                    y, evaluated ? number(ordered_json(h), "%.4f").c_str() : "n/a");
-      s += buf;
-      y += row;
-    }
-  }
-  s += "<text x=\"0\" y=\"" + std::to_string(y + 2) + "\" font-size=\"10\">bits per sample (bitstring estimates x " +
-       std::to_string(bits) + "), 0 to " + std::to_string(bits) + "</text></svg>";
-  return s;
+std::string note_of(const ordered_json& r) {
+  std::string n;
+  for (const auto& x : notes_of(r)) n += (n.empty() ? "" : "; ") + x;
+  return n;
 }
 
-// Where the original statistic sits among its permutations: the share of permutations below
-// it (C2), ties counted half.
-double rank_of(const ordered_json& t) {
-  const double c0 = t["C0"].get<double>(), c1 = t["C1"].get<double>(), c2 = t["C2"].get<double>();
-  const double n = c0 + c1 + c2;
-  return n > 0 ? (c2 + c1 / 2) / n : 0.5;
-}
-
-std::string rank_svg(const ordered_json& r) {
-  const auto& tests = r["permutation"]["tests"];
-  const int row = 16, width = 460, left = 150, bar = width - left - 10;
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"ranks\" width=\"" + std::to_string(width) +
-                  "\" height=\"" + std::to_string(row * static_cast<int>(tests.size()) + 20) + "\">";
-  int y = 14;
-  for (const auto& t : tests) {
-    const bool ran = t["ran"].get<bool>();
-    const bool failed = t["result"].get<std::string>() == "failed";
-    s += "<text x=\"0\" y=\"" + std::to_string(y) + "\" font-size=\"11\">" + html_escape(t["name"].get<std::string>()) +
-         "</text>";
-    s += "<rect x=\"" + std::to_string(left) + "\" y=\"" + std::to_string(y - 9) + "\" width=\"" + std::to_string(bar) +
-         "\" height=\"10\" fill=\"#eee\"/>";
-    if (ran) {
-      const int x = left + static_cast<int>(rank_of(t) * bar);
-      s += "<rect x=\"" + std::to_string(std::max(left, x - 2)) + "\" y=\"" + std::to_string(y - 11) +
-           "\" width=\"4\" height=\"14\" fill=\"" + (failed ? "#c00" : "#06c") + "\"/>";
-    } else {
-      s += "<text x=\"" + std::to_string(left + 4) + "\" y=\"" + std::to_string(y) + "\" font-size=\"10\">not run</text>";
-    }
-    y += row;
-  }
-  s += "<text x=\"" + std::to_string(left) + "\" y=\"" + std::to_string(y + 2) +
-       "\" font-size=\"10\">0: every permutation above the original ... 1: every one below</text></svg>";
-  return s;
-}
-
-std::string histogram_svg(const ordered_json& r) {
-  const auto& counts = r["input"]["valueCounts"];
-  const int width = 460, height = 120;
-  uint64_t top = 1;
-  for (const auto& c : counts) top = std::max(top, c[1].get<uint64_t>());
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"histogram\" width=\"" + std::to_string(width) +
-                  "\" height=\"" + std::to_string(height + 16) + "\">";
-  const int bits = r["input"]["bitsPerSymbol"].get<int>();
-  const double slot = static_cast<double>(width) / (1 << bits);
-  for (const auto& c : counts) {
-    const int v = c[0].get<int>();
-    const int h = static_cast<int>(static_cast<double>(c[1].get<uint64_t>()) / static_cast<double>(top) * height);
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"#06c\"/>", v * slot,
-                  height - h, std::max(1.0, slot - 0.5), h);
-    s += buf;
-  }
-  s += "<text x=\"0\" y=\"" + std::to_string(height + 13) + "\" font-size=\"10\">sample values 0 to " +
-       std::to_string((1 << bits) - 1) + "; tallest bar " + std::to_string(top) + "</text></svg>";
-  return s;
-}
-
-}  // namespace
+}  // namespace rows
 
 std::string html_text(const std::string& s) { return html_escape(s); }
-std::string estimates_figure(const ordered_json& estimates, int bits) { return estimates_svg(estimates, bits); }
-std::string ranks_figure(const ordered_json& assessment) { return rank_svg(assessment); }
-std::string histogram_figure(const ordered_json& assessment) { return histogram_svg(assessment); }
 
 std::vector<std::string> failed_tests(const ordered_json& r) {
   std::vector<std::string> f;
@@ -228,7 +147,7 @@ std::vector<std::string> failed_tests(const ordered_json& r) {
   return f;
 }
 
-namespace {
+namespace rows {
 
 // A seed as a spreadsheet keeps it: 0x and 16 hex digits (a 20-digit decimal becomes
 // 1.24801E+19 there); --seed takes this form as it is.
@@ -249,7 +168,7 @@ std::string iso_date(const ordered_json& r) {
          s.substr(12, 2) + "Z";
 }
 
-}  // namespace
+}  // namespace rows
 
 std::string csv_report(const std::vector<ordered_json>& rows) {
   // Units in the headers; seeds in hex and hashes as text; each row's tool and date.
@@ -317,72 +236,6 @@ std::string csv_report(const std::vector<ordered_json>& rows) {
     for (size_t k = 0; k < c.size(); ++k) out += csv_field(c[k]) + (k + 1 < c.size() ? "," : "\r\n");
   }
   return out;
-}
-
-std::string html_report(const std::vector<ordered_json>& rows, const std::string& command_line) {
-  std::map<std::string, int> verdicts;
-  for (const auto& r : rows) ++verdicts[verdict_of(r)];
-  std::string h =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>ea_iid report</title>"
-      "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-      "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}tr.failed td{background:#fee}"
-      "section{margin-top:2em}</style></head><body>\n";
-  h += "<h1>ea_iid report</h1><p>" + html_escape(command_line) + "</p>\n<p class=\"counts\">";
-  for (const auto& [v, n] : verdicts) h += html_escape(v) + ": " + std::to_string(n) + "; ";
-  h += std::to_string(rows.size()) + " items</p>\n";
-  h += "<table class=\"summary\"><thead><tr><th>#</th><th>file</th><th>block</th><th>samples</th><th>bits</th>"
-       "<th>H_assessed</th><th>verdict</th><th>failed tests</th><th>note</th></tr></thead><tbody>\n";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const auto& r = rows[i];
-    const bool assessed = is_assessment(r) || is_non_iid(r) || (is_restart(r) && !r["restart"]["result"].is_null());
-    const ordered_json& in = r.contains("input") ? r["input"] : is_restart(r) && assessed ? r["rows"]["input"] : r;
-    const ordered_json& h_assessed = !is_restart(r) ? r.value("assessedMinEntropy", ordered_json())
-                                     : r["verdict"]["result"] == "passed" ? r["restart"]["result"]
-                                                                          : ordered_json();
-    std::string failed;
-    for (const auto& f : failed_tests(r)) failed += (failed.empty() ? "" : ", ") + f;
-    const bool plain = verdict_of(r) == "IID" || verdict_of(r) == "skipped" || verdict_of(r) == "restart passed" || is_non_iid(r);
-    h += std::string("<tr class=\"item") + (plain ? "" : " failed") +
-         "\"><td><a href=\"#item" + std::to_string(i) + "\">" + std::to_string(i) + "</a></td><td>" +
-         html_escape(r.value("filename", std::string())) + "</td><td>" + block_of(r) + "</td><td>" +
-         (assessed ? std::to_string(in["samples"].get<uint64_t>()) : "") + "</td><td>" +
-         (assessed ? std::to_string(in["bitsPerSymbol"].get<int>()) : "") + "</td><td>" +
-         (assessed ? number(h_assessed, "%.6f") : "") + "</td><td>" + html_escape(verdict_of(r)) +
-         "</td><td>" + html_escape(failed) + "</td><td>" + html_escape(note_of(r)) + "</td></tr>\n";
-  }
-  h += "</tbody></table>\n";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const auto& r = rows[i];
-    const auto parts = parts_of(r);
-    const bool estimates = r.contains("nonIid") && !r["nonIid"].is_null() && r.value("errorLevel", 0) == 0;
-    // A restart run for a non-IID claim: each data set's estimates.
-    const bool restart_estimates = is_restart(r) && r.contains("rowEstimates") && !r["rowEstimates"].is_null();
-    if (parts.empty() && !estimates && !restart_estimates) continue;
-    std::string title = r.value("filename", std::string());
-    if (!block_of(r).empty()) title += " block " + block_of(r);
-    h += "<section id=\"item" + std::to_string(i) + "\"><h2>" + std::to_string(i) + ". " + html_escape(title) + ": " +
-         html_escape(verdict_of(r)) + "</h2>\n<p>SHA-256 " + html_escape(r["sha256"].get<std::string>()) + "</p>\n";
-    for (const ordered_json* a : parts) {
-      // A restart run: the row data set, then the column data set.
-      if (is_restart(r)) h += std::string("<h3>") + (a == &r["rows"] ? "rows" : "columns") + "</h3>\n";
-      h += "<p>seed " + html_escape((*a)["permutation"]["seed"].get<std::string>()) + "</p>\n" + rank_svg(*a) + "\n" +
-           histogram_svg(*a) + "\n";
-    }
-    if (restart_estimates) {
-      const int bits = r["input"]["bitsPerSymbol"].get<int>();
-      for (const char* k : {"rowEstimates", "columnEstimates"}) {
-        h += std::string("<h3>") + (k[0] == 'r' ? "rows" : "columns") + ": non-IID estimates, minimum " +
-             number(r[k]["hOriginal"], "%.6f") + " bits per sample</h3>\n" + estimates_svg(r[k], bits) + "\n";
-      }
-    }
-    if (estimates) {  // --non-iid, or the estimates after a "not IID" verdict
-      h += "<h3>non-IID estimates (SP 800-90B 6.3): assessed min-entropy " + number(r["assessedMinEntropy"], "%.6f") +
-           " bits per sample</h3>\n" + estimates_svg(r["nonIid"], r["input"]["bitsPerSymbol"].get<int>()) + "\n";
-    }
-    h += "</section>\n";
-  }
-  h += "</body></html>\n";
-  return h;
 }
 
 }  // namespace ea

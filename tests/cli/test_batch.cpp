@@ -438,10 +438,16 @@ TEST_CASE("--csv and --html: one row per item (skipped and errors included), plo
   const std::string html = slurp(dir + "/r.html");
   const HtmlCounts counts = html_counts(html);
   CHECK(counts.rows == 4);
-  CHECK(counts.svgs == 2 * 2);  // ranks and histogram for each assessed block
-  CHECK(html.find("<script") == std::string::npos);
+  CHECK(counts.svgs == 2 * 2 + 1);  // ranks and histogram for each assessed block, the min-entropy along the file
+  CHECK(html.find("<script>") != std::string::npos);  // inline only (sorting, filtering)
   CHECK(html.find("http://www.w3.org/2000/svg") != std::string::npos);  // the only URL: the SVG namespace
+  CHECK(html.find("http", html.find("http") + 1) == html.find("http://www.w3.org/2000/svg", html.find("http") + 1));
   CHECK(html.find("src=") == std::string::npos);
+  CHECK(html.find("id=\"item1\"") != std::string::npos);  // items numbered from 1
+  CHECK(html.find("id=\"item0\"") == std::string::npos);
+  for (const char* section : {"id=\"run\"", "id=\"files\"", "id=\"summary\"", "id=\"trend\"", "id=\"items\"", "id=\"details\""}) {
+    CHECK_MESSAGE(html.find(section) != std::string::npos, section);
+  }
 }
 
 TEST_CASE("--restart with --csv and --html: a row per restart file, plots of its rows and columns") {
@@ -462,7 +468,7 @@ TEST_CASE("--restart with --csv and --html: a row per restart file, plots of its
   const HtmlCounts counts = html_counts(html);
   CHECK(counts.rows == 2);
   CHECK(counts.svgs == 2 * 2);  // ranks and histogram of the carry-over file's rows and columns
-  CHECK(html.find("<h3>columns</h3>") != std::string::npos);
+  CHECK(html.find("<h4>columns</h4>") != std::string::npos);
 }
 
 TEST_CASE("--resume with -o DIR/ alone: the files present are kept, the missing ones are made") {
