@@ -106,6 +106,8 @@ int guarded(const std::function<int()>& body) {
     return body();
   } catch (const Error& e) {
     logger().error("{}", worded(e));
+    // A --conditioned file of one value: exit 5, as ea_iid's degenerate source (cli/outcome.hpp).
+    if (e.kind() == ErrorKind::Degenerate) return exit_status(Outcome::degenerate_source(), {}, 0);
   } catch (const std::exception& e) {
     logger().error("internal error: {}", e.what());
   }

@@ -74,7 +74,7 @@ Outcome report_error(const ea::cli::Options& o, const std::string& started, cons
       ea::cli::logger().error("{}", e.what());
     }
   }
-  return Outcome::error();
+  return kind == ea::ErrorKind::Degenerate ? Outcome::degenerate_source() : Outcome::error();
 }
 
 Outcome run(const ea::cli::Options& o, const std::string& started) {

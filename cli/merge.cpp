@@ -188,7 +188,7 @@ Outcome merge_shares(const std::vector<std::string>& args) {
     table.push_back(row.first.row);
     tally.add(row.first);
   }
-  const bool any_error = tally.errors > 0;
+  const bool any_error = tally.errors > tally.degenerate;  // degenerate sources: exit 5 (outcome_of)
   write_file_atomically(out, text, inputs, "merge");
   if (!quiet) {
     print_summary(stdout, table);
