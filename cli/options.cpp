@@ -142,11 +142,12 @@ void add_assessment_options(CLI::App& app, Flags& f, Options& o) {
 void add_output_options(CLI::App& app, Flags& f, Options& o) {
   app.add_flag("-v", o.verbose, "more output; -v -v -v prints every value as the reference's highest verbosity");
   app.add_option("--format", f.format,
-                 "text layout: text (default) or nist (NIST ea_iid's output line for line: with -v its -v, with -v -v "
-                 "or more its -v -v; counters and progress aside)")
+                 "text layout: text (default) or nist: NIST's own text at NIST's level, one for one (none: its "
+                 "default, -v: its -v, -v -v: its -v -v, -v -v -v: its -v -v -v, -q: its -q), line for line "
+                 "but for the permutation counters and progress lines")
       ->check(CLI::IsMember({"text", "nist"}))
       ->type_name("text|nist");
-  app.add_flag("-q", o.quiet, "quiet: nothing on stdout (errors still go to stderr)");
+  app.add_flag("-q", o.quiet, "quiet: nothing on stdout (errors still go to stderr; with --format nist NIST's -q)");
   app.add_flag("--nist-compat", o.nist_compat, "")->group("");  // set when run as ea_non_iid
   f.out = app.add_option("-o,--output", f.json, "write the results as JSON to FILE")->type_name("FILE.json");
   app.add_flag("--list-prngs", "list the shuffling generators with their properties, then exit");

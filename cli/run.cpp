@@ -665,7 +665,7 @@ ReportOptions report_options(const Options& o, const std::string& started) {
   ro.verbose = o.verbose;
   ro.nist_format = o.format == TextFormat::Nist;
   ro.quiet = o.quiet;
-  if (o.nist_compat) {  // NIST's levels: its -q still prints its warnings
+  if (o.nist_compat || ro.nist_format) {  // NIST's levels, one for one: its -q still prints its warnings
     ro.nist_level = o.quiet ? 0 : 1 + o.verbose;
     ro.quiet = false;
   }
