@@ -149,7 +149,11 @@ void add_output_options(CLI::App& app, Flags& f, Options& o) {
       ->type_name("text|nist");
   app.add_flag("-q", o.quiet, "quiet: nothing on stdout (errors still go to stderr; with --format nist NIST's -q)");
   app.add_flag("--nist-compat", o.nist_compat, "")->group("");  // set when run as ea_non_iid
-  f.out = app.add_option("-o,--output", f.json, "write the results as JSON to FILE")->type_name("FILE.json");
+  f.out = app.add_option("-o,--output", f.json,
+                         "write the result as JSON to FILE ('-': standard output); a name ending in '/' (or an "
+                         "existing folder) is a folder: DIR/NAME.json per assessment, as in a batch, where -o "
+                         "names a folder")
+              ->type_name("FILE.json|DIR/");
   app.add_flag("--list-prngs", "list the shuffling generators with their properties, then exit");
   app.add_flag("--exit-code", o.exit_code, "exit 1 when the data is not judged IID (default: 0 when the run completed)");
   app.add_flag("--strict", o.strict,

@@ -219,6 +219,19 @@ std::vector<std::string> output_paths(const std::string& dir, const std::vector<
   return paths;
 }
 
+}  // namespace
+
+std::string single_json_path(const Options& o, const InputSet& inputs) {
+  const std::string& path = *o.json_path;
+  struct stat st {};
+  const bool folder = path != "-" && ((!path.empty() && path.back() == '/') ||
+                                      (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)));
+  if (!folder) return path;
+  return output_paths(path, expand_items(o.files, o.subset, o.blocks, o.keep_short), inputs).front();
+}
+
+namespace {
+
 // Where a row stands in the whole list (its JSONL field "run"): what `ea_iid merge` needs to
 // put the shares of a job array back together.
 struct ListPosition {

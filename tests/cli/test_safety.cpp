@@ -148,6 +148,13 @@ TEST_CASE("case 1: the input sample file is never overwritten (-o, --jsonl, stdo
   CHECK(run_in(d, "--seed 1 --iterations 200 --append --jsonl y-hard x.bin y.bin").code == 2);
   CHECK(run_in(d, "--seed 1 --iterations 200 -o y-link x.bin").code == 0);  // not an input of this run
   CHECK(sha(d + "/y.bin") == y);
+  // -o DIR/ of one file: DIR/NAME.json that is the input (here through a hard link) is refused.
+  REQUIRE(::mkdir((d + "/out").c_str(), 0777) == 0);
+  REQUIRE(::link((d + "/y.bin").c_str(), (d + "/out/y.bin.json").c_str()) == 0);
+  r = run_in(d, "-q --seed 1 --iterations 200 -o out/ y.bin");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("out/y.bin.json: is the input file y.bin") != std::string::npos);
+  CHECK(sha(d + "/y.bin") == y);
   // Standard output appended to an input.
   r = run_in(d, "--seed 1 --iterations 200 x.bin", ">>x.bin");
   CHECK(r.code == 2);
