@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "gpu_tuning.hpp"
+#include "help.hpp"
 #include "common/error.hpp"
 #include "messages.hpp"
 #include "option_groups.hpp"
@@ -109,7 +111,8 @@ Plan parse_calibrate(int argc, char** argv, CalibrateOptions& o, bool& help) {
   app.add_option("--max-seconds", o.max_seconds,
                  "start no new data set after this many seconds; the result then counts fewer data sets. "
                  "The data sets in flight still finish: leave a margin under any outer time limit");
-  help = false;
+  help = cli::print_gpu_tuning_help(argc, argv);
+  if (help) return {};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -117,7 +120,7 @@ Plan parse_calibrate(int argc, char** argv, CalibrateOptions& o, bool& help) {
     help = true;
     return {};
   } catch (const CLI::ParseError& e) {
-    throw Error(ErrorKind::Usage, std::string(e.what()) + " (run 'ea_calibrate --help')");
+    throw Error(ErrorKind::Usage, cli::parse_error_message(app, e, "ea_calibrate"));
   }
   Plan p;
   p.datasets = cli::parse_unsigned(o.datasets, "--datasets", 1, 100000000);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "help.hpp"
+
 namespace ea::cli {
 
 const std::vector<Subcommand>& subcommands() {
@@ -26,18 +28,7 @@ const Subcommand* find_subcommand(const std::string& name) {
 const Subcommand* near_subcommand(const std::string& word) {
   if (word.empty() || word[0] == '-' || word.size() > 12 || find_subcommand(word)) return nullptr;
   for (const Subcommand& s : subcommands()) {
-    // Levenshtein distance, with adjacent transpositions counted as one edit.
-    const std::string t = s.name;
-    std::vector<std::vector<size_t>> d(word.size() + 1, std::vector<size_t>(t.size() + 1));
-    for (size_t i = 0; i <= word.size(); ++i) d[i][0] = i;
-    for (size_t j = 0; j <= t.size(); ++j) d[0][j] = j;
-    for (size_t i = 1; i <= word.size(); ++i) {
-      for (size_t j = 1; j <= t.size(); ++j) {
-        d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (word[i - 1] == t[j - 1] ? 0 : 1)});
-        if (i > 1 && j > 1 && word[i - 1] == t[j - 2] && word[i - 2] == t[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-    if (d[word.size()][t.size()] <= 2) return &s;
+    if (edit_distance(word, s.name) <= 2) return &s;
   }
   return nullptr;
 }

@@ -106,6 +106,8 @@ int guarded(const std::function<int()>& body) {
     return body();
   } catch (const Error& e) {
     logger().error("{}", worded(e));
+    // A --conditioned file of one value: exit 5, as ea_iid's degenerate source (cli/outcome.hpp).
+    if (e.kind() == ErrorKind::Degenerate) return exit_status(Outcome::degenerate_source(), {}, 0);
   } catch (const std::exception& e) {
     logger().error("internal error: {}", e.what());
   }
@@ -155,7 +157,15 @@ int conditioning_command(std::vector<char*> args, const std::string& command_lin
         "  ea_iid conditioning non-vetted 1024 256 256 800 0.9\n"
         "  ea_iid conditioning non-vetted 1024 256 256 800 --conditioned conditioned.bin\n"
         "NIST's command line: ea_conditioning -v|-n [-q] [-o FILE] N_IN N_OUT NW H_IN [H' | -i FILE [-c iid]]");
-    if (const int done = parse_subcommand(app, args, "ea_iid conditioning"); done >= 0) return done;
+    // NIST ea_conditioning's flags that are spelled otherwise here (its -v, vetted, is the
+    // first argument here too, and -v is more output).
+    static const std::vector<NistHint> hints = {
+        {"-n", "-n is NIST ea_conditioning's non-vetted component; here the first argument: ea_iid conditioning "
+               "non-vetted N_IN N_OUT NW H_IN H'"},
+        {"-i", "-i FILE is NIST ea_conditioning's conditioned output for h'; here: --conditioned FILE"},
+        {"-c", "-c iid is NIST ea_conditioning's IID claim for the -i file; here: --conditioned-iid"},
+    };
+    if (const int done = parse_subcommand(app, args, "ea_iid conditioning", hints); done >= 0) return done;
     c.input.vetted = kind == "vetted";
     if (cond->count()) c.conditioned = bits;
     if (c.conditioned && c.input.vetted) throw Error(ErrorKind::Usage, "--conditioned applies to a non-vetted component");

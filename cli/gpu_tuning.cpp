@@ -1,21 +1,37 @@
 #include "gpu_tuning.hpp"
 
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 
 #include "common/error.hpp"
 #include "gpu_tuning_keys.hpp"
+#include "help.hpp"
 #include "options.hpp"
 
 namespace ea::cli {
 
 
-std::string gpu_tuning_help() {
+std::vector<std::string> gpu_tuning_key_lines() {
   const GpuTuning d;
-  std::string s = "GPU speed and memory, KEY=VALUE,... (every value gives the same results): memory-share (share of the "
-                  "free device memory, 0-1, default 0.85)";
-  for (const GpuTuningKey& k : gpu_tuning_keys()) s += "; " + std::string(k.name) + " (" + k.help + ", default " + gpu_tuning_value(k, d) + ")";
-  return s;
+  std::vector<std::string> lines = {"memory-share: share of the free device memory, 0-1 (default 0.85)"};
+  for (const GpuTuningKey& k : gpu_tuning_keys()) {
+    lines.push_back(std::string(k.name) + ": " + k.help + " (default " + gpu_tuning_value(k, d) + ")");
+  }
+  return lines;
+}
+
+bool print_gpu_tuning_help(int argc, char** argv) {
+  bool asked = false;
+  for (int i = 1; i < argc && !asked; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") break;
+    asked = a == "--gpu-tuning=help" || (a == "--gpu-tuning" && i + 1 < argc && std::string(argv[i + 1]) == "help");
+  }
+  if (!asked) return false;
+  std::printf("--gpu-tuning KEY=VALUE,...: GPU speed and memory (every value gives the same results)\n");
+  for (const std::string& line : gpu_tuning_key_lines()) std::printf("  %s\n", wrap_text(line, 4, kHelpWidth, 2).c_str());
+  return true;
 }
 
 void parse_gpu_tuning(const std::string& text, GpuTuning& t) {
@@ -26,7 +42,7 @@ void parse_gpu_tuning(const std::string& text, GpuTuning& t) {
     pos = comma + 1;
     const size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0) {
-      throw Error(ErrorKind::Usage, "--gpu-tuning: '" + item + "' is not KEY=VALUE (keys: see --help)");
+      throw Error(ErrorKind::Usage, "--gpu-tuning: '" + item + "' is not KEY=VALUE (keys: --gpu-tuning help)");
     }
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
     const std::string option = "--gpu-tuning " + key;
@@ -42,9 +58,14 @@ void parse_gpu_tuning(const std::string& text, GpuTuning& t) {
     const GpuTuningKey* found = nullptr;
     for (const GpuTuningKey& k : gpu_tuning_keys()) found = key == k.name ? &k : found;
     if (!found) {
-      std::string keys = "memory-share";
-      for (const GpuTuningKey& k : gpu_tuning_keys()) keys += std::string(", ") + k.name;
-      throw Error(ErrorKind::Usage, "--gpu-tuning: unknown key '" + key + "' (keys: " + keys + ")");
+      std::vector<std::string> names = {"memory-share"};
+      for (const GpuTuningKey& k : gpu_tuning_keys()) names.emplace_back(k.name);
+      const std::vector<std::string> near = nearest_names(key, names);
+      std::string keys;
+      for (const std::string& n : names) keys += (keys.empty() ? "" : ", ") + n;
+      throw Error(ErrorKind::Usage, "--gpu-tuning: unknown key '" + key + "'" +
+                                        (near.empty() ? "" : "; did you mean " + near.front() + "?") + " (keys: " + keys +
+                                        "; --gpu-tuning help)");
     }
     const uint64_t v = parse_unsigned(value, option, found->min, found->max);
     if (key == "lookahead" && v != 0 && v != 2 && v != 4 && v != 8) {

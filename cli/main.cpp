@@ -74,17 +74,20 @@ Outcome report_error(const ea::cli::Options& o, const std::string& started, cons
       ea::cli::logger().error("{}", e.what());
     }
   }
-  return Outcome::error();
+  return kind == ea::ErrorKind::Degenerate ? Outcome::degenerate_source() : Outcome::error();
 }
 
-Outcome run(const ea::cli::Options& o, const std::string& started) {
+Outcome run(const ea::cli::Options& given, const std::string& started) {
   using namespace ea;
+  cli::Options o = given;
   cli::InputSet inputs;
   bool outputs_checked = false;
   try {
     cli::init_logging(!o.log_level.empty() ? o.log_level : o.quiet ? "error" : "info");
     for (const auto& f : o.files) inputs.add(f);
     check_stdout(inputs);
+    // -o DIR/ of one file: DIR/NAME.json, as in a batch; checked below as any -o FILE is.
+    if (o.json_path && !o.batch()) o.json_path = cli::single_json_path(o, inputs);
     // Outputs against each other, before any work ("-" is standard output).
     std::vector<std::pair<std::string, std::string>> outputs;
     if (o.json_path && !o.batch()) outputs.emplace_back("-o", *o.json_path);

@@ -227,7 +227,7 @@ Outcome merge_shares(const std::vector<std::string>& args) {
     tally.add(row.first);
   }
   const std::optional<Rejections> rejections = count_rejections(records);
-  const bool any_error = tally.errors > 0;
+  const bool any_error = tally.errors > tally.degenerate;  // degenerate sources: exit 5 (outcome_of)
   write_file_atomically(out, text, inputs, "merge");
   // The reports of the whole run, from its rows (the header shows the run's command line).
   if (csv) write_file_atomically(*csv, csv_report(records), inputs, "--csv");

@@ -5,6 +5,7 @@
 
 #include "common/error.hpp"
 #include "gpu_tuning.hpp"
+#include "help.hpp"
 #include "options.hpp"
 #include "version.hpp"
 
@@ -15,7 +16,8 @@ void add_engine_options(CLI::App& app, EngineOptionText& t, Program p) {
   t.seed_opt = app.add_option("--seed", t.seed,
                               iid ? "64-bit seed (decimal or 0x hex) of the shuffles (default: drawn from the OS, then printed)"
                                   : "the --seed of every assessment (each data set's shuffles get their own seed from "
-                                    "it and the samples, as in ea_iid; default 1)");
+                                    "it and the samples, as in ea_iid; default 1)")
+                   ->type_name("S");
   app.add_option("--prng", t.prng,
                  iid ? "generator of the shuffles: " + prng_names() + " (default philox; see --list-prngs)"
                      : "shuffling generator(s), comma-separated (" + prng_names() + ")")
@@ -23,10 +25,11 @@ void add_engine_options(CLI::App& app, EngineOptionText& t, Program p) {
   if (iid) {
     t.device = "auto";
     app.add_option("--device", t.device, "where the permutation tests run: auto (GPU if usable), cpu or gpu")
-        ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+        ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
+        ->type_name("auto|cpu|gpu");
   } else {
     t.device = "gpu";
-    app.add_option("--device", t.device, "gpu (default) or cpu")->check(CLI::IsMember({"gpu", "cpu"}));
+    app.add_option("--device", t.device, "gpu (default) or cpu")->check(CLI::IsMember({"gpu", "cpu"}))->type_name("gpu|cpu");
   }
   t.gpu_opt = app.add_option("--gpu", t.gpu,
                              iid ? "GPUs: an index, indexes such as 0,1 (one assessment's rounds are split across "
@@ -36,7 +39,10 @@ void add_engine_options(CLI::App& app, EngineOptionText& t, Program p) {
   t.round_opt = app.add_option("--round-size", t.round_size,
                                "GPU permutations per round, 1-1048576 (default: from free memory)")
                     ->type_name("N");
-  t.tuning_opt = app.add_option("--gpu-tuning", t.tuning, gpu_tuning_help())->type_name("KEY=VALUE,...");
+  t.tuning_opt = app.add_option("--gpu-tuning", t.tuning,
+                                "GPU speed and memory, KEY=VALUE,... (every value gives the same results; the keys: "
+                                "--gpu-tuning help)")
+                     ->type_name("KEY=VALUE,...");
   t.threads_opt = app.add_option("--threads", t.threads,
                                  iid ? "CPU threads, 1-4096 (default: all cores, or OMP_NUM_THREADS; a batch divides "
                                        "them among its --jobs)"
@@ -86,20 +92,23 @@ EngineChoice apply_engine_options(const EngineOptionText& t, Settings& s, Progra
   return c;
 }
 
-int parse_subcommand(CLI::App& app, std::vector<char*>& args, const std::string& help_command) {
+int parse_subcommand(CLI::App& app, std::vector<char*>& args, const std::string& help_command,
+                     const std::vector<NistHint>& hints) {
   for (char* a : args) {
     if (std::strcmp(a, "--version") == 0) {
       std::cout << version_string() << "\n";
       return 0;
     }
   }
+  const std::string hint = nist_flag_message(app, static_cast<int>(args.size()), args.data(), help_command, hints);
+  if (!hint.empty()) throw Error(ErrorKind::Usage, hint);
   try {
     app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
     return 0;
   } catch (const CLI::ParseError& e) {
-    throw Error(ErrorKind::Usage, std::string(e.what()) + " (run '" + help_command + " --help')");
+    throw Error(ErrorKind::Usage, parse_error_message(app, e, help_command));
   }
   return -1;
 }

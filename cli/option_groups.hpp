@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "assess.hpp"
+#include "help.hpp"
 
 namespace ea::cli {
 
@@ -39,6 +40,9 @@ EngineChoice apply_engine_options(const EngineOptionText& t, Settings& s, Progra
 // Parses a subcommand's arguments: --version prints the version, --help the app's help
 // (both: returns 0, the exit status); a parse error throws Error{Usage} pointing at
 // `help_command` ("ea_iid source"); otherwise returns -1 (go on).
-int parse_subcommand(CLI::App& app, std::vector<char*>& args, const std::string& help_command);
+// A flag of `hints` (NIST's spellings) among the arguments throws Error{Usage} with its hint
+// first; an unknown option is named with the nearest ones (cli/help.hpp).
+int parse_subcommand(CLI::App& app, std::vector<char*>& args, const std::string& help_command,
+                     const std::vector<NistHint>& hints = {});
 
 }  // namespace ea::cli

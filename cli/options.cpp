@@ -14,6 +14,7 @@
 #include "common/error.hpp"
 #include "gpu_backends.hpp"
 #include "gpu_tuning.hpp"
+#include "help.hpp"
 #include "option_groups.hpp"
 #include "version.hpp"
 
@@ -145,13 +146,18 @@ void add_assessment_options(CLI::App& app, Flags& f, Options& o) {
 void add_output_options(CLI::App& app, Flags& f, Options& o) {
   app.add_flag("-v", o.verbose, "more output; -v -v -v prints every value as the reference's highest verbosity");
   app.add_option("--format", f.format,
-                 "text layout: text (default) or nist (NIST ea_iid's output line for line: with -v its -v, with -v -v "
-                 "or more its -v -v; counters and progress aside)")
+                 "text layout: text (default) or nist: NIST's own text at NIST's level, one for one (none: its "
+                 "default, -v: its -v, -v -v: its -v -v, -v -v -v: its -v -v -v, -q: its -q), line for line "
+                 "but for the permutation counters and progress lines")
       ->check(CLI::IsMember({"text", "nist"}))
       ->type_name("text|nist");
-  app.add_flag("-q", o.quiet, "quiet: nothing on stdout (errors still go to stderr)");
+  app.add_flag("-q", o.quiet, "quiet: nothing on stdout (errors still go to stderr; with --format nist NIST's -q)");
   app.add_flag("--nist-compat", o.nist_compat, "")->group("");  // set when run as ea_non_iid
-  f.out = app.add_option("-o,--output", f.json, "write the results as JSON to FILE")->type_name("FILE.json");
+  f.out = app.add_option("-o,--output", f.json,
+                         "write the result as JSON to FILE ('-': standard output); a name ending in '/' (or an "
+                         "existing folder) is a folder: DIR/NAME.json per assessment, as in a batch, where -o "
+                         "names a folder")
+              ->type_name("FILE.json|DIR/");
   app.add_flag("--list-prngs", "list the shuffling generators with their properties, then exit");
   app.add_flag("--exit-code", o.exit_code, "exit 1 when the data is not judged IID (default: 0 when the run completed)");
   app.add_flag("--strict", o.strict,
@@ -204,53 +210,126 @@ void add_restart_options(CLI::App& app, Flags& f) {
   f.cutoff_opt = app.add_option("--restart-cutoff", f.cutoff,
                                 "how X_cutoff is found: exact (default; the quantile of the largest count) or "
                                 "simulation (NIST's rule, seeded from --seed)")
-                     ->check(CLI::IsMember({"exact", "simulation"}));
+                     ->check(CLI::IsMember({"exact", "simulation"}))
+                     ->type_name("exact|simulation");
   f.simulations_opt = app.add_option("--restart-simulations", f.simulations,
                                      "rounds of the cutoff simulation, 1000-1000000000 (default 5000000, NIST's -s)")
                           ->type_name("N");
 }
 
-// --help: the options in groups, the subcommands, examples and exit codes.
-void describe(CLI::App& app) {
-  const std::pair<const char*, std::vector<const char*>> groups[] = {
-      {"Input", {"files", "--bits", "-l", "--allow-stream"}},
-      {"Assessment", {"--non-iid", "--track", "-i", "-c", "-a", "-t", "--iterations", "--all-tests", "--no-early-exit", "--until-decided"}},
-      {"Permutation engine", {"--list-prngs"}},
-      {"Output", {"-v", "-q", "--format", "-o", "--timing", "--log-level", "--exit-code", "--strict"}},
-      {"Restart tests", {"--restart", "--restart-cutoff", "--restart-simulations"}},
-      {"Batch", {"--blocks", "--keep-short", "--jobs", "--jsonl", "--append", "--force", "--resume", "--shard", "--csv", "--html"}},
+// --help (about 80 lines: each option's one line below, GPU tuning as a pointer) and
+// --help-all (every description in full, the --gpu-tuning keys one per line), in the order a
+// CPU user needs them: input and assessment, outputs, batch, engine, GPU tuning last.
+HelpText describe() {
+  HelpText h;
+  h.heading =
+      "ea_iid: SP 800-90B IID track (section 5) with the most common value estimate, number for number\n"
+      "with NIST ea_iid 1.1.7; permutation tests on the GPU or the CPU.\n"
+      "Usage: ea_iid [assess] [OPTIONS] FILE... [bits_per_symbol]   or   ea_iid SUBCOMMAND ... (below)\n"
+      "--help: this summary; --help-all: every option in full; --version; --gpu-tuning help: its keys\n";
+  h.groups = {
+      {"Input", {"files", "--bits", "-l", "--allow-stream"}, ""},
+      {"Assessment", {"-i", "-c", "-a", "-t", "--non-iid", "--track", "--iterations", "--all-tests", "--no-early-exit",
+                      "--until-decided"}, ""},
+      {"Restart tests", {"--restart", "--restart-cutoff", "--restart-simulations"}, ""},
+      {"Output", {"-v", "-q", "--format", "-o", "--exit-code", "--strict", "--timing", "--log-level"}, ""},
+      {"Batch", {"--blocks", "--keep-short", "--jobs", "--jsonl", "--append", "--force", "--resume", "--shard", "--csv", "--html"}, ""},
+      {"Permutation engine", {"--seed", "--prng", "--list-prngs", "--device", "--threads"}, ""},
+      {"GPU tuning",
+       {"--gpu", "--round-size", "--gpu-tuning", "--cpu-compression", "--verify"},
+       "--gpu, --round-size, --gpu-tuning, --cpu-compression, --verify (--help-all; --gpu-tuning help)"},
   };
-  for (CLI::Option* opt : app.get_options()) {
-    for (const auto& [group, names] : groups) {
-      for (const char* name : names) {
-        if (opt->check_name(name)) opt->group(group);
-      }
-    }
-  }
-  app.footer(
-      "Subcommands (the first argument; without one: assess):\n"
-      "  assess [options] FILE...             the IID track of each file (the options above)\n"
+  h.brief = {
+      {"files", "sample files, a sample per byte ('-': standard input); or NIST's FILE BITS"},
+      {"--bits", "bits per sample, 1-8, of every file (default: inferred)"},
+      {"-l", "assess only samples [INDEX*COUNT, INDEX*COUNT+COUNT)"},
+      {"--allow-stream", "also read FIFOs and character devices (to their end, or -l's)"},
+      {"--non-iid", "the non-IID track (SP 800-90B 6.3), as NIST ea_non_iid"},
+      {"--track", "auto (default): the IID tests, then non-IID estimates unless IID"},
+      {"--iterations", "permutations (default 10000; any other count: an exploratory run)"},
+      {"--all-tests", "run the compression test even after another test failed"},
+      {"--until-decided", "no permutation tests once chi-square or LRS failed (verdict decided)"},
+      {"--restart", "restart tests (3.1.4) of 1000 x 1000 samples for the entropy claim H_I"},
+      {"--restart-cutoff", "X_cutoff: exact (default) or NIST's simulation"},
+      {"--restart-simulations", "rounds of the cutoff simulation (default 5000000; NIST's -s)"},
+      {"-v", "more output; -v -v -v: every value, as NIST's highest level"},
+      {"--format", "text (default) or nist: NIST ea_iid's text at its level (-q, -v, ...)"},
+      {"-o", "write the result as JSON (-o DIR/: DIR/NAME.json per assessment)"},
+      {"--exit-code", "exit 1 when the data is not judged IID"},
+      {"--strict", "for CI: exit 0 only for an IID verdict of a compliant assessment"},
+      {"--log-level", "diagnostics on stderr: trace, debug, info (default), ..., off"},
+      {"--jobs", "assessments in flight at once, 1-64 (default: 8 per GPU, else 1)"},
+      {"--csv", "one CSV row per item"},
+      {"--html", "a self-contained HTML report of the batch"},
+      {"--shard", "assess only share K of N of the items (job arrays; ea_iid merge)"},
+      {"--append", "with --jsonl: add lines to an existing file"},
+      {"--force", "replace an existing --jsonl file, or an -o/--csv/--html file not ours"},
+      {"--resume", "with --jsonl or -o DIR/: assess only what an earlier run left"},
+      {"-q", "quiet: nothing on stdout (errors on stderr; --format nist: NIST's -q)"},
+      {"--blocks", "assess every consecutive block of COUNT samples of each file"},
+      {"--keep-short", "with --blocks: also assess a shorter last block"},
+      {"--jsonl", "one JSON line per assessment ('-': standard output)"},
+      {"--seed", "64-bit seed of the shuffles (default: drawn from the OS, then printed)"},
+      {"--prng", "generator of the shuffles (default philox; see --list-prngs)"},
+      {"--device", "where the permutation tests run (auto: the GPU if usable)"},
+      {"--threads", "CPU threads (default: all cores; a batch divides them among --jobs)"},
+  };
+  h.more["--gpu-tuning"] = gpu_tuning_key_lines();
+  const std::string subcommands =
+      "\nSubcommands (the first argument; without one: assess):\n"
       "  restart H_I [options] FILE...        restart tests, as --restart H_I\n"
-      "  source NAME SAMPLES [options]        one noise source through SP 800-90B 3.1: JSON and HTML report\n"
-      "  conditioning vetted|non-vetted N_IN N_OUT NW H_IN [H']  output entropy of a conditioning component (3.1.5)\n"
-      "  merge [--force] [-q] OUT IN...       join the JSONL files of --shard shares (docs/cluster.md)\n"
-      "  calibrate [options]                  false-rejection rate of a shuffling generator (ea_calibrate)\n"
-      "NIST's names (links to this program) take NIST's command lines: ea_non_iid, ea_restart, ea_conditioning.\n"
-      "\n"
-      "Examples:\n"
+      "  source NAME SAMPLES [options]        one noise source through SP 800-90B 3.1: JSON and HTML\n"
+      "  conditioning KIND N_IN N_OUT NW H_IN [H']  output entropy of a conditioning component (3.1.5)\n"
+      "  merge [options] OUT IN...            join --shard shares' JSONL (--csv, --html; merge --help)\n"
+      "  calibrate [options]                  false-rejection rate of a shuffling generator\n"
+      "NIST's names (links to this program) take NIST's command lines: ea_non_iid, ea_restart,\n"
+      "ea_conditioning; given to ea_iid, a NIST flag spelled otherwise here gets an error naming ours.\n";
+  const std::string exit_status =
+      "\nExit status: 0 completed, whatever the verdict; 1 not IID (with --exit-code or --strict); 2 an\n"
+      "error (usage, input, output, device); with --strict 3 inconclusive, 4 not a compliant assessment\n"
+      "(checked first); 5 a degenerate source (one symbol only, such as all zeros: no entropy, errorKind\n"
+      "\"degenerate\"), whatever --strict says; 130/143 interrupted. A batch: 2 if an item had another\n"
+      "error, else 5 if an item was degenerate.\n";
+  h.footer_brief = subcommands +
+                   "\nExamples:\n"
+                   "  ea_iid -v --seed 1 samples.bin 8                one file of 8-bit samples\n"
+                   "  ea_iid --strict -q -o result.json samples.bin   CI: exit 0 only for a compliant IID verdict\n"
+                   "  ea_iid -o out/ --jsonl all.jsonl a.bin b.bin    several files: a JSON file and line each\n" +
+                   exit_status;
+  h.footer_all =
+      subcommands +
+      "\nExamples:\n"
       "  ea_iid -v --seed 1 samples.bin                   one file, bit width inferred\n"
       "  ea_iid samples.bin 4                             the reference's form: FILE BITS\n"
       "  ea_iid --strict -q -o result.json samples.bin    CI: exit 0 only for a compliant IID verdict\n"
+      "  ea_iid -o results/ samples.bin                   writes results/samples.bin.json\n"
       "  ea_iid --jsonl out.jsonl --bits 8 a.bin b.bin    several files, one JSON line each\n"
       "  ea_iid --blocks 1000000 --jsonl out.jsonl cap.bin  every block of a long capture\n"
       "  head -c 1000000 /dev/hwrng | ea_iid -            samples from standard input\n"
+      "  ea_iid --format nist -v -v samples.bin           NIST ea_iid -v -v's text\n"
       "  ea_iid --restart 7.8 restarts.bin 8              restart tests of 1000 restarts x 1000 samples\n"
-      "  ea_iid --restart 7.8 --track iid restarts.bin 8  the same for an IID claim (NIST ea_restart -i)\n"      "  ea_iid source osc1 s.bin --restart-data r.bin --html osc1.html  one source through SP 800-90B 3.1\n"
-      "\n"
-      "Exit status: 0 when the assessment completed (whatever the verdict; with --exit-code, 0 only when IID),\n"
-      "1 with --exit-code when the data is not judged IID, 2 on errors (bad input, usage, device failure),\n"
-      "130/143 when interrupted. With --strict: 0 compliant and IID, 1 not IID, 3 inconclusive, 4 not a\n"
-      "compliant assessment (checked first), 2 errors.");
+      "  ea_iid --restart 7.8 --track iid restarts.bin 8  the same for an IID claim (NIST ea_restart -i)\n"
+      "  ea_iid source osc1 s.bin --restart-data r.bin --html osc1.html\n"
+      "                                                   one source through SP 800-90B 3.1\n" +
+      exit_status +
+      "With --strict: 0 only for an IID verdict of a compliant assessment; 4 when a result cannot be an\n"
+      "SP 800-90B assessment (--iterations other than 10000, fewer than 1000000 samples, a generator not\n"
+      "for compliance, chi-square not evaluable) or nothing was assessed.\n";
+  return h;
+}
+
+// NIST's flags that this parser does not take (ea_iid's and ea_non_iid's are all taken): what
+// they are here; and the long spellings of -v and -q, which NIST has none of either.
+const std::vector<NistHint>& nist_hints() {
+  static const std::vector<NistHint> hints = {
+      {"--verbose", "--verbose: unknown option; here, as in NIST's tools: -v (more: -v -v, -v -v -v)"},
+      {"--quiet", "--quiet: unknown option; here, as in NIST's tools: -q"},
+      {"-s", "-s is NIST ea_restart's simulation count; here: --restart H_I --restart-cutoff simulation "
+             "--restart-simulations N"},
+      {"-n", "-n is NIST ea_restart's non-IID claim (here: --restart H_I, a non-IID claim by default) and "
+             "ea_conditioning's non-vetted component (here: ea_iid conditioning non-vetted ...)"},
+  };
+  return hints;
 }
 
 bool looks_like_bits(const std::string& s) {
@@ -260,8 +339,24 @@ bool looks_like_bits(const std::string& s) {
   return digits && ::stat(s.c_str(), &st) != 0;  // a number that is not a file
 }
 
+// A number such as 7.8 that is not a file (an H_I).
+bool looks_like_h_i(const std::string& s) {
+  char* end = nullptr;
+  const double v = s.empty() ? 0 : std::strtod(s.c_str(), &end);
+  struct stat st {};
+  return end && *end == '\0' && v > 0 && v <= 8 && s.find_first_not_of("0123456789.") == std::string::npos &&
+         ::stat(s.c_str(), &st) != 0;
+}
+
 // The files, and the reference's form FILE BITS (BITS a number and not a file).
 void apply_input(Flags& f, Options& o) {
+  // FILE BITS H_I: NIST ea_restart's command line given to ea_iid.
+  const auto& p = f.positionals;
+  if (p.size() == 3 && looks_like_bits(p[1]) && looks_like_h_i(p[2])) {
+    throw Error(ErrorKind::Usage, "'" + p[0] + " " + p[1] + " " + p[2] + "' is NIST ea_restart's FILE BITS H_I; here: " +
+                                      "--restart " + p[2] + " " + p[0] + " " + p[1] + " (or ea_iid restart " + p[2] + " " +
+                                      p[0] + " " + p[1] + ")");
+  }
   if (f.positionals.size() == 2 && looks_like_bits(f.positionals[1])) {
     f.bits = f.positionals[1];
     f.positionals.pop_back();
@@ -334,6 +429,10 @@ void apply_restart(const Flags& f, Options& o) {
   }
   if (f.c || f.t) {
     throw Error(ErrorKind::Usage, "--restart: -c and -t do not apply (the restart tests estimate the literal samples)");
+  }
+  if (f.i) {  // NIST ea_restart's -i is the claim; ea_iid's the initial estimate, the default
+    throw Error(ErrorKind::Usage, "--restart: -i is NIST ea_restart's IID claim; here: --track iid (ea_iid's -i, the "
+                                  "initial entropy estimate, is the default and does not apply)");
   }
   if (o.resume) throw Error(ErrorKind::Usage, "--restart: --resume does not apply to restart tests yet");
   o.settings.restart = spec;
@@ -445,6 +544,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
       return ParseStatus::Exit0;
     }
   }
+  if (print_gpu_tuning_help(argc, argv)) return ParseStatus::Exit0;
   CLI::App app{"ea_iid: SP 800-90B IID track (section 5) with the most common value estimate, "
                "number for number with NIST ea_iid 1.1.7; permutation tests on the GPU or the CPU.",
                "ea_iid"};
@@ -455,17 +555,23 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
   add_output_options(app, f, o);
   add_restart_options(app, f);
   add_batch_options(app, f, o);
-  describe(app);
+  app.set_help_all_flag("--help-all", "every option in full, the --gpu-tuning keys included");
+  // NIST's spellings named with ours: for ea_iid itself (the links take NIST's command lines).
+  const std::vector<NistHint> no_hints;
+  const std::vector<NistHint>& hints = program_name() == "ea_iid" ? nist_hints() : no_hints;
+  if (const std::string hint = nist_flag_message(app, argc, argv, "ea_iid", hints); !hint.empty()) {
+    throw Error(ErrorKind::Usage, hint);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
+    std::cout << render_help(app, describe(), false);
     return ParseStatus::Exit0;
   } catch (const CLI::CallForAllHelp&) {
-    std::cout << app.help();
+    std::cout << render_help(app, describe(), true);
     return ParseStatus::Exit0;
   } catch (const CLI::ParseError& e) {
-    throw Error(ErrorKind::Usage, std::string(e.what()) + " (run 'ea_iid --help')");
+    throw Error(ErrorKind::Usage, parse_error_message(app, e, "ea_iid", hints));
   }
   apply(f, o);
   return ParseStatus::Run;

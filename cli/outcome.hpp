@@ -14,8 +14,14 @@ struct Outcome {
   bool inconclusive = false;   // some verdict is "inconclusive"
   bool not_compliant = false;  // some result cannot be an SP 800-90B assessment
   bool nothing_assessed = false;  // no item was assessed (all skipped, an empty share): never a pass
+  bool degenerate = false;  // some item's samples hold one value only (ErrorKind::Degenerate), and no other error
 
   static Outcome error() { return Outcome{End::Error}; }
+  static Outcome degenerate_source() {
+    Outcome o;
+    o.degenerate = true;
+    return o;
+  }
   static Outcome interrupted() { return Outcome{End::Interrupted}; }
   // Adds the verdicts of another completed assessment.
   void add(bool is_not_iid, bool is_inconclusive, bool is_not_compliant) {
@@ -34,6 +40,8 @@ struct ExitPolicy {
 // The exit status, in order of precedence:
 //   128 + signal  interrupted (130 SIGINT, 143 SIGTERM)
 //   2             an error (bad input, usage, an output that cannot be written, a device failure)
+//   5             a degenerate source: the samples of an item hold one value only (all zeros, a
+//                 stuck source), and no other error; whatever --exit-code or --strict say
 //   4             --strict: some result cannot be a compliant assessment (exploratory
 //                 --iterations, fewer than 1,000,000 samples, a generator not for compliance,
 //                 chi-square not evaluable), or nothing was assessed at all
@@ -44,6 +52,7 @@ struct ExitPolicy {
 inline int exit_status(const Outcome& r, ExitPolicy p, int signal_number) {
   if (r.end == Outcome::End::Interrupted) return 128 + (signal_number == SIGTERM ? SIGTERM : SIGINT);
   if (r.end == Outcome::End::Error) return 2;
+  if (r.degenerate) return 5;
   if (p.strict) {
     if (r.not_compliant || r.nothing_assessed) return 4;
     if (r.not_iid) return 1;

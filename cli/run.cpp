@@ -80,23 +80,31 @@ std::function<void(int, const char*, uint32_t, int)> single_progress(const Optio
 }  // namespace
 
 // The exit outcome of a set of rows.
+// (Errors of degenerate sources alone: exit 5, not 2.)
 Outcome outcome_of(const Tally& t) {
-  if (t.errors) return Outcome::error();
+  if (t.errors > t.degenerate) return Outcome::error();
   Outcome out;
   out.add(t.not_iid, t.inconclusive, t.not_compliant);
   out.nothing_assessed = t.results == 0;
+  out.degenerate = t.degenerate > 0;
   return out;
 }
 
 // The batch's last line: what its rows say, never "all IID" for rows that assessed nothing.
 std::string summary_line(const Tally& t, size_t rows, bool any_error) {
   if (any_error) return "some assessments had errors";
+  std::string verdicts;
   if (t.results == 0) {
-    return rows == 0 ? "nothing was assessed (no item in this list or share)"
-                     : "nothing was assessed (every item was skipped)";
+    verdicts = rows == 0               ? "nothing was assessed (no item in this list or share)"
+               : t.degenerate == 0     ? "nothing was assessed (every item was skipped)"
+                                       : "nothing was assessed";
+  } else if (t.judged == 0) {
+    verdicts = "non-IID estimates (no IID verdicts)";
+  } else {
+    verdicts = t.all_iid() ? "all IID" : "not all IID";
   }
-  if (t.judged == 0) return "non-IID estimates (no IID verdicts)";
-  return t.all_iid() ? "all IID" : "not all IID";
+  if (t.degenerate == 0) return verdicts;
+  return verdicts + "; " + std::to_string(t.degenerate) + " degenerate (one symbol only: no entropy)";
 }
 
 namespace {
@@ -227,6 +235,19 @@ std::vector<std::string> output_paths(const std::string& dir, const std::vector<
   }
   return paths;
 }
+
+}  // namespace
+
+std::string single_json_path(const Options& o, const InputSet& inputs) {
+  const std::string& path = *o.json_path;
+  struct stat st {};
+  const bool folder = path != "-" && ((!path.empty() && path.back() == '/') ||
+                                      (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)));
+  if (!folder) return path;
+  return output_paths(path, expand_items(o.files, o.subset, o.blocks, o.keep_short), inputs).front();
+}
+
+namespace {
 
 // Where a row stands in the whole list (its JSONL field "run"): what `ea_iid merge` needs to
 // put the shares of a job array back together.
@@ -466,7 +487,8 @@ class BatchOutputs {
     return line;
   }
   size_t rows() const { return rows_.size(); }
-  bool any_error() const { return write_failed_ || tally_.errors > 0; }
+  // An error other than a degenerate source's (those make exit 5, through outcome_of).
+  bool any_error() const { return write_failed_ || tally_.errors > tally_.degenerate; }
   const Tally& tally() const { return tally_; }
 
  private:
@@ -699,7 +721,7 @@ ReportOptions report_options(const Options& o, const std::string& started) {
   ro.verbose = o.verbose;
   ro.nist_format = o.format == TextFormat::Nist;
   ro.quiet = o.quiet;
-  if (o.nist_compat) {  // NIST's levels: its -q still prints its warnings
+  if (o.nist_compat || ro.nist_format) {  // NIST's levels, one for one: its -q still prints its warnings
     ro.nist_level = o.quiet ? 0 : 1 + o.verbose;
     ro.quiet = false;
   }

@@ -34,6 +34,12 @@ ReportOptions report_options(const Options& o, const std::string& started);
 Outcome run_assessments(Engine& engine, const Options& o, const std::string& started, const InputSet& inputs,
                         const std::atomic<bool>& interrupt, const std::atomic<int>& signal_number);
 
+// -o of a single assessment that names a folder (ends in '/', or is an existing folder): the
+// file a batch would write for it there, DIR/NAME.json (the folder made if missing; an input
+// there refused), so that -o DIR/ means the same for one file as for several. Any other -o:
+// unchanged. Throws Error{Usage|Output} as a batch's -o DIR/ does.
+std::string single_json_path(const Options& o, const InputSet& inputs);
+
 // The exit outcome of a set of rows (errors, verdicts, nothing assessed), and the batch's
 // last line for them.
 Outcome outcome_of(const Tally& t);

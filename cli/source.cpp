@@ -223,6 +223,8 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
     }
     logger().error("{}", worded(e));
     error_record(worded(e), e.kind());
+    // A stuck source: exit 5, as ea_iid's (cli/outcome.hpp).
+    if (e.kind() == ErrorKind::Degenerate) return exit_status(Outcome::degenerate_source(), policy, 0);
   } catch (const std::exception& e) {
     logger().error("internal error: {}", e.what());
     error_record(std::string("internal error: ") + e.what(), ErrorKind::Internal);

@@ -74,7 +74,7 @@ using namespace rows;
 std::string verdict_of(const ordered_json& r) {
   if (is_restart(r)) return "restart " + r["verdict"]["result"].get<std::string>();
   if (r.contains("skipped")) return "skipped";
-  if (r.value("errorLevel", 0) != 0) return "error";
+  if (r.value("errorLevel", 0) != 0) return r.value("errorKind", std::string()) == "degenerate" ? "degenerate" : "error";
   if (is_non_iid(r)) return "non-IID estimate";
   return r["verdict"]["result"].get<std::string>();
 }
@@ -82,7 +82,7 @@ std::string verdict_of(const ordered_json& r) {
 std::string verdict_counts(const std::vector<ordered_json>& rows) {
   // Fixed order: the IID verdicts first, then the other kinds of row.
   const char* order[] = {"IID", "not IID", "inconclusive", "non-IID estimate", "restart passed", "restart failed",
-                         "skipped", "error"};
+                         "skipped", "degenerate", "error"};
   std::map<std::string, size_t> n;
   for (const auto& r : rows) ++n[verdict_of(r)];
   std::string s;

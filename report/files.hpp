@@ -13,7 +13,7 @@ namespace ea {
 std::vector<std::string> failed_tests(const nlohmann::ordered_json& row);
 
 // The verdict of a row in words: "IID", "not IID", "inconclusive", "non-IID estimate",
-// "restart passed", "restart failed", "skipped", "error".
+// "restart passed", "restart failed", "skipped", "degenerate" (one symbol only), "error".
 std::string verdict_of(const nlohmann::ordered_json& row);
 // "991 IID, 9 not IID, 2 errors": the rows' verdicts counted, in a fixed order.
 std::string verdict_counts(const std::vector<nlohmann::ordered_json>& rows);

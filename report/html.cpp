@@ -506,6 +506,91 @@ std::string details_of(const ordered_json& r, size_t i, const std::map<std::stri
   return h + "</details>\n";
 }
 
+// One row of the items table.
+std::string item_row(const ordered_json& r, size_t i, std::map<std::string, size_t>& file_index, bool has_details,
+                     const std::set<std::string>& shared_set) {
+  std::string h;
+    const std::string v = verdict_of(r);
+    const bool assessed = is_assessment(r) || is_non_iid(r) || (is_restart(r) && r.contains("input"));
+    const ordered_json& in = r.contains("input") ? r["input"] : r;
+    const ordered_json& h_assessed = !is_restart(r) ? r.value("assessedMinEntropy", ordered_json())
+                                     : r["verdict"]["result"] == "passed" ? r["restart"]["result"]
+                                                                          : ordered_json();
+    const ordered_json& est = is_non_iid(r) ? r["nonIid"] : at(r, {"estimates"});
+    const ordered_json& h_orig = is_non_iid(r) ? est["hOriginal"] : at(est, {"hOriginal", "minEntropy"});
+    const ordered_json& h_bits = is_non_iid(r) ? est["hBitstring"] : at(est, {"hBitstring", "minEntropy"});
+    const auto names = failed_tests(r);
+    std::string failed;
+    for (const auto& f : names) failed += (failed.empty() ? "" : ", ") + f;
+    std::string notes;
+    for (const auto& n : notes_of(r)) {
+      if (!shared_set.count(n)) notes += (notes.empty() ? "" : "; ") + n;
+    }
+    const char* cls = v == "IID" || v == "restart passed" || v == "non-IID estimate" ? "item"
+                      : v == "skipped" || v == "inconclusive"                         ? "item other"
+                                                                                      : "item failed";
+    const std::string num_cell = has_details ? "<a href=\"#item" + std::to_string(i + 1) + "\">" +
+                                                            std::to_string(i + 1) + "</a>"
+                                                      : std::to_string(i + 1);
+    h += std::string("<tr class=\"") + cls + "\" data-verdict=\"" + html_escape(v) + "\"><td data-v=\"" +
+         std::to_string(i + 1) + "\">" + num_cell + "</td><td>F" + std::to_string(file_index[r.value("filename", std::string())] + 1) +
+         "</td><td>" + block_of(r) + "</td><td>" +
+         (assessed && in.contains("samples") ? std::to_string(in["samples"].get<uint64_t>()) : "") + "</td><td>" +
+         (assessed && in.contains("bitsPerSymbol") ? std::to_string(in["bitsPerSymbol"].get<int>()) : "") +
+         "</td><td>" + number(h_orig, "%.6f") + "</td><td>" + number(h_bits, "%.6f") +
+         "</td><td>" + (assessed ? number(h_assessed, "%.6f") : "") + "</td><td>" +
+         number(at(r, {"chiSquare", "independence", "pValue"}), "%.4g") + "</td><td>" +
+         number(at(r, {"chiSquare", "goodnessOfFit", "pValue"}), "%.4g") + "</td><td>" +
+         number(at(r, {"longestRepeatedSubstring", "prXGe1"}), "%.4g") + "</td><td>" + html_escape(v) + "</td><td>" +
+         html_escape(failed) + "</td><td>" + html_escape(notes) + "</td><td>" +
+         number(at(r, {"timings", "total"}), "%.2f") + "</td></tr>\n";
+  return h;
+}
+
+std::string items_section(const std::vector<ordered_json>& rows, std::map<std::string, size_t>& file_index,
+                          const std::set<size_t>& has_details, const std::set<std::string>& shared_set) {
+  std::string h;
+  // The items table: numbered from 1; sorts and filters with the script, reads without it.
+  h += "<section id=\"items\"><h2>Items</h2>\n<p id=\"filters\">Filter <input id=\"q\" type=\"search\" "
+       "placeholder=\"text in a row\"/> <select id=\"v\"><option value=\"\">every verdict</option>";
+  std::set<std::string> verdicts;
+  for (const auto& r : rows) verdicts.insert(verdict_of(r));
+  for (const auto& v : verdicts) h += "<option>" + html_escape(v) + "</option>";
+  h += "</select> <span id=\"shown\" class=\"muted\"></span> <span class=\"muted\">(click a heading to sort)</span></p>\n";
+  h += "<table id=\"items-table\" class=\"items\"><thead><tr><th data-num>#</th><th>file</th><th data-num>block</th>"
+       "<th data-num>samples</th><th data-num>bits</th><th data-num>H_original</th><th data-num>H_bitstring</th>"
+       "<th data-num>H_assessed</th><th data-num>chi-square p (indep.)</th><th data-num>chi-square p (fit)</th>"
+       "<th data-num>LRS Pr(X&gt;=1)</th><th>verdict</th><th>failed tests</th><th>note</th><th data-num>s</th></tr></thead><tbody>\n";
+  for (size_t i = 0; i < rows.size(); ++i) h += item_row(rows[i], i, file_index, has_details.count(i) > 0, shared_set);
+  h += "</tbody></table></section>\n";
+  return h;
+}
+
+// The min-entropy of each block along each file.
+std::string trend_section(const std::vector<ordered_json>& rows, std::map<std::string, size_t>& file_index) {
+  std::string h;
+  std::map<std::string, std::vector<TrendPoint>> trends;
+  std::map<std::string, int> trend_bits;
+  for (const auto& r : rows) {
+    if (block_of(r).empty() || !(is_assessment(r) || is_non_iid(r))) continue;
+    const std::string f = r.value("filename", std::string());
+    const std::string v = verdict_of(r);
+    trends[f].push_back({std::stod(block_of(r)), r["assessedMinEntropy"].get<double>(),
+                         v == "IID" ? 0 : v == "not IID" ? 1 : 2});
+    trend_bits[f] = std::max(trend_bits[f], r["input"]["bitsPerSymbol"].get<int>());
+  }
+  h += "<section id=\"trend\"><h2>Min-entropy along the files</h2>\n";
+  bool any_trend = false;
+  for (const auto& [f, pts] : trends) {
+    if (pts.size() < 2) continue;
+    any_trend = true;
+    h += "<h3>F" + std::to_string(file_index[f] + 1) + " " + html_escape(f) + "</h3>\n" + trend_figure(f, pts, trend_bits[f]) + "\n";
+  }
+  if (!any_trend) h += "<p class=\"muted\">No file was assessed in blocks (--blocks).</p>\n";
+  h += "</section>\n";
+  return h;
+}
+
 }  // namespace
 
 std::string html_report(const std::vector<ordered_json>& rows, const std::string& command_line) {
@@ -537,31 +622,12 @@ std::string html_report(const std::vector<ordered_json>& rows, const std::string
        "(docs/json.md). Sections: <a href=\"#run\">run</a>, <a href=\"#files\">files</a>, <a href=\"#summary\">summary</a>, "
        "<a href=\"#trend\">min-entropy along the files</a>, <a href=\"#items\">items</a>, <a href=\"#details\">details</a>.</p>\n";
   h += run_section(rows, command_line) + files + summary_section(rows, rej, shared, with_notes);
-  // The min-entropy of each block along each file.
-  std::map<std::string, std::vector<TrendPoint>> trends;
-  std::map<std::string, int> trend_bits;
-  for (const auto& r : rows) {
-    if (block_of(r).empty() || !(is_assessment(r) || is_non_iid(r))) continue;
-    const std::string f = r.value("filename", std::string());
-    const std::string v = verdict_of(r);
-    trends[f].push_back({std::stod(block_of(r)), r["assessedMinEntropy"].get<double>(),
-                         v == "IID" ? 0 : v == "not IID" ? 1 : 2});
-    trend_bits[f] = std::max(trend_bits[f], r["input"]["bitsPerSymbol"].get<int>());
-  }
-  h += "<section id=\"trend\"><h2>Min-entropy along the files</h2>\n";
-  bool any_trend = false;
-  for (const auto& [f, pts] : trends) {
-    if (pts.size() < 2) continue;
-    any_trend = true;
-    h += "<h3>F" + std::to_string(file_index[f] + 1) + " " + html_escape(f) + "</h3>\n" + trend_figure(f, pts, trend_bits[f]) + "\n";
-  }
-  if (!any_trend) h += "<p class=\"muted\">No file was assessed in blocks (--blocks).</p>\n";
-  h += "</section>\n";
+  h += trend_section(rows, file_index);
   // Which items get a section: all of them up to kDetailed, else the ones not IID first.
   std::vector<size_t> detailed;
   for (size_t i = 0; i < rows.size(); ++i) {
     const std::string v = verdict_of(rows[i]);
-    if (v != "IID" && v != "skipped" && v != "restart passed" && v != "error") detailed.push_back(i);
+    if (v != "IID" && v != "skipped" && v != "restart passed" && v != "error" && v != "degenerate") detailed.push_back(i);
   }
   for (size_t i = 0; i < rows.size(); ++i) {
     const std::string v = verdict_of(rows[i]);
@@ -570,55 +636,7 @@ std::string html_report(const std::vector<ordered_json>& rows, const std::string
   if (detailed.size() > kDetailed) detailed.resize(kDetailed);
   std::sort(detailed.begin(), detailed.end());
   const std::set<size_t> has_details(detailed.begin(), detailed.end());
-  // The items table: numbered from 1; sorts and filters with the script, reads without it.
-  h += "<section id=\"items\"><h2>Items</h2>\n<p id=\"filters\">Filter <input id=\"q\" type=\"search\" "
-       "placeholder=\"text in a row\"/> <select id=\"v\"><option value=\"\">every verdict</option>";
-  std::set<std::string> verdicts;
-  for (const auto& r : rows) verdicts.insert(verdict_of(r));
-  for (const auto& v : verdicts) h += "<option>" + html_escape(v) + "</option>";
-  h += "</select> <span id=\"shown\" class=\"muted\"></span> <span class=\"muted\">(click a heading to sort)</span></p>\n";
-  h += "<table id=\"items-table\" class=\"items\"><thead><tr><th data-num>#</th><th>file</th><th data-num>block</th>"
-       "<th data-num>samples</th><th data-num>bits</th><th data-num>H_original</th><th data-num>H_bitstring</th>"
-       "<th data-num>H_assessed</th><th data-num>chi-square p (indep.)</th><th data-num>chi-square p (fit)</th>"
-       "<th data-num>LRS Pr(X&gt;=1)</th><th>verdict</th><th>failed tests</th><th>note</th><th data-num>s</th></tr></thead><tbody>\n";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const auto& r = rows[i];
-    const std::string v = verdict_of(r);
-    const bool assessed = is_assessment(r) || is_non_iid(r) || (is_restart(r) && r.contains("input"));
-    const ordered_json& in = r.contains("input") ? r["input"] : r;
-    const ordered_json& h_assessed = !is_restart(r) ? r.value("assessedMinEntropy", ordered_json())
-                                     : r["verdict"]["result"] == "passed" ? r["restart"]["result"]
-                                                                          : ordered_json();
-    const ordered_json& est = is_non_iid(r) ? r["nonIid"] : at(r, {"estimates"});
-    const ordered_json& h_orig = is_non_iid(r) ? est["hOriginal"] : at(est, {"hOriginal", "minEntropy"});
-    const ordered_json& h_bits = is_non_iid(r) ? est["hBitstring"] : at(est, {"hBitstring", "minEntropy"});
-    const auto names = failed_tests(r);
-    std::string failed;
-    for (const auto& f : names) failed += (failed.empty() ? "" : ", ") + f;
-    std::string notes;
-    for (const auto& n : notes_of(r)) {
-      if (!shared_set.count(n)) notes += (notes.empty() ? "" : "; ") + n;
-    }
-    const char* cls = v == "IID" || v == "restart passed" || v == "non-IID estimate" ? "item"
-                      : v == "skipped" || v == "inconclusive"                         ? "item other"
-                                                                                      : "item failed";
-    const std::string num_cell = has_details.count(i) ? "<a href=\"#item" + std::to_string(i + 1) + "\">" +
-                                                            std::to_string(i + 1) + "</a>"
-                                                      : std::to_string(i + 1);
-    h += std::string("<tr class=\"") + cls + "\" data-verdict=\"" + html_escape(v) + "\"><td data-v=\"" +
-         std::to_string(i + 1) + "\">" + num_cell + "</td><td>F" + std::to_string(file_index[r.value("filename", std::string())] + 1) +
-         "</td><td>" + block_of(r) + "</td><td>" +
-         (assessed && in.contains("samples") ? std::to_string(in["samples"].get<uint64_t>()) : "") + "</td><td>" +
-         (assessed && in.contains("bitsPerSymbol") ? std::to_string(in["bitsPerSymbol"].get<int>()) : "") +
-         "</td><td>" + number(h_orig, "%.6f") + "</td><td>" + number(h_bits, "%.6f") +
-         "</td><td>" + (assessed ? number(h_assessed, "%.6f") : "") + "</td><td>" +
-         number(at(r, {"chiSquare", "independence", "pValue"}), "%.4g") + "</td><td>" +
-         number(at(r, {"chiSquare", "goodnessOfFit", "pValue"}), "%.4g") + "</td><td>" +
-         number(at(r, {"longestRepeatedSubstring", "prXGe1"}), "%.4g") + "</td><td>" + html_escape(v) + "</td><td>" +
-         html_escape(failed) + "</td><td>" + html_escape(notes) + "</td><td>" +
-         number(at(r, {"timings", "total"}), "%.2f") + "</td></tr>\n";
-  }
-  h += "</tbody></table></section>\n";
+  h += items_section(rows, file_index, has_details, shared_set);
   h += "<section id=\"details\"><h2>Details</h2>\n<p class=\"muted\">";
   h += detailed.size() == rows.size()
            ? std::string("Every item, collapsed: open one for its numbers and figures (printing opens them all).")

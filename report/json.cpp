@@ -89,6 +89,7 @@ const char* error_kind_name(ErrorKind k) {
     case ErrorKind::Output: return "output";
     case ErrorKind::Device: return "device";
     case ErrorKind::Interrupted: return "interrupted";
+    case ErrorKind::Degenerate: return "degenerate";
     default: return "internal";
   }
 }

@@ -338,6 +338,8 @@ Record read_record(ordered_json j, const std::string& where) {
   } else if (f.integer("errorLevel", -1, 0) != 0) {
     f.str("errorMessage");
     r.kind = Record::Kind::Error;
+    const ordered_json* kind = f.find(j, "errorKind");
+    r.degenerate = kind && kind->is_string() && kind->get<std::string>() == "degenerate";
   } else if (type == track_name(Track::NonIid)) {
     r.kind = Record::Kind::NonIid;
     check_non_iid(f, j);
@@ -419,7 +421,10 @@ std::string recorded_text(const ordered_json& j, const std::string& path) {
 void Tally::add(const Record& r) {
   switch (r.kind) {
     case Record::Kind::Skipped: ++skipped; return;
-    case Record::Kind::Error: ++errors; return;
+    case Record::Kind::Error:
+      ++errors;
+      if (r.degenerate) ++degenerate;
+      return;
     default: break;
   }
   ++results;

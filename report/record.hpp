@@ -28,6 +28,7 @@ struct Record {
   std::optional<Verdict> verdict;      // Assessment and Restart (a non-IID result has none)
   bool for_compliance = false;         // Assessment, Restart and NonIid
   std::optional<std::string> user_seed;  // the run's --seed, where the row records it
+  bool degenerate = false;             // Error: errorKind "degenerate" (the samples hold one value)
   Row row;                             // its line of the summary table
 
   bool result() const { return kind == Kind::Assessment || kind == Kind::Restart || kind == Kind::NonIid; }
@@ -60,6 +61,7 @@ JsonlRows read_jsonl_rows(const std::string& path);
 // The verdicts of a set of rows, for the summary line and the exit status.
 struct Tally {
   size_t results = 0, errors = 0, skipped = 0;
+  size_t degenerate = 0;  // of the errors, those of a degenerate source (errorKind "degenerate")
   size_t judged = 0;  // results with an IID verdict (not --non-iid ones)
   bool not_iid = false, inconclusive = false, not_compliant = false;
   void add(const Record& r);

@@ -16,7 +16,8 @@ struct ReportOptions {
   // Text only.
   int verbose = 0;           // -v count
   bool nist_format = false;  // --format nist: NIST's own text, line for line
-  int nist_level = -1;       // run as ea_non_iid: NIST's verbosity level (1 + -v count; 0: -q); -1: not
+  int nist_level = -1;       // --format nist, or run as ea_non_iid or ea_restart: NIST's verbosity level
+                             // (1 + -v count; 0: -q); -1: not
   bool quiet = false;        // no text at all
   bool timing = false;       // --timing lines
   bool head_shown = false;   // print_text_head already printed the estimates and chi-square and LRS

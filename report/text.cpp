@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cinttypes>
 
 #include "report.hpp"
@@ -106,20 +107,50 @@ void nist_permutation_block_v(std::FILE* f, const Assessment& a) {
 
 namespace {
 
-void opening_lines(std::FILE* f, const Assessment& a, bool nist) {
+// The lines before the estimates. NIST prints the file and what was read at its -v and above
+// (`header`), the narrower-symbols warning (its reader's) and the short-data warning at every
+// level; ours prints the header and no short-data warning (the compliance notes say it).
+void opening_lines(std::FILE* f, const Assessment& a, bool nist, bool header = true) {
   if (a.independence.underflow || a.goodness_of_fit.underflow) std::fprintf(f, "igamc: UNDERFLOW\n");
-  std::fprintf(f, "Opening file: '%s' (SHA-256 hash %s)", a.path.c_str(), a.sha256.c_str());
-  if (a.subset) {
-    std::fprintf(f, ", reading block %" PRIu64 " of size %" PRIu64, a.subset->index, a.subset->count);
+  if (header) {
+    std::fprintf(f, "Opening file: '%s' (SHA-256 hash %s)", a.path.c_str(), a.sha256.c_str());
+    if (a.subset) {
+      std::fprintf(f, ", reading block %" PRIu64 " of size %" PRIu64, a.subset->index, a.subset->count);
+    }
+    std::fprintf(f, "\n");
   }
-  std::fprintf(f, "\n");
   if (a.narrower_than_given) std::fprintf(f, "Warning: Symbols appear to be narrower than described.\n");
-  std::fprintf(f, "Loaded %" PRIu64 " samples of %d distinct %d-bit-wide symbols\n", a.samples, a.alphabet, a.width);
-  if (a.h_bitstring) std::fprintf(f, "Number of Binary samples: %" PRIu64 "\n", a.bitstring_bits);
+  if (header) {
+    std::fprintf(f, "Loaded %" PRIu64 " samples of %d distinct %d-bit-wide symbols\n", a.samples, a.alphabet, a.width);
+    if (a.h_bitstring) std::fprintf(f, "Number of Binary samples: %" PRIu64 "\n", a.bitstring_bits);
+  }
   if (nist && a.samples < kMinSamples) {
     std::fprintf(f, "\n*** Warning: data contains less than %" PRIu64 " samples ***\n\n", kMinSamples);
   }
-  if (a.translated) std::fprintf(f, nist ? "\nSamples have been translated\n" : "Samples have been translated\n");
+  if (header && a.translated) std::fprintf(f, nist ? "\nSamples have been translated\n" : "Samples have been translated\n");
+}
+
+// NIST ea_iid's H_original, H_bitstring and min(...) lines (or h') at its default and -v levels.
+void nist_entropy_lines(std::FILE* f, const Assessment& a) {
+  if (a.settings.initial_entropy) {
+    std::fprintf(f, "H_original: %f\n", a.h_original ? a.h_original->entropy : 0.0);
+    if (a.h_bitstring) {
+      std::fprintf(f, "H_bitstring: %f\n", a.h_bitstring->entropy);
+      std::fprintf(f, "min(H_original, %d X H_bitstring): %f\n", a.width, a.h_assessed);
+    }
+  } else {
+    std::fprintf(f, "h': %f\n", a.h_bitstring ? a.h_bitstring->entropy : 0.0);
+  }
+}
+
+// NIST ea_iid without -v (its verbose level 1): the entropy lines and a line per family of tests.
+void print_nist_default(std::FILE* f, const Assessment& a) {
+  opening_lines(f, a, true, false);
+  std::fprintf(f, "Calculating baseline statistics...\n");
+  nist_entropy_lines(f, a);
+  std::fprintf(f, "** %s chi square tests\n\n", a.chi_square_passed() ? "Passed" : "Failed");
+  std::fprintf(f, "** %s length of longest repeated substring test\n\n", pass_fail(a.lrs.passed()));
+  std::fprintf(f, "** %s IID permutation tests\n\n", pass_fail(a.permutation.passed()));
 }
 
 // NIST ea_iid -v (its verbose level 2), line for line (progress aside).
@@ -130,15 +161,7 @@ void print_nist_v(std::FILE* f, const Assessment& a) {
                a.binary ? "true" : "false");
   if (a.h_original) nist_mcv_line_v(f, "Literal", *a.h_original);
   if (a.h_bitstring) nist_mcv_line_v(f, "Bitstring", *a.h_bitstring);
-  if (a.settings.initial_entropy) {
-    std::fprintf(f, "H_original: %f\n", a.h_original ? a.h_original->entropy : 0.0);
-    if (a.h_bitstring) {
-      std::fprintf(f, "H_bitstring: %f\n", a.h_bitstring->entropy);
-      std::fprintf(f, "min(H_original, %d X H_bitstring): %f\n", a.width, a.h_assessed);
-    }
-  } else {
-    std::fprintf(f, "h': %f\n", a.h_bitstring ? a.h_bitstring->entropy : 0.0);
-  }
+  nist_entropy_lines(f, a);
   nist_chi_square_lines_v(f, a);
   std::fprintf(f, "** %s chi square tests\n\n", a.chi_square_passed() ? "Passed" : "Failed");
   nist_lrs_lines_v(f, a);
@@ -147,16 +170,18 @@ void print_nist_v(std::FILE* f, const Assessment& a) {
   std::fprintf(f, "** %s IID permutation tests\n\n", pass_fail(a.permutation.passed()));
 }
 
-// The lines of NIST ea_iid -v -v -v, with the same labels and formats, plus counters; with
-// `nist` (--format nist -v -v), NIST's -v -v output line for line: its warning and MCV
-// lines and its table instead of our counter lines.
-void print_reference_lines(std::FILE* f, const Assessment& a, bool nist) {
+// The lines of NIST ea_iid -v -v -v, with the same labels and formats, plus counters. With
+// `nist_level` 3 or 4 (--format nist -v -v, -v -v -v), NIST's output at that level line for
+// line: its warning lines and its table instead of our counter lines, and at level 3 (only:
+// its most_common prints at levels 2 and 3) the MCV lines.
+void print_reference_lines(std::FILE* f, const Assessment& a, int nist_level) {
+  const bool nist = nist_level > 0;
   opening_lines(f, a, nist);
   std::fprintf(f, "Raw Mean = %.17g\n", a.base.mean);
   std::fprintf(f, "Median = %.17g\n", a.base.median);
   std::fprintf(f, "Binary = %s\n", a.binary ? "true" : "false");
-  if (nist && a.h_original) mcv_lines(f, "Literal", *a.h_original);
-  if (nist && a.h_bitstring) mcv_lines(f, "Bitstring", *a.h_bitstring);
+  if (nist_level == 3 && a.h_original) mcv_lines(f, "Literal", *a.h_original);
+  if (nist_level == 3 && a.h_bitstring) mcv_lines(f, "Bitstring", *a.h_bitstring);
   if (a.h_bitstring) {
     std::fprintf(f, "H_bitstring = %.17g\n", a.h_bitstring->entropy);
     std::fprintf(f, "H_bitstring Per Symbol = %.17g\n", a.h_bitstring->entropy * a.width);
@@ -316,18 +341,22 @@ void print_text_head(std::FILE* f, const Assessment& a, const ReportOptions& o) 
 }
 
 void print_text(std::FILE* f, const Assessment& a, const ReportOptions& o) {
-  if (o.quiet) return;
-  if (o.nist_format) {
-    // NIST's text alone (-v or none: its -v; -v -v and more: its -v -v).
-    if (o.verbose >= 2) {
-      print_reference_lines(f, a, true);
-    } else {
+  if (o.nist_level >= 0) {
+    // NIST's text alone, at NIST's level (0: -q, 1: none, 2: -v, 3: -v -v, 4: -v -v -v).
+    if (o.nist_level >= 3) {
+      print_reference_lines(f, a, std::min(o.nist_level, 4));
+    } else if (o.nist_level == 2) {
       print_nist_v(f, a);
+    } else if (o.nist_level == 1) {
+      print_nist_default(f, a);
+    } else {
+      opening_lines(f, a, true, false);  // -q: its warnings only
     }
     return;
   }
+  if (o.quiet) return;
   if (o.verbose >= 3) {
-    print_reference_lines(f, a, false);
+    print_reference_lines(f, a, 0);
   } else {
     if (!o.head_shown) print_text_head(f, a, o);
     our_permutation_lines(f, a, o);

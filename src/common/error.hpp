@@ -15,6 +15,7 @@ enum class ErrorKind {
   Device,    // GPU or driver failure: never a verdict
   Internal,  // a bug or resource failure
   Interrupted,  // stopped on request (SIGINT/SIGTERM): no result
+  Degenerate,   // the samples hold one value only (a stuck source): no entropy, nothing to assess
 };
 
 // What the user can do about an error, as data: the library's messages state the problem

@@ -303,8 +303,8 @@ Dataset load_dataset(const std::string& file, const LoadOptions& opt) {
   } catch (const Error& e) {
     throw Error(e.kind(), path + ": " + e.what());
   }
-  if (d.alphabet <= 1) {
-    input_error(path, "symbol alphabet consists of 1 symbol; no entropy awarded");
+  if (d.alphabet <= 1) {  // a stuck source: its own kind, so that a gate can tell it from a bad file
+    throw Error(ErrorKind::Degenerate, path + ": symbol alphabet consists of 1 symbol; no entropy awarded");
   }
   d.path = file;
   d.file_size = size;

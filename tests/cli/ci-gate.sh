@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the CI gate snippet of README.md (between <!-- ci-gate-begin --> and -end) with
-# ea_iid on PATH, on a compliant IID file (exit 0) and a short file (exit 4), and checks
-# its output. Exit 77 (skipped) without jq.
+# ea_iid on PATH, and checks its output: a compliant IID file (exit 0), a short file (exit 4),
+# a stuck source of one symbol (exit 5, errorKind "degenerate"). Exit 77 (skipped) without jq.
 # usage: ci-gate.sh README EA_IID SAMPLES_DIR WORK_DIR
 set -uo pipefail
 readme=$1 exe=$2 samples=$(realpath "$3") work=$4
@@ -21,4 +21,6 @@ check() {  # SAMPLES EXPECTED_STATUS EXPECTED_LINE
 }
 check "$samples/truerand_8bit.bin" 0 "PASS: compliant IID assessment"
 check "$samples/rand8_short.bin" 4 "not compliant: 10000 samples"
+head -c 2000 /dev/zero >"$work/zeros.bin"
+check "$work/zeros.bin" 5 "FAIL: degenerate source"
 exit $fail

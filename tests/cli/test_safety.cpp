@@ -148,6 +148,13 @@ TEST_CASE("case 1: the input sample file is never overwritten (-o, --jsonl, stdo
   CHECK(run_in(d, "--seed 1 --iterations 200 --append --jsonl y-hard x.bin y.bin").code == 2);
   CHECK(run_in(d, "--seed 1 --iterations 200 -o y-link x.bin").code == 0);  // not an input of this run
   CHECK(sha(d + "/y.bin") == y);
+  // -o DIR/ of one file: DIR/NAME.json that is the input (here through a hard link) is refused.
+  REQUIRE(::mkdir((d + "/out").c_str(), 0777) == 0);
+  REQUIRE(::link((d + "/y.bin").c_str(), (d + "/out/y.bin.json").c_str()) == 0);
+  r = run_in(d, "-q --seed 1 --iterations 200 -o out/ y.bin");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("out/y.bin.json: is the input file y.bin") != std::string::npos);
+  CHECK(sha(d + "/y.bin") == y);
   // Standard output appended to an input.
   r = run_in(d, "--seed 1 --iterations 200 x.bin", ">>x.bin");
   CHECK(r.code == 2);
@@ -220,9 +227,12 @@ TEST_CASE("case 4: -o never replaces what is not a regular file") {
   } else {
     MESSAGE("mknod not permitted (not root): the character-device case is covered by the FIFO case only");
   }
+  // A folder is not replaced either: -o names a folder then, and the result goes into it.
   r = run_in(d, "-q --seed 1 --iterations 200 -o . x.bin");
-  CHECK(r.code == 2);
-  CHECK(r.err.find("is a folder") != std::string::npos);
+  CHECK(r.code == 0);
+  REQUIRE(::lstat(d.c_str(), &st) == 0);
+  CHECK(S_ISDIR(st.st_mode));
+  CHECK(nlohmann::json::parse(slurp(d + "/x.bin.json"))["errorLevel"] == 0);
 }
 
 TEST_CASE("case 5: temp files cannot be redirected by a planted symlink") {
@@ -374,7 +384,7 @@ TEST_CASE("case 8: a sparse file over 4 GiB cut by --blocks reads the block past
   }
   Result r = run_in(d, "--seed 1 --iterations 20 --device cpu --blocks 268435456 --keep-short --jsonl blocks.jsonl "
                        "sparse.bin");
-  CHECK(r.code == 2);  // the zero blocks have one symbol
+  CHECK(r.code == 5);  // the zero blocks have one symbol: degenerate sources, and no other error
   std::ifstream in(d + "/blocks.jsonl");
   std::vector<nlohmann::json> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
@@ -475,7 +485,7 @@ TEST_CASE("case 11: -l with --blocks, devices without --allow-stream, a stream w
   CHECK(r.code == 2);
   CHECK(r.err.find("/dev/zero: is a character device, not a regular file") != std::string::npos);
   r = run_in(d, "--allow-stream -l 0,1000 /dev/zero");  // read 1,000 bytes, then: one symbol
-  CHECK(r.code == 2);
+  CHECK(r.code == 5);  // a degenerate source
   CHECK(r.err.find("1 symbol") != std::string::npos);
   r = run_in(d, "--allow-stream -l 2,3000 --seed 1 --iterations 20 -q -o u.json /dev/urandom");
   CHECK(r.code == 0);

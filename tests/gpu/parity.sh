@@ -124,8 +124,8 @@ for spec in "truerand_8bit 8 7.8" "restart_carryover_8bit 8 7.8" "truerand_1bit 
   read -r f bits h <<<"$spec"
   path="$samples/$f.bin"
   [ -f "$path" ] || path="$samples/../restart/$f.bin"
-  "$exe" --restart "$h" --format nist --seed 5 --device cpu "$path" "$bits" >"$work/$f.restart.cpu" 2>&1 &&
-    "$exe" --restart "$h" --format nist --seed 5 --device gpu "$path" "$bits" >"$work/$f.restart.gpu" 2>&1 ||
+  "$exe" --restart "$h" --format nist -v -v -v --seed 5 --device cpu "$path" "$bits" >"$work/$f.restart.cpu" 2>&1 &&
+    "$exe" --restart "$h" --format nist -v -v -v --seed 5 --device gpu "$path" "$bits" >"$work/$f.restart.gpu" 2>&1 ||
     { echo "FAIL --restart $f: run failed: $(tail -n 1 "$work/$f.restart.gpu")"; fail=1; continue; }
   if diff "$work/$f.restart.cpu" "$work/$f.restart.gpu" >"$work/$f.restart.diff"; then
     echo "ok   --restart $h $f: rows and columns, GPU == CPU ($(grep '^IID permutation tests' "$work/$f.restart.gpu"))"

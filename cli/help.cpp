@@ -1,0 +1,206 @@
+#include "help.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <sstream>
+
+namespace ea::cli {
+
+namespace {
+
+constexpr size_t kNameColumn = 30;  // descriptions start here
+
+std::string strip_validator(std::string type) {
+  const size_t colon = type.find(':');
+  if (colon != std::string::npos) type.erase(colon);
+  return type;
+}
+
+// "-o,--output FILE.json", "--seed S", "FILE..." (a positional: its type name).
+std::string option_label(const CLI::Option* opt) {
+  const std::string type = strip_validator(opt->get_type_name());
+  if (!opt->nonpositional()) return type.empty() ? opt->get_name(true) : type;
+  std::string names;
+  for (const std::string& s : opt->get_snames()) names += (names.empty() ? "-" : ",-") + s;
+  for (const std::string& l : opt->get_lnames()) names += (names.empty() ? "--" : ",--") + l;
+  return type.empty() ? names : names + " " + type;
+}
+
+const CLI::Option* find_option(const CLI::App& app, const std::string& name) {
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->check_name(name)) return opt;
+  }
+  return nullptr;
+}
+
+void option_lines(std::ostringstream& out, const std::string& label, const std::string& text) {
+  std::string line = "  " + label;
+  if (line.size() + 2 > kNameColumn) {
+    line += "  ";
+  } else {
+    line.resize(kNameColumn, ' ');
+  }
+  out << line << wrap_text(text, kNameColumn, kHelpWidth, line.size()) << "\n";
+}
+
+}  // namespace
+
+std::string wrap_text(const std::string& text, size_t indent, size_t width, size_t first_column) {
+  std::string out;
+  size_t column = first_column == SIZE_MAX ? indent : first_column;
+  std::istringstream words(text);
+  std::string word;
+  bool first = true;
+  while (words >> word) {
+    if (!first && column + 1 + word.size() > width) {
+      out += "\n" + std::string(indent, ' ');
+      column = indent;
+      first = true;
+    }
+    if (!first) {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += word.size();
+    first = false;
+  }
+  return out;
+}
+
+std::string render_help(const CLI::App& app, const HelpText& h, bool all) {
+  std::ostringstream out;
+  out << h.heading;
+  std::set<const CLI::Option*> listed;
+  for (const CLI::Option* opt : {app.get_help_ptr(), app.get_help_all_ptr()}) {
+    if (opt) listed.insert(opt);
+  }
+  for (const HelpGroup& g : h.groups) {
+    out << "\n" << g.title << ":\n";
+    if (!all && !g.brief.empty()) {
+      out << "  " << wrap_text(g.brief, 2) << "\n";
+      for (const std::string& name : g.options) listed.insert(find_option(app, name));
+      continue;
+    }
+    for (const std::string& name : g.options) {
+      const CLI::Option* opt = find_option(app, name);
+      if (!opt || !listed.insert(opt).second) continue;
+      const auto brief = h.brief.find(name);
+      const bool use_brief = !all && brief != h.brief.end();
+      option_lines(out, option_label(opt), use_brief ? brief->second : opt->get_description());
+      const auto more = h.more.find(name);
+      if (all && more != h.more.end()) {
+        for (const std::string& line : more->second) {
+          out << std::string(kNameColumn + 2, ' ') << wrap_text(line, kNameColumn + 4, kHelpWidth, kNameColumn + 2) << "\n";
+        }
+      }
+    }
+  }
+  bool other = false;
+  for (const CLI::Option* opt : app.get_options()) {
+    if (listed.count(opt) || opt->get_group().empty()) continue;  // group "": hidden
+    if (!other) out << "\nOther options:\n";
+    other = true;
+    option_lines(out, option_label(opt), opt->get_description());
+  }
+  out << (all ? h.footer_all : h.footer_brief);
+  return out.str();
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+std::vector<std::string> nearest_names(const std::string& typed, const std::vector<std::string>& names) {
+  // A prefix counts from three characters past the dashes ("--ite" for --iterations); names
+  // that `typed` begins (--iteration) come first, then the longest name it begins with
+  // (--seeds: --seed).
+  const size_t dashes = typed.find_first_not_of('-');
+  if (dashes != std::string::npos && typed.size() >= dashes + 3) {
+    std::vector<std::string> longer;
+    std::string shorter;
+    for (const std::string& n : names) {
+      if (n.size() > typed.size() && n.compare(0, typed.size(), typed) == 0) longer.push_back(n);
+      if (n.size() < typed.size() && typed.compare(0, n.size(), n) == 0 && n.size() >= dashes + 3 &&
+          n.size() > shorter.size()) {
+        shorter = n;
+      }
+    }
+    if (!longer.empty() && longer.size() <= 3) return longer;
+    if (longer.empty() && !shorter.empty()) return {shorter};
+  }
+  size_t best = typed.size() <= 4 + 2 ? 1 : 2;  // "--sed" -> --seed; short names: one edit only
+  std::vector<std::string> near;
+  for (const std::string& n : names) {
+    const size_t d = edit_distance(typed, n);
+    if (d < best) {
+      best = d;
+      near.clear();
+    }
+    if (d == best) near.push_back(n);
+  }
+  if (near.size() > 3) near.resize(3);
+  return near;
+}
+
+std::string nist_flag_message(const CLI::App& app, int argc, char* const* argv, const std::string& help_command,
+                              const std::vector<NistHint>& hints) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") break;
+    if (arg.size() < 2 || arg[0] != '-') continue;
+    const std::string flag = arg[1] == '-' ? arg.substr(0, arg.find('=')) : arg.substr(0, 2);
+    if (find_option(app, flag)) continue;
+    for (const NistHint& h : hints) {
+      if (flag == h.flag) return std::string(h.text) + " (run '" + help_command + " --help')";
+    }
+  }
+  return "";
+}
+
+std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e, const std::string& help_command,
+                                const std::vector<NistHint>& hints) {
+  const std::string run_help = " (run '" + help_command + " --help')";
+  if (!dynamic_cast<const CLI::ExtrasError*>(&e)) return std::string(e.what()) + run_help;
+  std::vector<std::string> names;  // every long option of the app
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->get_group().empty()) continue;  // hidden
+    for (const std::string& l : opt->get_lnames()) names.push_back("--" + l);
+  }
+  names.push_back("--version");
+  std::string message;
+  for (const std::string& arg : app.remaining()) {
+    if (!message.empty()) message += "; ";
+    if (arg.size() < 2 || arg[0] != '-') {
+      message += "unexpected argument '" + arg + "'";
+      continue;
+    }
+    // "--name=value": the name; "-sVALUE" or "-vx": the unknown letter as CLI11 left it.
+    const std::string flag = arg[1] == '-' ? arg.substr(0, arg.find('=')) : arg.substr(0, 2);
+    const auto hint = std::find_if(hints.begin(), hints.end(), [&](const NistHint& h) { return flag == h.flag; });
+    if (hint != hints.end()) {
+      message += hint->text;
+      continue;
+    }
+    message += flag + ": unknown option";
+    const std::vector<std::string> near = flag[1] == '-' ? nearest_names(flag, names) : std::vector<std::string>{};
+    for (size_t k = 0; k < near.size(); ++k) {
+      message += (k == 0 ? "; did you mean " : k + 1 == near.size() ? " or " : ", ") + near[k];
+    }
+    if (!near.empty()) message += "?";
+  }
+  if (message.empty()) message = e.what();
+  return message + run_help;
+}
+
+}  // namespace ea::cli
