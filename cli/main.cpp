@@ -90,13 +90,14 @@ Outcome run(const ea::cli::Options& given, const std::string& started) {
     if (o.json_path && !o.batch()) o.json_path = cli::single_json_path(o, inputs);
     // Outputs against each other, before any work ("-" is standard output).
     std::vector<std::pair<std::string, std::string>> outputs;
-    if (o.json_path && !o.batch()) outputs.emplace_back("-o", *o.json_path);
+    const bool json_file = o.json_path && (!o.batch() || cli::batch_document(o));  // one file, not a folder
+    if (json_file) outputs.emplace_back("-o", *o.json_path);
     if (o.jsonl_path) outputs.emplace_back("--jsonl", *o.jsonl_path);
     if (o.csv_path) outputs.emplace_back("--csv", *o.csv_path);
     if (o.html_path) outputs.emplace_back("--html", *o.html_path);
     cli::check_distinct_outputs(outputs);
     // Before any work: an -o that cannot be written fails now, not after the assessment.
-    if (o.json_path && !o.batch()) {
+    if (json_file) {
       cli::check_output_path(*o.json_path, inputs, "-o");
       cli::check_replaceable(*o.json_path, o.jsonl_force, "-o");
     }

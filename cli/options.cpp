@@ -154,9 +154,9 @@ void add_output_options(CLI::App& app, Flags& f, Options& o) {
   app.add_flag("-q", o.quiet, "quiet: nothing on stdout (errors still go to stderr; with --format nist NIST's -q)");
   app.add_flag("--nist-compat", o.nist_compat, "")->group("");  // set when run as ea_non_iid
   f.out = app.add_option("-o,--output", f.json,
-                         "write the result as JSON to FILE ('-': standard output); a name ending in '/' (or an "
-                         "existing folder) is a folder: DIR/NAME.json per assessment, as in a batch, where -o "
-                         "names a folder")
+                         "write the result as JSON to FILE ('-': standard output); a batch's FILE is one document "
+                         "(type Batch: the verdicts counted, the rejections against chance and every row); a name "
+                         "ending in '/' (or an existing folder) is a folder: DIR/NAME.json per assessment")
               ->type_name("FILE.json|DIR/");
   app.add_flag("--list-prngs", "list the shuffling generators with their properties, then exit");
   app.add_flag("--exit-code", o.exit_code, "exit 1 when the data is not judged IID (default: 0 when the run completed)");
@@ -254,7 +254,7 @@ HelpText describe() {
       {"--restart-simulations", "rounds of the cutoff simulation (default 5000000; NIST's -s)"},
       {"-v", "more output; -v -v -v: every value, as NIST's highest level"},
       {"--format", "text (default) or nist: NIST ea_iid's text at its level (-q, -v, ...)"},
-      {"-o", "write the result as JSON (-o DIR/: DIR/NAME.json per assessment)"},
+      {"-o", "JSON: the result (a batch: one document; -o DIR/: a file per item)"},
       {"--exit-code", "exit 1 when the data is not judged IID"},
       {"--strict", "for CI: exit 0 only for an IID verdict of a compliant assessment"},
       {"--log-level", "diagnostics on stderr: trace, debug, info (default), ..., off"},

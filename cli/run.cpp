@@ -238,6 +238,12 @@ std::vector<std::string> output_paths(const std::string& dir, const std::vector<
 
 }  // namespace
 
+bool batch_document(const Options& o) {
+  if (!o.batch() || !o.json_path || *o.json_path == "-" || o.json_path->empty() || o.json_path->back() == '/') return false;
+  struct stat st {};
+  return !(::stat(o.json_path->c_str(), &st) == 0 && S_ISDIR(st.st_mode));
+}
+
 std::string single_json_path(const Options& o, const InputSet& inputs) {
   const std::string& path = *o.json_path;
   struct stat st {};
@@ -377,7 +383,9 @@ class BatchOutputs {
   BatchOutputs(const Options& o, const ReportOptions& ro, const InputSet& inputs, const std::vector<Item>& items,
                const ListPosition& position)
       : o_(o), ro_(ro), inputs_(inputs), position_(position) {
-    out_paths_ = o.json_path ? output_paths(*o.json_path, items, inputs) : std::vector<std::string>(items.size());
+    document_ = batch_document(o);
+    out_paths_ = o.json_path && !document_ ? output_paths(*o.json_path, items, inputs)
+                                           : std::vector<std::string>(items.size());
     for (const auto& p : out_paths_) {  // -o DIR/'s files against the other outputs
       if (p.empty()) continue;
       if (!o.resume) check_replaceable(p, o.jsonl_force, "-o");
@@ -457,6 +465,14 @@ class BatchOutputs {
     for (const auto& r : rows_) ordered.push_back(r.second.json);
     rejections_ = count_rejections(ordered);
     counts_ = verdict_counts(ordered);
+    if (document_) {
+      try {
+        write_file_atomically(*o_.json_path, dump_json(batch_json(ordered, ro_), 2) + "\n", inputs_, "-o");
+      } catch (const Error& e) {
+        logger().error("{}", e.what());
+        write_failed_ = true;
+      }
+    }
     if (o_.csv_path || o_.html_path) {
       try {
         if (o_.csv_path) write_file_atomically(*o_.csv_path, csv_report(ordered), inputs_, "--csv");
@@ -502,6 +518,7 @@ class BatchOutputs {
   Tally tally_;
   std::optional<Rejections> rejections_;
   std::map<std::string, size_t> warned_;  // each warning's text and the items that had it
+  bool document_ = false;                  // -o FILE.json: the batch's one document
   std::string counts_;
   bool write_failed_ = false;
 };
@@ -776,8 +793,12 @@ Outcome run_assessments(Engine& engine, const Options& o, const std::string& sta
     position.user_seed = settings.seed;
     return run_batch(engine, o, settings, ro, inputs, items, position, interrupt, signal_number);
   }
-  const std::vector<std::string> out_paths =
-      o.json_path ? output_paths(*o.json_path, items, inputs) : std::vector<std::string>(items.size());
+  if (batch_document(o) && !o.jsonl_path) {
+    throw Error(ErrorKind::Usage, "--resume continues --jsonl PATH or -o DIR/; -o " + *o.json_path +
+                                      " is one document written whole at the end (add --jsonl PATH to resume)");
+  }
+  const std::vector<std::string> out_paths = o.json_path && !batch_document(o) ? output_paths(*o.json_path, items, inputs)
+                                                                               : std::vector<std::string>(items.size());
   const EarlierRows earlier = read_earlier(o, out_paths);
   const Settings settings = resolve_settings(o, o.seed ? std::nullopt : earlier_seed(earlier));
   position.user_seed = settings.seed;

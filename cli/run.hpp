@@ -39,6 +39,9 @@ Outcome run_assessments(Engine& engine, const Options& o, const std::string& sta
 // there refused), so that -o DIR/ means the same for one file as for several. Any other -o:
 // unchanged. Throws Error{Usage|Output} as a batch's -o DIR/ does.
 std::string single_json_path(const Options& o, const InputSet& inputs);
+// A batch's -o that names a file (not ending in '/', not a folder): one JSON document of the
+// whole batch (batch_json), written at its end.
+bool batch_document(const Options& o);
 
 // The exit outcome of a set of rows (errors, verdicts, nothing assessed), and the batch's
 // last line for them.

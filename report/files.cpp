@@ -1,4 +1,6 @@
 #include "files.hpp"
+#include "rejections.hpp"
+#include "report.hpp"
 #include "rows.hpp"
 
 #include <algorithm>
@@ -169,6 +171,25 @@ std::string iso_date(const ordered_json& r) {
 }
 
 }  // namespace rows
+
+ordered_json batch_json(const std::vector<ordered_json>& rows, const ReportOptions& o) {
+  ordered_json j = json_envelope(o, "", "", 0, nullptr, "Batch");
+  j.erase("filename");
+  j.erase("sha256");
+  j["schemaVersion"] = 1;
+  j["items"] = rows.size();
+  ordered_json counts = ordered_json::object();
+  for (const auto& r : rows) {
+    const std::string v = verdict_of(r);
+    counts[v] = counts.value(v, 0) + 1;
+  }
+  j["counts"] = counts;
+  j["summary"] = verdict_counts(rows);
+  const auto rej = count_rejections(rows);
+  j["rejections"] = rej ? rejections_json(*rej) : ordered_json(nullptr);
+  j["rows"] = rows;
+  return j;
+}
 
 std::string csv_report(const std::vector<ordered_json>& rows) {
   // Units in the headers; seeds in hex and hashes as text; each row's tool and date.

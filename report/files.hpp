@@ -29,6 +29,11 @@ std::string csv_report(const std::vector<nlohmann::ordered_json>& rows);
 // an SVG histogram of the sample values.
 std::string html_report(const std::vector<nlohmann::ordered_json>& rows, const std::string& command_line);
 
+// A batch's one JSON document (-o FILE.json with several items): the run's envelope, the
+// verdicts counted, the rejections against chance (rejections_json; null without IID
+// results) and every item's record in list order ("rows").
+nlohmann::ordered_json batch_json(const std::vector<nlohmann::ordered_json>& rows, const struct ReportOptions& o);
+
 // Pieces of the pages, for other reports (the per-source report): text made safe for HTML;
 // the SVG bars of a "nonIid" object's estimates; an assessment record's rank and histogram
 // figures.
