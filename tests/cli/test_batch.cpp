@@ -189,10 +189,15 @@ TEST_CASE("batch exit codes: 0, and 1 with --exit-code when one is not IID") {
   const std::string ok = head_of("truerand_4bit.bin", 3000, "b4.bin");
   CHECK(run("--seed 1 --iterations 100 -q " + ok + " " + bad).code == 0);
   CHECK(run("--seed 1 --iterations 100 -q --exit-code " + ok + " " + bad).code == 1);
-  // -o names a folder in batch mode.
-  Result r = run("--seed 1 --iterations 100 -o " + tmp("not-a-folder.json") + " " + ok + " " + bad);
-  CHECK(r.code == 2);
-  CHECK(r.err.find("names a folder") != std::string::npos);
+  // -o FILE in batch mode: one document of the batch (not a file per item).
+  const std::string doc = tmp("batch-document.json");
+  std::remove(doc.c_str());
+  Result r = run("--seed 1 --iterations 100 -q -o " + doc + " " + ok + " " + bad);
+  CHECK(r.code == 0);
+  const auto j = nlohmann::json::parse(slurp(doc));
+  CHECK(j["type"] == "Batch");
+  CHECK(j["rows"].size() == 2);
+  CHECK(j["counts"]["not IID"] == 1);
 }
 
 TEST_CASE("SIGINT: finished assessments stay as complete JSONL lines, exit 130") {
