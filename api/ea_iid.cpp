@@ -1,0 +1,196 @@
+// The C++ API (include/ea_iid/ea_iid.hpp) over the engine and the report layer: the same
+// items, settings and records as the command line, without its printing.
+#include "ea_iid/ea_iid.hpp"
+
+#include <omp.h>
+
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "common/error.hpp"
+#include "files.hpp"
+#include "record.hpp"
+#include "report.hpp"
+#include "runner.hpp"
+#include "version.hpp"
+
+namespace ea_iid {
+
+std::string version() { return std::string(ea::kVersion) + " (commit " + ea::kGitCommit + ", " + ea::kBuildDevice + ")"; }
+
+namespace {
+
+ea::TrackChoice track_of(const std::string& t) {
+  if (t == "auto") return ea::TrackChoice::Auto;
+  if (t == "iid") return ea::TrackChoice::Iid;
+  if (t == "non-iid") return ea::TrackChoice::NonIid;
+  throw Error("usage", "track: '" + t + "' is not auto, iid or non-iid");
+}
+
+ea::DeviceChoice device_of(const std::string& d) {
+  if (d == "auto") return ea::DeviceChoice::Auto;
+  if (d == "cpu") return ea::DeviceChoice::Cpu;
+  if (d == "gpu") return ea::DeviceChoice::Gpu;
+  throw Error("usage", "device: '" + d + "' is not auto, cpu or gpu");
+}
+
+uint64_t os_seed() {
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ static_cast<uint64_t>(rd());
+}
+
+// The checked Settings of `o` (the command line's ranges and rules).
+ea::Settings settings_of(const Options& o) {
+  ea::Settings s;
+  s.track = track_of(o.track);
+  if (o.bits < 0 || o.bits > 8) throw Error("usage", "bits: " + std::to_string(o.bits) + " is not 1-8 (0: inferred)");
+  s.width = o.bits;
+  const auto prng = ea::parse_prng(o.prng);
+  if (!prng) throw Error("usage", "prng: '" + o.prng + "' is not one of " + ea::prng_names());
+  s.prng = *prng;
+  if (o.iterations < 1 || o.iterations > 100000000) {
+    throw Error("usage", "iterations: " + std::to_string(o.iterations) + " is not 1-100000000");
+  }
+  s.iterations = o.iterations;
+  s.initial_entropy = !o.conditioned;
+  s.truncate_bitstring = o.truncate_bitstring;
+  s.early_exit = o.early_exit;
+  s.all_tests = o.all_tests;
+  s.until_decided = o.until_decided;
+  if (s.until_decided && s.all_tests) throw Error("usage", "until_decided and all_tests exclude each other");
+  s.device = device_of(o.device);
+  if (o.gpus.empty()) throw Error("usage", "gpus: no GPU listed");
+  s.gpus = o.gpus;
+  if (o.threads < 0 || o.threads > 4096) throw Error("usage", "threads: " + std::to_string(o.threads) + " is not 0-4096");
+  s.threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+  if (o.restart) {
+    if (!(*o.restart > 0) || *o.restart > 8) throw Error("usage", "restart: H_I must be in (0, 8]");
+    s.restart = ea::RestartSpec{*o.restart};
+  }
+  const bool random = s.track != ea::TrackChoice::NonIid && !(s.restart && s.track != ea::TrackChoice::Iid);
+  s.seed = o.seed ? *o.seed : random ? os_seed() : 0;
+  return s;
+}
+
+Result result_of(const ea::ItemResult& r, const ea::Item& it, const ea::Settings& s, const ea::ReportOptions& ro) {
+  const ea::Record record = ea::record_of(r, it.path, it.block, ro);
+  Result out;
+  out.json = ea::dump_json(record.json);
+  out.label = it.path;
+  out.verdict = ea::verdict_of(record.json);
+  out.seed = s.seed;
+  out.min_entropy = std::numeric_limits<double>::quiet_NaN();
+  if (r.assessed()) {
+    out.for_compliance = r.for_compliance();
+    if (const auto* a = r.iid()) out.min_entropy = a->min_entropy();
+    if (const auto* n = r.non_iid()) out.min_entropy = n->estimates.h_assessed;
+    if (const auto* rs = r.restart()) {
+      if (rs->tested() && rs->failures().empty()) out.min_entropy = rs->result();  // min(H_r, H_c, H_I) stands
+    }
+  } else if (r.status == ea::ItemResult::Status::Failed) {
+    out.error_kind = record.json.value("errorKind", std::string("internal"));
+    out.error_message = r.message;
+  } else if (r.status == ea::ItemResult::Status::Skipped) {
+    out.error_message = r.message;
+  }
+  return out;
+}
+
+}  // namespace
+
+struct Assessor::Impl {
+  ea::Engine engine;
+  std::atomic<bool> cancel{false};
+
+  void run(std::vector<ea::Item> items, const Options& o, int jobs, const std::function<void(size_t, const Result&)>& on_item) {
+    const ea::Settings s = settings_of(o);
+    ea::ReportOptions ro;
+    ro.started = ea::timestamp_now();
+    ro.command_line = o.command_line;
+    ro.quiet = true;
+    ro.track = ea::track_of(s);
+    if (!items.empty()) ro.first_file = items.front().path;
+    cancel = false;
+    ea::RunObserver obs;
+    obs.finished = [&](size_t k, const ea::Item& it, ea::ItemResult& r) {
+      if (r.status == ea::ItemResult::Status::Interrupted) return;
+      on_item(k, result_of(r, it, s, ro));
+    };
+    jobs = std::max(1, jobs);
+    const ea::RunPlan plan{jobs, std::max(1, s.threads / jobs)};
+    const ea::RunSummary sum = engine.run(items, s, plan, cancel, obs);
+    if (sum.interrupted) throw Error("interrupted", "cancelled");
+    if (!sum.stopped_by.empty()) throw Error("internal", sum.stopped_by);
+  }
+
+  Result one(ea::Item item, const Options& o) {
+    Result out;
+    bool got = false;
+    run({std::move(item)}, o, 1, [&](size_t, const Result& r) {
+      out = r;
+      got = true;
+    });
+    if (!got) throw Error("interrupted", "cancelled");
+    if (!out.error_kind.empty()) throw Error(out.error_kind, out.error_message);
+    return out;
+  }
+};
+
+Assessor::Assessor() : impl_(std::make_unique<Impl>()) {}
+Assessor::~Assessor() = default;
+
+namespace {
+
+ea::Item memory_item(std::vector<uint8_t> samples, const std::string& label, int bits) {
+  ea::Item it;
+  it.path = label;
+  it.weight = samples.size();
+  auto data = std::make_shared<const std::vector<uint8_t>>(std::move(samples));
+  it.generate = [data, bits, label] {
+    ea::Dataset d = ea::make_dataset(*data, bits);
+    d.path = label;
+    return d;
+  };
+  return it;
+}
+
+ea::Item file_item(const std::string& path) {
+  std::vector<ea::Item> items = ea::expand_items({path}, std::nullopt, std::nullopt, false);
+  return items.front();
+}
+
+}  // namespace
+
+Result Assessor::assess(const uint8_t* samples, size_t count, const Options& options, const std::string& label) {
+  if (count == 0) throw Error("input", label + ": no samples");
+  return impl_->one(memory_item(std::vector<uint8_t>(samples, samples + count), label, options.bits), options);
+}
+
+Result Assessor::assess_file(const std::string& path, const Options& options) { return impl_->one(file_item(path), options); }
+
+void Assessor::assess_many(const std::vector<Input>& inputs, const Options& options, int jobs,
+                           const std::function<void(size_t, const Result&)>& on_item) {
+  std::vector<ea::Item> items;
+  for (const Input& in : inputs) {
+    items.push_back(in.path.empty() ? memory_item(in.samples, in.label, options.bits) : file_item(in.path));
+  }
+  impl_->run(std::move(items), options, jobs, on_item);
+}
+
+void Assessor::cancel() { impl_->cancel = true; }
+
+std::string list_prngs_json() {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const ea::PrngInfo& p : ea::prng_table()) {
+    list.push_back({{"name", p.name},
+                    {"fullName", p.full_name},
+                    {"streams", p.streams},
+                    {"forCompliance", p.compliance},
+                    {"caveat", p.caveat}});
+  }
+  return list.dump();
+}
+
+}  // namespace ea_iid

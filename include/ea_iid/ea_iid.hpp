@@ -1,0 +1,106 @@
+// ea_iid as a library: SP 800-90B assessments of samples in memory or in files, in the
+// process, with the results the command line writes (docs/library.md). Only standard C++
+// types cross this header; one Assessor keeps its devices (GPU contexts, buffers) across
+// calls. The library reads no environment and prints nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#if defined(EA_IID_BUILDING)
+#define EA_IID_API __attribute__((visibility("default")))
+#else
+#define EA_IID_API
+#endif
+
+namespace ea_iid {
+
+// "0.1.0 (commit ..., cpu|cuda)".
+EA_IID_API std::string version();
+
+// What an assessment computes and where it runs: the command line's options of the same
+// names (README). Defaults are the command line's.
+struct Options {
+  std::string track = "auto";       // auto (IID tests, then the non-IID estimates if not IID), iid, non-iid
+  int bits = 0;                     // bits per sample, 1-8; 0: inferred from the data
+  std::optional<uint64_t> seed;     // the shuffles' seed; none: drawn from the OS (the result records it)
+  std::string prng = "philox";      // --prng
+  uint32_t iterations = 10000;      // --iterations (other counts: exploratory)
+  bool conditioned = false;         // -c (default -i)
+  bool truncate_bitstring = false;  // -t
+  bool early_exit = true;           // false: --no-early-exit
+  bool all_tests = false;           // --all-tests
+  bool until_decided = false;       // --until-decided
+  std::string device = "auto";      // auto, cpu, gpu
+  std::vector<int> gpus{0};         // --gpu
+  int threads = 0;                  // CPU threads; 0: every core
+  std::optional<double> restart;    // --restart H_I: restart tests of 1000 x 1000 samples for this claim
+  std::string command_line = "ea_iid library";  // the record's "commandline"
+};
+
+// One assessment's result. `json` is the record `ea_iid -o` writes for the same input and
+// options (docs/json.md); the other fields repeat what callers check most.
+struct Result {
+  std::string json;
+  std::string label;        // the file, or the label given to samples in memory
+  std::string verdict;      // IID, not IID, inconclusive, non-IID estimate, restart passed/failed, skipped, error
+  double min_entropy = 0;   // bits per sample; NaN where none was assessed
+  bool for_compliance = false;
+  uint64_t seed = 0;        // the user seed the run used
+  std::string error_kind;   // an error's kind (input, degenerate, device, ...); "" otherwise
+  std::string error_message;
+};
+
+// An assessment that could not be made (assess, assess_file): the command line's message and
+// its errorKind ("usage", "input", "degenerate", "device", "interrupted", ...).
+class EA_IID_API Error : public std::runtime_error {
+ public:
+  Error(std::string kind, const std::string& message) : std::runtime_error(message), kind_(std::move(kind)) {}
+  const std::string& kind() const { return kind_; }
+
+ private:
+  std::string kind_;
+};
+
+// One input of assess_many: a file (path), or samples in memory (a label names them).
+struct Input {
+  std::string path;
+  std::vector<uint8_t> samples;  // used when path is empty
+  std::string label = "samples";
+};
+
+class EA_IID_API Assessor {
+ public:
+  Assessor();
+  ~Assessor();
+  Assessor(const Assessor&) = delete;
+  Assessor& operator=(const Assessor&) = delete;
+
+  // Samples, one per byte. Throws Error (bad options, input, degenerate data, a device
+  // failure, cancel()).
+  Result assess(const uint8_t* samples, size_t count, const Options& options = {}, const std::string& label = "samples");
+  Result assess_file(const std::string& path, const Options& options = {});
+  // Several inputs, `jobs` at once; on_item(index, result) for each as results come, in input
+  // order, on the calling thread. An input's error is its Result (verdict "error"). Options
+  // errors throw.
+  void assess_many(const std::vector<Input>& inputs, const Options& options, int jobs,
+                   const std::function<void(size_t, const Result&)>& on_item);
+  // From any thread: the running assessments stop between rounds, no new one starts; the
+  // call in progress throws Error("interrupted"). The next call runs normally.
+  void cancel();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The shuffling generators: a JSON array of {name, fullName, streams, forCompliance, caveat}.
+EA_IID_API std::string list_prngs_json();
+
+}  // namespace ea_iid

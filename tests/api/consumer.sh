@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The C++ API as a vendor's project uses it: `cmake --install` of this build into a fresh
+# prefix, a separate project found with find_package(ea_iid CONFIG) built against it, run on
+# a sample file (file and memory agree; all zeros is a "degenerate" error); then the same
+# program built with pkg-config.
+# usage: consumer.sh BUILD_DIR SOURCE_DIR WORK_DIR SAMPLE_FILE
+set -uo pipefail
+build=$1 src=$2 work=$3 sample=$4
+rm -rf "$work" && mkdir -p "$work"
+cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" 2>&1 || { echo "FAILED: install"; cat "$work/install.log"; exit 1; }
+cmake -S "$src/tests/api/consumer" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release \
+  >"$work/configure.log" 2>&1 || { echo "FAILED: configure"; cat "$work/configure.log"; exit 1; }
+cmake --build "$work/build" >"$work/build.log" 2>&1 || { echo "FAILED: build"; cat "$work/build.log"; exit 1; }
+"$work/build/consumer" "$sample" || { echo "FAILED: the CMake consumer"; exit 1; }
+libdir=$(ls -d "$work"/prefix/lib*/pkgconfig | head -1)
+flags=$(PKG_CONFIG_PATH="$libdir" pkg-config --cflags --libs ea_iid) || { echo "FAILED: pkg-config"; exit 1; }
+c++ -O1 -o "$work/consumer-pc" "$src/tests/api/consumer/main.cpp" $flags -Wl,-rpath,"$(dirname "$libdir")" ||
+  { echo "FAILED: the pkg-config build"; exit 1; }
+"$work/consumer-pc" "$sample" >/dev/null || { echo "FAILED: the pkg-config consumer"; exit 1; }
+echo "consumer: all passed"

@@ -1,0 +1,140 @@
+"""The Python module against the command line: the same record for the same samples and
+seed (bytes, numpy arrays without a copy, paths), assess_many in order, errors as
+ea_iid.Error with the CLI's errorKind, Ctrl-C (a signal) cancelling a run within a second,
+and no growth of resident memory over repeated calls.
+
+Run by ctest (python/module) with EA_IID_BUILD (the build folder) and EA_IID_SAMPLES set.
+"""
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import ea_iid
+
+BUILD = os.environ["EA_IID_BUILD"]
+SAMPLES = os.environ["EA_IID_SAMPLES"]
+EXE = os.path.join(BUILD, "ea_iid")
+
+# Fields that differ between two runs of the same assessment (when, how, where, how long).
+VOLATILE = {"dateTimeStamp", "commandline", "timings", "workerThreads", "threads", "device", "deviceProfile"}
+
+
+def stable(x):
+    if isinstance(x, dict):
+        return {k: stable(v) for k, v in x.items() if k not in VOLATILE}
+    if isinstance(x, list):
+        return [stable(v) for v in x]
+    return x
+
+
+def cli(path, *args):
+    out = subprocess.run([EXE, "-q", "-o", "-", *args, path], capture_output=True, text=True)
+    assert out.returncode in (0, 5), out.stderr
+    return json.loads(out.stdout)
+
+
+CASES = [
+    ("rand8_short.bin", dict(iterations=200)),
+    ("rand4_short.bin", dict(iterations=200)),
+    ("rand1_short.bin", dict(iterations=200)),
+    ("GetTickCount_4bit.bin", dict(track="iid", until_decided=True)),
+    ("truerand_1bit.bin", dict(track="non-iid")),
+]
+
+
+def cli_args(opts):
+    args = ["--seed", "7", "--device", "cpu"]
+    for k, v in opts.items():
+        if k == "iterations":
+            args += ["--iterations", str(v)]
+        elif k == "track":
+            args += ["--track", v]
+        elif k == "until_decided":
+            args += ["--until-decided"]
+    return args
+
+
+@pytest.mark.parametrize("name,opts", CASES)
+def test_same_record_as_the_command_line(name, opts):
+    path = os.path.join(SAMPLES, name)
+    expected = stable(cli(path, *cli_args(opts)))
+    data = np.fromfile(path, dtype=np.uint8)
+    for samples in (data, data.tobytes(), path):
+        got = ea_iid.assess(samples, seed=7, device="cpu", label=path, **opts)
+        assert stable(got) == expected
+
+
+def test_numpy_slices_and_bits():
+    data = np.fromfile(os.path.join(SAMPLES, "rand8_short.bin"), dtype=np.uint8)
+    got = ea_iid.assess(data[:5000], seed=1, device="cpu", iterations=100, bits=8)
+    assert got["input"]["samples"] == 5000
+    assert got["input"]["bitsPerSymbol"] == 8
+    with pytest.raises(TypeError):
+        ea_iid.assess(data[::2], seed=1)  # not contiguous
+    with pytest.raises(TypeError, match="unexpected option 'iteration'"):
+        ea_iid.assess(data, iteration=100)
+
+
+def test_errors_carry_the_error_kind():
+    with pytest.raises(ea_iid.Error) as e:
+        ea_iid.assess(bytes(1000), seed=1, device="cpu")
+    assert e.value.error_kind == "degenerate"
+    with pytest.raises(ea_iid.Error) as e:
+        ea_iid.assess("/nonexistent/file.bin")
+    assert e.value.error_kind == "input"
+    with pytest.raises(ea_iid.Error) as e:
+        ea_iid.assess(b"\x00\x01" * 100, prng="nope")
+    assert e.value.error_kind == "usage"
+
+
+def test_assess_many_in_order_with_errors_as_records():
+    files = [os.path.join(SAMPLES, n) for n in ("rand8_short.bin", "rand4_short.bin")]
+    items = files + [bytes(500), np.fromfile(files[0], dtype=np.uint8)]
+    rows = list(ea_iid.assess_many(items, jobs=2, seed=3, device="cpu", iterations=100))
+    assert len(rows) == 4
+    assert rows[0]["filename"] == files[0] and rows[1]["filename"] == files[1]
+    assert rows[2]["errorKind"] == "degenerate"
+    assert stable(rows[3])["testCases"] == stable(rows[0])["testCases"]
+
+
+def test_list_prngs_and_version():
+    names = [p["name"] for p in ea_iid.list_prngs()]
+    assert names[0] == "philox" and "xoshiro256ss" in names
+    assert ea_iid.version().startswith("0.")
+
+
+def test_a_signal_cancels_within_a_second():
+    data = np.fromfile(os.path.join(SAMPLES, "GetTickCount_4bit.bin"), dtype=np.uint8)
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        ea_iid.assess(data, seed=1, device="cpu", track="iid", threads=1)  # minutes when not cancelled
+    assert time.monotonic() - start < 3.0
+    # The next call runs normally.
+    assert ea_iid.assess(data[:20000], seed=1, device="cpu", iterations=50, track="iid")["input"]["samples"] == 20000
+
+
+def rss_kb():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def test_repeated_calls_do_not_grow_memory():
+    data = np.fromfile(os.path.join(SAMPLES, "truerand_8bit.bin"), dtype=np.uint8)[:20000]
+    ea_iid.assess(data, seed=1, device="cpu", iterations=20, track="iid")
+    first = rss_kb()
+    for k in range(200):
+        ea_iid.assess(data, seed=k, device="cpu", iterations=20, track="iid")
+    grown = rss_kb() - first
+    print(f"resident memory after 200 more calls: {grown:+d} kB")
+    assert grown < 8 * 1024
