@@ -10,6 +10,7 @@
 #include <random>
 
 #include "common/error.hpp"
+#include "common/sha256.hpp"
 #include "files.hpp"
 #include "record.hpp"
 #include "report.hpp"
@@ -149,7 +150,17 @@ ea::Item memory_item(std::vector<uint8_t> samples, const std::string& label, int
   it.weight = samples.size();
   auto data = std::make_shared<const std::vector<uint8_t>>(std::move(samples));
   it.generate = [data, bits, label] {
-    ea::Dataset d = ea::make_dataset(*data, bits);
+    ea::Dataset d;
+    try {
+      d = ea::make_dataset(*data, bits);
+    } catch (const ea::Error& e) {
+      throw ea::Error(e.kind(), label + ": " + e.what());
+    }
+    // As a file's: the samples' SHA-256, and one symbol only is a degenerate source.
+    d.sha256 = ea::to_hex(ea::sha256(data->data(), data->size()));
+    if (d.alphabet <= 1) {
+      throw ea::Error(ea::ErrorKind::Degenerate, label + ": symbol alphabet consists of 1 symbol; no entropy awarded");
+    }
     d.path = label;
     return d;
   };

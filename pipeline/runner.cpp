@@ -109,7 +109,11 @@ namespace {
 
 // The item's data set: generated, or read (a block checks its file's fingerprint, taken once).
 Dataset load_item(const Item& it, const Settings& s, const std::atomic<bool>* interrupt, std::string& sha256) {
-  if (it.generate) return it.generate();
+  if (it.generate) {
+    Dataset d = it.generate();
+    sha256 = d.sha256;
+    return d;
+  }
   if (!it.error.empty()) throw Error(ErrorKind::Input, it.error);
   LoadOptions load;
   load.width = s.width;
