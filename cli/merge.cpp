@@ -241,7 +241,7 @@ Outcome merge_shares(const std::vector<std::string>& args) {
     const std::string counts = verdict_counts(records);
     std::string line = std::to_string(table.size()) + (table.size() == 1 ? " item" : " items") + " from " +
                        std::to_string(*sh.shares) + " shares";
-    if (!counts.empty()) line += ": " + counts + expected_by_chance(rejections);
+    if (!counts.empty()) line += ": " + with_expected_by_chance(counts, rejections);
     if (any_error || tally.results == 0) line += (counts.empty() ? ": " : "; ") + summary_line(tally, table.size(), any_error);
     std::fprintf(stdout, "%s\n", line.c_str());
     flush_checked(stdout, "standard output");

@@ -207,7 +207,7 @@ void check_replaceable_report(const std::string& path, bool force, const std::st
   in.read(&head[0], static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<size_t>(in.gcount()));
   const bool html = head.rfind("<!DOCTYPE html>", 0) == 0 &&
-                    (head.find("<title>ea_iid report</title>") != std::string::npos ||
+                    (head.find("<title>ea_iid report") != std::string::npos ||
                      head.find("<title>SP 800-90B assessment: ") != std::string::npos);
   const bool csv = head.rfind("file,block,samples,", 0) == 0;
   if (!html && !csv) {

@@ -66,12 +66,26 @@ std::function<void(int, const char*, uint32_t, int)> single_progress(const Optio
   if (!o.quiet) {
     const auto every = o.verbose >= 1 ? std::chrono::seconds(1) : std::chrono::seconds(10);
     if (o.verbose < 1) *last = std::chrono::steady_clock::now();  // nothing for a short run
-    return [iterations, last, every, all = o.verbose >= 1](int, const char* phase, uint32_t done, int active) {
+    // Each phase's start, for its rate and the time it may still take (at most: every
+    // undecided test to the last permutation).
+    struct Phase {
+      std::string name;
+      std::chrono::steady_clock::time_point start;
+    };
+    auto current = std::make_shared<Phase>();
+    return [iterations, last, every, current, all = o.verbose >= 1](int, const char* phase, uint32_t done, int active) {
       const auto now = std::chrono::steady_clock::now();
+      if (current->name != phase) *current = Phase{phase, now};
       if (now - *last < every && (!all || (active > 0 && done < iterations))) return;
       *last = now;
-      logger().info("{}: {}/{} permutations, {} test{} undecided", phase, done, iterations, active,
-                    active == 1 ? "" : "s");
+      const double seconds = std::chrono::duration<double>(now - current->start).count();
+      std::string pace;
+      if (seconds > 0.5 && done > 0 && active > 0 && done < iterations) {
+        const double rate = done / seconds;
+        pace = fmt::format(" ({:.0f} per s; at most {:.0f} s left)", rate, (iterations - done) / rate);
+      }
+      logger().info("{}: {}/{} permutations, {} test{} undecided{}", phase, done, iterations, active,
+                    active == 1 ? "" : "s", pace);
     };
   }
   return nullptr;
@@ -124,7 +138,7 @@ Outcome run_single(Engine& engine, const Options& o, const Settings& settings, c
       print_text_head(f, a, ro);
       std::fflush(f);
       ro.head_shown = true;
-      if (a.chi_square_failed() || !a.lrs.passed()) {
+      if ((a.chi_square_failed() || !a.lrs.passed()) && !a.settings.until_decided) {
         logger().info("the verdict is not IID whatever the permutation tests give (--until-decided skips them)");
       }
     };
@@ -497,7 +511,7 @@ class BatchOutputs {
   }
   std::string last_line(bool any_error) const {
     std::string line = std::to_string(rows_.size()) + (rows_.size() == 1 ? " item" : " items");
-    if (!counts_.empty()) line += ": " + counts_ + expected_by_chance(rejections_);
+    if (!counts_.empty()) line += ": " + with_expected_by_chance(counts_, rejections_);
     const std::string special = summary_line(tally_, rows_.size(), any_error);
     if (any_error || tally_.results == 0) line += (counts_.empty() ? ": " : "; ") + special;
     return line;

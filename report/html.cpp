@@ -125,13 +125,15 @@ std::string estimates_figure(const ordered_json& ni, int bits) {
 std::string ranks_figure(const ordered_json& r) {
   const auto& perm = r["permutation"];
   const auto& tests = perm["tests"];
-  const int row = 15, left = 130, bar = 360, top = 22;
+  const int row = 15, left = 130, bar = 360, top = 36;
   const int plot_h = row * static_cast<int>(tests.size()), height = top + plot_h + 46;
-  std::string s = svg_open("ranks", left + bar + 20, height, "rank of each statistic among its permutations");
+  std::string s = svg_open("ranks", left + bar + 60, height, "rank of each statistic among its permutations");
   double lx = 0;
   lx = legend(s, lx, 12, kBlue, "passed");
   lx = legend(s, lx, 12, kRed, "failed");
   legend(s, lx, 12, "#f3c7c7", "reject zones; IID data sits away from both ends");
+  s += "<rect x=\"0\" y=\"18\" width=\"10\" height=\"10\" fill=\"white\" stroke=\"" + std::string(kBlue) + "\"/>";
+  s += text_at(14, 27, "open: decided early, placed by its first n permutations", "start", 10);
   // The reject zones: (t+1)/(N+1) of the axis at each end (at least a pixel).
   const double n = perm.value("iterations", 10000.0), t = perm.value("decisionThreshold", 5.0);
   const double zone = std::max(1.0, (t + 1) / (n + 1) * bar);
@@ -149,8 +151,15 @@ std::string ranks_figure(const ordered_json& r) {
       const double c0 = x["C0"].get<double>(), c1 = x["C1"].get<double>(), c2 = x["C2"].get<double>();
       const double total = c0 + c1 + c2;
       const double share = total > 0 ? (c2 + c1 / 2) / total : 0.5;
+      // A test decided early (its counters stopped after a few permutations) is an open
+      // marker with its count: its place rests on those few.
+      const bool early = total < n;
+      const char* color = failed ? kRed : kBlue;
       s += "<rect x=\"" + num(left + share * bar - 2, "%.1f") + "\" y=\"" + std::to_string(y + 1) +
-           "\" width=\"4\" height=\"12\" fill=\"" + (failed ? kRed : kBlue) + "\"/>";
+           "\" width=\"4\" height=\"12\" " +
+           (early ? std::string("fill=\"white\" stroke=\"") + color + "\" stroke-width=\"1.2\""
+                  : std::string("fill=\"") + color + "\"") + "/>";
+      if (early) s += text_at(left + bar + 4, y + 10, "n=" + num(total, "%.0f"), "start", 9);
     } else {
       s += text_at(left + 4, y + 10, "not run", "start", 10);
     }
@@ -327,18 +336,35 @@ std::string run_section(const std::vector<ordered_json>& rows, const std::string
   for (const auto& sd : seeds) seed_list += (seed_list.empty() ? "" : ", ") + html_escape(sd + " (" + seed_text(ordered_json(sd)) + ")");
   fact("User seed (--seed)", seed_list.empty() ? "-" : seed_list);
   // Every setting that changes results, as the first result's record holds it.
+  // The option, the record's field that holds it and its value there (per-item fields: every
+  // value the rows hold).
   std::string opts;
+  const bool non_iid_rows = !first_iid && first_non_iid;
   for (const SettingField& f : settings_fields()) {
     if (f.effect != SettingEffect::Result) continue;
     const ordered_json* row = first_iid ? first_iid : first_non_iid;
-    const char* path = f.record_in(!first_iid && first_non_iid);
+    const char* path = f.record_in(non_iid_rows);
     if (!row || !path) continue;
-    const std::string value = recorded_text(*row, path);
+    std::string value = recorded_text(*row, path);
+    if (f.per_item) {
+      std::set<std::string> values;
+      for (const auto& r : rows) {
+        const auto parts = parts_of(r);
+        const ordered_json* x = !parts.empty() ? parts.front() : is_non_iid(r) ? &r : nullptr;
+        if (x) values.insert(recorded_text(*x, path));
+      }
+      value.clear();
+      for (const auto& v : values) value += (value.empty() ? "" : ", ") + v;
+      value += " (per file)";
+    }
     if (value.empty()) continue;
-    opts += "<tr><td><code>" + html_escape(f.option) + "</code></td><td>" + html_escape(value) +
-            (f.per_item ? " <span class=\"muted\">(first item; per item)</span>" : "") + "</td></tr>";
+    opts += "<tr><td><code>" + html_escape(f.option) + "</code></td><td><code>" + html_escape(path) + "</code></td><td>" +
+            html_escape(value) + "</td></tr>";
   }
-  if (!opts.empty()) fact("Options that change results", "<table>" + opts + "</table>");
+  if (!opts.empty()) {
+    fact("Options that change results",
+         "<table><thead><tr><th>option</th><th>record field</th><th>value</th></tr></thead>" + opts + "</table>");
+  }
   h += "</table></section>\n";
   return h;
 }
@@ -424,7 +450,7 @@ std::string assessment_numbers(const ordered_json& a) {
     const auto& e = at(a, {"estimates", key});
     if (e.is_null()) continue;
     h += std::string("<tr><td>") + label + "</td><td class=\"n\">" + fnum(e["minEntropy"], "%.6f") + "</td><td class=\"n\">" +
-         fnum(e["pHat"], "%.17g") + "</td><td class=\"n\">" + fnum(e["pU"], "%.17g") + "</td><td class=\"n\">" +
+         fnum(e["pHat"], "%.10g") + "</td><td class=\"n\">" + fnum(e["pU"], "%.10g") + "</td><td class=\"n\">" +
          fnum(e["mode"], "%.0f") + "</td></tr>";
   }
   h += "</tbody></table>";
@@ -478,7 +504,7 @@ std::string details_of(const ordered_json& r, size_t i, const std::map<std::stri
   const bool restart_estimates = is_restart(r) && r.contains("rowEstimates") && !r["rowEstimates"].is_null();
   std::string h = "<details id=\"item" + std::to_string(i + 1) + "\"><summary>" +
                   html_escape(item_title(r, i + 1, file_index)) + "</summary>\n";
-  h += "<p class=\"muted\">SHA-256 of the samples " + html_escape(r.value("sha256", std::string())) + "; " +
+  h += "<p class=\"muted\">SHA-256 of the file " + html_escape(r.value("sha256", std::string())) + "; " +
        fnum(r.contains("timings") ? r["timings"]["total"] : ordered_json(), "%.2f") + " s</p>\n";
   if (is_restart(r)) {
     const auto& rs = r["restart"];

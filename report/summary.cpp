@@ -54,9 +54,16 @@ void print_rejections(std::FILE* f, const Rejections& r) {
   }
 }
 
-std::string expected_by_chance(const std::optional<Rejections>& r) {
-  if (!r) return "";
-  return " (at most " + expectation_text(r->expected) + " expected by chance for IID data)";
+std::string with_expected_by_chance(const std::string& counts, const std::optional<Rejections>& r) {
+  if (!r) return counts;
+  const std::string tail = " (at most " + expectation_text(r->expected) + " expected by chance for IID data)";
+  const std::string key = " not IID";
+  const size_t at = counts.find(key);
+  if (at != std::string::npos) return counts.substr(0, at + key.size()) + tail + counts.substr(at + key.size());
+  // No item was "not IID": say so where the IID count is.
+  const size_t iid = counts.find(" IID");
+  if (iid != std::string::npos) return counts.substr(0, iid + 4) + ", 0 not IID" + tail + counts.substr(iid + 4);
+  return counts;
 }
 
 // The summary row of a JSONL line (ea_iid merge).
@@ -107,7 +114,8 @@ Row row_of_json(const nlohmann::ordered_json& j) {
   } else if (j.contains("skipped")) {
     row.verdict = "skipped: " + j["skipped"].get<std::string>();
   } else if (j.value("errorLevel", 0) != 0) {
-    row.verdict = "error: " + j.value("errorMessage", std::string());
+    row.verdict = (j.value("errorKind", std::string()) == "degenerate" ? "degenerate: " : "error: ") +
+                  j.value("errorMessage", std::string());
   } else {
     row.samples = std::to_string(in.value("samples", uint64_t{0}));
     row.width = std::to_string(in.value("bitsPerSymbol", 0));

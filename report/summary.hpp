@@ -21,9 +21,9 @@ void print_summary(std::FILE* f, const std::vector<Row>& rows);
 // The rejection counts of many IID results against chance: the sentence, a line for the
 // rule when it is not SP 800-90B's, and a line per test that rejected any item.
 void print_rejections(std::FILE* f, const Rejections& r);
-// The last line's tail for rows whose IID results were counted: " (at most 6.6 expected by
-// chance for IID data)"; empty without IID results.
-std::string expected_by_chance(const std::optional<Rejections>& r);
+// The verdict counts with the chance expectation after the "not IID" count: "991 IID, 9 not
+// IID (at most 25.8 expected by chance for IID data), 2 errors"; as given without IID results.
+std::string with_expected_by_chance(const std::string& counts, const std::optional<Rejections>& r);
 // The row of a JSON record (read_record checked it first).
 Row row_of_json(const nlohmann::ordered_json& j);
 

@@ -44,5 +44,7 @@ check cuda 2
 check pipeline 3
 check report 4
 check cli 5
+# The C++ API (api/) stands beside cli/: it sees up to report/, never cli/.
+check api 4
 if [ "$status" -eq 0 ]; then echo "layers: every #include follows src <- cuda <- pipeline <- report <- cli"; fi
 exit "$status"

@@ -14,6 +14,10 @@ fail=0
 rc=$?
 [ $rc -eq 0 ] || { echo "FAILED: exit $rc"; cat "$work/r.err"; fail=1; }
 python3 "$here/../tools/check_batch_report.py" "$work/r.jsonl" "$work/r.html" || fail=1
+# The README's resume of that command replaces its own report (never refused as "not ours").
+"$exe" -q --iterations 200 --blocks 40000 --device cpu --resume --jsonl "$work/r.jsonl" --html "$work/r.html" \
+  "$samples/truerand_1bit.bin" "$samples/truerand_4bit.bin" 2>"$work/resume.err" ||
+  { echo "FAILED: --resume with the same --html"; cat "$work/resume.err"; fail=1; }
 "$exe" merge -q --html "$work/m.html" "$work/m.jsonl" "$work/r.jsonl" || { echo "FAILED: merge --html"; fail=1; }
 python3 "$here/../tools/check_batch_report.py" "$work/r.jsonl" "$work/m.html" || fail=1
 chrome=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
