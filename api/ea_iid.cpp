@@ -148,16 +148,18 @@ ea::Item memory_item(std::vector<uint8_t> samples, const std::string& label, int
   ea::Item it;
   it.path = label;
   it.weight = samples.size();
-  auto data = std::make_shared<const std::vector<uint8_t>>(std::move(samples));
+  // The item's data set is made once (the run's one load of it): the samples move into it.
+  auto data = std::make_shared<std::vector<uint8_t>>(std::move(samples));
   it.generate = [data, bits, label] {
+    const std::string sha256 = ea::to_hex(ea::sha256(data->data(), data->size()));
     ea::Dataset d;
     try {
-      d = ea::make_dataset(*data, bits);
+      d = ea::make_dataset(std::move(*data), bits);
     } catch (const ea::Error& e) {
       throw ea::Error(e.kind(), label + ": " + e.what());
     }
     // As a file's: the samples' SHA-256, and one symbol only is a degenerate source.
-    d.sha256 = ea::to_hex(ea::sha256(data->data(), data->size()));
+    d.sha256 = sha256;
     if (d.alphabet <= 1) {
       throw ea::Error(ea::ErrorKind::Degenerate, label + ": symbol alphabet consists of 1 symbol; no entropy awarded");
     }

@@ -243,6 +243,18 @@ PYBIND11_MODULE(ea_iid, m) {
         "samples: bytes, bytearray, a numpy uint8 array (read in place) or a path. options: track, prng, "
         "iterations, conditioned, truncate_bitstring, early_exit, all_tests, until_decided, gpus, threads, "
         "restart, label. Returns the record `ea_iid -o` writes; raises ea_iid.Error (with .error_kind).");
+  m.def(
+      "restart",
+      [](const py::object& samples, double h_i, const py::object& bits, const py::object& seed, const std::string& device,
+         py::kwargs kw) {
+        kw["restart"] = h_i;
+        return assess(samples, bits, seed, device, kw);
+      },
+      py::arg("samples"), py::arg("h_i"), py::kw_only(), py::arg("bits") = py::none(), py::arg("seed") = py::none(),
+      py::arg("device") = "auto",
+      "restart(samples, h_i, *, ...) -> dict: the restart tests (SP 800-90B 3.1.4) of 1000 x 1000 samples (row i = "
+      "restart i) for the entropy claim h_i; track='iid' makes an IID claim (NIST ea_restart -i), the default a non-IID "
+      "claim (-n). The record ea_iid --restart H_I -o writes.");
   py::class_<Many>(m, "AssessMany")
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &Many::next);

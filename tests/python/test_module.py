@@ -138,3 +138,12 @@ def test_repeated_calls_do_not_grow_memory():
     grown = rss_kb() - first
     print(f"resident memory after 200 more calls: {grown:+d} kB")
     assert grown < 8 * 1024
+
+
+def test_restart_as_the_command_line():
+    path = os.path.join(os.environ["EA_IID_SAMPLES"], "..", "restart", "restart_carryover_8bit.bin")
+    expected = stable(cli(path, "--restart", "7.5", "--bits", "8"))
+    data = np.fromfile(path, dtype=np.uint8)
+    got = ea_iid.restart(data, 7.5, bits=8, label=path)
+    assert got["type"] == "Restart"
+    assert stable(got) == expected
