@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <atomic>
+#include <mutex>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -101,11 +102,37 @@ Result result_of(const ea::ItemResult& r, const ea::Item& it, const ea::Settings
 
 }  // namespace
 
+// One call at a time (call_mutex, held for the whole call); each call has a cancel flag of
+// its own, installed at its start, so that cancel() stops the call in progress, from its
+// first step (copying samples) to its last, and never one that has not begun.
 struct Assessor::Impl {
   ea::Engine engine;
-  std::atomic<bool> cancel{false};
+  std::mutex call_mutex;
+  std::mutex token_mutex;
+  std::shared_ptr<std::atomic<bool>> token;  // the call in progress's, or null
 
-  void run(std::vector<ea::Item> items, const Options& o, int jobs, const std::function<void(size_t, const Result&)>& on_item) {
+  struct Call {
+    Impl& impl;
+    std::unique_lock<std::mutex> lock;
+    std::shared_ptr<std::atomic<bool>> cancelled = std::make_shared<std::atomic<bool>>(false);
+    explicit Call(Impl& i) : impl(i), lock(i.call_mutex) {
+      std::lock_guard<std::mutex> g(impl.token_mutex);
+      impl.token = cancelled;
+    }
+    ~Call() {
+      std::lock_guard<std::mutex> g(impl.token_mutex);
+      impl.token.reset();
+    }
+  };
+
+  void cancel() {
+    std::lock_guard<std::mutex> g(token_mutex);
+    if (token) token->store(true);
+  }
+
+  // Runs `items`; throws Error("interrupted") when cancelled before every item was delivered.
+  void run(const Call& call, std::vector<ea::Item> items, const Options& o, int jobs,
+           const std::function<void(size_t, const Result&)>& on_item) {
     const ea::Settings s = settings_of(o);
     ea::ReportOptions ro;
     ro.started = ea::timestamp_now();
@@ -113,23 +140,24 @@ struct Assessor::Impl {
     ro.quiet = true;
     ro.track = ea::track_of(s);
     if (!items.empty()) ro.first_file = items.front().path;
-    cancel = false;
+    size_t delivered = 0;
     ea::RunObserver obs;
     obs.finished = [&](size_t k, const ea::Item& it, ea::ItemResult& r) {
       if (r.status == ea::ItemResult::Status::Interrupted) return;
+      ++delivered;
       on_item(k, result_of(r, it, s, ro));
     };
     jobs = std::max(1, jobs);
     const ea::RunPlan plan{jobs, std::max(1, s.threads / jobs)};
-    const ea::RunSummary sum = engine.run(items, s, plan, cancel, obs);
-    if (sum.interrupted) throw Error("interrupted", "cancelled");
+    const ea::RunSummary sum = engine.run(items, s, plan, *call.cancelled, obs);
+    if (sum.interrupted && delivered < items.size()) throw Error("interrupted", "cancelled");
     if (!sum.stopped_by.empty()) throw Error("internal", sum.stopped_by);
   }
 
-  Result one(ea::Item item, const Options& o) {
+  Result one(const Call& call, ea::Item item, const Options& o) {
     Result out;
     bool got = false;
-    run({std::move(item)}, o, 1, [&](size_t, const Result& r) {
+    run(call, {std::move(item)}, o, 1, [&](size_t, const Result& r) {
       out = r;
       got = true;
     });
@@ -177,22 +205,27 @@ ea::Item file_item(const std::string& path) {
 }  // namespace
 
 Result Assessor::assess(const uint8_t* samples, size_t count, const Options& options, const std::string& label) {
+  const Impl::Call call(*impl_);
   if (count == 0) throw Error("input", label + ": no samples");
-  return impl_->one(memory_item(std::vector<uint8_t>(samples, samples + count), label, options.bits), options);
+  return impl_->one(call, memory_item(std::vector<uint8_t>(samples, samples + count), label, options.bits), options);
 }
 
-Result Assessor::assess_file(const std::string& path, const Options& options) { return impl_->one(file_item(path), options); }
+Result Assessor::assess_file(const std::string& path, const Options& options) {
+  const Impl::Call call(*impl_);
+  return impl_->one(call, file_item(path), options);
+}
 
-void Assessor::assess_many(const std::vector<Input>& inputs, const Options& options, int jobs,
+void Assessor::assess_many(std::vector<Input> inputs, const Options& options, int jobs,
                            const std::function<void(size_t, const Result&)>& on_item) {
+  const Impl::Call call(*impl_);
   std::vector<ea::Item> items;
-  for (const Input& in : inputs) {
-    items.push_back(in.path.empty() ? memory_item(in.samples, in.label, options.bits) : file_item(in.path));
+  for (Input& in : inputs) {  // samples move into their items (one copy of each in all)
+    items.push_back(in.path.empty() ? memory_item(std::move(in.samples), in.label, options.bits) : file_item(in.path));
   }
-  impl_->run(std::move(items), options, jobs, on_item);
+  impl_->run(call, std::move(items), options, jobs, on_item);
 }
 
-void Assessor::cancel() { impl_->cancel = true; }
+void Assessor::cancel() { impl_->cancel(); }
 
 std::string list_prngs_json() {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();

@@ -4,11 +4,13 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "ea_iid/ea_iid.hpp"
@@ -17,14 +19,29 @@ namespace py = pybind11;
 
 namespace {
 
-// One engine per process (its devices are set up once); one run at a time.
+// One engine per process (its devices are set up once), never destroyed (a daemon thread may
+// still be in a call at exit); one run at a time.
 ea_iid::Assessor& assessor() {
-  static ea_iid::Assessor a;
-  return a;
+  static ea_iid::Assessor* a = new ea_iid::Assessor;
+  return *a;
 }
 std::mutex& run_mutex() {
-  static std::mutex m;
-  return m;
+  static std::mutex* m = new std::mutex;
+  return *m;
+}
+
+// Takes the run lock without the GIL, checking for Ctrl-C every 100 ms while another call
+// (an assess_many iterator's batch) holds it. Throws error_already_set on a signal.
+std::unique_lock<std::mutex> lock_run() {
+  std::unique_lock<std::mutex> lock(run_mutex(), std::defer_lock);
+  while (true) {
+    {
+      py::gil_scoped_release release;
+      for (int k = 0; k < 100 && !lock.try_lock(); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (lock.owns_lock()) return lock;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  }
 }
 
 PyObject* g_error = nullptr;  // ea_iid.Error
@@ -71,18 +88,19 @@ ea_iid::Options options_of(const py::object& bits, const py::object& seed, const
 template <class F>
 auto without_gil(F work) -> decltype(work()) {
   std::future<decltype(work())> done;
+  std::unique_lock<std::mutex> lock = lock_run();
   {
     py::gil_scoped_release release;
-    std::unique_lock<std::mutex> lock(run_mutex());
     done = std::async(std::launch::async, work);
     while (done.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
       py::gil_scoped_acquire acquire;
       if (PyErr_CheckSignals() != 0) {
-        assessor().cancel();
         py::error_already_set pending;  // the KeyboardInterrupt
         {
+          // The call is ours (the run lock is held): cancelled until it returns, so that a
+          // cancel before its run began is not lost.
           py::gil_scoped_release again;
-          done.wait();
+          while (done.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) assessor().cancel();
         }
         try {
           (void)done.get();
@@ -119,8 +137,9 @@ py::buffer_info bytes_of(const py::object& x) {
 }
 
 py::object assess(const py::object& samples, const py::object& bits, const py::object& seed, const std::string& device,
-                  const py::kwargs& kw) {
-  const ea_iid::Options o = options_of(bits, seed, device, kw);
+                  const py::kwargs& kw, std::optional<double> restart = std::nullopt) {
+  ea_iid::Options o = options_of(bits, seed, device, kw);
+  if (restart) o.restart = restart;
   const std::string label = kw.contains("label") ? kw["label"].cast<std::string>() : "samples";
   ea_iid::Result r;
   if (is_path(samples)) {
@@ -142,29 +161,47 @@ py::object assess(const py::object& samples, const py::object& bits, const py::o
 class Many {
  public:
   Many(std::vector<ea_iid::Input> inputs, ea_iid::Options o, int jobs) {
-    worker_ = std::thread([this, inputs = std::move(inputs), o, jobs] {
+    worker_ = std::thread([this, inputs = std::move(inputs), o, jobs]() mutable {
       try {
         std::lock_guard<std::mutex> run_lock(run_mutex());
-        assessor().assess_many(inputs, o, jobs, [this](size_t, const ea_iid::Result& r) {
-          std::lock_guard<std::mutex> lock(m_);
-          queue_.push_back(r.json);
-          cv_.notify_one();
-        });
+        if (!abandoned_) {
+          running_ = true;
+          assessor().assess_many(std::move(inputs), o, jobs, [this](size_t, const ea_iid::Result& r) {
+            std::lock_guard<std::mutex> lock(m_);
+            queue_.push_back(r.json);
+            cv_.notify_one();
+          });
+        }
       } catch (const ea_iid::Error& e) {
         std::lock_guard<std::mutex> lock(m_);
         error_ = std::make_unique<ea_iid::Error>(e);
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(m_);
+        error_ = std::make_unique<ea_iid::Error>("internal", e.what());
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(m_);
+        error_ = std::make_unique<ea_iid::Error>("internal", "unknown error");
       }
       std::lock_guard<std::mutex> lock(m_);
       finished_ = true;
       cv_.notify_one();
     });
   }
+  // Dropped before its end: its batch (only: it holds the run lock while it runs) is
+  // cancelled until it returns, or never starts.
   ~Many() {
-    if (worker_.joinable()) {
-      assessor().cancel();
-      py::gil_scoped_release release;
-      worker_.join();
+    if (!worker_.joinable()) return;
+    abandoned_ = true;
+    py::gil_scoped_release release;
+    while (true) {
+      {
+        std::lock_guard<std::mutex> lock(m_);
+        if (finished_) break;
+      }
+      if (running_) assessor().cancel();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+    worker_.join();
   }
   py::object next() {
     std::string json;
@@ -204,6 +241,7 @@ class Many {
   std::deque<std::string> queue_;
   bool finished_ = false;
   std::unique_ptr<ea_iid::Error> error_;
+  std::atomic<bool> abandoned_{false}, running_{false};
 };
 
 std::unique_ptr<Many> assess_many(const py::iterable& items, int jobs, const py::object& bits, const py::object& seed,
@@ -237,7 +275,9 @@ PYBIND11_MODULE(ea_iid, m) {
   g_error = error.ptr();
   m.def("version", &ea_iid::version, "the library's version, commit and build");
   m.def("list_prngs", [] { return loads(ea_iid::list_prngs_json()); }, "the shuffling generators");
-  m.def("assess", &assess, py::arg("samples"), py::kw_only(), py::arg("bits") = py::none(), py::arg("seed") = py::none(),
+  m.def("assess", [](const py::object& samples, const py::object& bits, const py::object& seed, const std::string& device,
+                     const py::kwargs& kw) { return assess(samples, bits, seed, device, kw); },
+        py::arg("samples"), py::kw_only(), py::arg("bits") = py::none(), py::arg("seed") = py::none(),
         py::arg("device") = "auto",
         "assess(samples, *, bits=None, seed=None, device='auto', **options) -> dict\n\n"
         "samples: bytes, bytearray, a numpy uint8 array (read in place) or a path. options: track, prng, "
@@ -246,9 +286,9 @@ PYBIND11_MODULE(ea_iid, m) {
   m.def(
       "restart",
       [](const py::object& samples, double h_i, const py::object& bits, const py::object& seed, const std::string& device,
-         py::kwargs kw) {
-        kw["restart"] = h_i;
-        return assess(samples, bits, seed, device, kw);
+         const py::kwargs& kw) {
+        if (kw.contains("restart")) throw py::type_error("restart(): h_i is the claim; no restart= option");
+        return assess(samples, bits, seed, device, kw, h_i);
       },
       py::arg("samples"), py::arg("h_i"), py::kw_only(), py::arg("bits") = py::none(), py::arg("seed") = py::none(),
       py::arg("device") = "auto",

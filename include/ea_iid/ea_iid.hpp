@@ -89,10 +89,11 @@ class EA_IID_API Assessor {
   // Several inputs, `jobs` at once; on_item(index, result) for each as results come, in input
   // order, on the calling thread. An input's error is its Result (verdict "error"). Options
   // errors throw.
-  void assess_many(const std::vector<Input>& inputs, const Options& options, int jobs,
+  void assess_many(std::vector<Input> inputs, const Options& options, int jobs,
                    const std::function<void(size_t, const Result&)>& on_item);
-  // From any thread: the running assessments stop between rounds, no new one starts; the
-  // call in progress throws Error("interrupted"). The next call runs normally.
+  // From any thread: the call in progress (from its first step) stops between rounds and
+  // throws Error("interrupted") unless every result was already delivered; a call that has
+  // not begun is not affected. Calls on one Assessor from several threads run one at a time.
   void cancel();
 
  private:

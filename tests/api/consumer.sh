@@ -3,18 +3,27 @@
 # prefix, a separate project found with find_package(ea_iid CONFIG) built against it, run on
 # a sample file (file and memory agree; all zeros is a "degenerate" error); then the same
 # program built with pkg-config.
-# usage: consumer.sh BUILD_DIR SOURCE_DIR WORK_DIR SAMPLE_FILE
+# usage: consumer.sh BUILD_DIR SOURCE_DIR WORK_DIR SAMPLE_FILE [PYTHON]
 set -uo pipefail
-build=$1 src=$2 work=$3 sample=$4
+build=$1 src=$2 work=$3 sample=$4 python=${5:-}
 rm -rf "$work" && mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" 2>&1 || { echo "FAILED: install"; cat "$work/install.log"; exit 1; }
 cmake -S "$src/tests/api/consumer" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release \
   >"$work/configure.log" 2>&1 || { echo "FAILED: configure"; cat "$work/configure.log"; exit 1; }
 cmake --build "$work/build" >"$work/build.log" 2>&1 || { echo "FAILED: build"; cat "$work/build.log"; exit 1; }
 "$work/build/consumer" "$sample" || { echo "FAILED: the CMake consumer"; exit 1; }
-libdir=$(ls -d "$work"/prefix/lib*/pkgconfig | head -1)
-flags=$(PKG_CONFIG_PATH="$libdir" pkg-config --cflags --libs ea_iid) || { echo "FAILED: pkg-config"; exit 1; }
-c++ -O1 -o "$work/consumer-pc" "$src/tests/api/consumer/main.cpp" $flags -Wl,-rpath,"$(dirname "$libdir")" ||
+pc=$(find "$work/prefix" -name ea_iid.pc | head -1)
+[ -n "$pc" ] || { echo "FAILED: no ea_iid.pc installed"; exit 1; }
+libdir=$(dirname "$(dirname "$pc")")
+flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs ea_iid) || { echo "FAILED: pkg-config"; exit 1; }
+c++ -std=c++17 -O1 -o "$work/consumer-pc" "$src/tests/api/consumer/main.cpp" $flags -Wl,-rpath,"$libdir" ||
   { echo "FAILED: the pkg-config build"; exit 1; }
 "$work/consumer-pc" "$sample" >/dev/null || { echo "FAILED: the pkg-config consumer"; exit 1; }
+# The Python module, where the build has it, imported from the installed tree (its rpath).
+if [ -n "$python" ]; then
+  module=$(find "$work/prefix" -name 'ea_iid*.so' -path '*-packages/*' | head -1)
+  [ -n "$module" ] || { echo "FAILED: the Python module was not installed"; exit 1; }
+  PYTHONPATH=$(dirname "$module") "$python" -c "import ea_iid; print('python', ea_iid.version())" ||
+    { echo "FAILED: the installed Python module does not import"; exit 1; }
+fi
 echo "consumer: all passed"

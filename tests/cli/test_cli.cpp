@@ -42,6 +42,28 @@ void check_error(const std::string& args, const std::string& message) {
 
 }  // namespace
 
+TEST_CASE("--help: the groups in a CPU user's order, at most 80 lines of at most 100 columns") {
+  const Result r = run("--help");
+  REQUIRE(r.code == 0);
+  size_t at = 0;
+  for (const char* group : {"Input:", "Assessment:", "Output:", "Batch:", "Permutation engine:", "GPU tuning:", "Subcommands"}) {
+    const size_t found = r.out.find(group, at);
+    CHECK_MESSAGE(found != std::string::npos, group);
+    if (found != std::string::npos) at = found;
+  }
+  size_t lines = 0, longest = 0, start = 0;
+  for (size_t end = r.out.find('\n'); end != std::string::npos; start = end + 1, end = r.out.find('\n', start)) {
+    ++lines;
+    longest = std::max(longest, end - start);
+  }
+  CHECK(lines <= 80);
+  CHECK(longest <= 100);
+  const Result all = run("--help-all");
+  size_t all_lines = 0;
+  for (char c : all.out) all_lines += c == '\n';
+  CHECK(all_lines > lines);  // --help-all holds the rest
+}
+
 TEST_CASE("an unreadable file is an error (skipped when running as root)") {
   if (::geteuid() == 0) {
     MESSAGE("running as root: permissions do not stop reads, case skipped");
