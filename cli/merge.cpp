@@ -232,7 +232,8 @@ Outcome merge_shares(const std::vector<std::string>& args) {
   // The reports of the whole run, from its rows (the header shows the run's command line).
   if (csv) write_file_atomically(*csv, csv_report(records), inputs, "--csv");
   if (html) {
-    const std::string run_command = records.empty() ? "" : records.front().value("commandline", std::string());
+    const std::string run_command =
+        records.empty() || !records.front()["commandline"].is_string() ? "" : records.front()["commandline"].get<std::string>();
     write_file_atomically(*html, html_report(records, run_command), inputs, "--html");
   }
   if (!quiet) {

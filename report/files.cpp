@@ -15,10 +15,10 @@ namespace rows {
 
 // A --restart row (its errorLevel is -1 when the sanity check or the validation failed, as
 // NIST writes it, but it is a result, not an error).
-bool is_restart(const ordered_json& r) { return r.value("type", std::string()) == "Restart" && r.contains("restart"); }
+bool is_restart(const ordered_json& r) { return text(r, "type") == "Restart" && r.contains("restart"); }
 // A --non-iid row: the ten estimates, no IID tests.
 bool is_non_iid(const ordered_json& r) {
-  return r.value("type", std::string()) == "Non-IID" && r.contains("nonIid") && r.value("errorLevel", 0) == 0;
+  return text(r, "type") == "Non-IID" && r.contains("nonIid") && r.value("errorLevel", 0) == 0;
 }
 bool is_assessment(const ordered_json& r) {
   return !is_restart(r) && !is_non_iid(r) && !r.contains("skipped") && r.value("errorLevel", 0) == 0;
@@ -39,6 +39,12 @@ std::string number(const ordered_json& v, const char* f) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v.get<double>());
   return buf;
+}
+
+std::string text(const ordered_json& j, const char* key) {
+  if (!j.is_object()) return "";
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 std::string csv_field(const std::string& text) {
@@ -76,7 +82,7 @@ using namespace rows;
 std::string verdict_of(const ordered_json& r) {
   if (is_restart(r)) return "restart " + r["verdict"]["result"].get<std::string>();
   if (r.contains("skipped")) return "skipped";
-  if (r.value("errorLevel", 0) != 0) return r.value("errorKind", std::string()) == "degenerate" ? "degenerate" : "error";
+  if (r.value("errorLevel", 0) != 0) return text(r, "errorKind") == "degenerate" ? "degenerate" : "error";
   if (is_non_iid(r)) return "non-IID estimate";
   return r["verdict"]["result"].get<std::string>();
 }
@@ -102,7 +108,7 @@ namespace rows {
 
 std::vector<std::string> notes_of(const ordered_json& r) {
   if (r.contains("skipped")) return {r["skipped"].get<std::string>()};
-  if (r.value("errorLevel", 0) != 0) return {r.value("errorMessage", std::string())};
+  if (r.value("errorLevel", 0) != 0) return {text(r, "errorMessage")};
   std::vector<std::string> n;
   std::vector<const ordered_json*> parts = parts_of(r);
   if (is_non_iid(r)) parts = {&r};
@@ -164,7 +170,7 @@ std::string seed_text(const ordered_json& decimal) {
 
 // dateTimeStamp (YYYYMMDDhhmmss, UTC) as ISO 8601: 2026-11-25T19:47:00Z.
 std::string iso_date(const ordered_json& r) {
-  const std::string s = r.value("dateTimeStamp", std::string());
+  const std::string s = text(r, "dateTimeStamp");
   if (s.size() != 14 || s.find_first_not_of("0123456789") != std::string::npos) return s;
   return s.substr(0, 4) + "-" + s.substr(4, 2) + "-" + s.substr(6, 2) + "T" + s.substr(8, 2) + ":" + s.substr(10, 2) + ":" +
          s.substr(12, 2) + "Z";
@@ -199,12 +205,12 @@ std::string csv_report(const std::vector<ordered_json>& rows) {
       "note,tool_version,date_utc\r\n";
   for (const auto& r : rows) {
     std::vector<std::string> c(19);
-    c[0] = r.value("filename", std::string());
+    c[0] = text(r, "filename");
     c[1] = block_of(r);
     c[11] = verdict_of(r);
-    c[14] = r.value("sha256", std::string());
+    c[14] = text(r, "sha256");
     c[16] = note_of(r);
-    c[17] = r.value("toolVersion", std::string());
+    c[17] = text(r, "toolVersion");
     c[18] = iso_date(r);
     if (is_non_iid(r)) {
       const auto& ni = r["nonIid"];

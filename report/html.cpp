@@ -135,7 +135,10 @@ std::string ranks_figure(const ordered_json& r) {
   s += "<rect x=\"0\" y=\"18\" width=\"10\" height=\"10\" fill=\"white\" stroke=\"" + std::string(kBlue) + "\"/>";
   s += text_at(14, 27, "open: decided early, placed by its first n permutations", "start", 10);
   // The reject zones: (t+1)/(N+1) of the axis at each end (at least a pixel).
-  const double n = perm.value("iterations", 10000.0), t = perm.value("decisionThreshold", 5.0);
+  const auto number_or = [&perm](const char* k, double otherwise) {
+    return perm.contains(k) && perm[k].is_number() ? perm[k].get<double>() : otherwise;
+  };
+  const double n = number_or("iterations", 10000.0), t = number_or("decisionThreshold", 5.0);
   const double zone = std::max(1.0, (t + 1) / (n + 1) * bar);
   s += "<rect x=\"" + std::to_string(left) + "\" y=\"" + std::to_string(top) + "\" width=\"" + num(zone, "%.1f") +
        "\" height=\"" + std::to_string(plot_h) + "\" fill=\"#f3c7c7\"/>";
@@ -301,18 +304,14 @@ std::string run_section(const std::vector<ordered_json>& rows, const std::string
   const ordered_json* first_non_iid = nullptr;
   std::string reference;
   for (const auto& r : rows) {
-    if (r.contains("toolVersion")) tools.insert(r["toolVersion"].get<std::string>());
+    if (!text(r, "toolVersion").empty()) tools.insert(text(r, "toolVersion"));
     if (!iso_date(r).empty()) dates.insert(iso_date(r));
-    if (r.contains("commandline") && r["commandline"].is_string() && !r["commandline"].get<std::string>().empty()) {
-      commands.insert(r["commandline"].get<std::string>());
-    }
-    if (r.contains("run") && r["run"].contains("userSeed")) seeds.insert(r["run"]["userSeed"].get<std::string>());
+    if (!text(r, "commandline").empty()) commands.insert(text(r, "commandline"));
+    if (r.contains("run") && !text(r["run"], "userSeed").empty()) seeds.insert(text(r["run"], "userSeed"));
     const auto parts = parts_of(r);
     if (!first_iid && !parts.empty()) first_iid = parts.front();
     if (!first_non_iid && is_non_iid(r)) first_non_iid = &r;
-    if (reference.empty() && r.contains("build") && r["build"].contains("reference")) {
-      reference = r["build"]["reference"].get<std::string>();
-    }
+    if (reference.empty() && r.contains("build")) reference = text(r["build"], "reference");
   }
   std::string h = "<section id=\"run\"><h2>Run</h2><table class=\"facts\">";
   auto fact = [&h](const std::string& k, const std::string& v) {
@@ -373,7 +372,7 @@ std::string run_section(const std::vector<ordered_json>& rows, const std::string
 std::string files_section(const std::vector<ordered_json>& rows, std::map<std::string, size_t>& file_index) {
   std::vector<std::pair<std::string, size_t>> files;
   for (const auto& r : rows) {
-    const std::string f = r.value("filename", std::string());
+    const std::string f = text(r, "filename");
     auto it = file_index.find(f);
     if (it == file_index.end()) {
       file_index[f] = files.size();
@@ -449,9 +448,9 @@ std::string assessment_numbers(const ordered_json& a) {
                                    {"hBitstring", "H_bitstring (bits per bit)"}}) {
     const auto& e = at(a, {"estimates", key});
     if (e.is_null()) continue;
-    h += std::string("<tr><td>") + label + "</td><td class=\"n\">" + fnum(e["minEntropy"], "%.6f") + "</td><td class=\"n\">" +
-         fnum(e["pHat"], "%.10g") + "</td><td class=\"n\">" + fnum(e["pU"], "%.10g") + "</td><td class=\"n\">" +
-         fnum(e["mode"], "%.0f") + "</td></tr>";
+    h += std::string("<tr><td>") + label + "</td><td class=\"n\">" + fnum(at(e, {"minEntropy"}), "%.6f") + "</td><td class=\"n\">" +
+         fnum(at(e, {"pHat"}), "%.10g") + "</td><td class=\"n\">" + fnum(at(e, {"pU"}), "%.10g") + "</td><td class=\"n\">" +
+         fnum(at(e, {"mode"}), "%.0f") + "</td></tr>";
   }
   h += "</tbody></table>";
   h += "<table><thead><tr><th>test</th><th>statistic</th><th>df / W</th><th>p-value</th><th>result</th></tr></thead><tbody>";
@@ -459,31 +458,31 @@ std::string assessment_numbers(const ordered_json& a) {
                                    {"goodnessOfFit", "chi-square goodness of fit"}}) {
     const auto& c = at(a, {"chiSquare", key});
     if (c.is_null()) continue;
-    h += std::string("<tr><td>") + label + "</td><td class=\"n\">T = " + fnum(c["T"], "%.4f") + "</td><td class=\"n\">" +
-         fnum(c["df"], "%.0f") + "</td><td class=\"n\">" + fnum(c["pValue"], "%.6g") + "</td><td>" +
-         html_escape(c.value("result", std::string())) + "</td></tr>";
+    h += std::string("<tr><td>") + label + "</td><td class=\"n\">T = " + fnum(at(c, {"T"}), "%.4f") + "</td><td class=\"n\">" +
+         fnum(at(c, {"df"}), "%.0f") + "</td><td class=\"n\">" + fnum(at(c, {"pValue"}), "%.6g") + "</td><td>" +
+         html_escape(text(c, "result")) + "</td></tr>";
   }
   const auto& lrs = at(a, {"longestRepeatedSubstring"});
   if (!lrs.is_null()) {
-    h += "<tr><td>longest repeated substring</td><td class=\"n\">P_col = " + fnum(lrs["pCol"], "%.6g") +
-         "</td><td class=\"n\">W = " + fnum(lrs["W"], "%.0f") + "</td><td class=\"n\">Pr(X &gt;= 1) = " +
-         fnum(lrs["prXGe1"], "%.6g") + "</td><td>" + (lrs.value("passed", false) ? "passed" : "failed") + "</td></tr>";
+    h += "<tr><td>longest repeated substring</td><td class=\"n\">P_col = " + fnum(at(lrs, {"pCol"}), "%.6g") +
+         "</td><td class=\"n\">W = " + fnum(at(lrs, {"W"}), "%.0f") + "</td><td class=\"n\">Pr(X &gt;= 1) = " +
+         fnum(at(lrs, {"prXGe1"}), "%.6g") + "</td><td>" + (at(lrs, {"passed"}) == true ? "passed" : "failed") + "</td></tr>";
   }
   h += "</tbody></table>";
   const auto& perm = at(a, {"permutation"});
   if (!perm.is_null()) {
-    h += "<p class=\"muted\">Permutation tests: seed " + html_escape(perm.value("seed", std::string())) + " (" +
-         html_escape(seed_text(perm["seed"])) + "), " + html_escape(perm.value("prng", std::string())) + ", " +
-         fnum(perm["permutationsRun"], "%.0f") + " permutations run of " + fnum(perm["iterations"], "%.0f") +
-         " (threshold " + fnum(perm["decisionThreshold"], "%.0f") + "), on " + html_escape(perm.value("device", std::string())) +
-         (perm.value("note", std::string()).empty() ? "" : "; " + html_escape(perm["note"].get<std::string>())) + "</p>";
+    h += "<p class=\"muted\">Permutation tests: seed " + html_escape(text(perm, "seed")) + " (" +
+         html_escape(seed_text(at(perm, {"seed"}))) + "), " + html_escape(text(perm, "prng")) + ", " +
+         fnum(at(perm, {"permutationsRun"}), "%.0f") + " permutations run of " + fnum(at(perm, {"iterations"}), "%.0f") +
+         " (threshold " + fnum(at(perm, {"decisionThreshold"}), "%.0f") + "), on " + html_escape(text(perm, "device")) +
+         (text(perm, "note").empty() ? "" : "; " + html_escape(perm["note"].get<std::string>())) + "</p>";
     h += "<table><thead><tr><th>statistic</th><th>unpermuted</th><th>C0 (above)</th><th>C1 (equal)</th>"
          "<th>C2 (below)</th><th>result</th></tr></thead><tbody>";
     for (const auto& t : perm["tests"]) {
       const bool failed = t["result"] == "failed";
       h += std::string("<tr") + (failed ? " class=\"failed\"" : "") + "><td>" + html_escape(t["name"].get<std::string>()) +
-           "</td><td class=\"n\">" + fnum(t["unpermuted"], "%.17g") + "</td><td class=\"n\">" + fnum(t["C0"], "%.0f") +
-           "</td><td class=\"n\">" + fnum(t["C1"], "%.0f") + "</td><td class=\"n\">" + fnum(t["C2"], "%.0f") + "</td><td>" +
+           "</td><td class=\"n\">" + fnum(at(t, {"unpermuted"}), "%.17g") + "</td><td class=\"n\">" + fnum(at(t, {"C0"}), "%.0f") +
+           "</td><td class=\"n\">" + fnum(at(t, {"C1"}), "%.0f") + "</td><td class=\"n\">" + fnum(at(t, {"C2"}), "%.0f") + "</td><td>" +
            html_escape(t["result"].get<std::string>()) + "</td></tr>";
     }
     h += "</tbody></table>";
@@ -492,7 +491,7 @@ std::string assessment_numbers(const ordered_json& a) {
 }
 
 std::string item_title(const ordered_json& r, size_t number_1, const std::map<std::string, size_t>& file_index) {
-  const std::string f = r.value("filename", std::string());
+  const std::string f = text(r, "filename");
   std::string title = std::to_string(number_1) + ". F" + std::to_string(file_index.at(f) + 1) + " " + f;
   if (!block_of(r).empty()) title += ", block " + block_of(r);
   return title + ": " + verdict_of(r);
@@ -504,15 +503,15 @@ std::string details_of(const ordered_json& r, size_t i, const std::map<std::stri
   const bool restart_estimates = is_restart(r) && r.contains("rowEstimates") && !r["rowEstimates"].is_null();
   std::string h = "<details id=\"item" + std::to_string(i + 1) + "\"><summary>" +
                   html_escape(item_title(r, i + 1, file_index)) + "</summary>\n";
-  h += "<p class=\"muted\">SHA-256 of the file " + html_escape(r.value("sha256", std::string())) + "; " +
+  h += "<p class=\"muted\">SHA-256 of the file " + html_escape(text(r, "sha256")) + "; " +
        fnum(r.contains("timings") ? r["timings"]["total"] : ordered_json(), "%.2f") + " s</p>\n";
   if (is_restart(r)) {
     const auto& rs = r["restart"];
-    h += "<p>Restart tests (3.1.4): claim " + html_escape(rs.value("claim", std::string())) + ", H_I = " +
-         fnum(rs["hI"], "%.6f") + ", H_r = " + fnum(rs["hR"], "%.6f") + ", H_c = " + fnum(rs["hC"], "%.6f") +
-         ", X_max = " + fnum(rs["xMax"], "%.0f") +
-         " (cutoff " + fnum(rs["xCutoff"], "%.0f") + "), sanity check " + html_escape(rs.value("sanityCheck", std::string())) +
-         ", min(H_r, H_c, H_I) " + fnum(rs["result"], "%.6f") + "</p>\n";
+    h += "<p>Restart tests (3.1.4): claim " + html_escape(text(rs, "claim")) + ", H_I = " +
+         fnum(at(rs, {"hI"}), "%.6f") + ", H_r = " + fnum(at(rs, {"hR"}), "%.6f") + ", H_c = " + fnum(at(rs, {"hC"}), "%.6f") +
+         ", X_max = " + fnum(at(rs, {"xMax"}), "%.0f") +
+         " (cutoff " + fnum(at(rs, {"xCutoff"}), "%.0f") + "), sanity check " + html_escape(text(rs, "sanityCheck")) +
+         ", min(H_r, H_c, H_I) " + fnum(at(rs, {"result"}), "%.6f") + "</p>\n";
   }
   for (const ordered_json* a : parts) {
     if (is_restart(r)) h += std::string("<h4>") + (a == &r["rows"] ? "rows" : "columns") + "</h4>\n";
@@ -522,11 +521,11 @@ std::string details_of(const ordered_json& r, size_t i, const std::map<std::stri
     const int bits = r["input"]["bitsPerSymbol"].get<int>();
     for (const char* k : {"rowEstimates", "columnEstimates"}) {
       h += std::string("<h4>") + (k[0] == 'r' ? "rows" : "columns") + ": non-IID estimates, minimum " +
-           fnum(r[k]["hOriginal"], "%.6f") + " bits per sample</h4>\n" + estimates_figure(r[k], bits) + "\n";
+           fnum(at(r[k], {"hOriginal"}), "%.6f") + " bits per sample</h4>\n" + estimates_figure(r[k], bits) + "\n";
     }
   }
   if (estimates) {
-    h += "<h4>Non-IID estimates (SP 800-90B 6.3): assessed min-entropy " + fnum(r["assessedMinEntropy"], "%.6f") +
+    h += "<h4>Non-IID estimates (SP 800-90B 6.3): assessed min-entropy " + fnum(at(r, {"assessedMinEntropy"}), "%.6f") +
          " bits per sample</h4>\n" + estimates_figure(r["nonIid"], r["input"]["bitsPerSymbol"].get<int>()) + "\n";
   }
   return h + "</details>\n";
@@ -559,7 +558,7 @@ std::string item_row(const ordered_json& r, size_t i, std::map<std::string, size
                                                             std::to_string(i + 1) + "</a>"
                                                       : std::to_string(i + 1);
     h += std::string("<tr class=\"") + cls + "\" data-verdict=\"" + html_escape(v) + "\"><td data-v=\"" +
-         std::to_string(i + 1) + "\">" + num_cell + "</td><td>F" + std::to_string(file_index[r.value("filename", std::string())] + 1) +
+         std::to_string(i + 1) + "\">" + num_cell + "</td><td>F" + std::to_string(file_index[text(r, "filename")] + 1) +
          "</td><td>" + block_of(r) + "</td><td>" +
          (assessed && in.contains("samples") ? std::to_string(in["samples"].get<uint64_t>()) : "") + "</td><td>" +
          (assessed && in.contains("bitsPerSymbol") ? std::to_string(in["bitsPerSymbol"].get<int>()) : "") +
@@ -599,7 +598,7 @@ std::string trend_section(const std::vector<ordered_json>& rows, std::map<std::s
   std::map<std::string, int> trend_bits;
   for (const auto& r : rows) {
     if (block_of(r).empty() || !(is_assessment(r) || is_non_iid(r))) continue;
-    const std::string f = r.value("filename", std::string());
+    const std::string f = text(r, "filename");
     const std::string v = verdict_of(r);
     trends[f].push_back({std::stod(block_of(r)), r["assessedMinEntropy"].get<double>(),
                          v == "IID" ? 0 : v == "not IID" ? 1 : 2});

@@ -149,7 +149,8 @@ Verdict check_assessment(const Fields& f, const ordered_json& a, const std::stri
   f.flag("forCompliance", &a);
   f.strings("complianceNotes", &a);
   f.flag("testCases.0.passedChiSquareTests", &a);
-  const bool chi_evaluable = f.flag("chiSquare.independence.evaluable", &a) && f.flag("chiSquare.goodnessOfFit.evaluable", &a);
+  const bool independence_evaluable = f.flag("chiSquare.independence.evaluable", &a);  // both checked
+  const bool chi_evaluable = f.flag("chiSquare.goodnessOfFit.evaluable", &a) && independence_evaluable;
   const bool chi_failed = f.str("chiSquare.independence.result", &a) == "failed" || f.str("chiSquare.goodnessOfFit.result", &a) == "failed";
   const bool lrs = f.flag("longestRepeatedSubstring.passed", &a);
   if (f.flag("testCases.0.passedLongestRepeatedSubstringTest", &a) != lrs) {

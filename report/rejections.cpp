@@ -1,5 +1,7 @@
 #include "rejections.hpp"
 
+#include "permutation/counters.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -62,7 +64,9 @@ std::optional<Rejections> count_rejections(const std::vector<ordered_json>& rows
     const auto& perm = r["permutation"];
     const auto& tests = perm["tests"];
     const uint32_t n = perm["iterations"].get<uint32_t>();
-    const uint32_t t = perm.value("decisionThreshold", uint32_t{5});
+    const auto& threshold = perm["decisionThreshold"];
+    const uint32_t t = threshold.is_number_unsigned() && threshold.get<uint64_t>() <= n ? threshold.get<uint32_t>()
+                                                                                       : decision_threshold(n);
     if (out.items == 0) {
       out.iterations = n;
       out.threshold = t;
@@ -87,13 +91,20 @@ std::optional<Rejections> count_rejections(const std::vector<ordered_json>& rows
     const auto& chi = r["chiSquare"];
     const char* chi_keys[2] = {"independence", "goodnessOfFit"};
     for (int k = 0; k < 2; ++k) {
-      if (chi[chi_keys[k]]["evaluable"].get<bool>()) {
-        count(out.tests[static_cast<size_t>(k)], chi[chi_keys[k]]["result"].get<std::string>() == "failed", kChiSquareAlpha);
+      const auto& c = chi[chi_keys[k]];
+      if (c["evaluable"].is_boolean() && c["evaluable"].get<bool>()) {
+        count(out.tests[static_cast<size_t>(k)], c["result"].is_string() && c["result"].get<std::string>() == "failed",
+              kChiSquareAlpha);
       }
     }
-    count(out.tests[2], !r["longestRepeatedSubstring"]["passed"].get<bool>(), kLrsAlpha);
+    const auto& lrs = r["longestRepeatedSubstring"]["passed"];
+    count(out.tests[2], lrs.is_boolean() && !lrs.get<bool>(), kLrsAlpha);
     for (size_t k = 0; k < tests.size(); ++k) {
-      if (tests[k]["ran"].get<bool>()) count(out.tests[3 + k], tests[k]["result"].get<std::string>() == "failed", perm_rate);
+      const auto& ran = tests[k]["ran"];
+      const auto& result = tests[k]["result"];
+      if (ran.is_boolean() && ran.get<bool>()) {
+        count(out.tests[3 + k], result.is_string() && result.get<std::string>() == "failed", perm_rate);
+      }
     }
   }
   if (out.items == 0) return std::nullopt;

@@ -18,6 +18,9 @@ bool is_assessment(const ordered_json& r);  // an IID-track result
 // The assessments a row holds: itself, or a restart run's rows and columns.
 std::vector<const ordered_json*> parts_of(const ordered_json& r);
 std::string number(const ordered_json& v, const char* printf_format);  // "" for a non-number
+// j[key] when j is an object and that is a string, else "": for fields the record reader does
+// not check (a damaged row reaches the reports as its reader let it).
+std::string text(const ordered_json& j, const char* key);
 std::string csv_field(const std::string& text);
 std::string html_escape(const std::string& s);
 std::string block_of(const ordered_json& r);  // "" without --blocks

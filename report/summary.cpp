@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "files.hpp"
+#include "rows.hpp"
 
 namespace ea {
 
@@ -114,8 +115,7 @@ Row row_of_json(const nlohmann::ordered_json& j) {
   } else if (j.contains("skipped")) {
     row.verdict = "skipped: " + j["skipped"].get<std::string>();
   } else if (j.value("errorLevel", 0) != 0) {
-    row.verdict = (j.value("errorKind", std::string()) == "degenerate" ? "degenerate: " : "error: ") +
-                  j.value("errorMessage", std::string());
+    row.verdict = (rows::text(j, "errorKind") == "degenerate" ? "degenerate: " : "error: ") + rows::text(j, "errorMessage");
   } else {
     row.samples = std::to_string(in.value("samples", uint64_t{0}));
     row.width = std::to_string(in.value("bitsPerSymbol", 0));

@@ -114,7 +114,17 @@ void fuzz_reader(const uint8_t* data, size_t size) {
     ++tally.read_ok;
   } catch (const ea::Error& e) {
     ++tally.read_error;
-    if (e.kind() != ea::ErrorKind::Input && e.kind() != ea::ErrorKind::Usage) fail(std::string("unexpected error kind: ") + e.what());
+    if (e.kind() == ea::ErrorKind::Degenerate) {
+      // Only samples of one value are a degenerate source.
+      const uint64_t begin = opt.subset ? index * count : 0;
+      const uint64_t len = opt.subset ? std::min<uint64_t>(count, n - std::min<uint64_t>(begin, n)) : n;
+      if (begin >= n || len == 0) fail(std::string("degenerate, but nothing was read: ") + e.what());
+      for (uint64_t i = 1; i < len; ++i) {
+        if (body[begin + i] != body[begin]) fail(std::string("degenerate, but the samples differ: ") + e.what());
+      }
+    } else if (e.kind() != ea::ErrorKind::Input && e.kind() != ea::ErrorKind::Usage) {
+      fail(std::string("unexpected error kind: ") + e.what());
+    }
   }
 }
 
