@@ -22,9 +22,8 @@ const char* restart_verdict_name(Verdict v) {
 
 const char* cutoff_name(CutoffMethod m) { return m == CutoffMethod::Exact ? "exact" : "simulation"; }
 
-// NIST ea_restart -n (a non-IID claim) at its verbosity `level` after the sanity check.
-void print_nist_restart_non_iid(std::FILE* f, const RestartAssessment& r, int level) {
-  print_nist_restart_estimates(f, *r.row_estimates, *r.column_estimates, r.width, level);
+// NIST ea_restart's validation lines, both claims (from its -v level up).
+void print_nist_restart_validation(std::FILE* f, const RestartAssessment& r, int level) {
   if (level < 1) return;
   std::fprintf(f, "\nH_r: %f\nH_c: %f\nH_I: %f\n\n", r.h_r, r.h_c, r.h_i);
   if (!r.validation_passed()) {
@@ -33,6 +32,12 @@ void print_nist_restart_non_iid(std::FILE* f, const RestartAssessment& r, int le
   }
   std::fprintf(f, "Validation Test Passed...\n\n");
   std::fprintf(f, "min(H_r, H_c, H_I): %f\n\n", r.result());
+}
+
+// NIST ea_restart -n (a non-IID claim) at its verbosity `level` after the sanity check.
+void print_nist_restart_non_iid(std::FILE* f, const RestartAssessment& r, int level) {
+  print_nist_restart_estimates(f, *r.row_estimates, *r.column_estimates, r.width, level);
+  print_nist_restart_validation(f, r, level);
 }
 
 // NIST ea_restart -i (an IID claim) after the sanity check, at its verbosity `level`: each
@@ -76,14 +81,7 @@ void print_nist_restart_iid(std::FILE* f, const RestartAssessment& r, int level)
     if (level > 2) nist_permutation_block(f, *a);
   }
   family("IID permutation tests", "IID permutation tests", perm);
-  if (level < 1) return;
-  std::fprintf(f, "\nH_r: %f\nH_c: %f\nH_I: %f\n\n", r.h_r, r.h_c, r.h_i);
-  if (!r.validation_passed()) {
-    std::fprintf(f, "*** min(H_r, H_c) < H_I/2, Validation Testing Failed ***\n");
-    return;
-  }
-  std::fprintf(f, "Validation Test Passed...\n\n");
-  std::fprintf(f, "min(H_r, H_c, H_I): %f\n\n", r.result());
+  print_nist_restart_validation(f, r, level);
 }
 
 // NIST ea_restart's text at its verbosity `level` (0 with -q, 1 + the -v count), line for
