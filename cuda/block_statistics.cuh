@@ -260,10 +260,10 @@ __global__ void __launch_bounds__(T)
 // too where given). The block's combine space lies over the reservation table, idle
 // between rows and cleared again after them. Grid: blocks in flight, each doing rows
 // blockIdx.x, + gridDim.x, ... < count; dynamic shared memory resident_fused_shared(n).
-template <uint32_t T>
+template <uint32_t T, class Source = PhiloxTargets>
 __global__ void __launch_bounds__(T, 1)
-    resident_fused_kernel(const uint8_t* __restrict__ symbols, size_t n, uint64_t seed, uint64_t first, uint32_t count,
-                          TestMask mask, const DeviceStatInput* __restrict__ input, uint8_t* outcomes, double* values) {
+    resident_fused_kernel(const uint8_t* __restrict__ symbols, size_t n, Source src, uint32_t count, TestMask mask,
+                          const DeviceStatInput* __restrict__ input, uint8_t* outcomes, double* values) {
   constexpr uint32_t kHash = kReservationHash<T>;
   static_assert(sizeof(block_stats::Shared<T>) <= reservation_table_words<T, kHash>() * sizeof(uint32_t),
                 "the combine space fits over the reservation table");
@@ -279,7 +279,7 @@ __global__ void __launch_bounds__(T, 1)
   reservation_table_clear<T, kHash>(table, rejected, kept);
   for (uint32_t q = blockIdx.x; q < count; q += gridDim.x) {
     pack_row<T>(words, symbols, n, 0);  // (its sync also orders the table's clearing)
-    reservation_rounds<T, kHash>(SharedRow{words, 0}, table, n, seed, first + q, rejected, kept);
+    reservation_rounds<T, kHash>(SharedRow{words, 0}, table, n, src, q, rejected, kept);
     // (The rounds end with a sync: the row is final and the table idle.)
     uint64_t before = 0;
     cub::BlockScan<uint64_t, T>(sh.temp.scan).ExclusiveSum(fused_binary_sum(row, k, T, raw0, raw1), before);
@@ -301,19 +301,27 @@ inline size_t resident_fused_shared(size_t n) {
                                 reservation_shuffle_shared<T>() + resident_row_words(n, 0) * sizeof(uint32_t));
 }
 
-// Launches it for rows 0 .. count-1 (permutations first ..) with `blocks` in flight, where
+// Launches it for rows 0 .. count-1 (their targets from `src`) with `blocks` in flight, where
 // the row fits: false (nothing launched) otherwise.
-inline bool launch_resident_fused(const uint8_t* symbols, size_t n, uint64_t seed, uint64_t first, uint32_t count,
-                                  uint32_t blocks, TestMask mask, const DeviceStatInput* input, uint8_t* outcomes,
-                                  double* values, cudaStream_t st) {
+template <class Source>
+inline bool launch_resident_fused(const uint8_t* symbols, size_t n, const Source& src, uint32_t count, uint32_t blocks,
+                                  TestMask mask, const DeviceStatInput* input, uint8_t* outcomes, double* values,
+                                  cudaStream_t st) {
   constexpr uint32_t T = kReservationThreads;
   const size_t shared = resident_fused_shared(n);
   if (shared == 0 || blocks == 0 || n < 2) return false;
-  EA_CUDA_CHECK(cudaFuncSetAttribute(resident_fused_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  EA_CUDA_CHECK(cudaFuncSetAttribute(resident_fused_kernel<T, Source>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(shared)));
-  resident_fused_kernel<T>
-      <<<std::min(count, blocks), T, shared, st>>>(symbols, n, seed, first, count, mask, input, outcomes, values);
+  resident_fused_kernel<T, Source>
+      <<<std::min(count, blocks), T, shared, st>>>(symbols, n, src, count, mask, input, outcomes, values);
   return true;
+}
+
+// The same for the Philox permutations first .. first+count-1.
+inline bool launch_resident_fused(const uint8_t* symbols, size_t n, uint64_t seed, uint64_t first, uint32_t count,
+                                  uint32_t blocks, TestMask mask, const DeviceStatInput* input, uint8_t* outcomes,
+                                  double* values, cudaStream_t st) {
+  return launch_resident_fused(symbols, n, PhiloxTargets{seed, first}, count, blocks, mask, input, outcomes, values, st);
 }
 
 }  // namespace ea

@@ -220,6 +220,8 @@ class GpuBackend final : public PermutationBackend {
     // The generator's prepared start states and constants (src/rng/prng.hpp).
     streams_ = upload_streams(data.streams, states_, aux_, st);
     grouped_ = is_grouped(streams_.id);
+    drawn_ = streams_.id != PrngId::Philox;
+    allocate_targets(data);
     // `in` and the host arrays must stay put until the copies are done.
     EA_CUDA_CHECK(cudaStreamSynchronize(st));
     shuffle_block_ = tuned_shuffle_block_;
@@ -243,13 +245,13 @@ class GpuBackend final : public PermutationBackend {
   // Binary data whose rows fit resident_fused_kernel: shuffled and tested in shared memory.
   bool binary_resident(const PermutationData& data) const {
     return fused_statistics_ && data.params.binary && data.n >= 2 && resident_ > 0 && reservations_ > 0 &&
-           parallel_shuffle_serves(shuffle_config(), streams_) && resident_fused_shared(data.n) > 0;
+           rows_shuffle_serves() && resident_fused_shared(data.n) > 0;
   }
 
   // Whether every round of this data set runs on the rows alone (launch_blocks with the
   // fused statistics): the interleaved batch is then never used, and not allocated.
   bool rows_serve(const PermutationData& data) const {
-    return fused_statistics_ && data.n >= 2 && parallel_shuffle_serves(shuffle_config(), streams_) &&
+    return fused_statistics_ && data.n >= 2 && rows_shuffle_serves() &&
            (!data.params.binary || binary_resident(data));
   }
 
@@ -265,10 +267,9 @@ class GpuBackend final : public PermutationBackend {
     scratch_.reset();
     rows_only_ = false;
     // The block-per-permutation shuffle's rows first (without them, the other kernel runs).
-    const ShuffleConfig sc = shuffle_config();
     if (binary_resident_) {
       rows_only_ = true;  // no rows in global memory at all
-    } else if (parallel_shuffle_serves(sc, streams_)) {
+    } else if (rows_shuffle_serves()) {
       // Rows for two slices where a round has several and the rows serve every round
       // (launch_blocks overlaps them), else for one.
       const size_t round = requested_round_ ? requested_round_ : 10000;
@@ -381,10 +382,22 @@ class GpuBackend final : public PermutationBackend {
     if (binary_resident_) {
       cudaStream_t st = res_->stream;
       EA_CUDA_CHECK(cudaMemsetAsync(outcomes_.get(), kNotComputed, static_cast<size_t>(count) * kNumTests, st));
-      if (!launch_resident_fused(symbols_.get(), data_.n, streams_.seed, first, count, resident_, mask & kAllFastTests,
-                                 input_.get(), outcomes_.get(), nullptr, st)) {
-        throw Error(ErrorKind::Internal, "binary rows that fit shared memory at set-up no longer do");
+      bool ran = true;
+      if (drawn_) {
+        // Slices of the targets' rows, each drawn while the one before is shuffled.
+        const TargetSlices plan = target_plan(first, count, std::min(count, target_rows_));
+        begin_slices(plan);
+        for (uint32_t c0 = 0, index = 0; c0 < count && ran; c0 += plan.slice, ++index) {
+          ran = launch_resident_fused(symbols_.get(), data_.n, slice_targets(plan, index, st),
+                                      std::min(plan.slice, count - c0), resident_, mask & kAllFastTests, input_.get(),
+                                      outcomes_.get() + static_cast<size_t>(c0) * kNumTests, nullptr, st);
+          slice_done(plan, index, st);
+        }
+      } else {
+        ran = launch_resident_fused(symbols_.get(), data_.n, streams_.seed, first, count, resident_,
+                                    mask & kAllFastTests, input_.get(), outcomes_.get(), nullptr, st);
       }
+      if (!ran) throw Error(ErrorKind::Internal, "binary rows that fit shared memory at set-up no longer do");
       EA_CUDA_CHECK(cudaGetLastError());
       EA_CUDA_CHECK(cudaEventRecord(res_->shuffled.get(), st));
       EA_CUDA_CHECK(cudaEventRecord(res_->done.get(), st));
@@ -395,16 +408,14 @@ class GpuBackend final : public PermutationBackend {
     }
     const ShuffleConfig sc = shuffle_config();
     const bool fused = fused_statistics_ && !data_.params.binary;
-    if ((!fused && count > block_statistics_) || !parallel_shuffle_serves(sc, streams_) || data_.n < 2) return false;
-    uint32_t slice = std::min(parallel_shuffle_, count);
-    // Rounds of several slices: slices of whole waves of the reservation kernel's blocks
-    // (each block does rows q, q + blocks, ...; a partial last wave leaves SMs idle).
-    if (count > slice && reservations_ > 0 && slice > reservations_) slice = slice / reservations_ * reservations_;
+    if ((!fused && count > block_statistics_) || !rows_shuffle_serves() || data_.n < 2) return false;
+    const uint32_t slice = launch_slice(count);
     const size_t slice_bytes = static_cast<size_t>(slice) * data_.n;
     if (scratch_.size() < slice_bytes + kFusedRowPad &&
         !cuda::DeviceBuffer<uint8_t>::try_allocate(slice_bytes + kFusedRowPad, scratch_)) {
       return false;
     }
+    if (drawn_) begin_slices(target_plan(first, count, slice));
     // Rounds of several slices, where the rows have room for two (allocate_batch), test
     // each slice on a second stream while the next one is shuffled into the other half:
     // the statistics' blocks run beside the latency-bound shuffle's on the same SMs.
@@ -421,7 +432,13 @@ class GpuBackend final : public PermutationBackend {
       if (profile_groups_) EA_CUDA_CHECK(cudaEventRecord(a.get(), st));
       // These rows are free once the statistics of the slice before the last one are done.
       if (overlap && index >= 2) EA_CUDA_CHECK(cudaStreamWaitEvent(st, res_->rows_tested[half].get(), 0));
-      launch_row_shuffle(sc, rows, symbols_.get(), data_.n, streams_.seed, first + c0, m, st);
+      if (drawn_) {
+        const TargetSlices plan = target_plan(first, count, slice);
+        launch_row_shuffle(sc, rows, symbols_.get(), data_.n, slice_targets(plan, index, st), m, st);
+        slice_done(plan, index, st);
+      } else {
+        launch_row_shuffle(sc, rows, symbols_.get(), data_.n, streams_.seed, first + c0, m, st);
+      }
       EA_CUDA_CHECK(cudaGetLastError());
       if (profile_groups_) EA_CUDA_CHECK(cudaEventRecord(b.get(), st));
       if (overlap) {
@@ -457,6 +474,109 @@ class GpuBackend final : public PermutationBackend {
                                   cudaMemcpyDeviceToHost, st));
     ++block_rounds_;
     return true;
+  }
+
+  // The rows of a round of `count` permutations shuffled at once by launch_blocks: at most
+  // parallel-shuffle, and for rounds of several slices whole waves of the reservation
+  // kernel's blocks (each block does rows q, q + blocks, ...; a partial last wave leaves SMs
+  // idle).
+  uint32_t launch_slice(uint32_t count) const {
+    uint32_t slice = std::min(parallel_shuffle_, count);
+    if (count > slice && reservations_ > 0 && slice > reservations_) slice = slice / reservations_ * reservations_;
+    return slice;
+  }
+
+  // Whether rows are shuffled by a block each (launch_row_shuffle): Philox, or any other
+  // generator whose targets have room to be drawn ahead (bind: allocate_targets).
+  bool rows_shuffle_serves() const {
+    return parallel_shuffle_ > 0 && (!drawn_ || (reservations_ > 0 && target_halves_ > 0));
+  }
+
+  // Room for the drawn targets. A sequential generator draws a permutation's 10^6 targets
+  // in 70-170 ms on an H100 (one thread; the chain of its state) however many permutations
+  // draw at once (scripts/bench_draws.cu), so the whole round's targets are drawn at once
+  // where memory allows (10,000 rows of 10^6 samples: 40 GB); else two chunks of whole
+  // slices (one drawn while the other is shuffled), else one slice; else none: the
+  // generator keeps the one-thread-per-permutation shuffle. Binary rows too long for shared
+  // memory use rows only in rounds of up to block-statistics.
+  void allocate_targets(const PermutationData& data) {
+    target_halves_ = 0;
+    const size_t n = data.n;
+    if (!drawn_ || parallel_shuffle_ == 0 || reservations_ == 0 || n < 2) {
+      targets_.reset();
+      return;
+    }
+    uint32_t round = requested_round_ ? requested_round_ : 10000;
+    if (data.params.binary && !(fused_statistics_ && resident_ > 0 && resident_fused_shared(n) > 0)) {
+      round = std::min(round, std::max<uint32_t>(1, block_statistics_));
+    }
+    const uint32_t slice = std::min(parallel_shuffle_, round);
+    const size_t row_bytes = drawn_target_words(n, 1) * sizeof(uint32_t);
+    size_t free_bytes = 0, total_bytes = 0;
+    EA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    free_bytes += targets_.size() * sizeof(uint32_t);  // (a batch's earlier data set's, reused where it serves)
+    // Room left for two slices of rows and the outcomes.
+    const double budget = static_cast<double>(free_bytes) * memory_share_ - 2.0 * slice * n - (64 << 20);
+    const size_t fit = budget > 0 ? static_cast<size_t>(budget / static_cast<double>(row_bytes)) : 0;
+    struct Option {
+      uint32_t halves, rows;
+    };
+    const uint32_t chunk = static_cast<uint32_t>(std::min<size_t>(fit / 2, round) / slice * slice);
+    const Option options[] = {{1, round}, {2, chunk}, {1, slice}};
+    for (const Option& o : options) {
+      if (o.rows < slice || static_cast<size_t>(o.halves) * o.rows > fit) continue;
+      const size_t words = o.halves * drawn_target_words(n, o.rows);
+      if (targets_.size() >= words || (targets_.reset(), cuda::DeviceBuffer<uint32_t>::try_allocate(words, targets_))) {
+        target_halves_ = o.halves;
+        target_rows_ = o.rows;
+        target_half_words_ = drawn_target_words(n, o.rows);
+        return;
+      }
+    }
+  }
+
+  // A round's slices whose targets are drawn ahead, in chunks of per_chunk slices: chunk c
+  // (permutations first + c chunk_rows() .. , at most chunk_rows()) is drawn into half c %
+  // halves, slice s is row (s % per_chunk) slice of chunk s / per_chunk on.
+  struct TargetSlices {
+    uint64_t first;
+    uint32_t count, slice, per_chunk;
+    uint32_t chunk_rows() const { return slice * per_chunk; }
+    uint32_t chunks() const { return count ? (count + chunk_rows() - 1) / chunk_rows() : 0; }
+    uint32_t slices() const { return count ? (count + slice - 1) / slice : 0; }
+    uint32_t rows_of_chunk(uint32_t c) const { return std::min(chunk_rows(), count - c * chunk_rows()); }
+  };
+  // The plan for slices of `slice` rows (at most target_rows_).
+  TargetSlices target_plan(uint64_t first, uint32_t count, uint32_t slice) const {
+    if (slice == 0 || slice > target_rows_) throw Error(ErrorKind::Internal, "slice larger than the drawn targets' rows");
+    return TargetSlices{first, count, slice, target_rows_ / slice};
+  }
+  void draw_chunk(const TargetSlices& p, uint32_t c) {
+    const uint32_t half = c % target_halves_;
+    cudaStream_t sd = res_->draw_stream;
+    if (c >= target_halves_) EA_CUDA_CHECK(cudaStreamWaitEvent(sd, res_->targets_used[half].get(), 0));
+    draw_targets(streams_, targets_.get() + half * target_half_words_, data_.n,
+                 p.first + static_cast<uint64_t>(c) * p.chunk_rows(), p.rows_of_chunk(c), sd);
+    EA_CUDA_CHECK(cudaGetLastError());
+    EA_CUDA_CHECK(cudaEventRecord(res_->targets_drawn[half].get(), sd));
+  }
+  // The draws of the first chunks (one per half) start at once.
+  void begin_slices(const TargetSlices& p) {
+    for (uint32_t c = 0; c < std::min(target_halves_, p.chunks()); ++c) draw_chunk(p, c);
+  }
+  // Slice s's targets, once drawn (`st` waits for its chunk).
+  DrawnTargets slice_targets(const TargetSlices& p, uint32_t s, cudaStream_t st) {
+    const uint32_t c = s / p.per_chunk, half = c % target_halves_;
+    if (s % p.per_chunk == 0) EA_CUDA_CHECK(cudaStreamWaitEvent(st, res_->targets_drawn[half].get(), 0));
+    return DrawnTargets{targets_.get() + half * target_half_words_, p.rows_of_chunk(c), (s % p.per_chunk) * p.slice};
+  }
+  // Slice s's shuffle is launched on `st`: after a chunk's last slice its half is free once
+  // that is done, for the draws of chunk c + halves.
+  void slice_done(const TargetSlices& p, uint32_t s, cudaStream_t st) {
+    const uint32_t c = s / p.per_chunk;
+    if (s % p.per_chunk != p.per_chunk - 1 && s + 1 != p.slices()) return;
+    EA_CUDA_CHECK(cudaEventRecord(res_->targets_used[c % target_halves_].get(), st));
+    if (c + target_halves_ < p.chunks()) draw_chunk(p, c + target_halves_);
   }
 
   // Waits for the round and copies its outcomes to `out`.
@@ -495,6 +615,10 @@ class GpuBackend final : public PermutationBackend {
     // launch_blocks' second stream, and the two halves of the rows: shuffled, tested.
     cuda::CudaStream stats_stream;
     cuda::CudaEvent rows_shuffled[2], rows_tested[2];
+    // Generators other than Philox: their swap targets are drawn on draw_stream into the
+    // halves of targets_ (drawn), and read by the shuffle on `stream` (used).
+    cuda::CudaStream draw_stream;
+    cuda::CudaEvent targets_drawn[2], targets_used[2];
   };
   std::unique_ptr<Resources> res_;
   cuda::PinnedBuffer<uint8_t> host_outcomes_buf_;
@@ -524,6 +648,12 @@ class GpuBackend final : public PermutationBackend {
   uint32_t log_bits_ = 3;         // bits per sample that hold every symbol, as log2
   bool rows_only_ = false;        // no interleaved batch: every round runs on the rows (rows_serve)
   bool binary_resident_ = false;  // binary_resident(data_): rounds by resident_fused_kernel
+  // Generators other than Philox (drawn_): swap targets drawn ahead, target_halves_ (0, 1
+  // or 2) slices of target_rows_ rows at a time (allocate_targets).
+  bool drawn_ = false;
+  cuda::DeviceBuffer<uint32_t> targets_;
+  uint32_t target_rows_ = 0, target_halves_ = 0;
+  size_t target_half_words_ = 0;
 
   ShuffleConfig shuffle_config() const {
     return ShuffleConfig{lookahead_, shuffle_block_, parallel_shuffle_, reservations_,

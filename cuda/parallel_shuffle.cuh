@@ -151,9 +151,34 @@ __device__ __forceinline__ void reservation_table_clear(uint32_t* table, uint32_
   }
 }
 
-template <uint32_t T, uint32_t kHash, class Row>
-__device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* table, size_t n, uint64_t seed, uint64_t j,
-                                                   uint32_t& rejected, uint32_t& kept) {
+// Where the swap targets of row q come from (issue 31): PhiloxTargets computes them from the
+// Philox words of permutation first + q, many at a time; DrawnTargets reads them from a
+// buffer filled ahead by draw_targets_kernel (shuffle_launch.cuh) with any generator, one
+// thread per permutation drawing exactly as fisher_yates() does. The target of step i of row
+// q sits at targets[((i / 8) rows + q) 8 + i % 8]: the drawing thread writes 32 contiguous
+// bytes per 8 steps (its neighbours the next 32), and a block reading consecutive steps of
+// one row reads whole sectors. A launch may take rows row0 .. of a larger buffer.
+struct PhiloxTargets {
+  static constexpr bool kComputed = true;
+  uint64_t seed, first;
+};
+struct DrawnTargets {
+  static constexpr bool kComputed = false;
+  const uint32_t* targets;
+  uint32_t rows;      // rows of the buffer
+  uint32_t row0 = 0;  // row q of a launch is row row0 + q of the buffer
+  __host__ __device__ __forceinline__ size_t index(uint32_t q, uint32_t i) const {
+    return ((static_cast<size_t>(i >> 3) * rows + row0 + q) << 3) + (i & 7);
+  }
+};
+// Words of a DrawnTargets buffer for `rows` rows of n samples.
+inline __host__ __device__ size_t drawn_target_words(size_t n, uint32_t rows) {
+  return (n + 7) / 8 * 8 * static_cast<size_t>(rows);
+}
+
+template <uint32_t T, uint32_t kHash, class Row, class Source>
+__device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* table, size_t n, const Source& src,
+                                                   uint32_t q, uint32_t& rejected, uint32_t& kept) {
   constexpr uint32_t S = 4, W = S * T, kEmpty = kReservationEmpty;
   static_assert((kHash & (kHash - 1)) == 0 && kHash >= 2 * W, "the hash size is a power of two, at most half full");
   constexpr int kHashBits = __builtin_ctz(kHash);
@@ -166,9 +191,24 @@ __device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* tab
   int64_t next_draw = static_cast<int64_t>(n) - 1;  // the next step to draw
   uint32_t pending = 0;                             // pending steps, in step_i[0 .. pending)
   while (pending > 0 || next_draw >= 1) {
+    if constexpr (!Source::kComputed) {
+      // Drawn ahead: entry pending + m gets step next_draw - m and its target, m < need.
+      const uint32_t room = W - pending;
+      const uint32_t need = static_cast<uint32_t>(next_draw < static_cast<int64_t>(room) ? next_draw : room);
+      for (uint32_t m = k; m < need; m += T) {
+        const uint32_t i = static_cast<uint32_t>(next_draw - m);
+        step_i[pending + m] = i;
+        step_h[pending + m] = __ldg(src.targets + src.index(q, i));
+      }
+      next_draw -= need;
+      pending += need;
+      __syncthreads();  // the entries are in place
+    }
     // Draws: entry pending + m gets step next_draw - m with word + m, m < need, up to the
     // first rejected word (the same values on every thread); then again for the rest.
-    while (true) {
+    if constexpr (Source::kComputed) {
+      const uint64_t seed = src.seed, j = src.first + q;
+      while (true) {
       const uint32_t room = W - 3 - pending;  // word % 4 + need <= 4 T: the blocks cover it
       const uint32_t need = static_cast<uint32_t>(next_draw < static_cast<int64_t>(room) ? next_draw : room);
       if (need == 0 || next_draw < 1) break;
@@ -199,6 +239,7 @@ __device__ __forceinline__ void reservation_rounds(const Row& row, uint32_t* tab
       if (k == 0) rejected = kEmpty;
       if (r == need) break;
       __syncthreads();  // `rejected` reset before the next pass
+      }
     }
     // Reservations. An earlier step i' > i can meet step i's places only through its
     // target (its own place i' is above i >= h), so step i may swap when no earlier
@@ -347,10 +388,10 @@ struct LowSharedRow {
 // Rows in global memory (GlobalRow), or with kLow their lowest low_bytes places in shared
 // memory (LowSharedRow: dynamic shared memory reservation_shuffle_shared<T>() + low_bytes, a
 // multiple of 16; one block per SM, whose registers it may all use).
-template <uint32_t T, bool kLow = false>
+template <uint32_t T, bool kLow = false, class Source = PhiloxTargets>
 __global__ void __launch_bounds__(T, kLow ? 1 : 1024 / T)
-    reservation_shuffle_kernel(uint8_t* rows, const uint8_t* __restrict__ symbols, size_t n, uint64_t seed,
-                               uint64_t first, uint32_t count, uint32_t low_bytes) {
+    reservation_shuffle_kernel(uint8_t* rows, const uint8_t* __restrict__ symbols, size_t n, Source src,
+                               uint32_t count, uint32_t low_bytes) {
   constexpr uint32_t kHash = kReservationHash<T>;
   extern __shared__ uint32_t reservation_smem[];
   __shared__ uint32_t rejected, kept;
@@ -364,11 +405,11 @@ __global__ void __launch_bounds__(T, kLow ? 1 : 1024 / T)
     copy_row<T>(a + low_n, symbols + low_n, n - low_n);
     __syncthreads();
     if constexpr (kLow) {
-      reservation_rounds<T, kHash>(LowSharedRow{a, low, low_n}, reservation_smem, n, seed, first + q, rejected, kept);
+      reservation_rounds<T, kHash>(LowSharedRow{a, low, low_n}, reservation_smem, n, src, q, rejected, kept);
       copy_row<T>(a, low, low_n);  // (the rounds end with a sync)
       __syncthreads();             // read before the next row's copy
     } else {
-      reservation_rounds<T, kHash>(GlobalRow{a}, reservation_smem, n, seed, first + q, rejected, kept);
+      reservation_rounds<T, kHash>(GlobalRow{a}, reservation_smem, n, src, q, rejected, kept);
     }
   }
 }
@@ -437,10 +478,10 @@ __device__ __forceinline__ void pack_row(uint32_t* words, const uint8_t* __restr
   __syncthreads();
 }
 
-template <uint32_t T>
+template <uint32_t T, class Source = PhiloxTargets>
 __global__ void __launch_bounds__(T, 1)
-    resident_shuffle_kernel(uint8_t* rows, const uint8_t* __restrict__ symbols, size_t n, uint64_t seed,
-                            uint64_t first, uint32_t count, uint32_t log_bits) {
+    resident_shuffle_kernel(uint8_t* rows, const uint8_t* __restrict__ symbols, size_t n, Source src, uint32_t count,
+                            uint32_t log_bits) {
   constexpr uint32_t kHash = kReservationHash<T>;
   extern __shared__ uint32_t reservation_smem[];
   __shared__ uint32_t rejected, kept;
@@ -450,7 +491,7 @@ __global__ void __launch_bounds__(T, 1)
   for (uint32_t q = blockIdx.x; q < count; q += gridDim.x) {
     pack_row<T>(words, symbols, n, log_bits);
     const SharedRow row{words, log_bits};
-    reservation_rounds<T, kHash>(row, table, n, seed, first + q, rejected, kept);
+    reservation_rounds<T, kHash>(row, table, n, src, q, rejected, kept);
     // (reservation_rounds ends with a sync: the row is final.) Out to global memory, four
     // samples per store from the first 4-byte boundary of the row on.
     uint8_t* a = rows + static_cast<size_t>(q) * n;

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "permutation/shuffle.hpp"
+#include "common/error.hpp"
 #include "rng/generators.hpp"
 #include "device_buffer.cuh"
 #include "parallel_shuffle.cuh"
@@ -96,31 +97,99 @@ inline uint32_t low_shared_bytes() {
 }
 
 // Rows 0 .. m-1 of `rows` (n bytes each; the callers pass n >= 2, below which every kernel
-// only copies the symbols) become Philox permutations first ..
-// first+m-1: by reservations with the row in shared memory (cfg.resident blocks) where it
-// fits, else with the row in global memory (cfg.reservations blocks; its lowest
-// cfg.low_bytes places in shared memory), or by the chunked kernel with a block per row.
-inline void launch_row_shuffle(const ShuffleConfig& cfg, uint8_t* rows, const uint8_t* symbols, size_t n, uint64_t seed,
-                               uint64_t first, uint32_t m, cudaStream_t st) {
+// only copies the symbols) become the permutations whose targets `src` gives (PhiloxTargets:
+// permutations first .. first+m-1 of the Philox streams; DrawnTargets: drawn by
+// draw_targets()): by reservations with the row in shared memory (cfg.resident blocks) where
+// it fits, else with the row in global memory (cfg.reservations blocks; its lowest
+// cfg.low_bytes places in shared memory), or (Philox only) by the chunked kernel with a
+// block per row.
+template <class Source>
+inline void launch_row_shuffle(const ShuffleConfig& cfg, uint8_t* rows, const uint8_t* symbols, size_t n,
+                               const Source& src, uint32_t m, cudaStream_t st) {
+  constexpr uint32_t T = kReservationThreads;
   if (cfg.reservations > 0 && cfg.resident > 0) {
-    constexpr uint32_t T = kReservationThreads;
     if (const size_t shared = resident_shared(n, cfg.log_bits)) {
-      EA_CUDA_CHECK(cudaFuncSetAttribute(resident_shuffle_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(shared)));
-      resident_shuffle_kernel<T><<<std::min(m, cfg.resident), T, shared, st>>>(rows, symbols, n, seed, first, m,
-                                                                              cfg.log_bits);
+      EA_CUDA_CHECK(cudaFuncSetAttribute(resident_shuffle_kernel<T, Source>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+      resident_shuffle_kernel<T, Source>
+          <<<std::min(m, cfg.resident), T, shared, st>>>(rows, symbols, n, src, m, cfg.log_bits);
       return;
     }
   }
   if (cfg.reservations > 0) {
-    constexpr uint32_t T = kReservationThreads;
-    const auto kernel = cfg.low_bytes > 0 ? reservation_shuffle_kernel<T, true> : reservation_shuffle_kernel<T, false>;
+    const auto kernel =
+        cfg.low_bytes > 0 ? reservation_shuffle_kernel<T, true, Source> : reservation_shuffle_kernel<T, false, Source>;
     const size_t shared = reservation_shuffle_shared<T>() + cfg.low_bytes;
     EA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
-    kernel<<<std::min(m, cfg.reservations), T, shared, st>>>(rows, symbols, n, seed, first, m, cfg.low_bytes);
+    kernel<<<std::min(m, cfg.reservations), T, shared, st>>>(rows, symbols, n, src, m, cfg.low_bytes);
+  } else if constexpr (Source::kComputed) {
+    parallel_shuffle_kernel<kParallelShuffleThreads>
+        <<<m, kParallelShuffleThreads, 0, st>>>(rows, symbols, n, src.seed, src.first);
   } else {
-    parallel_shuffle_kernel<kParallelShuffleThreads><<<m, kParallelShuffleThreads, 0, st>>>(rows, symbols, n, seed, first);
+    throw Error(ErrorKind::Internal, "drawn swap targets need the shuffle by reservations");
   }
+}
+
+inline void launch_row_shuffle(const ShuffleConfig& cfg, uint8_t* rows, const uint8_t* symbols, size_t n, uint64_t seed,
+                               uint64_t first, uint32_t m, cudaStream_t st) {
+  launch_row_shuffle(cfg, rows, symbols, n, PhiloxTargets{seed, first}, m, st);
+}
+
+// The swap targets of permutations first .. first+rows-1 (DrawnTargets' layout), drawn by
+// the generator G exactly as fisher_yates() draws them: one thread per permutation, steps
+// n-1 down to 1, eight at a time into registers, then 32 bytes out. Coupled-lane generators
+// run whole lane groups (a warp each, its lanes in lockstep): the grid covers permutations
+// from first rounded down to a group on, and lanes outside [first, first + rows) only draw.
+// A sequential generator's draws are the latency-bound part (the chain of its state), so a
+// thread per permutation with a few thousand permutations at once is as fast as any split.
+template <class G>
+__global__ void __launch_bounds__(32) draw_targets_kernel(uint32_t* targets, size_t n, uint32_t rows,
+                                                          StreamSetView streams, uint64_t first) {
+  const uint64_t base = G::kGrouped ? first / kLaneGroup * kLaneGroup : first;
+  const uint64_t j = base + static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool store = j >= first && j < first + rows;
+  if constexpr (!G::kGrouped) {
+    if (!store) return;
+  }
+  const uint32_t q = static_cast<uint32_t>(j - first);  // (meaningful where store)
+  const DrawnTargets layout{targets, rows};
+  auto run = [&](auto& rng) {
+    for (size_t b = (n - 1) / 8 + 1; b-- > 0;) {
+      uint32_t h[8];
+#pragma unroll
+      for (int e = 7; e >= 0; --e) {
+        const size_t i = b * 8 + static_cast<size_t>(e);
+        h[e] = i >= 1 && i < n ? rng.bounded(static_cast<uint32_t>(i)) : 0;
+      }
+      if (store) {
+        uint4* out = reinterpret_cast<uint4*>(targets + layout.index(q, static_cast<uint32_t>(b * 8)));
+        out[0] = make_uint4(h[0], h[1], h[2], h[3]);
+        out[1] = make_uint4(h[4], h[5], h[6], h[7]);
+      }
+    }
+  };
+  if constexpr (G::kGrouped) {
+    WarpLaneStream<G> rng{G::make(streams, j)};
+    run(rng);
+  } else {
+    G rng = G::make(streams, j);
+    run(rng);
+  }
+}
+
+// Launches draw_targets_kernel for the generator of `streams` (any but Philox, whose
+// targets the shuffle computes itself) into `targets` (drawn_target_words(n, rows) words,
+// 16-byte aligned); n >= 2. Returns where row q's targets are.
+inline DrawnTargets draw_targets(const StreamSetView& streams, uint32_t* targets, size_t n, uint64_t first,
+                                 uint32_t rows, cudaStream_t st) {
+  const uint64_t base = is_grouped(streams.id) ? first / kLaneGroup * kLaneGroup : first;
+  const uint64_t end = is_grouped(streams.id) ? (first + rows + kLaneGroup - 1) / kLaneGroup * kLaneGroup : first + rows;
+  const unsigned blocks = static_cast<unsigned>((end - base + 31) / 32);
+  visit_generator(streams.id, [&](auto tag) {
+    using G = decltype(tag);
+    draw_targets_kernel<G><<<blocks, 32, 0, st>>>(targets, n, rows, streams, first);
+  });
+  return DrawnTargets{targets, rows};
 }
 
 // Whether the block-per-permutation kernel (parallel_shuffle.cuh) serves these streams: it

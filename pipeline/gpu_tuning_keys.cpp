@@ -10,7 +10,7 @@ const std::vector<GpuTuningKey>& gpu_tuning_keys() {
      nullptr},
     {"lookahead", "reads in flight per shuffling thread: 0, 2, 4 or 8", 0, 8, nullptr, &GpuTuning::lookahead, nullptr},
     {"shuffle-block", "threads per block of the shuffle kernel", 1, 1024, nullptr, &GpuTuning::shuffle_block, nullptr},
-    {"parallel-shuffle", "permutations shuffled at once by a thread block each (Philox; 0: one thread per permutation)",
+    {"parallel-shuffle", "permutations shuffled at once by a thread block each (0: one thread per permutation)",
      0, 1u << 20, nullptr, &GpuTuning::parallel_shuffle, nullptr},
     {"block-statistics", "rounds of at most this many permutations get their statistics from a thread block per "
      "permutation, behind the block-per-permutation shuffle (0: never; larger rounds use one thread per permutation "

@@ -21,7 +21,8 @@ struct GpuTuning {
   uint32_t lookahead = 4;       // lookahead: reads in flight per shuffling thread (0, 2, 4 or 8)
   uint32_t shuffle_block = 32;  // shuffle-block: threads per block of the shuffle kernel
   // parallel-shuffle: permutations shuffled at once by the block-per-permutation kernel
-  // (Philox only; the others keep one thread per permutation); 0: one thread per permutation.
+  // (other generators than Philox draw their targets ahead, where there is memory for
+  // them: docs/prngs.md); 0: one thread per permutation.
   uint32_t parallel_shuffle = 2048;
   // block-statistics: rounds of at most this many permutations get their statistics from a
   // block of threads per permutation, on the shuffle's rows (cuda/block_statistics.cuh); the

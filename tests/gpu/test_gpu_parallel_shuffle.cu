@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
             float ms = 0;
             for (int rep = 0; rep < 2; ++rep) {
               CHECK_CUDA(cudaEventRecord(a, st));
-              kernel<<<per_sm* static_cast<uint32_t>(sms), threads, shared, st>>>(batch.get(), d_symbols.get(), n, 1, 0,
+              kernel<<<per_sm* static_cast<uint32_t>(sms), threads, shared, st>>>(batch.get(), d_symbols.get(), n, PhiloxTargets{1, 0},
                                                                                   count, low_bytes);
               CHECK_CUDA(cudaEventRecord(b, st));
               CHECK_CUDA(cudaEventSynchronize(b));

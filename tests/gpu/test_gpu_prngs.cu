@@ -1,13 +1,16 @@
 // GPU known answers of every shuffling generator: the lines of tests/kat/prngs.txt
 // evaluated in a kernel (the same kat_eval() as the CPU test), xorwow streams against
 // cuRAND's own curand_init/curand, and permutation j's shuffle of every generator made in a
-// kernel (warps for the lane-group generators) against the host's. Exit 77 (ctest:
+// kernel (warps for the lane-group generators) against the host's, and the same by swap
+// targets drawn ahead (draw_targets) and carried out by reservations (rows in global memory,
+// with their low places in shared memory, packed in shared memory). Exit 77 (ctest:
 // skipped) when no GPU is usable.
 #include <cuda_runtime.h>
 
 #include "check_cuda.hpp"
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -16,6 +19,7 @@
 #include "permutation/shuffle.hpp"
 #include "rng/generators.hpp"
 #include "rng/prng.hpp"
+#include "shuffle_launch.cuh"
 #include "warp_lane_stream.cuh"
 
 using namespace ea;
@@ -191,6 +195,47 @@ int main() {
       if (l.kind != "shuffle" || l.gen != p.name || l.in[0] != 1234) continue;
       expect(std::vector<uint64_t>(dten[l.in[1]].begin(), dten[l.in[1]].end()) == l.out,
              std::string(p.name) + " shuffle KAT j=" + std::to_string(l.in[1]));
+    }
+  }
+  // 4. Every generator: targets drawn ahead for rows first .. first+rows-1 (a range that
+  // starts and ends inside lane groups), shuffled by reservations, equal the host's.
+  for (const PrngInfo& p : prng_table()) {
+    const uint64_t first = 37;
+    const uint32_t rows = 50;
+    StreamSet set(p.id, 99, 96);
+    DeviceSet ds(set);
+    struct Kernel {
+      uint32_t reservations, resident, low_bytes;
+      const char* name;
+    };
+    const Kernel kernels[] = {{3, 0, 0, "rows in global memory"},
+                              {5, 0, 992, "lowest 992 places in shared memory"},
+                              {4, 4, 0, "rows packed in shared memory"}};
+    for (size_t n : {size_t{2}, size_t{9}, size_t{1000}, size_t{70001}}) {
+      std::vector<uint8_t> start(n);
+      for (size_t i = 0; i < n; ++i) start[i] = static_cast<uint8_t>((i * 37 + i / 100) & 15);
+      cuda::DeviceBuffer<uint8_t> d_start(n), d_rows(n * rows);
+      cuda::DeviceBuffer<uint32_t> d_targets(drawn_target_words(n, rows));
+      CHECK_CUDA(cudaMemcpy(d_start.get(), start.data(), n, cudaMemcpyHostToDevice));
+      const DrawnTargets src = draw_targets(ds.view, d_targets.get(), n, first, rows, nullptr);
+      CHECK_CUDA(cudaGetLastError());
+      for (const Kernel& k : kernels) {
+        if (k.resident && resident_shared(n, 2) == 0) continue;
+        CHECK_CUDA(cudaMemset(d_rows.get(), 0xa5, n * rows));
+        launch_row_shuffle(ShuffleConfig{4, 32, rows, k.reservations, k.resident, 2, k.low_bytes}, d_rows.get(),
+                           d_start.get(), n, src, rows, nullptr);
+        CHECK_CUDA(cudaGetLastError());
+        std::vector<uint8_t> got(n * rows);
+        CHECK_CUDA(cudaMemcpy(got.data(), d_rows.get(), got.size(), cudaMemcpyDeviceToHost));
+        bool same = true;
+        for (uint32_t q = 0; q < rows; ++q) {
+          std::vector<uint8_t> h = start;
+          shuffle_permutation(set, first + q, h.data(), n);
+          same = same && std::equal(h.begin(), h.end(), got.begin() + static_cast<std::ptrdiff_t>(q * n));
+        }
+        expect(same, std::string(p.name) + ": drawn targets, " + k.name + ", n=" + std::to_string(n) +
+                         ": permutations 37..86 equal the host's");
+      }
     }
   }
   std::printf("%s: %d checks, %d failures\n", failures ? "FAILED" : "passed", checks, failures);

@@ -1,0 +1,39 @@
+// Times draw_targets() (cuda/shuffle_launch.cuh) per generator: the swap targets of ROWS
+// permutations of 1,000,000 samples drawn ahead, one thread per permutation (issue 31).
+// usage (GPU machine): nvcc -std=c++17 -O3 -arch=sm_90 -Isrc -Icuda -Icuda/api -Iinclude \
+//   scripts/bench_draws.cu src/rng/prng.cpp -o /tmp/bd && /tmp/bd 2048 10000
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "rng/prng.hpp"
+#include "shuffle_launch.cuh"
+
+using namespace ea;
+
+int main(int argc, char** argv) {
+  const size_t n = 1000000;
+  for (int a = 1; a < argc; ++a) {
+    const uint32_t rows = static_cast<uint32_t>(std::atoi(argv[a]));
+    cuda::DeviceBuffer<uint32_t> targets(drawn_target_words(n, rows));
+    for (const PrngInfo& p : prng_table()) {
+      StreamSet set(p.id, 1, rows + 64);
+      cuda::DeviceBuffer<uint32_t> states, aux;
+      const StreamSetView v = upload_streams(set.view(), states, aux, nullptr);
+      cudaEvent_t e0, e1;
+      cudaEventCreate(&e0);
+      cudaEventCreate(&e1);
+      float ms = 0;
+      for (int rep = 0; rep < 2; ++rep) {
+        cudaEventRecord(e0);
+        draw_targets(v, targets.get(), n, 0, rows, nullptr);
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        cudaEventElapsedTime(&ms, e0, e1);
+      }
+      std::printf("%-14s rows %6u: %8.1f ms (%s)\n", p.name, rows, ms, cudaGetErrorString(cudaGetLastError()));
+    }
+  }
+  return 0;
+}
