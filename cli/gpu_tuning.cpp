@@ -68,9 +68,6 @@ void parse_gpu_tuning(const std::string& text, GpuTuning& t) {
                                         "; --gpu-tuning help)");
     }
     const uint64_t v = parse_unsigned(value, option, found->min, found->max);
-    if (key == "lookahead" && v != 0 && v != 2 && v != 4 && v != 8) {
-      throw Error(ErrorKind::Usage, option + ": " + value + " is not 0, 2, 4 or 8");
-    }
     if (found->u64) t.*found->u64 = v;
     if (found->u32) t.*found->u32 = static_cast<uint32_t>(v);
     if (found->flag) t.*found->flag = v != 0;

@@ -143,8 +143,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     }
     cudaStream_t st = res_->stream;
     EA_CUDA_CHECK(cudaEventRecord(res_->start.get(), st));
-    const ShuffleConfig sc{static_cast<int>(tuning_.lookahead),
-                           static_cast<int>(std::max<uint32_t>(1, tuning_.shuffle_block)),
+    const ShuffleConfig sc{static_cast<int>(std::max<uint32_t>(1, tuning_.shuffle_block)),
                            tuning_.parallel_shuffle,
                            reservations_,
                            resident_,
@@ -308,7 +307,7 @@ class GpuCompressionBackend final : public PermutationBackend {
   size_t n_ = 0, cap_n_ = 0;          // the data set's samples; the most the buffers hold
   uint32_t text_len_ = 0, cap_text_ = 0;  // its text's characters; the most the buffers hold
   uint32_t copies_ = 0, shuffle_copies_ = 0, per_perm_ = 0;
-  uint32_t reservations_ = 0;  // blocks in flight of the reservation shuffle (0: the chunked kernel)
+  uint32_t reservations_ = 0;  // blocks in flight of the reservation shuffle
   uint32_t resident_ = 0;      // blocks in flight of its shared-memory variant (0: not used)
   uint32_t low_bytes_ = 0;     // low-shared: places of a row in global memory kept in shared memory
   uint32_t log_bits_ = 3;      // bits per sample that hold every symbol, as log2

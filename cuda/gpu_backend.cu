@@ -1,5 +1,5 @@
 // The GPU permutation backend: rounds of N permutations. Which kernels each default path
-// launches (the resident, reservation and chunked shuffles; the fused, block and per-thread
+// launches (the resident and reservation shuffles; the fused, block and per-thread
 // statistics) is in docs/design.md, "GPU backend"; this header describes the baseline path
 // of one CUDA thread per permutation (larger rounds of long binary rows, and the generators
 // other than Philox):
@@ -108,7 +108,6 @@ class GpuBackend final : public PermutationBackend {
         memory_share_(memory_share),
         default_first_round_(std::max<uint32_t>(1, tuning.first_round)),
         profile_groups_(tuning.profile),
-        lookahead_(static_cast<int>(tuning.lookahead)),
         parallel_shuffle_(tuning.parallel_shuffle),
         block_statistics_(tuning.block_statistics),
         fused_statistics_(tuning.fused_statistics),
@@ -384,8 +383,8 @@ class GpuBackend final : public PermutationBackend {
       EA_CUDA_CHECK(cudaMemsetAsync(outcomes_.get(), kNotComputed, static_cast<size_t>(count) * kNumTests, st));
       bool ran = true;
       if (drawn_) {
-        // Slices of the targets' rows, each drawn while the one before is shuffled.
-        const TargetSlices plan = target_plan(first, count, std::min(count, target_rows_));
+        // The round in slices; its targets drawn in chunks (target_plan).
+        const TargetSlices plan = target_plan(first, count, std::min(count, target_slice_));
         begin_slices(plan);
         for (uint32_t c0 = 0, index = 0; c0 < count && ran; c0 += plan.slice, ++index) {
           ran = launch_resident_fused(symbols_.get(), data_.n, slice_targets(plan, index, st),
@@ -415,7 +414,11 @@ class GpuBackend final : public PermutationBackend {
         !cuda::DeviceBuffer<uint8_t>::try_allocate(slice_bytes + kFusedRowPad, scratch_)) {
       return false;
     }
-    if (drawn_) begin_slices(target_plan(first, count, slice));
+    TargetSlices plan{};
+    if (drawn_) {
+      plan = target_plan(first, count, slice);
+      begin_slices(plan);
+    }
     // Rounds of several slices, where the rows have room for two (allocate_batch), test
     // each slice on a second stream while the next one is shuffled into the other half:
     // the statistics' blocks run beside the latency-bound shuffle's on the same SMs.
@@ -433,7 +436,6 @@ class GpuBackend final : public PermutationBackend {
       // These rows are free once the statistics of the slice before the last one are done.
       if (overlap && index >= 2) EA_CUDA_CHECK(cudaStreamWaitEvent(st, res_->rows_tested[half].get(), 0));
       if (drawn_) {
-        const TargetSlices plan = target_plan(first, count, slice);
         launch_row_shuffle(sc, rows, symbols_.get(), data_.n, slice_targets(plan, index, st), m, st);
         slice_done(plan, index, st);
       } else {
@@ -489,94 +491,123 @@ class GpuBackend final : public PermutationBackend {
   // Whether rows are shuffled by a block each (launch_row_shuffle): Philox, or any other
   // generator whose targets have room to be drawn ahead (bind: allocate_targets).
   bool rows_shuffle_serves() const {
-    return parallel_shuffle_ > 0 && (!drawn_ || (reservations_ > 0 && target_halves_ > 0));
+    return parallel_shuffle_ > 0 && (!drawn_ || (reservations_ > 0 && target_slice_ > 0));
   }
 
   // Room for the drawn targets. A sequential generator draws a permutation's 10^6 targets
   // in 70-170 ms on an H100 (one thread; the chain of its state) however many permutations
-  // draw at once (scripts/bench_draws.cu), so the whole round's targets are drawn at once
-  // where memory allows (10,000 rows of 10^6 samples: 40 GB); else two chunks of whole
-  // slices (one drawn while the other is shuffled), else one slice; else none: the
-  // generator keeps the one-thread-per-permutation shuffle. Binary rows too long for shared
-  // memory use rows only in rounds of up to block-statistics.
+  // draw at once (scripts/bench_draws.cu), so a round's targets are drawn at once where
+  // memory allows (10,000 rows of 10^6 samples: 40 GB); else in two chunks of whole slices
+  // (one drawn while the other is shuffled), else a chunk at a time. Here: one slice's
+  // rows (without them the generator keeps the one-thread-per-permutation shuffle); a round
+  // asks for more (target_plan), so data that is decided in its first small rounds never
+  // holds more. Binary rows too long for shared memory use rows only in rounds of up to
+  // block-statistics.
   void allocate_targets(const PermutationData& data) {
-    target_halves_ = 0;
+    target_slice_ = 0;
     const size_t n = data.n;
     if (!drawn_ || parallel_shuffle_ == 0 || reservations_ == 0 || n < 2) {
       targets_.reset();
       return;
     }
-    uint32_t round = requested_round_ ? requested_round_ : 10000;
+    target_round_ = requested_round_ ? requested_round_ : 10000;
     if (data.params.binary && !(fused_statistics_ && resident_ > 0 && resident_fused_shared(n) > 0)) {
-      round = std::min(round, std::max<uint32_t>(1, block_statistics_));
+      target_round_ = std::min(target_round_, std::max<uint32_t>(1, block_statistics_));
     }
-    const uint32_t slice = std::min(parallel_shuffle_, round);
-    const size_t row_bytes = drawn_target_words(n, 1) * sizeof(uint32_t);
+    const uint32_t slice = std::min(parallel_shuffle_, target_round_);
+    const size_t words = drawn_target_words(n, slice);
+    if (targets_.size() >= words || (targets_.reset(), cuda::DeviceBuffer<uint32_t>::try_allocate(words, targets_))) {
+      target_slice_ = slice;
+    }
+  }
+
+  // Rows of targets_ for data of n samples.
+  uint32_t target_capacity() const {
+    return static_cast<uint32_t>(std::min<size_t>(targets_.size() / drawn_target_words(data_.n, 1), UINT32_MAX));
+  }
+
+  // targets_ grown towards `rows` rows within memory-share of the free memory (less room for
+  // two slices of rows); the old buffer is kept where a larger one cannot be had.
+  void grow_targets(uint32_t rows) {
+    const size_t row_words = drawn_target_words(data_.n, 1);
+    if (target_capacity() >= rows) return;
     size_t free_bytes = 0, total_bytes = 0;
     EA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    free_bytes += targets_.size() * sizeof(uint32_t);  // (a batch's earlier data set's, reused where it serves)
-    // Room left for two slices of rows and the outcomes.
-    const double budget = static_cast<double>(free_bytes) * memory_share_ - 2.0 * slice * n - (64 << 20);
-    const size_t fit = budget > 0 ? static_cast<size_t>(budget / static_cast<double>(row_bytes)) : 0;
-    struct Option {
-      uint32_t halves, rows;
-    };
-    const uint32_t chunk = static_cast<uint32_t>(std::min<size_t>(fit / 2, round) / slice * slice);
-    const Option options[] = {{1, round}, {2, chunk}, {1, slice}};
-    for (const Option& o : options) {
-      if (o.rows < slice || static_cast<size_t>(o.halves) * o.rows > fit) continue;
-      const size_t words = o.halves * drawn_target_words(n, o.rows);
-      if (targets_.size() >= words || (targets_.reset(), cuda::DeviceBuffer<uint32_t>::try_allocate(words, targets_))) {
-        target_halves_ = o.halves;
-        target_rows_ = o.rows;
-        target_half_words_ = drawn_target_words(n, o.rows);
-        return;
-      }
+    free_bytes += targets_.size() * sizeof(uint32_t);
+    const double budget =
+        static_cast<double>(free_bytes) * memory_share_ - 2.0 * target_slice_ * data_.n - static_cast<double>(64 << 20);
+    const size_t fit = budget > 0 ? static_cast<size_t>(budget / static_cast<double>(row_words * sizeof(uint32_t))) : 0;
+    const size_t want = std::min<size_t>(rows, fit);
+    if (want <= target_capacity()) return;
+    EA_CUDA_CHECK(cudaStreamSynchronize(res_->stream));  // (the old buffer may still be read)
+    EA_CUDA_CHECK(cudaStreamSynchronize(res_->draw_stream));
+    const size_t old = targets_.size();
+    targets_.reset();
+    if (!cuda::DeviceBuffer<uint32_t>::try_allocate(want * row_words, targets_) &&
+        !cuda::DeviceBuffer<uint32_t>::try_allocate(old, targets_)) {
+      throw Error(ErrorKind::Device, "GPU memory for the swap targets of one slice is gone");
     }
   }
 
   // A round's slices whose targets are drawn ahead, in chunks of per_chunk slices: chunk c
-  // (permutations first + c chunk_rows() .. , at most chunk_rows()) is drawn into half c %
-  // halves, slice s is row (s % per_chunk) slice of chunk s / per_chunk on.
+  // (permutations first + c chunk_rows() .., at most chunk_rows()) is drawn into half c %
+  // halves (half_words words each), slice s is row (s % per_chunk) slice of chunk
+  // s / per_chunk on.
   struct TargetSlices {
     uint64_t first;
-    uint32_t count, slice, per_chunk;
+    uint32_t count, slice, per_chunk, halves;
+    size_t half_words;
     uint32_t chunk_rows() const { return slice * per_chunk; }
     uint32_t chunks() const { return count ? (count + chunk_rows() - 1) / chunk_rows() : 0; }
     uint32_t slices() const { return count ? (count + slice - 1) / slice : 0; }
     uint32_t rows_of_chunk(uint32_t c) const { return std::min(chunk_rows(), count - c * chunk_rows()); }
   };
-  // The plan for slices of `slice` rows (at most target_rows_).
-  TargetSlices target_plan(uint64_t first, uint32_t count, uint32_t slice) const {
-    if (slice == 0 || slice > target_rows_) throw Error(ErrorKind::Internal, "slice larger than the drawn targets' rows");
-    return TargetSlices{first, count, slice, target_rows_ / slice};
+  // The plan for a round of `count` in slices of `slice` rows: the whole round in one chunk
+  // where targets_ holds it (grown first), else two chunks' worth, else one.
+  TargetSlices target_plan(uint64_t first, uint32_t count, uint32_t slice) {
+    if (slice == 0 || slice > target_slice_)
+      throw Error(ErrorKind::Internal, "slice larger than the drawn targets' rows");
+    const uint32_t slices = (count + slice - 1) / slice;
+    grow_targets(std::min(slices * slice, std::max(target_round_, slice)));
+    const uint32_t cap = target_capacity() / slice;  // whole slices (at least one)
+    TargetSlices p{first, count, slice, 1, 1, 0};
+    if (cap >= slices) {
+      p.per_chunk = slices;
+    } else if (cap >= 2) {
+      p.per_chunk = cap / 2;
+      p.halves = 2;
+    } else {
+      p.per_chunk = 1;
+    }
+    p.half_words = drawn_target_words(data_.n, std::min(count, p.chunk_rows()));
+    return p;
   }
   void draw_chunk(const TargetSlices& p, uint32_t c) {
-    const uint32_t half = c % target_halves_;
+    const uint32_t half = c % p.halves;
     cudaStream_t sd = res_->draw_stream;
-    if (c >= target_halves_) EA_CUDA_CHECK(cudaStreamWaitEvent(sd, res_->targets_used[half].get(), 0));
-    draw_targets(streams_, targets_.get() + half * target_half_words_, data_.n,
+    if (c >= p.halves) EA_CUDA_CHECK(cudaStreamWaitEvent(sd, res_->targets_used[half].get(), 0));
+    draw_targets(streams_, targets_.get() + half * p.half_words, data_.n,
                  p.first + static_cast<uint64_t>(c) * p.chunk_rows(), p.rows_of_chunk(c), sd);
     EA_CUDA_CHECK(cudaGetLastError());
     EA_CUDA_CHECK(cudaEventRecord(res_->targets_drawn[half].get(), sd));
   }
   // The draws of the first chunks (one per half) start at once.
   void begin_slices(const TargetSlices& p) {
-    for (uint32_t c = 0; c < std::min(target_halves_, p.chunks()); ++c) draw_chunk(p, c);
+    for (uint32_t c = 0; c < std::min(p.halves, p.chunks()); ++c) draw_chunk(p, c);
   }
   // Slice s's targets, once drawn (`st` waits for its chunk).
   DrawnTargets slice_targets(const TargetSlices& p, uint32_t s, cudaStream_t st) {
-    const uint32_t c = s / p.per_chunk, half = c % target_halves_;
+    const uint32_t c = s / p.per_chunk, half = c % p.halves;
     if (s % p.per_chunk == 0) EA_CUDA_CHECK(cudaStreamWaitEvent(st, res_->targets_drawn[half].get(), 0));
-    return DrawnTargets{targets_.get() + half * target_half_words_, p.rows_of_chunk(c), (s % p.per_chunk) * p.slice};
+    return DrawnTargets{targets_.get() + half * p.half_words, p.rows_of_chunk(c), (s % p.per_chunk) * p.slice};
   }
   // Slice s's shuffle is launched on `st`: after a chunk's last slice its half is free once
   // that is done, for the draws of chunk c + halves.
   void slice_done(const TargetSlices& p, uint32_t s, cudaStream_t st) {
     const uint32_t c = s / p.per_chunk;
     if (s % p.per_chunk != p.per_chunk - 1 && s + 1 != p.slices()) return;
-    EA_CUDA_CHECK(cudaEventRecord(res_->targets_used[c % target_halves_].get(), st));
-    if (c + target_halves_ < p.chunks()) draw_chunk(p, c + target_halves_);
+    EA_CUDA_CHECK(cudaEventRecord(res_->targets_used[c % p.halves].get(), st));
+    if (c + p.halves < p.chunks()) draw_chunk(p, c + p.halves);
   }
 
   // Waits for the round and copies its outcomes to `out`.
@@ -635,29 +666,27 @@ class GpuBackend final : public PermutationBackend {
   bool last_round_blocks_ = false;
   double block_ms_ = 0, block_shuffle_ms_ = 0, block_stats_ms_ = 0;
   // GpuTuning (benchmarks, docs/performance.md); every value gives the same permutations:
-  // profile runs and times the nine statistics groups one by one, lookahead is the reads in
-  // flight per shuffling thread, shuffle-block the threads per block of the shuffle kernel.
+  // profile runs and times the nine statistics groups one by one, shuffle-block is the
+  // threads per block of the one-thread-per-permutation shuffle kernel.
   const bool profile_groups_;
   double group_ms_[kGroups] = {};
-  const int lookahead_;
   // parallel-shuffle: permutations at once of the block-per-permutation kernel, and its rows.
   const uint32_t parallel_shuffle_;
-  uint32_t reservations_ = 0;     // blocks in flight of the reservation shuffle (0: the chunked kernel)
+  uint32_t reservations_ = 0;     // blocks in flight of the reservation shuffle
   uint32_t resident_ = 0;         // blocks in flight of its shared-memory variant (0: not used)
   uint32_t low_bytes_ = 0;        // low-shared: places of a row in global memory kept in shared memory
   uint32_t log_bits_ = 3;         // bits per sample that hold every symbol, as log2
   bool rows_only_ = false;        // no interleaved batch: every round runs on the rows (rows_serve)
   bool binary_resident_ = false;  // binary_resident(data_): rounds by resident_fused_kernel
-  // Generators other than Philox (drawn_): swap targets drawn ahead, target_halves_ (0, 1
-  // or 2) slices of target_rows_ rows at a time (allocate_targets).
+  // Generators other than Philox (drawn_): swap targets drawn ahead into targets_, in
+  // slices of target_slice_ rows (0: none; the one-thread shuffle then), at most
+  // target_round_ rows at once (allocate_targets, target_plan).
   bool drawn_ = false;
   cuda::DeviceBuffer<uint32_t> targets_;
-  uint32_t target_rows_ = 0, target_halves_ = 0;
-  size_t target_half_words_ = 0;
+  uint32_t target_slice_ = 0, target_round_ = 0;
 
   ShuffleConfig shuffle_config() const {
-    return ShuffleConfig{lookahead_, shuffle_block_, parallel_shuffle_, reservations_,
-                         resident_,  log_bits_,      low_bytes_};
+    return ShuffleConfig{shuffle_block_, parallel_shuffle_, reservations_, resident_, log_bits_, low_bytes_};
   }
   const uint32_t block_statistics_;  // block-statistics: rounds up to this size, a block per permutation
   const bool fused_statistics_;      // fused-statistics: non-binary data by fused_statistics_kernel, any round
@@ -684,7 +713,6 @@ bool warm_up_gpu(int gpu_id) {
   const bool ok = cudaFree(nullptr) == cudaSuccess && cudaFuncGetAttributes(&attr, statistics_kernel) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, conversion_kernel) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, shuffle_kernel<4, PhiloxGen>) == cudaSuccess &&
-                  cudaFuncGetAttributes(&attr, parallel_shuffle_kernel<kParallelShuffleThreads>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, reservation_shuffle_kernel<kReservationThreads>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, reservation_shuffle_kernel<kReservationThreads, true>) == cudaSuccess &&
                   cudaFuncGetAttributes(&attr, resident_shuffle_kernel<kReservationThreads>) == cudaSuccess &&

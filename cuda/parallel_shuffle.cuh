@@ -1,10 +1,11 @@
-// The block-per-permutation Fisher-Yates shuffle (issue 17, item 1): one thread block
-// carries out one permutation's swaps, many at a time, with exactly the draws and swaps of
-// fisher_yates() with PhiloxGen -- the device version of src/permutation/chunked_shuffle.hpp,
-// whose comment gives the rules. One thread per permutation (shuffle_launch.cuh) pays a full
-// memory latency per step, 10^6 times in a row, whatever the number of permutations; here a
-// permutation takes a few thousand chunks, so small rounds (the first round of IID-looking
-// data, the compression test's rounds) take milliseconds instead of half a second.
+// The block-per-permutation Fisher-Yates shuffle (issue 17, item 1): one thread block carries
+// out one permutation's swaps, many at a time, with exactly the draws and swaps of
+// fisher_yates(). One thread per permutation (shuffle_launch.cuh) pays a full memory latency
+// per step, 10^6 times in a row, whatever the number of permutations; here a permutation
+// takes about 520 rounds, so small rounds (the first round of IID-looking data, the
+// compression test's rounds) take milliseconds instead of half a second. (Issue 31 removed
+// the first version, chunks of 1,024 steps: 0.77 s against 0.51 s for 10,000 permutations of
+// 10^6 samples on the H100.)
 #pragma once
 
 #include <cuda_runtime.h>
@@ -17,109 +18,17 @@
 
 namespace ea {
 
-constexpr uint32_t kParallelShuffleThreads = 1024;  // threads per block = steps per chunk
-constexpr uint32_t kReservationThreads = 512;       // threads per block of the shuffle by reservations
+constexpr uint32_t kReservationThreads = 512;  // threads per block of the shuffle by reservations
 
-// Block q shuffles row q of `rows` (n bytes each, contiguous) as permutation first + q of the
-// Philox streams under `seed`, starting from a copy of `symbols`. T threads per block.
-template <uint32_t T>
-__global__ void __launch_bounds__(T)
-    parallel_shuffle_kernel(uint8_t* rows, const uint8_t* __restrict__ symbols, size_t n, uint64_t seed,
-                            uint64_t first) {
-  constexpr uint32_t kRing = 2 * T, kHash = 2 * T, kEmpty = 0xffffffffu;
-  __shared__ uint32_t tg[kRing];                 // the target of step i at tg[i % kRing]
-  __shared__ uint32_t keys[kHash], first_k[kHash];  // targets of the chunk -> smallest k
-  // Per pass / per chunk, three of each: a value is set at one pass, read after its sync,
-  // and reset two passes later, with a sync between every reset and the next use.
-  __shared__ uint32_t rejected[3], kstar_at[3];
-  const uint32_t k = threadIdx.x;
-  const uint64_t j = first + blockIdx.x;
-  uint8_t* a = rows + static_cast<size_t>(blockIdx.x) * n;
-  for (size_t i = k; i < n; i += T) a[i] = symbols[i];
-  for (uint32_t s = k; s < kHash; s += T) keys[s] = first_k[s] = kEmpty;
-  if (k < 3) rejected[k] = kstar_at[k] = kEmpty;
-  __syncthreads();
-  if (n < 2) return;
-  uint64_t word = 0;                         // the next unused word of the stream
-  int64_t c = static_cast<int64_t>(n) - 1;   // the next step to carry out
-  int64_t next_draw = c;                     // the next step to draw
-  uint32_t pass = 0, chunk = 0;
-  while (c >= 1) {
-    const uint32_t L = static_cast<uint32_t>(c < static_cast<int64_t>(T) ? c : T);
-    const int64_t low = c - L + 1;
-    // Draws: thread k tries step next_draw - k with word + k; the pass ends at the first
-    // rejected word (the same values on every thread: they all compute the same loop).
-    while (next_draw >= low) {
-      const int64_t need = next_draw - low + 1;
-      uint32_t h = 0, i = 0;
-      bool mine = k < need;
-      if (mine) {
-        i = static_cast<uint32_t>(next_draw - k);
-        if (!bounded_inclusive_accepts(PhiloxStream::word(seed, j, word + k), i, h)) atomicMin(&rejected[pass % 3], k);
-      }
-      __syncthreads();
-      const uint32_t rj = rejected[pass % 3];
-      const int64_t r = rj < need ? rj : need;
-      if (k == 0) rejected[(pass + 2) % 3] = kEmpty;  // last read in the pass before this one
-      if (mine && k < r) tg[i % kRing] = h;
-      next_draw -= r;
-      word += static_cast<uint64_t>(r) + (r < need ? 1 : 0);
-      ++pass;
-    }
-    __syncthreads();  // the targets are visible
-    // The chunk: steps i_k = c - k, k < L. Loads first (they are valid: the last chunk's
-    // writes are visible), then the two conflict rules.
-    uint32_t slot = 0, hk = 0;
-    size_t ik = 0;
-    bool owner = false;
-    uint8_t vi = 0, vh = 0;
-    const bool active = k < L;
-    if (active) {
-      ik = static_cast<size_t>(c - k);
-      hk = tg[ik % kRing];
-      vi = a[ik];
-      vh = a[hk];
-      if (hk < ik && static_cast<int64_t>(hk) >= low) atomicMin(&kstar_at[chunk % 3], static_cast<uint32_t>(c - hk));
-      slot = (hk * 2654435761u) & (kHash - 1);
-      while (true) {
-        const uint32_t prev = atomicCAS(&keys[slot], kEmpty, hk);
-        if (prev == kEmpty) {
-          owner = true;
-          break;
-        }
-        if (prev == hk) break;
-        slot = (slot + 1) & (kHash - 1);
-      }
-      atomicMin(&first_k[slot], k);
-    }
-    __syncthreads();
-    if (active && first_k[slot] < k) atomicMin(&kstar_at[chunk % 3], k);
-    __syncthreads();
-    const uint32_t ks = kstar_at[chunk % 3] < L ? kstar_at[chunk % 3] : L;
-    if (k == 0) kstar_at[(chunk + 2) % 3] = kEmpty;
-    if (active && k < ks) {
-      a[ik] = vh;
-      a[hk] = vi;
-    }
-    if (owner) {
-      keys[slot] = kEmpty;
-      first_k[slot] = kEmpty;
-    }
-    c -= ks;
-    ++chunk;
-    __syncthreads();  // the swaps and the cleared table are visible to the next chunk
-  }
-}
-
-// The same permutations by deterministic reservations (src/permutation/reservations.hpp,
+// The permutations by deterministic reservations (src/permutation/reservations.hpp,
 // Shun et al., SODA 2015) over a window of up to 4 T pending steps: each round draws the
 // targets of new steps (thread k computes Philox block word/4 + k, i.e. four words at once;
-// a pass stops at the first rejected word, as above, and passes repeat until the window is
-// full), every pending step writes its index into its target's slot of a shared-memory
+// a pass stops at the first rejected word, whose step takes the next word, and passes
+// repeat until the window is full; other generators' targets are drawn ahead: DrawnTargets), every pending step writes its index into its target's slot of a shared-memory
 // hash (atomicMax), a step swaps when no earlier pending step targets its place or its
 // target (the swapping steps' places are then disjoint) and the others wait for the next
 // round. Conflicts are rare while the steps are far apart, so a permutation of 10^6
-// samples takes about 520 rounds (T = 512) instead of the chunked kernel's 2,377 chunks.
+// samples takes about 520 rounds (T = 512; the removed chunked kernel took 2,377 chunks).
 //
 // reservation_rounds() carries out one permutation on a row kept by `Row` (get(p): the
 // sample at place p; put(i, t, vi, vt): a[i] = vt and a[t] = vi, where no other step of

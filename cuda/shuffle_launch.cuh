@@ -43,12 +43,12 @@ __global__ void shuffle_kernel(uint8_t* batch, size_t stride, uint32_t count, co
   }
 }
 
-// How a round is shuffled (GpuTuning's keys lookahead, shuffle-block, parallel-shuffle).
+// How a round is shuffled (GpuTuning's keys shuffle-block, parallel-shuffle, reservations,
+// resident, low-shared).
 struct ShuffleConfig {
-  int lookahead = 4;      // reads in flight per thread of the one-thread-per-permutation kernel
-  int block = 32;         // its threads per block
+  int block = 32;         // threads per block of the one-thread-per-permutation kernel
   uint32_t parallel = 0;  // permutations at once of the block-per-permutation kernel (0: not used)
-  uint32_t reservations = 0;  // blocks in flight of its reservation variant (0: the chunked kernel)
+  uint32_t reservations = 0;  // blocks in flight of the shuffle by reservations (0: none)
   uint32_t resident = 0;      // blocks in flight of the variant with the row in shared memory (0: not used)
   uint32_t log_bits = 3;      // every symbol is below 2^(2^log_bits) (resident rows are packed so)
   uint32_t low_bytes = 0;     // lowest places of a row in global memory kept in shared memory (a multiple of 16)
@@ -62,7 +62,7 @@ inline uint32_t symbol_log_bits(const uint8_t* symbols, size_t n) {
 }
 
 // Blocks in flight of the reservation shuffle for `per_sm` blocks per SM of the current
-// device (GpuTuning::reservations; 0: the chunked kernel).
+// device (GpuTuning::reservations).
 inline uint32_t reservation_blocks(uint32_t per_sm) {
   if (per_sm == 0) return 0;
   int device = 0, sms = 0;
@@ -101,8 +101,7 @@ inline uint32_t low_shared_bytes() {
 // permutations first .. first+m-1 of the Philox streams; DrawnTargets: drawn by
 // draw_targets()): by reservations with the row in shared memory (cfg.resident blocks) where
 // it fits, else with the row in global memory (cfg.reservations blocks; its lowest
-// cfg.low_bytes places in shared memory), or (Philox only) by the chunked kernel with a
-// block per row.
+// cfg.low_bytes places in shared memory).
 template <class Source>
 inline void launch_row_shuffle(const ShuffleConfig& cfg, uint8_t* rows, const uint8_t* symbols, size_t n,
                                const Source& src, uint32_t m, cudaStream_t st) {
@@ -122,11 +121,8 @@ inline void launch_row_shuffle(const ShuffleConfig& cfg, uint8_t* rows, const ui
     const size_t shared = reservation_shuffle_shared<T>() + cfg.low_bytes;
     EA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
     kernel<<<std::min(m, cfg.reservations), T, shared, st>>>(rows, symbols, n, src, m, cfg.low_bytes);
-  } else if constexpr (Source::kComputed) {
-    parallel_shuffle_kernel<kParallelShuffleThreads>
-        <<<m, kParallelShuffleThreads, 0, st>>>(rows, symbols, n, src.seed, src.first);
   } else {
-    throw Error(ErrorKind::Internal, "drawn swap targets need the shuffle by reservations");
+    throw Error(ErrorKind::Internal, "the row shuffle needs reservations above 0");
   }
 }
 
@@ -192,18 +188,19 @@ inline DrawnTargets draw_targets(const StreamSetView& streams, uint32_t* targets
   return DrawnTargets{targets, rows};
 }
 
-// Whether the block-per-permutation kernel (parallel_shuffle.cuh) serves these streams: it
-// computes Philox words directly; the other generators are sequential or coupled.
+// Whether launch_shuffle's rows serve these streams: Philox, whose targets the shuffle
+// computes (the other generators' are drawn ahead by the GPU backend, which holds their
+// buffer; launch_shuffle gives them one thread per permutation).
 inline bool parallel_shuffle_serves(const ShuffleConfig& cfg, const StreamSetView& streams) {
-  return cfg.parallel > 0 && streams.id == PrngId::Philox;
+  return cfg.parallel > 0 && cfg.reservations > 0 && streams.id == PrngId::Philox;
 }
 
 // Columns 0 .. count-1 of the batch become permutations first .. first+count-1: with the
 // block-per-permutation kernel where it serves and `scratch` holds (or can be given) a
 // slice of min(cfg.parallel, count) permutations, otherwise one thread per permutation.
 // Small blocks spread the few thousand shuffling threads of the latter over every SM (with
-// 128-thread blocks, 10,000 threads fill only 79 of the H100's 132 SMs). Its lookahead
-// variants exist for Philox (the default); the other generators use 4.
+// 128-thread blocks, 10,000 threads fill only 79 of the H100's 132 SMs); four reads in
+// flight per thread (fisher_yates_pipelined<4>).
 inline void launch_shuffle(const ShuffleConfig& cfg, cuda::DeviceBuffer<uint8_t>& scratch, cudaStream_t st,
                            uint8_t* batch, size_t stride, uint32_t count, const uint8_t* symbols, size_t n,
                            const StreamSetView& streams, uint64_t first) {
@@ -221,18 +218,10 @@ inline void launch_shuffle(const ShuffleConfig& cfg, cuda::DeviceBuffer<uint8_t>
       return;
     }
   }
-  const int lookahead = cfg.lookahead, block = cfg.block;
+  const int block = cfg.block;
   const unsigned blocks = (count + block - 1) / block;
   visit_generator(streams.id, [&](auto tag) {
     using G = decltype(tag);
-    if constexpr (std::is_same_v<G, PhiloxGen>) {
-      switch (lookahead) {
-        case 0: shuffle_kernel<0, G><<<blocks, block, 0, st>>>(batch, stride, count, symbols, n, streams, first); return;
-        case 2: shuffle_kernel<2, G><<<blocks, block, 0, st>>>(batch, stride, count, symbols, n, streams, first); return;
-        case 8: shuffle_kernel<8, G><<<blocks, block, 0, st>>>(batch, stride, count, symbols, n, streams, first); return;
-        default: break;
-      }
-    }
     shuffle_kernel<4, G><<<blocks, block, 0, st>>>(batch, stride, count, symbols, n, streams, first);
   });
 }

@@ -6,29 +6,29 @@ const std::vector<GpuTuningKey>& gpu_tuning_keys() {
   static const std::vector<GpuTuningKey> keys = {
     {"round", "permutations per round (0: from free memory, at most 10000; same as --round-size)", 0, 1u << 20,
      nullptr, &GpuTuning::round_size, nullptr},
-    {"first-round", "first round of data that passed chi-square and LRS (the next is four times larger, then full rounds)", 1, 1u << 20, nullptr, &GpuTuning::first_round,
-     nullptr},
-    {"lookahead", "reads in flight per shuffling thread: 0, 2, 4 or 8", 0, 8, nullptr, &GpuTuning::lookahead, nullptr},
-    {"shuffle-block", "threads per block of the shuffle kernel", 1, 1024, nullptr, &GpuTuning::shuffle_block, nullptr},
-    {"parallel-shuffle", "permutations shuffled at once by a thread block each (0: one thread per permutation)",
-     0, 1u << 20, nullptr, &GpuTuning::parallel_shuffle, nullptr},
-    {"block-statistics", "rounds of at most this many permutations get their statistics from a thread block per "
-     "permutation, behind the block-per-permutation shuffle (0: never; larger rounds use one thread per permutation "
-     "and test group)", 0, 1u << 20, nullptr, &GpuTuning::block_statistics, nullptr},
-    {"reservations", "blocks per SM of the block-per-permutation shuffle by deterministic reservations (Philox, "
-     "parallel-shuffle above 0; 0: the chunked kernel instead)", 0, 64,
+    {"first-round", "first round of data that passed chi-square and LRS (the next is four times larger, then full "
+     "rounds)", 1, 1u << 20, nullptr, &GpuTuning::first_round, nullptr},
+    {"parallel-shuffle", "permutations shuffled at once by a thread block each, the default shuffle of every "
+     "generator (0: one thread per permutation)", 0, 1u << 20, nullptr, &GpuTuning::parallel_shuffle, nullptr},
+    {"shuffle-block", "threads per block of the one-thread-per-permutation shuffle (default for binary data too long "
+     "for shared memory in rounds above block-statistics, and for parallel-shuffle=0)", 1, 1024, nullptr,
+     &GpuTuning::shuffle_block, nullptr},
+    {"block-statistics", "binary data too long for shared memory: rounds of at most this many permutations get their "
+     "statistics from a thread block per permutation (0: never; larger rounds use one thread per permutation and "
+     "test group)", 0, 1u << 20, nullptr, &GpuTuning::block_statistics, nullptr},
+    {"reservations", "blocks per SM of the shuffle by deterministic reservations (every default shuffle)", 1, 64,
      nullptr, &GpuTuning::reservations, nullptr},
-    {"resident", "0 or 1: the shuffle by reservations keeps a row packed in shared memory where it fits (binary data "
-     "up to about 1.2 million samples)", 0, 1, nullptr, nullptr, &GpuTuning::resident},
+    {"resident", "0 or 1: the shuffle by reservations keeps a row packed in shared memory where it fits (default for "
+     "binary data up to about 1.2 million samples)", 0, 1, nullptr, nullptr, &GpuTuning::resident},
     {"fused-statistics", "0 or 1: non-binary data gets all its statistics from one pass over each thread's piece of a "
      "permutation, and binary data is shuffled and tested in shared memory where its row fits, in rounds of every size "
-     "(block-statistics then applies only to longer binary data)", 0, 1, nullptr, nullptr,
+     "(default for both; block-statistics then applies only to longer binary data)", 0, 1, nullptr, nullptr,
      &GpuTuning::fused_statistics},
     {"low-shared", "0 or 1: a row shuffled in global memory keeps its lowest places in shared memory, as many as fit "
-     "(rows too long for resident: 8-bit data of more than about 150,000 samples, 4-bit of more than about 300,000; "
-     "with reservations=1)", 0, 1, nullptr, nullptr, &GpuTuning::low_shared},
-    {"bz-chars", "text characters the GPU compression model holds at once", 1, uint64_t{1} << 31,
-     &GpuTuning::bz_chars, nullptr, nullptr},
+     "(default for rows too long for resident: 8-bit data of more than about 150,000 samples, 4-bit of more than "
+     "about 300,000; with reservations=1)", 0, 1, nullptr, nullptr, &GpuTuning::low_shared},
+    {"bz-chars", "text characters the GPU compression model holds at once (the compression test on the GPU)", 1,
+     uint64_t{1} << 31, &GpuTuning::bz_chars, nullptr, nullptr},
     {"bz-shuffle", "permutations the GPU compression test shuffles at once", 1, 10000, nullptr,
      &GpuTuning::bz_shuffle, nullptr},
     {"profile", "0 or 1: time each statistics group and compression stage (slower; --timing shows it)", 0, 1,

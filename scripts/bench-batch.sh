@@ -2,7 +2,7 @@
 # Batch benchmark: N data sets of 1,000,000 8-bit samples (half IID: rotations of
 # truerand_8bit.bin; half not IID: rotations of GetTickCount_8bit.bin), assessed in one
 # process and as N separate runs. Prints assessments per minute and the GPU utilisation
-# sampled by nvidia-smi during the batch (where present).
+# sampled by nvidia-smi every 0.5 s during the batch (where present): mean and timeline.
 #
 # usage: scripts/bench-batch.sh [BUILD_DIR] [N]      (N even, default 64)
 # Environment: BATCH_OPTS extra options of the one-process run (e.g. "--jobs 8");
@@ -51,6 +51,10 @@ one_process() {  # $1: a --gpu value or ""
   awk -v a="$a" -v b="$b" -v n="$n" -v iid="$iid" -v u="$util" 'BEGIN {
     printf "one process:   %7.1f s  %6.1f assessments/min  (%d judged IID; mean GPU utilisation %s)\n", b - a, n * 60 / (b - a), iid, u }'
   last=$(awk -v a="$a" -v b="$b" 'BEGIN{print b - a}')
+  # The utilisation timeline: one sample per 0.5 s, 0-9 for 0-94%, # for 95% and more.
+  [ -s "$tmp/util.txt" ] && awk '{ printf "%s", ($1 >= 95 ? "#" : int($1 / 10)); if (NR % 60 == 0) printf "\n" }
+    END { if (NR % 60) printf "\n" }' "$tmp/util.txt" | sed 's/^/GPU utilisation (0.5 s per digit): /'
+  return 0
 }
 batch_start=$(now)
 if [ -n "${GPU_SETS:-}" ]; then

@@ -18,7 +18,6 @@ struct GpuTuning {
   double memory_share = 0.85;   // memory-share: share of the free device memory all rounds together may take
   uint32_t round_size = 0;      // round: permutations per round; 0 = as many as memory allows, at most 10,000
   uint32_t first_round = 1024;  // first-round: first round of data that passed chi-square and LRS (IID-looking)
-  uint32_t lookahead = 4;       // lookahead: reads in flight per shuffling thread (0, 2, 4 or 8)
   uint32_t shuffle_block = 32;  // shuffle-block: threads per block of the shuffle kernel
   // parallel-shuffle: permutations shuffled at once by the block-per-permutation kernel
   // (other generators than Philox draw their targets ahead, where there is memory for
@@ -32,8 +31,8 @@ struct GpuTuning {
   uint32_t block_statistics = 4096;
   // reservations: blocks per SM of the block-per-permutation shuffle by deterministic
   // reservations (cuda/parallel_shuffle.cuh; 512 threads and 80 KiB of shared memory
-  // each); 0: the chunked kernel instead (H100, 10,000 permutations of 10^6 samples:
-  // 0.51 s against 0.77 s; 1,024: 54 ms against 84 ms; session 12).
+  // each; at least 1: the chunked kernel that 0 chose, 0.77 s against 0.51 s for 10,000
+  // permutations of 10^6 samples on the H100, is gone since issue 31).
   uint32_t reservations = 1;
   // resident: the shuffle by reservations keeps each row packed in shared memory where it
   // fits (cuda/parallel_shuffle.cuh, resident_shuffle_kernel: binary data up to about 1.2

@@ -2,9 +2,9 @@
 # CPU/GPU parity: for every sample file, `--device gpu` with two round sizes, with every
 # round split in two on GPU 0 (`--gpu 0,0`), with the one-thread-per-permutation shuffle
 # instead of a block per permutation, with the statistics by a block per permutation in
-# full rounds too (by default only rounds of up to 4,096), with the chunked block shuffle
-# instead of the one by reservations (`--gpu-tuning reservations=0`), with the rows of the
-# latter in global memory where they would fit in shared memory (`resident=0`), with the
+# full rounds too (by default only rounds of up to 4,096), with two blocks per SM of the
+# shuffle by reservations (`--gpu-tuning reservations=2`), with its rows in global memory
+# where they would fit in shared memory (`resident=0`), with the
 # non-binary statistics by the block kernel instead of the fused one (`fused-statistics=0`),
 # with rows in global memory wholly there, not their lowest places in shared memory
 # (`low-shared=0`), and, on a machine with several GPUs, split
@@ -26,7 +26,7 @@ counters() { grep "^Permutation testing: counters" "$1"; }
 configs=("round size 1000|--round-size 1000" "round size 4096|--round-size 4096" "--gpu 0,0|--gpu 0,0"
          "one thread per permutation|--gpu-tuning parallel-shuffle=0"
          "block statistics in every round|--gpu-tuning block-statistics=10000"
-         "chunked shuffle|--gpu-tuning reservations=0"
+         "two shuffle blocks per SM|--gpu-tuning reservations=2"
          "rows in global memory|--gpu-tuning resident=0"
          "statistics not fused|--gpu-tuning fused-statistics=0"
          "no low places in shared memory|--gpu-tuning low-shared=0")
@@ -103,19 +103,22 @@ for path in "$samples"/*.bin; do
     echo "FAIL $f --all-tests: compression counters differ"; fail=1
   fi
 done
-# Every shuffling generator: the same counters on the GPU (warps for the lane-group
-# generators) as on the CPU, for one seed on truerand_8bit.
+# Every shuffling generator: the same counters on the GPU (a block per permutation, the
+# targets of all but Philox drawn ahead: rows in global memory for 8-bit data, packed in
+# shared memory for binary data; every permutation of a not-IID file) as on the CPU, for
+# one seed.
 for prng in $("$exe" --list-prngs | sed -n 's/^\([a-z0-9-]*\)\( (default)\)\{0,1\}: .*/\1/p'); do
-  part prngs || break
-  f=truerand_8bit
-  "$exe" -v -v -v --device cpu --prng "$prng" --seed 7 "$samples/$f.bin" >"$work/$f.$prng.cpu" 2>&1 &&
-    "$exe" -v -v -v --device gpu --prng "$prng" --seed 7 "$samples/$f.bin" >"$work/$f.$prng.gpu" 2>&1 ||
-    { echo "FAIL $prng: run failed: $(tail -n 1 "$work/$f.$prng.cpu" "$work/$f.$prng.gpu")"; fail=1; continue; }
-  if diff <(counters "$work/$f.$prng.cpu") <(counters "$work/$f.$prng.gpu") >/dev/null; then
-    echo "ok   --prng $prng: counters identical on the GPU and the CPU ($(grep '^Verdict' "$work/$f.$prng.gpu" | cut -d';' -f1))"
-  else
-    echo "FAIL --prng $prng: counters differ"; fail=1
-  fi
+  for f in truerand_8bit truerand_1bit GetTickCount_4bit; do
+    part prngs || break 2
+    "$exe" -v -v -v --track iid --device cpu --prng "$prng" --seed 7 "$samples/$f.bin" >"$work/$f.$prng.cpu" 2>&1 &&
+      "$exe" -v -v -v --track iid --device gpu --prng "$prng" --seed 7 "$samples/$f.bin" >"$work/$f.$prng.gpu" 2>&1 ||
+      { echo "FAIL $prng $f: run failed: $(tail -n 1 "$work/$f.$prng.cpu" "$work/$f.$prng.gpu")"; fail=1; continue; }
+    if diff <(counters "$work/$f.$prng.cpu") <(counters "$work/$f.$prng.gpu") >/dev/null; then
+      echo "ok   --prng $prng $f: counters identical on the GPU and the CPU ($(grep '^Verdict' "$work/$f.$prng.gpu" | cut -d';' -f1))"
+    else
+      echo "FAIL --prng $prng $f: counters differ"; fail=1
+    fi
+  done
 done
 # --restart: rows and columns on the GPU give NIST's text with exactly the CPU's counters
 # (the text has no device line, so the whole output must be equal).

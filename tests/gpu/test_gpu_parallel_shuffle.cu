@@ -1,8 +1,8 @@
-// The block-per-permutation shuffles (cuda/parallel_shuffle.cuh: chunked, and by
-// reservations with 3 and 64 blocks in flight) against the host: every
+// The block-per-permutation shuffle (cuda/parallel_shuffle.cuh: by reservations with 3 and
+// 64 blocks in flight) against the host: every
 // column of a batch shuffled by launch_shuffle() with it, for several sizes, slices and
 // stream offsets, equals fisher_yates() with PhiloxGen(seed, first + q) on the host, and the
-// columns outside the round are untouched. Then the time of both kernels for rounds of
+// columns outside the round are untouched. Then the time of the kernels for rounds of
 // 128, 1024 and 10,000 permutations of 1,000,000 samples (information, not a check).
 // The resident variant (the row packed in shared memory) is checked for symbols of 1, 2, 4
 // and 8 bits wherever the row fits, and timed on binary data; rows in global memory also with
@@ -51,8 +51,7 @@ int main(int argc, char** argv) {
   const Case cases[] = {{2, 5, 2, 1, 0},           {3, 40, 7, 2, 11},        {1000, 37, 16, 3, 5},
                         {1000, 37, 37, 4, 0},      {10007, 70, 64, 5, 1000}, {65536, 9, 4, 0xfeedfacecafebeefull, 9999},
                         {1000000, 6, 3, 7, 12345}, {1000000, 3, 1024, 1, 0}};
-  // The chunked kernel (0, 0), by reservations with the rows in global memory (3 or 64
-  // blocks, 0), and with the rows packed in shared memory (3 or 64 blocks both), the
+  // By reservations with the rows in global memory (3 or 64 blocks, 0), and with the rows packed in shared memory (3 or 64 blocks both), the
   // latter for symbols of 1, 2, 4 and 8 bits where the row fits.
   // Rows in global memory also with their lowest 992, 65,536 or as many places as fit
   // (low-shared's choice) in shared memory.
@@ -60,8 +59,8 @@ int main(int argc, char** argv) {
     uint32_t reservations, resident, low_bytes;
   };
   const uint32_t low_max = low_shared_bytes();
-  const Kernel kernels[] = {{0, 0, 0},      {3, 0, 0},        {64, 0, 0}, {3, 0, 992},
-                            {64, 0, 65536}, {64, 0, low_max}, {3, 3, 0},  {64, 64, 0}};
+  const Kernel kernels[] = {{3, 0, 0},       {64, 0, 0}, {3, 0, 992}, {64, 0, 65536},
+                            {64, 0, low_max}, {3, 3, 0},  {64, 64, 0}};
   for (const Case& c : cases)
     for (const Kernel kernel : kernels)
       for (uint32_t log_bits = kernel.resident ? 0 : 3; log_bits < 4; ++log_bits) {
@@ -81,7 +80,7 @@ int main(int argc, char** argv) {
         ++failures;
         std::printf("FAIL n=%zu: symbol_log_bits is above %u\n", c.n, log_bits);
       }
-      launch_shuffle(ShuffleConfig{4, 32, c.parallel, reservations, kernel.resident, log_bits, kernel.low_bytes},
+      launch_shuffle(ShuffleConfig{32, c.parallel, reservations, kernel.resident, log_bits, kernel.low_bytes},
                      scratch, st, batch.get(), stride, c.count, d_symbols.get(), c.n, philox_view(c.seed), c.first);
       CHECK_CUDA(cudaGetLastError());
       CHECK_CUDA(cudaStreamSynchronize(st));
@@ -129,14 +128,13 @@ int main(int argc, char** argv) {
       struct Variant {
         uint32_t parallel, reservations;
       };
-      for (const Variant v :
-           {Variant{0, 0}, Variant{1024, 0}, Variant{2048, 0}, Variant{4096, 0}, Variant{2048, 33}, Variant{2048, 66},
-            Variant{2048, 132}, Variant{10000, 33}, Variant{10000, 48}, Variant{10000, 66}, Variant{10000, 132}}) {
+      for (const Variant v : {Variant{0, 0}, Variant{2048, 33}, Variant{2048, 66}, Variant{2048, 132},
+                              Variant{10000, 33}, Variant{10000, 48}, Variant{10000, 66}, Variant{10000, 132}}) {
         if (v.parallel > count && v.parallel != 1024u && v.parallel != 2048u) continue;
         float ms = 0;
         for (int rep = 0; rep < 2; ++rep) {  // the first run loads the kernel
           CHECK_CUDA(cudaEventRecord(a, st));
-          launch_shuffle(ShuffleConfig{4, 32, v.parallel, v.reservations}, scratch, st, batch.get(), count, count,
+          launch_shuffle(ShuffleConfig{32, v.parallel, v.reservations}, scratch, st, batch.get(), count, count,
                          d_symbols.get(), n, philox_view(1), 0);
           CHECK_CUDA(cudaEventRecord(b, st));
           CHECK_CUDA(cudaEventSynchronize(b));
@@ -181,7 +179,7 @@ int main(int argc, char** argv) {
             float ms = 0;
             for (int rep = 0; rep < 2; ++rep) {
               CHECK_CUDA(cudaEventRecord(a, st));
-              launch_row_shuffle(ShuffleConfig{4, 32, count, static_cast<uint32_t>(sms), resident, 0}, batch.get(),
+              launch_row_shuffle(ShuffleConfig{32, count, static_cast<uint32_t>(sms), resident, 0}, batch.get(),
                                  d_bits.get(), n, 1, 0, count, st);
               CHECK_CUDA(cudaEventRecord(b, st));
               CHECK_CUDA(cudaEventSynchronize(b));

@@ -222,7 +222,7 @@ int main() {
       for (const Kernel& k : kernels) {
         if (k.resident && resident_shared(n, 2) == 0) continue;
         CHECK_CUDA(cudaMemset(d_rows.get(), 0xa5, n * rows));
-        launch_row_shuffle(ShuffleConfig{4, 32, rows, k.reservations, k.resident, 2, k.low_bytes}, d_rows.get(),
+        launch_row_shuffle(ShuffleConfig{32, rows, k.reservations, k.resident, 2, k.low_bytes}, d_rows.get(),
                            d_start.get(), n, src, rows, nullptr);
         CHECK_CUDA(cudaGetLastError());
         std::vector<uint8_t> got(n * rows);

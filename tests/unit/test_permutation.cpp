@@ -9,7 +9,6 @@
 #include "assess.hpp"
 #include "common/error.hpp"
 #include "estimators/estimators.hpp"
-#include "permutation/chunked_shuffle.hpp"
 #include "permutation/counters.hpp"
 #include "permutation/deferred.hpp"
 #include "permutation/permutation.hpp"
@@ -380,46 +379,4 @@ TEST_CASE("PhiloxStream::word and bounded_inclusive_accepts: the stream's words 
       CHECK(got == want);
     }
   }
-}
-
-TEST_CASE("Fisher-Yates in chunks with parallel Philox draws equals the sequential shuffle, for every chunk size") {
-  for (size_t n : {size_t{1}, size_t{2}, size_t{3}, size_t{17}, size_t{1000}, size_t{100000}}) {
-    for (uint64_t seed : {1ull, 2ull, 0xfeedfacecafebeefull}) {
-      const auto [base, want] = sequential_case(n, seed);  // PhiloxGen draws as PhiloxStream
-      for (uint32_t chunk : {1u, 2u, 7u, 256u, 1024u}) {
-        CAPTURE(n);
-        CAPTURE(seed);
-        CAPTURE(chunk);
-        std::vector<uint8_t> got = base;
-        const ChunkedShuffleStats st = fisher_yates_philox_chunked(got.data(), n, 1, seed, 5, chunk);
-        CHECK(got == want);
-        if (n > 100 && chunk > 2) CHECK(st.chunks < n / 2);  // several steps per chunk
-      }
-    }
-  }
-  // A strided layout (a column of an interleaved batch) gives the same.
-  const size_t n = 5000, stride = 3;
-  std::vector<uint8_t> batch(n * stride, 0), want(n);
-  for (size_t k = 0; k < n; ++k) batch[k * stride + 1] = want[k] = static_cast<uint8_t>(k);
-  PhiloxGen a(9, 4);
-  fisher_yates(want.data(), n, 1, a);
-  fisher_yates_philox_chunked(batch.data() + 1, n, stride, 9, 4, 64);
-  bool same = true;
-  for (size_t k = 0; k < n; ++k) same = same && batch[k * stride + 1] == want[k];
-  CHECK(same);
-}
-
-TEST_CASE("chunked Fisher-Yates: chunks and draw passes for 1,000,000 samples") {
-  std::vector<uint8_t> a(1000000), b;
-  for (size_t k = 0; k < a.size(); ++k) a[k] = static_cast<uint8_t>(k);
-  b = a;
-  PhiloxGen rng(1, 0);
-  fisher_yates(b.data(), b.size(), 1, rng);
-  const ChunkedShuffleStats st = fisher_yates_philox_chunked(a.data(), a.size(), 1, 1, 0, 1024);
-  MESSAGE("1,000,000 samples, chunks of 1024: " << st.chunks << " chunks, " << st.draw_passes << " draw passes, "
-                                                << st.rejected << " words rejected");
-  CHECK(a == b);
-  CHECK(st.chunks < 20000);  // hundreds of steps per chunk on average
-  // About one word in 10^4 is rejected at this size: passes that stop at a rejected word.
-  CHECK(st.rejected > 10);
 }
