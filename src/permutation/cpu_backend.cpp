@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <exception>
+#include <memory>
 #include <mutex>
+#include <type_traits>
 
 #include "common/error.hpp"
 #include "permutation/permutation.hpp"
 #include "permutation/shuffle.hpp"
 #include "rng/generators.hpp"
 #include "rng/lane_group.hpp"
+#include "rng/philox_batch.hpp"
 #include "stats/compression.hpp"
 
 namespace ea {
@@ -78,9 +81,13 @@ class CpuBackend final : public PermutationBackend {
       w.buffer.assign(data_.symbols, data_.symbols + data_.n);
       visit_generator(data_.streams.id, [&](auto tag) {
         using G = decltype(tag);
-        if constexpr (!G::kGrouped) {
+        if constexpr (std::is_same_v<G, PhiloxGen>) {
+          // The same words as PhiloxGen's, computed many blocks at a time.
+          PhiloxBatchStream& rng = w.philox(data_.streams.seed, j);
+          fisher_yates_blocked(w.buffer.data(), data_.n, rng, w.targets.data());
+        } else if constexpr (!G::kGrouped) {
           G rng = G::make(data_.streams, j);
-          fisher_yates_prefetched(w.buffer.data(), data_.n, rng);
+          fisher_yates_blocked(w.buffer.data(), data_.n, rng, w.targets.data());
         }
       });
       evaluate(w.buffer.data(), mask, w, outcomes + (j - first) * kNumTests);
@@ -90,6 +97,16 @@ class CpuBackend final : public PermutationBackend {
  private:
   struct Worker {
     std::vector<uint8_t> buffer;
+    std::vector<uint32_t> targets = std::vector<uint32_t>(kShuffleBlock);
+    std::unique_ptr<PhiloxBatchStream> batch;  // 4 kB of words: kept off the stack
+    PhiloxBatchStream& philox(uint64_t seed, uint64_t stream) {
+      if (batch) {
+        *batch = PhiloxBatchStream(seed, stream);
+      } else {
+        batch = std::make_unique<PhiloxBatchStream>(seed, stream);
+      }
+      return *batch;
+    }
     CpuScratch scratch;
     Compressor compressor;
   };
