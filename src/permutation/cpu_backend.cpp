@@ -13,6 +13,7 @@
 #include "rng/lane_group.hpp"
 #include "rng/philox_batch.hpp"
 #include "stats/compression.hpp"
+#include "stats/host_statistics.hpp"
 
 namespace ea {
 
@@ -43,7 +44,11 @@ void cpu_statistics(const uint8_t* sym, size_t n, const uint8_t* raw_of, const S
       for (size_t i = 0; i < n; ++i) scratch.raw[i] = raw_of[sym[i]];
       raw = scratch.raw.data();
     }
-    compute_statistics(s, byte_view(raw, n), s, s, params, mask, out);
+    if (host_statistics_available()) {
+      host_statistics_bytes(sym, raw, n, params, mask, out);
+    } else {
+      compute_statistics(s, byte_view(raw, n), s, s, params, mask, out);
+    }
   }
 }
 
