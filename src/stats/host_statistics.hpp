@@ -1,9 +1,9 @@
 // The non-binary statistics of compute_statistics() on the host, with AVX2 (issue 31): the
 // excursion, both run counts and the ten lag sums of a permutation from byte-wide vector
-// passes, the collisions as before. Every value equals compute_statistics()'s exactly: the
-// integer statistics are counts, and the excursion's candidates |S_i - (i+1) mean| are
-// computed with the same double operations (the maximum of a set does not depend on the
-// order in which it is taken).
+// passes, the collisions from a table of last positions. Every value equals
+// compute_statistics()'s exactly: the integer statistics are counts, and the excursion's
+// candidates |S_i - (i+1) mean| are computed with the same double operations (the maximum
+// of a set does not depend on the order in which it is taken).
 #pragma once
 
 #include <cstddef>
@@ -27,5 +27,6 @@ double host_excursion(const uint8_t* raw, size_t n, double mean);
 RunStats host_directional_runs(const uint8_t* sym, size_t n);
 RunStats host_median_runs(const uint8_t* sym, size_t n, double median);
 LagStats host_lagged(const uint8_t* sym, const uint8_t* raw, size_t n);
+CollisionStats host_collisions(const uint8_t* sym, size_t n);  // n < 2^32
 
 }  // namespace ea

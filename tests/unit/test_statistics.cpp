@@ -397,3 +397,18 @@ TEST_CASE("the host's AVX2 excursion past 2^20 samples (where its int32 partial 
   for (auto& r : raw) r = static_cast<uint8_t>(rng() % 251);
   for (double mean : {125.0, 124.99, 127.3}) CHECK(host_excursion(raw.data(), n, mean) == excursion(view(raw), mean));
 }
+
+TEST_CASE("the host's collisions (a table of last positions) equal collisions()") {
+  std::mt19937_64 rng(17);
+  for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{5}, size_t{300}, size_t{70000}}) {
+    for (uint32_t alphabet : {1u, 2u, 7u, 256u}) {
+      std::vector<uint8_t> x(n);
+      for (auto& v : x) v = static_cast<uint8_t>(rng() % alphabet);
+      const CollisionStats want = collisions(view(x)), got = host_collisions(x.data(), n);
+      CAPTURE(n);
+      CAPTURE(alphabet);
+      CHECK(got.average == want.average);
+      CHECK(got.maximum == want.maximum);
+    }
+  }
+}
