@@ -45,33 +45,14 @@ EA_AVX2 inline void mulhilo8(__m256i m, __m256i x, __m256i& hi, __m256i& lo) {
   lo = _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xaa);
 }
 
-// Blocks first .. first+7, one per 32-bit lane, written as 32 words in stream order.
-EA_AVX2 inline void philox_eight(uint64_t seed, uint64_t stream, uint64_t first, uint32_t* out) {
-  const uint32_t lo = static_cast<uint32_t>(first);
-  __m256i x0 = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(lo)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  // The high word of each block number: first's, plus one in the lanes past a wrap of the low word.
-  const __m256i wrapped =
-      _mm256_cmpgt_epi32(_mm256_xor_si256(_mm256_set1_epi32(static_cast<int>(lo)), _mm256_set1_epi32(INT32_MIN)),
-                         _mm256_xor_si256(x0, _mm256_set1_epi32(INT32_MIN)));
-  __m256i x1 = _mm256_sub_epi32(_mm256_set1_epi32(static_cast<int>(first >> 32)), wrapped);
-  __m256i x2 = _mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(stream)));
-  __m256i x3 = _mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(stream >> 32)));
-  const __m256i m0 = _mm256_set1_epi32(static_cast<int>(kM0)), m1 = _mm256_set1_epi32(static_cast<int>(kM1));
-  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
-  for (int r = 0; r < 10; ++r) {
-    if (r > 0) {
-      k0 += kW0;
-      k1 += kW1;
-    }
-    __m256i hi0, lo0, hi1, lo1;
-    mulhilo8(m0, x0, hi0, lo0);
-    mulhilo8(m1, x2, hi1, lo1);
-    x0 = _mm256_xor_si256(_mm256_xor_si256(hi1, x1), _mm256_set1_epi32(static_cast<int>(k0)));
-    x2 = _mm256_xor_si256(_mm256_xor_si256(hi0, x3), _mm256_set1_epi32(static_cast<int>(k1)));
-    x1 = lo1;
-    x3 = lo0;
-  }
-  // Transpose: block k's words x0[k], x1[k], x2[k], x3[k] are out[4k .. 4k+3].
+// The 32-bit lanes of a and b interleaved: a's low halves in the even lanes, b's in the odd.
+EA_AVX2 inline __m256i interleave_low(__m256i a, __m256i b) {
+  return _mm256_blend_epi32(a, _mm256_slli_epi64(b, 32), 0xaa);
+}
+
+// Writes blocks 0..7 (32-bit lanes of x0..x3) as 32 words in stream order: block k's words
+// x0[k], x1[k], x2[k], x3[k] are out[4k .. 4k+3].
+EA_AVX2 inline void store_transposed(__m256i x0, __m256i x1, __m256i x2, __m256i x3, uint32_t* out) {
   const __m256i a = _mm256_unpacklo_epi32(x0, x1);  // b0: x0 x1, b1: x0 x1 | b4, b5
   const __m256i b = _mm256_unpackhi_epi32(x0, x1);  // b2, b3 | b6, b7
   const __m256i c = _mm256_unpacklo_epi32(x2, x3);
@@ -87,9 +68,51 @@ EA_AVX2 inline void philox_eight(uint64_t seed, uint64_t stream, uint64_t first,
   _mm256_storeu_si256(o + 3, _mm256_permute2x128_si256(q2, q3, 0x31));
 }
 
+// Blocks first .. first+15, one per 64-bit lane of four groups (group g holds blocks
+// 8 (g / 2) + (g % 2) + 2 t, t = 0..3), written as 64 words in stream order. Each word
+// lives in the low half of its lane: _mm256_mul_epu32 reads only that half, so the high
+// halves (whatever the xors leave there) are never cleared. rk0, rk1: the ten round keys.
+EA_AVX2 inline void philox_sixteen(const __m256i* rk0, const __m256i* rk1, uint64_t stream, uint64_t first,
+                                   uint32_t* out) {
+  constexpr int kGroups = 4;
+  const __m256i m0 = _mm256_set1_epi64x(kM0), m1 = _mm256_set1_epi64x(kM1);
+  __m256i x0[kGroups], x1[kGroups], x2[kGroups], x3[kGroups];
+  for (int g = 0; g < kGroups; ++g) {
+    const int64_t o = 8 * (g / 2) + (g % 2);
+    const __m256i b =
+        _mm256_add_epi64(_mm256_set1_epi64x(static_cast<int64_t>(first)), _mm256_setr_epi64x(o, o + 2, o + 4, o + 6));
+    x0[g] = b;
+    x1[g] = _mm256_srli_epi64(b, 32);
+    x2[g] = _mm256_set1_epi64x(static_cast<int64_t>(stream));
+    x3[g] = _mm256_srli_epi64(x2[g], 32);
+  }
+  for (int r = 0; r < 10; ++r) {
+    for (int g = 0; g < kGroups; ++g) {
+      const __m256i p0 = _mm256_mul_epu32(x0[g], m0);
+      const __m256i p1 = _mm256_mul_epu32(x2[g], m1);
+      x0[g] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p1, 32), x1[g]), rk0[r]);
+      x2[g] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p0, 32), x3[g]), rk1[r]);
+      x1[g] = p1;
+      x3[g] = p0;
+    }
+  }
+  for (int h = 0; h < 2; ++h) {
+    store_transposed(interleave_low(x0[2 * h], x0[2 * h + 1]), interleave_low(x1[2 * h], x1[2 * h + 1]),
+                     interleave_low(x2[2 * h], x2[2 * h + 1]), interleave_low(x3[2 * h], x3[2 * h + 1]), out + 32 * h);
+  }
+}
+
 EA_AVX2 void philox_blocks_avx2(uint64_t seed, uint64_t stream, uint64_t first, uint32_t blocks, uint32_t* out) {
+  __m256i rk0[10], rk1[10];
+  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+  for (int r = 0; r < 10; ++r) {
+    rk0[r] = _mm256_set1_epi64x(k0);
+    rk1[r] = _mm256_set1_epi64x(k1);
+    k0 += kW0;
+    k1 += kW1;
+  }
   uint32_t done = 0;
-  for (; done + 8 <= blocks; done += 8) philox_eight(seed, stream, first + done, out + 4 * done);
+  for (; done + 16 <= blocks; done += 16) philox_sixteen(rk0, rk1, stream, first + done, out + 4 * done);
   for (; done < blocks; ++done) philox_one(seed, stream, first + done, out + 4 * done);
 }
 
