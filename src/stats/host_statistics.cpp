@@ -243,23 +243,53 @@ EA_AVX2 LagStats lagged_avx2(const uint8_t* sym, const uint8_t* raw, size_t n) {
   return r;
 }
 
-// collisions(): window k starts at s; sample j ends it when its value was last seen at a
-// position >= s. last[v] holds that position + 1 (0: not seen), so a window's samples need
-// no set to be emptied, and the only branch is taken once per window.
-CollisionStats collisions_bytes(const uint8_t* x, size_t n) {
-  uint32_t last[256] = {};
+// collisions(). The window that starts at s ends at e(s), the first position where a value
+// of [s, n) occurs the second time: e(s) = min(next(s), e(s + 1)), where next(t) is the
+// next position of x[t]'s value after t. Samples are below 256, so e(s) <= s + 256 where
+// it exists, and e over a block of positions follows from a backward sweep that starts 257
+// positions past the block. Per block: e by that sweep (a table of next positions and a
+// running minimum), then the windows that start in the block, one step each: no branch per
+// sample (on samples of few values, whose windows are short, the branch of a sample-by-sample
+// pass mispredicts often).
+constexpr uint32_t kCollisionBlock = 4096;
+constexpr uint32_t kNone = 0xffffffffu;
+
+EA_AVX2 CollisionStats collisions_bytes(const uint8_t* x, size_t n) {
+  alignas(32) uint32_t e[kCollisionBlock];
   uint64_t sum = 0, count = 0;
-  uint32_t maximum = 0, s = 0;
-  for (uint32_t j = 0; j < n; ++j) {
-    const uint32_t v = x[j];
-    if (__builtin_expect(last[v] > s, 0)) {
-      const uint32_t len = j - s + 1;
+  uint32_t maximum = 0;
+  uint32_t s = 0;  // start of the current window
+  const uint32_t size = static_cast<uint32_t>(n);
+  for (uint32_t b = 0; b < size && s < size; b += kCollisionBlock) {
+    const uint32_t bend = size - b < kCollisionBlock ? size : b + kCollisionBlock;
+    if (s >= bend) continue;
+    const uint32_t sweep = size - bend < 257 ? size : bend + 257;
+    uint32_t nextpos[256];
+    for (uint32_t& v : nextpos) v = kNone;
+    uint32_t carry = kNone;  // e(bend)
+    for (uint32_t j = sweep; j-- > bend;) {
+      const uint32_t v = x[j];
+      carry = nextpos[v] < carry ? nextpos[v] : carry;
+      nextpos[v] = j;
+    }
+    for (uint32_t j = bend; j-- > b;) {
+      const uint32_t v = x[j];
+      carry = nextpos[v] < carry ? nextpos[v] : carry;
+      nextpos[v] = j;
+      e[j - b] = carry;
+    }
+    while (s < bend) {
+      const uint32_t end = e[s - b];
+      if (end == kNone) {
+        s = size;  // the last window reaches the end: not counted
+        break;
+      }
+      const uint32_t len = end - s + 1;
       sum += len;
       ++count;
       maximum = len > maximum ? len : maximum;
-      s = j + 1;
+      s = end + 1;
     }
-    last[v] = j + 1;
   }
   CollisionStats c;
   c.average = count ? static_cast<double>(sum) / static_cast<double>(count) : 0.0;

@@ -1,6 +1,6 @@
 // The non-binary statistics of compute_statistics() on the host, with AVX2 (issue 31): the
 // excursion, both run counts and the ten lag sums of a permutation from byte-wide vector
-// passes, the collisions from a table of last positions. Every value equals
+// passes, the collisions from suffix minima of next positions. Every value equals
 // compute_statistics()'s exactly: the integer statistics are counts, and the excursion's
 // candidates |S_i - (i+1) mean| are computed with the same double operations (the maximum
 // of a set does not depend on the order in which it is taken).
