@@ -138,15 +138,28 @@ EA_AVX2 EA_FORCEINLINE __m256i prefix8(__m128i bytes) {
   return _mm256_add_epi32(v, carry);
 }
 
+// The candidates |S_i - (i+1) mean| of 8 samples into best: v holds their partial sums (S_i =
+// base + v), idx their i + 1.
+EA_AVX2 EA_FORCEINLINE void excursion_eight(__m256i v, __m256d idx_lo, __m256d idx_hi, __m256d base, __m256d mean,
+                                            __m256d& best) {
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  const __m256d s_lo = _mm256_add_pd(base, _mm256_cvtepi32_pd(_mm256_castsi256_si128(v)));
+  const __m256d s_hi = _mm256_add_pd(base, _mm256_cvtepi32_pd(_mm256_extracti128_si256(v, 1)));
+  const __m256d d_lo = _mm256_sub_pd(s_lo, _mm256_mul_pd(idx_lo, mean));
+  const __m256d d_hi = _mm256_sub_pd(s_hi, _mm256_mul_pd(idx_hi, mean));
+  best = _mm256_max_pd(best, _mm256_max_pd(_mm256_andnot_pd(sign, d_lo), _mm256_andnot_pd(sign, d_hi)));
+}
+
 // The excursion: max over i of |S_i - (i+1) mean|, S_i = raw[0] + ... + raw[i]. S_i is kept
 // as base (a double, exact) plus an int32 part below 2^31 (reset every kSpan samples), so
-// double(S_i) = base + double(part) exactly.
+// double(S_i) = base + double(part) exactly. 16 samples a step: the running sum's dependency
+// is one addition a step.
 EA_AVX2 double excursion_avx2(const uint8_t* raw, size_t n, double mean) {
   constexpr size_t kSpan = size_t{1} << 20;  // 255 * 2^20 < 2^31
   const __m256d vmean = _mm256_set1_pd(mean);
-  const __m256d sign = _mm256_set1_pd(-0.0);
-  const __m256d eight = _mm256_set1_pd(8.0);
-  __m256d best = _mm256_setzero_pd();
+  const __m256d four = _mm256_set1_pd(4.0), eight = _mm256_set1_pd(8.0), sixteen = _mm256_set1_pd(16.0);
+  const __m256i last = _mm256_set1_epi32(7);
+  __m256d best = _mm256_setzero_pd(), best2 = _mm256_setzero_pd();
   double base = 0.0;
   uint64_t running = 0;  // the integer sum so far, for the tail
   size_t i = 0;
@@ -155,24 +168,32 @@ EA_AVX2 double excursion_avx2(const uint8_t* raw, size_t n, double mean) {
     const __m256d vbase = _mm256_set1_pd(base);
     __m256d idx_lo = _mm256_setr_pd(static_cast<double>(i + 1), static_cast<double>(i + 2), static_cast<double>(i + 3),
                                     static_cast<double>(i + 4));
-    __m256d idx_hi = _mm256_add_pd(idx_lo, _mm256_set1_pd(4.0));
+    __m256d idx_hi = _mm256_add_pd(idx_lo, four);
     __m256i acc = _mm256_setzero_si256();
-    for (; i + 8 <= end; i += 8) {
+    for (; i + 16 <= end; i += 16) {
+      const __m256i p1 = prefix8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(raw + i)));
+      const __m256i p2 = prefix8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(raw + i + 8)));
+      const __m256i t1 = _mm256_permutevar8x32_epi32(p1, last);
+      const __m256i t2 = _mm256_permutevar8x32_epi32(p2, last);
+      const __m256i v1 = _mm256_add_epi32(p1, acc);
+      const __m256i v2 = _mm256_add_epi32(_mm256_add_epi32(p2, t1), acc);
+      acc = _mm256_add_epi32(acc, _mm256_add_epi32(t1, t2));
+      excursion_eight(v1, idx_lo, idx_hi, vbase, vmean, best);
+      excursion_eight(v2, _mm256_add_pd(idx_lo, eight), _mm256_add_pd(idx_hi, eight), vbase, vmean, best2);
+      idx_lo = _mm256_add_pd(idx_lo, sixteen);
+      idx_hi = _mm256_add_pd(idx_hi, sixteen);
+    }
+    if (i + 8 <= end) {
       const __m256i v = _mm256_add_epi32(prefix8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(raw + i))), acc);
-      acc = _mm256_permutevar8x32_epi32(v, _mm256_set1_epi32(7));
-      const __m256d s_lo = _mm256_add_pd(vbase, _mm256_cvtepi32_pd(_mm256_castsi256_si128(v)));
-      const __m256d s_hi = _mm256_add_pd(vbase, _mm256_cvtepi32_pd(_mm256_extracti128_si256(v, 1)));
-      const __m256d d_lo = _mm256_sub_pd(s_lo, _mm256_mul_pd(idx_lo, vmean));
-      const __m256d d_hi = _mm256_sub_pd(s_hi, _mm256_mul_pd(idx_hi, vmean));
-      best = _mm256_max_pd(best, _mm256_andnot_pd(sign, d_lo));
-      best = _mm256_max_pd(best, _mm256_andnot_pd(sign, d_hi));
-      idx_lo = _mm256_add_pd(idx_lo, eight);
-      idx_hi = _mm256_add_pd(idx_hi, eight);
+      acc = _mm256_permutevar8x32_epi32(v, last);
+      excursion_eight(v, idx_lo, idx_hi, vbase, vmean, best);
+      i += 8;
     }
     const uint32_t part = static_cast<uint32_t>(_mm256_extract_epi32(acc, 0));
     running += part;
     base = static_cast<double>(running);
   }
+  best = _mm256_max_pd(best, best2);
   alignas(32) double lanes[4];
   _mm256_store_pd(lanes, best);
   double m = std::max(std::max(lanes[0], lanes[1]), std::max(lanes[2], lanes[3]));
