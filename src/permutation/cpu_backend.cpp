@@ -21,11 +21,27 @@ void cpu_statistics(const uint8_t* sym, size_t n, const uint8_t* raw_of, const S
                     StatVector& out, CpuScratch& scratch) {
   const ByteView s = byte_view(sym, n);
   if (params.binary) {
+    const size_t blocks = (n + 7) / 8;
+    scratch.conv1.resize(blocks);
+    scratch.conv2.resize(blocks);
+    if (host_statistics_available()) {
+      // The conversions 8 bits at a time; raw values materialised for the excursion.
+      host_conversions(sym, n, scratch.conv1.data(), scratch.conv2.data());
+      bool identity = raw_of[0] == 0 && raw_of[1] == 1;
+      const uint8_t* raw = sym;
+      if (!identity && (mask & bit(TestId::kExcursion))) {
+        scratch.raw.resize(n);
+        for (size_t i = 0; i < n; ++i) scratch.raw[i] = raw_of[sym[i]];
+        raw = scratch.raw.data();
+      }
+      const HostStatInputs in{raw,   sym, n, scratch.conv1.data(), scratch.conv1.data(), blocks, scratch.conv2.data(),
+                              blocks};
+      host_statistics_parts(in, params.mean, 0.5, mask, out);
+      return;
+    }
     const MappedView<ByteView> raw{s, raw_of};
     const ConversionOneView<ByteView> c1{s};
     const ConversionTwoView<ByteView> c2{s};
-    scratch.conv1.resize(c1.size());
-    scratch.conv2.resize(c2.size());
     // Materialised once per permutation: cheaper on the CPU than recomputing per test.
     for (size_t b = 0; b < c1.size(); ++b) {
       scratch.conv1[b] = static_cast<uint8_t>(c1[b]);

@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstring>
 
 namespace ea {
 
@@ -336,33 +337,54 @@ CollisionStats host_collisions(const uint8_t* sym, size_t n) { return collisions
 
 void host_statistics_bytes(const uint8_t* sym, const uint8_t* raw, size_t n, const StatParams& params, TestMask mask,
                            StatVector& out) {
+  host_statistics_parts(HostStatInputs{raw, sym, n, sym, raw, n, sym, n}, params.mean, params.median, mask, out);
+}
+
+void host_statistics_parts(const HostStatInputs& in, double mean, double median, TestMask mask, StatVector& out) {
   if (mask & bit(TestId::kExcursion)) {
-    out.v[static_cast<int>(TestId::kExcursion)] = excursion_avx2(raw, n, params.mean);
+    out.v[static_cast<int>(TestId::kExcursion)] = excursion_avx2(in.raw, in.n, mean);
   }
   if (mask & kDirectionalMask) {
-    const RunStats d = directional_avx2(sym, n);
+    const RunStats d = directional_avx2(in.runs, in.runs_n);
     out.v[static_cast<int>(TestId::kNumDirectionalRuns)] = static_cast<double>(d.runs);
     out.v[static_cast<int>(TestId::kLenDirectionalRuns)] = static_cast<double>(d.longest);
     out.v[static_cast<int>(TestId::kNumIncreasesDecreases)] = static_cast<double>(d.majority);
   }
   if (mask & kMedianMask) {
-    const RunStats m = median_avx2(sym, n, median_threshold(params.median));
+    const RunStats m = median_avx2(in.sym, in.n, median_threshold(median));
     out.v[static_cast<int>(TestId::kNumRunsMedian)] = static_cast<double>(m.runs);
     out.v[static_cast<int>(TestId::kLenRunsMedian)] = static_cast<double>(m.longest);
   }
   if (mask & kCollisionMask) {
-    const CollisionStats c = collisions_bytes(sym, n);
+    const CollisionStats c = collisions_bytes(in.collisions, in.collisions_n);
     out.v[static_cast<int>(TestId::kAvgCollision)] = c.average;
     out.v[static_cast<int>(TestId::kMaxCollision)] = static_cast<double>(c.maximum);
   }
   if (mask & kLagMask) {
-    const LagStats l = lagged_avx2(sym, raw, n);
+    const LagStats l = lagged_avx2(in.runs, in.lag_values, in.runs_n);
     for (int k = 0; k < kNumLags; ++k) {
       const int pt = static_cast<int>(TestId::kPeriodicity1) + k;
       const int ct = static_cast<int>(TestId::kCovariance1) + k;
       if (mask & bit(pt)) out.v[pt] = static_cast<double>(l.periodicity[k]);
       if (mask & bit(ct)) out.v[ct] = static_cast<double>(l.covariance[k]);
     }
+  }
+}
+
+void host_conversions(const uint8_t* bits, size_t n, uint8_t* conv1, uint8_t* conv2) {
+  const size_t full = n / 8;
+  for (size_t b = 0; b < full; ++b) {
+    uint64_t x;
+    std::memcpy(&x, bits + 8 * b, 8);
+    x &= 0x0101010101010101ull;  // bit k of the block in bit 8k
+    conv1[b] = static_cast<uint8_t>(__builtin_popcountll(x));
+    // The product gathers bit 8k into bit 63 - k: the block as a byte, first bit highest.
+    conv2[b] = static_cast<uint8_t>((x * 0x8040201008040201ull) >> 56);
+  }
+  if (full * 8 < n) {
+    const ByteView v = byte_view(bits, n);
+    conv1[full] = static_cast<uint8_t>(ConversionOneView<ByteView>{v}[full]);
+    conv2[full] = static_cast<uint8_t>(ConversionTwoView<ByteView>{v}[full]);
   }
 }
 

@@ -22,6 +22,26 @@ bool host_statistics_available();
 void host_statistics_bytes(const uint8_t* sym, const uint8_t* raw, size_t n, const StatParams& params, TestMask mask,
                            StatVector& out);
 
+// What each statistic reads (compute_statistics()'s choices): the excursion raw[0 .. n),
+// median runs sym[0 .. n); directional runs and the lags runs[0 .. runs_n) (the lags' products
+// of lag_values), collisions collisions[0 .. collisions_n). Non-binary data: runs = sym,
+// lag_values = raw, collisions = sym; binary data: runs = lag_values = Conversion I,
+// collisions = Conversion II.
+struct HostStatInputs {
+  const uint8_t* raw;
+  const uint8_t* sym;
+  size_t n;
+  const uint8_t* runs;
+  const uint8_t* lag_values;
+  size_t runs_n;
+  const uint8_t* collisions;
+  size_t collisions_n;
+};
+void host_statistics_parts(const HostStatInputs& in, double mean, double median, TestMask mask, StatVector& out);
+
+// Conversions I and II of a 0/1 sequence (section 5.1), (n + 7) / 8 bytes each.
+void host_conversions(const uint8_t* bits, size_t n, uint8_t* conv1, uint8_t* conv2);
+
 // The pieces, exposed for the unit tests.
 double host_excursion(const uint8_t* raw, size_t n, double mean);
 RunStats host_directional_runs(const uint8_t* sym, size_t n);

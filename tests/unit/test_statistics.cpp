@@ -418,3 +418,46 @@ TEST_CASE("the host's collisions (suffix minima of next positions, in blocks) eq
     }
   }
 }
+
+TEST_CASE("cpu_statistics on binary data (host conversions and passes) equals compute_statistics on the views") {
+  std::mt19937_64 rng(5);
+  for (size_t n : {size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{63}, size_t{64}, size_t{65}, size_t{1000},
+                   size_t{100003}}) {
+    for (int shape = 0; shape < 3; ++shape) {
+      std::vector<uint8_t> bits(n);
+      for (size_t i = 0; i < n; ++i) {
+        bits[i] = static_cast<uint8_t>(rng() & 1);
+        if (shape == 1) bits[i] = static_cast<uint8_t>((i / 37) & 1);
+        if (shape == 2 && (i / 500) % 2) bits[i] = 1;
+      }
+      for (int t = 0; t < 2; ++t) {
+        uint8_t table[256] = {};
+        table[0] = t ? 3 : 0;
+        table[1] = t ? 200 : 1;
+        double sum = 0;
+        for (uint8_t b : bits) sum += table[b];
+        const StatParams params{sum / static_cast<double>(n), 0.5, true, 2};
+        for (TestMask mask : {kAllFastTests, static_cast<TestMask>(rng() & kAllFastTests)}) {
+          std::vector<uint8_t> c1(ConversionOneView<ByteView>{view(bits)}.size()), c2(c1.size());
+          for (size_t b = 0; b < c1.size(); ++b) {
+            c1[b] = static_cast<uint8_t>(ConversionOneView<ByteView>{view(bits)}[b]);
+            c2[b] = static_cast<uint8_t>(ConversionTwoView<ByteView>{view(bits)}[b]);
+          }
+          StatVector want, got;
+          for (int k = 0; k < kNumTests; ++k) want.v[k] = got.v[k] = -1.0;
+          compute_statistics(view(bits), MappedView<ByteView>{view(bits), table}, view(c1), view(c2), params, mask,
+                             want);
+          CpuScratch scratch;
+          cpu_statistics(bits.data(), n, table, params, mask, got, scratch);
+          for (int k = 0; k < kNumTests; ++k) {
+            CAPTURE(n);
+            CAPTURE(shape);
+            CAPTURE(t);
+            CAPTURE(k);
+            CHECK(got.v[k] == want.v[k]);
+          }
+        }
+      }
+    }
+  }
+}
