@@ -1,6 +1,6 @@
 // Philox4x32-10 words computed many blocks at a time on the host (issue 31): the same
-// words as PhiloxStream, in the same order, from a loop over independent counters that the
-// compiler vectorises (an AVX2 version is chosen at run time where the CPU has it).
+// words as PhiloxStream, in the same order, 16 counters at a time with AVX2 where the CPU
+// has it (chosen at run time), one block at a time elsewhere.
 #pragma once
 
 #include <cstddef>
@@ -15,8 +15,9 @@ namespace ea {
 void philox_blocks(uint64_t seed, uint64_t stream, uint64_t first, uint32_t blocks, uint32_t* out);
 
 // Draws bounded(top), bounded(top - 1), ... into t from words[idx ..], eight at a time, as
-// long as eight draws are left (of m), eight words are left in the buffer (of kWords) and
-// no word of the eight falls in Lemire's rejection test; returns the number of draws made
+// long as eight draws are left (of m), eight words are left in the buffer (of words_size)
+// and no word w of the eight could be rejected by Lemire's method (the low half of w s
+// below s, s = the draw's bound + 1); returns the number of draws made
 // (a multiple of 8) and advances idx by it. 0 where the CPU lacks AVX2.
 size_t philox_draw_eights(const uint32_t* words, uint32_t words_size, uint32_t& idx, uint32_t* t, size_t m,
                           uint32_t top);

@@ -9,7 +9,7 @@ namespace ea {
 
 namespace {
 
-#define EA_AVX2 __attribute__((target("avx2,popcnt,lzcnt,bmi")))
+#define EA_AVX2 __attribute__((target("avx2,popcnt,bmi")))
 
 // RunCounter's result over a sequence of bits given a bit at a time (the first and the
 // last few) or 64 at a time (bit t of a word is the t-th element).
@@ -130,7 +130,7 @@ EA_AVX2 RunStats median_avx2(const uint8_t* x, size_t n, uint32_t threshold) {
   return r.result();
 }
 
-// Sum of bytes 0..7 of v in lanes as the running prefix sums of 8 int32 lanes.
+// The running sums of bytes 0..7 in 8 int32 lanes.
 EA_AVX2 EA_FORCEINLINE __m256i prefix8(__m128i bytes) {
   __m256i v = _mm256_cvtepu8_epi32(bytes);
   v = _mm256_add_epi32(v, _mm256_slli_si256(v, 4));
