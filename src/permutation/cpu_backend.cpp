@@ -2,14 +2,18 @@
 
 #include <algorithm>
 #include <exception>
+#include <memory>
 #include <mutex>
+#include <type_traits>
 
 #include "common/error.hpp"
 #include "permutation/permutation.hpp"
 #include "permutation/shuffle.hpp"
 #include "rng/generators.hpp"
 #include "rng/lane_group.hpp"
+#include "rng/philox_batch.hpp"
 #include "stats/compression.hpp"
+#include "stats/host_statistics.hpp"
 
 namespace ea {
 
@@ -17,11 +21,27 @@ void cpu_statistics(const uint8_t* sym, size_t n, const uint8_t* raw_of, const S
                     StatVector& out, CpuScratch& scratch) {
   const ByteView s = byte_view(sym, n);
   if (params.binary) {
+    const size_t blocks = (n + 7) / 8;
+    scratch.conv1.resize(blocks);
+    scratch.conv2.resize(blocks);
+    if (host_statistics_available()) {
+      // The conversions 8 bits at a time; raw values materialised for the excursion.
+      host_conversions(sym, n, scratch.conv1.data(), scratch.conv2.data());
+      bool identity = raw_of[0] == 0 && raw_of[1] == 1;
+      const uint8_t* raw = sym;
+      if (!identity && (mask & bit(TestId::kExcursion))) {
+        scratch.raw.resize(n);
+        for (size_t i = 0; i < n; ++i) scratch.raw[i] = raw_of[sym[i]];
+        raw = scratch.raw.data();
+      }
+      const HostStatInputs in{raw,   sym, n, scratch.conv1.data(), scratch.conv1.data(), blocks, scratch.conv2.data(),
+                              blocks};
+      host_statistics_parts(in, params.mean, 0.5, mask, out);
+      return;
+    }
     const MappedView<ByteView> raw{s, raw_of};
     const ConversionOneView<ByteView> c1{s};
     const ConversionTwoView<ByteView> c2{s};
-    scratch.conv1.resize(c1.size());
-    scratch.conv2.resize(c2.size());
     // Materialised once per permutation: cheaper on the CPU than recomputing per test.
     for (size_t b = 0; b < c1.size(); ++b) {
       scratch.conv1[b] = static_cast<uint8_t>(c1[b]);
@@ -40,7 +60,11 @@ void cpu_statistics(const uint8_t* sym, size_t n, const uint8_t* raw_of, const S
       for (size_t i = 0; i < n; ++i) scratch.raw[i] = raw_of[sym[i]];
       raw = scratch.raw.data();
     }
-    compute_statistics(s, byte_view(raw, n), s, s, params, mask, out);
+    if (host_statistics_available()) {
+      host_statistics_bytes(sym, raw, n, params, mask, out);
+    } else {
+      compute_statistics(s, byte_view(raw, n), s, s, params, mask, out);
+    }
   }
 }
 
@@ -78,9 +102,13 @@ class CpuBackend final : public PermutationBackend {
       w.buffer.assign(data_.symbols, data_.symbols + data_.n);
       visit_generator(data_.streams.id, [&](auto tag) {
         using G = decltype(tag);
-        if constexpr (!G::kGrouped) {
+        if constexpr (std::is_same_v<G, PhiloxGen>) {
+          // The same words as PhiloxGen's, computed many blocks at a time.
+          PhiloxBatchStream& rng = w.philox(data_.streams.seed, j);
+          fisher_yates_blocked(w.buffer.data(), data_.n, rng, w.targets.data());
+        } else if constexpr (!G::kGrouped) {
           G rng = G::make(data_.streams, j);
-          fisher_yates_prefetched(w.buffer.data(), data_.n, rng);
+          fisher_yates_blocked(w.buffer.data(), data_.n, rng, w.targets.data());
         }
       });
       evaluate(w.buffer.data(), mask, w, outcomes + (j - first) * kNumTests);
@@ -90,6 +118,16 @@ class CpuBackend final : public PermutationBackend {
  private:
   struct Worker {
     std::vector<uint8_t> buffer;
+    std::vector<uint32_t> targets = std::vector<uint32_t>(kShuffleBlock);
+    std::unique_ptr<PhiloxBatchStream> batch;  // 4 kB of words: kept off the stack
+    PhiloxBatchStream& philox(uint64_t seed, uint64_t stream) {
+      if (batch) {
+        *batch = PhiloxBatchStream(seed, stream);
+      } else {
+        batch = std::make_unique<PhiloxBatchStream>(seed, stream);
+      }
+      return *batch;
+    }
     CpuScratch scratch;
     Compressor compressor;
   };

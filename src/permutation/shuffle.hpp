@@ -131,4 +131,40 @@ inline void fisher_yates_prefetched(uint8_t* a, size_t n, Stream& rng) {
   }
 }
 
+// The same shuffle as fisher_yates() on a contiguous host array, in blocks of steps: the
+// draws of a block are made first, in the same order (a rejected word is followed by the
+// next one, as always), into `targets` (kShuffleBlock words), then its swaps are carried
+// out with the random position kShuffleAhead steps later prefetched. Drawing a block at
+// once keeps the generator's state in registers and its loop tight; the swaps then have
+// their positions in advance.
+constexpr size_t kShuffleBlock = 2048;
+
+// t[k] = rng.bounded(top - k) for k = 0 .. m-1, in that order. A stream may provide a
+// faster overload (found by argument-dependent lookup) that gives the same draws.
+template <class Stream>
+inline void draw_targets(Stream& rng, uint32_t* t, size_t m, uint32_t top) {
+  for (size_t k = 0; k < m; ++k) t[k] = rng.bounded(top - static_cast<uint32_t>(k));
+}
+
+template <class Stream>
+inline void fisher_yates_blocked(uint8_t* a, size_t n, Stream& rng, uint32_t* targets) {
+  constexpr size_t kShuffleAhead = 32;
+  if (n < 2) return;
+  size_t i = n - 1;  // the next step
+  while (i >= 1) {
+    const size_t m = i < kShuffleBlock ? i : kShuffleBlock;  // steps i, i-1, ..., i-m+1
+    draw_targets(rng, targets, m, static_cast<uint32_t>(i));
+    for (size_t k = 0; k < m && k < kShuffleAhead; ++k) __builtin_prefetch(a + targets[k], 1);
+    uint8_t* top = a + i;
+    for (size_t k = 0; k < m; ++k) {
+      if (k + kShuffleAhead < m) __builtin_prefetch(a + targets[k + kShuffleAhead], 1);
+      const uint32_t j = targets[k];
+      const uint8_t t = top[-static_cast<ptrdiff_t>(k)];
+      top[-static_cast<ptrdiff_t>(k)] = a[j];
+      a[j] = t;
+    }
+    i -= m;
+  }
+}
+
 }  // namespace ea

@@ -16,6 +16,7 @@
 #include "permutation/shuffle.hpp"
 #include "permutation/split.hpp"
 #include "rng/generators.hpp"
+#include "rng/philox_batch.hpp"
 #include "rng/philox_stream.hpp"
 #include "stats/compression.hpp"
 
@@ -133,6 +134,56 @@ TEST_CASE("every generator: the same counters with 1 and 2 threads, and differen
     CHECK(same);
     CHECK(one.counters[0].total() == 300);
     if (p.id != PrngId::Philox) CHECK(differs);
+  }
+}
+
+TEST_CASE("batched Philox words and draws equal PhiloxStream's, across refills, rejections and a counter wrap") {
+  for (uint64_t seed : {1ull, 0x123456789abcdefull}) {
+    PhiloxStream s(seed, 5);
+    PhiloxBatchStream b(seed, 5);
+    for (int w = 0; w < 3 * static_cast<int>(PhiloxBatchStream::kWords) + 7; ++w) CHECK(b.next() == s.next());
+  }
+  // Blocks whose low counter word wraps within a group of eight.
+  std::vector<uint32_t> out(4 * 21);
+  const uint64_t first = 0xfffffff9ull;
+  philox_blocks(7, 0x1234567890ull, first, 21, out.data());
+  for (uint32_t k = 0; k < 21; ++k) {
+    const philox4x32_ctr_t want = PhiloxStream::block(7, 0x1234567890ull, first + k);
+    for (int w = 0; w < 4; ++w) CHECK(out[4 * k + w] == want.v[w]);
+  }
+  // Draws near 2^32 reject often; small ones rarely.
+  for (uint32_t top : {0xfffffff0u, 0x9000000fu, 1000000u, 20u}) {
+    PhiloxStream s(3, 9);
+    PhiloxBatchStream b(3, 9);
+    const size_t m = top < 3000 ? top : 3000;
+    std::vector<uint32_t> t(m);
+    for (int round = 0; round < 3; ++round) {
+      b.draw(t.data(), m, top);
+      for (size_t k = 0; k < m; ++k) {
+        CAPTURE(top);
+        CHECK(t[k] == s.bounded(top - static_cast<uint32_t>(k)));
+      }
+    }
+  }
+}
+
+TEST_CASE("blocked Fisher-Yates (draws made a block ahead) equals the sequential shuffle") {
+  std::vector<uint32_t> targets(kShuffleBlock);
+  for (size_t n :
+       {size_t{0}, size_t{1}, size_t{2}, size_t{3}, size_t{100}, kShuffleBlock, kShuffleBlock + 1, size_t{70001}}) {
+    std::vector<uint8_t> a(n), b(n);
+    for (size_t i = 0; i < n; ++i) a[i] = b[i] = static_cast<uint8_t>(i * 7 + i / 256);
+    PhiloxStream s(11, 4);
+    fisher_yates(a.data(), n, 1, s);
+    PhiloxBatchStream p(11, 4);
+    fisher_yates_blocked(b.data(), n, p, targets.data());
+    CHECK(a == b);
+    std::vector<uint8_t> c(n), d(n);
+    for (size_t i = 0; i < n; ++i) c[i] = d[i] = static_cast<uint8_t>(i * 13 + i / 256);
+    Xorwow x = Xorwow::seeded(5), y = Xorwow::seeded(5);
+    fisher_yates(c.data(), n, 1, x);
+    fisher_yates_blocked(d.data(), n, y, targets.data());
+    CHECK(c == d);
   }
 }
 

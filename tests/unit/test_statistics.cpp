@@ -11,6 +11,7 @@
 #include "permutation/permutation.hpp"
 #include "stats/compression.hpp"
 #include "stats/fused.hpp"
+#include "stats/host_statistics.hpp"
 #include "stats/pieces.hpp"
 #include "stats/statistics.hpp"
 
@@ -344,4 +345,119 @@ TEST_CASE("the fused pieces of a packed binary row (the resident kernel's statis
   }
   MESSAGE(cases << " rows x cuts; differences: " << differences);
   CHECK(cases == 14 * 2 * 8);
+}
+
+TEST_CASE("the host's AVX2 statistics equal compute_statistics (lengths, alphabets, runs, masks, raw tables)") {
+  if (!host_statistics_available()) return;
+  std::mt19937_64 rng(31);
+  const size_t lengths[] = {0, 1, 2, 3, 8, 9, 31, 33, 63, 64, 65, 66, 127, 128, 129, 200, 1000, 4099, 100003};
+  for (size_t n : lengths) {
+    for (uint32_t alphabet : {2u, 3u, 16u, 256u}) {
+      for (int shape = 0; shape < 4; ++shape) {
+        std::vector<uint8_t> sym(n);
+        for (size_t i = 0; i < n; ++i) {
+          uint32_t v = static_cast<uint32_t>(rng() % alphabet);
+          if (shape == 1) v = static_cast<uint32_t>((i / 97) % alphabet);                          // long runs
+          if (shape == 2) v = static_cast<uint32_t>(i * alphabet / (n ? n : 1));                   // sorted
+          if (shape == 3 && (i / 150) % 2) v = static_cast<uint32_t>(alphabet - 1 - (i % 2));  // stretches
+          sym[i] = static_cast<uint8_t>(v);
+        }
+        std::vector<uint8_t> table(256), raw(n);
+        for (uint32_t v = 0; v < 256; ++v) table[v] = static_cast<uint8_t>(shape % 2 ? v : 255 - v);
+        for (size_t i = 0; i < n; ++i) raw[i] = table[sym[i]];
+        double sum = 0;
+        for (uint8_t r : raw) sum += r;
+        for (double median : {0.0, 0.5, 1.0, alphabet / 2.0 - 0.5, alphabet / 2.0, 255.5, 300.0}) {
+          StatParams params{n ? sum / static_cast<double>(n) : 0.0, median, false, alphabet};
+          for (TestMask mask : {kAllFastTests, static_cast<TestMask>(rng() & kAllFastTests)}) {
+            StatVector want, got;
+            for (int t = 0; t < kNumTests; ++t) want.v[t] = got.v[t] = -1.0;
+            compute_statistics(view(sym), view(raw), view(sym), view(sym), params, mask, want);
+            host_statistics_bytes(sym.data(), raw.data(), n, params, mask, got);
+            for (int t = 0; t < kNumTests; ++t) {
+              CAPTURE(n);
+              CAPTURE(alphabet);
+              CAPTURE(shape);
+              CAPTURE(median);
+              CAPTURE(t);
+              CHECK(got.v[t] == want.v[t]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the host's AVX2 excursion past 2^20 samples (where its int32 partial sums restart)") {
+  if (!host_statistics_available()) return;
+  std::mt19937_64 rng(7);
+  const size_t n = (size_t{1} << 21) + 13;
+  std::vector<uint8_t> raw(n);
+  for (auto& r : raw) r = static_cast<uint8_t>(rng() % 251);
+  for (double mean : {125.0, 124.99, 127.3}) CHECK(host_excursion(raw.data(), n, mean) == excursion(view(raw), mean));
+}
+
+TEST_CASE("the host's collisions (suffix minima of next positions, in blocks) equal collisions()") {
+  if (!host_statistics_available()) return;
+  std::mt19937_64 rng(17);
+  for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{5}, size_t{9}, size_t{300}, size_t{4095}, size_t{4096},
+                   size_t{4097}, size_t{4096 + 257}, size_t{4096 + 258}, size_t{70000}}) {
+    for (uint32_t alphabet : {1u, 2u, 7u, 200u, 256u}) {
+      std::vector<uint8_t> x(n);
+      for (auto& v : x) v = static_cast<uint8_t>(rng() % alphabet);
+      // Permutations of 0..255 in a row: windows of 257, the longest possible.
+      if (alphabet == 200) {
+        for (size_t i = 0; i < n; ++i) x[i] = static_cast<uint8_t>((i % 256) ^ ((i / 256) % 7));
+      }
+      const CollisionStats want = collisions(view(x)), got = host_collisions(x.data(), n);
+      CAPTURE(n);
+      CAPTURE(alphabet);
+      CHECK(got.average == want.average);
+      CHECK(got.maximum == want.maximum);
+    }
+  }
+}
+
+TEST_CASE("cpu_statistics on binary data (host conversions and passes) equals compute_statistics on the views") {
+  std::mt19937_64 rng(5);
+  for (size_t n : {size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{63}, size_t{64}, size_t{65}, size_t{1000},
+                   size_t{100003}}) {
+    for (int shape = 0; shape < 3; ++shape) {
+      std::vector<uint8_t> bits(n);
+      for (size_t i = 0; i < n; ++i) {
+        bits[i] = static_cast<uint8_t>(rng() & 1);
+        if (shape == 1) bits[i] = static_cast<uint8_t>((i / 37) & 1);
+        if (shape == 2 && (i / 500) % 2) bits[i] = 1;
+      }
+      for (int t = 0; t < 2; ++t) {
+        uint8_t table[256] = {};
+        table[0] = t ? 3 : 0;
+        table[1] = t ? 200 : 1;
+        double sum = 0;
+        for (uint8_t b : bits) sum += table[b];
+        const StatParams params{sum / static_cast<double>(n), 0.5, true, 2};
+        for (TestMask mask : {kAllFastTests, static_cast<TestMask>(rng() & kAllFastTests)}) {
+          std::vector<uint8_t> c1(ConversionOneView<ByteView>{view(bits)}.size()), c2(c1.size());
+          for (size_t b = 0; b < c1.size(); ++b) {
+            c1[b] = static_cast<uint8_t>(ConversionOneView<ByteView>{view(bits)}[b]);
+            c2[b] = static_cast<uint8_t>(ConversionTwoView<ByteView>{view(bits)}[b]);
+          }
+          StatVector want, got;
+          for (int k = 0; k < kNumTests; ++k) want.v[k] = got.v[k] = -1.0;
+          compute_statistics(view(bits), MappedView<ByteView>{view(bits), table}, view(c1), view(c2), params, mask,
+                             want);
+          CpuScratch scratch;
+          cpu_statistics(bits.data(), n, table, params, mask, got, scratch);
+          for (int k = 0; k < kNumTests; ++k) {
+            CAPTURE(n);
+            CAPTURE(shape);
+            CAPTURE(t);
+            CAPTURE(k);
+            CHECK(got.v[k] == want.v[k]);
+          }
+        }
+      }
+    }
+  }
 }
