@@ -1,8 +1,8 @@
 // The GPU permutation backend: rounds of N permutations. Which kernels each default path
 // launches (the resident and reservation shuffles; the fused, block and per-thread
 // statistics) is in docs/design.md, "GPU backend"; this header describes the baseline path
-// of one CUDA thread per permutation (larger rounds of long binary rows, and the generators
-// other than Philox):
+// of one CUDA thread per permutation (larger rounds of long binary rows, parallel-shuffle=0,
+// and generators other than Philox where their drawn targets have no room):
 //
 //  1. shuffle_kernel: thread p copies the original symbols into copy p of an interleaved
 //     batch (sample i of copy p at batch[i * N + p], so a warp's accesses to one sample
@@ -369,13 +369,14 @@ class GpuBackend final : public PermutationBackend {
   }
 
   // The block-per-permutation path: each slice of the round is shuffled into rows
-  // (parallel_shuffle_kernel) and its statistics computed from them by a block per
+  // (launch_row_shuffle) and its statistics computed from them by a block per
   // permutation (block_statistics_kernel), outcomes straight into outcomes_[0 .. count);
   // non-binary data's statistics come from fused_statistics_kernel (one pass per piece)
   // unless fused-statistics=0. False (nothing launched) where it does not serve: rounds
   // larger than block-statistics for the block kernel (the one-thread-per-permutation
   // statistics are faster there: they are latency-bound, so a round of 10,000 costs them
-  // little more than one of 1,000), other generators, n < 2, or no room for the rows. With
+  // little more than one of 1,000), no room for other generators' targets, n < 2, or no
+  // room for the rows. With
   // profile=1 each kernel is timed alone.
   bool launch_blocks(uint64_t first, uint32_t count, TestMask mask) {
     if (binary_resident_) {
@@ -491,7 +492,7 @@ class GpuBackend final : public PermutationBackend {
   // Whether rows are shuffled by a block each (launch_row_shuffle): Philox, or any other
   // generator whose targets have room to be drawn ahead (bind: allocate_targets).
   bool rows_shuffle_serves() const {
-    return parallel_shuffle_ > 0 && (!drawn_ || (reservations_ > 0 && target_slice_ > 0));
+    return parallel_shuffle_ > 0 && reservations_ > 0 && (!drawn_ || target_slice_ > 0);
   }
 
   // Room for the drawn targets. A sequential generator draws a permutation's 10^6 targets
@@ -513,16 +514,20 @@ class GpuBackend final : public PermutationBackend {
       return;
     }
     target_round_ = requested_round_ ? requested_round_ : 10000;
-    if (data.params.binary && !(fused_statistics_ && resident_ > 0 && resident_fused_shared(n) > 0)) {
-      target_round_ = std::min(target_round_, std::max<uint32_t>(1, block_statistics_));
-    }
+    // Where the rows do not serve every round (binary rows too long for shared memory, or
+    // fused-statistics=0), rounds above block-statistics take the one-thread path.
+    const bool every_round =
+        fused_statistics_ && (!data.params.binary || (resident_ > 0 && resident_fused_shared(n) > 0));
+    if (!every_round) target_round_ = std::min(target_round_, std::max<uint32_t>(1, block_statistics_));
     const uint32_t slice = std::min(parallel_shuffle_, target_round_);
     const size_t words = drawn_target_words(n, slice);
-    if (targets_.size() >= words || (targets_.reset(), cuda::DeviceBuffer<uint32_t>::try_allocate(words, targets_))) {
-      target_slice_ = slice;
-      // Data that failed another test runs full rounds from the start: their room now.
-      if (!data.early_decision_likely) grow_targets(target_round_);
+    if (targets_.size() < words) {
+      targets_.reset();
+      if (target_budget_rows() < slice || !cuda::DeviceBuffer<uint32_t>::try_allocate(words, targets_)) return;
     }
+    target_slice_ = slice;
+    // Data that failed another test runs full rounds from the start: their room now.
+    if (!data.early_decision_likely && every_round) grow_targets(target_round_);
   }
 
   // Rows of targets_ for data of n samples.
@@ -532,25 +537,29 @@ class GpuBackend final : public PermutationBackend {
 
   // targets_ grown towards `rows` rows within memory-share of the free memory (less room for
   // two slices of rows); the old buffer is kept where a larger one cannot be had.
-  void grow_targets(uint32_t rows) {
-    const size_t row_words = drawn_target_words(data_.n, 1);
-    if (target_capacity() >= rows) return;
+  // Rows of targets that memory-share allows: the share of the free memory and of what
+  // this backend holds (its batch, rows, outcomes and targets), less what it holds besides
+  // the targets.
+  size_t target_budget_rows() const {
     size_t free_bytes = 0, total_bytes = 0;
     EA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    free_bytes += targets_.size() * sizeof(uint32_t);
+    const double held = static_cast<double>(batch_.size() + conv_.size() + outcomes_.size() + scratch_.size());
     const double budget =
-        static_cast<double>(free_bytes) * memory_share_ - 2.0 * target_slice_ * data_.n - static_cast<double>(64 << 20);
-    const size_t fit = budget > 0 ? static_cast<size_t>(budget / static_cast<double>(row_words * sizeof(uint32_t))) : 0;
-    const size_t want = std::min<size_t>(rows, fit);
+        (static_cast<double>(free_bytes + targets_.size() * sizeof(uint32_t)) + held) * memory_share_ - held -
+        static_cast<double>(64 << 20);
+    const double row_bytes = static_cast<double>(drawn_target_words(data_.n, 1) * sizeof(uint32_t));
+    return budget > 0 ? static_cast<size_t>(budget / row_bytes) : 0;
+  }
+
+  // targets_ grown towards `rows` rows within memory-share; the old buffer is kept where a
+  // larger one cannot be had (the new one is allocated before the old one is freed).
+  void grow_targets(uint32_t rows) {
+    if (target_capacity() >= rows) return;
+    const size_t want = std::min<size_t>(rows, target_budget_rows());
     if (want <= target_capacity()) return;
     EA_CUDA_CHECK(cudaStreamSynchronize(res_->stream));  // (the old buffer may still be read)
     EA_CUDA_CHECK(cudaStreamSynchronize(res_->draw_stream));
-    const size_t old = targets_.size();
-    targets_.reset();
-    if (!cuda::DeviceBuffer<uint32_t>::try_allocate(want * row_words, targets_) &&
-        !cuda::DeviceBuffer<uint32_t>::try_allocate(old, targets_)) {
-      throw Error(ErrorKind::Device, "GPU memory for the swap targets of one slice is gone");
-    }
+    (void)cuda::DeviceBuffer<uint32_t>::try_allocate(want * drawn_target_words(data_.n, 1), targets_);
   }
 
   // A round's slices whose targets are drawn ahead, in chunks of per_chunk slices: chunk c
