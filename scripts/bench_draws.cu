@@ -1,7 +1,8 @@
 // Times draw_targets() (cuda/shuffle_launch.cuh) per generator: the swap targets of ROWS
 // permutations of 1,000,000 samples drawn ahead, one thread per permutation (issue 31).
-// usage (GPU machine): nvcc -std=c++17 -O3 -arch=sm_90 -Isrc -Icuda -Icuda/api -Iinclude \
-//   scripts/bench_draws.cu src/rng/prng.cpp -o /tmp/bd && /tmp/bd 2048 10000
+// usage (GPU machine): build-gpu/bench_draws 2048 10000 (built with the CUDA backend; or
+//   nvcc -std=c++17 -O3 -arch=sm_90 -Isrc -Icuda -Icuda/api -Iinclude scripts/bench_draws.cu
+//   src/rng/prng.cpp -o /tmp/bd)
 #include <cuda_runtime.h>
 
 #include <cstdio>

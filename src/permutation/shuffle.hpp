@@ -102,35 +102,6 @@ EA_UNROLL
 
 namespace ea {
 
-// The same shuffle as fisher_yates() on a contiguous host array, with the draws made
-// kAhead steps early so that the random position of a later step can be prefetched into
-// the cache. Draws are still made in the same order, so the permutation is the same.
-template <class Stream>
-inline void fisher_yates_prefetched(uint8_t* a, size_t n, Stream& rng) {
-  constexpr size_t kAhead = 16;
-  if (n < 2) return;
-  uint32_t ring[kAhead];
-  size_t next = n - 1;  // the step whose draw is made next
-  size_t filled = 0;
-  for (; filled < kAhead && next >= 1; ++filled, --next) {
-    ring[filled] = rng.bounded(static_cast<uint32_t>(next));
-    __builtin_prefetch(a + ring[filled], 1);
-  }
-  size_t slot = 0;
-  for (size_t i = n - 1; i >= 1; --i) {
-    const size_t j = ring[slot];
-    if (next >= 1) {
-      ring[slot] = rng.bounded(static_cast<uint32_t>(next));
-      __builtin_prefetch(a + ring[slot], 1);
-      --next;
-    }
-    slot = slot + 1 == kAhead ? 0 : slot + 1;
-    const uint8_t t = a[i];
-    a[i] = a[j];
-    a[j] = t;
-  }
-}
-
 // The same shuffle as fisher_yates() on a contiguous host array, in blocks of steps: the
 // draws of a block are made first, in the same order (a rejected word is followed by the
 // next one, as always), into `targets` (kShuffleBlock words), then its swaps are carried

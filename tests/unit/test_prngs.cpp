@@ -251,7 +251,7 @@ TEST_CASE("shuffles of 4 and 5 elements are uniform over the 24 and 120 permutat
   }
 }
 
-TEST_CASE("pipelined (GPU) and prefetched (CPU) Fisher-Yates equal the plain shuffle for every generator") {
+TEST_CASE("pipelined (GPU) and blocked (CPU) Fisher-Yates equal the plain shuffle for every generator") {
   for (const PrngInfo& p : prng_table()) {
     if (is_grouped(p.id)) continue;  // run in lockstep groups (LaneGroup / warps) instead
     CAPTURE(std::string(p.name));
@@ -263,13 +263,14 @@ TEST_CASE("pipelined (GPU) and prefetched (CPU) Fisher-Yates equal the plain shu
           for (uint64_t j = 0; j < 8; ++j) {
             std::vector<uint8_t> plain(n);
             for (size_t i = 0; i < n; ++i) plain[i] = static_cast<uint8_t>(i * 7 + i / 256);
-            std::vector<uint8_t> piped = plain, prefetched = plain;
+            std::vector<uint8_t> piped = plain, blocked = plain;
+            std::vector<uint32_t> targets(kShuffleBlock);
             G a = G::make(set.view(), j), b = a, c = a;
             fisher_yates(plain.data(), n, 1, a);
             fisher_yates_pipelined<4>(piped.data(), n, 1, b);
-            fisher_yates_prefetched(prefetched.data(), n, c);
+            fisher_yates_blocked(blocked.data(), n, c, targets.data());
             CHECK(piped == plain);
-            CHECK(prefetched == plain);
+            CHECK(blocked == plain);
           }
         }
       }

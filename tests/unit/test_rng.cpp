@@ -85,18 +85,19 @@ TEST_CASE("Lemire's bounded draw rejects the biased low products") {
   CHECK(bounded_inclusive(top, 9) == 9);
 }
 
-TEST_CASE("the pipelined (GPU) and prefetched (CPU) Fisher-Yates give exactly the plain shuffle") {
+TEST_CASE("the pipelined (GPU) and blocked (CPU) Fisher-Yates give exactly the plain shuffle") {
   for (size_t n : {1u, 2u, 3u, 7u, 8u, 9u, 15u, 16u, 17u, 31u, 33u, 64u, 100u, 1000u, 4099u}) {
     for (uint64_t j = 0; j < 20; ++j) {
       std::vector<uint8_t> plain(n), piped(n), strided(3 * n, 0);
       for (size_t i = 0; i < n; ++i) plain[i] = piped[i] = strided[3 * i + 1] = static_cast<uint8_t>(i * 7 + i / 256);
-      std::vector<uint8_t> prefetched = plain;
+      std::vector<uint8_t> blocked = plain;
+      std::vector<uint32_t> targets(kShuffleBlock);
       PhiloxStream a(99, j), b(99, j), c(99, j), d(99, j);
       fisher_yates(plain.data(), n, 1, a);
       fisher_yates_pipelined<8>(piped.data(), n, 1, b);
       fisher_yates_pipelined<3>(strided.data() + 1, n, 3, c);
-      fisher_yates_prefetched(prefetched.data(), n, d);
-      CHECK(prefetched == plain);
+      fisher_yates_blocked(blocked.data(), n, d, targets.data());
+      CHECK(blocked == plain);
       CAPTURE(n);
       CAPTURE(j);
       CHECK(piped == plain);
