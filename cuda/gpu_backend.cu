@@ -504,8 +504,8 @@ class GpuBackend final : public PermutationBackend {
   // whole round's for data that will run full rounds; other data's rounds ask for more
   // (target_plan), so data decided in its first small rounds never holds more. (A round of
   // 10,000 in slices of 1,980 rows once got two chunks of two slices from a 10,000-row
-  // buffer: 1.19 s instead of 0.88 s for mrg32k3a.) Binary rows too long for shared memory use rows only in rounds of
-  // up to block-statistics.
+  // buffer: 1.19 s instead of 0.88 s for mrg32k3a.) Binary rows too long for shared memory
+  // use rows only in rounds of up to block-statistics.
   void allocate_targets(const PermutationData& data) {
     target_slice_ = 0;
     const size_t n = data.n;
@@ -535,8 +535,6 @@ class GpuBackend final : public PermutationBackend {
     return static_cast<uint32_t>(std::min<size_t>(targets_.size() / drawn_target_words(data_.n, 1), UINT32_MAX));
   }
 
-  // targets_ grown towards `rows` rows within memory-share of the free memory (less room for
-  // two slices of rows); the old buffer is kept where a larger one cannot be had.
   // Rows of targets that memory-share allows: the share of the free memory and of what
   // this backend holds (its batch, rows, outcomes and targets), less what it holds besides
   // the targets.
@@ -599,8 +597,8 @@ class GpuBackend final : public PermutationBackend {
     const uint32_t half = c % p.halves;
     cudaStream_t sd = res_->draw_stream;
     if (c >= p.halves) EA_CUDA_CHECK(cudaStreamWaitEvent(sd, res_->targets_used[half].get(), 0));
-    draw_targets(streams_, targets_.get() + half * p.half_words, data_.n,
-                 p.first + static_cast<uint64_t>(c) * p.chunk_rows(), p.rows_of_chunk(c), sd);
+    launch_draw_targets(streams_, targets_.get() + half * p.half_words, data_.n,
+                        p.first + static_cast<uint64_t>(c) * p.chunk_rows(), p.rows_of_chunk(c), sd);
     EA_CUDA_CHECK(cudaGetLastError());
     EA_CUDA_CHECK(cudaEventRecord(res_->targets_drawn[half].get(), sd));
   }

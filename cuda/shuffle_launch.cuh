@@ -99,7 +99,7 @@ inline uint32_t low_shared_bytes() {
 // Rows 0 .. m-1 of `rows` (n bytes each; the callers pass n >= 2, below which every kernel
 // only copies the symbols) become the permutations whose targets `src` gives (PhiloxTargets:
 // permutations first .. first+m-1 of the Philox streams; DrawnTargets: drawn by
-// draw_targets()): by reservations with the row in shared memory (cfg.resident blocks) where
+// launch_draw_targets()): by reservations with the row in shared memory (cfg.resident blocks) where
 // it fits, else with the row in global memory (cfg.reservations blocks; its lowest
 // cfg.low_bytes places in shared memory).
 template <class Source>
@@ -176,8 +176,8 @@ __global__ void __launch_bounds__(32) draw_targets_kernel(uint32_t* targets, siz
 // Launches draw_targets_kernel for the generator of `streams` (any but Philox, whose
 // targets the shuffle computes itself) into `targets` (drawn_target_words(n, rows) words,
 // 16-byte aligned); n >= 2. Returns where row q's targets are.
-inline DrawnTargets draw_targets(const StreamSetView& streams, uint32_t* targets, size_t n, uint64_t first,
-                                 uint32_t rows, cudaStream_t st) {
+inline DrawnTargets launch_draw_targets(const StreamSetView& streams, uint32_t* targets, size_t n, uint64_t first,
+                                        uint32_t rows, cudaStream_t st) {
   const uint64_t base = is_grouped(streams.id) ? first / kLaneGroup * kLaneGroup : first;
   const uint64_t end = is_grouped(streams.id) ? (first + rows + kLaneGroup - 1) / kLaneGroup * kLaneGroup : first + rows;
   const unsigned blocks = static_cast<unsigned>((end - base + 31) / 32);

@@ -1,4 +1,4 @@
-// Times draw_targets() (cuda/shuffle_launch.cuh) per generator: the swap targets of ROWS
+// Times launch_draw_targets() (cuda/shuffle_launch.cuh) per generator: the swap targets of ROWS
 // permutations of 1,000,000 samples drawn ahead, one thread per permutation (issue 31).
 // usage (GPU machine): build-gpu/bench_draws 2048 10000 (built with the CUDA backend; or
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Isrc -Icuda -Icuda/api -Iinclude scripts/bench_draws.cu
@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
       float ms = 0;
       for (int rep = 0; rep < 2; ++rep) {
         cudaEventRecord(e0);
-        draw_targets(v, targets.get(), n, 0, rows, nullptr);
+        launch_draw_targets(v, targets.get(), n, 0, rows, nullptr);
         cudaEventRecord(e1);
         cudaEventSynchronize(e1);
         cudaEventElapsedTime(&ms, e0, e1);

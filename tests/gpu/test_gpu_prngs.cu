@@ -2,7 +2,7 @@
 // evaluated in a kernel (the same kat_eval() as the CPU test), xorwow streams against
 // cuRAND's own curand_init/curand, and permutation j's shuffle of every generator made in a
 // kernel (warps for the lane-group generators) against the host's, and the same by swap
-// targets drawn ahead (draw_targets) and carried out by reservations (rows in global memory,
+// targets drawn ahead (launch_draw_targets) and carried out by reservations (rows in global memory,
 // with their low places in shared memory, packed in shared memory). Exit 77 (ctest:
 // skipped) when no GPU is usable.
 #include <cuda_runtime.h>
@@ -217,7 +217,7 @@ int main() {
       cuda::DeviceBuffer<uint8_t> d_start(n), d_rows(n * rows);
       cuda::DeviceBuffer<uint32_t> d_targets(drawn_target_words(n, rows));
       CHECK_CUDA(cudaMemcpy(d_start.get(), start.data(), n, cudaMemcpyHostToDevice));
-      const DrawnTargets src = draw_targets(ds.view, d_targets.get(), n, first, rows, nullptr);
+      const DrawnTargets src = launch_draw_targets(ds.view, d_targets.get(), n, first, rows, nullptr);
       CHECK_CUDA(cudaGetLastError());
       for (const Kernel& k : kernels) {
         if (k.resident && resident_shared(n, 2) == 0) continue;
