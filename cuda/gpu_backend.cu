@@ -110,6 +110,7 @@ class GpuBackend final : public PermutationBackend {
         profile_groups_(tuning.profile),
         parallel_shuffle_(tuning.parallel_shuffle),
         block_statistics_(tuning.block_statistics),
+        target_rows_(tuning.target_rows),
         fused_statistics_(tuning.fused_statistics),
         tuned_shuffle_block_(static_cast<int>(std::min<uint32_t>(1024, std::max<uint32_t>(1, tuning.shuffle_block)))) {
     int devices = 0;
@@ -164,7 +165,7 @@ class GpuBackend final : public PermutationBackend {
   }
   double busy_seconds() const override { return busy_ms_ / 1000.0; }
   std::string profile() const override {
-    char buf[640];
+    char buf[800];
     int len = 0;
     if (block_rounds_ == 0) {
       len = std::snprintf(buf, sizeof buf, "GPU: %u rounds, shuffle kernel %.3f s, statistics kernel %.3f s", rounds_,
@@ -181,6 +182,12 @@ class GpuBackend final : public PermutationBackend {
                              "; other rounds: shuffle kernel %.3f s, statistics kernel %.3f s", shuffle_ms_ / 1000.0,
                              stats_ms_ / 1000.0);
       }
+    }
+    if (drawn_ && len < static_cast<int>(sizeof buf)) {
+      len += std::snprintf(buf + len, sizeof buf - len,
+                           "; targets drawn ahead: %u rounds whole, %u in two halves, %u a slice at a time%s",
+                           target_plans_[0], target_plans_[1], target_plans_[2],
+                           target_slice_ ? "" : " (no room for one slice: one thread per permutation)");
     }
     if (profile_groups_ && block_rounds_ < rounds_ && len < static_cast<int>(sizeof buf)) {
       static const char* kNames[kGroups] = {"excursion", "directional", "median", "collision", "lag1",
@@ -238,6 +245,7 @@ class GpuBackend final : public PermutationBackend {
     first_round_ = (!data.early_decision_likely || requested_round_) ? round_ : default_first_round_;
     busy_ms_ = shuffle_ms_ = stats_ms_ = block_ms_ = block_shuffle_ms_ = block_stats_ms_ = 0;
     rounds_ = block_rounds_ = 0;
+    target_plans_[0] = target_plans_[1] = target_plans_[2] = 0;
     std::fill(group_ms_, group_ms_ + kGroups, 0.0);
   }
 
@@ -546,7 +554,8 @@ class GpuBackend final : public PermutationBackend {
         (static_cast<double>(free_bytes + targets_.size() * sizeof(uint32_t)) + held) * memory_share_ - held -
         static_cast<double>(64 << 20);
     const double row_bytes = static_cast<double>(drawn_target_words(data_.n, 1) * sizeof(uint32_t));
-    return budget > 0 ? static_cast<size_t>(budget / row_bytes) : 0;
+    const size_t rows = budget > 0 ? static_cast<size_t>(budget / row_bytes) : 0;
+    return target_rows_ ? std::min<size_t>(rows, target_rows_) : rows;
   }
 
   // targets_ grown towards `rows` rows within memory-share; the old buffer is kept where a
@@ -584,11 +593,14 @@ class GpuBackend final : public PermutationBackend {
     TargetSlices p{first, count, slice, 1, 1, 0};
     if (target_capacity() >= count) {
       p.per_chunk = slices;
+      ++target_plans_[0];
     } else if (cap >= 2) {
       p.per_chunk = cap / 2;
       p.halves = 2;
+      ++target_plans_[1];
     } else {
       p.per_chunk = 1;
+      ++target_plans_[2];
     }
     p.half_words = drawn_target_words(data_.n, std::min(count, p.chunk_rows()));
     return p;
@@ -683,6 +695,9 @@ class GpuBackend final : public PermutationBackend {
   double group_ms_[kGroups] = {};
   // parallel-shuffle: permutations at once of the block-per-permutation kernel, and its rows.
   const uint32_t parallel_shuffle_;
+  const uint32_t target_rows_;    // GpuTuning::target_rows (0: memory-share alone)
+  // Rounds whose drawn targets were planned whole, in two halves, one chunk at a time.
+  uint32_t target_plans_[3] = {0, 0, 0};
   uint32_t reservations_ = 0;     // blocks in flight of the reservation shuffle
   uint32_t resident_ = 0;         // blocks in flight of its shared-memory variant (0: not used)
   uint32_t low_bytes_ = 0;        // low-shared: places of a row in global memory kept in shared memory

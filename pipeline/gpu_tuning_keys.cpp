@@ -27,6 +27,10 @@ const std::vector<GpuTuningKey>& gpu_tuning_keys() {
     {"low-shared", "0 or 1: a row shuffled in global memory keeps its lowest places in shared memory, as many as fit "
      "(default for rows too long for resident: 8-bit data of more than about 150,000 samples, 4-bit of more than "
      "about 300,000; with reservations=1)", 0, 1, nullptr, nullptr, &GpuTuning::low_shared},
+    {"target-rows", "rows of swap targets generators other than Philox draw ahead may hold (0: as memory-share allows, "
+     "the whole round where it fits: 40 GB for 10,000 permutations of 10^6 samples; fewer are drawn in two chunks or one "
+     "slice at a time, and below one slice the generator is shuffled one thread per permutation)", 0, 1u << 20, nullptr,
+     &GpuTuning::target_rows, nullptr},
     {"bz-chars", "text characters the GPU compression model holds at once (the compression test on the GPU)", 1,
      uint64_t{1} << 31, &GpuTuning::bz_chars, nullptr, nullptr},
     {"bz-shuffle", "permutations the GPU compression test shuffles at once", 1, 10000, nullptr,

@@ -53,6 +53,13 @@ struct GpuTuning {
   // takes a whole SM, and where at least 96 KiB fit: fewer were slower than none on the
   // H100); false: the whole row in global memory.
   bool low_shared = true;
+  // target-rows: rows (permutations) of swap targets that generators other than Philox
+  // draw ahead may hold at most (4 bytes a sample); 0: as many as memory-share allows, a
+  // whole round where it fits (40 GB for 10,000 permutations of 10^6 samples). Fewer rows
+  // are drawn in two chunks (one drawn while the other is shuffled) or one slice at a time
+  // (H100, xoshiro256ss, 10,000 x 10^6: 0.640 s whole, 0.795 s in two chunks), and below
+  // one slice the generator keeps the one-thread-per-permutation shuffle.
+  uint32_t target_rows = 0;
   uint64_t bz_chars = uint64_t{1} << 26;  // bz-chars: text characters the compression model holds at once
   uint32_t bz_shuffle = 128;    // bz-shuffle: permutations the compression backend shuffles at once
   bool profile = false;         // profile: time each statistics group and compression stage (slower)

@@ -120,6 +120,34 @@ for prng in $("$exe" --list-prngs | sed -n 's/^\([a-z0-9-]*\)\( (default)\)\{0,1
     fi
   done
 done
+# Drawn targets under a memory limit (`--gpu-tuning target-rows`): a full round of 10^6
+# samples drawn in two halves (one drawn while the other is shuffled), a slice at a time,
+# or, below one slice, the one-thread-per-permutation shuffle: the same counters as the
+# CPU's runs above, and --timing names the plan taken (GetTickCount_4bit, not IID, runs
+# full rounds from the start).
+for prng in xoshiro256ss mrg32k3a; do
+  for f in truerand_8bit GetTickCount_4bit; do
+    for spec in "4096|[1-9][0-9]* in two halves" "2048|[1-9][0-9]* a slice at a time" "1000|no room for one slice"; do
+      part prngs || break 3
+      rows=${spec%%|*} plan=${spec#*|}
+      # (IID-looking data may be decided in its first rounds, which fit: its plan unchecked)
+      [[ $f == truerand_* && $rows != 1000 ]] && plan=""
+      out="$work/$f.$prng.rows$rows"
+      [ -f "$work/$f.$prng.cpu" ] || continue
+      if ! "$exe" -v -v -v --timing --track iid --device gpu --prng "$prng" --seed 7 --gpu-tuning target-rows=$rows \
+        "$samples/$f.bin" >"$out" 2>&1; then
+        echo "FAIL --prng $prng $f target-rows=$rows: run failed: $(tail -n 1 "$out")"; fail=1; continue
+      fi
+      if ! diff <(counters "$work/$f.$prng.cpu") <(counters "$out") >/dev/null; then
+        echo "FAIL --prng $prng $f target-rows=$rows: counters differ"; fail=1
+      elif ! grep -Eq "targets drawn ahead: .*$plan" "$out"; then
+        echo "FAIL --prng $prng $f target-rows=$rows: not the plan '$plan': $(grep -o 'targets drawn ahead[^;]*' "$out")"; fail=1
+      else
+        echo "ok   --prng $prng $f target-rows=$rows: counters identical ($(grep -o 'targets drawn ahead[^;]*' "$out"))"
+      fi
+    done
+  done
+done
 # --restart: rows and columns on the GPU give NIST's text with exactly the CPU's counters
 # (the text has no device line, so the whole output must be equal).
 for spec in "truerand_8bit 8 7.8" "restart_carryover_8bit 8 7.8" "truerand_1bit 1 0.99"; do
