@@ -14,7 +14,8 @@
 # usage: parity.sh EA_IID GPU_PROBE SAMPLES_DIR WORK_DIR
 # By hand, on a subset: PARITY_FILES="a b" limits the per-file parts to those sample names;
 # PARITY_CONFIGS="TEXT" keeps the GPU configurations whose name contains TEXT (e.g. "--gpu all");
-# PARITY_PARTS="files compression prngs restart verify" (default: all) picks the parts.
+# PARITY_PARTS="files compression prngs restart verify" (default: all) picks the parts
+# (ctest runs them as four tests, gpu/cpu_gpu_parity/PART, restart and verify together).
 set -uo pipefail
 exe=$1 probe=$2 samples=$3 work=$4
 "$probe" --probe >/dev/null || exit 77
@@ -44,12 +45,13 @@ for path in "$samples"/*.bin; do
   part files || break
   f=$(basename "$path" .bin)
   if [ -n "${PARITY_FILES:-}" ] && [[ " $PARITY_FILES " != *" $f "* ]]; then continue; fi
-  "$exe" -v -v -v --device cpu --seed $seed "$path" >"$work/$f.cpu" 2>"$work/$f.cpu.err" || { echo "FAIL $f: cpu run"; fail=1; continue; }
+  # (--track iid: the non-IID estimates of not-IID files are CPU work the counters do not need)
+  "$exe" -v -v -v --track iid --device cpu --seed $seed "$path" >"$work/$f.cpu" 2>"$work/$f.cpu.err" || { echo "FAIL $f: cpu run"; fail=1; continue; }
   for k in "${!configs[@]}"; do
     name=${configs[$k]%%|*}
     read -r -a opts <<<"${configs[$k]#*|}"
     out="$work/$f.gpu$k"
-    if ! "$exe" -v -v -v --device gpu "${opts[@]}" --seed $seed "$path" >"$out" 2>"$out.err"; then
+    if ! "$exe" -v -v -v --track iid --device gpu "${opts[@]}" --seed $seed "$path" >"$out" 2>"$out.err"; then
       echo "FAIL $f: gpu run ($name): $(cat "$out.err")"
       fail=1
       continue
