@@ -11,6 +11,7 @@
 #include "permutation/shuffle.hpp"
 #include "rng/lane_group.hpp"
 #include "rng/prng.hpp"
+#include "rng/skip_ahead.hpp"
 
 using namespace ea;
 
@@ -273,6 +274,81 @@ TEST_CASE("pipelined (GPU) and blocked (CPU) Fisher-Yates equal the plain shuffl
             CHECK(blocked == plain);
           }
         }
+      }
+    });
+  }
+}
+
+// Skip-ahead (src/rng/skip_ahead.hpp, used by the GPU's segmented draws): a stream
+// skipped by `steps` outputs gives the outputs of the same stream stepped one by one.
+TEST_CASE("skip-ahead equals stepping for every generator that has it") {
+  for (const PrngInfo& p : prng_table()) {
+    const bool expected = p.id == PrngId::Xoshiro256ss || p.id == PrngId::Xorwow || p.id == PrngId::Mrg31k3p ||
+                          p.id == PrngId::Mrg32k3a || p.id == PrngId::Sobol;
+    CHECK_MESSAGE(has_skip_ahead(p.id) == expected, p.name);
+    const StreamSet set(p.id, 20261126, 12);
+    const StreamSetView v = set.view();
+    visit_generator(p.id, [&](auto tag) {
+      using G = decltype(tag);
+      if constexpr (SkipAhead<G>::kHas) {
+        const std::vector<uint32_t>& table = skip_table(p.id);
+        CHECK(table.size() == static_cast<size_t>(kSkipBits) * SkipAhead<G>::kEntryWords);
+        for (uint64_t j : {uint64_t{0}, uint64_t{11}}) {
+          G stepped = G::make(v, j);
+          uint64_t at = 0;
+          for (uint64_t steps : {0, 1, 2, 3, 7, 8, 31, 1000, 4096, 4097, 65535, 100003, 1 << 20}) {
+            // from the start and from where the previous skip ended
+            G skipped = G::make(v, j);
+            skip_ahead(skipped, steps, table.data());
+            while (at < steps) {
+              SkipAhead<G>::word(stepped);
+              ++at;
+            }
+            G copy = stepped;
+            bool same = true;
+            for (int k = 0; k < 5; ++k) same = same && SkipAhead<G>::word(skipped) == SkipAhead<G>::word(copy);
+            CHECK_MESSAGE(same, p.name << " stream " << j << ": " << steps << " outputs skipped");
+          }
+        }
+        // a skip of 2^33 + 5 outputs in one go equals two skips that add up to it
+        G a = G::make(v, 3), b = G::make(v, 3);
+        skip_ahead(a, (uint64_t{1} << 33) + 5, table.data());
+        skip_ahead(b, uint64_t{1} << 32, table.data());
+        skip_ahead(b, (uint64_t{1} << 32) + 5, table.data());
+        CHECK_MESSAGE(SkipAhead<G>::word(a) == SkipAhead<G>::word(b), p.name << ": 2^33 + 5 outputs in one or two skips");
+      }
+    });
+  }
+}
+
+// The words' acceptance test (SkipAhead<G>::accepts) agrees with the generator's own draw:
+// drawing on [0, i] by bounded() equals feeding its words to accepts() until one passes.
+TEST_CASE("skip-ahead words: accepts() reproduces bounded() for every generator that has it") {
+  for (const PrngInfo& p : prng_table()) {
+    const StreamSet set(p.id, 7, 2);
+    const StreamSetView v = set.view();
+    visit_generator(p.id, [&](auto tag) {
+      using G = decltype(tag);
+      if constexpr (SkipAhead<G>::kHas) {
+        G a = G::make(v, 1), b = G::make(v, 1);
+        int rejected = 0;
+        bool same = true;
+        // ranges just above half the source's reject about half the words: every rejection
+        // path is taken (the MRGs' source is [0, m1): ranges up to m1 only)
+        const uint64_t source = p.id == PrngId::Mrg31k3p   ? Mrg31k3p::kM1
+                                : p.id == PrngId::Mrg32k3a ? Mrg32k3a::kM1
+                                                           : uint64_t{1} << 32;
+        for (uint32_t i : {1u, 2u, 9u, 1000u, 999999u, 0x40000000u, 0x7ffffff0u, 0x80000000u, 0xc0000000u}) {
+          if (uint64_t{i} + 1 > source) continue;
+          for (int k = 0; k < 200; ++k) {
+            const uint32_t want = a.bounded(i);
+            uint32_t got = 0;
+            while (!SkipAhead<G>::accepts(SkipAhead<G>::word(b), i, got)) ++rejected;
+            same = same && got == want;
+          }
+        }
+        CHECK_MESSAGE(same, p.name);
+        CHECK_MESSAGE((p.id == PrngId::Xoshiro256ss || rejected > 0), p.name << ": no word was rejected");
       }
     });
   }
