@@ -111,6 +111,7 @@ class GpuBackend final : public PermutationBackend {
         parallel_shuffle_(tuning.parallel_shuffle),
         block_statistics_(tuning.block_statistics),
         target_rows_(tuning.target_rows),
+        skip_draws_(tuning.skip_draws),
         fused_statistics_(tuning.fused_statistics),
         tuned_shuffle_block_(static_cast<int>(std::min<uint32_t>(1024, std::max<uint32_t>(1, tuning.shuffle_block)))) {
     int devices = 0;
@@ -516,6 +517,7 @@ class GpuBackend final : public PermutationBackend {
   // use rows only in rounds of up to block-statistics.
   void allocate_targets(const PermutationData& data) {
     target_slice_ = 0;
+    skip_rows_ = 0;
     const size_t n = data.n;
     if (!drawn_ || parallel_shuffle_ == 0 || reservations_ == 0 || n < 2) {
       targets_.reset();
@@ -536,6 +538,39 @@ class GpuBackend final : public PermutationBackend {
     target_slice_ = slice;
     // Data that failed another test runs full rounds from the start: their room now.
     if (!data.early_decision_likely && every_round) grow_targets(target_round_);
+    prepare_skip();
+  }
+
+  // The segmented draws' buffers for the rows targets_ holds (skip_rows_ = 0, the draws
+  // in order, where the generator has no skip-ahead, skip-draws=0 or memory fails).
+  void prepare_skip() {
+    const uint32_t rows = target_slice_ ? target_capacity() : 0;
+    if (!drawn_ || !skip_draws_ || !has_skip_ahead(streams_.id) || rows == 0) {
+      skip_rows_ = 0;
+      return;
+    }
+    const bool wide = streams_.id == PrngId::Xoshiro256ss;
+    const SkipDrawsShape shape = skip_draws_shape(data_.n, wide);
+    skip_rows_ = 0;
+    if (skip_table_id_ != static_cast<int>(streams_.id)) {
+      const std::vector<uint32_t>& table = skip_table(streams_.id);
+      skip_table_.reset();
+      if (!table.empty()) {
+        if (!cuda::DeviceBuffer<uint32_t>::try_allocate(table.size(), skip_table_)) return;
+        EA_CUDA_CHECK(cudaMemcpy(skip_table_.get(), table.data(), table.size() * sizeof(uint32_t),
+                                 cudaMemcpyHostToDevice));
+      }
+      skip_table_id_ = static_cast<int>(streams_.id);
+    }
+    const size_t overflow = static_cast<size_t>(rows) * shape.extra, ends = wide ? 0 : size_t{rows} * kSkipEndSlots,
+                 flags = wide ? rows : 0;
+    if ((skip_overflow_.size() < overflow && !cuda::DeviceBuffer<uint32_t>::try_allocate(overflow, skip_overflow_)) ||
+        (skip_ends_.size() < ends && !cuda::DeviceBuffer<uint4>::try_allocate(ends, skip_ends_)) ||
+        (skip_flags_.size() < flags && !cuda::DeviceBuffer<uint32_t>::try_allocate(flags, skip_flags_))) {
+      return;
+    }
+    skip_ = SkipDrawsView{skip_table_.get(), shape, skip_overflow_.get(), skip_ends_.get(), skip_flags_.get()};
+    skip_rows_ = rows;
   }
 
   // Rows of targets_ for data of n samples.
@@ -567,6 +602,7 @@ class GpuBackend final : public PermutationBackend {
     EA_CUDA_CHECK(cudaStreamSynchronize(res_->stream));  // (the old buffer may still be read)
     EA_CUDA_CHECK(cudaStreamSynchronize(res_->draw_stream));
     (void)cuda::DeviceBuffer<uint32_t>::try_allocate(want * drawn_target_words(data_.n, 1), targets_);
+    prepare_skip();
   }
 
   // A round's slices whose targets are drawn ahead, in chunks of per_chunk slices: chunk c
@@ -609,8 +645,10 @@ class GpuBackend final : public PermutationBackend {
     const uint32_t half = c % p.halves;
     cudaStream_t sd = res_->draw_stream;
     if (c >= p.halves) EA_CUDA_CHECK(cudaStreamWaitEvent(sd, res_->targets_used[half].get(), 0));
+    const uint32_t rows = p.rows_of_chunk(c);
     launch_draw_targets(streams_, targets_.get() + half * p.half_words, data_.n,
-                        p.first + static_cast<uint64_t>(c) * p.chunk_rows(), p.rows_of_chunk(c), sd);
+                        p.first + static_cast<uint64_t>(c) * p.chunk_rows(), rows, sd,
+                        skip_rows_ >= rows ? &skip_ : nullptr);
     EA_CUDA_CHECK(cudaGetLastError());
     EA_CUDA_CHECK(cudaEventRecord(res_->targets_drawn[half].get(), sd));
   }
@@ -710,6 +748,14 @@ class GpuBackend final : public PermutationBackend {
   bool drawn_ = false;
   cuda::DeviceBuffer<uint32_t> targets_;
   uint32_t target_slice_ = 0, target_round_ = 0;
+  // Generators with skip-ahead (skip-draws): the buffers of the segmented draws
+  // (cuda/skip_draws.cuh) for skip_rows_ rows (0: a thread per row draws in order).
+  const bool skip_draws_;
+  cuda::DeviceBuffer<uint32_t> skip_table_, skip_overflow_, skip_flags_;
+  cuda::DeviceBuffer<uint4> skip_ends_;
+  SkipDrawsView skip_{};
+  uint32_t skip_rows_ = 0;
+  int skip_table_id_ = -1;  // the generator whose table skip_table_ holds
 
   ShuffleConfig shuffle_config() const {
     return ShuffleConfig{shuffle_block_, parallel_shuffle_, reservations_, resident_, log_bits_, low_bytes_};

@@ -7,6 +7,7 @@
 # GetTickCount_8bit (not IID: every permutation is run).
 #
 # usage: scripts/bench-gpu.sh [BUILD_DIR] [--prngs-only]   (BUILD_DIR built with -DEA_IID_CUDA=ON)
+# BENCH_OPTS="..." adds options to the per-generator runs (e.g. "--gpu-tuning skip-draws=0").
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
@@ -53,7 +54,8 @@ echo
 echo "per generator: GetTickCount_8bit, all 10,000 permutations (ea_iid -q --seed 1 -o OUT.json --device gpu --prng P FILE)"
 printf '%-14s %6s %11s %11s %s\n' prng perms "gpu-kernel" "gpu-wall" "kernel split"
 for p in $("$exe" --list-prngs | sed -n 's/^\([a-z0-9-]*\)\( (default)\)\{0,1\}: .*/\1/p'); do
-  gw=$(wall "$tmp/p.json" --device gpu --prng "$p" "$data/GetTickCount_8bit.bin")
+  # shellcheck disable=SC2086 # BENCH_OPTS: extra options, word-split
+  gw=$(wall "$tmp/p.json" --device gpu --prng "$p" ${BENCH_OPTS:-} "$data/GetTickCount_8bit.bin")
   split=$(grep -o '"deviceProfile": "[^"]*"' "$tmp/p.json" | sed 's/.*: "GPU: //; s/"$//')
   awk -v p="$p" -v n="$(json_field "$tmp/p.json" permutationsRun)" -v k="$(timing "$tmp/p.json" deviceBusy)" -v gw="$gw" -v s="$split" \
       'BEGIN { printf "%-14s %6d %10.3fs %10.2fs %s\n", p, n, k, gw, s }'

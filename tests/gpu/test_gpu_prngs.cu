@@ -19,6 +19,7 @@
 #include "permutation/shuffle.hpp"
 #include "rng/generators.hpp"
 #include "rng/prng.hpp"
+#include "rng/skip_ahead.hpp"
 #include "shuffle_launch.cuh"
 #include "warp_lane_stream.cuh"
 
@@ -214,7 +215,8 @@ int main(int argc, char** argv) {
     const Kernel kernels[] = {{3, 0, 0, "rows in global memory"},
                               {5, 0, 992, "lowest 992 places in shared memory"},
                               {4, 4, 0, "rows packed in shared memory"}};
-    for (size_t n : {size_t{2}, size_t{9}, size_t{1000}, size_t{70001}}) {
+    // (n = 1,000,003: about 116 rejected words a row; its targets only, not the kernels)
+    for (size_t n : {size_t{2}, size_t{9}, size_t{1000}, size_t{70001}, size_t{1000003}}) {
       if (small && n > 1000) continue;
       std::vector<uint8_t> start(n);
       for (size_t i = 0; i < n; ++i) start[i] = static_cast<uint8_t>((i * 37 + i / 100) & 15);
@@ -223,7 +225,39 @@ int main(int argc, char** argv) {
       CHECK_CUDA(cudaMemcpy(d_start.get(), start.data(), n, cudaMemcpyHostToDevice));
       const DrawnTargets src = launch_draw_targets(ds.view, d_targets.get(), n, first, rows, nullptr);
       CHECK_CUDA(cudaGetLastError());
+      std::vector<uint32_t> in_order(drawn_target_words(n, rows));
+      CHECK_CUDA(cudaMemcpy(in_order.data(), d_targets.get(), in_order.size() * 4, cudaMemcpyDeviceToHost));
+      // The segmented draws (cuda/skip_draws.cuh) give the same targets: with the usual
+      // extra words, with 3 (the rest drawn by the kept generator) and with none.
+      if (has_skip_ahead(p.id)) {
+        const bool wide = p.id == PrngId::Xoshiro256ss;
+        const std::vector<uint32_t>& table = skip_table(p.id);
+        cuda::DeviceBuffer<uint32_t> d_table(std::max<size_t>(1, table.size()));
+        if (!table.empty()) CHECK_CUDA(cudaMemcpy(d_table.get(), table.data(), table.size() * 4, cudaMemcpyHostToDevice));
+        for (int variant = 0; variant < (wide ? 1 : 3); ++variant) {
+          SkipDrawsShape shape = skip_draws_shape(n, wide);
+          if (variant == 1) shape.extra = 3;
+          if (variant == 2) shape.extra = 0;
+          cuda::DeviceBuffer<uint32_t> d_overflow(std::max<size_t>(1, size_t{rows} * shape.extra)), d_flags(rows);
+          cuda::DeviceBuffer<uint4> d_ends(size_t{rows} * kSkipEndSlots);
+          const SkipDrawsView sk{table.empty() ? nullptr : d_table.get(), shape, d_overflow.get(), d_ends.get(),
+                                 d_flags.get()};
+          cuda::DeviceBuffer<uint32_t> d_seg(drawn_target_words(n, rows));
+          CHECK_CUDA(cudaMemset(d_seg.get(), 0x5a, d_seg.size() * 4));
+          launch_draw_targets(ds.view, d_seg.get(), n, first, rows, nullptr, &sk);
+          CHECK_CUDA(cudaGetLastError());
+          std::vector<uint32_t> seg(d_seg.size());
+          CHECK_CUDA(cudaMemcpy(seg.data(), d_seg.get(), seg.size() * 4, cudaMemcpyDeviceToHost));
+          bool same = true;
+          for (uint32_t q = 0; q < rows; ++q)
+            for (size_t i = 1; i < n; ++i) same = same && seg[src.index(q, static_cast<uint32_t>(i))] == in_order[src.index(q, static_cast<uint32_t>(i))];
+          expect(same, std::string(p.name) + ": segmented draws (" + std::to_string(shape.segments) + " segments, " +
+                           std::to_string(shape.extra) + " extra words), n=" + std::to_string(n) +
+                           ": the targets of the draws in order");
+        }
+      }
       for (const Kernel& k : kernels) {
+        if (n > 100000) break;
         if (k.resident && resident_shared(n, 2) == 0) continue;
         CHECK_CUDA(cudaMemset(d_rows.get(), 0xa5, n * rows));
         launch_row_shuffle(ShuffleConfig{32, rows, k.reservations, k.resident, 2, k.low_bytes}, d_rows.get(),
