@@ -159,6 +159,33 @@ __global__ void __launch_bounds__(kSettleThreads) settle_words_kernel(uint32_t* 
       if (b < 0) break;
       const uint32_t w[8] = {words[a][0].x, words[a][0].y, words[a][0].z, words[a][0].w,
                              words[a][1].x, words[a][1].y, words[a][1].z, words[a][1].w};
+      // The usual group: whole, not the last, and no word rejected. Its words (place
+      // 8 b + e) are the draws on [0, 8 b + e + lag], lag = the words rejected so far
+      // (i_cur = 8 b + 7 + lag): tested at once, and their targets staged as feed()
+      // would, the group that completes written once (the same for every lane).
+      const uint32_t base = static_cast<uint32_t>(b) * 8u;
+      if (b >= 1 && base + 7 <= n - 1 && i_cur >= base + 7) {
+        const uint32_t lag = i_cur - (base + 7), r = lag & 7u;
+        uint32_t res[8];
+        bool all = true;
+#pragma unroll
+        for (int e = 0; e < 8; ++e) all &= S::accepts(w[e], base + e + lag, res[e]);
+        if (all) {
+          // targets base + lag + e: element (r + e) & 7 of group (base + lag + e) / 8
+#pragma unroll
+          for (int e = 0; e < 8; ++e)
+            if (r + e >= 8 || r == 0) mine[(r + e) & 7u] = res[e];
+          const uint32_t done = (base + lag + (r ? 8u : 0u)) & ~7u;  // the group now complete
+          uint4* out = reinterpret_cast<uint4*>(targets + layout.index(q, done));
+          out[0] = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+          out[1] = make_uint4(mine[4], mine[5], mine[6], mine[7]);
+#pragma unroll
+          for (int e = 0; e < 8; ++e)
+            if (r != 0 && r + e < 8) mine[r + e] = res[e];
+          i_cur -= 8;
+          continue;
+        }
+      }
 #pragma unroll
       for (int e = 7; e >= 0; --e) {
         const uint64_t i = static_cast<uint64_t>(b) * 8 + static_cast<uint64_t>(e);
