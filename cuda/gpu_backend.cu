@@ -542,34 +542,21 @@ class GpuBackend final : public PermutationBackend {
   }
 
   // The segmented draws' buffers for the rows targets_ holds (skip_rows_ = 0, the draws
-  // in order, where the generator has no skip-ahead, skip-draws=0 or memory fails).
+  // in order, where the generator does not draw in segments, skip-draws=0 or memory fails).
   void prepare_skip() {
     const uint32_t rows = target_slice_ ? target_capacity() : 0;
-    if (!drawn_ || !skip_draws_ || !has_skip_ahead(streams_.id) || rows == 0) {
-      skip_rows_ = 0;
-      return;
-    }
-    const bool wide = streams_.id == PrngId::Xoshiro256ss;
-    const SkipDrawsShape shape = skip_draws_shape(data_.n, wide);
+    bool segments = false;
+    visit_generator(streams_.id, [&](auto tag) { segments = draws_in_segments<decltype(tag)>(); });
     skip_rows_ = 0;
+    if (!drawn_ || !skip_draws_ || !segments || rows == 0) return;
     if (skip_table_id_ != static_cast<int>(streams_.id)) {
       const std::vector<uint32_t>& table = skip_table(streams_.id);
-      skip_table_.reset();
-      if (!table.empty()) {
-        if (!cuda::DeviceBuffer<uint32_t>::try_allocate(table.size(), skip_table_)) return;
-        EA_CUDA_CHECK(cudaMemcpy(skip_table_.get(), table.data(), table.size() * sizeof(uint32_t),
-                                 cudaMemcpyHostToDevice));
-      }
+      if (!cuda::DeviceBuffer<uint32_t>::try_allocate(table.size(), skip_table_)) return;
+      EA_CUDA_CHECK(cudaMemcpy(skip_table_.get(), table.data(), table.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
       skip_table_id_ = static_cast<int>(streams_.id);
     }
-    const size_t overflow = static_cast<size_t>(rows) * shape.extra, ends = wide ? 0 : size_t{rows} * kSkipEndSlots,
-                 flags = wide ? rows : 0;
-    if ((skip_overflow_.size() < overflow && !cuda::DeviceBuffer<uint32_t>::try_allocate(overflow, skip_overflow_)) ||
-        (skip_ends_.size() < ends && !cuda::DeviceBuffer<uint4>::try_allocate(ends, skip_ends_)) ||
-        (skip_flags_.size() < flags && !cuda::DeviceBuffer<uint32_t>::try_allocate(flags, skip_flags_))) {
-      return;
-    }
-    skip_ = SkipDrawsView{skip_table_.get(), shape, skip_overflow_.get(), skip_ends_.get(), skip_flags_.get()};
+    if (skip_flags_.size() < rows && !cuda::DeviceBuffer<uint32_t>::try_allocate(rows, skip_flags_)) return;
+    skip_ = SkipDrawsView{skip_table_.get(), skip_draws_shape(data_.n), skip_flags_.get()};
     skip_rows_ = rows;
   }
 
@@ -748,11 +735,10 @@ class GpuBackend final : public PermutationBackend {
   bool drawn_ = false;
   cuda::DeviceBuffer<uint32_t> targets_;
   uint32_t target_slice_ = 0, target_round_ = 0;
-  // Generators with skip-ahead (skip-draws): the buffers of the segmented draws
+  // xoshiro256ss (skip-draws): the jump table and row flags of the segmented draws
   // (cuda/skip_draws.cuh) for skip_rows_ rows (0: a thread per row draws in order).
   const bool skip_draws_;
-  cuda::DeviceBuffer<uint32_t> skip_table_, skip_overflow_, skip_flags_;
-  cuda::DeviceBuffer<uint4> skip_ends_;
+  cuda::DeviceBuffer<uint32_t> skip_table_, skip_flags_;
   SkipDrawsView skip_{};
   uint32_t skip_rows_ = 0;
   int skip_table_id_ = -1;  // the generator whose table skip_table_ holds

@@ -141,7 +141,7 @@ inline void launch_row_shuffle(const ShuffleConfig& cfg, uint8_t* rows, const ui
 // A sequential generator's draws are the latency-bound part (the chain of its state), so a
 // thread per permutation with a few thousand permutations at once is as fast as any split.
 // With `only` (not for lane groups), only rows q with only[q] != 0 are drawn (the rows of
-// the segmented draws with a rejected 64-bit word, cuda/skip_draws.cuh).
+// the segmented draws with a rejected word, cuda/skip_draws.cuh).
 template <class G>
 __global__ void __launch_bounds__(32) draw_targets_kernel(uint32_t* targets, size_t n, uint32_t rows,
                                                           StreamSetView streams, uint64_t first,
@@ -181,30 +181,26 @@ __global__ void __launch_bounds__(32) draw_targets_kernel(uint32_t* targets, siz
 
 // Draws the targets of rows first .. first + rows - 1 for the generator of `streams` (any
 // but Philox, whose targets the shuffle computes itself) into `targets`
-// (drawn_target_words(n, rows) words, 16-byte aligned); n >= 2. With `skip` (buffers for
-// at least `rows` rows, shaped for n) a generator with skip-ahead draws in segments
-// (cuda/skip_draws.cuh); otherwise draw_targets_kernel, a thread per row. Returns where
-// row q's targets are.
+// (drawn_target_words(n, rows) words, 16-byte aligned); n >= 2. With `skip` (shaped for
+// n, flags for at least `rows` rows) a generator that draws in segments (xoshiro256ss,
+// cuda/skip_draws.cuh) does so; otherwise draw_targets_kernel, a thread per row in order.
+// Returns where row q's targets are.
 inline DrawnTargets launch_draw_targets(const StreamSetView& streams, uint32_t* targets, size_t n, uint64_t first,
                                         uint32_t rows, cudaStream_t st, const SkipDrawsView* skip = nullptr) {
-  if (skip && has_skip_ahead(streams.id)) {
+  if (skip) {
+    bool done = false;
     visit_generator(streams.id, [&](auto tag) {
       using G = decltype(tag);
-      if constexpr (SkipAhead<G>::kHas) {
-        constexpr bool wide = SkipAhead<G>::kWide;
-        const uint64_t threads = static_cast<uint64_t>(rows) * skip_threads_per_row(skip->shape, wide);
-        if (wide) EA_CUDA_CHECK(cudaMemsetAsync(skip->flags, 0, static_cast<size_t>(rows) * sizeof(uint32_t), st));
+      if constexpr (draws_in_segments<G>()) {
+        const uint64_t threads = static_cast<uint64_t>(rows) * skip->shape.segments;
+        EA_CUDA_CHECK(cudaMemsetAsync(skip->flags, 0, static_cast<size_t>(rows) * sizeof(uint32_t), st));
         draw_words_kernel<G>
             <<<static_cast<unsigned>((threads + 127) / 128), 128, 0, st>>>(targets, n, rows, streams, first, *skip);
-        if (wide) {
-          draw_targets_kernel<G><<<(rows + 31) / 32, 32, 0, st>>>(targets, n, rows, streams, first, skip->flags);
-        } else {
-          settle_words_kernel<G>
-              <<<(rows + kSettleThreads - 1) / kSettleThreads, kSettleThreads, 0, st>>>(targets, n, rows, *skip);
-        }
+        draw_targets_kernel<G><<<(rows + 31) / 32, 32, 0, st>>>(targets, n, rows, streams, first, skip->flags);
+        done = true;
       }
     });
-    return DrawnTargets{targets, rows};
+    if (done) return DrawnTargets{targets, rows};
   }
   const uint64_t base = is_grouped(streams.id) ? first / kLaneGroup * kLaneGroup : first;
   const uint64_t end = is_grouped(streams.id) ? (first + rows + kLaneGroup - 1) / kLaneGroup * kLaneGroup : first + rows;

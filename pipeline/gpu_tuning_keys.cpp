@@ -31,9 +31,9 @@ const std::vector<GpuTuningKey>& gpu_tuning_keys() {
      "the whole round where it fits: 40 GB for 10,000 permutations of 10^6 samples; fewer are drawn in two chunks or one "
      "slice at a time, and below one slice the generator is shuffled one thread per permutation)", 0, 1u << 20, nullptr,
      &GpuTuning::target_rows, nullptr},
-    {"skip-draws", "0 or 1: generators with skip-ahead (xoshiro256ss, xorwow, mrg31k3p, mrg32k3a, sobol) draw each "
-     "permutation's targets in segments, each from its own skipped state (default for them; 0: one thread a "
-     "permutation draws them in order)", 0, 1, nullptr, nullptr, &GpuTuning::skip_draws},
+    {"skip-draws", "0 or 1: xoshiro256ss draws each permutation's targets in segments, each from its own skipped "
+     "state (its default; 0: one thread a permutation draws them in order)", 0, 1, nullptr, nullptr,
+     &GpuTuning::skip_draws},
     {"bz-chars", "text characters the GPU compression model holds at once (the compression test on the GPU)", 1,
      uint64_t{1} << 31, &GpuTuning::bz_chars, nullptr, nullptr},
     {"bz-shuffle", "permutations the GPU compression test shuffles at once", 1, 10000, nullptr,

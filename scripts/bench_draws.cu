@@ -1,12 +1,16 @@
 // Times launch_draw_targets() (cuda/shuffle_launch.cuh) per generator: the swap targets of ROWS
-// permutations of 1,000,000 samples drawn ahead, one thread per permutation (issue 31).
+// permutations of 1,000,000 samples drawn ahead, one thread per permutation in order, and
+// for xoshiro256ss in segments too (cuda/skip_draws.cuh).
 // usage (GPU machine): build-gpu/bench_draws 2048 10000 (built with the CUDA backend; or
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Isrc -Icuda -Icuda/api -Iinclude scripts/bench_draws.cu
-//   src/rng/prng.cpp -o /tmp/bd)
+//   src/rng/prng.cpp src/rng/skip_ahead.cpp -o /tmp/bd)
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
+
+#include "rng/skip_ahead.hpp"
 
 #include "rng/prng.hpp"
 #include "shuffle_launch.cuh"
@@ -33,7 +37,23 @@ int main(int argc, char** argv) {
         cudaEventSynchronize(e1);
         cudaEventElapsedTime(&ms, e0, e1);
       }
-      std::printf("%-14s rows %6u: %8.1f ms (%s)\n", p.name, rows, ms, cudaGetErrorString(cudaGetLastError()));
+      std::printf("%-14s rows %6u: in order %8.1f ms (%s)", p.name, rows, ms, cudaGetErrorString(cudaGetLastError()));
+      // The segmented draws (cuda/skip_draws.cuh: xoshiro256ss).
+      if (p.id == PrngId::Xoshiro256ss) {
+        const std::vector<uint32_t>& table = skip_table(p.id);
+        cuda::DeviceBuffer<uint32_t> d_table(table.size()), flags(rows);
+        cudaMemcpy(d_table.get(), table.data(), table.size() * 4, cudaMemcpyHostToDevice);
+        const SkipDrawsView sk{d_table.get(), skip_draws_shape(n), flags.get()};
+        for (int rep = 0; rep < 2; ++rep) {
+          cudaEventRecord(e0);
+          launch_draw_targets(v, targets.get(), n, 0, rows, nullptr, &sk);
+          cudaEventRecord(e1);
+          cudaEventSynchronize(e1);
+          cudaEventElapsedTime(&ms, e0, e1);
+        }
+        std::printf("; in %u segments %8.1f ms (%s)", sk.shape.segments, ms, cudaGetErrorString(cudaGetLastError()));
+      }
+      std::printf("\n");
     }
   }
   return 0;
