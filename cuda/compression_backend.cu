@@ -149,8 +149,9 @@ class GpuCompressionBackend final : public PermutationBackend {
                            resident_,
                            log_bits_,
                            low_bytes_};
+    draws_.skip_draws = tuning_.skip_draws;
     launch_shuffle(sc, scratch_, st, buffers_->batch.get(), shuffle_copies_, count, symbols_.get(), data_.n, streams_,
-                   first);
+                   first, &draws_);
     EA_CUDA_CHECK(cudaGetLastError());
     EA_CUDA_CHECK(cudaEventRecord(res_->done.get(), st));
     EA_CUDA_CHECK(cudaEventSynchronize(res_->done.get()));
@@ -194,7 +195,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     // Grown only: the data sets of a batch differ a little in text length, and freeing and
     // allocating device and pinned memory for each one costs more than the memory (cudaFree
     // waits for the whole device; in one process driving several GPUs, that was the
-    // compression phase's slowdown, docs/performance.md).
+    // compression phase's slowdown, docs/performance-history.md).
     if (data.n > cap_n_ || text_len > cap_text_) allocate(data.n, static_cast<uint32_t>(text_len));
     n_ = data.n;
     text_len_ = static_cast<uint32_t>(text_len);
@@ -317,6 +318,7 @@ class GpuCompressionBackend final : public PermutationBackend {
   std::unique_ptr<RoundBuffers> buffers_;
   double model_original_ = 0;  // the model's length of the original data
   cuda::DeviceBuffer<uint8_t> scratch_;  // rows of the block-per-permutation shuffle (made on first use)
+  ShuffleDraws draws_;                    // other generators' targets for those rows (made on first use)
   struct Resources {
     explicit Resources(bool profile) : timer(profile) {}
     cuda::CudaStream stream;

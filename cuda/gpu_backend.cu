@@ -188,7 +188,7 @@ class GpuBackend final : public PermutationBackend {
       len += std::snprintf(buf + len, sizeof buf - len,
                            "; targets drawn ahead: %u rounds whole, %u in two halves, %u a slice at a time%s",
                            target_plans_[0], target_plans_[1], target_plans_[2],
-                           target_slice_ ? "" : " (no room for one slice: one thread per permutation)");
+                           target_no_room_ ? " (no room for one slice: one thread per permutation)" : "");
     }
     if (profile_groups_ && block_rounds_ < rounds_ && len < static_cast<int>(sizeof buf)) {
       static const char* kNames[kGroups] = {"excursion", "directional", "median", "collision", "lag1",
@@ -518,6 +518,7 @@ class GpuBackend final : public PermutationBackend {
   void allocate_targets(const PermutationData& data) {
     target_slice_ = 0;
     skip_rows_ = 0;
+    target_no_room_ = false;
     const size_t n = data.n;
     if (!drawn_ || parallel_shuffle_ == 0 || reservations_ == 0 || n < 2) {
       targets_.reset();
@@ -531,9 +532,12 @@ class GpuBackend final : public PermutationBackend {
     if (!every_round) target_round_ = std::min(target_round_, std::max<uint32_t>(1, block_statistics_));
     const uint32_t slice = std::min(parallel_shuffle_, target_round_);
     const size_t words = drawn_target_words(n, slice);
-    if (targets_.size() < words) {
+    if (targets_.size() < words || target_capacity() < slice) {
       targets_.reset();
-      if (target_budget_rows() < slice || !cuda::DeviceBuffer<uint32_t>::try_allocate(words, targets_)) return;
+      if (target_budget_rows() < slice || !cuda::DeviceBuffer<uint32_t>::try_allocate(words, targets_)) {
+        target_no_room_ = true;
+        return;
+      }
     }
     target_slice_ = slice;
     // Data that failed another test runs full rounds from the start: their room now.
@@ -561,8 +565,10 @@ class GpuBackend final : public PermutationBackend {
   }
 
   // Rows of targets_ for data of n samples.
+  // (at most target-rows: a buffer kept from larger data holds more rows of shorter data)
   uint32_t target_capacity() const {
-    return static_cast<uint32_t>(std::min<size_t>(targets_.size() / drawn_target_words(data_.n, 1), UINT32_MAX));
+    const size_t rows = targets_.size() / drawn_target_words(data_.n, 1);
+    return static_cast<uint32_t>(std::min<size_t>(rows, target_rows_ ? target_rows_ : UINT32_MAX));
   }
 
   // Rows of targets that memory-share allows: the share of the free memory and of what
@@ -735,6 +741,7 @@ class GpuBackend final : public PermutationBackend {
   bool drawn_ = false;
   cuda::DeviceBuffer<uint32_t> targets_;
   uint32_t target_slice_ = 0, target_round_ = 0;
+  bool target_no_room_ = false;  // memory-share or target-rows left no room for one slice
   // xoshiro256ss (skip-draws): the jump table and row flags of the segmented draws
   // (cuda/skip_draws.cuh) for skip_rows_ rows (0: a thread per row draws in order).
   const bool skip_draws_;

@@ -4,12 +4,13 @@
 // at once, each from its own skipped state (draw_words_kernel: thread (row q, segment k)
 // skips to the first word of its segment of 8-sample groups). A segment's first word is
 // known only if no earlier word was rejected; xoshiro256ss's 64-bit words are rejected
-// with probability below 2^-44 per draw, so the targets are written at once and a row
+// with probability (2^64 mod s) / 2^64 < s / 2^64 per draw on [0, s - 1] (below 2^-44 for
+// s <= 2^20; about 1.4e-8 a row of 10^6), so the targets are written at once and a row
 // with a word that would be rejected is flagged and drawn again in order
 // (draw_targets_kernel). The targets equal the sequential draws.
 //
 // The generators with 32-bit words (xorwow, sobol; the MRGs' 31/32-bit words) reject
-// about 116 words a row of 10^6: their words made this way need a second, sequential pass
+// about 58 words a row of 10^6 (mrg31k3p 116): their words made this way need a second, sequential pass
 // that assigns each word to its draw, and that pass measured slower than drawing in order
 // (docs/prngs.md), so they draw in order.
 #pragma once

@@ -288,7 +288,7 @@ Backends choose_backends(Assessment& a, const PermutationData& pd, const Setting
   // original data. It is made when the compression phase starts (DeferredBackend; often
   // never: data that already failed chi-square or LRS), so the statistical tests, on the
   // GPU or on the CPU cores, do not wait for libbz2 (up to 0.45 s of a data.pi run on the
-  // H100, docs/performance.md); a CPU run's statistical tests get a backend of their own.
+  // H100, docs/performance-history.md); a CPU run's statistical tests get a backend of their own.
   if (!b.gpu_compression) {
     b.cpu_compression = std::make_unique<DeferredBackend>("cpu (libbz2)", [pd, original_bzip2, threads = slot.cpu_threads(cfg)] {
       PermutationData with_length = pd;

@@ -27,12 +27,13 @@ const std::vector<GpuTuningKey>& gpu_tuning_keys() {
     {"low-shared", "0 or 1: a row shuffled in global memory keeps its lowest places in shared memory, as many as fit "
      "(default for rows too long for resident: 8-bit data of more than about 150,000 samples, 4-bit of more than "
      "about 300,000; with reservations=1)", 0, 1, nullptr, nullptr, &GpuTuning::low_shared},
-    {"target-rows", "rows of swap targets generators other than Philox draw ahead may hold (0: as memory-share allows, "
-     "the whole round where it fits: 40 GB for 10,000 permutations of 10^6 samples; fewer are drawn in two chunks or one "
-     "slice at a time, and below one slice the generator is shuffled one thread per permutation)", 0, 1u << 20, nullptr,
-     &GpuTuning::target_rows, nullptr},
-    {"skip-draws", "0 or 1: xoshiro256ss draws each permutation's targets in segments, each from its own skipped "
-     "state (its default; 0: one thread a permutation draws them in order)", 0, 1, nullptr, nullptr,
+    {"target-rows", "rows (permutations) of swap targets generators other than Philox draw ahead may hold, 4 bytes a "
+     "sample each (0: as memory-share allows, the whole round where it fits: 40 GB for 10,000 permutations of 10^6 "
+     "samples; fewer are drawn in two halves or a slice at a time, a slice being parallel-shuffle permutations rounded "
+     "down to whole waves, e.g. 1980 on 132 SMs; below one slice the generator is shuffled one thread per permutation)",
+     0, 1u << 20, nullptr, &GpuTuning::target_rows, nullptr},
+    {"skip-draws", "0 or 1: with --prng xoshiro256ss, each permutation's swap targets are drawn by about 32 threads "
+     "from skipped states (1, the default) or by one thread in order (0)", 0, 1, nullptr, nullptr,
      &GpuTuning::skip_draws},
     {"bz-chars", "text characters the GPU compression model holds at once (the compression test on the GPU)", 1,
      uint64_t{1} << 31, &GpuTuning::bz_chars, nullptr, nullptr},

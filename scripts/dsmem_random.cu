@@ -1,6 +1,6 @@
 // Random-access throughput of distributed shared memory (thread-block clusters, sm_90+):
 // the ceiling of a shuffle whose 8-bit row of 10^6 samples is spread over the shared
-// memory of several SMs (docs/performance.md, issue 17, "several SMs per permutation").
+// memory of several SMs (docs/performance-history.md, issue 17, "several SMs per permutation").
 //
 // Each block of a cluster holds `smem` bytes of dynamic shared memory (and touches the
 // largest power of two of them); every thread makes

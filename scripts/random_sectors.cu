@@ -1,5 +1,5 @@
 // Random 32-byte sector throughput of a GPU, in L2 and in HBM: the limit of a shuffle that
-// reads and writes one random place per swap (docs/performance.md, issue 17).
+// reads and writes one random place per swap (docs/performance-history.md, issue 17).
 //
 // Every thread makes `per_thread` accesses to sectors chosen by a hash of (thread, k), with
 // `inflight` independent accesses in flight; each access reads 4 bytes of its sector, and

@@ -21,8 +21,8 @@ struct GpuTuning {
   uint32_t shuffle_block = 32;  // shuffle-block: threads per block of the shuffle kernel
   // parallel-shuffle: permutations shuffled at once by the block-per-permutation kernel
   // (other generators than Philox draw their targets ahead, where there is memory for
-  // them: docs/prngs.md; the GPU compression test shuffles them one thread per
-  // permutation); 0: one thread per permutation.
+  // them: docs/prngs.md; the GPU compression test too, a slice at a time); 0: one thread
+  // per permutation.
   uint32_t parallel_shuffle = 2048;
   // block-statistics: rounds of at most this many permutations get their statistics from a
   // block of threads per permutation, on the shuffle's rows (cuda/block_statistics.cuh); the
@@ -56,9 +56,10 @@ struct GpuTuning {
   // target-rows: rows (permutations) of swap targets that generators other than Philox
   // draw ahead may hold at most (4 bytes a sample); 0: as many as memory-share allows, a
   // whole round where it fits (40 GB for 10,000 permutations of 10^6 samples). Fewer rows
-  // are drawn in two chunks (one drawn while the other is shuffled) or one slice at a time
-  // (H100, xoshiro256ss, 10,000 x 10^6: 0.640 s whole, 0.795 s in two chunks), and below
-  // one slice the generator keeps the one-thread-per-permutation shuffle.
+  // are drawn in two halves (one drawn while the other is shuffled) or one slice at a time
+  // (H200, 10,000 x 10^6: xorwow 0.570 s whole, 1.052 s in two halves of 2,048; xoshiro256ss,
+  // whose draws are segmented, 0.527 s and 0.531-0.535 s), and below one slice the
+  // generator keeps the one-thread-per-permutation shuffle.
   uint32_t target_rows = 0;
   // skip-draws: xoshiro256ss draws each permutation's targets in segments, about 32
   // threads a row, each from its own skipped state (cuda/skip_draws.cuh; H200, 10,000

@@ -9,7 +9,7 @@
 // SkipAhead<G>::word() is the output one draw attempt consumes (by bounded()); kWide: the
 // words are 64-bit, so practically never rejected, and accepts() tests one. The GPU draws
 // xoshiro256ss's targets in segments, each thread from its own skipped state
-// (cuda/skip_draws.cuh); the others' 32-bit words are rejected about 116 times a row of
+// (cuda/skip_draws.cuh); the others' 32-bit words are rejected about 58 times a row of
 // 10^6, and assigning the words of segments to their draws afterwards measured slower
 // than drawing in order (docs/prngs.md), so the GPU uses their skip-ahead nowhere yet.
 #pragma once

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../common/prng_kat.hpp"
@@ -24,6 +25,41 @@
 #include "warp_lane_stream.cuh"
 
 using namespace ea;
+
+// A test generator: xoshiro256ss's words, but 0 where a word's top kBits bits are 0
+// (once in 2^kBits words). The 64-bit draw on [0, s - 1] rejects the word 0 wherever s is
+// not a power of two, so rows of about 2^kBits samples get a rejected word about two times
+// in three: the segmented draws' flagging (cuda/skip_draws.cuh) is exercised.
+template <int kBits>
+struct RejectingXoshiro {
+  static constexpr bool kGrouped = false;
+  Xoshiro256ss x;
+  __host__ __device__ uint64_t next64() {
+    const uint64_t w = x.next64();
+    return (w >> (64 - kBits)) == 0 ? 0 : w;
+  }
+  static __host__ __device__ RejectingXoshiro make(const StreamSetView& v, uint64_t j) {
+    return RejectingXoshiro{Xoshiro256ss::make(v, j)};
+  }
+  __host__ __device__ uint32_t bounded(uint32_t i) { return bounded_inclusive64(*this, i); }
+};
+namespace ea {
+template <int kBits>
+struct SkipAhead<RejectingXoshiro<kBits>> {
+  static constexpr bool kHas = true;
+  static constexpr bool kWide = true;
+  static constexpr uint32_t kEntryWords = SkipAhead<Xoshiro256ss>::kEntryWords;
+  using Word = uint64_t;
+  static __host__ __device__ Word word(RejectingXoshiro<kBits>& g) { return g.next64(); }
+  static __host__ __device__ void jump(RejectingXoshiro<kBits>& g, const uint32_t* e) {
+    SkipAhead<Xoshiro256ss>::jump(g.x, e);
+  }
+  static __host__ __device__ void counters(RejectingXoshiro<kBits>&, uint64_t) {}
+  static __host__ __device__ bool accepts(Word v, uint32_t i, uint32_t& r) {
+    return SkipAhead<Xoshiro256ss>::accepts(v, i, r);
+  }
+};
+}  // namespace ea
 
 namespace {
 
@@ -215,9 +251,9 @@ int main(int argc, char** argv) {
     const Kernel kernels[] = {{3, 0, 0, "rows in global memory"},
                               {5, 0, 992, "lowest 992 places in shared memory"},
                               {4, 4, 0, "rows packed in shared memory"}};
-    // (n = 1,000,003: about 116 rejected words a row; its targets only, not the kernels)
+    // (n = 1,000,003: xoshiro256ss's segmented draws against its draws in order only)
     for (size_t n : {size_t{2}, size_t{9}, size_t{1000}, size_t{70001}, size_t{1000003}}) {
-      if (small && n > 1000) continue;
+      if ((small && n > 1000) || (n > 100000 && p.id != PrngId::Xoshiro256ss)) continue;
       std::vector<uint8_t> start(n);
       for (size_t i = 0; i < n; ++i) start[i] = static_cast<uint8_t>((i * 37 + i / 100) & 15);
       cuda::DeviceBuffer<uint8_t> d_start(n), d_rows(n * rows);
@@ -286,6 +322,59 @@ int main(int argc, char** argv) {
                          ": permutations 37..86 equal the host's");
       }
     }
+  }
+  // 5. The segmented draws flag exactly the rows with a rejected word, and the redraw of
+  // those rows gives the draws in order (RejectingXoshiro above).
+  auto check_flags = [&](auto bits) {
+    using R = RejectingXoshiro<decltype(bits)::value>;
+    const size_t n = (size_t{1} << decltype(bits)::value) + 1;
+    const uint32_t rows = 50;
+    const uint64_t first = 5;
+    StreamSet set(PrngId::Xoshiro256ss, 31, first + rows);
+    DeviceSet ds(set);
+    const std::vector<uint32_t>& table = skip_table(PrngId::Xoshiro256ss);
+    cuda::DeviceBuffer<uint32_t> d_table(table.size()), d_flags(rows), d_seg(drawn_target_words(n, rows)),
+        d_in_order(drawn_target_words(n, rows));
+    CHECK_CUDA(cudaMemcpy(d_table.get(), table.data(), table.size() * 4, cudaMemcpyHostToDevice));
+    const SkipDrawsView sk{d_table.get(), skip_draws_shape(n), d_flags.get()};
+    CHECK_CUDA(cudaMemset(d_flags.get(), 0, rows * 4));
+    CHECK_CUDA(cudaMemset(d_seg.get(), 0x5a, d_seg.size() * 4));
+    const uint64_t threads = uint64_t{rows} * sk.shape.segments;
+    draw_words_kernel<R><<<static_cast<unsigned>((threads + 127) / 128), 128>>>(d_seg.get(), n, rows,
+                                                                                             ds.view, first, sk);
+    std::vector<uint32_t> flags(rows);
+    CHECK_CUDA(cudaMemcpy(flags.data(), d_flags.get(), rows * 4, cudaMemcpyDeviceToHost));
+    draw_targets_kernel<R><<<(rows + 31) / 32, 32>>>(d_seg.get(), n, rows, ds.view, first, d_flags.get());
+    draw_targets_kernel<R><<<(rows + 31) / 32, 32>>>(d_in_order.get(), n, rows, ds.view, first);
+    CHECK_CUDA(cudaGetLastError());
+    std::vector<uint32_t> seg(d_seg.size()), in_order(d_in_order.size());
+    CHECK_CUDA(cudaMemcpy(seg.data(), d_seg.get(), seg.size() * 4, cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemcpy(in_order.data(), d_in_order.get(), in_order.size() * 4, cudaMemcpyDeviceToHost));
+    int flagged = 0;
+    bool flags_right = true;
+    const DrawnTargets layout{nullptr, rows};
+    bool same = true;
+    for (uint32_t q = 0; q < rows; ++q) {
+      // the host's draws in order: was any word rejected?
+      R g = R::make(set.view(), first + q);
+      bool rejected = false;
+      for (size_t i = n - 1; i >= 1; --i) {
+        uint32_t r = 0;
+        while (!SkipAhead<R>::accepts(g.next64(), static_cast<uint32_t>(i), r)) rejected = true;
+      }
+      flags_right = flags_right && (flags[q] != 0) == rejected;
+      flagged += rejected ? 1 : 0;
+      for (size_t i = 1; i < n; ++i) same = same && seg[layout.index(q, static_cast<uint32_t>(i))] == in_order[layout.index(q, static_cast<uint32_t>(i))];
+    }
+    expect(flags_right && flagged > 0 && flagged < static_cast<int>(rows),
+           "segmented draws flag exactly the rows with a rejected word (" + std::to_string(flagged) + " of 50, n=" +
+               std::to_string(n) + ")");
+    expect(same, "segmented draws with flagged rows redrawn equal the draws in order, n=" + std::to_string(n));
+  };
+  if (small) {
+    check_flags(std::integral_constant<int, 10>{});
+  } else {
+    check_flags(std::integral_constant<int, 16>{});
   }
   std::printf("%s: %d checks, %d failures\n", failures ? "FAILED" : "passed", checks, failures);
   return failures ? 1 : 0;

@@ -297,7 +297,7 @@ TEST_CASE("skip-ahead equals stepping for every generator that has it") {
           G stepped = G::make(v, j);
           uint64_t at = 0;
           for (uint64_t steps : {0, 1, 2, 3, 7, 8, 31, 1000, 4096, 4097, 65535, 100003, 1 << 20}) {
-            // from the start and from where the previous skip ended
+            // each skip from the start; the reference stepping continues from the last
             G skipped = G::make(v, j);
             skip_ahead(skipped, steps, table.data());
             while (at < steps) {
