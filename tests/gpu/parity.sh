@@ -14,6 +14,7 @@
 # usage: parity.sh EA_IID GPU_PROBE SAMPLES_DIR WORK_DIR
 # By hand, on a subset: PARITY_FILES="a b" limits the per-file parts to those sample names;
 # PARITY_CONFIGS="TEXT" keeps the GPU configurations whose name contains TEXT (e.g. "--gpu all");
+# PARITY_PRNGS="a b" limits the prngs part to those generators;
 # PARITY_PARTS="files compression prngs restart verify" (default: all) picks the parts
 # (ctest runs them as four tests, gpu/cpu_gpu_parity/PART, restart and verify together).
 set -uo pipefail
@@ -110,6 +111,7 @@ done
 # shared memory for binary data; every permutation of a not-IID file) as on the CPU, for
 # one seed.
 for prng in $("$exe" --list-prngs | sed -n 's/^\([a-z0-9-]*\)\( (default)\)\{0,1\}: .*/\1/p'); do
+  if [ -n "${PARITY_PRNGS:-}" ] && [[ " $PARITY_PRNGS " != *" $prng "* ]]; then continue; fi
   for f in truerand_8bit truerand_1bit GetTickCount_4bit; do
     part prngs || break 2
     "$exe" -v -v -v --track iid --device cpu --prng "$prng" --seed 7 "$samples/$f.bin" >"$work/$f.$prng.cpu" 2>&1 &&
@@ -128,6 +130,7 @@ done
 # CPU's runs above, and --timing names the plan taken (GetTickCount_4bit, not IID, runs
 # full rounds from the start).
 for prng in xoshiro256ss mrg32k3a; do
+  if [ -n "${PARITY_PRNGS:-}" ] && [[ " $PARITY_PRNGS " != *" $prng "* ]]; then continue; fi
   for f in truerand_8bit GetTickCount_4bit; do
     for spec in "4096|[1-9][0-9]* in two halves" "2048|[1-9][0-9]* a slice at a time" "1000|no room for one slice"; do
       part prngs || break 3
