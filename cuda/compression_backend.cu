@@ -149,9 +149,8 @@ class GpuCompressionBackend final : public PermutationBackend {
                            resident_,
                            log_bits_,
                            low_bytes_};
-    draws_.skip_draws = tuning_.skip_draws;
     launch_shuffle(sc, scratch_, st, buffers_->batch.get(), shuffle_copies_, count, symbols_.get(), data_.n, streams_,
-                   first, &draws_);
+                   first);
     EA_CUDA_CHECK(cudaGetLastError());
     EA_CUDA_CHECK(cudaEventRecord(res_->done.get(), st));
     EA_CUDA_CHECK(cudaEventSynchronize(res_->done.get()));
@@ -318,7 +317,6 @@ class GpuCompressionBackend final : public PermutationBackend {
   std::unique_ptr<RoundBuffers> buffers_;
   double model_original_ = 0;  // the model's length of the original data
   cuda::DeviceBuffer<uint8_t> scratch_;  // rows of the block-per-permutation shuffle (made on first use)
-  ShuffleDraws draws_;                    // other generators' targets for those rows (made on first use)
   struct Resources {
     explicit Resources(bool profile) : timer(profile) {}
     cuda::CudaStream stream;

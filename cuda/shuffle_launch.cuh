@@ -214,69 +214,32 @@ inline DrawnTargets launch_draw_targets(const StreamSetView& streams, uint32_t* 
   return DrawnTargets{targets, rows};
 }
 
-// Swap targets drawn ahead for launch_shuffle's rows (generators other than Philox): the
-// targets of a slice, and for xoshiro256ss the segmented draws' table and row flags
-// (cuda/skip_draws.cuh). Made on first use; a caller without them (nullptr) gives those
-// generators one thread per permutation.
-struct ShuffleDraws {
-  bool skip_draws = true;  // GpuTuning::skip_draws
-  cuda::DeviceBuffer<uint32_t> targets, table, flags;
-  int table_id = -1;
-  // Room for `rows` rows of n samples; false (nothing launched) where memory fails. Sets
-  // `skip` to the segmented draws' view, or nullptr for the draws in order.
-  bool prepare(const StreamSetView& streams, size_t n, uint32_t rows, const SkipDrawsView*& skip) {
-    skip = nullptr;
-    const size_t words = drawn_target_words(n, rows);
-    if (targets.size() < words && !cuda::DeviceBuffer<uint32_t>::try_allocate(words, targets)) return false;
-    bool segments = false;
-    visit_generator(streams.id, [&](auto tag) { segments = draws_in_segments<decltype(tag)>(); });
-    if (!segments || !skip_draws) return true;
-    if (table_id != static_cast<int>(streams.id)) {
-      const std::vector<uint32_t>& t = skip_table(streams.id);
-      if (!cuda::DeviceBuffer<uint32_t>::try_allocate(t.size(), table)) return true;
-      EA_CUDA_CHECK(cudaMemcpy(table.get(), t.data(), t.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
-      table_id = static_cast<int>(streams.id);
-    }
-    if (flags.size() < rows && !cuda::DeviceBuffer<uint32_t>::try_allocate(rows, flags)) return true;
-    view = SkipDrawsView{table.get(), skip_draws_shape(n), flags.get()};
-    skip = &view;
-    return true;
-  }
-  SkipDrawsView view;
-};
-
 // Whether launch_shuffle's rows serve these streams: Philox, whose targets the shuffle
-// computes, and the other generators where the caller gives room for their targets.
-inline bool parallel_shuffle_serves(const ShuffleConfig& cfg, const StreamSetView& streams, bool draws = false) {
-  return cfg.parallel > 0 && cfg.reservations > 0 && (streams.id == PrngId::Philox || draws);
+// computes (the other generators' are drawn ahead by the GPU backend, which holds their
+// buffer; launch_shuffle gives them one thread per permutation: drawing them a slice at a
+// time for the compression test's rows gave counters that differed from the CPU's in one
+// run of several, xoshiro256ss on truerand_8bit, session 20, cause not found).
+inline bool parallel_shuffle_serves(const ShuffleConfig& cfg, const StreamSetView& streams) {
+  return cfg.parallel > 0 && cfg.reservations > 0 && streams.id == PrngId::Philox;
 }
 
 // Columns 0 .. count-1 of the batch become permutations first .. first+count-1: with the
 // block-per-permutation kernel where it serves and `scratch` holds (or can be given) a
-// slice of min(cfg.parallel, count) permutations (other generators than Philox: with
-// `draws`, their targets drawn ahead a slice at a time), otherwise one thread per
-// permutation. Small blocks spread the few thousand shuffling threads of the latter over
-// every SM (with 128-thread blocks, 10,000 threads fill only 79 of the H100's 132 SMs);
-// four reads in flight per thread (fisher_yates_pipelined<4>).
+// slice of min(cfg.parallel, count) permutations, otherwise one thread per permutation.
+// Small blocks spread the few thousand shuffling threads of the latter over every SM (with
+// 128-thread blocks, 10,000 threads fill only 79 of the H100's 132 SMs); four reads in
+// flight per thread (fisher_yates_pipelined<4>).
 inline void launch_shuffle(const ShuffleConfig& cfg, cuda::DeviceBuffer<uint8_t>& scratch, cudaStream_t st,
                            uint8_t* batch, size_t stride, uint32_t count, const uint8_t* symbols, size_t n,
-                           const StreamSetView& streams, uint64_t first, ShuffleDraws* draws = nullptr) {
+                           const StreamSetView& streams, uint64_t first) {
   if (count == 0) return;
-  const bool drawn = streams.id != PrngId::Philox;
-  if (parallel_shuffle_serves(cfg, streams, draws != nullptr) && n >= 2) {
+  if (parallel_shuffle_serves(cfg, streams) && n >= 2) {
     const uint32_t slice = std::min(cfg.parallel, count);
     const size_t need = static_cast<size_t>(slice) * n;
-    const SkipDrawsView* skip = nullptr;
-    if ((scratch.size() >= need || cuda::DeviceBuffer<uint8_t>::try_allocate(need, scratch)) &&
-        (!drawn || draws->prepare(streams, n, slice, skip))) {
+    if (scratch.size() >= need || cuda::DeviceBuffer<uint8_t>::try_allocate(need, scratch)) {
       for (uint32_t c0 = 0; c0 < count; c0 += slice) {
         const uint32_t m = std::min(slice, count - c0);
-        if (drawn) {
-          const DrawnTargets t = launch_draw_targets(streams, draws->targets.get(), n, first + c0, m, st, skip);
-          launch_row_shuffle(cfg, scratch.get(), symbols, n, t, m, st);
-        } else {
-          launch_row_shuffle(cfg, scratch.get(), symbols, n, streams.seed, first + c0, m, st);
-        }
+        launch_row_shuffle(cfg, scratch.get(), symbols, n, streams.seed, first + c0, m, st);
         const dim3 grid(static_cast<unsigned>((n + 255) / 256), (m + 31) / 32);
         rows_to_columns_kernel<0><<<grid, 256, 0, st>>>(scratch.get(), n, m, batch, stride, c0);
       }

@@ -21,8 +21,8 @@ struct GpuTuning {
   uint32_t shuffle_block = 32;  // shuffle-block: threads per block of the shuffle kernel
   // parallel-shuffle: permutations shuffled at once by the block-per-permutation kernel
   // (other generators than Philox draw their targets ahead, where there is memory for
-  // them: docs/prngs.md; the GPU compression test too, a slice at a time); 0: one thread
-  // per permutation.
+  // them: docs/prngs.md; the GPU compression test shuffles them one thread per
+  // permutation); 0: one thread per permutation.
   uint32_t parallel_shuffle = 2048;
   // block-statistics: rounds of at most this many permutations get their statistics from a
   // block of threads per permutation, on the shuffle's rows (cuda/block_statistics.cuh); the
