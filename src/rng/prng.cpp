@@ -5,6 +5,7 @@
 #include "common/error.hpp"
 
 #include "rng/generators.hpp"
+#include "rng/gf2.hpp"
 #include "permutation/shuffle.hpp"
 #include "rng/lane_group.hpp"
 
@@ -94,14 +95,7 @@ void mat3_apply(const Mat3& a, uint32_t v[3], uint64_t m) {
   for (int i = 0; i < 3; ++i) v[i] = static_cast<uint32_t>(r[i]);
 }
 
-void xorwow_apply(const std::vector<uint32_t>& matrix, uint32_t v[5]) {
-  uint32_t r[5] = {0, 0, 0, 0, 0};
-  for (int b = 0; b < 160; ++b) {
-    if (!((v[b / 32] >> (b % 32)) & 1u)) continue;
-    for (int w = 0; w < 5; ++w) r[w] ^= matrix[5 * b + w];
-  }
-  for (int w = 0; w < 5; ++w) v[w] = r[w];
-}
+void xorwow_apply(const std::vector<uint32_t>& matrix, uint32_t v[5]) { gf2_apply<5>(matrix.data(), v); }
 
 std::vector<uint32_t> xorwow_matrix_pow2(int e) {
   std::vector<uint32_t> m(160 * 5);
@@ -111,16 +105,7 @@ std::vector<uint32_t> xorwow_matrix_pow2(int e) {
     g.next();  // linear in v (d is not part of the matrix)
     for (int w = 0; w < 5; ++w) m[5 * b + w] = g.v[w];
   }
-  for (int i = 0; i < e; ++i) {
-    std::vector<uint32_t> sq(m.size());
-    for (int b = 0; b < 160; ++b) {
-      uint32_t col[5];
-      for (int w = 0; w < 5; ++w) col[w] = m[5 * b + w];
-      xorwow_apply(m, col);
-      for (int w = 0; w < 5; ++w) sq[5 * b + w] = col[w];
-    }
-    m.swap(sq);
-  }
+  for (int i = 0; i < e; ++i) m = gf2_square<5>(m);
   return m;
 }
 

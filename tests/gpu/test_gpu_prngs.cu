@@ -54,7 +54,6 @@ struct SkipAhead<RejectingXoshiro<kBits>> {
   static __host__ __device__ void jump(RejectingXoshiro<kBits>& g, const uint32_t* e) {
     SkipAhead<Xoshiro256ss>::jump(g.x, e);
   }
-  static __host__ __device__ void counters(RejectingXoshiro<kBits>&, uint64_t) {}
   static __host__ __device__ bool accepts(Word v, uint32_t i, uint32_t& r) {
     return SkipAhead<Xoshiro256ss>::accepts(v, i, r);
   }
