@@ -117,10 +117,10 @@ for prng in $("$exe" --list-prngs | sed -n 's/^\([a-z0-9-]*\)\( (default)\)\{0,1
     "$exe" -v -v -v --track iid --device cpu --prng "$prng" --seed 7 "$samples/$f.bin" >"$work/$f.$prng.cpu" 2>&1 &&
       "$exe" -v -v -v --track iid --device gpu --prng "$prng" --seed 7 "$samples/$f.bin" >"$work/$f.$prng.gpu" 2>&1 ||
       { echo "FAIL $prng $f: run failed: $(tail -n 1 "$work/$f.$prng.cpu" "$work/$f.$prng.gpu")"; fail=1; continue; }
-    if diff <(counters "$work/$f.$prng.cpu") <(counters "$work/$f.$prng.gpu") >/dev/null; then
+    if diff <(counters "$work/$f.$prng.cpu") <(counters "$work/$f.$prng.gpu") >"$work/$f.$prng.diff"; then
       echo "ok   --prng $prng $f: counters identical on the GPU and the CPU ($(grep '^Verdict' "$work/$f.$prng.gpu" | cut -d';' -f1))"
     else
-      echo "FAIL --prng $prng $f: counters differ"; fail=1
+      echo "FAIL --prng $prng $f: counters differ"; head -n 6 "$work/$f.$prng.diff"; fail=1
     fi
   done
 done
@@ -143,8 +143,8 @@ for prng in xoshiro256ss mrg32k3a; do
         "$samples/$f.bin" >"$out" 2>&1; then
         echo "FAIL --prng $prng $f target-rows=$rows: run failed: $(tail -n 1 "$out")"; fail=1; continue
       fi
-      if ! diff <(counters "$work/$f.$prng.cpu") <(counters "$out") >/dev/null; then
-        echo "FAIL --prng $prng $f target-rows=$rows: counters differ"; fail=1
+      if ! diff <(counters "$work/$f.$prng.cpu") <(counters "$out") >"$out.diff"; then
+        echo "FAIL --prng $prng $f target-rows=$rows: counters differ"; head -n 6 "$out.diff"; fail=1
       elif ! grep -Eq "targets drawn ahead: .*$plan" "$out"; then
         echo "FAIL --prng $prng $f target-rows=$rows: not the plan '$plan': $(grep -o 'targets drawn ahead[^;]*' "$out")"; fail=1
       else
