@@ -116,6 +116,8 @@ class DeviceSlot {
   void set_cpu_threads(int n) { cpu_threads_ = n; }
   int cpu_threads(const Settings& s) const { return cpu_threads_ > 0 ? cpu_threads_ : s.threads; }
   int cpu_threads_set() const { return cpu_threads_; }
+  // Whether this worker has GPU entries (a run may still fall back to the CPU).
+  bool has_gpus() const { return !gpus_.empty(); }
 
  private:
   struct Group {

@@ -13,7 +13,10 @@ jobs=${JOBS:-$(nproc)}
 seconds=${FUZZ_SECONDS:-120}
 seed=${FUZZ_SEED:-$(date +%s)}
 
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEA_IID_CUDA=OFF -DEA_IID_SANITIZE=ON -DEA_IID_FUZZ=ON -DEA_IID_WERROR=ON
+# -O1 -g1 (line tables for the sanitizers' stack traces): half the compile time of
+# RelWithDebInfo's -O2 -g (8.7 of CI's 20 minutes on 2 cores, session 21).
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+  -DEA_IID_CUDA=OFF -DEA_IID_SANITIZE=ON -DEA_IID_FUZZ=ON -DEA_IID_WERROR=ON
 cmake --build "$build" -j"$jobs"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1

@@ -15,8 +15,8 @@
 # By hand, on a subset: PARITY_FILES="a b" limits the per-file parts to those sample names;
 # PARITY_CONFIGS="TEXT" keeps the GPU configurations whose name contains TEXT (e.g. "--gpu all");
 # PARITY_PRNGS="a b" limits the prngs part to those generators;
-# PARITY_PARTS="files compression prngs restart verify" (default: all) picks the parts
-# (ctest runs them as four tests, gpu/cpu_gpu_parity/PART, restart and verify together).
+# PARITY_PARTS="files compression prngs restart non-iid verify" (default: all) picks the parts
+# (ctest runs them as four tests, gpu/cpu_gpu_parity/PART, restart, non-iid and verify together).
 set -uo pipefail
 exe=$1 probe=$2 samples=$3 work=$4
 "$probe" --probe >/dev/null || exit 77
@@ -40,7 +40,7 @@ if [ -n "${PARITY_CONFIGS:-}" ]; then
   configs=("${kept[@]}")
   [ ${#configs[@]} -gt 0 ] || { echo "FAIL PARITY_CONFIGS='$PARITY_CONFIGS' matches no configuration"; exit 1; }
 fi
-parts=" ${PARITY_PARTS:-files compression prngs restart verify} "
+parts=" ${PARITY_PARTS:-files compression prngs restart non-iid verify} "
 part() { [[ "$parts" == *" $1 "* ]]; }
 for path in "$samples"/*.bin; do
   part files || break
@@ -167,6 +167,24 @@ for spec in "truerand_8bit 8 7.8" "restart_carryover_8bit 8 7.8" "truerand_1bit 
     echo "ok   --restart $h $f: rows and columns, GPU == CPU ($(grep '^IID permutation tests' "$work/$f.restart.gpu"))"
   else
     echo "FAIL --restart $f: CPU and GPU differ"; head -n 20 "$work/$f.restart.diff"; fail=1
+  fi
+done
+# The default track on data whose chi-square or LRS test fails: the verdict is "not IID"
+# before the permutation tests, so the non-IID estimates run on the CPU beside the GPU's
+# permutation tests; the report must equal the CPU-only run's (the counters too, at -v -v -v).
+for f in rand8_short GetTickCount_1bit GetTickCount_8bit; do
+  part non-iid || break
+  "$exe" -v -v -v --seed 5 --device cpu "$samples/$f.bin" >"$work/$f.auto.cpu" 2>"$work/$f.auto.cpu.err" &&
+    "$exe" -v -v -v --seed 5 --device gpu "$samples/$f.bin" >"$work/$f.auto.gpu" 2>"$work/$f.auto.gpu.err" ||
+    { echo "FAIL default track $f: run failed: $(tail -n 1 "$work/$f.auto.gpu.err")"; fail=1; continue; }
+  # (the lines that name the device differ)
+  strip() { grep -v -E "^(Permutation testing: (device|compression test on)|Device|Timing)" "$1"; }
+  if ! grep -q "the non-IID estimates run beside the permutation tests" "$work/$f.auto.gpu.err"; then
+    echo "FAIL default track $f: the non-IID estimates did not run beside the permutation tests: $(grep -i 'non-IID' "$work/$f.auto.gpu.err" | head -n 1)"; fail=1
+  elif diff <(strip "$work/$f.auto.cpu") <(strip "$work/$f.auto.gpu") >"$work/$f.auto.diff"; then
+    echo "ok   default track $f: non-IID estimates beside the GPU's permutation tests, report = the CPU's ($(grep '^Assessed min-entropy' "$work/$f.auto.gpu"))"
+  else
+    echo "FAIL default track $f: the GPU run's report differs from the CPU's"; head -n 12 "$work/$f.auto.diff"; fail=1
   fi
 done
 # --verify recomputes sampled GPU permutations on the CPU while the compression test runs
