@@ -1,6 +1,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -87,9 +88,16 @@ class CpuBackend final : public PermutationBackend {
     // Whole groups for every thread.
     if (grouped_) return kLaneGroup * static_cast<uint32_t>(threads_);
     // Start small (IID data decides most tests within a few dozen permutations), then
-    // grow so that long runs keep every thread busy.
-    uint32_t base = static_cast<uint32_t>(std::max(16, 2 * threads_));
-    return base << std::min<uint32_t>(round, 5);
+    // grow so that long runs keep every thread busy, but to rounds of about kRoundSeconds
+    // at most: an interrupt is seen between rounds (with one thread on a 2-core machine a
+    // round of 512 permutations of 10^6 samples took 2 s; a Ctrl-C must act within a
+    // second). The counters do not depend on the round sizes.
+    const uint32_t base = static_cast<uint32_t>(std::max(16, 2 * threads_));
+    const uint32_t grown = base << std::min<uint32_t>(round, 5);
+    if (seconds_per_permutation_ <= 0) return grown;
+    const double fit = kRoundSeconds * threads_ / seconds_per_permutation_;
+    const uint32_t cap = static_cast<uint32_t>(std::min<double>(grown, std::max<double>(threads_, fit)));
+    return std::max<uint32_t>(1, cap / static_cast<uint32_t>(threads_) * static_cast<uint32_t>(threads_));
   }
 
   void run(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) override {
@@ -98,6 +106,7 @@ class CpuBackend final : public PermutationBackend {
       run_grouped(first, count, mask, outcomes);
       return;
     }
+    const auto t0 = std::chrono::steady_clock::now();
     parallel_for(first, first + count, [&](uint64_t j, Worker& w) {
       w.buffer.assign(data_.symbols, data_.symbols + data_.n);
       visit_generator(data_.streams.id, [&](auto tag) {
@@ -113,9 +122,16 @@ class CpuBackend final : public PermutationBackend {
       });
       evaluate(w.buffer.data(), mask, w, outcomes + (j - first) * kNumTests);
     });
+    if (!(mask & bit(TestId::kCompression))) {
+      // Wall seconds per permutation on each thread (a round of fewer permutations than
+      // threads leaves some idle: counted as if it had filled them).
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      seconds_per_permutation_ = wall * std::min<uint32_t>(count, static_cast<uint32_t>(threads_)) / count;
+    }
   }
 
  private:
+  static constexpr double kRoundSeconds = 0.25;
   struct Worker {
     std::vector<uint8_t> buffer;
     std::vector<uint32_t> targets = std::vector<uint32_t>(kShuffleBlock);
@@ -203,6 +219,7 @@ class CpuBackend final : public PermutationBackend {
   bool grouped_ = is_grouped(data_.streams.id);
   std::vector<Worker> workers_;
   std::vector<uint8_t> lanes_;  // the shuffled lane groups of a chunk (coupled generators)
+  double seconds_per_permutation_ = 0;  // on one thread, from the last round of the statistical tests (0: none yet)
 };
 
 }  // namespace
