@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <utility>
 
 #include "permutation/shuffle.hpp"
 #include "common/error.hpp"
@@ -142,7 +143,17 @@ inline void launch_row_shuffle(const ShuffleConfig& cfg, uint8_t* rows, const ui
 // thread per permutation with a few thousand permutations at once is as fast as any split.
 // With `only` (not for lane groups), only rows q with only[q] != 0 are drawn (the rows of
 // the segmented draws with a rejected word, cuda/skip_draws.cuh).
+// kAttempts (generators with attempt(): all but the lanes): each group of eight draws is
+// first made from eight words without a branch per draw (attempt(), rng/bounded.hpp); only
+// where one of those words might be rejected (probability below 8 (i + 1) / 2^32 for a
+// group) is the stream restored and the group drawn by the exact method: the same targets,
+// without the wait on every draw's rejection test in the chain of the state.
+template <class G, class = void>
+struct HasAttempt : std::false_type {};
 template <class G>
+struct HasAttempt<G, std::void_t<decltype(std::declval<G&>().attempt(0u, std::declval<bool&>()))>> : std::true_type {};
+
+template <class G, bool kAttempts = true>
 __global__ void __launch_bounds__(32) draw_targets_kernel(uint32_t* targets, size_t n, uint32_t rows,
                                                           StreamSetView streams, uint64_t first,
                                                           const uint32_t* only = nullptr) {
@@ -156,12 +167,26 @@ __global__ void __launch_bounds__(32) draw_targets_kernel(uint32_t* targets, siz
   const uint32_t q = static_cast<uint32_t>(j - first);  // (meaningful where store)
   const DrawnTargets layout{targets, rows};
   auto run = [&](auto& rng) {
+    using R = std::remove_reference_t<decltype(rng)>;
     for (size_t b = (n - 1) / 8 + 1; b-- > 0;) {
       uint32_t h[8];
+      bool exact = true;
+      if constexpr (kAttempts && HasAttempt<R>::value) {
+        if (b >= 1 && b * 8 + 7 < n) {  // a whole group of draws
+          const R saved = rng;
+          bool maybe = false;
 #pragma unroll
-      for (int e = 7; e >= 0; --e) {
-        const size_t i = b * 8 + static_cast<size_t>(e);
-        h[e] = i >= 1 && i < n ? rng.bounded(static_cast<uint32_t>(i)) : 0;
+          for (int e = 7; e >= 0; --e) h[e] = rng.attempt(static_cast<uint32_t>(b * 8 + e), maybe);
+          exact = maybe;
+          if (maybe) rng = saved;
+        }
+      }
+      if (exact) {
+#pragma unroll
+        for (int e = 7; e >= 0; --e) {
+          const size_t i = b * 8 + static_cast<size_t>(e);
+          h[e] = i >= 1 && i < n ? rng.bounded(static_cast<uint32_t>(i)) : 0;
+        }
       }
       if (store) {
         uint4* out = reinterpret_cast<uint4*>(targets + layout.index(q, static_cast<uint32_t>(b * 8)));

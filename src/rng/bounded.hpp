@@ -40,6 +40,19 @@ EA_HD EA_FORCEINLINE bool bounded_inclusive_accepts(uint32_t v, uint32_t i, uint
   return true;
 }
 
+// One attempt of the methods below from one word, without their rejection loop, for
+// drawing several targets at once (cuda/shuffle_launch.cuh): the method's result whenever
+// `maybe` is left alone, which is whenever the word's low part is at least s (the exact
+// rejection test, low < threshold, needs low < s: threshold < s). When it sets `maybe`
+// (the word might be rejected, probability below s / 2^32) the caller restores the stream
+// and draws these targets with the exact method.
+EA_HD EA_FORCEINLINE uint32_t bounded_attempt(uint32_t v, uint32_t i, bool& maybe) {
+  const uint32_t s = i + 1u;
+  const uint64_t m = static_cast<uint64_t>(v) * s;
+  maybe |= static_cast<uint32_t>(m) < s;
+  return static_cast<uint32_t>(m >> 32);
+}
+
 // The same method on 64-bit words (NIST's randomRange64): Stream::next64() returns a
 // uniform 64-bit word; i < 2^32 here, so the result fits 32 bits.
 EA_HD EA_FORCEINLINE void mul64x64(uint64_t a, uint64_t b, uint64_t& hi, uint64_t& lo) {
@@ -65,6 +78,15 @@ EA_HD EA_FORCEINLINE uint32_t bounded_inclusive64(Stream& rng, uint32_t i) {
   return static_cast<uint32_t>(hi);
 }
 
+// bounded_attempt() for bounded_inclusive64().
+EA_HD EA_FORCEINLINE uint32_t bounded_attempt64(uint64_t v, uint32_t i, bool& maybe) {
+  const uint64_t s = static_cast<uint64_t>(i) + 1u;
+  uint64_t hi, lo;
+  mul64x64(v, s, hi, lo);
+  maybe |= lo < s;
+  return static_cast<uint32_t>(hi);
+}
+
 // Lemire's method generalised to a source uniform on [0, R) with R not a power of two (the
 // MRGs: u = z - 1 with z in [1, m1], R = m1). With m = u * s, q = floor(m / R) and
 // l = m mod R, the draw q is accepted unless l < R mod s; exactly R - (R mod s) values of u
@@ -83,6 +105,16 @@ EA_HD EA_FORCEINLINE uint32_t bounded_inclusive_mod(Stream& rng, uint32_t i) {
       l = m - q * R;
     }
   }
+  return static_cast<uint32_t>(q);
+}
+
+// bounded_attempt() for bounded_inclusive_mod<R>() (u uniform on [0, R); threshold = R mod s < s).
+template <uint64_t R>
+EA_HD EA_FORCEINLINE uint32_t bounded_attempt_mod(uint32_t u, uint32_t i, bool& maybe) {
+  const uint64_t s = static_cast<uint64_t>(i) + 1u;
+  const uint64_t m = static_cast<uint64_t>(u) * s;
+  const uint64_t q = m / R, l = m - q * R;
+  maybe |= l < s;
   return static_cast<uint32_t>(q);
 }
 

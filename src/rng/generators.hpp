@@ -3,7 +3,9 @@
 // GPU. Definitions, sources and the choices made where the sources are silent:
 // docs/prngs.md. Each stream class has
 //   static make(view, j)   the stream of permutation j;
-//   bounded(i)             a uniform integer in [0, i], by the exact method for its output.
+//   bounded(i)             a uniform integer in [0, i], by the exact method for its output;
+//   attempt(i, maybe)      (not the lanes) one attempt of that method from one output, without
+//                          its rejection loop: rng/bounded.hpp, bounded_attempt().
 // The chaotic-iteration generators (CiXorLane, CiBbsLane) are lanes of a group of
 // kLaneGroup permutations whose outputs are mixed; they are driven by LaneGroup (host) or a
 // warp (cuda/), not on their own.
@@ -69,6 +71,7 @@ struct Xoshiro256ss {
     return g;
   }
   EA_HD EA_FORCEINLINE uint32_t bounded(uint32_t i) { return bounded_inclusive64(*this, i); }
+  EA_HD EA_FORCEINLINE uint32_t attempt(uint32_t i, bool& maybe) { return bounded_attempt64(next64(), i, maybe); }
 };
 
 // ---- XORWOW (Marsaglia 2003) in cuRAND's curandState_t layout: v[0..4] and the Weyl d.
@@ -110,6 +113,7 @@ struct Xorwow {
     return g;
   }
   EA_HD EA_FORCEINLINE uint32_t bounded(uint32_t i) { return bounded_inclusive(*this, i); }
+  EA_HD EA_FORCEINLINE uint32_t attempt(uint32_t i, bool& maybe) { return bounded_attempt(next(), i, maybe); }
 };
 
 // ---- MRG31k3p (L'Ecuyer & Touzin 2000) in clRNG's layout: g1, g2 newest first.
@@ -142,6 +146,9 @@ struct Mrg31k3p {
     return g;
   }
   EA_HD EA_FORCEINLINE uint32_t bounded(uint32_t i) { return bounded_inclusive_mod<kM1>(*this, i); }
+  EA_HD EA_FORCEINLINE uint32_t attempt(uint32_t i, bool& maybe) {
+    return bounded_attempt_mod<kM1>(next_below(), i, maybe);
+  }
 };
 
 // ---- MRG32k3a (L'Ecuyer 1999) in RngStreams' layout: Cg[0..2], Cg[3..5], oldest first.
@@ -172,6 +179,9 @@ struct Mrg32k3a {
     return g;
   }
   EA_HD EA_FORCEINLINE uint32_t bounded(uint32_t i) { return bounded_inclusive_mod<kM1>(*this, i); }
+  EA_HD EA_FORCEINLINE uint32_t attempt(uint32_t i, bool& maybe) {
+    return bounded_attempt_mod<kM1>(next_below(), i, maybe);
+  }
 };
 
 // ---- Marsaglia's 32-bit xor-like generators (the parts of the chaotic-iteration lane).
@@ -386,6 +396,7 @@ struct SobolStream {
     return s;
   }
   EA_HD EA_FORCEINLINE uint32_t bounded(uint32_t i) { return bounded_inclusive(*this, i); }
+  EA_HD EA_FORCEINLINE uint32_t attempt(uint32_t i, bool& maybe) { return bounded_attempt(next(), i, maybe); }
 };
 
 // Calls f(G{}) with a value-initialised object of the stream class of `id`. Host code

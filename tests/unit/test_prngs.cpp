@@ -2,7 +2,10 @@
 // derivations, the lane groups, and the uniformity of 4- and 5-element shuffles.
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <map>
+#include <type_traits>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -277,6 +280,54 @@ TEST_CASE("pipelined (GPU) and blocked (CPU) Fisher-Yates equal the plain shuffl
       }
     });
   }
+}
+
+// attempt(i, maybe) (rng/bounded.hpp: bounded_attempt*; the GPU draws eight targets at a
+// time with it): wherever it leaves `maybe` alone, it gave the exact method's draw from one
+// word, so the stream is where bounded() leaves it; a word the exact method rejects always
+// sets `maybe`. Small bounds make both outcomes frequent.
+namespace {
+template <class G, class = void>
+struct HasAttemptMember : std::false_type {};
+template <class G>
+struct HasAttemptMember<G, std::void_t<decltype(std::declval<G&>().attempt(0u, std::declval<bool&>()))>>
+    : std::true_type {};
+}  // namespace
+
+TEST_CASE("one attempt from one word is the exact draw wherever it does not flag the word (every generator)") {
+  int generators = 0;
+  for (const PrngInfo& p : prng_table()) {
+    CAPTURE(std::string(p.name));
+    StreamSet set(p.id, 5, 2);
+    visit_generator(p.id, [&](auto tag) {
+      using G = decltype(tag);
+      if constexpr (HasAttemptMember<G>::value) {
+        ++generators;
+        G exact = G::make(set.view(), 1);
+        uint64_t flagged = 0, plain = 0;
+        const uint32_t bounds[] = {1u, 2u, 6u, 40u, 1000u, 999999u, 0x40000001u, 0x7ffffffdu};  // (below every range R)
+        for (int round = 0; round < 20000; ++round) {
+          for (uint32_t i : bounds) {
+            G tried = exact;
+            bool maybe = false;
+            const uint32_t r = tried.attempt(i, maybe);
+            const uint32_t want = exact.bounded(i);
+            if (maybe) {
+              ++flagged;
+            } else {
+              ++plain;
+              CHECK(r == want);
+              CHECK(std::memcmp(&tried, &exact, sizeof(G)) == 0);  // one word, as bounded() took
+            }
+          }
+        }
+        // (64-bit words: a flag has probability (i + 1) / 2^64, never seen here)
+        if (!std::is_same_v<G, Xoshiro256ss>) CHECK(flagged > 0);
+        CHECK(plain > flagged);
+      }
+    });
+  }
+  CHECK(generators == 5);  // xoshiro256ss, xorwow, mrg31k3p, mrg32k3a, sobol
 }
 
 // Skip-ahead (src/rng/skip_ahead.hpp, used by the GPU's segmented draws): a stream
