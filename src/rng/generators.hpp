@@ -123,13 +123,35 @@ struct Mrg31k3p {
   static constexpr uint32_t kM1 = 2147483647u, kM2 = 2147462579u;
   uint32_t g1[3], g2[3];
 
-  // z in [1, m1].
+  // a + b mod m for a, b < m < 2^31.
+  static EA_HD EA_FORCEINLINE uint32_t add_mod(uint32_t a, uint32_t b, uint32_t m) {
+    const uint32_t t = a + b;
+    return t >= m ? t - m : t;
+  }
+  // 2^k a mod m1 for a < 2^31 (m1 = 2^31 - 1, so 2^31 = 1 mod m1): the bits of a that
+  // shift past bit 30 come back at bit 0. Less than 2^31 + 2^k before the subtraction.
+  template <int k>
+  static EA_HD EA_FORCEINLINE uint32_t shl_mod1(uint32_t a) {
+    const uint32_t t = ((a & ((1u << (31 - k)) - 1u)) << k) + (a >> (31 - k));
+    return t >= kM1 ? t - kM1 : t;
+  }
+  // 2^15 a mod m2 for a < m2 (2^31 = 21069 mod m2): at most 2^31 + 21069 (2^15 - 1) before
+  // the subtraction, below 2 m2.
+  static EA_HD EA_FORCEINLINE uint32_t shl15_mod2(uint32_t a) {
+    const uint32_t t = ((a & 0xffffu) << 15) + 21069u * (a >> 16);
+    return t >= kM2 ? t - kM2 : t;
+  }
+  // z in [1, m1]. The recurrences' products are reduced with shifts and adds (the
+  // multipliers are 2^22 + ... of the generator's design: x1 = (2^22 g1[1] + (2^7 + 1)
+  // g1[2]) mod m1, x2 = ((2^15) g2[0] + (2^15 + 1) g2[2]) mod m2), with the values of the
+  // 64-bit remainders (the unit test compares them): a chain of 32-bit operations instead
+  // of a 64-bit division by a constant for every step.
   EA_HD EA_FORCEINLINE uint32_t next_z() {
-    const uint32_t x1 = static_cast<uint32_t>((4194304ULL * g1[1] + 129ULL * g1[2]) % kM1);
+    const uint32_t x1 = add_mod(add_mod(shl_mod1<22>(g1[1]), shl_mod1<7>(g1[2]), kM1), g1[2], kM1);
     g1[2] = g1[1];
     g1[1] = g1[0];
     g1[0] = x1;
-    const uint32_t x2 = static_cast<uint32_t>((32768ULL * g2[0] + 32769ULL * g2[2]) % kM2);
+    const uint32_t x2 = add_mod(add_mod(shl15_mod2(g2[0]), shl15_mod2(g2[2]), kM2), g2[2], kM2);
     g2[2] = g2[1];
     g2[1] = g2[0];
     g2[0] = x2;
@@ -158,14 +180,24 @@ struct Mrg32k3a {
   static constexpr uint32_t kM1 = 4294967087u, kM2 = 4294944443u;
   uint32_t c[6];
 
+  // x mod m for m = 2^32 - d and x < 2^54: x = h 2^32 + l = h d + l (mod m), twice, then
+  // one subtraction (after the second fold the value is below 2^32 + 32 d < 2 m).
+  template <uint32_t d>
+  static EA_HD EA_FORCEINLINE uint32_t fold_mod(uint64_t x) {
+    constexpr uint64_t m = (uint64_t{1} << 32) - d;
+    x = (x >> 32) * d + (x & 0xffffffffu);
+    x = (x >> 32) * d + (x & 0xffffffffu);
+    return static_cast<uint32_t>(x >= m ? x - m : x);
+  }
+  // z in [1, m1]. a c[1] - b c[0] mod m1 is a c[1] + b (m1 - c[0]) mod m1, a value below
+  // 2^54 with no sign, reduced by fold_mod (the values of the signed 64-bit remainders:
+  // the unit test compares them) instead of a 64-bit division by a constant for every step.
   EA_HD EA_FORCEINLINE uint32_t next_z() {
-    int64_t p1 = (1403580LL * c[1] - 810728LL * c[0]) % static_cast<int64_t>(kM1);
-    if (p1 < 0) p1 += kM1;
+    const int64_t p1 = fold_mod<209u>(1403580ULL * c[1] + 810728ULL * (kM1 - c[0]));
     c[0] = c[1];
     c[1] = c[2];
     c[2] = static_cast<uint32_t>(p1);
-    int64_t p2 = (527612LL * c[5] - 1370589LL * c[3]) % static_cast<int64_t>(kM2);
-    if (p2 < 0) p2 += kM2;
+    const int64_t p2 = fold_mod<22853u>(527612ULL * c[5] + 1370589ULL * (kM2 - c[3]));
     c[3] = c[4];
     c[4] = c[5];
     c[5] = static_cast<uint32_t>(p2);

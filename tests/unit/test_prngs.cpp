@@ -330,6 +330,61 @@ TEST_CASE("one attempt from one word is the exact draw wherever it does not flag
   CHECK(generators == 5);  // xoshiro256ss, xorwow, mrg31k3p, mrg32k3a, sobol
 }
 
+// The MRGs' reductions by shifts and folds (src/rng/generators.hpp) against the 64-bit
+// remainders they replaced, from random valid states and the extreme ones, many steps each.
+TEST_CASE("the MRGs' shift-and-fold reductions give the 64-bit remainders' values") {
+  struct Ref31 {
+    uint32_t g1[3], g2[3];
+    uint32_t next_z() {
+      const uint32_t x1 = static_cast<uint32_t>((4194304ULL * g1[1] + 129ULL * g1[2]) % Mrg31k3p::kM1);
+      g1[2] = g1[1], g1[1] = g1[0], g1[0] = x1;
+      const uint32_t x2 = static_cast<uint32_t>((32768ULL * g2[0] + 32769ULL * g2[2]) % Mrg31k3p::kM2);
+      g2[2] = g2[1], g2[1] = g2[0], g2[0] = x2;
+      return x1 > x2 ? x1 - x2 : x1 - x2 + Mrg31k3p::kM1;
+    }
+  };
+  struct Ref32 {
+    uint32_t c[6];
+    uint32_t next_z() {
+      int64_t p1 = (1403580LL * c[1] - 810728LL * c[0]) % static_cast<int64_t>(Mrg32k3a::kM1);
+      if (p1 < 0) p1 += Mrg32k3a::kM1;
+      c[0] = c[1], c[1] = c[2], c[2] = static_cast<uint32_t>(p1);
+      int64_t p2 = (527612LL * c[5] - 1370589LL * c[3]) % static_cast<int64_t>(Mrg32k3a::kM2);
+      if (p2 < 0) p2 += Mrg32k3a::kM2;
+      c[3] = c[4], c[4] = c[5], c[5] = static_cast<uint32_t>(p2);
+      return p1 > p2 ? static_cast<uint32_t>(p1 - p2) : static_cast<uint32_t>(p1 - p2 + Mrg32k3a::kM1);
+    }
+  };
+  uint64_t x = 0x9e3779b97f4a7c15ULL;
+  auto below = [&x](uint32_t m) {  // splitmix64 words reduced below m
+    x += 0x9e3779b97f4a7c15ULL;
+    uint64_t z = x;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return static_cast<uint32_t>((z ^ (z >> 31)) % m);
+  };
+  int mismatches = 0;
+  for (int state = 0; state < 2000; ++state) {
+    Mrg31k3p a{};
+    Mrg32k3a b{};
+    for (int k = 0; k < 3; ++k) {
+      // (the first states: all zero but one component's last word, and all m - 1)
+      a.g1[k] = state == 0 ? 0 : state == 1 ? Mrg31k3p::kM1 - 1 : below(Mrg31k3p::kM1);
+      a.g2[k] = state == 0 ? 0 : state == 1 ? Mrg31k3p::kM2 - 1 : below(Mrg31k3p::kM2);
+      b.c[k] = state == 0 ? 0 : state == 1 ? Mrg32k3a::kM1 - 1 : below(Mrg32k3a::kM1);
+      b.c[3 + k] = state == 0 ? 0 : state == 1 ? Mrg32k3a::kM2 - 1 : below(Mrg32k3a::kM2);
+    }
+    if (state == 0) a.g1[2] = a.g2[2] = b.c[0] = b.c[3] = 1;
+    Ref31 ra{{a.g1[0], a.g1[1], a.g1[2]}, {a.g2[0], a.g2[1], a.g2[2]}};
+    Ref32 rb{{b.c[0], b.c[1], b.c[2], b.c[3], b.c[4], b.c[5]}};
+    for (int step = 0; step < 500; ++step) {
+      mismatches += a.next_z() != ra.next_z();
+      mismatches += b.next_z() != rb.next_z();
+    }
+  }
+  CHECK(mismatches == 0);
+}
+
 // Skip-ahead (src/rng/skip_ahead.hpp, used by the GPU's segmented draws): a stream
 // skipped by `steps` outputs gives the outputs of the same stream stepped one by one.
 TEST_CASE("skip-ahead equals stepping for every generator that has it") {
