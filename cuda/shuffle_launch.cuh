@@ -143,7 +143,7 @@ inline void launch_row_shuffle(const ShuffleConfig& cfg, uint8_t* rows, const ui
 // thread per permutation with a few thousand permutations at once is as fast as any split.
 // With `only` (not for lane groups), only rows q with only[q] != 0 are drawn (the rows of
 // the segmented draws with a rejected word, cuda/skip_draws.cuh).
-// kAttempts (generators with attempt(): all but the lanes): each group of eight draws is
+// kAttempts (generators with attempt(), and the lanes' warps): each group of eight draws is
 // first made from eight words without a branch per draw (attempt(), rng/bounded.hpp); only
 // where one of those words might be rejected (probability below 8 (i + 1) / 2^32 for a
 // group) is the stream restored and the group drawn by the exact method: the same targets,
@@ -177,8 +177,13 @@ __global__ void __launch_bounds__(32) draw_targets_kernel(uint32_t* targets, siz
           bool maybe = false;
 #pragma unroll
           for (int e = 7; e >= 0; --e) h[e] = rng.attempt(static_cast<uint32_t>(b * 8 + e), maybe);
-          exact = maybe;
-          if (maybe) rng = saved;
+          // (a lane group's warp restores together: its lanes step together)
+          if constexpr (G::kGrouped) {
+            exact = __any_sync(0xffffffffu, maybe);
+          } else {
+            exact = maybe;
+          }
+          if (exact) rng = saved;
         }
       }
       if (exact) {

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "rng/bounded.hpp"
+
 namespace ea {
 
 // A chaotic-iteration lane (src/rng/generators.hpp) in a warp: the 32 lanes of the group
@@ -35,6 +37,11 @@ struct WarpLaneStream {
     }
     return static_cast<uint32_t>(m >> 32);
   }
+  // One attempt of bounded() from one step, without its rejection loop (rng/bounded.hpp,
+  // bounded_attempt): draw_targets_kernel takes eight at a time, and where any lane's word
+  // might be rejected every lane restores its state and the warp draws the eight by
+  // bounded() (so the group steps exactly as it would have).
+  __device__ __forceinline__ uint32_t attempt(uint32_t i, bool& maybe) { return bounded_attempt(step(), i, maybe); }
 };
 
 }  // namespace ea
