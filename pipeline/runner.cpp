@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <future>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "gpu_backends.hpp"
@@ -168,32 +169,40 @@ ItemResult run_item(const Item& it, const Settings& s, const Hooks& hooks, Devic
       // or LRS has failed, the verdict is "not IID" before the permutation tests start, and
       // where a GPU runs those the estimates run beside them on the CPU cores, which would
       // otherwise wait (they read only the data: the same results either way).
-      struct Early {
-        std::future<NonIidEstimates> estimates;
+      // (an interrupt during the permutation tests waits for them, as one during the
+      // estimates after them did: they take no interrupt)
+      struct Timed {
+        NonIidEstimates estimates;
         double seconds = 0;
-      } early;
+      };
+      std::future<Timed> early;
       Hooks h = hooks;
       const bool auto_track = s.track == TrackChoice::Auto;
       if (auto_track && s.device != DeviceChoice::Cpu && slot.has_gpus() && !s.until_decided) {
         h.tested = [&](const Assessment& a) {
           if (hooks.tested) hooks.tested(a);
           if (a.exploratory() || !(a.chi_square_failed() || !a.lrs.passed()) || gpu_count() == 0) return;
+          try {
+            early = std::async(std::launch::async, [&d, &s, &slot] {
+              const auto n0 = clock::now();
+              Timed t{non_iid_estimates(d, s.initial_entropy, s.truncate_bitstring, slot.cpu_threads(s))};
+              t.seconds = std::chrono::duration<double>(clock::now() - n0).count();
+              return t;
+            });
+          } catch (const std::system_error&) {
+            return;  // no thread to spare: they follow the permutation tests
+          }
           if (hooks.note) hooks.note(it.label() + ": not IID (" + a.failed_families().front() +
                                      "); the non-IID estimates run beside the permutation tests");
-          early.estimates = std::async(std::launch::async, [&d, &s, &slot, &early] {
-            const auto n0 = clock::now();
-            NonIidEstimates e = non_iid_estimates(d, s.initial_entropy, s.truncate_bitstring, slot.cpu_threads(s));
-            early.seconds = std::chrono::duration<double>(clock::now() - n0).count();
-            return e;
-          });
         };
       }
       const auto a0 = clock::now();
       r.value = assess(d, s, h, slot);
       Assessment& a = std::get<Assessment>(r.value);
-      if (early.estimates.valid()) {
-        a.non_iid = early.estimates.get();  // (a verdict decided by chi-square or LRS stays "not IID")
-        a.timings.non_iid = early.seconds;
+      if (early.valid()) {
+        Timed t = early.get();  // (a verdict decided by chi-square or LRS stays "not IID")
+        a.non_iid = std::move(t.estimates);
+        a.timings.non_iid = t.seconds;
         a.timings.total = std::chrono::duration<double>(clock::now() - a0).count();
       } else if (auto_track && a.verdict() == Verdict::NotIid && !a.exploratory()) {
         if (hooks.note) hooks.note(it.label() + ": not IID; the non-IID estimates follow");

@@ -129,7 +129,7 @@ struct Mrg31k3p {
     return t >= m ? t - m : t;
   }
   // 2^k a mod m1 for a < 2^31 (m1 = 2^31 - 1, so 2^31 = 1 mod m1): the bits of a that
-  // shift past bit 30 come back at bit 0. Less than 2^31 + 2^k before the subtraction.
+  // shift past bit 30 come back at bit 0. At most m1 before the subtraction.
   template <int k>
   static EA_HD EA_FORCEINLINE uint32_t shl_mod1(uint32_t a) {
     const uint32_t t = ((a & ((1u << (31 - k)) - 1u)) << k) + (a >> (31 - k));

@@ -174,9 +174,12 @@ done
 # permutation tests; the report must equal the CPU-only run's (the counters too, at -v -v -v).
 for f in rand8_short GetTickCount_1bit GetTickCount_8bit; do
   part non-iid || break
-  "$exe" -v -v -v --seed 5 --device cpu "$samples/$f.bin" >"$work/$f.auto.cpu" 2>"$work/$f.auto.cpu.err" &&
-    "$exe" -v -v -v --seed 5 --device gpu "$samples/$f.bin" >"$work/$f.auto.gpu" 2>"$work/$f.auto.gpu.err" ||
-    { echo "FAIL default track $f: run failed: $(tail -n 1 "$work/$f.auto.gpu.err")"; fail=1; continue; }
+  if ! "$exe" -v -v -v --seed 5 --device cpu "$samples/$f.bin" >"$work/$f.auto.cpu" 2>"$work/$f.auto.cpu.err"; then
+    echo "FAIL default track $f: cpu run failed: $(tail -n 1 "$work/$f.auto.cpu.err")"; fail=1; continue
+  fi
+  if ! "$exe" -v -v -v --seed 5 --device gpu "$samples/$f.bin" >"$work/$f.auto.gpu" 2>"$work/$f.auto.gpu.err"; then
+    echo "FAIL default track $f: gpu run failed: $(tail -n 1 "$work/$f.auto.gpu.err")"; fail=1; continue
+  fi
   # (the lines that name the device differ)
   strip() { grep -v -E "^(Permutation testing: (device|compression test on)|Device|Timing)" "$1"; }
   if ! grep -q "the non-IID estimates run beside the permutation tests" "$work/$f.auto.gpu.err"; then
