@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <type_traits>
-#include <utility>
 
 #include "permutation/shuffle.hpp"
 #include "common/error.hpp"
@@ -148,11 +147,6 @@ inline void launch_row_shuffle(const ShuffleConfig& cfg, uint8_t* rows, const ui
 // where one of those words might be rejected (probability below 8 (i + 1) / 2^32 for a
 // group) is the stream restored and the group drawn by the exact method: the same targets,
 // without the wait on every draw's rejection test in the chain of the state.
-template <class G, class = void>
-struct HasAttempt : std::false_type {};
-template <class G>
-struct HasAttempt<G, std::void_t<decltype(std::declval<G&>().attempt(0u, std::declval<bool&>()))>> : std::true_type {};
-
 template <class G, bool kAttempts = true>
 __global__ void __launch_bounds__(32) draw_targets_kernel(uint32_t* targets, size_t n, uint32_t rows,
                                                           StreamSetView streams, uint64_t first,

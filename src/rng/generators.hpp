@@ -12,6 +12,8 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "common/hd.hpp"
 #include "rng/bounded.hpp"
@@ -20,6 +22,13 @@
 #include "rng/stream_set.hpp"
 
 namespace ea {
+
+// Whether stream class G has attempt(i, maybe) (the lanes' warps too: cuda/warp_lane_stream.cuh).
+template <class G, class = void>
+struct HasAttempt : std::false_type {};
+template <class G>
+struct HasAttempt<G, std::void_t<decltype(std::declval<G&>().attempt(0u, std::declval<bool&>()))>>
+    : std::true_type {};
 
 EA_HD inline uint64_t rotl64(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <map>
 #include <type_traits>
-#include <utility>
 #include <string>
 #include <vector>
 
@@ -286,14 +285,6 @@ TEST_CASE("pipelined (GPU) and blocked (CPU) Fisher-Yates equal the plain shuffl
 // time with it): wherever it leaves `maybe` alone, it gave the exact method's draw from one
 // word, so the stream is where bounded() leaves it; a word the exact method rejects always
 // sets `maybe`. Small bounds make both outcomes frequent.
-namespace {
-template <class G, class = void>
-struct HasAttemptMember : std::false_type {};
-template <class G>
-struct HasAttemptMember<G, std::void_t<decltype(std::declval<G&>().attempt(0u, std::declval<bool&>()))>>
-    : std::true_type {};
-}  // namespace
-
 TEST_CASE("one attempt from one word is the exact draw wherever it does not flag the word (every generator)") {
   int generators = 0;
   for (const PrngInfo& p : prng_table()) {
@@ -301,7 +292,7 @@ TEST_CASE("one attempt from one word is the exact draw wherever it does not flag
     StreamSet set(p.id, 5, 2);
     visit_generator(p.id, [&](auto tag) {
       using G = decltype(tag);
-      if constexpr (HasAttemptMember<G>::value) {
+      if constexpr (HasAttempt<G>::value) {
         ++generators;
         G exact = G::make(set.view(), 1);
         uint64_t flagged = 0, plain = 0;
