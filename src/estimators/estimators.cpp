@@ -50,7 +50,7 @@ McvEstimate most_common_value(const std::vector<uint64_t>& counts, uint64_t samp
   const double L = static_cast<double>(samples);
   e.p_hat = static_cast<double>(e.mode) / L;
   e.p_u = std::min(1.0, e.p_hat + 2.5758293035489008 * std::sqrt(e.p_hat * (1.0 - e.p_hat) / (L - 1.0)));
-  e.entropy = -std::log2(e.p_u);
+  e.entropy = -std::log2(e.p_u) + 0.0;  // + 0.0: a bound of 1 gives 0, not -0
   return e;
 }
 
@@ -211,6 +211,8 @@ ChiSquareResult goodness_of_fit_binary(const std::vector<uint8_t>& s) {
   for (uint8_t b : s) ones += b;
   const double p = static_cast<double>(ones) / static_cast<double>(L);
   const uint64_t len = L / 10;
+  // Fewer than 10 samples: ten empty blocks expect nothing (0/0), so no statistic.
+  if (len == 0) return finish(0.0, 0);
   const double e0 = (1.0 - p) * static_cast<double>(len), e1 = p * static_cast<double>(len);
   double T = 0;
   for (uint64_t b = 0; b < 10; ++b) {
@@ -248,6 +250,7 @@ ChiSquareResult chi_square_goodness_of_fit(const std::vector<uint8_t>& s, int k)
   const uint64_t L = s.size();
   const std::vector<double> p = reference_proportions(s, k);
   const uint64_t len = L / 10;
+  if (len == 0) return finish(0.0, 0);  // fewer than 10 samples: ten empty blocks, no statistic
   std::vector<double> expected(static_cast<size_t>(k));
   for (int i = 0; i < k; ++i) expected[i] = p[i] * static_cast<double>(len);
   auto [bin_of, bin_exp] = chi_square_bins(expected);

@@ -126,7 +126,7 @@ Estimate collision_estimate(const uint8_t* bits, size_t n) {
   double p = 0.5;
   if (x_prime < 2.5) {
     p = 0.5 + std::sqrt(1.25 - 0.5 * x_prime);
-    e.entropy = -std::log2(p);
+    e.entropy = -std::log2(p) + 0.0;  // + 0.0: a bound of 1 gives 0, not -0
     note(e, "Found p.");
   } else {
     e.entropy = 1.0;
@@ -290,7 +290,7 @@ Estimate compression_estimate(const uint8_t* bits, size_t n) {
   double p = -1;
   if (expected(kLow) > x_prime) p = decreasing_root(expected, x_prime, kLow, 1.0, kLow);
   if (p > kLow) {
-    e.entropy = -std::log2(p) / static_cast<double>(kB);
+    e.entropy = -std::log2(p) / static_cast<double>(kB) + 0.0;  // (0, not -0)
     note(e, "Found p.");
   } else {
     p = kLow;
@@ -335,7 +335,7 @@ void prediction_estimate(Estimate& e, uint64_t correct, uint64_t predictions, ui
     p_local = decreasing_root(f, std::log(0.99), best, 1.0, 1.0);
     best = std::fmax(best, p_local);
   }
-  e.entropy = -std::log2(best);
+  e.entropy = -std::log2(best) + 0.0;  // + 0.0: a bound of 1 gives 0, not -0
   e.evaluated = true;
   line(e, "C", Kind::Integer, static_cast<long double>(correct));
   line(e, "r", Kind::Integer, static_cast<long double>(r));

@@ -209,7 +209,7 @@ std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n, bool s
   }
   if (p_max > 0) {
     const long double pu = upper_bound(p_max, n);
-    tt.entropy = static_cast<double>(-log2l(pu));
+    tt.entropy = static_cast<double>(-log2l(pu)) + 0.0;  // (0, not -0)
     tt.evaluated = true;
     put(tt, "t", EstimateLine::Kind::Integer, static_cast<long double>(u - 1));
     put(tt, "p-hat_max", EstimateLine::Kind::LongReal, p_max);
@@ -232,7 +232,7 @@ std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n, bool s
     if (lrs_max < cand) lrs_max = cand;
   }
   const long double pu = upper_bound(lrs_max, n);
-  lrs.entropy = static_cast<double>(-log2l(pu));
+  lrs.entropy = static_cast<double>(-log2l(pu)) + 0.0;  // (0, not -0)
   lrs.evaluated = true;
   put(lrs, "u", EstimateLine::Kind::Integer, static_cast<long double>(u));
   put(lrs, "v", EstimateLine::Kind::Integer, static_cast<long double>(c.v));

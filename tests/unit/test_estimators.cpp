@@ -21,6 +21,7 @@ TEST_CASE("most common value estimate (6.3.1)") {
   CHECK(e.entropy == doctest::Approx(-std::log2(pu)).epsilon(1e-15));
   // p_u is capped at 1: no entropy.
   CHECK(most_common_value({3, 1}, 4).entropy == 0.0);
+  CHECK_FALSE(std::signbit(most_common_value({3, 1}, 4).entropy));  // 0, never printed as -0
 }
 
 TEST_CASE("bitstring counts: most significant bit first, -t truncation inside a symbol") {
@@ -85,6 +86,28 @@ TEST_CASE("chi-square tests: binary independence with m-bit tuples, too few samp
   CHECK_FALSE(s.evaluable);  // one bin, df = 1 - 8
   CHECK(s.df < 0);
   CHECK_FALSE(s.passed());
+}
+
+TEST_CASE("chi-square goodness of fit below 10 samples: not evaluated, never a NaN statistic") {
+  // Ten blocks of L / 10 = 0 samples expect nothing: the statistic was 0/0 (NaN), a p-value
+  // of NaN that failed the chi-square tests of a 7-sample file as if measured.
+  for (size_t n = 1; n < 10; ++n) {
+    std::vector<uint8_t> bits(n), bytes(n);
+    for (size_t i = 0; i < n; ++i) {
+      bits[i] = static_cast<uint8_t>(i % 2);
+      bytes[i] = static_cast<uint8_t>(i % 3);
+    }
+    for (const auto& [data, k] : {std::pair{bits, 2}, std::pair{bytes, 3}}) {
+      CAPTURE(n);
+      CAPTURE(k);
+      const ChiSquareResult g = chi_square_goodness_of_fit(data, k);
+      CHECK_FALSE(g.evaluable);
+      CHECK_FALSE(std::isnan(g.statistic));
+      CHECK_FALSE(std::isnan(g.p_value));
+    }
+  }
+  std::vector<uint8_t> ten = {0, 1, 0, 1, 1, 0, 1, 0, 0, 1};
+  CHECK(chi_square_goodness_of_fit(ten, 2).evaluable);
 }
 
 TEST_CASE("longest repeated substring: overlapping occurrences count") {
