@@ -46,15 +46,14 @@ std::function<void(const std::string&)> note_logger(const Options& o) {
   return [detail](const std::string& m) { logger().log(detail, "{}", m); };
 }
 
+}  // namespace
+
 // ---- one item: the text report on stdout, -o FILE ----------------------------------
 
-// The progress of one assessment on standard error: a line redrawn on a terminal; without
-// one (a log, CI) plain lines, at -v one per round at most once a second (and the last),
-// else one every 10 seconds of a long run.
-std::function<void(int, const char*, uint32_t, int)> single_progress(const Options& o, uint32_t iterations) {
+std::function<void(int, const char*, uint32_t, int, uint32_t)> progress_lines(bool quiet, int verbose, uint32_t iterations) {
   auto last = std::make_shared<std::chrono::steady_clock::time_point>();
-  if (!o.quiet && ::isatty(STDERR_FILENO)) {
-    return [last, iterations](int, const char* phase, uint32_t done, int active) {
+  if (!quiet && ::isatty(STDERR_FILENO)) {
+    return [last, iterations](int, const char* phase, uint32_t done, int active, uint32_t) {
       auto now = std::chrono::steady_clock::now();
       if (active > 0 && done < iterations && now - *last < std::chrono::milliseconds(200)) return;
       *last = now;
@@ -63,17 +62,18 @@ std::function<void(int, const char*, uint32_t, int)> single_progress(const Optio
       std::fflush(stderr);
     };
   }
-  if (!o.quiet) {
-    const auto every = o.verbose >= 1 ? std::chrono::seconds(1) : std::chrono::seconds(10);
-    if (o.verbose < 1) *last = std::chrono::steady_clock::now();  // nothing for a short run
-    // Each phase's start, for its rate and the time it may still take (at most: every
-    // undecided test to the last permutation).
+  if (!quiet) {
+    const auto every = verbose >= 1 ? std::chrono::seconds(1) : std::chrono::seconds(10);
+    if (verbose < 1) *last = std::chrono::steady_clock::now();  // nothing for a short run
+    // Each phase's start, for its rate and the time it is expected still to take (its
+    // undecided tests' remaining permutations at their pace so far: expected_permutations_left).
     struct Phase {
       std::string name;
       std::chrono::steady_clock::time_point start;
     };
     auto current = std::make_shared<Phase>();
-    return [iterations, last, every, current, all = o.verbose >= 1](int, const char* phase, uint32_t done, int active) {
+    return [iterations, last, every, current, all = verbose >= 1](int, const char* phase, uint32_t done, int active,
+                                                                     uint32_t left) {
       const auto now = std::chrono::steady_clock::now();
       if (current->name != phase) *current = Phase{phase, now};
       if (now - *last < every && (!all || (active > 0 && done < iterations))) return;
@@ -82,7 +82,7 @@ std::function<void(int, const char*, uint32_t, int)> single_progress(const Optio
       std::string pace;
       if (seconds > 0.5 && done > 0 && active > 0 && done < iterations) {
         const double rate = done / seconds;
-        pace = fmt::format(" ({:.0f} per s; at most {:.0f} s left)", rate, (iterations - done) / rate);
+        pace = fmt::format(" ({:.0f} per s; about {:.0f} s left)", rate, left / rate);
       }
       logger().info("{}: {}/{} permutations, {} test{} undecided{}", phase, done, iterations, active,
                     active == 1 ? "" : "s", pace);
@@ -90,8 +90,6 @@ std::function<void(int, const char*, uint32_t, int)> single_progress(const Optio
   }
   return nullptr;
 }
-
-}  // namespace
 
 // The exit outcome of a set of rows.
 // (Errors of degenerate sources alone: exit 5, not 2.)
@@ -127,7 +125,7 @@ Outcome run_single(Engine& engine, const Options& o, const Settings& settings, c
                    const InputSet& inputs, const std::vector<Item>& items, const std::atomic<bool>& interrupt) {
   RunObserver obs;
   obs.note = note_logger(o);
-  obs.progress = single_progress(o, settings.iterations);
+  obs.progress = progress_lines(o.quiet, o.verbose, settings.iterations);
   // Our text's estimates, chi-square and LRS lines as soon as they are known: the permutation
   // tests may take minutes on a CPU.
   ReportOptions ro = run_ro;
@@ -322,14 +320,15 @@ int batch_jobs(const Options& o, const Settings& settings) {
 // done/total, the current file, the rate, elapsed and estimated time.
 class ProgressBoard {
  public:
-  ProgressBoard(int jobs, size_t items) : status_(static_cast<size_t>(jobs)), items_(items) {}
+  // `kept`: rows --resume kept from an earlier run, counted as done ([kept + k/kept + items]).
+  ProgressBoard(int jobs, size_t items, size_t kept) : status_(static_cast<size_t>(jobs)), items_(items), kept_(kept) {}
 
   void attach(RunObserver& obs) {
     obs.started = [this](int w, const Item& it) {
       std::lock_guard<std::mutex> lock(m_);
       status_[static_cast<size_t>(w)] = Status{it.label(), "loading", 0, 0, true};
     };
-    obs.progress = [this](int w, const char* phase, uint32_t n, int active) {
+    obs.progress = [this](int w, const char* phase, uint32_t n, int active, uint32_t) {
       std::lock_guard<std::mutex> lock(m_);
       auto& st = status_[static_cast<size_t>(w)];
       st.phase = phase;
@@ -348,6 +347,8 @@ class ProgressBoard {
   size_t done() const { return finished_; }
   void draw() const {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  // The progress in the whole list: rows kept by --resume count as done.
+  std::string counter() const { return "[" + std::to_string(kept_ + finished_) + "/" + std::to_string(kept_ + items_) + "]"; }
     std::string current;
     int others = 0;
     {
@@ -369,7 +370,7 @@ class ProgressBoard {
       eta = ", about " + std::to_string(static_cast<long>(elapsed / finished_ * (items_ - finished_))) + " s left";
     }
     const double rate = elapsed > 0 ? static_cast<double>(permutations_) / elapsed : 0;
-    std::fprintf(stderr, "\r\033[K[%zu/%zu] %s%s | %.0f permutations/s | %.0f s elapsed%s", finished_, items_,
+    std::fprintf(stderr, "\r\033[K%s %s%s | %.0f permutations/s | %.0f s elapsed%s", counter().c_str(),
                  current.c_str(), others ? (" (+" + std::to_string(others) + " running)").c_str() : "", rate, elapsed,
                  eta.c_str());
     std::fflush(stderr);
@@ -384,7 +385,7 @@ class ProgressBoard {
   };
   mutable std::mutex m_;
   std::vector<Status> status_;
-  size_t items_, finished_ = 0;
+  size_t items_, kept_, finished_ = 0;
   uint64_t permutations_ = 0;
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
@@ -549,7 +550,7 @@ Outcome run_batch(Engine& engine, const Options& o, const Settings& settings, co
   const RunPlan plan{jobs, o.threads <= 0 ? std::max(1, settings.threads / jobs) : settings.threads};
   logger().debug("batch of {} assessments, {} at a time, {} CPU threads each", items.size(), jobs, plan.threads_each);
 
-  ProgressBoard board(jobs, items.size());
+  ProgressBoard board(jobs, items.size(), position.kept.size());
   RunObserver obs;
   obs.note = note_logger(o);
   board.attach(obs);
@@ -559,7 +560,7 @@ Outcome run_batch(Engine& engine, const Options& o, const Settings& settings, co
     board.finished(r.assessed() ? r.permutations_run() : 0);
     if (bar) std::fprintf(stderr, "\r\033[K");
     if (r.status != ItemResult::Status::Skipped) {
-      logger().info("[{}/{}] {}: {} ({} s)", board.done(), items.size(), it.label(), verdict, fmt("%.2f", r.seconds));
+      logger().info("{} {}: {} ({} s)", board.counter(), it.label(), verdict, fmt("%.2f", r.seconds));
     }
   };
   if (bar) obs.tick = [&board] { board.draw(); };

@@ -74,7 +74,7 @@ struct Settings {
 
 // What a run reports back while it works; none of it changes a result.
 struct Hooks {
-  std::function<void(const char* phase, uint32_t done, int active)> progress;
+  std::function<void(const char* phase, uint32_t done, int active, uint32_t left)> progress;
   std::function<void(const std::string&)> note;  // informational messages (device choice)
   const std::atomic<bool>* interrupt = nullptr;  // stop between rounds (Error{Interrupted})
   // The estimates and the chi-square and LRS tests, as soon as they are known (before the

@@ -299,7 +299,9 @@ void Engine::work(Run& run, int w, const std::vector<GpuShare>& gpus, int thread
       hooks.tested = [&run, w](const Assessment& a) { run.observer.tested(w, a); };
     }
     if (run.observer.progress) {
-      hooks.progress = [&run, w](const char* phase, uint32_t n, int active) { run.observer.progress(w, phase, n, active); };
+      hooks.progress = [&run, w](const char* phase, uint32_t n, int active, uint32_t left) {
+        run.observer.progress(w, phase, n, active, left);
+      };
     }
     while (true) {
       size_t idx;

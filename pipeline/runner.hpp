@@ -67,7 +67,8 @@ struct RunObserver {
   std::function<void(size_t index, const Item& item, ItemResult& result)> finished;
   std::function<void()> tick;  // about every 250 ms while the run lasts (progress bars)
   std::function<void(int worker, const Item& item)> started;
-  std::function<void(int worker, const char* phase, uint32_t done, int active)> progress;
+  // (left: the permutations the phase is expected still to take, expected_permutations_left)
+  std::function<void(int worker, const char* phase, uint32_t done, int active, uint32_t left)> progress;
   std::function<void(int worker)> idle;          // the worker finished its item
   // An IID assessment's estimates and chi-square and LRS results, before its permutation
   // tests (Hooks::tested).

@@ -1,5 +1,7 @@
 #include "permutation/counters.hpp"
 
+#include <algorithm>
+
 #include "common/error.hpp"
 
 namespace ea {
@@ -16,6 +18,24 @@ TestMask apply_outcomes(Counters& counters, TestMask active, bool early_exit, ui
     }
   }
   return active;
+}
+
+uint32_t expected_permutations_left(const Counters& counters, TestMask active, uint32_t done, uint32_t iterations,
+                                    uint32_t threshold, bool early_exit) {
+  const uint32_t rest = iterations > done ? iterations - done : 0;
+  if (!active || rest == 0) return 0;
+  if (!early_exit || done == 0) return rest;
+  uint64_t most = 0;
+  for (int t = 0; t < kNumTests; ++t) {
+    if (!(active & bit(t))) continue;
+    const RankCounter& c = counters[t];
+    for (const uint64_t hits : {uint64_t{c.c[0]} + c.c[1], uint64_t{c.c[1]} + c.c[2]}) {
+      if (hits > threshold) continue;  // this side is decided
+      if (hits == 0) return rest;
+      most = std::max<uint64_t>(most, ((threshold + 1 - hits) * uint64_t{done} + hits - 1) / hits);
+    }
+  }
+  return static_cast<uint32_t>(std::min<uint64_t>(most, rest));
 }
 
 }  // namespace ea

@@ -52,4 +52,12 @@ using Counters = std::array<RankCounter, kNumTests>;
 TestMask apply_outcomes(Counters& counters, TestMask active, bool early_exit, uint32_t threshold,
                         const uint8_t* outcomes, uint32_t rows);
 
+// The permutations a phase is expected still to take (its progress lines' time left): the
+// largest over the tests in `active` of the permutations each still needs at its own pace so
+// far. A side (C0+C1 or C1+C2) with h > 0 of its threshold + 1 hits in `done` permutations
+// needs (threshold + 1 - h) x done / h more; a side without any hit, or a run without early
+// exit, runs to the last permutation. Never more than iterations - done.
+uint32_t expected_permutations_left(const Counters& counters, TestMask active, uint32_t done, uint32_t iterations,
+                                    uint32_t threshold, bool early_exit);
+
 }  // namespace ea

@@ -31,7 +31,11 @@ uint32_t run_phase(PermutationBackend& backend, const char* phase, TestMask mask
       active = apply_outcomes(counters, active, cfg.early_exit, decision_threshold(cfg.iterations), outcomes + static_cast<size_t>(r) * kNumTests, 1);
       ++done;
     }
-    if (cfg.progress) cfg.progress(phase, done, popcount(active));
+    if (cfg.progress) {
+      const uint32_t left = expected_permutations_left(counters, active, done, cfg.iterations,
+                                                       decision_threshold(cfg.iterations), cfg.early_exit);
+      cfg.progress(phase, done, popcount(active), left);
+    }
     if (cfg.interrupt && cfg.interrupt->load()) throw Error(ErrorKind::Interrupted, "interrupted");
     if (cancel && cancel->load()) return 0;
     return active;
@@ -70,9 +74,9 @@ PermutationOutcome run_permutation_tests(PermutationBackend& fast, PermutationBa
   DriverConfig cfg = cfg_in;
   std::mutex progress_mutex;
   if (cfg_in.progress) {
-    cfg.progress = [&](const char* phase, uint32_t done, int active) {
+    cfg.progress = [&](const char* phase, uint32_t done, int active, uint32_t left) {
       std::lock_guard<std::mutex> lock(progress_mutex);
-      cfg_in.progress(phase, done, active);
+      cfg_in.progress(phase, done, active, left);
     };
   }
   const auto t0 = clock::now();

@@ -72,8 +72,9 @@ struct DriverConfig {
   bool skip_compression = false;
   // When set and it becomes true, the run stops between rounds with Error{Interrupted}.
   const std::atomic<bool>* interrupt = nullptr;
-  // Called after every round with (phase, permutations done in this phase, tests still active).
-  std::function<void(const char* phase, uint32_t done, int active)> progress;
+  // Called after every round with (phase, permutations done in this phase, tests still active,
+  // the permutations the phase is expected still to take: expected_permutations_left).
+  std::function<void(const char* phase, uint32_t done, int active, uint32_t left)> progress;
 };
 
 struct PermutationOutcome {

@@ -628,3 +628,20 @@ TEST_CASE("--non-iid batch: CSV, HTML, summary and the merge of two shares witho
   CHECK(bad.code == 2);
   CHECK(bad.err.find("--iterations applies to the IID tests") != std::string::npos);
 }
+
+TEST_CASE("--resume counts the kept rows in its progress: the one item left is [3/3], not [1/1]") {
+  const std::string dir = tmp("resume-count-" + std::to_string(::getpid()));
+  REQUIRE(std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str()) == 0);
+  const std::string args = "--seed 5 --device cpu --iterations 50 --jsonl " + dir + "/r.jsonl " + kSamples +
+                           "rand8_short.bin " + kSamples + "rand4_short.bin " + kSamples + "rand1_short.bin";
+  REQUIRE(run(args).code == 0);
+  // Drop the last row: --resume assesses that item alone.
+  const std::string text = slurp(dir + "/r.jsonl");
+  const size_t cut = text.rfind('\n', text.size() - 2);
+  REQUIRE(cut != std::string::npos);
+  std::ofstream(dir + "/r.jsonl", std::ios::trunc) << text.substr(0, cut + 1);
+  Result r = run("--resume " + args);
+  CHECK(r.code == 0);
+  CHECK(r.err.find("[3/3] ") != std::string::npos);
+  CHECK(r.err.find("[1/1] ") == std::string::npos);
+}

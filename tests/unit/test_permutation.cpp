@@ -1,6 +1,9 @@
 // The counting rule and the determinism contract of the permutation tests.
 #include <doctest/doctest.h>
 
+#include <functional>
+
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -429,5 +432,68 @@ TEST_CASE("PhiloxStream::word and bounded_inclusive_accepts: the stream's words 
       CAPTURE(i);
       CHECK(got == want);
     }
+  }
+}
+
+namespace {
+
+// One test's counters after `done` permutations of an original statistic near the bottom:
+// a permuted one is smaller (C2, a hit of the slow side C1+C2) when hit(j) says so, and
+// greater (C0) otherwise.
+ea::Counters paced_counters(uint32_t done, const std::function<bool(uint32_t)>& hit) {
+  ea::Counters c{};
+  for (uint32_t j = 0; j < done; ++j) ++c[0].c[hit(j) ? 2 : 0];
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("expected_permutations_left: the undecided tests' pace, not every test to the last permutation") {
+  const uint32_t n = 10000, t = ea::decision_threshold(n);  // 5: a side is decided at 6 hits
+  // A hit every 10th permutation (j = 9, 19, ...): decided at permutation 60; after 30 (3
+  // hits) it needs 3 more at one in 10: exactly the 30 it takes.
+  auto every10 = [](uint32_t j) { return j % 10 == 9; };
+  CHECK(ea::expected_permutations_left(paced_counters(30, every10), 1u, 30, n, t, true) == 30);
+  // The compression test of a short run (issue 44: "at most 5507 s left" on a run that ended
+  // seconds later): 3 hits in the first 50 permutations say about 50 more, not 9,950.
+  auto early3 = [](uint32_t j) { return j == 10 || j == 30 || j == 45; };
+  CHECK(ea::expected_permutations_left(paced_counters(50, early3), 1u, 50, n, t, true) == 50);
+  // A side without a hit (a failing test) may run to the end; so does a run without early exit.
+  auto never = [](uint32_t) { return false; };
+  CHECK(ea::expected_permutations_left(paced_counters(500, never), 1u, 500, n, t, true) == n - 500);
+  CHECK(ea::expected_permutations_left(paced_counters(30, every10), 1u, 30, n, t, false) == n - 30);
+  // Decided or done: nothing left; never more than the permutations left.
+  CHECK(ea::expected_permutations_left(paced_counters(60, every10), 0u, 60, n, t, true) == 0);
+  CHECK(ea::expected_permutations_left(paced_counters(9990, [](uint32_t j) { return j == 9000; }), 1u, 9990, n, t, true) == 10);
+  // Random paces (hits with probability 1/p, seeded): an expected value, not a bound (a
+  // geometric wait can be short or long), so its middle is checked: once a side has 3 of its
+  // 6 hits, the median ratio of the estimate to the permutations the test really took still
+  // lies within [0.5, 2] (about 1.4: the mean of a geometric wait over its median).
+  uint64_t x = 88172645463325252ull;
+  for (uint32_t p : {2u, 5u, 20u, 100u}) {
+    std::vector<double> ratios;
+    for (int run = 0; run < 200; ++run) {
+      std::vector<bool> hits;
+      uint32_t seen = 0;
+      while (seen <= t) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        hits.push_back(x % p == 0);
+        seen += hits.back() ? 1 : 0;
+      }
+      const auto decided_at = static_cast<uint32_t>(hits.size());
+      auto hit = [&hits](uint32_t j) { return j < hits.size() && hits[j]; };
+      for (uint32_t done = 1; done < decided_at; done += 1 + done / 16) {
+        uint32_t h = 0;
+        for (uint32_t j = 0; j < done; ++j) h += hits[j] ? 1 : 0;
+        if (h < 3) continue;
+        const uint32_t left = ea::expected_permutations_left(paced_counters(done, hit), 1u, done, n, t, true);
+        ratios.push_back(static_cast<double>(left) / (decided_at - done));
+      }
+    }
+    REQUIRE(ratios.size() > 100);
+    std::nth_element(ratios.begin(), ratios.begin() + static_cast<std::ptrdiff_t>(ratios.size() / 2), ratios.end());
+    CAPTURE(p);
+    CHECK(ratios[ratios.size() / 2] >= 0.5);
+    CHECK(ratios[ratios.size() / 2] <= 2.0);
   }
 }
