@@ -28,6 +28,8 @@ struct SourceFlags {
   uint32_t n_in = 0, n_out = 0, nw = 0;
   bool conditioned_iid = false, quiet = false, strict = false, exit_code = false, force = false, timing = false;
   EngineOptionText engine;
+  bool until_decided = false, permutation_counters = false;
+  int verbose = 0;
   CLI::Option *restart_opt = nullptr, *submitter_opt = nullptr, *conditioning_opt = nullptr, *n_in_opt = nullptr,
               *n_out_opt = nullptr, *nw_opt = nullptr, *h_prime_opt = nullptr, *conditioned_opt = nullptr,
               *json_opt = nullptr, *html_opt = nullptr, *bits_opt = nullptr;
@@ -70,6 +72,13 @@ void add_options(CLI::App& app, SourceFlags& f) {
   app.add_flag("-q", f.quiet, "nothing on standard output");
   app.add_flag("--timing", f.timing, "print the time taken");
   app.add_flag("--exit-code", f.exit_code, "exit 1 when a step failed (the restart tests)");
+  app.add_flag("-v", f.verbose, "more progress lines (one per round of permutations, at most one a second)");
+  app.add_flag("--until-decided", f.until_decided,
+               "the default: no permutation tests once chi-square or LRS has failed (the verdict is then not IID "
+               "whatever they give; the non-IID estimates follow at once)");
+  app.add_flag("--permutation-counters", f.permutation_counters,
+               "run the permutation tests to their end even when chi-square or LRS has already decided the verdict, "
+               "for their counters in the report");
   app.add_flag("--strict", f.strict,
                "for CI: 0 only when every step passed and can stand for compliance (restart data given, 10,000 "
                "permutations, ...); 4 not for compliance (checked first), 1 a step failed, 2 errors");
@@ -136,7 +145,9 @@ void check_outputs(const SourceFlags& f, const InputSet& inputs) {
 // The engine options --track non-iid makes pointless: refused, not ignored.
 void refuse_iid_options(const SourceFlags& f) {
   const std::pair<bool, const char*> unused[] = {{f.engine.iterations_opt->count() > 0, "--iterations"},
-                                                 {f.engine.prng != "philox", "--prng"}};
+                                                 {f.engine.prng != "philox", "--prng"},
+                                                 {f.until_decided, "--until-decided"},
+                                                 {f.permutation_counters, "--permutation-counters"}};
   for (const auto& [given, name] : unused) {
     if (given) throw Error(ErrorKind::Usage, std::string(name) + " applies to the IID tests, which --track non-iid does not run");
   }
@@ -186,6 +197,11 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
     }
     const SourceSpec spec = spec_of(f);
     s.track = f.track == "non-iid" ? TrackChoice::NonIid : TrackChoice::Auto;
+    if (f.until_decided && f.permutation_counters) {
+      throw Error(ErrorKind::Usage, "--until-decided and --permutation-counters exclude each other (one skips the "
+                                    "permutation tests of a decided verdict, the other runs them)");
+    }
+    s.until_decided = s.track == TrackChoice::Auto && !f.permutation_counters;
     if (s.track == TrackChoice::NonIid) refuse_iid_options(f);
     s.seed = engine.seed ? *engine.seed : os_seed();
     s.threads = engine.threads ? *engine.threads : omp_get_max_threads();
@@ -205,7 +221,12 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
     auto note = [&f](const std::string& line) {
       if (!f.quiet) logger().info("{}", line);
     };
-    const SourceAssessment a = assess_source(eng, spec, s, interrupt, note);
+    RunObserver watch;
+    watch.note = note;
+    watch.progress = progress_lines(f.quiet, f.verbose, s.iterations);
+    const SourceAssessment a = assess_source(eng, spec, s, interrupt, watch);
+    // A result that came as the signal did is neither shown nor written (-o, --html).
+    if (interrupt.load()) throw Error(ErrorKind::Interrupted, "interrupted");
     const nlohmann::ordered_json j = source_json(a, ro);
     const bool stdout_taken = (f.json_opt->count() && f.json == "-") || (f.html_opt->count() && f.html == "-");
     print_source_text(stdout_taken ? stderr : stdout, a, ro);

@@ -14,10 +14,12 @@ namespace ea {
 namespace {
 
 // One file through the engine with `s`; its result, or its error thrown.
-ItemResult run_one(Engine& engine, const std::string& path, const Settings& s, const std::atomic<bool>& interrupt) {
+ItemResult run_one(Engine& engine, const std::string& path, const Settings& s, const std::atomic<bool>& interrupt,
+                   const RunObserver& watch) {
   std::vector<Item> items = expand_items({path}, std::nullopt, std::nullopt, false);
   std::optional<ItemResult> got;
   RunObserver obs;
+  obs.progress = watch.progress;
   obs.finished = [&](size_t, const Item&, ItemResult& r) { got = std::move(r); };
   RunPlan plan;
   plan.jobs = 1;
@@ -31,9 +33,9 @@ ItemResult run_one(Engine& engine, const std::string& path, const Settings& s, c
 
 // 3.1.3: the sequential data set's track and H_assessed (its IID run, and the non-IID
 // estimates when the track is non-IID and that run did not make them).
-void sequential_step(Engine& engine, SourceAssessment& a, const std::atomic<bool>& interrupt,
+void sequential_step(Engine& engine, SourceAssessment& a, const std::atomic<bool>& interrupt, const RunObserver& watch,
                      const std::function<void(const std::string&)>& say) {
-  a.sequential = run_one(engine, a.spec.samples, a.settings, interrupt);
+  a.sequential = run_one(engine, a.spec.samples, a.settings, interrupt, watch);
   if (const Assessment* seq = a.sequential.iid()) {
     a.path = seq->path;
     a.sha256 = seq->sha256;
@@ -55,7 +57,7 @@ void sequential_step(Engine& engine, SourceAssessment& a, const std::atomic<bool
           "): the non-IID estimates (6.3)");
       Settings ns = a.settings;
       ns.track = TrackChoice::NonIid;
-      a.estimates = run_one(engine, a.spec.samples, ns, interrupt);
+      a.estimates = run_one(engine, a.spec.samples, ns, interrupt, watch);
     }
   }
   if (const NonIidAssessment* est = a.estimates ? a.estimates->non_iid() : a.sequential.non_iid()) {
@@ -105,10 +107,10 @@ long double SourceAssessment::claimed() const {
 }
 
 SourceAssessment assess_source(Engine& engine, const SourceSpec& spec, const Settings& settings,
-                               const std::atomic<bool>& interrupt, const std::function<void(const std::string&)>& note) {
+                               const std::atomic<bool>& interrupt, const RunObserver& watch) {
   const auto start = std::chrono::steady_clock::now();
   auto say = [&](const std::string& s) {
-    if (note) note(s);
+    if (watch.note) watch.note(s);
   };
   if (spec.h_submitter && !(*spec.h_submitter > 0 && *spec.h_submitter <= 8)) {
     throw Error(ErrorKind::Usage, "the submitter's estimate must be greater than 0 and at most 8 bits per sample");
@@ -140,7 +142,7 @@ SourceAssessment assess_source(Engine& engine, const SourceSpec& spec, const Set
   say(spec.samples + (settings.track == TrackChoice::NonIid ? ": the non-IID estimates (3.1.3, 6.3)"
                       : settings.track == TrackChoice::Iid  ? ": the IID tests (3.1.3, section 5)"
                                                             : ": the IID tests, then the non-IID estimates if it is not IID (3.1.3)"));
-  sequential_step(engine, a, interrupt, say);
+  sequential_step(engine, a, interrupt, watch, say);
   a.h_i = spec.h_submitter ? std::min(a.h_assessed, *spec.h_submitter) : a.h_assessed;
   a.h_validated = a.h_i;
   const int width = a.width;
@@ -153,7 +155,7 @@ SourceAssessment assess_source(Engine& engine, const SourceSpec& spec, const Set
     rs.width = width;
     say(*spec.restart_data + ": the restart tests of H_I = " + std::to_string(a.h_i) + " for " +
         (a.iid ? "an IID" : "a non-IID") + " claim (3.1.4)");
-    a.restart = run_one(engine, *spec.restart_data, rs, interrupt);
+    a.restart = run_one(engine, *spec.restart_data, rs, interrupt, watch);
     const RestartAssessment& r = *a.restart->restart();
     a.h_validated = a.restart->verdict() == Verdict::Iid ? r.result() : 0.0;
   }

@@ -76,8 +76,9 @@ struct SourceAssessment {
 // Runs the steps in order on `engine` (the sequential data set and the restart data each a
 // run of their own; plan.jobs 1). Throws Error for a step that cannot be run (a file that
 // cannot be read: its item's message; bad conditioning sizes), Error{Interrupted} when
-// `interrupt` is set. `note` gets one line per step as it starts (may be empty).
+// `interrupt` is set. `watch.note` gets one line per step as it starts, `watch.progress` each
+// step's rounds of permutations (either may be empty; the other callbacks are not used).
 SourceAssessment assess_source(Engine& engine, const SourceSpec& spec, const Settings& settings,
-                               const std::atomic<bool>& interrupt, const std::function<void(const std::string&)>& note);
+                               const std::atomic<bool>& interrupt, const RunObserver& watch);
 
 }  // namespace ea
