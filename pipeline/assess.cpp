@@ -255,7 +255,10 @@ PermutationBackend* gpu_for_fast_tests(Assessment& a, const PermutationData& pd,
       if (hooks.note) hooks.note(std::string("running on the CPU: ") + e.what());
     }
   }
-  if (!gpu) a.device = "cpu (" + std::to_string(slot.cpu_threads(cfg)) + " threads)";
+  if (!gpu) {
+    const int threads = slot.cpu_threads(cfg);
+    a.device = "cpu (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
+  }
   return gpu;
 }
 

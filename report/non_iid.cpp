@@ -423,6 +423,21 @@ void print_non_iid_estimates(std::FILE* f, const NonIidEstimates& x, int width, 
   } else {
     std::fprintf(f, " (the bits per sample: no estimate is lower)\n");
   }
+  // -v: each estimate's values as NIST's -v line; -v -v: every intermediate value on a line
+  // of its own, as NIST's -v -v lines (-v -v -v prints NIST's whole text first instead).
+  if (o.verbose >= 1 && o.verbose < 3) {
+    for (int e = 0; e < kNonIidEstimators; ++e) {
+      for (const bool bits : {true, false}) {
+        const auto& slot = bits ? x.bitstring[static_cast<size_t>(e)] : x.literal[static_cast<size_t>(e)];
+        if (!slot || !slot->evaluated) continue;
+        if (o.verbose >= 2) {
+          print_level3(f, *slot, bits);
+        } else {
+          print_level2(f, *slot, bits);
+        }
+      }
+    }
+  }
   if (o.timing) {
     std::fprintf(f, "Timing: each non-IID estimate (literal/bitstring):");
     for (int e = 0; e < kNonIidEstimators; ++e) {
@@ -457,14 +472,6 @@ void print_non_iid_text(std::FILE* f, const NonIidAssessment& a, const ReportOpt
                a.path.c_str(), a.samples, range.c_str(), a.width, a.alphabet,
                x.initial_entropy ? "" : ", conditioned (-c): the bitstring only");
   print_non_iid_estimates(f, x, a.width, o);
-  if (o.verbose >= 1) {  // -v: every estimate's values, as NIST's -v lines
-    for (int e = 0; e < kNonIidEstimators; ++e) {
-      for (const bool bits : {true, false}) {
-        const auto& slot = bits ? x.bitstring[static_cast<size_t>(e)] : x.literal[static_cast<size_t>(e)];
-        if (slot && slot->evaluated) print_level2(f, *slot, bits);
-      }
-    }
-  }
   if (o.timing) std::fprintf(f, "Timing: %.3f s in all\n", a.seconds);
   for (const auto& why : a.compliance_issues()) std::fprintf(f, "NOT FOR COMPLIANCE: %s\n", why.c_str());
 }
