@@ -64,10 +64,21 @@ int interrupted_run(const std::vector<std::string>& args, const std::string& out
     execv(EA_IID_EXE, const_cast<char* const*>(argv.data()));
     _exit(127);
   }
-  for (int i = 0; i < 1200 && jsonl(out).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  kill(pid, SIGINT);
+  // Until the first row is there or the run ended (no fixed wait: a loaded machine may take
+  // minutes to write it).
   int status = 0;
-  waitpid(pid, &status, 0);
+  bool ended = false;
+  while (jsonl(out).empty()) {
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      ended = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (!ended) {
+    kill(pid, SIGINT);
+    waitpid(pid, &status, 0);
+  }
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -560,7 +571,7 @@ TEST_CASE("standard error closed: diagnostics never reach the JSONL; a closed pi
 TEST_CASE("--resume and merge refuse a FIFO at once instead of waiting for a writer") {
   const std::string dir = tmp("fifo-" + std::to_string(::getpid()));
   REQUIRE(std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "' && mkfifo '" + dir + "/f'").c_str()) == 0);
-  const auto t0 = std::chrono::steady_clock::now();
+  // Refused, not waiting for a writer (a wait would never end: ctest's timeout, no wall time here).
   Result r = run("--resume --seed 1 --device cpu --iterations 50 --jsonl " + dir + "/f " + kSamples + "rand4_short.bin " +
                  kSamples + "rand1_short.bin");
   CHECK(r.code == 2);
@@ -568,7 +579,6 @@ TEST_CASE("--resume and merge refuse a FIFO at once instead of waiting for a wri
   Result m = run("merge " + dir + "/out.jsonl " + dir + "/f");
   CHECK(m.code == 2);
   CHECK(m.err.find("not a regular file") != std::string::npos);
-  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));
 }
 
 TEST_CASE("a name that is not UTF-8 keeps its bytes: rows are written, resume and merge find the file") {
