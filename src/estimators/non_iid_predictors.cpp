@@ -203,7 +203,9 @@ Estimate lag_estimate(const uint8_t* s, size_t n, int k) {
   };
   size_t t = 1;
   if (k == 2) {
-    for (; t < kLags; ++t) step(t);
+    // The warm-up steps (fewer than 128 samples before t) one at a time, never past the
+    // samples: below 128 samples the blocks below do nothing.
+    for (; t < std::min(kLags, n); ++t) step(t);
     t = lag_blocks(s, n, t, board, winner, high, score);
   }
   for (; t < n; ++t) step(t);

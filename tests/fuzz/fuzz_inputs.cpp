@@ -10,6 +10,10 @@
 //   symbols are a bijective, order-keeping translation of the samples;
 // - the parser either throws ea::Error{Usage} or returns options within their ranges;
 // - parse_unsigned accepts exactly the canonical decimal (or 0x hex) numbers in range;
+// - the ten non-IID estimators (literal and bitstring, -i/-c, -a/-t) and the IID track's
+//   unpermuted statistics, chi-square and LRS tests on small data sets of 1-8 bits: every
+//   evaluated estimate is a finite bound in [0, bits] with its probabilities in [0, 1], the
+//   assessed min-entropy in [0, width], every p-value in [0, 1];
 // - the row reader (resume and merge: read_record, read_jsonl_rows) either refuses a row
 //   with ea::Error{Input} or accepts one from which the summary row, the verdict tally, the
 //   CSV and the HTML are made without any exception: rows are real ones (an IID assessment,
@@ -18,6 +22,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -33,6 +38,9 @@
 #include <atomic>
 
 #include "common/error.hpp"
+#include "estimators/estimators.hpp"
+#include "estimators/non_iid.hpp"
+#include "permutation/permutation.hpp"
 #include "files.hpp"
 #include "io/samples.hpp"
 #include "options.hpp"
@@ -47,6 +55,7 @@ namespace {
 struct Counts {
   uint64_t read_ok = 0, read_error = 0, parse_ok = 0, parse_error = 0, number_ok = 0, number_error = 0;
   uint64_t row_ok = 0, row_refused = 0;
+  uint64_t estimates = 0, estimates_refused = 0;
 } tally;
 
 [[noreturn]] void fail(const std::string& what) {
@@ -303,15 +312,80 @@ void fuzz_rows(const uint8_t* data, size_t size) {
   }
 }
 
+
+// One estimate's bound: finite, in [0, most], with its probabilities in [0, 1].
+void check_estimate(const ea::Estimate& e, double most, const char* where) {
+  if (!e.evaluated) {
+    if (e.reason.empty()) fail(std::string(ea::estimator_key(e.which)) + " (" + where + "): not evaluated without a reason");
+    return;
+  }
+  if (!std::isfinite(e.entropy) || e.entropy < 0 || e.entropy > most + 1e-12) {
+    fail(std::string(ea::estimator_key(e.which)) + " (" + where + "): min-entropy " + std::to_string(e.entropy) +
+         " outside [0, " + std::to_string(most) + "]");
+  }
+  for (const auto& l : e.lines) {
+    if (l.label.rfind("P_global", 0) != 0 && l.label != "P_local") continue;
+    if (!(l.value >= 0 && l.value <= 1)) fail(std::string(ea::estimator_key(e.which)) + " (" + where + "): " + l.label + " outside [0, 1]");
+  }
+}
+
+// data[0]: the width (0 infers it); data[1]: bit 0 -c (the bitstring only), bit 1 -t; then
+// the samples, masked to the width.
+void fuzz_estimators(const uint8_t* data, size_t size) {
+  if (size < 3) return;
+  const int width = data[0] % 9;
+  const bool initial = (data[1] & 1) == 0, truncate = (data[1] & 2) != 0;
+  std::vector<uint8_t> s(data + 2, data + size);
+  if (width > 0) {
+    for (auto& b : s) b = static_cast<uint8_t>(b & ((1u << width) - 1));
+  }
+  ea::Dataset d;
+  try {
+    d = ea::make_dataset(std::move(s), width);
+  } catch (const ea::Error&) {
+    ++tally.estimates_refused;
+    return;
+  }
+  if (d.alphabet < 2) {  // the loader refuses a single symbol before any estimate
+    ++tally.estimates_refused;
+    return;
+  }
+  const ea::NonIidEstimates est = ea::non_iid_estimates(d, initial, truncate, 1);
+  for (const auto& e : est.literal) {
+    if (e) check_estimate(*e, d.width, "literal");
+  }
+  for (const auto& e : est.bitstring) {
+    if (e) check_estimate(*e, 1.0, "bitstring");
+  }
+  if (!(est.h_assessed >= 0 && est.h_assessed <= d.width)) fail("the assessed min-entropy is outside [0, width]");
+  // The IID track's unpermuted side.
+  for (const auto& c : {ea::chi_square_independence(d.symbols, d.alphabet), ea::chi_square_goodness_of_fit(d.symbols, d.alphabet)}) {
+    if (c.evaluable && !(c.p_value >= 0 && c.p_value <= 1)) {
+      fail("a chi-square p-value outside [0, 1]: T " + std::to_string(c.statistic) + ", df " + std::to_string(c.df) +
+           ", p " + std::to_string(c.p_value) + " (" + std::to_string(d.size()) + " samples of " +
+           std::to_string(d.alphabet) + " symbols)");
+    }
+  }
+  const ea::LrsResult lrs = ea::longest_repeated_substring(d.symbols, d.alphabet);
+  if (!(lrs.pr_x_ge_1 >= 0 && lrs.pr_x_ge_1 <= 1)) fail("the LRS probability is outside [0, 1]");
+  const ea::Baseline base = ea::baseline(d);
+  const ea::StatParams params{base.mean, base.median, d.binary(), static_cast<uint32_t>(d.alphabet)};
+  ea::StatVector stats{};
+  ea::CpuScratch scratch;
+  ea::cpu_statistics(d.symbols.data(), d.size(), d.raw_of.data(), params, ea::kAllTests, stats, scratch);
+  ++tally.estimates;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  switch (data[0] % 4) {
+  switch (data[0] % 5) {
     case 0: fuzz_reader(data + 1, size - 1); break;
     case 1: fuzz_options(data + 1, size - 1); break;
     case 2: fuzz_number(data + 1, size - 1); break;
-    default: fuzz_rows(data + 1, size - 1); break;
+    case 3: fuzz_rows(data + 1, size - 1); break;
+    default: fuzz_estimators(data + 1, size - 1); break;
   }
   return 0;
 }
@@ -323,8 +397,25 @@ namespace {
 std::vector<uint8_t> make_input(std::mt19937_64& rng) {
   auto pick = [&](uint64_t n) { return static_cast<uint64_t>(rng() % n); };
   std::vector<uint8_t> in;
-  const int target = static_cast<int>(pick(4));
+  const int target = static_cast<int>(pick(5));
   in.push_back(static_cast<uint8_t>(target));
+  if (target == 4) {  // estimators: a width, -c/-t, then 1-300 samples (structured or random)
+    in.push_back(static_cast<uint8_t>(pick(9)));
+    in.push_back(static_cast<uint8_t>(pick(4)));
+    const size_t n = 1 + pick(pick(4) == 0 ? 300 : 140);
+    const int kind = static_cast<int>(pick(4));
+    const uint32_t period = 1 + static_cast<uint32_t>(pick(9));
+    uint8_t v = static_cast<uint8_t>(rng());
+    for (size_t i = 0; i < n; ++i) {
+      const auto b = static_cast<uint8_t>(rng());
+      if (kind == 0) v = b;                                       // uniform
+      if (kind == 1 && pick(5) == 0) v = b;                       // runs
+      if (kind == 2) v = static_cast<uint8_t>(i % period);        // periodic
+      if (kind == 3) v = static_cast<uint8_t>(pick(10) ? 0 : b);  // mostly one symbol
+      in.push_back(v);
+    }
+    return in;
+  }
   if (target == 3) {  // rows: a template, then edits or byte damage
     const size_t n = 1 + pick(24);
     for (size_t i = 0; i < n; ++i) in.push_back(static_cast<uint8_t>(rng()));
@@ -355,7 +446,10 @@ std::vector<uint8_t> make_input(std::mt19937_64& rng) {
       "--help", "--version", "--list-prngs", "--strict", "--format", "nist", "text", "--resume", "--shard", "0/3",
       "3/3", "1/0", "/", "--csv", "--html", "--gpu-tuning", "lookahead=2", "lookahead=3", "memory-share=0.5",
       "memory-share=1e9", "round=", "profile=1,bz-chars=0", "=5", "merge", "warm-up=0", "0,0", "0,,1", "all",
-      "--restart", "7.8", "0.5", "nan", "--restart-cutoff", "simulation", "exact", "--restart-simulations", "1000"};
+      "--restart", "7.8", "0.5", "nan", "--restart-cutoff", "simulation", "exact", "--restart-simulations", "1000",
+      "--non-iid", "--track", "iid", "non-iid", "auto", "source", "conditioning", "restart", "calibrate", "assess",
+      "vetted", "non-vetted", "--restart-data", "--conditioning", "--n-in", "--n-out", "--nw", "--h-prime",
+      "--conditioned", "--h-submitter", "--until-decided", "0x1p3", "1e-320", " 7.8", "7.8 ", "07", "1e3", "-0"};
   const int nargs = static_cast<int>(pick(8));
   for (int a = 0; a < nargs; ++a) {
     std::string w = words[pick(words.size())];
@@ -413,9 +507,9 @@ int main(int argc, char** argv) {
   std::remove(scratch_file().c_str());
   std::printf("fuzz_inputs: %" PRIu64 " inputs, no failure (seed %" PRIu64 "); reader %" PRIu64 " datasets / %" PRIu64
               " errors, parser %" PRIu64 " runs / %" PRIu64 " usage errors, numbers %" PRIu64 " accepted / %" PRIu64
-              " refused, rows %" PRIu64 " accepted / %" PRIu64 " refused\n",
+              " refused, rows %" PRIu64 " accepted / %" PRIu64 " refused, estimates %" PRIu64 " data sets / %" PRIu64 " refused\n",
               done, seed, tally.read_ok, tally.read_error, tally.parse_ok, tally.parse_error, tally.number_ok,
-              tally.number_error, tally.row_ok, tally.row_refused);
+              tally.number_error, tally.row_ok, tally.row_refused, tally.estimates, tally.estimates_refused);
   return 0;
 }
 #endif
