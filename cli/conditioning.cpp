@@ -171,7 +171,7 @@ int conditioning_command(std::vector<char*> args, const std::string& command_lin
     if (c.conditioned && c.input.vetted) throw Error(ErrorKind::Usage, "--conditioned applies to a non-vetted component");
     if (c.conditioned_iid && !c.conditioned) throw Error(ErrorKind::Usage, "--conditioned-iid applies to --conditioned FILE");
     if (width->count() && !c.conditioned) throw Error(ErrorKind::Usage, "--bits applies to --conditioned FILE");
-    if (out->count()) c.json_path = json;
+    if (out->count()) c.json_path = output_name(json);  // -o /dev/stdout is -o - (cli/output.hpp)
     if (c.force && !c.json_path) throw Error(ErrorKind::Usage, "--force applies to -o, which is not given");
     c.nist = format == "nist";
     apply_numbers(numbers, c);
@@ -212,7 +212,7 @@ int ea_conditioning_main(int argc, char** argv, const std::string& command_line)
         case 'v': c.input.vetted = true; break;
         case 'n': c.input.vetted = false; break;
         case 'q': c.nist_level = 0; break;
-        case 'o': c.json_path = optarg; break;
+        case 'o': c.json_path = output_name(optarg); break;
         case 'i': input_file = optarg; break;
         case 'c': iid = std::strcmp(optarg, "iid") == 0; break;
         default:

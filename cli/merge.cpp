@@ -185,7 +185,7 @@ Outcome merge_shares(const std::vector<std::string>& args) {
       continue;  // main() reads them for the exit status
     } else if (a == "--csv" || a == "--html") {
       if (k + 1 >= args.size()) throw Error(ErrorKind::Usage, "merge: " + a + " needs a PATH (" + usage + ")");
-      (a == "--csv" ? csv : html) = args[++k];
+      (a == "--csv" ? csv : html) = output_name(args[++k]);  // /dev/stdout is - (cli/output.hpp)
     } else if (!a.empty() && a[0] == '-' && a != "-") {
       throw Error(ErrorKind::Usage, "merge: unknown option " + a + " (" + usage + ")");
     } else {
@@ -193,12 +193,12 @@ Outcome merge_shares(const std::vector<std::string>& args) {
     }
   }
   if (files.size() < 2) throw Error(ErrorKind::Usage, usage);
-  const std::string out = files.front();
+  const std::string out = output_name(files.front());
   InputSet inputs;
   for (size_t i = 1; i < files.size(); ++i) inputs.add(files[i]);
   check_output_path(out, inputs, "merge");
   struct stat st {};
-  if (!force && ::stat(out.c_str(), &st) == 0 && st.st_size > 0) {
+  if (!force && descriptor_of(out) < 0 && ::stat(out.c_str(), &st) == 0 && st.st_size > 0) {
     throw Error(ErrorKind::Output, "merge: " + out + " exists and is not empty; --force replaces it");
   }
   std::vector<std::pair<std::string, std::string>> outputs{{"merge", out}};

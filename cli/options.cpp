@@ -16,6 +16,7 @@
 #include "gpu_tuning.hpp"
 #include "help.hpp"
 #include "option_groups.hpp"
+#include "output.hpp"
 #include "version.hpp"
 
 namespace ea::cli {
@@ -574,6 +575,10 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
     throw Error(ErrorKind::Usage, parse_error_message(app, e, "ea_iid", hints));
   }
   apply(f, o);
+  // -o /dev/stdout (or a link to /proc/self/fd/1) is -o - (cli/output.hpp).
+  for (auto* p : {&o.json_path, &o.jsonl_path, &o.csv_path, &o.html_path}) {
+    if (*p) **p = output_name(**p);
+  }
   return ParseStatus::Run;
 }
 

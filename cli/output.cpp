@@ -75,7 +75,103 @@ void refuse_input(const InputSet& inputs, const struct stat& st, const std::stri
   }
 }
 
+bool all_digits(const std::string& s) {
+  return !s.empty() && s.size() <= 9 && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// The descriptor that the name `p` itself stands for (not following it): /dev/std{in,out,err},
+// N in /dev/fd, /proc/self/fd, /proc/thread-self/fd, /proc/<our pid>/fd or
+// /proc/<our pid>/task/<tid>/fd; the folder compared as written and as resolved (a relative
+// name, "//dev/./stdout", a link to /dev/fd). -1 otherwise.
+int descriptor_named(const std::string& p) {
+  const std::string folder = folder_of(p), name = name_of(p);
+  std::vector<std::string> folders{folder};
+  char buf[PATH_MAX];
+  if (::realpath(folder.c_str(), buf)) folders.emplace_back(buf);
+  const std::string own = "/proc/" + std::to_string(::getpid());
+  for (const std::string& f : folders) {
+    if (f == "/dev") {
+      if (name == "stdin") return 0;
+      if (name == "stdout") return 1;
+      if (name == "stderr") return 2;
+    }
+    if (!all_digits(name)) continue;
+    bool fds = f == "/dev/fd" || f == "/proc/self/fd" || f == "/proc/thread-self/fd" || f == own + "/fd";
+    const std::string task = own + "/task/";
+    if (!fds && f.rfind(task, 0) == 0 && f.size() > task.size() + 3 && f.compare(f.size() - 3, 3, "/fd") == 0) {
+      fds = all_digits(f.substr(task.size(), f.size() - 3 - task.size()));
+    }
+    if (fds) return std::stoi(name);
+  }
+  return -1;
+}
+
+// The target of the symbolic link `p`, taken from the link's folder when relative; "" when
+// it cannot be read.
+std::string link_step(const std::string& p) {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink(p.c_str(), buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  const std::string target(buf, static_cast<size_t>(n));
+  if (target[0] == '/' || p.find('/') == std::string::npos) return target;
+  return folder_of(p) + "/" + target;
+}
+
+// Where the link `path` leads: its resolved name, or for a dangling link the last name of
+// the chain.
+std::string link_end(const std::string& path) {
+  char buf[PATH_MAX];
+  if (::realpath(path.c_str(), buf)) return buf;
+  std::string p = path;
+  struct stat st {};
+  for (int step = 0; step < 40 && ::lstat(p.c_str(), &st) == 0 && S_ISLNK(st.st_mode); ++step) {
+    const std::string next = link_step(p);
+    if (next.empty()) break;
+    p = next;
+  }
+  return p;
+}
+
+[[noreturn]] void refuse_link(const std::string& what, const std::string& path) {
+  const std::string end = link_end(path);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    output_error(what, path, "is a symbolic link to " + end + ", " + file_type_name(st.st_mode) +
+                                 "; ea_iid writes only regular files and never replaces a link: name a file");
+  }
+  output_error(what, path, "is a symbolic link to " + end + "; ea_iid does not replace links or write through them: name " +
+                               end + " itself");
+}
+
+// A name of descriptor `fd` as an output: the descriptor must be open for writing and not
+// be an input.
+void check_descriptor(int fd, const InputSet& inputs, const std::string& what, const std::string& path) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  const std::string named = "names descriptor " + std::to_string(fd);
+  if (flags < 0) output_error(what, path, named + ", which is not open: open it for writing or name a file");
+  if ((flags & O_ACCMODE) == O_RDONLY) {
+    output_error(what, path, named + ", which is open only for reading: open it for writing or name a file");
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) == 0) refuse_input(inputs, st, what, path);
+}
+
 }  // namespace
+
+int descriptor_of(const std::string& path) {
+  if (path.empty() || path == "-") return -1;
+  std::string p = path;
+  for (int step = 0; step < 40; ++step) {  // SYMLOOP_MAX
+    if (const int fd = descriptor_named(p); fd >= 0) return fd;
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return -1;
+    p = link_step(p);
+    if (p.empty()) return -1;
+  }
+  return -1;
+}
+
+std::string output_name(const std::string& path) { return descriptor_of(path) == 1 ? "-" : path; }
 
 void InputSet::add(const std::string& path) {
   struct stat st {};
@@ -101,6 +197,10 @@ void check_output_path(const std::string& path, const InputSet& inputs, const st
     return;
   }
   if (path.empty()) output_error(what, "''", "empty output path");
+  if (const int fd = descriptor_of(path); fd >= 0) {  // written through, never replaced
+    check_descriptor(fd, inputs, what, path);
+    return;
+  }
   if (name_of(path).size() > NAME_MAX) {
     output_error(what, path, "the file name is longer than " + std::to_string(NAME_MAX) + " bytes");
   }
@@ -118,10 +218,11 @@ void check_output_path(const std::string& path, const InputSet& inputs, const st
     output_error(what, path, "cannot access: " + os_error(errno));
   }
   if (S_ISLNK(st.st_mode)) {
-    // rename() replaces the link itself, never its target; still refuse a link to an input.
+    // Neither replaced (rename would put a file where the user keeps a link: /dev/stdout)
+    // nor written through (a link may lead anywhere); a link to an input says so.
     struct stat target {};
     if (::stat(path.c_str(), &target) == 0) refuse_input(inputs, target, what, path);
-    return;
+    refuse_link(what, path);
   }
   if (!S_ISREG(st.st_mode)) {
     output_error(what, path, "is " + file_type_name(st.st_mode) + "; ea_iid only creates or replaces regular files");
@@ -134,6 +235,17 @@ void write_file_atomically(const std::string& path, const std::string& content, 
   if (path == "-") {  // standard output
     write_text(stdout, content, "standard output");
     flush_checked(stdout, "standard output");
+    return;
+  }
+  if (const int fd = descriptor_of(path); fd >= 0) {  // /dev/stdout, /dev/fd/N, ...: written through
+    check_output_path(path, inputs, what);
+    if (fd == 1) {
+      write_text(stdout, content, "standard output");
+      flush_checked(stdout, "standard output");
+      return;
+    }
+    if (fd == 2) std::fflush(stderr);
+    write_all(fd, content.data(), content.size(), what, path);
     return;
   }
   check_output_path(path, inputs, what);
@@ -181,7 +293,8 @@ void write_file_atomically(const std::string& path, const std::string& content, 
 
 void check_replaceable(const std::string& path, bool force, const std::string& what) {
   struct stat st {};
-  // lstat: a symlink at the path is replaced itself, its target left alone (nothing lost).
+  // lstat: a symlink at the path is refused by check_output_path; a descriptor's name is a
+  // link too (written through, nothing replaced).
   if (force || path == "-" || ::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return;
   // An earlier result is replaced as asked; anything else (a sample file named by mistake,
   // another program's output) only with --force.
@@ -247,17 +360,31 @@ JsonlWriter::JsonlWriter(const std::string& path, Existing existing, const Input
   struct stat st {};
   if (path == "-") {
     fd_ = 1;
+    by_name_ = false;
     if (::fstat(1, &st) == 0) refuse_input(inputs, st, what, "standard output");
     regular_ = S_ISREG(st.st_mode);
     return;
   }
   if (path.empty()) output_error(what, "''", "empty output path");
+  if (const int fd = descriptor_of(path); fd >= 0) {
+    // /dev/fd/N, /dev/stderr, ...: lines go through that descriptor, as "-" goes through 1
+    // (never truncated, never refused for what it holds: the shell opened it as asked).
+    check_descriptor(fd, inputs, what, path);
+    fd_ = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (fd_ < 0) output_error(what, path, "cannot use the descriptor: " + os_error(errno));
+    by_name_ = false;
+    regular_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+    return;
+  }
   // An input is refused before open too: opening an input FIFO for writing would wait.
   if (::stat(path.c_str(), &st) == 0) refuse_input(inputs, st, what, path);
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) refuse_link(what, path);
   while (true) {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0666);
+    // O_NOFOLLOW: a link put at the name after the check above is refused too (ELOOP).
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0666);
     if (fd_ >= 0) break;
     if (errno == EINTR) throw Error(ErrorKind::Interrupted, "interrupted");
+    if (errno == ELOOP) refuse_link(what, path);
     output_error(what, path, "cannot open for writing: " + os_error(errno));
   }
   // What was opened is what counts (the path may have changed since the stat above).
@@ -321,11 +448,11 @@ void JsonlWriter::lock_current() {
       if (errno != EINTR) output_error("--jsonl", path_, "cannot lock: " + os_error(errno));
     }
     struct stat mine {}, named {};
-    if (::fstat(fd_, &mine) != 0 || ::stat(path_.c_str(), &named) != 0 ||
+    if (!by_name_ || ::fstat(fd_, &mine) != 0 || ::stat(path_.c_str(), &named) != 0 ||
         (mine.st_dev == named.st_dev && mine.st_ino == named.st_ino) || !S_ISREG(named.st_mode)) {
       return;
     }
-    const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+    const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
     if (fd < 0) return;  // keep writing where we were: the name is gone or unreadable
     ::flock(fd_, LOCK_UN);
     ::close(fd_);
@@ -348,6 +475,7 @@ void JsonlWriter::write_line(const std::string& line) {
 }
 
 void rewrite_jsonl(const std::string& path, uint64_t read_bytes, const std::string& content, const InputSet& inputs) {
+  if (descriptor_of(path) >= 0) throw Error(ErrorKind::Usage, "--resume cannot rewrite --jsonl " + path + ", a descriptor");
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) output_error("--jsonl", path, "cannot open: " + os_error(errno));
   struct Closer {

@@ -1,6 +1,9 @@
 // Every file ea_iid writes goes through here (docs/outputs.md has the guarantees):
 // - an output never resolves to an input (same device and inode), and never replaces
-//   anything but a regular file;
+//   anything but a regular file: a symbolic link, a device, a FIFO, a socket or a folder at
+//   an output's path is refused before any work; the one exception is a name of a
+//   descriptor of this process (/dev/stdout, /dev/fd/N, /proc/self/fd/N, or a link to one),
+//   which is written through (see descriptor_of);
 // - -o files are written whole or not at all: a temp file made with mkstemp (O_EXCL, so a
 //   planted symlink is never followed) in the target folder, fsync'ed, then renamed;
 // - JSONL lines are appended with one write(2) under an exclusive flock(2), so two
@@ -36,9 +39,20 @@ class InputSet {
   std::vector<Entry> entries_;
 };
 
+// The descriptor of this process that `path` names: /dev/stdin, /dev/stdout, /dev/stderr,
+// /dev/fd/N, /proc/self/fd/N, /proc/thread-self/fd/N, /proc/<our pid>/fd/N (or .../task/T/fd/N),
+// reached directly or through a chain of symbolic links (each followed step by step, a
+// relative target taken from the link's folder). -1 for any other path, and for "-".
+// Such an output is written through that descriptor: no temp file, no rename, no truncation.
+int descriptor_of(const std::string& path);
+// "-" when `path` names descriptor 1 (so that -o /dev/stdout behaves as -o -), else `path`.
+// The front doors pass every output path through it right after parsing.
+std::string output_name(const std::string& path);
+
 // Checks that `path` can be created or replaced: its folder exists, and it is absent or a
-// regular file that is not an input. `what` names the option in messages ("-o").
-// Throws Error{Output}.
+// regular file that is not an input; a symbolic link (to anything) is refused. A name of a
+// descriptor (descriptor_of) is accepted when the descriptor is open for writing and not an
+// input. `what` names the option in messages ("-o"). Throws Error{Output}.
 // "-" is standard output. Names longer than NAME_MAX are refused.
 void check_output_path(const std::string& path, const InputSet& inputs, const std::string& what);
 
@@ -54,7 +68,8 @@ void check_replaceable_report(const std::string& path, bool force, const std::st
 // Error{Usage} naming both options.
 void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 
-// Writes `content` to `path` atomically (see above), re-checking the path first.
+// Writes `content` to `path` atomically (see above), re-checking the path first; a name of a
+// descriptor is written through (descriptor 1 through stdout, as "-").
 void write_file_atomically(const std::string& path, const std::string& content, const InputSet& inputs,
                            const std::string& what);
 
@@ -71,6 +86,8 @@ class JsonlWriter {
   enum class Existing { Refuse, Append, Truncate };
   // Opens (creating) `path`. An existing non-empty file is refused unless `existing` says
   // to append to it or truncate it. FIFOs and character devices are written, not replaced.
+  // A symbolic link is refused (as for -o); a name of a descriptor (descriptor_of) is
+  // written through a duplicate of that descriptor, as "-" is through descriptor 1.
   JsonlWriter(const std::string& path, Existing existing, const InputSet& inputs);
   ~JsonlWriter();
   JsonlWriter(const JsonlWriter&) = delete;
@@ -89,6 +106,7 @@ class JsonlWriter {
   std::string path_;
   int fd_ = -1;
   bool regular_ = false;
+  bool by_name_ = true;  // false for "-" and descriptors: the name is never reopened
 };
 
 // Writes `text` to a stdio stream, checked. Throws Error{Output} naming `name`.

@@ -345,10 +345,10 @@ class ProgressBoard {
     permutations_ += permutations;
   }
   size_t done() const { return finished_; }
-  void draw() const {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   // The progress in the whole list: rows kept by --resume count as done.
   std::string counter() const { return "[" + std::to_string(kept_ + finished_) + "/" + std::to_string(kept_ + items_) + "]"; }
+  void draw() const {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     std::string current;
     int others = 0;
     {
@@ -403,6 +403,7 @@ class BatchOutputs {
                                            : std::vector<std::string>(items.size());
     for (const auto& p : out_paths_) {  // -o DIR/'s files against the other outputs
       if (p.empty()) continue;
+      check_output_path(p, inputs, "-o");  // a link, a FIFO, ... at DIR/NAME.json: refused now
       if (!o.resume) check_replaceable(p, o.jsonl_force, "-o");
       std::vector<std::pair<std::string, std::string>> outputs{{"-o", p}};
       if (o.jsonl_path) outputs.emplace_back("--jsonl", *o.jsonl_path);
@@ -624,6 +625,9 @@ EarlierRows read_earlier(const Options& o, const std::vector<std::string>& out_p
   EarlierRows e;
   e.from_jsonl = o.jsonl_path.has_value();
   if (e.from_jsonl && *o.jsonl_path == "-") throw Error(ErrorKind::Usage, "--resume cannot continue standard output");
+  if (e.from_jsonl && descriptor_of(*o.jsonl_path) >= 0) {
+    throw Error(ErrorKind::Usage, "--resume cannot continue --jsonl " + *o.jsonl_path + ", a descriptor: name the file");
+  }
   if (e.from_jsonl) {
     e.jsonl = read_jsonl_rows(*o.jsonl_path);
     return e;

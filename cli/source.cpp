@@ -184,6 +184,8 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
         "Exit status: 0 completed (--exit-code: and passed; --strict: and for compliance), 1 a step failed,\n"
         "4 (--strict) not for compliance, 2 errors, 130/143 interrupted.");
     if (const int done = parse_subcommand(app, args, "ea_iid source"); done >= 0) return done;
+    f.json = output_name(f.json);  // -o /dev/stdout is -o - (cli/output.hpp)
+    f.html = output_name(f.html);
     policy.exit_code = f.exit_code || f.strict;
     policy.strict = f.strict;
     Settings s;

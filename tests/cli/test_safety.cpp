@@ -61,6 +61,13 @@ Result run_in(const std::string& dir, const std::string& args, const std::string
   return r;
 }
 
+// The target of a symbolic link ("" when `p` is not one).
+std::string link_of(const std::string& p) {
+  char buf[4096];
+  const ssize_t n = ::readlink(p.c_str(), buf, sizeof buf);
+  return n < 0 ? "" : std::string(buf, static_cast<size_t>(n));
+}
+
 bool exists(const std::string& p) {
   struct stat st {};
   return ::lstat(p.c_str(), &st) == 0;
@@ -144,7 +151,9 @@ TEST_CASE("case 1: the input sample file is never overwritten (-o, --jsonl, stdo
   REQUIRE(::link((d + "/y.bin").c_str(), (d + "/y-hard").c_str()) == 0);
   CHECK(run_in(d, "--seed 1 --iterations 200 --append --jsonl y-link x.bin y.bin").code == 2);
   CHECK(run_in(d, "--seed 1 --iterations 200 --append --jsonl y-hard x.bin y.bin").code == 2);
-  CHECK(run_in(d, "--seed 1 --iterations 200 -o y-link x.bin").code == 0);  // not an input of this run
+  r = run_in(d, "--seed 1 --iterations 200 -o y-link x.bin");  // not an input of this run, but a link
+  CHECK(r.code == 2);
+  CHECK(r.err.find("-o y-link: is a symbolic link to ") != std::string::npos);
   CHECK(sha(d + "/y.bin") == y);
   // -o DIR/ of one file: DIR/NAME.json that is the input (here through a hard link) is refused.
   REQUIRE(::mkdir((d + "/out").c_str(), 0777) == 0);
@@ -175,11 +184,33 @@ TEST_CASE("case 2: a per-file write failure in batch -o DIR/ is that item's erro
 
   REQUIRE(::mkdir((d + "/od").c_str(), 0755) == 0);
   REQUIRE(::mkdir((d + "/od/x.bin.json").c_str(), 0755) == 0);
-  r = run_in(d, "--seed 1 --iterations 200 -o od/ x.bin y.bin");
-  CHECK(r.code == 2);  // was 134 (SIGABRT: an exception left run_batch with joinable threads)
-  CHECK(r.out.find("2 items: ") != std::string::npos);
-  CHECK(r.out.find("; some assessments had errors") != std::string::npos);
-  CHECK(r.out.find("is a folder") != std::string::npos);
+  r = run_in(d, "--seed 1 --iterations 200 -o od/ x.bin y.bin");  // a folder in the way: refused before any work
+  CHECK(r.code == 2);
+  CHECK(r.err.find("-o od/x.bin.json: is a folder") != std::string::npos);
+  CHECK(r.out == "");
+  CHECK_FALSE(exists(d + "/od/y.bin.json"));
+  // A folder put in the way after the checks (while ea_iid waits on the FIFO ff): the write
+  // of ff's result fails when it finishes; that is its error, the batch goes on.
+  REQUIRE(::mkfifo((d + "/ff").c_str(), 0644) == 0);
+  Child c(d, {"--allow-stream", "--seed", "1", "--iterations", "200", "-o", "od/", "ff", "y.bin"}, d + "/od.log");
+  {
+    int fd = -1;  // opens once the reader is there: every check is done by then
+    for (int i = 0; i < 400 && fd < 0; ++i) {
+      fd = ::open((d + "/ff").c_str(), O_WRONLY | O_NONBLOCK);
+      if (fd < 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    REQUIRE(fd >= 0);
+    ::fcntl(fd, F_SETFL, 0);
+    REQUIRE(::mkdir((d + "/od/ff.json").c_str(), 0755) == 0);
+    const std::string bytes = slurp(d + "/x.bin");
+    CHECK(::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+    ::close(fd);
+  }
+  CHECK(c.wait() == 2);  // was 134 (SIGABRT: an exception left run_batch with joinable threads)
+  const std::string log = slurp(d + "/od.log");
+  CHECK(log.find("2 items: ") != std::string::npos);
+  CHECK(log.find("; some assessments had errors") != std::string::npos);
+  CHECK(log.find("od/ff.json: is a folder") != std::string::npos);
   auto j = nlohmann::json::parse(slurp(d + "/od/y.bin.json"));
   CHECK(j["errorLevel"] == 0);
 }
@@ -245,13 +276,13 @@ TEST_CASE("case 5: temp files cannot be redirected by a planted symlink") {
   CHECK(r.code == 0);
   CHECK(slurp(d + "/victim.txt") == "precious");
   CHECK(nlohmann::json::parse(slurp(d + "/out.json"))["errorLevel"] == 0);
-  // An output that is a symlink: the link is replaced, its target untouched.
+  // An output that is a symlink: refused (case 12), the link and its target untouched.
   REQUIRE(::symlink("victim.txt", (d + "/link.json").c_str()) == 0);
-  CHECK(run_in(d, "-q --seed 1 --iterations 200 -o link.json x.bin").code == 0);
+  CHECK(run_in(d, "-q --seed 1 --iterations 200 -o link.json x.bin").code == 2);
   CHECK(slurp(d + "/victim.txt") == "precious");
   struct stat st {};
   REQUIRE(::lstat((d + "/link.json").c_str(), &st) == 0);
-  CHECK(S_ISREG(st.st_mode));
+  CHECK(S_ISLNK(st.st_mode));
   // No temp file is left behind.
   for (const auto& n : entries(d)) CHECK_MESSAGE(n.rfind(".out.json.", 0) != 0, n);
 }
@@ -486,4 +517,150 @@ TEST_CASE("case 11: -l with --blocks, devices without --allow-stream, a stream w
   r = run_in(d, "--allow-stream -l 2,3000 --seed 1 --iterations 20 -q -o u.json /dev/urandom");
   CHECK(r.code == 0);
   CHECK(nlohmann::json::parse(slurp(d + "/u.json"))["input"]["samples"] == 3000);
+}
+
+// Issue "Trust v3", item 2. Only private links made here: a test never names the system's
+// /dev/stdout (the old code, run as root, replaced it with a regular file).
+TEST_CASE("case 12: an output that names a descriptor (a link to /proc/self/fd/1, /dev/fd/N) is written through") {
+  const std::string d = scratch("safe12");
+  sample_file(d + "/x.bin", "truerand_8bit.bin", 3000);
+  REQUIRE(::symlink("/proc/self/fd/1", (d + "/to-stdout").c_str()) == 0);
+  REQUIRE(::mkdir((d + "/sub").c_str(), 0755) == 0);
+  REQUIRE(::symlink("../to-stdout", (d + "/sub/chain").c_str()) == 0);  // relative, two links
+  REQUIRE(::symlink("/dev/stdout", (d + "/to-dev-stdout").c_str()) == 0);
+  for (const std::string name : {"to-stdout", "sub/chain", "to-dev-stdout"}) {
+    CAPTURE(name);
+    const Result r = run_in(d, "--seed 1 --iterations 200 -o " + name + " x.bin");
+    CHECK(r.code == 0);
+    // As -o -: the JSON alone on standard output, the text report on standard error.
+    const auto j = nlohmann::json::parse(r.out, nullptr, false);
+    CHECK(j.is_object());
+    if (j.is_object()) CHECK(j["errorLevel"] == 0);
+    CHECK(r.err.find("H_original: ") != std::string::npos);
+    CHECK(link_of(d + "/" + name) == (name == "to-stdout"   ? "/proc/self/fd/1"
+                                      : name == "sub/chain" ? "../to-stdout"
+                                                            : "/dev/stdout"));
+  }
+  CHECK(link_of(d + "/to-stdout") == "/proc/self/fd/1");
+  // Two outputs on standard output, one of them through the link: refused as for two "-".
+  Result r = run_in(d, "--seed 1 --iterations 200 --csv to-stdout --jsonl - x.bin");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("both write to standard output") != std::string::npos);
+  // ea_iid conditioning's -o too.
+  r = run_in(d, "conditioning vetted 1024 256 256 0.5 -o sub/chain");
+  CHECK(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out, nullptr, false).is_object());
+  CHECK(link_of(d + "/sub/chain") == "../to-stdout");
+
+  // A pipe on descriptor 3 (as bash's -o >(gzip > x.gz) gives /dev/fd/63): -o /dev/fd/3 and a
+  // link to it write into the pipe; --jsonl too.
+  REQUIRE(::symlink("/dev/fd/3", (d + "/to-fd3").c_str()) == 0);
+  for (const std::string args : {"-o /dev/fd/3 x.bin", "-o to-fd3 x.bin", "--jsonl to-fd3 x.bin x.bin"}) {
+    CAPTURE(args);
+    std::remove((d + "/piped.json").c_str());
+    const std::string cmd = "cd '" + d + "' && { " + EA_IID_EXE + " -q --seed 1 --iterations 200 " + args +
+                            " 3>&1 >/dev/null 2>err.txt; echo $? >rc.txt; } | cat >piped.json";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    CHECK(slurp(d + "/rc.txt") == "0\n");
+    CHECK(slurp(d + "/err.txt") == "");
+    std::string piped = slurp(d + "/piped.json");
+    if (args.rfind("--jsonl", 0) == 0) piped = piped.substr(0, piped.find('\n') + 1);  // the first row
+    const auto j = nlohmann::json::parse(piped, nullptr, false);
+    CHECK(j.is_object());
+    CHECK(link_of(d + "/to-fd3") == "/dev/fd/3");
+  }
+  // A descriptor that is not open for writing is refused before any work.
+  r = run_in(d, "--seed 1 --iterations 200 -o to-fd3 x.bin", ">out.txt 3</dev/null");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("-o to-fd3: names descriptor 3, which is open only for reading") != std::string::npos);
+  CHECK(slurp(d + "/out.txt") == "");
+  r = run_in(d, "--seed 1 --iterations 200 -o to-fd3 x.bin", ">out.txt 3>&-");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("-o to-fd3: names descriptor 3, which is not open") != std::string::npos);
+  CHECK(link_of(d + "/to-fd3") == "/dev/fd/3");
+}
+
+TEST_CASE("case 12: any other link, FIFO or device at an output is refused before any work and left as it was") {
+  const std::string d = scratch("safe12b");
+  sample_file(d + "/x.bin", "truerand_8bit.bin", 3000);
+  sample_file(d + "/y.bin", "truerand_4bit.bin", 3000);
+  std::ofstream(d + "/victim.txt") << "precious";
+  REQUIRE(::symlink("victim.txt", (d + "/link.json").c_str()) == 0);
+  REQUIRE(::symlink("nowhere.json", (d + "/dangling.json").c_str()) == 0);
+  REQUIRE(::symlink("/dev/null", (d + "/null-link").c_str()) == 0);
+  REQUIRE(::mkfifo((d + "/fifo").c_str(), 0644) == 0);
+  REQUIRE(::mkdir((d + "/out").c_str(), 0755) == 0);
+  REQUIRE(::symlink("../victim.txt", (d + "/out/x.bin.json").c_str()) == 0);
+  char real[4096];
+  REQUIRE(::realpath((d + "/victim.txt").c_str(), real) != nullptr);
+  const std::string victim = real;
+  struct Case {
+    std::string args, message;
+  };
+  const std::vector<Case> cases = {
+      {"--seed 1 --iterations 200 -o link.json x.bin", "-o link.json: is a symbolic link to " + victim +
+                                 "; ea_iid does not replace links or write through them: name " + victim + " itself"},
+      {"--seed 1 --iterations 200 -o dangling.json x.bin", "-o dangling.json: is a symbolic link to nowhere.json"},
+      {"--seed 1 --iterations 200 -o null-link x.bin", "-o null-link: is a symbolic link to /dev/null, a character device"},
+      {"--seed 1 --iterations 200 -o fifo x.bin", "-o fifo: is a FIFO"},
+      {"--seed 1 --iterations 200 --jsonl link.json x.bin", "--jsonl link.json: is a symbolic link to " + victim},
+      {"--seed 1 --iterations 200 --append --jsonl link.json x.bin", "--jsonl link.json: is a symbolic link to " + victim},
+      {"--seed 1 --iterations 200 --csv link.json x.bin y.bin", "--csv link.json: is a symbolic link to " + victim},
+      {"--seed 1 --iterations 200 --html dangling.json x.bin y.bin", "--html dangling.json: is a symbolic link to "},
+      {"--seed 1 --iterations 200 --csv fifo x.bin y.bin", "--csv fifo: is a FIFO"},
+      {"--seed 1 --iterations 200 --html fifo x.bin y.bin", "--html fifo: is a FIFO"},
+      {"--seed 1 --iterations 200 -o out/ x.bin y.bin", "-o out/x.bin.json: is a symbolic link to " + victim},
+      {"--resume --seed 1 --iterations 200 -o out/ x.bin y.bin", "-o out/x.bin.json: is a symbolic link to " + victim},
+      {"merge link.json a.jsonl b.jsonl", "merge link.json: is a symbolic link to " + victim},
+      {"merge --csv fifo o.jsonl a.jsonl b.jsonl", "--csv fifo: is a FIFO"},
+      {"conditioning vetted 1024 256 256 0.5 -o link.json", "-o link.json: is a symbolic link to " + victim},
+      {"source s1 x.bin --seed 1 --iterations 200 -o link.json", "-o link.json: is a symbolic link to " + victim},
+      {"source s1 x.bin --seed 1 --iterations 200 --html fifo", "--html fifo: is a FIFO"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.args);
+    const Result r = run_in(d, c.args);
+    CHECK(r.code == 2);
+    CHECK_MESSAGE(r.err.find(c.message) != std::string::npos, r.err);
+    CHECK(r.out == "");  // before any work: no text report, no summary table
+    CHECK(slurp(d + "/victim.txt") == "precious");
+    CHECK(link_of(d + "/link.json") == "victim.txt");
+    CHECK(link_of(d + "/dangling.json") == "nowhere.json");
+    CHECK(link_of(d + "/null-link") == "/dev/null");
+    CHECK(link_of(d + "/out/x.bin.json") == "../victim.txt");
+    CHECK_FALSE(exists(d + "/nowhere.json"));
+    struct stat st {};
+    REQUIRE(::lstat((d + "/fifo").c_str(), &st) == 0);
+    CHECK(S_ISFIFO(st.st_mode));
+  }
+}
+
+TEST_CASE("case 12: descriptor_of: the names of a descriptor, read without writing anything") {
+  using ea::cli::descriptor_of;
+  const std::string pid = std::to_string(::getpid());
+  CHECK(descriptor_of("/dev/stdout") == 1);
+  CHECK(descriptor_of("/dev/stderr") == 2);
+  CHECK(descriptor_of("/dev/stdin") == 0);
+  CHECK(descriptor_of("//dev/./stdout") == 1);
+  CHECK(descriptor_of("/dev/fd/63") == 63);
+  CHECK(descriptor_of("/proc/self/fd/5") == 5);
+  CHECK(descriptor_of("/proc/thread-self/fd/4") == 4);
+  CHECK(descriptor_of("/proc/" + pid + "/fd/3") == 3);
+  CHECK(ea::cli::output_name("/dev/stdout") == "-");
+  CHECK(ea::cli::output_name("/dev/fd/1") == "-");
+  CHECK(ea::cli::output_name("/dev/stderr") == "/dev/stderr");
+  for (const char* other : {"-", "", "/dev/null", "/dev/fd", "/dev/fd/x1", "/proc/self/fd", "out.json", "/dev/stdout/x"}) {
+    CAPTURE(other);
+    CHECK(descriptor_of(other) == -1);
+  }
+  const std::string d = scratch("safe12c");
+  REQUIRE(::symlink("/dev/fd/9", (d + "/a").c_str()) == 0);
+  REQUIRE(::symlink("a", (d + "/b").c_str()) == 0);
+  REQUIRE(::symlink("b", (d + "/loop1").c_str()) == 0);
+  REQUIRE(::symlink("loop2", (d + "/loop2").c_str()) == 0);
+  REQUIRE(::symlink("plain.json", (d + "/dangling").c_str()) == 0);
+  CHECK(descriptor_of(d + "/b") == 9);
+  CHECK(descriptor_of(d + "/loop1") == 9);
+  CHECK(descriptor_of(d + "/loop2") == -1);  // a loop ends
+  CHECK(descriptor_of(d + "/dangling") == -1);
 }
