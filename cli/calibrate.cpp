@@ -22,6 +22,7 @@
 #include "gpu_tuning.hpp"
 #include "help.hpp"
 #include "common/error.hpp"
+#include "common/numbers.hpp"
 #include "messages.hpp"
 #include "option_groups.hpp"
 #include "report.hpp"
@@ -37,7 +38,8 @@ struct CalibrateOptions {
   std::string datasets = "1000", samples = "1000000", bits = "8", jobs = "8";
   cli::EngineOptionText engine;  // --seed, --prng (a list), --device, --gpu, --threads, --iterations, ...
   bool fast_only = false;
-  double max_seconds = 0;  // 0: no limit
+  std::string max_seconds;  // "": no limit
+  double max_seconds_value = 0;
 };
 
 struct Tally {
@@ -127,6 +129,10 @@ Plan parse_calibrate(int argc, char** argv, CalibrateOptions& o, bool& help) {
   p.samples = cli::parse_unsigned(o.samples, "--samples", 1, kMaxSamples);
   p.base.width = static_cast<int>(cli::parse_unsigned(o.bits, "--bits", 1, 8));
   p.jobs = static_cast<int>(cli::parse_unsigned(o.jobs, "--jobs", 1, 256));
+  if (app.count("--max-seconds")) {
+    o.max_seconds_value = parse_real<double>(o.max_seconds, "--max-seconds");
+    if (o.max_seconds_value < 0) throw Error(ErrorKind::Usage, "--max-seconds: '" + o.max_seconds + "' is negative");
+  }
   const cli::EngineChoice engine = cli::apply_engine_options(o.engine, p.base, cli::Program::Calibrate);
   p.base.seed = engine.seed.value_or(1);
   p.base.threads = engine.threads.value_or(std::max(1, omp_get_max_threads() / p.jobs));
@@ -176,7 +182,7 @@ cli::Outcome cli::calibrate_command(int argc, char** argv) {
   uint64_t done_all = 0, rejected_all = 0;
   std::string first_error;
   RunObserver obs;
-  if (o.max_seconds > 0) obs.may_start = [&] { return elapsed() <= o.max_seconds; };
+  if (o.max_seconds_value > 0) obs.may_start = [&] { return elapsed() <= o.max_seconds_value; };
   obs.finished = [&](size_t k, const Item&, ItemResult& r) {
     Tally& t = totals[k % names.size()];
     if (r.status != ItemResult::Status::Assessed) {

@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "common/error.hpp"
+#include "common/numbers.hpp"
 #include "logging.hpp"
 #include "option_groups.hpp"
 #include "messages.hpp"
@@ -35,15 +36,10 @@ struct ConditioningOptions {
   int nist_level = -1;  // run as ea_conditioning: 0 with -q, else 1
 };
 
+// N_IN, N_OUT, NW as NIST's strtoul(s, 0) reads them (decimal, 0x hexadecimal, 0 and octal),
+// strictly: no sign, no space, nothing after the number (src/common/numbers.hpp).
 uint32_t parse_bits(const std::string& text, const char* what) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 0);  // NIST's base 0: 0x400, 0400 too
-  if (text.empty() || text[0] == '-' || !end || *end != '\0') {
-    throw Error(ErrorKind::Usage, std::string(what) + ": '" + text + "' is not a whole number of bits");
-  }
-  if (errno == ERANGE || v > UINT32_MAX) throw Error(ErrorKind::Usage, std::string(what) + ": '" + text + "' is out of range");
-  return static_cast<uint32_t>(v);
+  return static_cast<uint32_t>(parse_integer(text, what, 0, UINT32_MAX, IntegerForm::C));
 }
 
 // N_IN N_OUT NW H_IN [H_PRIME]
@@ -139,8 +135,9 @@ int conditioning_command(std::vector<char*> args, const std::string& command_lin
                             ->type_name("FILE");
     app.add_flag("--conditioned-iid", c.conditioned_iid, "with --conditioned: h' from the MCV estimate alone (an IID "
                                                          "claim for the conditioned output; NIST's -c iid)");
-    CLI::Option* width = app.add_option("--bits", c.width, "bits per sample of the --conditioned file (default: inferred)")
-                             ->check(CLI::Range(1, 8))
+    std::string width_text;
+    CLI::Option* width = app.add_option("--bits", width_text, "bits per sample of the --conditioned file, 1-8 (default: "
+                                                              "inferred)")
                              ->type_name("N");
     CLI::Option* out = app.add_option("-o,--output", json, "write the result as JSON to FILE ('-': standard output)")
                            ->type_name("FILE.json");
@@ -171,6 +168,7 @@ int conditioning_command(std::vector<char*> args, const std::string& command_lin
     if (c.conditioned && c.input.vetted) throw Error(ErrorKind::Usage, "--conditioned applies to a non-vetted component");
     if (c.conditioned_iid && !c.conditioned) throw Error(ErrorKind::Usage, "--conditioned-iid applies to --conditioned FILE");
     if (width->count() && !c.conditioned) throw Error(ErrorKind::Usage, "--bits applies to --conditioned FILE");
+    if (width->count()) c.width = static_cast<int>(parse_integer(width_text, "--bits", 1, 8));
     if (out->count()) c.json_path = output_name(json);  // -o /dev/stdout is -o - (cli/output.hpp)
     if (c.force && !c.json_path) throw Error(ErrorKind::Usage, "--force applies to -o, which is not given");
     c.nist = format == "nist";
@@ -214,7 +212,13 @@ int ea_conditioning_main(int argc, char** argv, const std::string& command_line)
         case 'q': c.nist_level = 0; break;
         case 'o': c.json_path = output_name(optarg); break;
         case 'i': input_file = optarg; break;
-        case 'c': iid = std::strcmp(optarg, "iid") == 0; break;
+        case 'c':  // NIST's only value; NIST took any other as the non-IID default
+          if (std::strcmp(optarg, "iid") != 0) {
+            throw Error(ErrorKind::Usage, std::string("-c '") + optarg + "': -c takes iid (an IID claim for the -i file: " +
+                                              "its MCV estimate); without -c, its non-IID estimates\n" + kUsage);
+          }
+          iid = true;
+          break;
         default:
           throw Error(ErrorKind::Usage, std::string(optopt ? "option -" + std::string(1, static_cast<char>(optopt)) +
                                                                   (std::strchr("oic", optopt) ? " needs a value" : " is not known")
@@ -223,6 +227,7 @@ int ea_conditioning_main(int argc, char** argv, const std::string& command_line)
       }
     }
     std::vector<std::string> numbers(argv + optind, argv + argc);
+    if (iid && !input_file) throw Error(ErrorKind::Usage, std::string("-c iid applies to -i FILE\n") + kUsage);
     if (input_file && (c.input.vetted || numbers.size() == 5)) {
       throw Error(ErrorKind::Usage, std::string("-i FILE gives h' of a non-vetted component (-n) when h' is not given") +
                                         "\n" + kUsage);

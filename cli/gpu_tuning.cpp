@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "common/error.hpp"
+#include "common/numbers.hpp"
 #include "gpu_tuning_keys.hpp"
 #include "help.hpp"
 #include "options.hpp"
@@ -47,9 +48,8 @@ void parse_gpu_tuning(const std::string& text, GpuTuning& t) {
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
     const std::string option = "--gpu-tuning " + key;
     if (key == "memory-share") {
-      char* end = nullptr;
-      const double v = value.empty() ? 0 : std::strtod(value.c_str(), &end);
-      if (value.empty() || *end != '\0' || !(v > 0 && v <= 1)) {
+      const double v = parse_real<double>(value, option);
+      if (!(v > 0 && v <= 1)) {
         throw Error(ErrorKind::Usage, option + ": '" + value + "' is not a fraction in (0, 1]");
       }
       t.memory_share = v;

@@ -16,7 +16,6 @@
 #include "run.hpp"
 #include "record.hpp"
 #include "report.hpp"
-#include "settings_fields.hpp"
 #include "summary.hpp"
 
 namespace ea::cli {
@@ -30,49 +29,6 @@ struct Shares {
   std::optional<uint64_t> shares;
   std::set<uint64_t> seen_shares;
 };
-
-// What every row of one run shares: its list, its seed, and the result-changing settings its
-// assessments record (settings_fields). The first row sets them; every other row must agree.
-struct RunIdentity {
-  std::optional<std::string> list, seed, settings_from;
-  std::map<std::string, std::string> settings;  // record path -> value
-};
-
-void check_same_run(const Record& row, const std::string& where, RunIdentity& id) {
-  const auto& run = row.json["run"];
-  if (!run.contains("list") || !run["list"].is_string()) {
-    throw Error(ErrorKind::Input, "merge: " + where + ": run.list is missing (a share written by an older ea_iid, or "
-                                  "edited); run that share again");
-  }
-  auto same = [&where](std::optional<std::string>& first, const std::string& now, const char* what) {
-    if (first && *first != now) {
-      throw Error(ErrorKind::Input, "merge: " + where + ": " + what + " " + now + " differs from the first line's " +
-                                        *first + "; shares of one run only");
-    }
-    first = now;
-  };
-  same(id.list, run["list"].get<std::string>(), "the list digest");
-  if (!row.user_seed) throw Error(ErrorKind::Input, "merge: " + where + ": the row records no seed");
-  same(id.seed, *row.user_seed, "--seed");
-  // The assessments' result-changing settings (a restart row's are in its "rows").
-  const bool non_iid = row.kind == Record::Kind::NonIid;
-  const nlohmann::ordered_json* a = row.kind == Record::Kind::Assessment || non_iid ? &row.json
-                                    : row.kind == Record::Kind::Restart && row.json["rows"].is_object() ? &row.json["rows"]
-                                                                                                       : nullptr;
-  if (!a) return;
-  for (const SettingField& f : settings_fields()) {
-    const char* path = f.record_in(non_iid);
-    if (f.effect != SettingEffect::Result || !path || f.per_item) continue;
-    const std::string now = recorded_text(*a, path);
-    auto [at, fresh] = id.settings.emplace(f.option, now);
-    if (fresh) continue;
-    if (at->second != now) {
-      throw Error(ErrorKind::Input, "merge: " + where + ": " + f.option + " was " + now + " where " + *id.settings_from +
-                                        " has " + at->second + "; shares of one run only");
-    }
-  }
-  if (!id.settings_from) id.settings_from = where;
-}
 
 Shares read_shares(const std::vector<std::string>& files) {
   RunIdentity identity;
@@ -94,26 +50,11 @@ Shares read_shares(const std::vector<std::string>& files) {
     for (size_t r = 0; r < share.rows.size(); ++r) {
       const std::string where = files[f] + ":" + std::to_string(share.lines[r]);
       Record& row = share.rows[r];
-      const auto& run = row.json.contains("run") ? row.json["run"] : nlohmann::ordered_json();
-      const bool shard_ok = run.contains("shard") && (run["shard"].is_null() || (run["shard"].is_object() &&
-                            run["shard"].value("index", nlohmann::ordered_json()).is_number_unsigned() &&
-                            run["shard"].value("count", nlohmann::ordered_json()).is_number_unsigned()));
-      if (!run.is_object() || !run.value("item", nlohmann::ordered_json()).is_number_unsigned() ||
-          !run.value("items", nlohmann::ordered_json()).is_number_unsigned() || !shard_ok) {
-        throw Error(ErrorKind::Input, "merge: " + where + ": not a line of ea_iid --jsonl (no valid \"run\" field)");
-      }
-      check_same_run(row, where, identity);
-      const size_t item = run["item"].get<size_t>(), total = run["items"].get<size_t>();
-      const uint64_t count = run["shard"].is_null() ? 1 : run["shard"]["count"].get<uint64_t>();
-      if ((items && *items != total) || (shares && *shares != count)) {
-        throw Error(ErrorKind::Input, "merge: " + where + ": from another list (" + std::to_string(total) + " items, " +
-                                      std::to_string(count) + " shares; the first line said " + std::to_string(*items) +
-                                      " and " + std::to_string(*shares) + ")");
-      }
-      items = total;
-      shares = count;
-      seen_shares.insert(run["shard"].is_null() ? 0 : run["shard"]["index"].get<uint64_t>());
-      if (item >= total) throw Error(ErrorKind::Input, "merge: " + where + ": item " + std::to_string(item) + " of " + std::to_string(total));
+      check_same_run(row, where, identity, "merge");  // the one check --resume makes too
+      const size_t item = row.run->item;
+      items = row.run->items;
+      shares = row.run->shares();
+      seen_shares.insert(row.run->shard ? row.run->shard->first : 0);
       auto [it, fresh] = rows.emplace(item, std::make_pair(std::move(row), where));
       if (!fresh) {
         throw Error(ErrorKind::Input, "merge: item " + std::to_string(item) + " is in " + it->second.second + " and " +

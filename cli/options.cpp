@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "common/error.hpp"
+#include "common/numbers.hpp"
 #include "gpu_backends.hpp"
 #include "gpu_tuning.hpp"
 #include "help.hpp"
@@ -31,30 +32,7 @@ std::string join_command_line(int argc, char** argv) {
 }
 
 uint64_t parse_unsigned(const std::string& text, const std::string& option, uint64_t min, uint64_t max, bool hex) {
-  const std::string range = " (" + std::to_string(min) + " to " + std::to_string(max) + ")";
-  if (text.empty()) throw Error(ErrorKind::Usage, option + ": empty value; expected a number" + range);
-  const bool is_hex = hex && text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
-  const unsigned base = is_hex ? 16 : 10;
-  uint64_t v = 0;
-  bool overflow = false;
-  for (size_t i = is_hex ? 2 : 0; i < text.size(); ++i) {
-    const char c = text[i];
-    unsigned d;
-    if (c >= '0' && c <= '9') {
-      d = static_cast<unsigned>(c - '0');
-    } else if (is_hex && c >= 'a' && c <= 'f') {
-      d = static_cast<unsigned>(c - 'a' + 10);
-    } else if (is_hex && c >= 'A' && c <= 'F') {
-      d = static_cast<unsigned>(c - 'A' + 10);
-    } else {
-      throw Error(ErrorKind::Usage, option + ": '" + text + "' is not " +
-                                        (c == '-' && i == 0 ? "a non-negative integer" : "a number") + range);
-    }
-    if (v > (UINT64_MAX - d) / base) overflow = true;
-    if (!overflow) v = v * base + d;
-  }
-  if (overflow || v < min || v > max) throw Error(ErrorKind::Usage, option + ": " + text + " is out of range" + range);
-  return v;
+  return parse_integer(text, option, min, max, hex ? IntegerForm::DecimalOrHex : IntegerForm::Decimal);
 }
 
 std::vector<int> parse_gpu_list(const std::string& text, const std::string& option) {
@@ -109,7 +87,7 @@ struct Flags {
   EngineOptionText engine;
   CLI::Option *l = nullptr, *out = nullptr, *bits_opt = nullptr, *blocks_opt = nullptr, *jobs_opt = nullptr,
               *csv_opt = nullptr, *html_opt = nullptr, *shard_opt = nullptr, *jsonl_opt = nullptr,
-              *restart_opt = nullptr, *cutoff_opt = nullptr, *simulations_opt = nullptr;
+              *restart_opt = nullptr, *cutoff_opt = nullptr, *simulations_opt = nullptr, *track_opt = nullptr;
 };
 
 void add_input_options(CLI::App& app, Flags& f, Options& o) {
@@ -132,7 +110,7 @@ void add_assessment_options(CLI::App& app, Flags& f, Options& o) {
   app.add_flag("-t", f.t, "H_bitstring from the first 1,000,000 bits only");
   app.add_flag("--non-iid", f.non_iid,
                "the non-IID track (SP 800-90B 6.3): the ten min-entropy estimators, as NIST ea_non_iid; no IID tests");
-  app.add_option("--track", f.track,
+  f.track_opt = app.add_option("--track", f.track,
                  "auto (default): the IID tests, then the non-IID estimates when the verdict is not IID; iid: the IID "
                  "tests and the MCV estimate alone; non-iid: as --non-iid. With --restart, the claim: non-IID (auto, "
                  "non-iid) or IID (iid)")
@@ -349,10 +327,44 @@ bool looks_like_h_i(const std::string& s) {
          ::stat(s.c_str(), &st) != 0;
 }
 
+// NIST's links (ea_non_iid, ea_restart) take one FILE and its optional bits_per_symbol, as
+// NIST's programs do: anything more is refused before any work, never assessed as files.
+void check_nist_positionals(const std::vector<std::string>& p) {
+  if (p.size() == 1 || (p.size() == 2 && looks_like_bits(p[1]))) return;
+  const bool restart = program_name() == "ea_restart";
+  const std::string usage = restart ? "usage: ea_restart [-i|-n] [-v] [-q] [-s ROUNDS] [-o FILE.json] FILE [bits_per_symbol] H_I"
+                                    : "usage: ea_non_iid [-i|-c] [-a|-t] [-v] [-q] [-l INDEX,COUNT] [-o FILE.json] FILE "
+                                      "[bits_per_symbol]";
+  std::string extra;
+  for (size_t k = 1; k < p.size(); ++k) extra += (extra.empty() ? "'" : " '") + p[k] + "'";
+  throw Error(ErrorKind::Usage, program_name() + " assesses one FILE; " + extra + (p.size() == 2 ? " is" : " are") +
+                                    " neither FILE nor bits_per_symbol (1-8)\n" + usage);
+}
+
+// -l INDEX,COUNT against a regular file's size, known before any work: a range that does not
+// lie whole in the file is refused (never shortened). Streams and missing files: the loader.
+void check_subset_fits(const SubsetSpec& s, const std::string& path) {
+  struct stat st {};
+  if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  const uint64_t size = static_cast<uint64_t>(st.st_size);  // one sample per byte
+  const bool overflow = (s.index > 0 && s.count > UINT64_MAX / s.index) || s.count > UINT64_MAX - s.index * s.count;
+  if (!overflow && s.index * s.count + s.count <= size) return;
+  const std::string range = "-l " + std::to_string(s.index) + "," + std::to_string(s.count);
+  std::string why = overflow ? "its end overflows 64 bits"
+                             : "samples " + std::to_string(s.index * s.count) + " to " +
+                                   std::to_string(s.index * s.count + s.count - 1) + " run past its end";
+  why += "; " + path + " holds " + std::to_string(size) + " samples";
+  why += size < s.count ? ", fewer than " + std::to_string(s.count)
+                        : " (the last whole range of " + std::to_string(s.count) + ": -l " + std::to_string(size / s.count - 1) +
+                              "," + std::to_string(s.count) + ")";
+  throw Error(ErrorKind::Usage, range + ": " + why);
+}
+
 // The files, and the reference's form FILE BITS (BITS a number and not a file).
 void apply_input(Flags& f, Options& o) {
-  // FILE BITS H_I: NIST ea_restart's command line given to ea_iid.
   const auto& p = f.positionals;
+  if (o.nist_compat) check_nist_positionals(p);
+  // FILE BITS H_I: NIST ea_restart's command line given to ea_iid.
   if (p.size() == 3 && looks_like_bits(p[1]) && looks_like_h_i(p[2])) {
     throw Error(ErrorKind::Usage, "'" + p[0] + " " + p[1] + " " + p[2] + "' is NIST ea_restart's FILE BITS H_I; here: " +
                                       "--restart " + p[2] + " " + p[0] + " " + p[1] + " (or ea_iid restart " + p[2] + " " +
@@ -380,7 +392,10 @@ void apply_input(Flags& f, Options& o) {
     if (b < 1 || b > 8) throw Error(ErrorKind::Usage, "bits per symbol must be between 1 and 8, got '" + f.bits + "'");
     o.settings.width = b;
   }
-  if (f.l->count()) o.subset = parse_subset(f.subset);
+  if (f.l->count()) {
+    o.subset = parse_subset(f.subset);
+    for (const auto& file : o.files) check_subset_fits(*o.subset, file);
+  }
 }
 
 void apply_batch(const Flags& f, Options& o) {
@@ -412,9 +427,8 @@ void apply_restart(const Flags& f, Options& o) {
     return;
   }
   RestartSpec spec;
-  char* end = nullptr;
-  spec.h_i = std::strtod(f.restart.c_str(), &end);
-  if (f.restart.empty() || !end || *end != '\0' || !(spec.h_i > 0) || spec.h_i > 8) {
+  spec.h_i = parse_real<double>(f.restart, "--restart");
+  if (!(spec.h_i > 0) || spec.h_i > 8) {
     throw Error(ErrorKind::Usage, "--restart: '" + f.restart + "': H_I must be a number greater than 0 and at most 8");
   }
   spec.cutoff = f.cutoff == "simulation" ? CutoffMethod::Simulation : CutoffMethod::Exact;
@@ -440,8 +454,9 @@ void apply_restart(const Flags& f, Options& o) {
 }
 
 void apply_track(const Flags& f, Options& o) {
-  if (!f.track.empty() && f.track != "auto" && f.track != "iid" && f.track != "non-iid") {
-    throw Error(ErrorKind::Usage, "--track: '" + f.track + "': auto, iid or non-iid");
+  // Given, it must be one of them: an empty value is refused, never taken as the default.
+  if (f.track_opt->count() && f.track != "auto" && f.track != "iid" && f.track != "non-iid") {
+    throw Error(ErrorKind::Usage, "--track: '" + f.track + "' is not a track; expected auto, iid or non-iid");
   }
   if (f.track == "iid") o.settings.track = TrackChoice::Iid;
   if (f.non_iid && !f.track.empty() && f.track != "non-iid") {

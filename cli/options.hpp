@@ -65,6 +65,7 @@ void print_prng_list(std::ostream& out);
 
 // Strict unsigned integer of an option: decimal digits (and 0x hex where `hex`), no sign,
 // no spaces, no empty value, within [min, max]. Throws Error{Usage} naming the option.
+// (ea::parse_integer, src/common/numbers.hpp: the one parser of numbers; reals: parse_real.)
 uint64_t parse_unsigned(const std::string& text, const std::string& option, uint64_t min, uint64_t max,
                         bool hex = false);
 

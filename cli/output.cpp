@@ -201,8 +201,12 @@ void check_output_path(const std::string& path, const InputSet& inputs, const st
     check_descriptor(fd, inputs, what, path);
     return;
   }
-  if (name_of(path).size() > NAME_MAX) {
-    output_error(what, path, "the file name is longer than " + std::to_string(NAME_MAX) + " bytes");
+  // The name and its temporary file's, ".NAME.XXXXXX" (write_file_atomically), fit NAME_MAX.
+  constexpr size_t kTempExtra = sizeof(".") - 1 + sizeof(".XXXXXX") - 1;
+  if (name_of(path).size() + kTempExtra > NAME_MAX) {
+    output_error(what, path, "the file name is longer than " + std::to_string(NAME_MAX - kTempExtra) +
+                                 " bytes (its temporary file's name, 8 bytes longer, must fit the limit of " +
+                                 std::to_string(NAME_MAX) + ")");
   }
   const std::string folder = folder_of(path);
   struct stat st {};

@@ -573,9 +573,10 @@ Outcome run_batch(Engine& engine, const Options& o, const Settings& settings, co
   out.finish(o.quiet);
   if (sum.interrupted) {
     const int sig = signal_number.load();
-    std::fprintf(table, "Incomplete: interrupted by %s after %zu of %zu assessments\n",
+    std::FILE* where = o.quiet ? stderr : table;  // -q: nothing on standard output
+    std::fprintf(where, "Incomplete: interrupted by %s after %zu of %zu assessments\n",
                  sig == SIGTERM ? "SIGTERM" : "SIGINT", board.done(), items.size());
-    std::fflush(table);
+    std::fflush(where);
     return Outcome::interrupted();
   }
   const bool any_error = out.any_error() || !sum.stopped_by.empty();
@@ -618,6 +619,7 @@ std::string mismatch(const Record& row, const Item& it, const Settings& s) {
 struct EarlierRows {
   JsonlRows jsonl;
   std::vector<std::optional<Record>> files;  // -o DIR/: by item
+  std::vector<std::string> paths;            // -o DIR/: each item's file
   bool from_jsonl = false;
 };
 
@@ -633,6 +635,7 @@ EarlierRows read_earlier(const Options& o, const std::vector<std::string>& out_p
     return e;
   }
   e.files.resize(out_paths.size());
+  e.paths = out_paths;
   for (size_t k = 0; k < out_paths.size(); ++k) {
     if (out_paths[k].empty()) continue;
     struct stat st {};
@@ -663,6 +666,22 @@ std::optional<uint64_t> earlier_seed(const EarlierRows& e) {
 
 }  // namespace
 
+// --resume: every earlier row's "run" checked as merge checks it (check_same_run), against
+// this run's list digest, seed, length and shares.
+static void check_earlier_runs(const Settings& settings, const EarlierRows& earlier, const ListPosition& position,
+                               const std::function<std::string(size_t)>& where) {
+  RunIdentity run;
+  run.list = position.list;
+  run.seed = std::to_string(settings.seed);
+  run.items = position.items;
+  run.shares = position.shard ? position.shard->second : 1;
+  run.set_by = "this run's";
+  for (size_t r = 0; r < earlier.jsonl.rows.size(); ++r) check_same_run(earlier.jsonl.rows[r], where(r), run, "--resume");
+  for (size_t k = 0; k < earlier.files.size(); ++k) {
+    if (earlier.files[k]) check_same_run(*earlier.files[k], earlier.paths[k], run, "--resume");
+  }
+}
+
 // --resume: the rows of the earlier run (the --jsonl file, else the -o DIR/ files) that are
 // complete for items of this list are kept, those items leave the list; a cut-off last line
 // and error rows of items to run again are dropped from the --jsonl file (rewritten
@@ -673,6 +692,7 @@ static void prepare_resume(const Options& o, const Settings& settings, const Ear
   const auto& rows = earlier.jsonl.rows;
   std::map<std::pair<std::string, int64_t>, size_t> by_item;  // the earlier rows by (path, block)
   const auto where = [&](size_t r) { return *o.jsonl_path + ":" + std::to_string(earlier.jsonl.lines[r]); };
+  check_earlier_runs(settings, earlier, position, where);
   for (size_t r = 0; r < rows.size(); ++r) {
     const auto [at, fresh] = by_item.emplace(std::make_pair(rows[r].path, rows[r].block), r);
     if (!fresh) {
@@ -699,6 +719,11 @@ static void prepare_resume(const Options& o, const Settings& settings, const Ear
       }
     } else if (earlier.files[k]) {
       row = &*earlier.files[k];
+    }
+    if (row && row->run->item != position.index[k]) {
+      throw Error(ErrorKind::Input, "--resume: " + (earlier.from_jsonl ? where(r) : earlier.paths[k]) + ": run.item " +
+                                        std::to_string(row->run->item) + " differs from this run's " +
+                                        std::to_string(position.index[k]) + " for " + it.label());
     }
     bool keep = false;
     if (row && row->kind == Record::Kind::Skipped) {

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "common/error.hpp"
+#include "common/numbers.hpp"
 #include "conditioning_command.hpp"
 #include "logging.hpp"
 #include "messages.hpp"
@@ -25,7 +26,7 @@ namespace {
 
 struct SourceFlags {
   std::string track, name, samples, restart_data, h_submitter, conditioning, h_prime, conditioned, json, html, bits;
-  uint32_t n_in = 0, n_out = 0, nw = 0;
+  std::string n_in, n_out, nw;
   bool conditioned_iid = false, quiet = false, strict = false, exit_code = false, force = false, timing = false;
   EngineOptionText engine;
   bool until_decided = false, permutation_counters = false;
@@ -91,9 +92,8 @@ SourceSpec spec_of(const SourceFlags& f) {
   s.samples = f.samples;
   if (f.restart_opt->count()) s.restart_data = f.restart_data;
   if (f.submitter_opt->count()) {
-    char* end = nullptr;
-    const double h = std::strtod(f.h_submitter.c_str(), &end);
-    if (f.h_submitter.empty() || *end != '\0' || !(h > 0) || h > 8) {
+    const double h = parse_real<double>(f.h_submitter, "--h-submitter");
+    if (!(h > 0) || h > 8) {
       throw Error(ErrorKind::Usage, "--h-submitter: '" + f.h_submitter + "' must be a number greater than 0 and at most 8");
     }
     s.h_submitter = h;
@@ -109,9 +109,9 @@ SourceSpec spec_of(const SourceFlags& f) {
   }
   SourceConditioning c;
   c.vetted = f.conditioning == "vetted";
-  c.n_in = f.n_in;
-  c.n_out = f.n_out;
-  c.nw = f.nw;
+  c.n_in = static_cast<uint32_t>(parse_integer(f.n_in, "--n-in", 0, UINT32_MAX));
+  c.n_out = static_cast<uint32_t>(parse_integer(f.n_out, "--n-out", 0, UINT32_MAX));
+  c.nw = static_cast<uint32_t>(parse_integer(f.nw, "--nw", 0, UINT32_MAX));
   if (c.vetted && prime) throw Error(ErrorKind::Usage, "--h-prime and --conditioned apply to --conditioning non-vetted");
   if (!c.vetted) {
     if (f.h_prime_opt->count() == f.conditioned_opt->count()) {
@@ -191,11 +191,7 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
     Settings s;
     const EngineChoice engine = apply_engine_options(f.engine, s, Program::EaIid);
     if (f.bits_opt->count()) {
-      const int b = std::atoi(f.bits.c_str());
-      if (f.bits.find_first_not_of("0123456789") != std::string::npos || b < 1 || b > 8) {
-        throw Error(ErrorKind::Usage, "--bits: '" + f.bits + "' must be 1 to 8");
-      }
-      s.width = b;
+      s.width = static_cast<int>(parse_integer(f.bits, "--bits", 1, 8));
     }
     const SourceSpec spec = spec_of(f);
     s.track = f.track == "non-iid" ? TrackChoice::NonIid : TrackChoice::Auto;

@@ -9,6 +9,7 @@
 
 #include "common/error.hpp"
 #include "report.hpp"
+#include "settings_fields.hpp"
 
 namespace ea {
 
@@ -19,10 +20,12 @@ using nlohmann::ordered_json;
 // Typed access to a row's fields by dotted path; every failure names the row and the field.
 class Fields {
  public:
-  Fields(const ordered_json& root, std::string where) : root_(root), where_(std::move(where)) {}
+  // `prefix`: where `root` is in the row ("nonIid."), put before every path a message names.
+  Fields(const ordered_json& root, std::string where, std::string prefix = "")
+      : root_(root), where_(std::move(where)), prefix_(std::move(prefix)) {}
 
   [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-    throw Error(ErrorKind::Input, where_ + ": " + (path.empty() ? "" : path + ": ") + what +
+    throw Error(ErrorKind::Input, where_ + ": " + (path.empty() ? "" : prefix_ + path + ": ") + what +
                                       " (not a row ea_iid wrote, or one that was edited or damaged)");
   }
   // The value at `path` ("a.b.0.c"), or null where any part is missing.
@@ -107,8 +110,12 @@ class Fields {
     }
   }
   const ordered_json& root_;
-  std::string where_;
+  std::string where_, prefix_;
 };
+
+// Two records of one computed double: equal but for the last bits (JSON keeps doubles
+// exactly; the margin only spares a product recomputed here).
+bool same_number(double a, double b) { return std::fabs(a - b) <= 1e-12 * std::max(1.0, std::fabs(b)); }
 
 Verdict parse_verdict(const Fields& f, const std::string& path, const std::string& v, bool restart) {
   if (v == (restart ? "passed" : "IID")) return Verdict::Iid;
@@ -116,6 +123,8 @@ Verdict parse_verdict(const Fields& f, const std::string& path, const std::strin
   if (v == "inconclusive") return Verdict::Inconclusive;
   f.fail(path, "'" + v + "' is not a verdict");
 }
+
+void check_iid_headline(const Fields& f, const ordered_json& a, const std::string& prefix);
 
 // The fields of one IID assessment that the reports and resume read (`a` is the row itself
 // or a restart's "rows"/"columns"), and its verdict against its tests.
@@ -187,12 +196,59 @@ Verdict check_assessment(const Fields& f, const ordered_json& a, const std::stri
       f.fail(p("assessedMinEntropy"), "contradicts nonIid.hAssessed");
     }
   }
+  check_iid_headline(f, a, prefix);
   return v;
 }
 
-// A non-IID result: the fields the reports read, and its minimum against its estimates.
-void check_estimates(const Fields& f, const ordered_json& j, const std::string& prefix, double width);
+// A "nonIid" object (non_iid_estimates_json) `x`, named `prefix` in messages ("nonIid."):
+// its ten estimators in order, H_original and H_bitstring the minima of what they say, and
+// hAssessed min(width, H_original, width x H_bitstring).
+void check_estimates(const Fields& parent, const ordered_json* x, const std::string& prefix, double width) {
+  if (!x || !x->is_object()) parent.fail(prefix.substr(0, prefix.size() - 1), "expected an object");
+  const Fields f(*x, parent.where(), prefix);
+  const double assessed = f.number("hAssessed");
+  double original = width, bitstring = 1.0;
+  bool any_bitstring = false;
+  const auto& list = f.get("estimators", ordered_json::value_t::array);
+  if (list.size() != kNonIidEstimators) f.fail("estimators", "expected the 10 estimators");
+  for (size_t e = 0; e < list.size(); ++e) {
+    const std::string k = "estimators." + std::to_string(e) + ".";
+    if (f.str(k + "estimator") != estimator_key(static_cast<NonIidEstimator>(e))) f.fail(k + "estimator", "out of order");
+    for (const char* in : {"literal", "bitstring"}) {
+      const ordered_json* one = f.find(*x, k + in);
+      if (!one) f.fail(k + in, "missing");
+      if (one->is_null()) continue;
+      if (std::strcmp(in, "bitstring") == 0) any_bitstring = true;
+      if (!f.flag(k + in + ".evaluated")) continue;
+      const double h = f.number(k + in + ".minEntropy");
+      double& low = std::strcmp(in, "bitstring") == 0 ? bitstring : original;
+      low = std::min(low, h);
+    }
+  }
+  // hAssessed first (the number anything reads), then the minima it is made of.
+  const ordered_json* h_original = f.find(*x, "hOriginal");
+  if (!h_original) f.fail("hOriginal", "missing");
+  double expected = width;
+  if (any_bitstring) expected = std::min(expected, bitstring * width);
+  if (!h_original->is_null()) expected = std::min(expected, original);
+  if (!same_number(assessed, expected)) f.fail("hAssessed", "contradicts the estimates in " + prefix + "estimators");
+  if (!h_original->is_null() && !same_number(f.number("hOriginal"), original)) {
+    f.fail("hOriginal", "contradicts the literal estimates");
+  }
+  const ordered_json* h_bitstring = f.find(*x, "hBitstring");
+  if (!h_bitstring) f.fail("hBitstring", "missing");
+  if (h_bitstring->is_null() != !any_bitstring) f.fail("hBitstring", "contradicts the bitstring estimates");
+  if (any_bitstring) {
+    if (!same_number(f.number("hBitstring"), bitstring)) f.fail("hBitstring", "contradicts the bitstring estimates");
+    const ordered_json* per_symbol = f.find(*x, "hBitstringPerSymbol");
+    if (per_symbol && !per_symbol->is_null() && !same_number(f.number("hBitstringPerSymbol"), bitstring * width)) {
+      f.fail("hBitstringPerSymbol", "contradicts hBitstring");
+    }
+  }
+}
 
+// A non-IID result: the fields the reports read, and its minimum against its estimates
+// (NIST's "Overall" test case says the same).
 void check_non_iid(const Fields& f, const ordered_json& j) {
   f.str("input.path");
   f.uint("input.samples", UINT64_MAX);
@@ -202,41 +258,80 @@ void check_non_iid(const Fields& f, const ordered_json& j) {
   f.strings("complianceNotes");
   const double assessed = f.number("assessedMinEntropy");
   if (f.number("nonIid.hAssessed") != assessed) f.fail("nonIid.hAssessed", "contradicts assessedMinEntropy");
-  check_estimates(f, j, "nonIid.", width);
+  const std::string overall = "testCases." + std::to_string(kNonIidEstimators) + ".";
+  if (f.str(overall + "testCaseDesc") != "Overall") f.fail(overall + "testCaseDesc", "expected \"Overall\"");
+  if (f.number(overall + "hAssessed") != assessed) f.fail(overall + "hAssessed", "contradicts assessedMinEntropy");
+  check_estimates(f, f.find(j, "nonIid"), "nonIid.", width);
   f.number_or_null("timings.total");
 }
 
-// A "nonIid" object (non_iid_estimates_json) at `prefix`: its ten estimators in order, and
-// hAssessed the minimum of what they say.
-void check_estimates(const Fields& f, const ordered_json& j, const std::string& prefix, double width) {
-  const ordered_json& x = *f.find(j, prefix.substr(0, prefix.size() - 1));
-  if (!x.is_object()) f.fail(prefix, "expected an object");
-  const double assessed = f.number(prefix + "hAssessed");
-  double original = width, bitstring = 1.0;
-  bool any_bitstring = false;
-  const auto& list = f.get(prefix + "estimators", ordered_json::value_t::array);
-  if (list.size() != kNonIidEstimators) f.fail(prefix + "estimators", "expected the 10 estimators");
-  for (size_t e = 0; e < list.size(); ++e) {
-    const std::string k = prefix + "estimators." + std::to_string(e) + ".";
-    if (f.str(k + "estimator") != estimator_key(static_cast<NonIidEstimator>(e))) f.fail(k + "estimator", "out of order");
-    for (const char* in : {"literal", "bitstring"}) {
-      const ordered_json* x = f.find(j, k + in);
-      if (!x) f.fail(k + in, "missing");
-      if (x->is_null()) continue;
-      if (std::strcmp(in, "bitstring") == 0) any_bitstring = true;
-      if (!f.flag(k + in + ".evaluated")) continue;
-      const double h = f.number(k + in + ".minEntropy");
-      double& low = std::strcmp(in, "bitstring") == 0 ? bitstring : original;
-      low = std::min(low, h);
+// The headline of an IID assessment (`a`, at `prefix` in the row): assessedMinEntropy and
+// NIST's testCases[0].hAssessed are one number, the IID track's min(width, H_original,
+// width x H_bitstring) of the MCV estimates it records; after a "not IID" verdict, the
+// minimum of its non-IID estimates ("nonIid"), which include the same MCV estimates and so
+// never exceed it.
+void check_iid_headline(const Fields& f, const ordered_json& a, const std::string& prefix) {
+  auto p = [&prefix](const std::string& s) { return prefix + s; };
+  const double width = static_cast<double>(f.integer("input.bitsPerSymbol", 1, 8, &a));
+  const double assessed = f.number("assessedMinEntropy", &a);
+  if (f.number("testCases.0.hAssessed", &a) != assessed) f.fail(p("testCases.0.hAssessed"), "contradicts assessedMinEntropy");
+  double iid = width;
+  const bool original = !f.find(a, "estimates.hOriginal")->is_null();
+  const bool bitstring = !f.find(a, "estimates.hBitstring")->is_null();
+  const double h_original = original ? f.number("estimates.hOriginal.minEntropy", &a) : width;
+  const double h_bitstring = bitstring ? f.number("estimates.hBitstring.minEntropy", &a) : 1.0;
+  if (!original && !bitstring) f.fail(p("estimates"), "neither hOriginal nor hBitstring");
+  if (original) iid = std::min(iid, h_original);
+  if (bitstring) iid = std::min(iid, h_bitstring * width);
+  // NIST's fields, with its placeholders where an estimate was not made.
+  if (f.number("testCases.0.hOriginal", &a) != h_original) f.fail(p("testCases.0.hOriginal"), "contradicts estimates.hOriginal");
+  if (f.number("testCases.0.hBitstring", &a) != h_bitstring) {
+    f.fail(p("testCases.0.hBitstring"), "contradicts estimates.hBitstring");
+  }
+  const ordered_json* per_symbol = f.find(a, "estimates.hBitstringPerSymbol");
+  if (per_symbol && (!bitstring || !same_number(f.number("estimates.hBitstringPerSymbol", &a), h_bitstring * width))) {
+    f.fail(p("estimates.hBitstringPerSymbol"), "contradicts estimates.hBitstring");
+  }
+  const ordered_json* ni = f.find(a, "nonIid");
+  if (ni && !ni->is_null()) {
+    check_estimates(f, ni, p("nonIid."), width);
+    if (assessed > iid && !same_number(assessed, iid)) {
+      f.fail(p("assessedMinEntropy"), "above the IID track's min(H_original, width x H_bitstring) of its estimates");
+    }
+  } else if (!same_number(assessed, iid)) {
+    f.fail(p("assessedMinEntropy"), "contradicts min(H_original, width x H_bitstring) of its estimates");
+  }
+}
+
+// The numbers of a restart row whose sanity check passed: H_r and H_c those of its data sets
+// (an IID claim: min(width, the MCV estimate of each), as NIST ea_restart -i), the result
+// min(H_r, H_c, H_I), the validation min(H_r, H_c) >= H_I/2, NIST's "Overall" test case the
+// same, and the verdict against them.
+void check_restart_result(const Fields& f, bool iid_claim, Verdict v) {
+  const double h_i = f.number("restart.hI"), h_r = f.number("restart.hR"), h_c = f.number("restart.hC");
+  if (!(h_i > 0) || h_i > 8) f.fail("restart.hI", "out of range (greater than 0, at most 8)");
+  const bool valid = std::min(h_r, h_c) >= h_i / 2.0;
+  Verdict expected = valid ? Verdict::Iid : Verdict::NotIid;
+  if (iid_claim) {
+    for (const char* part : {"rows", "columns"}) {
+      const std::string e = std::string(part) + ".estimates.hOriginal.minEntropy", h = part[0] == 'r' ? "hR" : "hC";
+      const double width = static_cast<double>(f.integer(std::string(part) + ".input.bitsPerSymbol", 1, 8));
+      if (f.number("restart." + h) != std::min(width, f.number(e))) f.fail("restart." + h, "contradicts " + e);
+      const Verdict set = parse_verdict(f, std::string(part) + ".verdict.result", f.str(std::string(part) + ".verdict.result"), false);
+      if (set == Verdict::NotIid) expected = Verdict::NotIid;
+      if (set == Verdict::Inconclusive && expected == Verdict::Iid) expected = Verdict::Inconclusive;
     }
   }
-  double expected = width;
-  if (any_bitstring) expected = std::min(expected, bitstring * width);
-  const ordered_json* h_original = f.find(x, "hOriginal");
-  if (!h_original) f.fail(prefix + "hOriginal", "missing");
-  if (!h_original->is_null()) expected = std::min(expected, original);
-  if (std::fabs(expected - assessed) > 1e-12 * std::max(1.0, std::fabs(expected))) {
-    f.fail(prefix + "hAssessed", "contradicts the estimates in " + prefix + "estimators");
+  if (f.number("restart.result") != std::min(std::min(h_r, h_c), h_i)) f.fail("restart.result", "is not min(hR, hC, hI)");
+  if (f.str("restart.validation") != (valid ? "passed" : "failed")) f.fail("restart.validation", "contradicts hR, hC and hI");
+  if (v != expected) f.fail("verdict.result", "contradicts the validation and the data sets' verdicts");
+  for (const auto& tc : f.get("testCases", ordered_json::value_t::array)) {
+    if (!tc.is_object() || tc.value("testCaseDesc", ordered_json()) != "Overall") continue;
+    for (const auto& [key, h] : {std::pair<const char*, double>{"h_r", h_r}, {"h_c", h_c}, {"h_i", h_i}}) {
+      if (tc.contains(key) && (!tc[key].is_number() || tc[key].get<double>() != h)) {
+        f.fail(std::string("testCases.Overall.") + key, "contradicts the restart object");
+      }
+    }
   }
 }
 
@@ -275,7 +370,7 @@ void check_restart(const Fields& f, const ordered_json& j, Record& r) {
       continue;
     }
     if (!expected) f.fail(part, "estimates in a restart row that has none");
-    check_estimates(f, j, std::string(part) + ".", static_cast<double>(f.integer("input.bitsPerSymbol", 1, 8)));
+    check_estimates(f, x, std::string(part) + ".", static_cast<double>(f.integer("input.bitsPerSymbol", 1, 8)));
   }
   if (!sane && *r.verdict != Verdict::NotIid) f.fail("verdict.result", "not failed although the sanity check failed");
   if (sane && !iid_claim) {
@@ -288,9 +383,28 @@ void check_restart(const Fields& f, const ordered_json& j, Record& r) {
       f.flag(k);
     }
   }
+  if (sane) check_restart_result(f, iid_claim, *r.verdict);
   r.for_compliance = f.flag("forCompliance");
   f.number_or_null("timings.total");
   if (sane && iid_claim) r.user_seed = f.str("rows.permutation.userSeed");
+}
+
+// A batch row's "run" object: its place in the whole list, the list's digest and its share.
+RunPlace run_place(const Fields& f, const ordered_json& j) {
+  if (!f.find(j, "run")->is_object()) f.fail("run", "expected an object");
+  RunPlace p;
+  p.items = f.uint("run.items", UINT64_MAX);
+  p.item = f.uint("run.item", UINT64_MAX);
+  if (p.item >= p.items) f.fail("run.item", "item " + std::to_string(p.item) + " of " + std::to_string(p.items));
+  if (f.find(j, "run.list")) p.list = f.str("run.list");
+  const ordered_json* shard = f.find(j, "run.shard");
+  if (!shard) f.fail("run.shard", "missing");
+  if (!shard->is_null()) {
+    const uint64_t count = f.uint("run.shard.count", UINT64_MAX);
+    if (count == 0) f.fail("run.shard.count", "0 shares");
+    p.shard = std::make_pair(f.uint("run.shard.index", count - 1), count);
+  }
+  return p;
 }
 
 }  // namespace
@@ -363,9 +477,51 @@ Record read_record(ordered_json j, const std::string& where) {
                       r.user_seed->find_first_not_of("0123456789") != std::string::npos)) {
     f.fail("permutation.userSeed", "'" + *r.user_seed + "' is not a decimal seed");
   }
+  if (f.find(j, "run")) r.run = run_place(f, j);
   r.row = row_of_json(j);
   r.json = std::move(j);
   return r;
+}
+
+void check_same_run(const Record& row, const std::string& where, RunIdentity& id, const std::string& who) {
+  const std::string at = who + ": " + where + ": ";
+  if (!row.run) throw Error(ErrorKind::Input, at + "not a line of ea_iid --jsonl (no valid \"run\" field)");
+  if (!row.run->list) {
+    throw Error(ErrorKind::Input, at + "run.list is missing (a share written by an older ea_iid, or edited); run that "
+                                       "share again");
+  }
+  auto same = [&at, &id](auto& first, const auto& now, const char* what, auto text) {
+    if (first && *first != now) {
+      throw Error(ErrorKind::Input, at + what + " " + text(now) + " differs from " + id.set_by + " " + text(*first) +
+                                        "; rows of one run only");
+    }
+    first = now;
+  };
+  const auto as_is = [](const std::string& s) { return s; };
+  const auto number = [](uint64_t n) { return std::to_string(n); };
+  same(id.list, *row.run->list, "the list digest", as_is);
+  if (!row.user_seed) throw Error(ErrorKind::Input, at + "the row records no seed");
+  same(id.seed, *row.user_seed, "--seed", as_is);
+  same(id.items, row.run->items, "the list's length", number);
+  same(id.shares, row.run->shares(), "the number of shares", number);
+  // The assessments' result-changing settings (a restart row's are in its "rows").
+  const bool non_iid = row.kind == Record::Kind::NonIid;
+  const ordered_json* a = row.kind == Record::Kind::Assessment || non_iid ? &row.json
+                          : row.kind == Record::Kind::Restart && row.json["rows"].is_object() ? &row.json["rows"]
+                                                                                             : nullptr;
+  if (!a) return;
+  for (const SettingField& f : settings_fields()) {
+    const char* path = f.record_in(non_iid);
+    if (f.effect != SettingEffect::Result || !path || f.per_item) continue;
+    const std::string now = recorded_text(*a, path);
+    auto [it, fresh] = id.settings.emplace(f.option, now);
+    if (fresh) continue;
+    if (it->second != now) {
+      throw Error(ErrorKind::Input, at + f.option + " was " + now + " where " + id.settings_from.value_or("the first line") +
+                                        " has " + it->second + "; rows of one run only");
+    }
+  }
+  if (!id.settings_from) id.settings_from = where;
 }
 
 Record record_of(const ItemResult& res, const std::string& path, int64_t block, const ReportOptions& o) {

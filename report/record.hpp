@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +20,15 @@
 #include "summary.hpp"
 
 namespace ea {
+
+// A batch row's place in its run: its "run" object (docs/json.md), checked by read_record
+// wherever a row has one.
+struct RunPlace {
+  uint64_t item = 0, items = 0;       // its index in the whole list, and the list's length
+  std::optional<std::string> list;    // the list's digest (absent in rows of older versions)
+  std::optional<std::pair<uint64_t, uint64_t>> shard;  // --shard K/N
+  uint64_t shares() const { return shard ? shard->second : 1; }
+};
 
 struct Record {
   enum class Kind { Assessment, Restart, NonIid, Skipped, Error };
@@ -29,6 +40,7 @@ struct Record {
   bool for_compliance = false;         // Assessment, Restart and NonIid
   std::optional<std::string> user_seed;  // the run's --seed, where the row records it
   bool degenerate = false;             // Error: errorKind "degenerate" (the samples hold one value)
+  std::optional<RunPlace> run;         // a batch row's "run"
   Row row;                             // its line of the summary table
 
   bool result() const { return kind == Kind::Assessment || kind == Kind::Restart || kind == Kind::NonIid; }
@@ -57,6 +69,22 @@ struct JsonlRows {
   uint64_t bytes = 0;  // the size of the file as read
 };
 JsonlRows read_jsonl_rows(const std::string& path);
+
+// What the rows of one batch run share: the list's digest, the seed, the list's length, the
+// number of shares and the result-changing settings their assessments record
+// (settings_fields). `ea_iid merge` starts with none set (the first row sets them);
+// `--resume` sets list, seed, items and shares to this run's first.
+struct RunIdentity {
+  std::optional<std::string> list, seed, settings_from;
+  std::optional<uint64_t> items, shares;
+  std::map<std::string, std::string> settings;  // option -> the recorded value
+  std::string set_by = "the first line's";      // whose the values are, for messages
+};
+// The one check of a row's "run" against the run it is read into (merge and --resume):
+// a row without a valid "run", without the list digest or the seed, or whose list, seed,
+// length, shares or settings differ from `id`'s, throws Error{Input} "WHO: WHERE: ...";
+// what `id` lacks is set from the row.
+void check_same_run(const Record& row, const std::string& where, RunIdentity& id, const std::string& who);
 
 // The verdicts of a set of rows, for the summary line and the exit status.
 struct Tally {

@@ -12,6 +12,7 @@
 #include <cstdlib>
 
 #include "common/error.hpp"
+#include "common/numbers.hpp"
 
 namespace ea {
 
@@ -175,20 +176,8 @@ ConditioningResult conditioning_entropy(const ConditioningInput& in) {
 }
 
 long double parse_conditioning_number(const std::string& text, const char* what) {
-  long double v = 0;
-  char* end = nullptr;
-  {
-    TowardZero rz;
-    errno = 0;
-    v = std::strtold(text.c_str(), &end);
-  }
-  if (text.empty() || end == text.c_str() || *end != '\0') {
-    throw Error(ErrorKind::Usage, std::string(what) + ": '" + text + "' is not a number");
-  }
-  if (errno == ERANGE || !std::isfinite(v)) {
-    throw Error(ErrorKind::Usage, std::string(what) + ": '" + text + "' is out of the range of a long double or not finite");
-  }
-  return v;
+  TowardZero rz;  // as NIST's strtold after fesetround(FE_TOWARDZERO)
+  return parse_real<long double>(text, what);  // decimal only (src/common/numbers.hpp)
 }
 
 std::string format_conditioning_number(long double v) {

@@ -46,7 +46,8 @@ ConditioningResult conditioning_entropy(const ConditioningInput& in);
 void check_conditioning_input(const ConditioningInput& in);
 
 // A number as NIST ea_conditioning reads it: strtold rounded toward zero (its rounding mode
-// for the whole run). Throws Error{Usage} naming `what` when `text` is not a finite number.
+// for the whole run), but only a decimal one (parse_real: no space, no hexadecimal float, no
+// subnormal). Throws Error{Usage} naming `what` otherwise or when it is not finite.
 long double parse_conditioning_number(const std::string& text, const char* what);
 
 // "%.22Lg" as NIST ea_conditioning prints it (digits truncated, not rounded: its rounding

@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
     std::cerr << case_file << ": cannot open\n";
     return 2;
   }
-  std::string args;
+  std::string args, program;
   int want_exit = 0;
   std::vector<std::pair<std::string, std::string>> checks;  // (key, value)
   int line_no = 0;
@@ -151,6 +151,8 @@ int main(int argc, char** argv) {
     const std::string value = substitute(trim(line.substr(colon + 1)), vars);
     if (key == "args") {
       args = value;
+    } else if (key == "program") {  // run as this name: a link to the executable (ea_non_iid, ...)
+      program = value;
     } else if (key == "exit") {
       want_exit = std::stoi(value);
     } else if (key == "file") {  // file: PATH HEX[*COUNT]
@@ -164,7 +166,15 @@ int main(int argc, char** argv) {
   const std::string out = dir + "/.stdout", err = dir + "/.stderr";
   // Standard input is empty unless the arguments redirect it.
   const std::string stdin_redirect = args.find('<') == std::string::npos ? " </dev/null" : "";
-  const std::string cmd = "cd '" + dir + "' && '" + exe + "' " + args + " >'" + out + "' 2>'" + err + "'" + stdin_redirect;
+  std::string run = exe;
+  if (!program.empty()) {
+    run = dir + "/" + program;
+    if (::symlink(exe.c_str(), run.c_str()) != 0) {
+      std::cerr << run << ": cannot make the link\n";
+      return 2;
+    }
+  }
+  const std::string cmd = "cd '" + dir + "' && '" + run + "' " + args + " >'" + out + "' 2>'" + err + "'" + stdin_redirect;
   const int status = std::system(cmd.c_str());
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   const std::string sout = slurp(out), serr = slurp(err);

@@ -381,7 +381,7 @@ TEST_CASE("--resume: interrupted mid-batch, resumed without --seed, equals an un
   // Another seed would mix results: refused, the file unchanged.
   Result other = run("--seed 12 " + resume_line + "--resume --jsonl " + part + " " + f);
   CHECK(other.code == 2);
-  CHECK(other.err.find("--seed was 11, now 12") != std::string::npos);
+  CHECK_MESSAGE(other.err.find(":1: --seed 11 differs from this run's 12") != std::string::npos, other.err);
   CHECK(jsonl(part).size() == full.size());
 }
 
@@ -545,7 +545,8 @@ TEST_CASE("merge refuses shares of another seed, generator, iteration count or l
             r["verdict"]["iid"] = r["verdict"]["result"] == "IID";
           }),
           ":1: verdict.result: contradicts");
-  refused(edited("run", [](nlohmann::json& r) { r["run"] = nlohmann::json::object(); }), ":1: not a line of ea_iid --jsonl");
+  refused(edited("run", [](nlohmann::json& r) { r["run"] = nlohmann::json::object(); }), ":1: run.items: missing");
+  refused(edited("no-run", [](nlohmann::json& r) { r.erase("run"); }), ":1: not a line of ea_iid --jsonl");
   refused(edited("bits", [](nlohmann::json& r) { r["input"]["bitsPerSymbol"] = 40; }), ":1: input.bitsPerSymbol: 40 is out of range");
 }
 

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/error.hpp"
 #include "options.hpp"
@@ -160,4 +162,117 @@ TEST_CASE("malformed -l values are usage errors") {
   const ea::SubsetSpec s = ea::cli::parse_subset("7,1000");
   CHECK(s.index == 7);
   CHECK(s.count == 1000);
+}
+
+TEST_CASE("numbers: one strict parser, decimal only: no spaces, hexadecimal floats, subnormals or trailing junk") {
+  const std::string f = " " + kSamples + "rand8_short.bin";
+  const std::pair<std::string, std::string> refused[] = {
+      {"--restart ' 7.8'" + f, "--restart: ' 7.8' is not a decimal number"},
+      {"--restart '7.8 '" + f, "--restart: '7.8 ' is not a decimal number"},
+      {"--restart 0x1p3" + f, "--restart: '0x1p3' is not a decimal number"},
+      {"--restart 1e-320" + f, "--restart: '1e-320' is out of the range of a double"},
+      {"--restart 7.8x" + f, "--restart: '7.8x' is not a decimal number"},
+      {"--restart inf" + f, "--restart: 'inf' is not a decimal number"},
+      {"--gpu-tuning memory-share=0x1p-1" + f, "--gpu-tuning memory-share: '0x1p-1' is not a decimal number"},
+      {"source s" + f + " --h-submitter ' 7'", "--h-submitter: ' 7' is not a decimal number"},
+      {"source s" + f + " --bits ' 8'", "--bits: ' 8' is not a number"},
+      {"source s" + f + " --conditioning vetted --n-in ' 512' --n-out 256 --nw 256", "--n-in: ' 512' is not a number"},
+      {"source s" + f + " --conditioning vetted --n-in 0x200 --n-out 256 --nw 256", "--n-in: '0x200' is not a number"},
+      {"conditioning vetted 1024 256 256 0x1p3", "h_in: '0x1p3' is not a decimal number"},
+      {"conditioning vetted 1024 256 256 1e-4940", "h_in: '1e-4940' is out of the range of a long double"},
+      {"conditioning vetted ' 1024' 256 256 800", "n_in: ' 1024' is not a number"},
+      {"conditioning vetted 1024x 256 256 800", "n_in: '1024x' is not a number"},
+      {"conditioning vetted 09 8 8 4", "n_in: '09' is not a number (a leading 0 makes it octal"},
+      {"conditioning non-vetted 1024 256 256 800 ' 0.5'", "h': ' 0.5' is not a decimal number"},
+      {"calibrate --max-seconds ' 5'", "--max-seconds: ' 5' is not a decimal number"},
+  };
+  for (const auto& [args, words] : refused) {
+    CAPTURE(args);
+    const Result r = run(args);
+    CHECK(r.code == 2);
+    CHECK_MESSAGE(r.err.find(words) != std::string::npos, r.err);
+    CHECK(r.out.empty());
+  }
+  // N_IN, N_OUT, NW as NIST ea_conditioning reads them (strtoul base 0): 0x400 and 02000 are 1024.
+  const Result dec = run("conditioning vetted 1024 256 256 800");
+  REQUIRE(dec.code == 0);
+  CHECK(run("conditioning vetted 0x400 256 256 800").out == dec.out);
+  CHECK(run("conditioning vetted 02000 256 256 800").out == dec.out);
+}
+
+namespace {
+
+std::vector<nlohmann::json> jsonl_rows(const std::string& path) {
+  std::vector<nlohmann::json> rows;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) rows.push_back(nlohmann::json::parse(line));
+  return rows;
+}
+
+void write_rows(const std::string& path, const std::vector<nlohmann::json>& rows) {
+  std::ofstream out(path, std::ios::trunc);
+  for (const auto& r : rows) out << r.dump() << "\n";
+}
+
+}  // namespace
+
+TEST_CASE("--resume checks every earlier row's run as merge does: another seed, list or place is refused") {
+  const std::string dir = tmp("resume-run-" + std::to_string(::getpid()));
+  REQUIRE(std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str()) == 0);
+  const std::string files = " " + kSamples + "rand8_short.bin " + kSamples + "rand4_short.bin";
+  // Non-IID rows without --seed record seed 0; resumed with --seed 5 they were kept, and the
+  // file then mixed two seeds that merge refuses.
+  const std::string n = dir + "/n.jsonl";
+  REQUIRE(run("--non-iid -q --jsonl " + n + files).code == 0);
+  const std::string before = slurp(n);
+  Result r = run("--non-iid -q --seed 5 --resume --jsonl " + n + files);
+  CHECK(r.code == 2);
+  CHECK_MESSAGE(r.err.find("--resume: " + n + ":1: --seed 0 differs from this run's 5; rows of one run only") !=
+                    std::string::npos,
+                r.err);
+  CHECK(slurp(n) == before);
+  CHECK(run("--non-iid -q --resume --jsonl " + n + files).code == 0);  // the same run: kept
+  // An IID batch's rows edited: another list digest; a row moved to another place.
+  const std::string i = dir + "/i.jsonl";
+  REQUIRE(run("--device cpu -q --iterations 50 --seed 3 --jsonl " + i + files).code == 0);
+  const auto rows = jsonl_rows(i);
+  REQUIRE(rows.size() == 2);
+  auto edited = rows;
+  edited[0]["run"]["list"] = std::string(64, '0');
+  write_rows(i, edited);
+  r = run("--device cpu -q --iterations 50 --resume --jsonl " + i + files);
+  CHECK(r.code == 2);
+  CHECK_MESSAGE(r.err.find(i + ":1: the list digest " + std::string(64, '0') + " differs from this run's") != std::string::npos,
+                r.err);
+  edited = rows;
+  edited[0]["run"]["item"] = 1;
+  edited[1]["run"]["item"] = 0;
+  write_rows(i, edited);
+  r = run("--device cpu -q --iterations 50 --resume --jsonl " + i + files);
+  CHECK(r.code == 2);
+  CHECK_MESSAGE(r.err.find(i + ":1: run.item 1 differs from this run's 0") != std::string::npos, r.err);
+  edited = rows;
+  edited[1].erase("run");
+  write_rows(i, edited);
+  r = run("--device cpu -q --iterations 50 --resume --jsonl " + i + files);
+  CHECK(r.code == 2);
+  CHECK_MESSAGE(r.err.find(i + ":2: not a line of ea_iid --jsonl") != std::string::npos, r.err);
+}
+
+TEST_CASE("-q: an interrupted batch's 'Incomplete' line goes to standard error, nothing to standard output") {
+  const std::string d = tmp("quiet-interrupt-" + std::to_string(::getpid()));
+  REQUIRE(std::system(("rm -rf '" + d + "' && mkdir -p '" + d + "' && mkfifo '" + d + "/ff'").c_str()) == 0);
+  // The second item waits on the FIFO (no writer) until the signal, sent once the first row
+  // is written (no fixed wait).
+  const std::string script = d + "/run.sh";
+  std::ofstream(script) << "cd '" << d << "' || exit 9\n'" << EA_IID_EXE
+                        << "' -q --allow-stream --device cpu --jobs 1 --seed 1 --iterations 50 --jsonl b.jsonl '" << kSamples
+                        << "rand8_short.bin' ff >out.txt 2>err.txt &\npid=$!\n"
+                        << "while [ ! -s b.jsonl ] && kill -0 $pid 2>/dev/null; do sleep 0.05; done\n"
+                        << "kill -TERM $pid\nwait $pid\nexit $?\n";
+  const int status = std::system(("bash '" + script + "'").c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 143);
+  CHECK(slurp(d + "/out.txt").empty());
+  CHECK(slurp(d + "/err.txt").find("Incomplete: interrupted by SIGTERM after 1 of 2 assessments") != std::string::npos);
 }

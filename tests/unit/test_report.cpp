@@ -315,3 +315,118 @@ TEST_CASE("count_rejections: many more rejections than chance are called so") {
   CHECK(rejections_sentence(*r).find("more than chance explains") != std::string::npos);
   CHECK(test_rejections_line(r->tests[3 + 2]).find("t2: 10 of 100 (at most 0.12 expected, p < 1e-12)") == 0);
 }
+
+TEST_CASE("headline numbers edited against their own fields are refused (IID, non-IID rows)") {
+  const auto results = run_three();
+  const ordered_json good = result_json(results[0], "generated 0", -1, report_options());
+  REQUIRE(error_of(good).empty());
+  const double width = good["input"]["bitsPerSymbol"].get<double>();
+  const double h_original = good["estimates"]["hOriginal"]["minEntropy"].get<double>();
+  REQUIRE(h_original < width);
+  // Raised above H_original, NIST's field edited with it: the estimates say otherwise.
+  ordered_json j = good;
+  j["assessedMinEntropy"] = width;
+  j["testCases"][0]["hAssessed"] = width;
+  CHECK(error_of(j).find("rows.jsonl:7: assessedMinEntropy: contradicts min(H_original") == 0);
+  j = good;  // one of the two: they contradict each other
+  j["assessedMinEntropy"] = h_original + 0.1;
+  CHECK(error_of(j).find("testCases.0.hAssessed: contradicts assessedMinEntropy") != std::string::npos);
+  j = good;  // the estimate raised with the headline: NIST's test case still holds the old one
+  j["estimates"]["hOriginal"]["minEntropy"] = width;
+  j["assessedMinEntropy"] = j["testCases"][0]["hAssessed"] = std::min(width, 8 * good["estimates"]["hBitstring"]["minEntropy"].get<double>());
+  CHECK(error_of(j).find("testCases.0.hOriginal: contradicts estimates.hOriginal") != std::string::npos);
+}
+
+TEST_CASE("headline numbers of non-IID estimates edited against their estimators are refused") {
+  std::atomic<bool> stop{false};
+  std::vector<ItemResult> out;
+  RunObserver obs;
+  obs.finished = [&](size_t, const Item&, ItemResult& r) { out.push_back(std::move(r)); };
+  const ReportOptions o = report_options();
+  // A --non-iid row.
+  Settings s = quick();
+  s.track = TrackChoice::NonIid;
+  auto items = three_items();
+  items.resize(1);
+  run_items(items, s, 1, stop, obs);
+  REQUIRE(out.size() == 1);
+  const ordered_json row = record_of(out[0], "generated 0", -1, o).json;
+  ordered_json j = row;
+  j["testCases"][10]["hAssessed"] = 8.0;
+  CHECK(error_of(j).find("testCases.10.hAssessed: contradicts assessedMinEntropy") != std::string::npos);
+  j = row;
+  j["nonIid"]["hOriginal"] = 8.0;
+  CHECK(error_of(j).find("nonIid.hOriginal: contradicts the literal estimates") != std::string::npos);
+  j = row;
+  j["nonIid"]["hBitstring"] = 1.0;
+  CHECK(error_of(j).find("nonIid.hBitstring: contradicts the bitstring estimates") != std::string::npos);
+  // An IID row whose "not IID" verdict brought non-IID estimates: every headline raised
+  // together still contradicts the estimators; and none may exceed the IID track's minimum.
+  out.clear();
+  s = quick();
+  s.iterations = 10000;
+  items = three_items();
+  std::vector<Item> ramp{items[1]};
+  run_items(ramp, s, 1, stop, obs);
+  REQUIRE(out.size() == 1);
+  const ordered_json iid = record_of(out[0], "generated 1", -1, o).json;
+  REQUIRE_FALSE(iid["nonIid"].is_null());
+  j = iid;
+  const double raised = iid["assessedMinEntropy"].get<double>() + 0.25;
+  j["assessedMinEntropy"] = j["testCases"][0]["hAssessed"] = j["nonIid"]["hAssessed"] = raised;
+  CHECK(error_of(j).find("nonIid.hAssessed: contradicts the estimates in nonIid.estimators") != std::string::npos);
+  j = iid;  // the IID track's estimate lowered below the non-IID minimum
+  const double low = iid["assessedMinEntropy"].get<double>() / 2;
+  j["estimates"]["hOriginal"]["minEntropy"] = j["testCases"][0]["hOriginal"] = low;
+  j["estimates"]["hBitstring"]["minEntropy"] = j["testCases"][0]["hBitstring"] = low / 8;
+  j["estimates"]["hBitstringPerSymbol"] = low;
+  CHECK(error_of(j).find("assessedMinEntropy: above the IID track's") != std::string::npos);
+}
+
+TEST_CASE("a restart row's result, validation and verdict are checked against its numbers") {
+  std::atomic<bool> stop{false};
+  std::vector<ItemResult> out;
+  RunObserver obs;
+  obs.finished = [&](size_t, const Item&, ItemResult& r) { out.push_back(std::move(r)); };
+  Item it;
+  it.path = "restarts";
+  it.generate = [] {
+    std::vector<uint8_t> bits(1000000);
+    std::mt19937 rng(9);
+    for (auto& b : bits) b = static_cast<uint8_t>(rng() & 1);
+    return make_dataset(std::move(bits), 1);
+  };
+  for (const TrackChoice claim : {TrackChoice::Auto, TrackChoice::Iid}) {  // a non-IID claim, an IID claim
+    CAPTURE(static_cast<int>(claim));
+    Settings s = quick();
+    s.track = claim;
+    s.iterations = 20;
+    s.compression_test = false;
+    s.restart = RestartSpec{0.9};
+    out.clear();
+    run_items({it}, s, 1, stop, obs);
+    REQUIRE(out.size() == 1);
+    REQUIRE(out[0].restart());
+    const Record rec = record_of(out[0], "restarts", -1, report_options());
+    REQUIRE(rec.kind == Record::Kind::Restart);
+    const ordered_json row = rec.json;
+    REQUIRE(row["restart"]["sanityCheck"] == "passed");
+    ordered_json j = row;
+    j["restart"]["result"] = 0.95;  // above H_I
+    CHECK(error_of(j).find("restart.result: is not min(hR, hC, hI)") != std::string::npos);
+    j = row;
+    j["restart"]["hI"] = 9.0;
+    CHECK(error_of(j).find("restart.hI: out of range") != std::string::npos);
+    j = row;  // H_I raised past twice H_r with the result: the validation would fail
+    j["restart"]["hI"] = 2 * row["restart"]["hR"].get<double>() + 0.5;
+    j["restart"]["result"] = std::min(row["restart"]["hR"].get<double>(), row["restart"]["hC"].get<double>());
+    CHECK(error_of(j).find("restart.validation: contradicts hR, hC and hI") != std::string::npos);
+    j = row;
+    j["restart"]["hR"] = 0.1;  // the validation now fails, yet the row says passed
+    j["restart"]["result"] = 0.1;
+    CHECK(error_of(j).find("restart.hR: contradicts") != std::string::npos);
+    j = row;
+    j["restart"]["validation"] = "failed";
+    CHECK(error_of(j).find("restart.validation: contradicts hR, hC and hI") != std::string::npos);
+  }
+}
