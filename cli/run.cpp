@@ -581,7 +581,8 @@ Outcome run_batch(Engine& engine, const Options& o, const Settings& settings, co
   }
   const bool any_error = out.any_error() || !sum.stopped_by.empty();
   if (!sum.stopped_by.empty()) {
-    std::fprintf(table, "Incomplete: stopped by an error after %zu of %zu assessments\n", board.done(), items.size());
+    std::fprintf(o.quiet ? stderr : table, "Incomplete: stopped by an error after %zu of %zu assessments\n", board.done(),
+                 items.size());  // (-q: nothing on standard output)
   } else if (!o.quiet) {
     std::fprintf(table, "%s\n", out.last_line(any_error).c_str());
   }
