@@ -13,6 +13,7 @@
 
 #include "common/error.hpp"
 #include "common/numbers.hpp"
+#include "common/interrupt.hpp"
 #include "logging.hpp"
 #include "option_groups.hpp"
 #include "messages.hpp"
@@ -59,7 +60,10 @@ void apply_numbers(const std::vector<std::string>& p, ConditioningOptions& c) {
   if (p.size() == 5) c.input.h_prime = parse_conditioning_number(p[4], "h'");
 }
 
-int run_conditioning(const ConditioningOptions& c, const std::string& command_line) {
+// Interrupted (SIGINT/SIGTERM while the MPFR computation or the --conditioned file's
+// estimates run): Error{Interrupted}, and neither the text nor -o is written.
+int run_conditioning(const ConditioningOptions& c, const std::string& command_line,
+                     const std::atomic<bool>& interrupt) {
   ReportOptions ro;
   ro.track = Track::Iid;
   ro.started = timestamp_now();
@@ -80,14 +84,16 @@ int run_conditioning(const ConditioningOptions& c, const std::string& command_li
   s.threads = 0;
   ConditioningAssessment a;
   try {
-    a = assess_conditioning(c.input, c.conditioned, c.conditioned_iid, s);
+    a = assess_conditioning(c.input, c.conditioned, c.conditioned_iid, s, &interrupt);
   } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Interrupted || interrupt.load()) throw Error(ErrorKind::Interrupted, "interrupted");
     // -o was checked: the error is recorded there as for an assessment.
     if (c.json_path && *c.json_path != "-" && e.kind() != ErrorKind::Usage) {
       write_file_atomically(*c.json_path, dump_json(error_json(ro, worded(e), e.kind()), 2) + "\n", inputs, "-o");
     }
     throw;
   }
+  throw_if_interrupted(&interrupt);  // a result that came as the signal did is not shown or written
   const bool json_on_stdout = c.json_path && *c.json_path == "-";
   std::FILE* text = json_on_stdout ? stderr : stdout;
   print_conditioning_text(text, a, ro);
@@ -96,11 +102,15 @@ int run_conditioning(const ConditioningOptions& c, const std::string& command_li
   return 0;
 }
 
-int guarded(const std::function<int()>& body) {
+int guarded(const std::atomic<int>& signal_number, const std::function<int()>& body) {
   try {
     init_logging("info");
     return body();
   } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Interrupted) {  // nothing was written
+      logger().error("interrupted; no result");
+      return exit_status(Outcome::interrupted(), {}, signal_number.load());
+    }
     logger().error("{}", worded(e));
     // A --conditioned file of one value: exit 5, as ea_iid's degenerate source (cli/outcome.hpp).
     if (e.kind() == ErrorKind::Degenerate) return exit_status(Outcome::degenerate_source(), {}, 0);
@@ -112,8 +122,9 @@ int guarded(const std::function<int()>& body) {
 
 }  // namespace
 
-int conditioning_command(std::vector<char*> args, const std::string& command_line) {
-  return guarded([&] {
+int conditioning_command(std::vector<char*> args, const std::string& command_line, const std::atomic<bool>& interrupt,
+                         const std::atomic<int>& signal_number) {
+  return guarded(signal_number, [&] {
     ConditioningOptions c;
     std::string kind, json, bits, format = "text";
     std::vector<std::string> numbers;
@@ -173,13 +184,14 @@ int conditioning_command(std::vector<char*> args, const std::string& command_lin
     if (c.force && !c.json_path) throw Error(ErrorKind::Usage, "--force applies to -o, which is not given");
     c.nist = format == "nist";
     apply_numbers(numbers, c);
-    return run_conditioning(c, command_line);
+    return run_conditioning(c, command_line, interrupt);
   });
 }
 
-int ea_conditioning_main(int argc, char** argv, const std::string& command_line) {
+int ea_conditioning_main(int argc, char** argv, const std::string& command_line, const std::atomic<bool>& interrupt,
+                         const std::atomic<int>& signal_number) {
   set_program_name("ea_conditioning");
-  return guarded([&] {
+  return guarded(signal_number, [&] {
     static const char kUsage[] =
         "usage: ea_conditioning -v [-q] [-o FILE.json] N_IN N_OUT NW H_IN\n"
         "       ea_conditioning -n [-q] [-o FILE.json] N_IN N_OUT NW H_IN [H' | -i FILE [-c iid]]";
@@ -242,7 +254,7 @@ int ea_conditioning_main(int argc, char** argv, const std::string& command_line)
                                         std::to_string(numbers.size()) + " numbers\n" + kUsage);
     }
     apply_numbers(numbers, c);
-    return run_conditioning(c, command_line);
+    return run_conditioning(c, command_line, interrupt);
   });
 }
 

@@ -7,10 +7,15 @@
 
 namespace ea::cli {
 
-// `args`: the subcommand's arguments after the program's name (args[0]).
-int conditioning_command(std::vector<char*> args, const std::string& command_line);
-int ea_conditioning_main(int argc, char** argv, const std::string& command_line);
+// `args`: the subcommand's arguments after the program's name (args[0]). `interrupt` and
+// `signal_number`: set by cli/main.cpp's SIGINT/SIGTERM handlers; an interrupted run writes
+// nothing and exits 130/143.
+int conditioning_command(std::vector<char*> args, const std::string& command_line, const std::atomic<bool>& interrupt,
+                         const std::atomic<int>& signal_number);
+int ea_conditioning_main(int argc, char** argv, const std::string& command_line, const std::atomic<bool>& interrupt,
+                         const std::atomic<int>& signal_number);
 // ea_iid source NAME SAMPLES [options] (cli/source.cpp).
-int source_command(std::vector<char*> args, const std::string& command_line, const std::atomic<bool>& interrupt);
+int source_command(std::vector<char*> args, const std::string& command_line, const std::atomic<bool>& interrupt,
+                   const std::atomic<int>& signal_number);
 
 }  // namespace ea::cli

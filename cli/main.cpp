@@ -285,7 +285,10 @@ int main(int argc, char** argv) {
   }
   const char* program = slash ? slash + 1 : argv[0];
   if (std::strcmp(program, "ea_restart") == 0) return restart_link_main(args, command_line);
-  if (std::strcmp(program, "ea_conditioning") == 0) return cli::ea_conditioning_main(argc, argv, command_line);
+  if (std::strcmp(program, "ea_conditioning") == 0) {
+    install_signal_handlers();
+    return cli::ea_conditioning_main(argc, argv, command_line, g_interrupt, g_signal);
+  }
   if (argc > 1 && std::strcmp(argv[1], "--conditioning") == 0) {  // the subcommand as an option
     static char name[] = "conditioning";
     args[1] = name;
@@ -313,12 +316,13 @@ int main(int argc, char** argv) {
     static std::string source_name = std::string(argv[0]) + " source";
     args[0] = source_name.data();
     install_signal_handlers();
-    return cli::source_command(args, command_line, g_interrupt);
+    return cli::source_command(args, command_line, g_interrupt, g_signal);
   }
   if (name == "conditioning") {
     static std::string conditioning_name = std::string(argv[0]) + " conditioning";
     args[0] = conditioning_name.data();
-    return cli::conditioning_command(args, command_line);
+    install_signal_handlers();
+    return cli::conditioning_command(args, command_line, g_interrupt, g_signal);
   }
   if (name == "restart") {
     // restart H_I [options] FILE...: --restart H_I.

@@ -144,8 +144,9 @@ Outcome run_single(Engine& engine, const Options& o, const Settings& settings, c
   Outcome outcome = Outcome::error();
   obs.finished = [&](size_t, const Item& it, ItemResult& r) {
     r.message = worded(r.message, r.remedy);
-    // Whatever failed while a signal was pending (an EINTR, a stopped round) is the interrupt.
-    if (!r.assessed() && interrupt.load()) return;
+    // Whatever ended while a signal was pending (an EINTR, a stopped round, a result that came
+    // as the signal did) is the interrupt: nothing is shown or written, an earlier -o is kept.
+    if (interrupt.load()) return;
     if (!r.assessed()) {
       logger().error("{}", r.message);
     } else {

@@ -155,7 +155,8 @@ void refuse_iid_options(const SourceFlags& f) {
 
 }  // namespace
 
-int source_command(std::vector<char*> args, const std::string& command_line, const std::atomic<bool>& interrupt) {
+int source_command(std::vector<char*> args, const std::string& command_line, const std::atomic<bool>& interrupt,
+                   const std::atomic<int>& signal_number) {
   SourceFlags f;
   ExitPolicy policy;
   ReportOptions ro;
@@ -238,7 +239,7 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Interrupted || interrupt.load()) {
       logger().error("interrupted; no result");
-      return exit_status(Outcome::interrupted(), policy, SIGINT);
+      return exit_status(Outcome::interrupted(), policy, signal_number.load());
     }
     logger().error("{}", worded(e));
     error_record(worded(e), e.kind());

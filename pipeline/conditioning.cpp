@@ -9,7 +9,7 @@
 namespace ea {
 
 ConditioningAssessment assess_conditioning(ConditioningInput in, const std::optional<std::string>& conditioned_path,
-                                           bool conditioned_iid, const Settings& settings) {
+                                           bool conditioned_iid, const Settings& settings, Interrupt interrupt) {
   const auto start = std::chrono::steady_clock::now();
   ConditioningAssessment a;
   if (conditioned_path) {
@@ -21,12 +21,13 @@ ConditioningAssessment assess_conditioning(ConditioningInput in, const std::opti
     LoadOptions load;
     load.width = settings.width;
     load.allow_stream = settings.allow_stream;
+    load.interrupt = interrupt;
     const Dataset d = load_dataset(*conditioned_path, load);
     Settings s = settings;
     s.track = TrackChoice::NonIid;
     s.initial_entropy = false;  // -c: the bitstring estimates (h' is per bit)
     s.truncate_bitstring = false;
-    a.conditioned = assess_non_iid(d, s);
+    a.conditioned = assess_non_iid(d, s, 0, interrupt);
     a.conditioned_iid = conditioned_iid;
     const NonIidEstimates& x = a.conditioned->estimates;
     double h = x.h_bitstring;
@@ -36,7 +37,7 @@ ConditioningAssessment assess_conditioning(ConditioningInput in, const std::opti
     }
     in.h_prime = static_cast<long double>(h);
   }
-  a.result = conditioning_entropy(in);
+  a.result = conditioning_entropy(in, interrupt);
   a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return a;
 }

@@ -23,8 +23,10 @@ struct ConditioningAssessment {
 
 // `conditioned_path`: non-vetted only, h' from that file (in.h_prime is then ignored);
 // `settings` says how it is read and on how many threads. Throws Error{Usage} for bad
-// arguments, Error{Input} for a file that cannot be read.
+// arguments, Error{Input} for a file that cannot be read, Error{Interrupted} once
+// `interrupt` is set (reading the file, its estimates, the MPFR computation).
 ConditioningAssessment assess_conditioning(ConditioningInput in, const std::optional<std::string>& conditioned_path,
-                                           bool conditioned_iid, const Settings& settings);
+                                           bool conditioned_iid, const Settings& settings,
+                                           Interrupt interrupt = nullptr);
 
 }  // namespace ea

@@ -32,6 +32,8 @@ struct NonIidAssessment {
 
 // The estimates of a loaded data set with settings.initial_entropy (-i/-c) and
 // settings.truncate_bitstring (-t), on settings.threads threads (`threads` > 0 overrides).
-NonIidAssessment assess_non_iid(const Dataset& data, const Settings& settings, int threads = 0);
+// `interrupt` set: Error{Interrupted}, within a fraction of a second (no assessment).
+NonIidAssessment assess_non_iid(const Dataset& data, const Settings& settings, int threads = 0,
+                                Interrupt interrupt = nullptr);
 
 }  // namespace ea

@@ -73,14 +73,15 @@ RestartAssessment assess_restart(const Dataset& d, const Settings& settings, con
   r.alpha = restart_alpha();
   r.cutoff_method = spec.cutoff;
   if (spec.cutoff == CutoffMethod::Exact) {
-    r.x_cutoff = restart_cutoff_exact(spec.h_i, r.alpha);
+    r.x_cutoff = restart_cutoff_exact(spec.h_i, r.alpha, hooks.interrupt);
   } else {
     r.cutoff_simulations = spec.simulations;
     r.cutoff_seed = restart_cutoff_seed(settings.seed);
-    r.x_cutoff = restart_cutoff_simulated(spec.h_i, r.alpha, spec.simulations, r.cutoff_seed, slot.cpu_threads(settings));
+    r.x_cutoff = restart_cutoff_simulated(spec.h_i, r.alpha, spec.simulations, r.cutoff_seed, slot.cpu_threads(settings),
+                                          hooks.interrupt);
   }
   r.counts = restart_counts(d.raw);
-  if (hooks.interrupt && hooks.interrupt->load()) throw Error(ErrorKind::Interrupted, "interrupted");
+  throw_if_interrupted(hooks.interrupt);
   if (!r.sanity_passed()) {
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return r;  // NIST's ea_restart stops here too
@@ -90,7 +91,7 @@ RestartAssessment assess_restart(const Dataset& d, const Settings& settings, con
   cols.sha256 = d.sha256;
   if (r.claim == RestartClaim::NonIid) {
     // Both data sets' literal estimates, one pool of tasks on this worker's CPU threads.
-    auto both = literal_estimates({&d, &cols}, slot.cpu_threads(settings));
+    auto both = literal_estimates({&d, &cols}, slot.cpu_threads(settings), hooks.interrupt);
     r.row_estimates = std::move(both[0]);
     r.column_estimates = std::move(both[1]);
     r.h_r = r.row_estimates->h_original;

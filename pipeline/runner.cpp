@@ -163,14 +163,14 @@ ItemResult run_item(const Item& it, const Settings& s, const Hooks& hooks, Devic
     if (r.track == Track::Restart) {
       r.value = assess_restart(d, s, hooks, slot, column_slot);
     } else if (r.track == Track::NonIid) {
-      r.value = assess_non_iid(d, s, slot.cpu_threads_set());
+      r.value = assess_non_iid(d, s, slot.cpu_threads_set(), hooks.interrupt);
     } else {
       // Not IID: the non-IID track's estimates give the assessed min-entropy. When chi-square
       // or LRS has failed, the verdict is "not IID" before the permutation tests start, and
       // where a GPU runs those the estimates run beside them on the CPU cores, which would
-      // otherwise wait (they read only the data: the same results either way).
-      // (an interrupt during the permutation tests waits for them, as one during the
-      // estimates after them did: they take no interrupt)
+      // otherwise wait (they read only the data: the same results either way). An interrupt
+      // stops both (the estimates within their next check, 65,536 steps or so), and the item
+      // is Interrupted.
       struct Timed {
         NonIidEstimates estimates;
         double seconds = 0;
@@ -183,9 +183,10 @@ ItemResult run_item(const Item& it, const Settings& s, const Hooks& hooks, Devic
           if (hooks.tested) hooks.tested(a);
           if (a.exploratory() || !(a.chi_square_failed() || !a.lrs.passed()) || gpu_count() == 0) return;
           try {
-            early = std::async(std::launch::async, [&d, &s, &slot] {
+            early = std::async(std::launch::async, [&d, &s, &slot, &hooks] {
               const auto n0 = clock::now();
-              Timed t{non_iid_estimates(d, s.initial_entropy, s.truncate_bitstring, slot.cpu_threads(s))};
+              Timed t{non_iid_estimates(d, s.initial_entropy, s.truncate_bitstring, slot.cpu_threads(s),
+                                        hooks.interrupt)};
               t.seconds = std::chrono::duration<double>(clock::now() - n0).count();
               return t;
             });
@@ -207,7 +208,7 @@ ItemResult run_item(const Item& it, const Settings& s, const Hooks& hooks, Devic
       } else if (auto_track && a.verdict() == Verdict::NotIid && !a.exploratory()) {
         if (hooks.note) hooks.note(it.label() + ": not IID; the non-IID estimates follow");
         const auto n0 = clock::now();
-        a.non_iid = non_iid_estimates(d, s.initial_entropy, s.truncate_bitstring, slot.cpu_threads(s));
+        a.non_iid = non_iid_estimates(d, s.initial_entropy, s.truncate_bitstring, slot.cpu_threads(s), hooks.interrupt);
         a.timings.non_iid = std::chrono::duration<double>(clock::now() - n0).count();
         a.timings.total += a.timings.non_iid;
       }

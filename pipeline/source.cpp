@@ -170,7 +170,7 @@ SourceAssessment assess_source(Engine& engine, const SourceSpec& spec, const Set
     in.h_in = a.h_in;
     if (c.h_prime) in.h_prime = *c.h_prime;
     say(std::string("the ") + (c.vetted ? "vetted" : "non-vetted") + " conditioning component (3.1.5)");
-    if (a.h_in > 0) a.conditioning = assess_conditioning(in, c.conditioned, c.conditioned_iid, settings);
+    if (a.h_in > 0) a.conditioning = assess_conditioning(in, c.conditioned, c.conditioned_iid, settings, &interrupt);
   }
   a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return a;

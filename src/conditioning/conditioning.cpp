@@ -5,11 +5,17 @@
 #include <mpfr.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cfenv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
+#include <memory>
+#include <system_error>
+#include <thread>
 
 #include "common/error.hpp"
 #include "common/numbers.hpp"
@@ -49,27 +55,32 @@ class TowardZero {
 };
 
 // -log2(1 - v / max), truncated to a long double.
-long double epsilon_exponent(mpfr_ptr v, mpfr_ptr max, long precision) {
+long double epsilon_exponent(mpfr_ptr v, mpfr_ptr max, long precision, Interrupt interrupt) {
   Real ln2(precision), r(precision), o(precision);
   mpfr_const_log2(*ln2, MPFR_RNDU);
   mpfr_set(*r, v, MPFR_RNDU);
   mpfr_neg(*r, *r, MPFR_RNDD);
   mpfr_div(*r, *r, max, MPFR_RNDZ);
+  throw_if_interrupted(interrupt);
   mpfr_log1p(*o, *r, MPFR_RNDZ);
+  throw_if_interrupted(interrupt);
   mpfr_div(*o, *o, *ln2, MPFR_RNDZ);
   mpfr_neg(*o, *o, MPFR_RNDZ);
   return mpfr_get_ld(*o, MPFR_RNDZ);
 }
 
 // One attempt at `precision` bits; false when the precision does not resolve the value.
-bool attempt(long precision, ConditioningResult& r) {
+// The flag is looked at after each operation that can take long at a large precision.
+bool attempt(long precision, ConditioningResult& r, Interrupt interrupt) {
   const ConditioningInput& in = r.input;
+  const auto check = [interrupt] { throw_if_interrupted(interrupt); };
   const uint32_t n = std::min(in.n_out, r.nw);
   Real h(precision), p_high(precision), p_low(precision), s(precision), d(precision), t(precision), psi(precision),
       omega(precision), oe(precision), tmp(precision);
   if (mpfr_set_ld(*h, in.h_in, MPFR_RNDZ) != 0) return false;
   mpfr_neg(*tmp, *h, MPFR_RNDZ);
   mpfr_ui_pow(*p_high, 2, *tmp, MPFR_RNDU);  // 2^-h_in
+  check();
   if (mpfr_sgn(*p_high) <= 0 || mpfr_cmp_ui(*p_high, 1) >= 0) return false;
   mpfr_ui_sub(*p_low, 1, *p_high, MPFR_RNDU);
   if (mpfr_ui_pow_ui(*s, 2, in.n_in, MPFR_RNDZ) != 0) return false;  // 2^n_in
@@ -77,6 +88,7 @@ bool attempt(long precision, ConditioningResult& r) {
   mpfr_sub(*tmp, *s, *d, MPFR_RNDZ);
   if (mpfr_cmp_ui(*tmp, 1) != 0) return false;
   mpfr_div(*p_low, *p_low, *d, MPFR_RNDU);  // (1 - 2^-h_in) / (2^n_in - 1)
+  check();
   if (mpfr_sgn(*p_low) <= 0 || mpfr_cmp_ui(*p_low, 1) >= 0) return false;
   if (mpfr_ui_pow_ui(*t, 2, in.n_in - n, MPFR_RNDU) != 0) return false;
   // psi = 2^(n_in - n) p_low + p_high
@@ -87,22 +99,25 @@ bool attempt(long precision, ConditioningResult& r) {
   // omega = (2^(n_in - n) + sqrt(2 n 2^(n_in - n) ln 2)) p_low
   if (mpfr_set_ui(*omega, 2, MPFR_RNDZ) != 0) return false;
   mpfr_log(*omega, *omega, MPFR_RNDU);
+  check();
   mpfr_mul(*omega, *omega, *t, MPFR_RNDU);
   mpfr_mul_ui(*omega, *omega, 2UL * n, MPFR_RNDU);
   mpfr_sqrt(*omega, *omega, MPFR_RNDU);
+  check();
   mpfr_add(*omega, *omega, *t, MPFR_RNDU);
   mpfr_mul(*omega, *omega, *p_low, MPFR_RNDU);
   if (mpfr_sgn(*omega) == 0) return false;
   if (mpfr_cmp_ui(*omega, 1) > 0) mpfr_set_ui(*omega, 1, MPFR_RNDN);
   mpfr_log2(*oe, mpfr_cmp(*omega, *psi) > 0 ? *omega : *psi, MPFR_RNDZ);
+  check();
   mpfr_neg(*oe, *oe, MPFR_RNDZ);
   if (mpfr_cmp_ui(*oe, in.n_out) >= 0 || mpfr_cmp(*oe, *h) >= 0) return false;
   Real max(precision);
   mpfr_set_ui(*max, in.n_out, MPFR_RNDZ);
-  r.epsilon_n_out = epsilon_exponent(*oe, *max, precision);
-  r.epsilon_h_in = epsilon_exponent(*oe, *h, precision);
+  r.epsilon_n_out = epsilon_exponent(*oe, *max, precision, interrupt);
+  r.epsilon_h_in = epsilon_exponent(*oe, *h, precision, interrupt);
   mpfr_set_ui(*max, r.nw, MPFR_RNDZ);
-  r.epsilon_nw = epsilon_exponent(*oe, *max, precision);
+  r.epsilon_nw = epsilon_exponent(*oe, *max, precision, interrupt);
   r.output_entropy = mpfr_get_ld(*oe, MPFR_RNDN);
   return true;
 }
@@ -143,16 +158,19 @@ void check_conditioning_input(const ConditioningInput& in) {
   }
 }
 
-ConditioningResult conditioning_entropy(const ConditioningInput& in) {
-  check_conditioning_input(in);
+namespace {
+
+// The whole computation on the calling thread, `interrupt` looked at between operations.
+ConditioningResult resolve(const ConditioningInput& in, Interrupt interrupt) {
   ConditioningResult r;
   r.input = in;
   r.nw = std::min(in.nw, in.n_in);
   const uint32_t largest = std::max({53u, in.n_in, in.n_out, r.nw});
   long precision = 2L * largest;
   while (true) {
+    throw_if_interrupted(interrupt);
     r.precisions.push_back(precision);
-    if (attempt(precision, r)) break;
+    if (attempt(precision, r, interrupt)) break;
     if (precision >= kMaxPrecision) {
       throw Error(ErrorKind::Usage, "Output_Entropy is not resolved at " + std::to_string(precision) +
                                         " bits of precision (h_in too close to 0?)");
@@ -173,6 +191,42 @@ ConditioningResult conditioning_entropy(const ConditioningInput& in) {
     r.h_out = std::min(oe, std::min(r.bound_n_out, r.bound_h_prime));
   }
   return r;
+}
+
+}  // namespace
+
+ConditioningResult conditioning_entropy(const ConditioningInput& in, Interrupt interrupt) {
+  check_conditioning_input(in);
+  if (!interrupt) return resolve(in, nullptr);
+  // One MPFR operation takes no interrupt and can take minutes (a logarithm at 2^25 bits):
+  // the computation runs on a thread of its own, stopped by a flag of its own (it may
+  // outlive this call and the caller's flag), while this thread looks at the caller's flag.
+  // Interrupted, this call throws at once; the abandoned computation ends at its next check
+  // (MPFR's caches are per thread: it shares nothing with another call).
+  struct Shared {
+    std::atomic<bool> stop{false};
+    std::promise<ConditioningResult> result;
+  };
+  auto shared = std::make_shared<Shared>();
+  std::future<ConditioningResult> done = shared->result.get_future();
+  try {
+    std::thread([shared, in] {
+      try {
+        shared->result.set_value(resolve(in, &shared->stop));
+      } catch (...) {
+        shared->result.set_exception(std::current_exception());
+      }
+    }).detach();
+  } catch (const std::system_error&) {
+    return resolve(in, interrupt);  // no thread to spare: stopped between operations only
+  }
+  while (done.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
+    if (interrupt_requested(interrupt)) {
+      shared->stop.store(true);
+      throw Error(ErrorKind::Interrupted, "interrupted");
+    }
+  }
+  return done.get();
 }
 
 long double parse_conditioning_number(const std::string& text, const char* what) {

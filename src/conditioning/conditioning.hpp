@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "common/interrupt.hpp"
+
 namespace ea {
 
 struct ConditioningInput {
@@ -41,7 +43,11 @@ struct ConditioningResult {
 
 // Throws Error{Usage} naming the argument for n_in, n_out or nw of 0, n_out > n_in,
 // h_in not in (0, n_in], h' not in (0, 1] (non-vetted), or a value that is not finite.
-ConditioningResult conditioning_entropy(const ConditioningInput& in);
+// `interrupt`: the caller's cancel flag (common/interrupt.hpp). With one, the computation
+// runs on a thread of its own (a single MPFR operation at 2^25 bits can take minutes) and
+// this call throws Error{Interrupted} within 20 ms of the flag being set, never a result; the
+// abandoned computation stops after its current operation.
+ConditioningResult conditioning_entropy(const ConditioningInput& in, Interrupt interrupt = nullptr);
 // Those checks alone (callers that fail early, before the inputs' other work).
 void check_conditioning_input(const ConditioningInput& in);
 

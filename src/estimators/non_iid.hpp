@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "common/interrupt.hpp"
+
 namespace ea {
 
 enum class NonIidEstimator : int {
@@ -63,19 +65,21 @@ struct Estimate {
 
 // Binary estimators take bits as bytes (0 or 1; Markov and collision read any non-zero
 // byte as 1, compression the lowest bit, as the reference does). `k` is the alphabet size
-// of the symbols (2 for bits).
-Estimate most_common_value_estimate(const uint8_t* s, size_t n, int k);
-Estimate collision_estimate(const uint8_t* bits, size_t n);
-Estimate markov_estimate(const uint8_t* bits, size_t n);
-Estimate compression_estimate(const uint8_t* bits, size_t n);
+// of the symbols (2 for bits). `interrupt`: the caller's cancel flag (common/interrupt.hpp),
+// looked at every 65,536 steps or so; once it is set the estimate throws Error{Interrupted}.
+Estimate most_common_value_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt = nullptr);
+Estimate collision_estimate(const uint8_t* bits, size_t n, Interrupt interrupt = nullptr);
+Estimate markov_estimate(const uint8_t* bits, size_t n, Interrupt interrupt = nullptr);
+Estimate compression_estimate(const uint8_t* bits, size_t n, Interrupt interrupt = nullptr);
 // The t-tuple and LRS estimates: one suffix order and LCP for both (sorted windows of 64
 // bits where no repeat is that long, else libdivsufsort's suffix array; `suffix_array`
 // forces the latter, for tests). Returns {t-tuple, LRS}.
-std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n, bool suffix_array = false);
-Estimate multi_mcw_estimate(const uint8_t* s, size_t n, int k);
-Estimate lag_estimate(const uint8_t* s, size_t n, int k);
-Estimate multi_mmc_estimate(const uint8_t* s, size_t n, int k);
-Estimate lz78y_estimate(const uint8_t* s, size_t n, int k);
+std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n, bool suffix_array = false,
+                                              Interrupt interrupt = nullptr);
+Estimate multi_mcw_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt = nullptr);
+Estimate lag_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt = nullptr);
+Estimate multi_mmc_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt = nullptr);
+Estimate lz78y_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt = nullptr);
 
 // The predictors' common bound (SP 800-90B 6.3.7-6.3.10 step "min-entropy"): from the
 // number of predictions N, the correct ones C and the longest run of correct ones
@@ -121,14 +125,17 @@ struct NonIidEstimates {
 constexpr uint64_t kTruncatedBits = 1000000;
 
 // Runs the estimates of `d` on up to `threads` threads (each estimator, literal and
-// bitstring, is one task). The same numbers for any thread count.
-NonIidEstimates non_iid_estimates(const Dataset& d, bool initial_entropy, bool truncate_bitstring, int threads);
+// bitstring, is one task). The same numbers for any thread count. `interrupt` set: every
+// task stops within its next check and Error{Interrupted} is thrown (no estimates).
+NonIidEstimates non_iid_estimates(const Dataset& d, bool initial_entropy, bool truncate_bitstring, int threads,
+                                  Interrupt interrupt = nullptr);
 
 // The literal estimates alone (no bitstring, as with -i on any alphabet) of several data
 // sets, all their estimates one pool of tasks on up to `threads` threads: what NIST
 // ea_restart -n computes for the row and the column data sets. h_original = h_assessed =
 // min(width, literal estimates); bits = 0.
-std::vector<NonIidEstimates> literal_estimates(const std::vector<const Dataset*>& sets, int threads);
+std::vector<NonIidEstimates> literal_estimates(const std::vector<const Dataset*>& sets, int threads,
+                                               Interrupt interrupt = nullptr);
 
 // The bitstring of `d`: `width` bits per sample, most significant first, at most `max_bits`
 // of them (0: all).

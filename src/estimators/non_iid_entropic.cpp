@@ -1,6 +1,7 @@
 // The most common value, collision, Markov and compression estimates (SP 800-90B 6.3.1 to
 // 6.3.4) as NIST ea_non_iid 1.1.8 computes them; the prediction bound the four predictors
 // share; the names of the estimators.
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -70,7 +71,7 @@ bool close_enough(double a, double b) {
 
 // 6.3.1: the proportion of the most common value, bounded above at 99% (the IID track's
 // most_common_value, with its values as lines).
-Estimate most_common_value_estimate(const uint8_t* s, size_t n, int k) {
+Estimate most_common_value_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
   Estimate e;
   e.which = NonIidEstimator::MostCommon;
   if (n < 2) {
@@ -78,7 +79,11 @@ Estimate most_common_value_estimate(const uint8_t* s, size_t n, int k) {
     return e;
   }
   std::vector<uint64_t> count(static_cast<size_t>(std::max(k, 256)), 0);
-  for (size_t i = 0; i < n; ++i) ++count[s[i]];
+  for (size_t at = 0; at < n; at += kInterruptStride) {
+    throw_if_interrupted(interrupt);
+    const size_t end = std::min(n, at + kInterruptStride);
+    for (size_t i = at; i < end; ++i) ++count[s[i]];
+  }
   const McvEstimate m = most_common_value(count, n);
   e.entropy = m.entropy;
   e.evaluated = true;
@@ -91,7 +96,7 @@ Estimate most_common_value_estimate(const uint8_t* s, size_t n, int k) {
 
 // 6.3.2: the mean time to the first repeat of a bit, solved in closed form for p (the
 // reference's binary specialisation of the text's search).
-Estimate collision_estimate(const uint8_t* bits, size_t n) {
+Estimate collision_estimate(const uint8_t* bits, size_t n, Interrupt interrupt) {
   Estimate e;
   e.which = NonIidEstimator::Collision;
   uint64_t i = 0, v = 0;
@@ -105,7 +110,7 @@ Estimate collision_estimate(const uint8_t* bits, size_t n) {
     } else {
       break;
     }
-    ++v;
+    throw_if_interrupted_at(interrupt, ++v);
     squares += static_cast<double>(t * t);
     i += t;
   }
@@ -139,7 +144,7 @@ Estimate collision_estimate(const uint8_t* bits, size_t n) {
 }
 
 // 6.3.3: the most likely 128-bit sequence under a first-order Markov model of the bits.
-Estimate markov_estimate(const uint8_t* bits, size_t n) {
+Estimate markov_estimate(const uint8_t* bits, size_t n, Interrupt interrupt) {
   Estimate e;
   e.which = NonIidEstimator::Markov;
   if (n < 2) {
@@ -147,13 +152,17 @@ Estimate markov_estimate(const uint8_t* bits, size_t n) {
     return e;
   }
   uint64_t c0 = 0, c00 = 0, c10 = 0;
-  for (size_t i = 0; i + 1 < n; ++i) {
-    const bool one = bits[i] != 0, next_one = bits[i + 1] != 0;
-    if (!one) {
-      ++c0;
-      if (!next_one) ++c00;
-    } else if (!next_one) {
-      ++c10;
+  for (size_t at = 0; at + 1 < n; at += kInterruptStride) {
+    throw_if_interrupted(interrupt);
+    const size_t end = std::min(n - 1, at + kInterruptStride);
+    for (size_t i = at; i < end; ++i) {
+      const bool one = bits[i] != 0, next_one = bits[i + 1] != 0;
+      if (!one) {
+        ++c0;
+        if (!next_one) ++c00;
+      } else if (!next_one) {
+        ++c10;
+      }
     }
   }
   const uint64_t c1 = (n - 1) - c0;
@@ -249,7 +258,7 @@ double compression_g(double z, uint64_t blocks, uint64_t d, Log2Table& log2_of) 
 
 // 6.3.4: Maurer's universal statistic over 6-bit blocks, a dictionary of 1000 blocks, and
 // the p whose expected statistic is its lower bound.
-Estimate compression_estimate(const uint8_t* bits, size_t n) {
+Estimate compression_estimate(const uint8_t* bits, size_t n, Interrupt interrupt) {
   Estimate e;
   e.which = NonIidEstimator::Compression;
   constexpr uint64_t kB = 6, kD = 1000;
@@ -268,6 +277,7 @@ Estimate compression_estimate(const uint8_t* bits, size_t n) {
   for (uint64_t k = 0; k < kD; ++k) last[block(k)] = k + 1;
   double x = 0, x_c = 0, sq = 0, sq_c = 0;
   for (uint64_t k = kD; k < blocks; ++k) {
+    throw_if_interrupted_at(interrupt, k);
     const unsigned b = block(k);
     const double l = std::log2(static_cast<double>((k + 1) - last[b]));
     kahan(x, x_c, l);
@@ -283,7 +293,8 @@ Estimate compression_estimate(const uint8_t* bits, size_t n) {
   line(e, "sigma-hat", Kind::Real, sigma);
   line(e, "X-bar'", Kind::Real, x_prime);
   Log2Table log2_of;
-  auto expected = [blocks, &log2_of](double p) {
+  auto expected = [blocks, &log2_of, interrupt](double p) {
+    throw_if_interrupted(interrupt);  // each evaluation passes over every block
     return std::fma(63.0, compression_g((1.0 - p) / 63.0, blocks, kD, log2_of), compression_g(p, blocks, kD, log2_of));
   };
   constexpr double kLow = 1.0 / 64.0;

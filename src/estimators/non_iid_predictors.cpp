@@ -40,7 +40,7 @@ Estimate too_short(NonIidEstimator which, const char* name, int need) {
 // 6.3.7: four most-common-in-window predictors (windows 63, 255, 1023, 4095); the one with
 // the most correct predictions so far predicts. A window's mode is its most frequent value,
 // ties to the one seen last.
-Estimate multi_mcw_estimate(const uint8_t* s, size_t n, int k) {
+Estimate multi_mcw_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
   constexpr size_t kWindows[4] = {63, 255, 1023, 4095};
   if (n < 4096) return too_short(NonIidEstimator::MultiMcw, "multiMCW", 4096);
   struct Window {
@@ -72,6 +72,7 @@ Estimate multi_mcw_estimate(const uint8_t* s, size_t n, int k) {
   std::array<uint64_t, 4> board{};
   int winner = 0;
   for (size_t t = 63; t < n; ++t) {
+    throw_if_interrupted_at(interrupt, t);
     if (win[winner].mode == s[t]) {
       score.hit();
     } else {
@@ -124,7 +125,7 @@ __attribute__((optimize("O3"), target_clones("avx2", "default"))) uint64_t lag_s
 // the largest matching lag with the highest score, so it changes no winner. Returns the
 // first step not done.
 size_t lag_blocks(const uint8_t* s, size_t n, size_t t0, std::array<uint64_t, 129>& board, size_t& winner,
-                  uint64_t& high, Score& score) {
+                  uint64_t& high, Score& score, Interrupt interrupt) {
   std::vector<uint64_t> packed(n / 64 + 2, 0);
   for (size_t i = 0; i < n; ++i) packed[i >> 6] |= static_cast<uint64_t>(s[i] & 1u) << (i & 63);
   auto window = [&packed](size_t p) {  // bits p .. p + 63 (bit j: sample p + j)
@@ -134,7 +135,8 @@ size_t lag_blocks(const uint8_t* s, size_t n, size_t t0, std::array<uint64_t, 12
   std::array<uint64_t, 129> mask{};
   std::vector<int> candidates;
   size_t t = t0;
-  for (; t + 64 <= n; t += 64) {
+  for (size_t block = 0; t + 64 <= n; t += 64, ++block) {
+    if (block % (kInterruptStride / 64) == 0) throw_if_interrupted(interrupt);  // every 65,536 steps
     const uint64_t here = window(t);
     candidates.clear();
     for (int d = 1; d <= 128; ++d) {
@@ -168,7 +170,7 @@ size_t lag_blocks(const uint8_t* s, size_t n, size_t t0, std::array<uint64_t, 12
 
 // 6.3.8: 128 lag predictors (the value d samples back); the one with the most correct
 // predictions so far predicts, ties to the larger lag.
-Estimate lag_estimate(const uint8_t* s, size_t n, int k) {
+Estimate lag_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
   constexpr size_t kLags = 128;
   Estimate e;
   e.which = NonIidEstimator::Lag;
@@ -206,9 +208,12 @@ Estimate lag_estimate(const uint8_t* s, size_t n, int k) {
     // The warm-up steps (fewer than 128 samples before t) one at a time, never past the
     // samples: below 128 samples the blocks below do nothing.
     for (; t < std::min(kLags, n); ++t) step(t);
-    t = lag_blocks(s, n, t, board, winner, high, score);
+    t = lag_blocks(s, n, t, board, winner, high, score, interrupt);
   }
-  for (; t < n; ++t) step(t);
+  for (; t < n; ++t) {
+    throw_if_interrupted_at(interrupt, t);
+    step(t);
+  }
   prediction_estimate(e, score.correct, n - 1, score.longest, k);
   return e;
 }
@@ -382,7 +387,7 @@ void bump_or_add(typename Tables::Ref r, uint8_t y) {
 
 // 6.3.9 over a kind of table (the same steps for any alphabet and for bits).
 template <class Tables>
-Estimate multi_mmc_with(const uint8_t* s, size_t n, int k) {
+Estimate multi_mmc_with(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
   constexpr int kOrders = 16;
   constexpr uint64_t kMaxEntries = 100000;
   auto tables = std::make_unique<Tables>();
@@ -401,6 +406,7 @@ Estimate multi_mmc_with(const uint8_t* s, size_t n, int k) {
   std::array<uint64_t, kOrders> board{};
   int winner = 0;
   for (size_t t = 2; t < n; ++t) {
+    throw_if_interrupted_at(interrupt, t);
     const int counted = winner;  // the predictor whose prediction counts at t
     const uint8_t y = s[t];
     bool found = false;
@@ -442,7 +448,7 @@ Estimate multi_mmc_with(const uint8_t* s, size_t n, int k) {
 
 // 6.3.10 over a kind of table.
 template <class Tables>
-Estimate lz78y_with(const uint8_t* s, size_t n, int k) {
+Estimate lz78y_with(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
   constexpr int kLengths = 16;
   constexpr uint64_t kMaxContexts = 65536;
   auto tables = std::make_unique<Tables>();
@@ -452,6 +458,7 @@ Estimate lz78y_with(const uint8_t* s, size_t n, int k) {
   tables->push(s[kLengths]);
   Score score;
   for (size_t t = kLengths + 1; t < n; ++t) {
+    throw_if_interrupted_at(interrupt, t);
     const uint8_t y = s[t];
     bool have = false;
     uint32_t most = 0;
@@ -487,16 +494,16 @@ Estimate lz78y_with(const uint8_t* s, size_t n, int k) {
 // 6.3.9: Markov models of orders 1 to 16 counting what follows each context (at most
 // 100,000 (context, next value) pairs per order); the model with the most correct
 // predictions so far predicts. Bits use dense tables, other alphabets hash maps.
-Estimate multi_mmc_estimate(const uint8_t* s, size_t n, int k) {
+Estimate multi_mmc_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
   if (n < 3) return too_short(NonIidEstimator::MultiMmc, "multiMMC", 3);
-  return k == 2 ? multi_mmc_with<BinaryTables>(s, n, k) : multi_mmc_with<GeneralTables>(s, n, k);
+  return k == 2 ? multi_mmc_with<BinaryTables>(s, n, k, interrupt) : multi_mmc_with<GeneralTables>(s, n, k, interrupt);
 }
 
 // 6.3.10: an LZ78-like dictionary of contexts of lengths 1 to 16 (at most 65,536 contexts
 // in all); the longest context with the most frequent next value predicts.
-Estimate lz78y_estimate(const uint8_t* s, size_t n, int k) {
+Estimate lz78y_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
   if (n < 18) return too_short(NonIidEstimator::Lz78y, "LZ78Y", 18);
-  return k == 2 ? lz78y_with<BinaryTables>(s, n, k) : lz78y_with<GeneralTables>(s, n, k);
+  return k == 2 ? lz78y_with<BinaryTables>(s, n, k, interrupt) : lz78y_with<GeneralTables>(s, n, k, interrupt);
 }
 
 }  // namespace ea

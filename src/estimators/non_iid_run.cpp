@@ -30,7 +30,7 @@ struct Task {
   E which;
 };
 
-void run_task(const Task& t, const std::vector<uint8_t>& s, int k, NonIidEstimates& out) {
+void run_task(const Task& t, const std::vector<uint8_t>& s, int k, NonIidEstimates& out, Interrupt interrupt) {
   auto& slot = t.bitstring ? out.bitstring : out.literal;
   const double start = omp_get_wtime();
   struct Stamp {  // the task's time on its estimate(s), however it ends
@@ -46,21 +46,21 @@ void run_task(const Task& t, const std::vector<uint8_t>& s, int k, NonIidEstimat
   const uint8_t* p = s.data();
   const size_t n = s.size();
   switch (t.which) {
-    case E::MostCommon: slot[0] = most_common_value_estimate(p, n, k); break;
-    case E::Collision: slot[1] = collision_estimate(p, n); break;
-    case E::Markov: slot[2] = markov_estimate(p, n); break;
-    case E::Compression: slot[3] = compression_estimate(p, n); break;
+    case E::MostCommon: slot[0] = most_common_value_estimate(p, n, k, interrupt); break;
+    case E::Collision: slot[1] = collision_estimate(p, n, interrupt); break;
+    case E::Markov: slot[2] = markov_estimate(p, n, interrupt); break;
+    case E::Compression: slot[3] = compression_estimate(p, n, interrupt); break;
     case E::TTuple: {
-      auto both = tuple_estimates(p, n);
+      auto both = tuple_estimates(p, n, false, interrupt);
       slot[4] = std::move(both.first);
       slot[5] = std::move(both.second);
       break;
     }
     case E::Lrs: break;  // with the t-tuple
-    case E::MultiMcw: slot[6] = multi_mcw_estimate(p, n, k); break;
-    case E::Lag: slot[7] = lag_estimate(p, n, k); break;
-    case E::MultiMmc: slot[8] = multi_mmc_estimate(p, n, k); break;
-    case E::Lz78y: slot[9] = lz78y_estimate(p, n, k); break;
+    case E::MultiMcw: slot[6] = multi_mcw_estimate(p, n, k, interrupt); break;
+    case E::Lag: slot[7] = lag_estimate(p, n, k, interrupt); break;
+    case E::MultiMmc: slot[8] = multi_mmc_estimate(p, n, k, interrupt); break;
+    case E::Lz78y: slot[9] = lz78y_estimate(p, n, k, interrupt); break;
   }
 }
 
@@ -108,8 +108,10 @@ void set_minima(Part& p) {
   }
 }
 
-// Runs every estimate of every part as one pool of tasks on up to `threads` threads.
-void run_parts(std::vector<Part>& parts, int threads) {
+// Runs every estimate of every part as one pool of tasks on up to `threads` threads. Once
+// `interrupt` is set, the running tasks stop at their next check, none starts, and
+// Error{Interrupted} is thrown.
+void run_parts(std::vector<Part>& parts, int threads, Interrupt interrupt) {
   // The slowest first, so that a few threads finish together.
   const E order[] = {E::MultiMmc, E::Lz78y, E::TTuple, E::MultiMcw, E::Lag,
                      E::Compression, E::Collision, E::Markov, E::MostCommon};
@@ -132,11 +134,13 @@ void run_parts(std::vector<Part>& parts, int threads) {
     Part& p = parts[jobs[i].part];
     const Task& t = jobs[i].task;
     try {
-      run_task(t, t.bitstring ? p.bits : p.d->symbols, t.bitstring ? 2 : p.d->alphabet, p.out);
+      throw_if_interrupted(interrupt);
+      run_task(t, t.bitstring ? p.bits : p.d->symbols, t.bitstring ? 2 : p.d->alphabet, p.out, interrupt);
     } catch (...) {
       failures[i] = std::current_exception();
     }
   }
+  throw_if_interrupted(interrupt);  // (whatever failed beside it: the run is stopped)
   for (const auto& f : failures) {
     if (f) std::rethrow_exception(f);
   }
@@ -145,7 +149,8 @@ void run_parts(std::vector<Part>& parts, int threads) {
 
 }  // namespace
 
-NonIidEstimates non_iid_estimates(const Dataset& d, bool initial_entropy, bool truncate_bitstring, int threads) {
+NonIidEstimates non_iid_estimates(const Dataset& d, bool initial_entropy, bool truncate_bitstring, int threads,
+                                  Interrupt interrupt) {
   std::vector<Part> parts(1);
   Part& p = parts[0];
   p.d = &d;
@@ -157,18 +162,19 @@ NonIidEstimates non_iid_estimates(const Dataset& d, bool initial_entropy, bool t
     p.bits = bitstring_of(d, truncate_bitstring ? kTruncatedBits : 0);
     p.out.bits = p.bits.size();
   }
-  run_parts(parts, threads);
+  run_parts(parts, threads, interrupt);
   return std::move(parts[0].out);
 }
 
-std::vector<NonIidEstimates> literal_estimates(const std::vector<const Dataset*>& sets, int threads) {
+std::vector<NonIidEstimates> literal_estimates(const std::vector<const Dataset*>& sets, int threads,
+                                               Interrupt interrupt) {
   std::vector<Part> parts(sets.size());
   for (size_t k = 0; k < sets.size(); ++k) {
     parts[k].d = sets[k];
     parts[k].bitstring = false;
     parts[k].literal = true;
   }
-  run_parts(parts, threads);
+  run_parts(parts, threads, interrupt);
   std::vector<NonIidEstimates> out;
   for (Part& p : parts) out.push_back(std::move(p.out));
   return out;

@@ -29,7 +29,7 @@ struct TupleCounts {
 // whose enclosing interval has LCP value lp is one t-tuple occurring c times for each t in
 // (lp, l].
 template <class Lcp>
-TupleCounts walk_intervals(size_t n, uint64_t v, Lcp lcp) {
+TupleCounts walk_intervals(size_t n, uint64_t v, Lcp lcp, Interrupt interrupt) {
   TupleCounts out;
   out.v = v;
   out.most.assign(v + 2, 1);
@@ -48,6 +48,7 @@ TupleCounts walk_intervals(size_t n, uint64_t v, Lcp lcp) {
     diff[top.lcp + 1] -= p;
   };
   for (uint64_t r = 1; r <= n; ++r) {
+    throw_if_interrupted_at(interrupt, r);
     const uint64_t h = r < n ? lcp(r) : 0;
     uint64_t lb = r - 1;
     while (h < stack.back().lcp) {
@@ -97,7 +98,7 @@ void radix_sort(std::vector<uint64_t>& keys) {
 // caller builds the suffix array). One radix sort and one pass in order, instead of
 // libdivsufsort and the random accesses of the LCP arrays: what bitstrings of data that is
 // not heavily repetitive take (truerand_8bit's 8,000,000 bits: longest repeat 43).
-std::optional<TupleCounts> tuple_counts_by_windows(const uint8_t* s, size_t n) {
+std::optional<TupleCounts> tuple_counts_by_windows(const uint8_t* s, size_t n, Interrupt interrupt) {
   uint8_t top = 0;
   for (size_t i = 0; i < n; ++i) top = std::max(top, s[i]);
   int b = 1;
@@ -124,7 +125,9 @@ std::optional<TupleCounts> tuple_counts_by_windows(const uint8_t* s, size_t n) {
     radix_sort(head);
     if (std::adjacent_find(head.begin(), head.end()) != head.end()) return std::nullopt;
   }
+  throw_if_interrupted(interrupt);
   radix_sort(keys);
+  throw_if_interrupted(interrupt);
   std::vector<std::pair<uint64_t, uint8_t>> tails;  // (padded key, length)
   for (size_t i = full; i < n; ++i) {
     uint64_t t = 0;
@@ -149,6 +152,7 @@ std::optional<TupleCounts> tuple_counts_by_windows(const uint8_t* s, size_t n) {
   keys.shrink_to_fit();
   std::vector<uint8_t> lcp(n, 0);
   uint64_t v = 0;
+  throw_if_interrupted(interrupt);
   for (size_t r = 1; r < n; ++r) {
     const uint64_t x = key[r - 1] ^ key[r];
     uint64_t h = x == 0 ? w : static_cast<uint64_t>((__builtin_clzll(x) - (64 - used)) / b);
@@ -157,17 +161,21 @@ std::optional<TupleCounts> tuple_counts_by_windows(const uint8_t* s, size_t n) {
     lcp[r] = static_cast<uint8_t>(h);
     v = std::max(v, h);
   }
-  return walk_intervals(n, v, [&lcp](uint64_t r) { return static_cast<uint64_t>(lcp[r]); });
+  return walk_intervals(n, v, [&lcp](uint64_t r) { return static_cast<uint64_t>(lcp[r]); }, interrupt);
 }
 
-TupleCounts tuple_counts(const uint8_t* s, size_t n, bool suffix_array) {
+// (libdivsufsort's suffix array takes no interrupt: it is looked at before and after it)
+TupleCounts tuple_counts(const uint8_t* s, size_t n, bool suffix_array, Interrupt interrupt) {
   if (!suffix_array) {
-    if (auto fast = tuple_counts_by_windows(s, n)) return std::move(*fast);
+    if (auto fast = tuple_counts_by_windows(s, n, interrupt)) return std::move(*fast);
   }
+  throw_if_interrupted(interrupt);
   const SuffixArrays a = suffix_arrays(s, n);
+  throw_if_interrupted(interrupt);
   uint64_t v = 0;
   for (int32_t h : a.plcp) v = std::max<uint64_t>(v, static_cast<uint64_t>(h));
-  return walk_intervals(n, v, [&a](uint64_t r) { return static_cast<uint64_t>(a.plcp[static_cast<size_t>(a.sa[r])]); });
+  return walk_intervals(
+      n, v, [&a](uint64_t r) { return static_cast<uint64_t>(a.plcp[static_cast<size_t>(a.sa[r])]); }, interrupt);
 }
 
 void put(Estimate& e, const char* label, EstimateLine::Kind kind, long double value) {
@@ -181,7 +189,7 @@ long double upper_bound(long double p_max, size_t n) {
 
 }  // namespace
 
-std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n, bool suffix_array) {
+std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n, bool suffix_array, Interrupt interrupt) {
   Estimate tt, lrs;
   tt.which = NonIidEstimator::TTuple;
   lrs.which = NonIidEstimator::Lrs;
@@ -189,7 +197,7 @@ std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n, bool s
     tt.reason = lrs.reason = "fewer than 2 samples";
     return {tt, lrs};
   }
-  const TupleCounts c = tuple_counts(s, n, suffix_array);
+  const TupleCounts c = tuple_counts(s, n, suffix_array, interrupt);
   if (c.v == 0) {  // the reference stops on an assertion here
     tt.reason = lrs.reason = "no symbol is repeated";
     return {tt, lrs};

@@ -105,7 +105,7 @@ double restart_max_count_cdf(double h_i, int x) {
   return std::min(1.0, joint / total);
 }
 
-int restart_cutoff_exact(double h_i, double alpha) {
+int restart_cutoff_exact(double h_i, double alpha, Interrupt interrupt) {
   const WorstCase w = worst_case(h_i);
   // The largest count is at least ceil(1000 / symbols) and at most 1000.
   const int symbols = w.full + (w.residual > 0 ? 1 : 0);
@@ -113,6 +113,7 @@ int restart_cutoff_exact(double h_i, double alpha) {
   const double target = 1.0 - alpha;
   while (lo < hi) {
     const int mid = lo + (hi - lo) / 2;
+    throw_if_interrupted(interrupt);
     if (restart_max_count_cdf(h_i, mid) >= target) {
       hi = mid;
     } else {
@@ -122,7 +123,8 @@ int restart_cutoff_exact(double h_i, double alpha) {
   return lo;
 }
 
-std::vector<uint64_t> restart_max_count_histogram(double h_i, uint64_t rounds, uint64_t seed, int threads) {
+std::vector<uint64_t> restart_max_count_histogram(double h_i, uint64_t rounds, uint64_t seed, int threads,
+                                                  Interrupt interrupt) {
   const WorstCase w = worst_case(h_i);
   const int symbols = w.full + (w.residual > 0 ? 1 : 0);
   std::vector<uint64_t> histogram(static_cast<size_t>(kRestartSamples) + 1, 0);
@@ -134,6 +136,8 @@ std::vector<uint64_t> restart_max_count_histogram(double h_i, uint64_t rounds, u
     int counts[257];
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < total; ++i) {
+      // Once interrupted, the remaining rounds are skipped (no exception leaves the loop).
+      if (interrupt_requested(interrupt)) continue;
       PhiloxStream rng(seed, static_cast<uint64_t>(i));
       std::fill(counts, counts + symbols, 0);
       for (int k = 0; k < kRestartSamples; ++k) {
@@ -147,12 +151,14 @@ std::vector<uint64_t> restart_max_count_histogram(double h_i, uint64_t rounds, u
 #pragma omp critical
     for (size_t k = 0; k < mine.size(); ++k) histogram[k] += mine[k];
   }
+  throw_if_interrupted(interrupt);  // the flag is never cleared: a histogram with skipped rounds never leaves
   return histogram;
 }
 
-int restart_cutoff_simulated(double h_i, double alpha, uint64_t rounds, uint64_t seed, int threads) {
+int restart_cutoff_simulated(double h_i, double alpha, uint64_t rounds, uint64_t seed, int threads,
+                             Interrupt interrupt) {
   if (rounds < 2) throw Error(ErrorKind::Usage, "the cutoff simulation needs at least 2 rounds");
-  const std::vector<uint64_t> histogram = restart_max_count_histogram(h_i, rounds, seed, threads);
+  const std::vector<uint64_t> histogram = restart_max_count_histogram(h_i, rounds, seed, threads, interrupt);
   // NIST: the sorted results' element floor((1 - alpha) * rounds) - 1 (0-based).
   const uint64_t rank = static_cast<uint64_t>(std::floor((1.0 - alpha) * static_cast<double>(rounds)));
   const uint64_t want = std::max<uint64_t>(1, rank);

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/interrupt.hpp"
+
 namespace ea {
 
 constexpr int kRestarts = 1000;          // r: rows, one per restart
@@ -36,17 +38,20 @@ RestartCounts restart_counts(const std::vector<uint8_t>& samples);
 double restart_max_count_cdf(double h_i, int x);
 
 // X_cutoff: the smallest x with P(largest count <= x) >= 1 - alpha (the quantile that
-// NIST's simulation estimates). h_i in (0, 8].
-int restart_cutoff_exact(double h_i, double alpha);
+// NIST's simulation estimates). h_i in (0, 8]. `interrupt` (here and below): the caller's
+// cancel flag (common/interrupt.hpp); once set, Error{Interrupted} and no cutoff.
+int restart_cutoff_exact(double h_i, double alpha, Interrupt interrupt = nullptr);
 
 // How often each largest count (0..1000) occurred in `rounds` simulated worst-case draws of
 // 1000 samples; round i draws from Philox stream i under `seed` (32-bit uniforms u, symbol
 // floor(u / p)), so the result depends on (seed, rounds) alone, not on `threads`.
-std::vector<uint64_t> restart_max_count_histogram(double h_i, uint64_t rounds, uint64_t seed, int threads);
+std::vector<uint64_t> restart_max_count_histogram(double h_i, uint64_t rounds, uint64_t seed, int threads,
+                                                  Interrupt interrupt = nullptr);
 
 // X_cutoff by NIST's simulation rule: `rounds` worst-case draws of 1000 samples, the
 // largest count of each; the value at position floor((1 - alpha) * rounds) of their
 // ascending order (1-based), from restart_max_count_histogram. rounds >= 2.
-int restart_cutoff_simulated(double h_i, double alpha, uint64_t rounds, uint64_t seed, int threads);
+int restart_cutoff_simulated(double h_i, double alpha, uint64_t rounds, uint64_t seed, int threads,
+                             Interrupt interrupt = nullptr);
 
 }  // namespace ea

@@ -1,0 +1,183 @@
+// SIGINT/SIGTERM while the long computations run (the non-IID estimates of --non-iid, of the
+// default track after a "not IID" verdict, of `source`; the conditioning's MPFR loop): exit
+// 130/143, nothing written, an earlier -o kept byte for byte, no result shown. The signal
+// is sent once the run is inside the computation; no wall time is asserted (a hang is
+// ctest's timeout).
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli_helpers.hpp"
+
+using namespace cli_test;
+
+namespace {
+
+const std::string kSamples = std::string(EA_TEST_DATA_DIR) + "/samples/";
+
+std::string scratch(const std::string& name) {
+  const std::string d = tmp(std::to_string(::getpid()) + "-" + name);
+  REQUIRE(std::system(("rm -rf '" + d + "' && mkdir -p '" + d + "'").c_str()) == 0);
+  return d;
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// ea_iid started in `dir` with `args`, its standard output and error in dir/out.txt and
+// dir/err.txt.
+struct Child {
+  pid_t pid = -1;
+  std::string out, err;
+  bool ended = false;
+  int status = 0;
+  Child(const std::string& dir, const std::vector<std::string>& args) : out(dir + "/out.txt"), err(dir + "/err.txt") {
+    pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      if (::chdir(dir.c_str()) != 0) _exit(126);
+      ::dup2(::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 1);
+      ::dup2(::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 2);
+      std::vector<char*> argv{const_cast<char*>(EA_IID_EXE)};
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      ::execv(EA_IID_EXE, argv.data());
+      _exit(127);
+    }
+  }
+  ~Child() {
+    if (!ended) {
+      ::kill(pid, SIGKILL);
+      wait();
+    }
+  }
+  bool running() {
+    if (!ended && ::waitpid(pid, &status, WNOHANG) == pid) ended = true;
+    return !ended;
+  }
+  // Its CPU time so far (user + system), in seconds.
+  double cpu_seconds() const {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), {});
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) return 0;
+    std::istringstream fields(stat.substr(close + 2));
+    std::string f;
+    unsigned long long utime = 0, stime = 0;
+    for (int k = 3; k <= 15 && fields >> f; ++k) {  // state is field 3, utime 14, stime 15
+      if (k == 14) utime = std::stoull(f);
+      if (k == 15) stime = std::stoull(f);
+    }
+    return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  }
+  // Until it has worked `seconds` of CPU time (past its start, inside the computation); false
+  // when it ended first.
+  bool busy_for(double seconds) {
+    while (running() && cpu_seconds() < seconds) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return running();
+  }
+  // Until its standard error holds `text`; false when it ended first.
+  bool said(const std::string& text) {
+    while (running() && slurp(err).find(text) == std::string::npos) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return running();
+  }
+  // The exit status; -1 when a signal ended it (the handlers were not there).
+  int wait() {
+    while (!ended) {
+      if (::waitpid(pid, &status, 0) == pid) ended = true;
+      else if (errno != EINTR) return -1;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+};
+
+void copy_sample(const std::string& sample, const std::string& to) {
+  std::ifstream in(kSamples + sample, std::ios::binary);
+  std::ofstream(to, std::ios::binary) << in.rdbuf();
+}
+
+}  // namespace
+
+TEST_CASE("SIGINT during --non-iid's estimates: exit 130, the earlier -o kept byte for byte, no result") {
+  const std::string d = scratch("int1");
+  copy_sample("truerand_8bit.bin", d + "/big.bin");
+  // An earlier result in out.json (a file ea_iid may replace).
+  REQUIRE(run("--non-iid -q -o " + d + "/out.json " + kSamples + "rand8_short.bin").code == 0);
+  const std::string earlier = slurp(d + "/out.json");
+  REQUIRE(earlier.find("\"nonIid\"") != std::string::npos);
+
+  Child c(d, {"--non-iid", "--threads", "2", "-o", "out.json", "big.bin"});
+  REQUIRE(c.busy_for(0.5));  // loaded (a few ms) and estimating (seconds of CPU in all)
+  ::kill(c.pid, SIGINT);
+  CHECK(c.wait() == 130);
+  CHECK(slurp(d + "/out.json") == earlier);
+  CHECK(slurp(c.out).find("min-entropy") == std::string::npos);  // it ended before its result
+  CHECK(slurp(c.err).find("interrupted; no result") != std::string::npos);
+}
+
+TEST_CASE("SIGTERM during a --non-iid batch under -q: exit 143, no row for the item, nothing on standard output") {
+  const std::string d = scratch("int2");
+  copy_sample("truerand_8bit.bin", d + "/a.bin");
+  copy_sample("truerand_4bit.bin", d + "/b.bin");
+  Child c(d, {"--non-iid", "-q", "--jobs", "1", "--jsonl", "rows.jsonl", "a.bin", "b.bin"});
+  REQUIRE(c.busy_for(0.5));
+  ::kill(c.pid, SIGTERM);
+  CHECK(c.wait() == 143);
+  CHECK(slurp(d + "/rows.jsonl").empty());
+  CHECK(slurp(c.out).empty());
+  CHECK(slurp(c.err).find("Incomplete: interrupted by SIGTERM after 0 of 2 assessments") != std::string::npos);
+}
+
+TEST_CASE("SIGINT during the non-IID estimates after a not-IID verdict: exit 130, the earlier -o kept") {
+  const std::string d = scratch("int3");
+  copy_sample("GetTickCount_8bit.bin", d + "/g.bin");
+  REQUIRE(run("--seed 1 --iterations 20 -q -o " + d + "/out.json " + kSamples + "rand8_short.bin").code == 0);
+  const std::string earlier = slurp(d + "/out.json");
+  // Chi-square and LRS fail: with --until-decided the estimates follow at once.
+  Child c(d, {"--seed", "1", "--until-decided", "--device", "cpu", "--threads", "2", "-v", "-o", "out.json", "g.bin"});
+  REQUIRE(c.said("the non-IID estimates follow"));
+  ::kill(c.pid, SIGINT);
+  CHECK(c.wait() == 130);
+  CHECK(slurp(d + "/out.json") == earlier);
+  CHECK(slurp(c.out).find("Non-IID min-entropy") == std::string::npos);
+}
+
+TEST_CASE("SIGTERM during `source`'s non-IID estimates: exit 143, neither -o nor --html written") {
+  const std::string d = scratch("int4");
+  copy_sample("truerand_8bit.bin", d + "/s.bin");
+  Child c(d, {"source", "osc", "s.bin", "--track", "non-iid", "--threads", "2", "-o", "s.json", "--html", "s.html"});
+  REQUIRE(c.said("the non-IID estimates"));
+  ::kill(c.pid, SIGTERM);
+  CHECK(c.wait() == 143);
+  CHECK(!exists(d + "/s.json"));
+  CHECK(!exists(d + "/s.html"));
+}
+
+TEST_CASE("SIGINT during the conditioning's precision loop (n_in 2^24, minutes uncancelled): exit 130, -o kept") {
+  const std::string d = scratch("int5");
+  REQUIRE(run("conditioning vetted 1024 256 256 0.5 -o " + d + "/c.json").code == 0);
+  const std::string earlier = slurp(d + "/c.json");
+  REQUIRE(!earlier.empty());
+  Child c(d, {"conditioning", "vetted", "16777216", "8388608", "16777216", "8388608", "-o", "c.json"});
+  REQUIRE(c.busy_for(0.5));  // inside the MPFR loop (its arguments take microseconds)
+  ::kill(c.pid, SIGINT);
+  CHECK(c.wait() == 130);
+  CHECK(slurp(d + "/c.json") == earlier);
+  CHECK(slurp(c.out).find("h_out") == std::string::npos);
+}
