@@ -231,7 +231,9 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
     print_source_text(stdout_taken ? stderr : stdout, a, ro);
     flush_checked(stdout_taken ? stderr : stdout, stdout_taken ? "standard error" : "standard output");
     if (f.json_opt->count()) write_file_atomically(f.json, dump_json(j, 2) + "\n", inputs, "-o");
-    if (f.html_opt->count()) write_file_atomically(f.html, source_html(j), inputs, "--html");
+    if (f.html_opt->count()) {
+      write_file_atomically(f.html, source_html(j, f.json_opt->count() ? f.json : ""), inputs, "--html");
+    }
     Outcome out;
     out.not_iid = !a.passed();
     out.not_compliant = !a.compliance_issues().empty();

@@ -265,7 +265,8 @@ const char* kStyle =
     "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px;"
     "vertical-align:top}th{background:#f3f3f3;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}"
     "table.items td{text-align:right;font-variant-numeric:tabular-nums}table.items td:nth-child(2),"
-    "table.items td:nth-child(12),table.items td:nth-child(13),table.items td:nth-child(14){text-align:left}tr.failed td{background:#fdecea}tr.other td{background:#f5f5f5}table.facts th{width:14em}"
+    "table.items td:nth-child(12),table.items td:nth-child(13),table.items td:nth-child(14){text-align:left}"
+    "table.items td.file{word-break:break-all;min-width:9em;font-size:12px}tr.total td,tr.total th{border-top:2px solid #999}p.total{color:#444}tr.failed td{background:#fdecea}tr.other td{background:#f5f5f5}table.facts th{width:14em}"
     "table.items th{cursor:pointer;position:sticky;top:0}code{font-size:12px;word-break:break-all}"
     "details{margin:.4em 0;border:1px solid #ddd;padding:.2em .6em}details>summary{cursor:pointer;font-weight:600}"
     "svg{display:block;margin:.4em 0}.verdict-IID{color:#1b5e20}.verdict-not{color:#b71c1c;font-weight:600}"
@@ -274,13 +275,15 @@ const char* kStyle =
     "@media print{#filters{display:none}details{border:none;page-break-inside:avoid}table.items th{position:static}"
     "body{max-width:none;margin:0}a{color:inherit;text-decoration:none}}";
 
-// Sorting and filtering the items table; the page reads without it.
+// Sorting and filtering the items table (the filter matches any text of a row, its file name
+// included; #q=TEXT after the page's address fills it in); the page reads without it.
 const char* kScript =
     "(function(){var t=document.getElementById('items-table');if(!t)return;var b=t.tBodies[0];"
     "var rows=Array.prototype.slice.call(b.rows);var q=document.getElementById('q'),v=document.getElementById('v');"
     "function f(){var s=q.value.toLowerCase(),w=v.value;var n=0;rows.forEach(function(r){var ok=(!s||"
     "r.textContent.toLowerCase().indexOf(s)>=0)&&(!w||r.getAttribute('data-verdict')===w);r.style.display=ok?'':'none';"
     "if(ok)n++;});document.getElementById('shown').textContent=n+' of '+rows.length+' shown';}"
+    "var m=/^#q=(.*)$/.exec(location.hash);if(m)q.value=decodeURIComponent(m[1]);"
     "q.addEventListener('input',f);v.addEventListener('change',f);f();"
     "Array.prototype.forEach.call(t.tHead.rows[0].cells,function(h,i){var up=true;h.title='sort';"
     "h.addEventListener('click',function(){var num=h.getAttribute('data-num')!==null;rows.sort(function(x,y){"
@@ -389,29 +392,70 @@ std::string files_section(const std::vector<ordered_json>& rows, std::map<std::s
   return h + "</tbody></table></section>\n";
 }
 
+// A p-value's cell: "0.34", "0.0012", "&lt; 1e-12".
+std::string p_cell(double p) {
+  const std::string t = p_value_text(p);
+  return html_escape(t.rfind("p = ", 0) == 0 ? t.substr(4) : t.substr(2));
+}
+
+// Each file's rejections against its own chance bound, and their total (which judges none).
+std::string file_rejections_table(const Rejections& rej) {
+  std::string h = "<h3>Rejections against chance, file by file</h3>\n<p class=\"muted\">Each file is judged on its own "
+                  "count against its own bound: the files of a run need not come from one source, so their total "
+                  "(the last row) judges none of them.</p>\n";
+  h += "<table class=\"rejections-files\"><thead><tr><th>file</th><th>IID results</th><th>not IID</th>"
+       "<th>expected by chance (at most)</th><th>p-value</th><th>reading</th></tr></thead><tbody>";
+  for (const auto& f : rej.files) {
+    const std::string reading = f.items < 2              ? "one item: its verdict is in the table"
+                                : f.more_than_chance() ? "more than chance explains: this file's " +
+                                                             std::string(f.blocks ? "blocks" : "items") + " are likely not IID"
+                                                       : "consistent with IID";
+    h += std::string("<tr class=\"file-rejections") + (f.items >= 2 && f.more_than_chance() ? " failed" : "") +
+         "\"><td><code>" + html_escape(f.file) + "</code></td><td class=\"n\">" + std::to_string(f.items) +
+         "</td><td class=\"n\">" + std::to_string(f.rejected) + "</td><td class=\"n\">" +
+         html_escape(expectation_text(f.expected)) + "</td><td class=\"n\">" + p_cell(f.p_value) + "</td><td>" +
+         html_escape(reading) + "</td></tr>";
+  }
+  h += "<tr class=\"total\"><th>total, " + std::to_string(rej.files.size()) + " files</th><td class=\"n\">" +
+       std::to_string(rej.items) + "</td><td class=\"n\">" + std::to_string(rej.rejected) + "</td><td class=\"n\">" +
+       html_escape(expectation_text(rej.expected)) + "</td><td class=\"n\">&ndash;</td><td>a total, not a verdict on "
+       "any file</td></tr></tbody></table>\n";
+  return h + "<p class=\"total\">" + html_escape(rejections_sentence(rej)) + ".</p>\n";
+}
+
 std::string summary_section(const std::vector<ordered_json>& rows, const std::optional<Rejections>& rej,
                             const std::vector<std::pair<std::string, size_t>>& shared_notes, size_t items) {
   std::string h = "<section id=\"summary\"><h2>Summary</h2><p class=\"counts\">" + std::to_string(rows.size()) +
                    (rows.size() == 1 ? " item: " : " items: ") + html_escape(verdict_counts(rows)) + "</p>\n";
   if (rej && rej->items >= 2) {
-    h += "<p class=\"sentence\">" + html_escape(rejections_sentence(*rej)) + "</p>\n";
+    const bool pooled = rej->files.size() > 1;
+    h += pooled ? file_rejections_table(*rej)
+                : "<p class=\"sentence\">" + html_escape(rej->files.front().file) + ": " +
+                      html_escape(rejections_sentence(*rej)) + "</p>\n";
     h += "<p class=\"muted\">Chance rates computed from the rules: a permutation test rejects IID data with probability "
          "at most 2(t+1)/(N+1) (" + html_escape(num(permutation_false_rejection_rate(rej->iterations, rej->threshold), "%.4g")) +
          " at N = " + std::to_string(rej->iterations) + ", t = " + std::to_string(rej->threshold) +
          "; SP 800-90B's 10,000 and 5: 0.0012), a chi-square test and LRS 0.001; an item at most their sum (a bound "
          "whatever the tests' dependence, so the p-values never overstate the evidence). Below p = " +
          num(kRejectionAlpha) + " a count is called more than chance.</p>\n";
-    h += "<table class=\"rejections\"><thead><tr><th>test</th><th>items where it ran</th><th>rejected</th>"
-         "<th>expected by chance (at most)</th><th>p-value</th></tr></thead><tbody>";
+    // Several files: each test's total over them (no p-value, no shading: it judges no file).
+    if (pooled) h += "<h3>Per test, all files together (totals)</h3>\n";
+    h += std::string("<table class=\"rejections\"><thead><tr><th>test</th><th>items where it ran</th><th>rejected</th>"
+                     "<th>expected by chance (at most)</th>") + (pooled ? "" : "<th>p-value</th>") + "</tr></thead><tbody>";
     for (const auto& t : rej->tests) {
-      h += std::string("<tr") + (t.p_value < kRejectionAlpha ? " class=\"failed\"" : "") + "><td>" + html_escape(t.name) +
-           "</td><td class=\"n\">" + std::to_string(t.tested) + "</td><td class=\"n\">" + std::to_string(t.rejected) +
-           "</td><td class=\"n\">" + html_escape(expectation_text(t.expected)) + "</td><td class=\"n\">" +
-           html_escape(p_value_text(t.p_value).substr(4)) + "</td></tr>";
+      h += std::string("<tr") + (!pooled && t.p_value < kRejectionAlpha ? " class=\"failed\"" : "") + "><td>" +
+           html_escape(t.name) + "</td><td class=\"n\">" + std::to_string(t.tested) + "</td><td class=\"n\">" +
+           std::to_string(t.rejected) + "</td><td class=\"n\">" + html_escape(expectation_text(t.expected)) + "</td>" +
+           (pooled ? "" : "<td class=\"n\">" + p_cell(t.p_value) + "</td>") + "</tr>";
     }
-    h += "<tr><th>any test (the item not IID)</th><td class=\"n\">" + std::to_string(rej->items) + "</td><td class=\"n\">" +
-         std::to_string(rej->rejected) + "</td><td class=\"n\">" + html_escape(expectation_text(rej->expected)) +
-         "</td><td class=\"n\">" + html_escape(p_value_text(rej->p_value).substr(4)) + "</td></tr></tbody></table>\n";
+    // The item count: the file's (several files: their table's rows, the total there).
+    if (!pooled) {
+      h += "<tr><th>any test (the item not IID)</th><td class=\"n\">" + std::to_string(rej->items) +
+           "</td><td class=\"n\">" + std::to_string(rej->rejected) + "</td><td class=\"n\">" +
+           html_escape(expectation_text(rej->expected)) + "</td><td class=\"n\">" +
+           p_cell(rej->p_value) + "</td></tr>";
+    }
+    h += "</tbody></table>\n";
   }
   if (!shared_notes.empty()) {
     h += "<h3>Notes</h3><ul class=\"notes\">";
@@ -532,8 +576,7 @@ std::string details_of(const ordered_json& r, size_t i, const std::map<std::stri
 }
 
 // One row of the items table.
-std::string item_row(const ordered_json& r, size_t i, std::map<std::string, size_t>& file_index, bool has_details,
-                     const std::set<std::string>& shared_set) {
+std::string item_row(const ordered_json& r, size_t i, bool has_details, const std::set<std::string>& shared_set) {
   std::string h;
     const std::string v = verdict_of(r);
     const bool assessed = is_assessment(r) || is_non_iid(r) || (is_restart(r) && r.contains("input"));
@@ -558,7 +601,7 @@ std::string item_row(const ordered_json& r, size_t i, std::map<std::string, size
                                                             std::to_string(i + 1) + "</a>"
                                                       : std::to_string(i + 1);
     h += std::string("<tr class=\"") + cls + "\" data-verdict=\"" + html_escape(v) + "\"><td data-v=\"" +
-         std::to_string(i + 1) + "\">" + num_cell + "</td><td>F" + std::to_string(file_index[text(r, "filename")] + 1) +
+         std::to_string(i + 1) + "\">" + num_cell + "</td><td class=\"file\">" + html_escape(text(r, "filename")) +
          "</td><td>" + block_of(r) + "</td><td>" +
          (assessed && in.contains("samples") ? std::to_string(in["samples"].get<uint64_t>()) : "") + "</td><td>" +
          (assessed && in.contains("bitsPerSymbol") ? std::to_string(in["bitsPerSymbol"].get<int>()) : "") +
@@ -572,12 +615,12 @@ std::string item_row(const ordered_json& r, size_t i, std::map<std::string, size
   return h;
 }
 
-std::string items_section(const std::vector<ordered_json>& rows, std::map<std::string, size_t>& file_index,
-                          const std::set<size_t>& has_details, const std::set<std::string>& shared_set) {
+std::string items_section(const std::vector<ordered_json>& rows, const std::set<size_t>& has_details,
+                          const std::set<std::string>& shared_set) {
   std::string h;
   // The items table: numbered from 1; sorts and filters with the script, reads without it.
   h += "<section id=\"items\"><h2>Items</h2>\n<p id=\"filters\">Filter <input id=\"q\" type=\"search\" "
-       "placeholder=\"text in a row\"/> <select id=\"v\"><option value=\"\">every verdict</option>";
+       "placeholder=\"a file name, or any text in a row\"/> <select id=\"v\"><option value=\"\">every verdict</option>";
   std::set<std::string> verdicts;
   for (const auto& r : rows) verdicts.insert(verdict_of(r));
   for (const auto& v : verdicts) h += "<option>" + html_escape(v) + "</option>";
@@ -586,7 +629,7 @@ std::string items_section(const std::vector<ordered_json>& rows, std::map<std::s
        "<th data-num>samples</th><th data-num>bits</th><th data-num>H_original</th><th data-num>H_bitstring</th>"
        "<th data-num>H_assessed</th><th data-num>chi-square p (indep.)</th><th data-num>chi-square p (fit)</th>"
        "<th data-num>LRS Pr(X&gt;=1)</th><th>verdict</th><th>failed tests</th><th>note</th><th data-num>s</th></tr></thead><tbody>\n";
-  for (size_t i = 0; i < rows.size(); ++i) h += item_row(rows[i], i, file_index, has_details.count(i) > 0, shared_set);
+  for (size_t i = 0; i < rows.size(); ++i) h += item_row(rows[i], i, has_details.count(i) > 0, shared_set);
   h += "</tbody></table></section>\n";
   return h;
 }
@@ -661,7 +704,7 @@ std::string html_report(const std::vector<ordered_json>& rows, const std::string
   if (detailed.size() > kDetailed) detailed.resize(kDetailed);
   std::sort(detailed.begin(), detailed.end());
   const std::set<size_t> has_details(detailed.begin(), detailed.end());
-  h += items_section(rows, file_index, has_details, shared_set);
+  h += items_section(rows, has_details, shared_set);
   h += "<section id=\"details\"><h2>Details</h2>\n<p class=\"muted\">";
   h += detailed.size() == rows.size()
            ? std::string("Every item, collapsed: open one for its numbers and figures (printing opens them all).")

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 namespace ea {
 
@@ -47,6 +48,27 @@ std::string number(const char* f, double v) {
   return buf;
 }
 
+// The file's entry of `out`, made at its first item.
+FileRejections& file_of(Rejections& out, std::map<std::string, size_t>& index, const ordered_json& r) {
+  const std::string name = r.contains("filename") && r["filename"].is_string() ? r["filename"].get<std::string>() : "";
+  const auto [it, made] = index.emplace(name, out.files.size());
+  if (made) {
+    out.files.emplace_back();
+    out.files.back().file = name;
+  }
+  return out.files[it->second];
+}
+
+// Each file's rate, expectation and p-value from its items' summed rates (held in `expected`).
+void finish_files(Rejections& out) {
+  for (auto& f : out.files) {
+    const double rate_sum = f.expected;
+    f.item_rate = std::min(1.0, rate_sum / static_cast<double>(f.items));
+    f.expected = std::min(rate_sum, static_cast<double>(f.items));
+    f.p_value = binomial_upper_tail(f.items, f.rejected, f.item_rate);
+  }
+}
+
 }  // namespace
 
 std::string expectation_text(double e) { return number(e >= 10 ? "%.1f" : "%.2g", e); }
@@ -58,6 +80,7 @@ std::string p_value_text(double p) {
 
 std::optional<Rejections> count_rejections(const std::vector<ordered_json>& rows) {
   Rejections out;
+  std::map<std::string, size_t> file_index;
   double rate_sum = 0;
   for (const auto& r : rows) {
     if (!is_iid_result(r)) continue;
@@ -80,9 +103,16 @@ std::optional<Rejections> count_rejections(const std::vector<ordered_json>& rows
     }
     if (out.tests.size() != 3 + tests.size()) continue;  // not the same tests: never in one run
     ++out.items;
-    if (r["verdict"]["result"].get<std::string>() == "not IID") ++out.rejected;
+    const bool rejected = r["verdict"]["result"].get<std::string>() == "not IID";
+    if (rejected) ++out.rejected;
     const double perm_rate = permutation_false_rejection_rate(n, t);
-    rate_sum += 2 * kChiSquareAlpha + kLrsAlpha + perm_rate * static_cast<double>(tests.size());
+    const double item_rate = 2 * kChiSquareAlpha + kLrsAlpha + perm_rate * static_cast<double>(tests.size());
+    rate_sum += item_rate;
+    FileRejections& file = file_of(out, file_index, r);
+    ++file.items;
+    if (rejected) ++file.rejected;
+    file.expected += item_rate;  // the sum for now (finish_files)
+    file.blocks = file.blocks && r.contains("input") && r["input"].contains("block");
     auto count = [](TestRejections& x, bool rejected, double rate) {
       ++x.tested;
       if (rejected) ++x.rejected;
@@ -115,20 +145,31 @@ std::optional<Rejections> count_rejections(const std::vector<ordered_json>& rows
     x.rate = x.tested ? x.expected / static_cast<double>(x.tested) : 0;
     x.p_value = binomial_upper_tail(x.tested, x.rejected, x.rate);
   }
+  finish_files(out);
   return out;
 }
 
-std::string rejections_sentence(const Rejections& r) {
-  std::string s = std::to_string(r.rejected) + " of " + std::to_string(r.items) + " item" + (r.items == 1 ? "" : "s") +
-                  " not IID; at most " + expectation_text(r.expected) + " expected by chance for IID data; " +
-                  p_value_text(r.p_value) + ": ";
-  s += r.more_than_chance() ? "more than chance explains (the source is likely not IID)" : "consistent with IID";
+std::string file_rejections_sentence(const FileRejections& f) {
+  const std::string unit = f.blocks ? "block" : "item";
+  const std::string these = "this file's " + unit + (f.items == 1 ? " is" : "s are");
+  std::string s = std::to_string(f.rejected) + " of " + std::to_string(f.items) + " " + unit + (f.items == 1 ? "" : "s") +
+                  " not IID; at most " + expectation_text(f.expected) + " expected by chance for IID data; " +
+                  p_value_text(f.p_value) + ": ";
+  s += f.more_than_chance() ? "more than chance explains (" + these + " likely not IID)" : these + " consistent with IID";
   return s;
 }
 
-std::string test_rejections_line(const TestRejections& t) {
+std::string rejections_sentence(const Rejections& r) {
+  if (r.files.size() == 1) return file_rejections_sentence(r.files.front());
+  return "In total, " + std::to_string(r.files.size()) + " files: " + std::to_string(r.rejected) + " of " +
+         std::to_string(r.items) + " items not IID; at most " + expectation_text(r.expected) +
+         " expected by chance were every file IID; each file is judged on its own count (the files need not share a "
+         "source)";
+}
+
+std::string test_rejections_line(const TestRejections& t, bool judged) {
   return t.name + ": " + std::to_string(t.rejected) + " of " + std::to_string(t.tested) + " (at most " +
-         expectation_text(t.expected) + " expected, " + p_value_text(t.p_value) + ")";
+         expectation_text(t.expected) + " expected" + (judged ? ", " + p_value_text(t.p_value) : std::string()) + ")";
 }
 
 ordered_json rejections_json(const Rejections& r) {
@@ -150,6 +191,13 @@ ordered_json rejections_json(const Rejections& r) {
                      {"expected", t.expected}, {"pValue", t.p_value}});
   }
   j["tests"] = tests;
+  ordered_json files = ordered_json::array();
+  for (const auto& f : r.files) {
+    files.push_back({{"file", f.file}, {"items", f.items}, {"notIid", f.rejected}, {"itemRate", f.item_rate},
+                     {"expected", f.expected}, {"pValue", f.p_value}, {"moreThanChance", f.more_than_chance()},
+                     {"sentence", file_rejections_sentence(f)}});
+  }
+  j["files"] = files;
   return j;
 }
 

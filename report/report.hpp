@@ -18,6 +18,9 @@
 namespace ea {
 
 void print_text(std::FILE* out, const Assessment& a, const ReportOptions& o);
+// A result's warning that NIST's own text prints where NIST prints it (the narrower-symbols
+// and short-data warnings): at --format nist the caller says it no second time.
+bool warning_in_nist_text(const std::string& warning);
 // Our text's first part (the estimates, chi-square and LRS), which a single run prints as soon
 // as it is known (Hooks::tested); print_text then leaves it out (ReportOptions::head_shown).
 void print_text_head(std::FILE* out, const Assessment& a, const ReportOptions& o);
@@ -61,7 +64,8 @@ const char* restart_verdict_word(Verdict v);
 // step's own record inside it), and a self-contained HTML page made from that JSON.
 void print_source_text(std::FILE* f, const SourceAssessment& a, const ReportOptions& o);
 nlohmann::ordered_json source_json(const SourceAssessment& a, const ReportOptions& o);
-std::string source_html(const nlohmann::ordered_json& report);
+// `json_path`: where the JSON report was written with the page ("" none, "-" standard output).
+std::string source_html(const nlohmann::ordered_json& report, const std::string& json_path = "");
 
 // The conditioning component (report/conditioning.cpp): NIST ea_conditioning's text (with
 // `quiet`, its -q: only the precision lines), our text (NIST's with o.nist_level >= 0 or

@@ -24,6 +24,11 @@ std::string text(const ordered_json& j, const char* key);
 std::string csv_field(const std::string& text);
 std::string html_escape(const std::string& s);
 std::string block_of(const ordered_json& r);  // "" without --blocks
+// The chi-square tests of an item read together from their JSON "result" fields (one source
+// for the CSV, the summary table and the failed tests): "failed" when either failed, else
+// "not evaluated" when either could not be (too few samples), else "passed"; a restart row's
+// rows and columns together the same way.
+std::string chi_square_result(const ordered_json& r);
 // Why not for compliance, why skipped, the error message, which non-IID estimate sets the
 // minimum: "; "-separated.
 std::string note_of(const ordered_json& r);

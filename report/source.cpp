@@ -2,6 +2,7 @@
 // it), and one self-contained HTML page a lab can attach to a submission.
 #include <cinttypes>
 #include <cmath>
+#include <cstdlib>
 
 #include "files.hpp"
 #include "report.hpp"
@@ -24,6 +25,17 @@ const char* verdict_word(Verdict v) { return v == Verdict::Iid ? "IID" : v == Ve
 
 std::string claimed_unit(const SourceAssessment& a) {
   return a.conditioning ? "bits per " + std::to_string(a.conditioning->result.input.n_out) + "-bit output" : "bits per sample";
+}
+
+// A long double in its shortest form that reads back as the same value: the user's "0.9"
+// for --h-prime 0.9, not NIST's 22 digits of the nearest long double (0.8999999999999999999783).
+std::string shortest_text(long double v) {
+  char buf[64];
+  for (int digits = 1; digits <= 21; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*Lg", digits, v);
+    if (std::strtold(buf, nullptr) == v) return buf;
+  }
+  return format_conditioning_number(v);
 }
 
 std::string claimed_text(const SourceAssessment& a) {
@@ -138,7 +150,7 @@ void print_source_text(std::FILE* f, const SourceAssessment& a, const ReportOpti
     if (a.conditioning) {
       const ConditioningResult& r = a.conditioning->result;
       std::fprintf(f, "   Output_Entropy %s", format_conditioning_number(r.output_entropy).c_str());
-      if (!c.vetted) std::fprintf(f, "; h' %s", format_conditioning_number(r.input.h_prime).c_str());
+      if (!c.vetted) std::fprintf(f, "; h' %s", shortest_text(r.input.h_prime).c_str());
       std::fprintf(f, "; h_out %s\n", format_conditioning_number(r.h_out).c_str());
     } else {
       std::fprintf(f, "   not computed: no entropy stands before it\n");
@@ -173,6 +185,42 @@ std::string row(const std::string& name, const std::string& value) {
 }
 
 std::string sha_cell(const ordered_json& v) { return "<code>" + esc(v) + "</code>"; }
+
+// A number the record holds as NIST's text (22 digits), in its shortest form (shortest_text).
+std::string shortest_of(const ordered_json& nist_text) {
+  if (!nist_text.is_string()) return esc(nist_text);
+  const std::string t = nist_text.get<std::string>();
+  char* end = nullptr;
+  const long double v = std::strtold(t.c_str(), &end);
+  return end && *end == '\0' && !t.empty() ? html_text(shortest_text(v)) : esc(nist_text);
+}
+
+// The result's words by its state: passed or failed, and whether every step can stand as an
+// SP 800-90B assessment (a failure the rules produced is a result too, never a pass).
+std::string compliance_words(bool passed, const ordered_json& notes) {
+  if (notes.empty()) {
+    return passed ? "<p>Every step can stand as an SP 800-90B assessment.</p>\n"
+                  : "<p>Every step ran as SP 800-90B requires: the failure above is the assessment's result, and "
+                    "no entropy claim stands.</p>\n";
+  }
+  std::string h = std::string("<p class=\"fail\">Not for compliance") + (passed ? "" : " (and failed, above)") + ":</p><ul>\n";
+  for (const auto& x : notes) h += "<li>" + esc(x) + "</li>\n";
+  return h + "</ul>\n";
+}
+
+// The record section: which JSON file holds every step's full record.
+std::string record_section(const std::string& json_path) {
+  std::string h = "<section id=\"record\"><h2>Record</h2><p>";
+  if (json_path.empty()) {
+    h += "No JSON report was written with this page (<code>-o FILE.json</code> writes one: every step's full record, "
+         "NIST's fields and ours).";
+  } else {
+    h += "The JSON report " + (json_path == "-" ? std::string("written to standard output") : "<code>" + html_text(json_path) + "</code>") +
+         ", written with this page, holds every step's full record (NIST's fields and ours: every statistic, p-value, "
+         "counter and estimate).";
+  }
+  return h + "</p></section>\n";
+}
 
 std::string sequential_section(const ordered_json& r) {
   const ordered_json& flow = r["flow"];
@@ -259,7 +307,7 @@ std::string conditioning_section(const ordered_json& r) {
          row("h_in = entropy per sample × n_in / bits", esc(c["hInText"]));
     if (!r["steps"]["conditioning"].is_null()) {
       const ordered_json& cc = r["steps"]["conditioning"]["conditioning"];
-      h += row("Output_Entropy", esc(cc["outputEntropyText"])) + row("h'", esc(cc["hPrimeText"])) +
+      h += row("Output_Entropy", esc(cc["outputEntropyText"])) + row("h'", shortest_of(cc["hPrimeText"])) +
            row("MPFR precision (bits)", esc(cc["precisions"][0]) + (cc["precisions"].size() > 1 ? " and more" : ""));
     }
     h += row("h_out", "<b>" + esc(c["hOutText"]) + "</b>") + "</table>\n";
@@ -270,10 +318,9 @@ std::string conditioning_section(const ordered_json& r) {
 
 }  // namespace
 
-std::string source_html(const ordered_json& r) {
+std::string source_html(const ordered_json& r, const std::string& json_path) {
   const ordered_json& flow = r["flow"];
   const bool passed = r["passed"].get<bool>();
-  const bool compliant = r["forCompliance"].get<bool>();
   std::string h =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>SP 800-90B assessment: " +
       esc(r["source"]) +
@@ -305,16 +352,10 @@ std::string source_html(const ordered_json& r) {
        (!passed ? "FAILED" : tested ? "Passed" : "Untested (no restart tests)") + ": " + esc(flow["claimedText"]) + " " +
        esc(flow["claimedUnit"]) + "</p>\n";
   for (const auto& x : r["failed"]) h += "<p class=\"fail\">" + esc(x) + "</p>\n";
-  h += compliant ? std::string("<p>Every step can stand as an SP 800-90B assessment.</p>\n")
-                 : std::string("<p class=\"fail\">Not for compliance:</p><ul>\n");
-  if (!compliant) {
-    for (const auto& x : r["complianceNotes"]) h += "<li>" + esc(x) + "</li>\n";
-    h += "</ul>\n";
-  }
+  h += compliance_words(passed, r["complianceNotes"]);
   h += "</section>\n";
   h += sequential_section(r) + restart_section(r) + conditioning_section(r);
-  h += "<section id=\"record\"><h2>Record</h2><p>The JSON report written with this page holds every step's full record "
-       "(NIST's fields and ours: every statistic, p-value, counter and estimate).</p></section>\n";
+  h += record_section(json_path);
   h += "</body></html>\n";
   return h;
 }

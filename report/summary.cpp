@@ -42,7 +42,25 @@ void print_summary(std::FILE* f, const std::vector<Row>& rows) {
 }
 
 void print_rejections(std::FILE* f, const Rejections& r) {
-  std::fprintf(f, "Rejections: %s\n", rejections_sentence(r).c_str());
+  if (r.files.size() == 1) {
+    std::fprintf(f, "Rejections: %s\n", rejections_sentence(r).c_str());
+  } else {
+    // Each file on its own count (a file of one item has its verdict in the table), then
+    // the total, which judges no file.
+    constexpr size_t kShown = 20;
+    std::fprintf(f, "Rejections, each file against its own chance bound:\n");
+    size_t shown = 0, single = 0;
+    for (const auto& x : r.files) {
+      if (x.items < 2) {
+        ++single;
+      } else if (shown++ < kShown) {
+        std::fprintf(f, "  %s: %s\n", x.file.c_str(), file_rejections_sentence(x).c_str());
+      }
+    }
+    if (shown > kShown) std::fprintf(f, "  (%zu more files: the HTML report and the batch JSON list each)\n", shown - kShown);
+    if (single > 0) std::fprintf(f, "  (%zu file%s of one item: the verdict in the table)\n", single, single == 1 ? "" : "s");
+    std::fprintf(f, "  %s\n", rejections_sentence(r).c_str());
+  }
   if (r.iterations != 10000 || r.mixed) {
     std::fprintf(f, "  %s: each permutation test rejects IID data with probability up to %.4g (SP 800-90B's 10,000 "
                  "permutations and threshold 5: %.4g)\n",
@@ -50,8 +68,9 @@ void print_rejections(std::FILE* f, const Rejections& r) {
                                                    std::to_string(r.threshold)).c_str(),
                  permutation_false_rejection_rate(r.iterations, r.threshold), permutation_false_rejection_rate(10000, 5));
   }
+  const bool pooled = r.files.size() > 1;
   for (const auto& t : r.tests) {
-    if (t.rejected > 0) std::fprintf(f, "  %s\n", test_rejections_line(t).c_str());
+    if (t.rejected > 0) std::fprintf(f, "  %s%s\n", pooled ? "all files, " : "", test_rejections_line(t, !pooled).c_str());
   }
 }
 
@@ -84,7 +103,7 @@ Row row_of_json(const nlohmann::ordered_json& j) {
       row.width = std::to_string(rows["input"].value("bitsPerSymbol", 0));
       if (j["verdict"]["result"] == "passed") row.h_assessed = str(rs["result"], "%.6f");
       const auto& tc = j["testCases"][0];
-      row.chi = tc["passedChiSquareTests"].get<bool>() ? "passed" : "failed";
+      row.chi = rows::chi_square_result(j);
       row.lrs = tc["passedLongestRepeatedSubstringTest"].get<bool>() ? "passed" : "failed";
       row.perm = tc["passedIidPermutationTests"].get<bool>() ? "passed" : "failed";
     } else if (in.contains("samples")) {  // a non-IID claim (no IID tests), or a failed sanity check
@@ -123,9 +142,7 @@ Row row_of_json(const nlohmann::ordered_json& j) {
     row.h_bitstring =
         j["estimates"]["hBitstring"].is_null() ? "-" : str(j["estimates"]["hBitstring"]["minEntropy"], "%.6f");
     const auto& tc = j["testCases"][0];
-    const bool chi_evaluable = j["chiSquare"]["independence"]["evaluable"].get<bool>() &&
-                               j["chiSquare"]["goodnessOfFit"]["evaluable"].get<bool>();
-    row.chi = tc["passedChiSquareTests"].get<bool>() ? "passed" : chi_evaluable ? "failed" : "not evaluated";
+    row.chi = rows::chi_square_result(j);
     row.lrs = tc["passedLongestRepeatedSubstringTest"].get<bool>() ? "passed" : "failed";
     row.perm = j["permutation"]["passed"].get<bool>() ? "passed" : "failed";
     row.verdict = j["verdict"]["result"].get<std::string>();

@@ -34,12 +34,27 @@ void mcv_lines(std::FILE* f, const char* kind, const McvEstimate& m) {
 
 bool shown_as_failed(const Assessment& a, int t) { return a.permutation.ran[t] && !a.permutation.test_passed(t); }
 
-// NIST's table of counters ("*" marks a failed test), and what follows it.
+// Why a test has no counters: compression once another test failed (unless --all-tests),
+// every test under --until-decided. NIST always runs all 19, so its table has no such row.
+std::string not_run_text(const Assessment& a, int t) {
+  const std::string note = a.permutation.compression_note;
+  if (t == kNumFastTests && note.rfind("skipped: ", 0) == 0) return "not run: " + note.substr(9);
+  if (t == kNumFastTests && note.rfind("not run", 0) == 0) return note;
+  return a.settings.until_decided ? "not run (--until-decided)" : "not run";
+}
+
+// NIST's table of counters ("*" marks a failed test), and what follows it. A test that did
+// not run says so on its row, where NIST prints its counters (never as counts of 0, which
+// would read as a pass; docs/validation.md).
 void counter_table(std::FILE* f, const Assessment& a) {
   std::fprintf(f, "\n\n                statistic  C[i][0]  C[i][1]  C[i][2]\n");
   std::fprintf(f, "----------------------------------------------------\n");
   for (int t = 0; t < kNumTests; ++t) {
     const auto& c = a.permutation.counters[t];
+    if (!a.permutation.ran[t]) {
+      std::fprintf(f, "%25s  %s\n", test_name(t), not_run_text(a, t).c_str());
+      continue;
+    }
     if (shown_as_failed(a, t)) {
       std::fprintf(f, "%24s*", test_name(t));
     } else {
@@ -108,10 +123,13 @@ void nist_permutation_block_v(std::FILE* f, const Assessment& a) {
 namespace {
 
 // The lines before the estimates. NIST prints the file and what was read at its -v and above
-// (`header`), the narrower-symbols warning (its reader's) and the short-data warning at every
-// level; ours prints the header and no short-data warning (the compliance notes say it).
+// (`header`), the narrower-symbols warning (its reader's, between the two header lines) and
+// the short-data warning at every level; ours prints the header and no short-data warning
+// (the compliance notes say it).
+bool underflowed(const Assessment& a) { return a.independence.underflow || a.goodness_of_fit.underflow; }
+
 void opening_lines(std::FILE* f, const Assessment& a, bool nist, bool header = true) {
-  if (a.independence.underflow || a.goodness_of_fit.underflow) std::fprintf(f, "igamc: UNDERFLOW\n");
+  if (!nist && underflowed(a)) std::fprintf(f, "igamc: UNDERFLOW\n");  // NIST's: print_text
   if (header) {
     std::fprintf(f, "Opening file: '%s' (SHA-256 hash %s)", a.path.c_str(), a.sha256.c_str());
     if (a.subset) {
@@ -335,6 +353,11 @@ void verdict_lines(std::FILE* f, const Assessment& a, const ReportOptions& o) {
 
 }  // namespace
 
+bool warning_in_nist_text(const std::string& warning) {
+  return warning == "Symbols appear to be narrower than described." ||
+         warning.rfind("data contains less than ", 0) == 0;
+}
+
 void print_text_head(std::FILE* f, const Assessment& a, const ReportOptions& o) {
   our_estimate_lines(f, a, o);
   our_test_lines(f, a, o);
@@ -343,6 +366,9 @@ void print_text_head(std::FILE* f, const Assessment& a, const ReportOptions& o) 
 void print_text(std::FILE* f, const Assessment& a, const ReportOptions& o) {
   if (o.nist_level >= 0) {
     // NIST's text alone, at NIST's level (0: -q, 1: none, 2: -v, 3: -v -v, 4: -v -v -v).
+    // Its Cephes line goes where NIST's goes (its standard error), so that the standard
+    // output has NIST's lines in NIST's order (report_options.hpp).
+    if (underflowed(a)) std::fprintf(o.nist_stderr ? o.nist_stderr : f, "igamc: UNDERFLOW\n");
     if (o.nist_level >= 3) {
       print_reference_lines(f, a, std::min(o.nist_level, 4));
     } else if (o.nist_level == 2) {

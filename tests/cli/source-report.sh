@@ -2,8 +2,11 @@
 # ea_iid source: one noise source end to end (non-IID track, restart tests, a non-vetted
 # conditioning component with h' from a file), its exit status with --strict, its JSON and
 # HTML checked by tests/tools/check_source_report.py; then without restart data (--strict:
-# 4, not for compliance), a missing restart file (exit 2 before any step, the error in -o)
-# and an option that does not apply (exit 2, nothing written).
+# 4, not for compliance), a compliant failure (restart data of a ring oscillator: its sanity
+# check fails; the page must not say a step "can stand" as if it passed), h' given as 0.9
+# (shown as given) with the page alone (no -o: it says so), a missing restart file (exit 2
+# before any step, the error in -o) and an option that does not apply (exit 2, nothing
+# written).
 # usage: source-report.sh EA_IID SAMPLES_DIR WORK_DIR VALIDATE_JSON SCHEMA
 set -uo pipefail
 exe=$1 samples=$2 work=$3 validate=$4 schema=$5
@@ -22,6 +25,17 @@ python3 "$here/../tools/check_source_report.py" "$work/a.json" "$work/a.html" ||
 rc=$?
 [ $rc -eq 4 ] || { echo "FAILED: without restart data exit $rc, expected 4"; fail=1; }
 python3 "$here/../tools/check_source_report.py" "$work/b.json" "$work/b.html" --no-restart || fail=1
+"$exe" source trng-2 "$samples/truerand_1bit.bin" --track non-iid --restart-data "$samples/ringOsc-nist.bin" --seed 1 -q \
+  -o "$work/e.json" --html "$work/e.html"
+python3 "$here/../tools/check_source_report.py" "$work/e.json" "$work/e.html" || fail=1
+grep -q '"passed": false' "$work/e.json" && grep -q '"forCompliance": true' "$work/e.json" ||
+  { echo "FAILED: e.json is not a compliant failure"; fail=1; }
+"$exe" source trng-1 "$samples/truerand_1bit.bin" --track non-iid --restart-data "$samples/truerand_1bit.bin" \
+  --conditioning non-vetted --n-in 64 --n-out 32 --nw 64 --h-prime 0.9 --seed 1 -q --html "$work/g.html" -o "$work/g.json"
+python3 "$here/../tools/check_source_report.py" "$work/g.json" "$work/g.html" --h-prime 0.9 || fail=1
+"$exe" source trng-1 "$samples/truerand_1bit.bin" --track non-iid --h-prime 0.9 --conditioning non-vetted --n-in 64 \
+  --n-out 32 --nw 64 --seed 1 -q --html "$work/h.html"
+grep -q "No JSON report was written" "$work/h.html" || { echo "FAILED: h.html claims a JSON report"; fail=1; }
 "$exe" source trng-1 "$samples/truerand_1bit.bin" --restart-data "$work/missing.bin" -o "$work/c.json" 2>"$work/c.err"
 rc=$?
 [ $rc -eq 2 ] || { echo "FAILED: a missing restart file exit $rc, expected 2"; fail=1; }
@@ -32,7 +46,7 @@ grep -q '"errorLevel": -1' "$work/c.json" && grep -q 'missing.bin' "$work/c.json
 rc=$?
 [ $rc -eq 2 ] && [ ! -e "$work/d.json" ] || { echo "FAILED: --track non-iid --iterations: exit $rc"; fail=1; }
 grep -q "missing.bin" "$work/c.err" || { echo "FAILED: the error does not name the file"; cat "$work/c.err"; fail=1; }
-"$validate" "$schema" "$work/a.json" "$work/b.json" "$work/c.json" | tail -1 | grep -q " 0 invalid" ||
+"$validate" "$schema" "$work/a.json" "$work/b.json" "$work/c.json" "$work/e.json" "$work/g.json" | tail -1 | grep -q " 0 invalid" ||
   { echo "FAILED: the reports do not follow the schema"; "$validate" "$schema" "$work"/*.json | tail -5; fail=1; }
 [ $fail -eq 0 ] && echo "source report: all passed"
 exit $fail

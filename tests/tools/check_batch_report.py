@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """Checks a batch's HTML report (--html, ea_iid merge --html) against the run's JSONL:
 well-formed, every section present, nothing loaded from outside, one table row per item
-numbered from 1, the run's tool, seed and options, the rejection counts, a figure of the
-min-entropy along each file assessed in blocks, axes and legends on every figure.
+numbered from 1 and naming its file (the filter matches a row's text), the run's tool, seed
+and options, the rejection counts against chance file by file (each file's count, its own
+bound and reading recomputed here from the rows; several files never called "the source",
+their total no verdict), a figure of the min-entropy along each file assessed in blocks,
+axes and legends on every figure.
 
 usage: check_batch_report.py RUN.jsonl REPORT.html
 Prints "N passed, M failed"; exit 1 when M > 0.
 """
 import html.parser
 import json
+import math
 import sys
 
 VOID = {"meta", "br", "hr", "img", "input", "link", "rect", "line", "path", "circle", "polyline"}
@@ -21,6 +25,8 @@ class Page(html.parser.HTMLParser):
         self.stack, self.errors, self.ids, self.external = [], [], [], []
         self.item_rows, self.first_numbers, self.svgs, self.scripts = 0, [], [], 0
         self.svg = None
+        self.row_texts, self.file_rows = [], []  # item rows' text; file-rejections rows' cells
+        self.row_kind, self.cell = None, None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -37,6 +43,13 @@ class Page(html.parser.HTMLParser):
                 self.external.append("script src")
         if tag == "tr" and (a.get("class") or "").startswith("item"):
             self.item_rows += 1
+            self.row_kind = "item"
+            self.row_texts.append("")
+        if tag == "tr" and (a.get("class") or "").startswith("file-rejections"):
+            self.row_kind = "file"
+            self.file_rows.append([])
+        if tag == "td" and self.row_kind == "file":
+            self.cell = ""
         if tag == "td" and "data-v" in a and len(self.first_numbers) < self.item_rows:
             self.first_numbers.append(a["data-v"])
         if tag == "svg":
@@ -56,7 +69,18 @@ class Page(html.parser.HTMLParser):
         if tag not in VOID and self.stack and self.stack[-1] == tag:
             self.stack.pop()
 
+    def handle_data(self, data):
+        if self.row_kind == "item":
+            self.row_texts[-1] += data
+        if self.cell is not None:
+            self.cell += data
+
     def handle_endtag(self, tag):
+        if tag == "td" and self.cell is not None:
+            self.file_rows[-1].append(self.cell)
+            self.cell = None
+        if tag == "tr":
+            self.row_kind = None
         if tag == "svg" and self.svg is not None:
             self.svgs.append(self.svg)
             self.svg = None
@@ -66,6 +90,52 @@ class Page(html.parser.HTMLParser):
             self.errors.append(f"</{tag}> closes <{self.stack[-1] if self.stack else 'nothing'}>")
         else:
             self.stack.pop()
+
+
+def upper_tail(n, k, p):
+    """P(X >= k), X ~ Binomial(n, p)."""
+    return sum(math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(k, n + 1)) if k > 0 else 1.0
+
+
+def check_rejections(iid, p, page, check):
+    """Each file's count against its own chance bound (report/rejections.hpp's rule), from the
+    rows; the words never call several files "the source"; their total judges none."""
+    files = {}
+    for r in iid:
+        perm = r["permutation"]
+        n, t = perm["iterations"], perm["decisionThreshold"]
+        rate = 0.003 + len(perm["tests"]) * min(1.0, 2.0 * (t + 1) / (n + 1))
+        f = files.setdefault(r["filename"], [0, 0, 0.0])
+        f[0] += 1
+        f[1] += r["verdict"]["result"] == "not IID"
+        f[2] += rate
+    bad = sum(f[1] for f in files.values())
+    readings = {}
+    for name, (items, rejected, rate_sum) in files.items():
+        p_value = upper_tail(items, rejected, min(1.0, rate_sum / items))
+        readings[name] = items >= 2 and p_value < 0.01
+    if len(files) == 1:
+        (name, (items, rejected, _)), = files.items()
+        unit = "blocks" if all("block" in r.get("input", {}) for r in iid) else "items"
+        check(f"{rejected} of {items} {unit} not IID; at most" in page, "the file's rejection sentence")
+        verdict = "likely not IID" if readings[name] else "consistent with IID"
+        check(f"this file&#39;s {unit} are {verdict}" in page or f"this file's {unit} are {verdict}" in page,
+              f"the file's reading: {verdict}")
+        return
+    check("the source" not in page, 'several files never called "the source"')
+    check(f"In total, {len(files)} files: {bad} of {len(iid)} items not IID; at most" in page, "the total line")
+    shown = {cells[0]: cells for cells in p.file_rows}
+    check(len(p.file_rows) == len(files), f"a rejection row per file: {len(p.file_rows)} rows, {len(files)} files")
+    for name, (items, rejected, rate_sum) in files.items():
+        cells = shown.get(name)
+        check(cells is not None and cells[1:3] == [str(items), str(rejected)], f"{name}: {items} items, {rejected} not IID: {cells}")
+        if cells is None:
+            continue
+        expected = min(rate_sum, items)
+        check(abs(float(cells[3]) - expected) <= 0.051 * max(1.0, expected), f"{name}: its own bound {expected:.3g}: {cells[3]}")
+        if items >= 2:
+            want = "more than chance explains" if readings[name] else "consistent with IID"
+            check(cells[5].startswith(want), f"{name}: reading '{want}': {cells[5]}")
 
 
 def main(argv):
@@ -109,9 +179,10 @@ def main(argv):
         check(f"<td>{first['permutation']['iterations']}</td>" in page, "--iterations among the options")
         check(f"<td>{first['permutation']['prng']}</td>" in page, "--prng among the options")
     if len(iid) >= 2:
-        bad = sum(1 for r in iid if r["verdict"]["result"] == "not IID")
-        check(f"{bad} of {len(iid)} items not IID; at most" in page, "the rejection sentence")
         check('class="rejections"' in page, "the rejection table")
+        check_rejections(iid, p, page, check)
+    for r, text in zip(rows, p.row_texts):
+        check(r.get("filename", "") in text, f"item row names its file (the filter finds it): {text[:60]}")
     blocks = {}
     for r in rows:
         if "input" in r and "block" in r["input"] and r.get("errorLevel", 0) == 0 and "skipped" not in r:

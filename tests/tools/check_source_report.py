@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Checks ea_iid source's report: the JSON's flow against its steps, and the HTML page
-(well-formed, every section present, nothing loaded from outside).
+(well-formed, every section present, nothing loaded from outside; its result in words that
+fit the result: a failure never "can stand" as a pass; the JSON file it was written with
+named; with --h-prime TEXT, h' as the user gave it).
 
-usage: check_source_report.py REPORT.json REPORT.html [--no-restart]
+usage: check_source_report.py REPORT.json REPORT.html [--no-restart] [--no-json] [--h-prime TEXT]
+(--no-json: the page was written without -o)
 Prints "N passed, M failed"; exit 1 when M > 0.
 """
+import html
 import html.parser
 import json
 import sys
@@ -72,7 +76,10 @@ def main(argv):
     else:
         rs = steps["restart"]["restart"]
         check(abs(rs["hI"] - flow["hI"]) < 1e-12, "the restart tests test H_I")
-        check(abs(rs["result"] - flow["hValidated"]) < 1e-12, "min(H_r, H_c, H_I) stands")
+        if rs["result"] is None:  # a failed sanity check: no H_r, H_c; nothing stands
+            check(not r["passed"] and flow["hValidated"] == 0, "a failed restart test: nothing stands")
+        else:
+            check(abs(rs["result"] - flow["hValidated"]) < 1e-12, "min(H_r, H_c, H_I) stands")
         check(r["files"][1]["sha256"] == steps["restart"]["sha256"], "restart file's SHA-256")
     if flow["conditioning"] is not None and steps["conditioning"] is not None:
         c = steps["conditioning"]["conditioning"]
@@ -89,9 +96,25 @@ def main(argv):
     check(not p.external, f"nothing loaded from outside: {p.external[:3]}")
     bare = page.replace('xmlns="http://www.w3.org/2000/svg"', "")  # a namespace name, not a load
     check("http://" not in bare and "https://" not in bare, "no URL")
-    check(r["source"] in page and r["userSeed"] in page, "the source's name and seed")
+    check(r["source"] in page and (r["userSeed"] is None or r["userSeed"] in page), "the source's name and seed")
+    # A seed nothing used is not recorded: the non-IID track draws no random numbers.
+    check((r["userSeed"] is None) == (r["flow"]["trackChoice"] == "non-iid"), "userSeed null on the non-IID track only")
     for f in r["files"]:
         check(f["sha256"] in page, f"SHA-256 of {f['role']} on the page")
+    result = page[page.find('<section id="result">'):page.find('<section id="sequential">')]
+    stands = "Every step can stand as an SP 800-90B assessment" in result
+    check(stands == (r["passed"] and r["forCompliance"]), f"'can stand' only for a compliant pass: {result[:300]}")
+    check(("FAILED" in result) == (not r["passed"]), "FAILED only for a failure")
+    if r["forCompliance"] and not r["passed"]:
+        check("the failure above is the assessment's result" in result, "a compliant failure says it is the result")
+    record = page[page.find('<section id="record">'):]
+    if "--no-json" in argv:
+        check("No JSON report was written" in record, "the record section says no JSON was written")
+    else:
+        check(f"<code>{html.escape(argv[1], quote=False)}</code>" in record, f"the record section names {argv[1]}")
+    if "--h-prime" in argv:
+        given = argv[argv.index("--h-prime") + 1]
+        check(f"<tr><th>h'</th><td>{given}</td></tr>" in page, f"h' as given: {given}")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
