@@ -326,7 +326,7 @@ void check_replaceable_report(const std::string& path, bool force, const std::st
   const bool html = head.rfind("<!DOCTYPE html>", 0) == 0 &&
                     (head.find("<title>ea_iid report") != std::string::npos ||
                      head.find("<title>SP 800-90B assessment: ") != std::string::npos);
-  const bool csv = head.rfind("file,block,samples,", 0) == 0;
+  const bool csv = head.rfind("file,block,samples,", 0) == 0 || head.rfind("source,track,iid_tests,", 0) == 0;  // batch, lab
   if (!html && !csv) {
     output_error(what, path, "exists and is not an ea_iid report (" + std::to_string(st.st_size) +
                                  " bytes); nothing was written. Pass --force to replace it");

@@ -11,6 +11,7 @@
 #include "common/numbers.hpp"
 #include "conditioning_command.hpp"
 #include "logging.hpp"
+#include "manifest_command.hpp"
 #include "messages.hpp"
 #include "option_groups.hpp"
 #include "outcome.hpp"
@@ -157,6 +158,7 @@ void refuse_iid_options(const SourceFlags& f) {
 
 int source_command(std::vector<char*> args, const std::string& command_line, const std::atomic<bool>& interrupt,
                    const std::atomic<int>& signal_number) {
+  if (manifest_requested(args)) return manifest_command(args, command_line, interrupt, signal_number);
   SourceFlags f;
   ExitPolicy policy;
   ReportOptions ro;
@@ -183,7 +185,8 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
         "  ea_iid source ring-osc-1 samples.bin --restart-data restarts.bin --conditioning vetted \\\n"
         "      --n-in 512 --n-out 256 --nw 256 -o ring-osc-1.json --html ring-osc-1.html --strict\n"
         "Exit status: 0 completed (--exit-code: and passed; --strict: and for compliance), 1 a step failed,\n"
-        "4 (--strict) not for compliance, 2 errors, 130/143 interrupted.");
+        "4 (--strict) not for compliance, 2 errors, 130/143 interrupted.\n"
+        "Many sources: ea_iid source --manifest sources.json (ea_iid source --manifest x --help).");
     if (const int done = parse_subcommand(app, args, "ea_iid source"); done >= 0) return done;
     f.json = output_name(f.json);  // -o /dev/stdout is -o - (cli/output.hpp)
     f.html = output_name(f.html);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cfenv>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -23,6 +24,18 @@ namespace ea {
 namespace {
 
 using nlohmann::json;
+// The document read again with long double numbers: h' as `ea_iid source --h-prime` and NIST's
+// ea_conditioning read it (strtold rounded toward zero, parse_conditioning_number), not the
+// nearest double.
+using exact_json = nlohmann::basic_json<std::map, std::vector, std::string, bool, std::int64_t, std::uint64_t, long double>;
+
+exact_json read_toward_zero(const std::string& text) {
+  const int mode = std::fegetround();
+  std::fesetround(FE_TOWARDZERO);
+  exact_json j = exact_json::parse(text, nullptr, false);
+  std::fesetround(mode);
+  return j;
+}
 
 // The fields a source may have: ours, then NIST's registration fields that are recorded
 // for the registration but not used by the assessment (docs/manifest.md).
@@ -149,8 +162,8 @@ void check_restart_file(const Fields& f, const std::string& path) {
 }
 
 // One conditioning component; `at` is "conditioningComponent[K].".
-SourceConditioning component_of(const json& c, const std::string& where, const std::string& at, const std::string& folder,
-                                int64_t& position) {
+SourceConditioning component_of(const json& c, const exact_json& exact, const std::string& where, const std::string& at,
+                                const std::string& folder, int64_t& position) {
   const Fields f(c, where, at, kComponentFields);
   position = f.required(f.integer("sequencePosition", 1, INT64_MAX), "sequencePosition");
   SourceConditioning s;
@@ -177,13 +190,14 @@ SourceConditioning component_of(const json& c, const std::string& where, const s
     f.bad(h_prime ? "unvettedConditionedPaths" : "hPrime",
           "a non-vetted component needs h': hPrime or unvettedConditionedPaths (one of them)");
   }
-  if (h_prime) s.h_prime = *h_prime;
+  if (h_prime) s.h_prime = exact.at("hPrime").get<long double>();
   if (conditioned) s.conditioned = input_path(f, "unvettedConditionedPaths", *conditioned, folder);
   return s;
 }
 
 // conditioningComponent: its components in sequencePosition order (1..n, each once).
-std::vector<SourceConditioning> chain_of(const Fields& f, const std::string& where, const std::string& folder) {
+std::vector<SourceConditioning> chain_of(const Fields& f, const exact_json& exact, const std::string& where,
+                                         const std::string& folder) {
   std::vector<SourceConditioning> chain;
   const json* list = f.get("conditioningComponent");
   if (!list) return chain;
@@ -192,7 +206,7 @@ std::vector<SourceConditioning> chain_of(const Fields& f, const std::string& whe
   for (size_t k = 0; k < list->size(); ++k) {
     const std::string at = "conditioningComponent[" + std::to_string(k) + "].";
     int64_t position = 0;
-    SourceConditioning c = component_of((*list)[k], where, at, folder, position);
+    SourceConditioning c = component_of((*list)[k], exact.at("conditioningComponent").at(k), where, at, folder, position);
     if (position > static_cast<int64_t>(list->size()) || !by_position.emplace(position, c).second) {
       fail(where + ": " + at + "sequencePosition",
            std::to_string(position) + ": the " + std::to_string(list->size()) + " components take the positions 1.." +
@@ -208,7 +222,8 @@ std::vector<SourceConditioning> chain_of(const Fields& f, const std::string& whe
   return chain;
 }
 
-ManifestSource source_of(const json& s, size_t k, const std::string& path, const std::string& folder) {
+ManifestSource source_of(const json& s, const exact_json& exact, size_t k, const std::string& path,
+                         const std::string& folder) {
   const std::string where = path + ": " + source_where(k, s);
   const Fields f(s, where, "", kSourceFields);
   ManifestSource m;
@@ -226,7 +241,7 @@ ManifestSource source_of(const json& s, size_t k, const std::string& path, const
   f.flag("physical");
   f.flag("additionalNoiseSources");
   f.integer("numberOfOEs", 1, INT64_MAX);
-  const auto chain = chain_of(f, where, folder);
+  const auto chain = chain_of(f, exact, where, folder);
   if (!chain.empty()) m.spec.conditioning = chain.front();
   m.stem = manifest_stem(m.spec.name);
   return m;
@@ -274,7 +289,10 @@ Manifest parse_manifest(const std::string& text, const std::string& path, const 
   Manifest m;
   m.path = path;
   m.digest = to_hex(sha256(text));
-  for (size_t k = 0; k < sources->size(); ++k) m.sources.push_back(source_of((*sources)[k], k, path, folder));
+  const exact_json exact = read_toward_zero(text);
+  for (size_t k = 0; k < sources->size(); ++k) {
+    m.sources.push_back(source_of((*sources)[k], exact.at("sources").at(k), k, path, folder));
+  }
   check_unique(m.sources, path);
   return m;
 }

@@ -150,6 +150,8 @@ std::string note_of(const ordered_json& r) {
 
 std::string html_text(const std::string& s) { return html_escape(s); }
 
+std::string csv_cell(const std::string& s) { return csv_field(s); }
+
 std::vector<std::string> failed_tests(const ordered_json& r) {
   std::vector<std::string> f;
   if (is_restart(r)) {

@@ -38,6 +38,8 @@ nlohmann::ordered_json batch_json(const std::vector<nlohmann::ordered_json>& row
 // the SVG bars of a "nonIid" object's estimates; an assessment record's rank and histogram
 // figures.
 std::string html_text(const std::string& s);
+// A CSV cell (RFC 4180 quoting; a cell a spreadsheet would run as a formula kept as text).
+std::string csv_cell(const std::string& s);
 std::string estimates_figure(const nlohmann::ordered_json& estimates, int bits);
 std::string ranks_figure(const nlohmann::ordered_json& assessment);
 std::string histogram_figure(const nlohmann::ordered_json& assessment);

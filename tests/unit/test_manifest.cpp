@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "conditioning/conditioning.hpp"
 #include "manifest.hpp"
 
 using namespace ea;
@@ -55,6 +56,12 @@ TEST_CASE("manifest: every field read, paths from the manifest's folder, compone
   CHECK_FALSE(a.spec.conditioning->vetted);
   CHECK(a.spec.conditioning->n_in == 64);
   CHECK(*a.spec.conditioning->conditioned == kFolder + "/rand1_short.bin");
+  // h' as --h-prime reads it (NIST's strtold toward zero), not the nearest double.
+  const Manifest h = parse_manifest(R"({"sources": [{"primaryNoiseSource": "a", "rawNoisePath": "rand8_short.bin",
+    "conditioningComponent": [{"sequencePosition": 1, "vetted": false, "minNin": 64, "nOut": 32, "nw": 64, "hPrime": 0.9}]}]})",
+                                    "m.json", kFolder);
+  CHECK(*h.sources[0].spec.conditioning->h_prime == parse_conditioning_number("0.9", "--h-prime"));
+  CHECK(*h.sources[0].spec.conditioning->h_prime != static_cast<long double>(0.9));
   CHECK(m.sources[1].spec.samples == "/dev/null");  // an absolute path as given
   CHECK(m.sources[1].track() == TrackChoice::NonIid);
 }

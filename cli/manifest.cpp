@@ -1,0 +1,477 @@
+// ea_iid source --manifest sources.json: every source of a manifest through the flow of
+// `ea_iid source` (assess_source, one after another on one engine), each with its own JSON
+// and HTML report (-o DIR/), one JSONL row (--jsonl, with --resume), and a lab summary over
+// all of them (a text table, --csv, --html). docs/manifest.md.
+#include <omp.h>
+#include <sys/stat.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "io/samples.hpp"
+#include "lab.hpp"
+#include "logging.hpp"
+#include "manifest.hpp"
+#include "manifest_command.hpp"
+#include "messages.hpp"
+#include "option_groups.hpp"
+#include "outcome.hpp"
+#include "output.hpp"
+#include "record.hpp"
+#include "report.hpp"
+#include "run.hpp"
+#include "settings_fields.hpp"
+#include "source.hpp"
+
+namespace ea::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+
+struct ManifestFlags {
+  std::string manifest, dir, jsonl, html, csv;
+  bool resume = false, force = false, quiet = false, timing = false, exit_code = false, strict = false;
+  bool until_decided = false, permutation_counters = false;
+  int verbose = 0;
+  EngineOptionText engine;
+  CLI::Option *dir_opt = nullptr, *jsonl_opt = nullptr, *html_opt = nullptr, *csv_opt = nullptr;
+};
+
+void add_manifest_options(CLI::App& app, ManifestFlags& f) {
+  app.add_option("--manifest", f.manifest,
+                 "the sources: {\"sources\": [{\"primaryNoiseSource\": NAME, \"rawNoisePath\": FILE, ...}, ...]} "
+                 "(docs/manifest.md; paths from the manifest's folder)")
+      ->required()
+      ->type_name("FILE.json");
+  f.dir_opt = app.add_option("-o,--output", f.dir, "each source's JSON and HTML report: DIR/NAME.json, DIR/NAME.html")
+                  ->type_name("DIR/");
+  f.jsonl_opt = app.add_option("--jsonl", f.jsonl, "one line per source: its JSON report and its place in the run (\"run\")")
+                    ->type_name("FILE.jsonl");
+  f.html_opt = app.add_option("--html", f.html, "the lab page: every source's result, linking its own page")
+                   ->type_name("FILE.html");
+  f.csv_opt = app.add_option("--csv", f.csv, "the lab table as CSV, one line per source")->type_name("FILE.csv");
+  app.add_flag("--resume", f.resume,
+               "continue a run of this manifest: the sources with a row in --jsonl (same manifest, seed and options) are "
+               "kept, the others run");
+  app.add_flag("--force", f.force, "replace outputs that are not ea_iid results, and the lines of an existing --jsonl");
+  app.add_flag("-q", f.quiet, "nothing on standard output");
+  app.add_flag("--timing", f.timing, "record and print the time taken");
+  app.add_flag("-v", f.verbose, "a line per step of each source, and per round of permutations");
+  app.add_flag("--until-decided", f.until_decided, "the default, as for ea_iid source");
+  app.add_flag("--permutation-counters", f.permutation_counters, "as for ea_iid source (the sources whose IID tests run)");
+  app.add_flag("--exit-code", f.exit_code, "exit 1 when a step of some source failed");
+  app.add_flag("--strict", f.strict, "as for ea_iid source, over all sources: 4 when one is not for compliance");
+  add_engine_options(app, f.engine, Program::EaIid);
+}
+
+// A source's settings: the run's, with its bits per sample and its track (iidClaim false:
+// the non-IID track, as --track non-iid), exactly as `ea_iid source` makes them.
+Settings settings_for(const ManifestSource& m, const Settings& base, bool permutation_counters) {
+  Settings s = base;
+  if (m.bits) s.width = *m.bits;
+  s.track = m.track();
+  s.until_decided = s.track == TrackChoice::Auto && !permutation_counters;
+  return s;
+}
+
+// The per-source files (-o DIR/), by source; empty without -o.
+struct SourcePaths {
+  std::vector<std::string> json, html;
+};
+
+std::string folder_of(const std::string& dir) {
+  struct stat st {};
+  const bool folder = !dir.empty() && (dir.back() == '/' || (::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)));
+  if (!folder) {
+    throw Error(ErrorKind::Usage, "-o " + dir + ": with --manifest, -o names a folder (DIR/): each source's reports are "
+                                                "DIR/NAME.json and DIR/NAME.html");
+  }
+  return dir.back() == '/' ? dir : dir + "/";
+}
+
+// Before any work: every output against the others and the inputs. -o's folder is made.
+SourcePaths check_outputs(const ManifestFlags& f, const Manifest& m, const InputSet& inputs) {
+  SourcePaths p;
+  std::vector<std::pair<std::string, std::string>> outs;
+  if (f.dir_opt->count()) {
+    const std::string dir = folder_of(f.dir);
+    for (const ManifestSource& s : m.sources) {
+      p.json.push_back(dir + s.stem + ".json");
+      p.html.push_back(dir + s.stem + ".html");
+      outs.emplace_back("-o (" + s.spec.name + ")", p.json.back());
+      outs.emplace_back("-o (" + s.spec.name + " page)", p.html.back());
+    }
+  }
+  if (f.jsonl_opt->count()) outs.emplace_back("--jsonl", f.jsonl);
+  if (f.html_opt->count()) outs.emplace_back("--html", f.html);
+  if (f.csv_opt->count()) outs.emplace_back("--csv", f.csv);
+  check_distinct_outputs(outs);
+  if (f.dir_opt->count()) {
+    std::error_code ec;
+    fs::create_directories(f.dir, ec);
+    if (ec) throw Error(ErrorKind::Output, "-o " + f.dir + ": cannot make the folder: " + ec.message());
+  }
+  for (const auto& [what, path] : outs) check_output_path(path, inputs, what);
+  for (const auto& path : p.json) check_replaceable(path, f.force, "-o");
+  for (const auto& path : p.html) check_replaceable_report(path, f.force, "-o");
+  if (f.html_opt->count()) check_replaceable_report(f.html, f.force, "--html");
+  if (f.csv_opt->count()) check_replaceable_report(f.csv, f.force, "--csv");
+  return p;
+}
+
+ordered_json run_object(const Manifest& m, size_t k, uint64_t seed) {
+  return {{"item", k}, {"items", m.sources.size()}, {"list", m.digest}, {"userSeed", std::to_string(seed)}, {"shard", nullptr}};
+}
+
+// --resume: the rows of the earlier run, by source; error rows and a cut-off last line are
+// dropped (those sources run again).
+struct EarlierRows {
+  std::map<size_t, ordered_json> kept;
+  std::optional<uint64_t> seed;
+  bool rewrite = false;  // the file loses a cut-off line or error rows
+  std::string text;      // what it keeps
+  uint64_t bytes = 0;    // its size as read
+};
+
+// One earlier row checked against this manifest: its place, the manifest's digest, the seed.
+void check_earlier_row(const ordered_json& row, const std::string& at, const Manifest& m, EarlierRows& e) {
+  const auto bad = [&at](const std::string& what) {
+    throw Error(ErrorKind::Input, "--resume: " + at + ": " + what + "; resume with the same manifest and options, or write "
+                                                                     "to another file");
+  };
+  if (!row.is_object() || !row.contains("run") || !row["run"].is_object()) bad("not a row of ea_iid source --manifest");
+  const ordered_json& run = row["run"];
+  if (run.value("list", std::string()) != m.digest) bad("a row of another manifest (run.list differs from its SHA-256)");
+  if (!run.contains("items") || run["items"] != m.sources.size()) bad("a row of a manifest of another length");
+  if (!run.contains("item") || !run["item"].is_number_unsigned() || run["item"].get<uint64_t>() >= m.sources.size()) {
+    bad("run.item is not a source of the manifest");
+  }
+  const std::string seed = run.value("userSeed", std::string());
+  if (seed.empty() || seed.size() > 20 || seed.find_first_not_of("0123456789") != std::string::npos) bad("run.userSeed is not a seed");
+  const uint64_t s = std::stoull(seed);
+  if (e.seed && *e.seed != s) bad("--seed " + seed + " differs from the earlier rows' " + std::to_string(*e.seed));
+  e.seed = s;
+  const size_t k = run["item"].get<size_t>();
+  if (e.kept.count(k)) bad("a second row for " + m.sources[k].where());
+  if (row.value("type", std::string()) == "Source" && row.value("source", std::string()) != m.sources[k].spec.name) {
+    bad("the row of " + m.sources[k].where() + " names the source " + row.value("source", std::string()));
+  }
+}
+
+EarlierRows read_earlier(const std::string& path, const Manifest& m) {
+  if (path == "-" || descriptor_of(path) >= 0) throw Error(ErrorKind::Usage, "--resume continues a --jsonl file: name the file");
+  EarlierRows e;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return e;  // a new file: nothing to keep
+  std::ostringstream all;
+  all << in.rdbuf();
+  const std::string text = all.str();
+  e.bytes = text.size();
+  size_t begin = 0, line = 0;
+  while (begin < text.size()) {
+    const size_t end = text.find('\n', begin);
+    ++line;
+    if (end == std::string::npos) {  // cut off while it was written
+      e.rewrite = true;
+      break;
+    }
+    const std::string body = text.substr(begin, end - begin);
+    begin = end + 1;
+    const ordered_json row = ordered_json::parse(body, nullptr, false);
+    check_earlier_row(row, path + ":" + std::to_string(line), m, e);
+    if (row.value("errorLevel", -1) != 0) {  // an error: that source runs again
+      e.rewrite = true;
+      continue;
+    }
+    e.kept[row["run"]["item"].get<size_t>()] = row;
+    e.text += body + "\n";
+  }
+  return e;
+}
+
+// A kept row against this run: the same track and result-changing settings (settings_fields,
+// as ea_iid --resume compares them), and files unchanged since.
+void check_kept(const ordered_json& row, const ManifestSource& src, const Settings& s) {
+  const auto refuse = [&src](const std::string& why) {
+    throw Error(ErrorKind::Usage, "--resume: " + src.where() + " has a row written with other options or files (" + why +
+                                      "); run with the same options, or write to another file");
+  };
+  const bool non_iid = s.track == TrackChoice::NonIid;
+  const ordered_json& seq = row["steps"]["sequential"];
+  if (row["flow"].value("trackChoice", std::string()) != track_choice_name(s.track)) refuse("the track differs (iidClaim)");
+  for (const SettingField& f : settings_fields()) {
+    const char* path = f.record_in(non_iid);
+    if (f.effect != SettingEffect::Result || !path || !f.value) continue;
+    const std::string now = f.value(s), was = recorded_text(seq, path);
+    if (!now.empty() && was != now) refuse(std::string(f.option) + " was " + was + ", now " + now);
+  }
+  for (const auto& file : row["files"]) {
+    const std::string path = file.value("path", std::string()), was = file.value("sha256", std::string());
+    const std::string now = fingerprint_file(path).sha256;
+    if (was != now) refuse(path + " changed since (SHA-256 " + was + ", now " + now + ")");
+  }
+}
+
+// What one run holds while its sources go through.
+struct ManifestRun {
+  const ManifestFlags& f;
+  const Manifest& m;
+  const SourcePaths& paths;
+  const InputSet& inputs;
+  std::vector<Settings> settings;  // by source
+  ReportOptions ro;
+  std::unique_ptr<JsonlWriter> jsonl;
+  std::vector<LabRow> lab;
+  size_t ran = 0;
+  bool interrupted = false;
+};
+
+// -o DIR/: a source's JSON (its record without "run") and, for a result, its page.
+void write_source_files(ManifestRun& r, size_t k, const ordered_json& record) {
+  if (r.paths.json.empty()) return;
+  write_file_atomically(r.paths.json[k], dump_json(record, 2) + "\n", r.inputs, "-o");
+  if (record.value("type", std::string()) == "Source") {
+    const std::string sibling = fs::path(r.paths.json[k]).filename().string();
+    write_file_atomically(r.paths.html[k], source_html(record, sibling), r.inputs, "-o");
+  }
+}
+
+// The lab page's link to a source's page: relative to the lab page's folder.
+std::string page_link(const ManifestRun& r, size_t k) {
+  if (r.paths.html.empty() || !r.f.html_opt->count() || r.f.html == "-") return "";
+  std::error_code ec;
+  const fs::path from = fs::absolute(fs::path(r.f.html), ec).parent_path();
+  const fs::path rel = fs::proximate(fs::absolute(r.paths.html[k], ec), from, ec);
+  return ec ? r.paths.html[k] : rel.generic_string();
+}
+
+void add_lab_row(ManifestRun& r, size_t k, ordered_json record) {
+  record.erase("run");
+  write_source_files(r, k, record);
+  r.lab.push_back({r.m.sources[k].spec.name, std::move(record), page_link(r, k), r.m.sources[k].iid_claim});
+}
+
+// One source through assess_source; its record (an error record when it could not be
+// assessed). Sets r.interrupted (no record) when the signal came.
+std::optional<ordered_json> assess_one(ManifestRun& r, Engine& engine, size_t k, const std::atomic<bool>& interrupt) {
+  const ManifestSource& src = r.m.sources[k];
+  ReportOptions ro = r.ro;
+  ro.first_file = src.spec.samples;
+  ro.track = r.settings[k].track == TrackChoice::NonIid ? Track::NonIid : Track::Iid;
+  RunObserver watch;
+  if (!r.f.quiet && r.f.verbose) watch.note = [](const std::string& line) { logger().info("  {}", line); };
+  watch.progress = progress_lines(r.f.quiet, r.f.verbose, r.settings[k].iterations);
+  try {
+    const SourceAssessment a = assess_source(engine, src.spec, r.settings[k], interrupt, watch);
+    if (interrupt.load()) throw Error(ErrorKind::Interrupted, "interrupted");
+    return source_json(a, ro);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Interrupted || interrupt.load()) {
+      r.interrupted = true;
+      return std::nullopt;
+    }
+    if (e.kind() == ErrorKind::Output) throw;
+    logger().error("{}: {}", src.where(), worded(e));
+    return error_json(ro, worded(e), e.kind(), "", &src.spec.samples);
+  }
+}
+
+// The sources in manifest order: kept rows reported again, the others assessed and written
+// (JSONL row, -o DIR/ files) as each ends. Stops at a signal, between sources.
+void run_sources(ManifestRun& r, const EarlierRows& earlier, const std::atomic<bool>& interrupt) {
+  Engine engine;
+  const size_t n = r.m.sources.size();
+  for (size_t k = 0; k < n; ++k) {
+    const ManifestSource& src = r.m.sources[k];
+    if (auto at = earlier.kept.find(k); at != earlier.kept.end()) {
+      add_lab_row(r, k, at->second);
+      continue;
+    }
+    if (interrupt.load()) {
+      r.interrupted = true;
+      return;
+    }
+    if (!r.f.quiet) logger().info("[{}/{}] {}: {}", k + 1, n, src.spec.name, src.spec.samples);
+    std::optional<ordered_json> record = assess_one(r, engine, k, interrupt);
+    if (!record) return;
+    ordered_json row = *record;
+    row["run"] = run_object(r.m, k, r.settings[k].seed);
+    if (r.jsonl) r.jsonl->write_line(dump_json(row));
+    ++r.ran;
+    add_lab_row(r, k, std::move(*record));
+  }
+}
+
+// The exit outcome over every source (kept ones too).
+Outcome outcome_of(const std::vector<LabRow>& rows) {
+  Outcome out;
+  bool error = false, degenerate = false;
+  for (const LabRow& row : rows) {
+    const LabLine l = lab_line(row);
+    if (l.result == "error") {
+      (row.record.value("errorKind", std::string()) == "degenerate" ? degenerate : error) = true;
+      continue;
+    }
+    out.add(l.result == "FAILED", false, !l.for_compliance);
+  }
+  if (error) return Outcome::error();
+  out.degenerate = degenerate;
+  return out;
+}
+
+// The lab summary: the table on standard output (standard error when an output is "-"),
+// --csv and --html.
+void write_lab(const ManifestRun& r, const std::string& command_line) {
+  const bool stdout_taken = r.f.jsonl == "-" || r.f.html == "-" || r.f.csv == "-";
+  if (!r.f.quiet) {
+    write_text(stdout_taken ? stderr : stdout, lab_text(r.lab), stdout_taken ? "standard error" : "standard output");
+    flush_checked(stdout_taken ? stderr : stdout, stdout_taken ? "standard error" : "standard output");
+  }
+  if (r.f.csv_opt->count()) write_file_atomically(r.f.csv, lab_csv(r.lab), r.inputs, "--csv");
+  if (r.f.html_opt->count()) write_file_atomically(r.f.html, lab_html(r.lab, command_line), r.inputs, "--html");
+}
+
+}  // namespace
+
+bool manifest_requested(const std::vector<char*>& args) {
+  for (size_t k = 1; k < args.size(); ++k) {
+    if (std::strcmp(args[k], "--manifest") == 0 || std::strncmp(args[k], "--manifest=", 11) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace ea::cli
+
+namespace ea::cli {
+
+namespace {
+
+// The run-wide settings, checked as `ea_iid source` checks them.
+Settings base_settings(const ManifestFlags& f, EngineChoice& engine) {
+  Settings s;
+  engine = apply_engine_options(f.engine, s, Program::EaIid);
+  if (f.until_decided && f.permutation_counters) {
+    throw Error(ErrorKind::Usage, "--until-decided and --permutation-counters exclude each other (one skips the "
+                                  "permutation tests of a decided verdict, the other runs them)");
+  }
+  if (f.resume && f.force) throw Error(ErrorKind::Usage, "--resume keeps the rows of --jsonl, --force replaces them: one of them");
+  if (f.resume && !f.jsonl_opt->count()) throw Error(ErrorKind::Usage, "--resume continues the rows of a --jsonl file: give --jsonl");
+  s.threads = engine.threads ? *engine.threads : omp_get_max_threads();
+  return s;
+}
+
+// The run's seed: --seed, else the earlier rows', else drawn from the OS.
+uint64_t run_seed(const EngineChoice& engine, const EarlierRows& earlier) {
+  if (engine.seed && earlier.seed && *engine.seed != *earlier.seed) {
+    throw Error(ErrorKind::Usage, "--resume: --seed " + std::to_string(*engine.seed) + " differs from the earlier rows' " +
+                                      std::to_string(*earlier.seed) + "; resume with the same seed, or write to another file");
+  }
+  if (engine.seed) return *engine.seed;
+  if (earlier.seed) {
+    logger().info("--resume: --seed {} (the earlier run's)", *earlier.seed);
+    return *earlier.seed;
+  }
+  const uint64_t seed = os_seed();
+  logger().info("--seed {} (drawn from the OS; pass --seed to repeat this run)", seed);
+  return seed;
+}
+
+int run_manifest(ManifestFlags& f, const std::string& command_line, const std::atomic<bool>& interrupt,
+                 const std::atomic<int>& signal_number, ExitPolicy& policy) {
+  f.jsonl = output_name(f.jsonl);
+  f.html = output_name(f.html);
+  f.csv = output_name(f.csv);
+  policy.exit_code = f.exit_code || f.strict;
+  policy.strict = f.strict;
+  EngineChoice engine;
+  const Settings base = base_settings(f, engine);
+  const Manifest m = read_manifest(f.manifest);
+  InputSet inputs;
+  inputs.add(f.manifest);
+  for (const ManifestSource& s : m.sources) {
+    inputs.add(s.spec.samples);
+    if (s.spec.restart_data) inputs.add(*s.spec.restart_data);
+    if (s.spec.conditioning && s.spec.conditioning->conditioned) inputs.add(*s.spec.conditioning->conditioned);
+  }
+  const SourcePaths paths = check_outputs(f, m, inputs);
+  const EarlierRows earlier = f.resume ? read_earlier(f.jsonl, m) : EarlierRows{};
+  ManifestRun r{f, m, paths, inputs, {}, {}, nullptr, {}, 0, false};
+  const uint64_t seed = run_seed(engine, earlier);
+  for (const ManifestSource& s : m.sources) {
+    r.settings.push_back(settings_for(s, base, f.permutation_counters));
+    r.settings.back().seed = seed;
+  }
+  for (const auto& [k, row] : earlier.kept) {
+    if (row.value("type", std::string()) == "Source") check_kept(row, m.sources[k], r.settings[k]);
+  }
+  if (f.resume && earlier.rewrite) {
+    rewrite_jsonl(f.jsonl, earlier.bytes, earlier.text, inputs);
+    logger().info("--resume: a cut-off last line or error rows dropped from {} (those sources run again)", f.jsonl);
+  }
+  if (f.jsonl_opt->count()) {
+    const auto existing = f.resume ? JsonlWriter::Existing::Append
+                          : f.force ? JsonlWriter::Existing::Truncate
+                                    : JsonlWriter::Existing::Refuse;
+    r.jsonl = std::make_unique<JsonlWriter>(f.jsonl, existing, inputs);
+  }
+  if (f.resume && !f.quiet) logger().info("--resume: {} of {} sources kept", earlier.kept.size(), m.sources.size());
+  r.ro.started = timestamp_now();
+  r.ro.command_line = command_line;
+  r.ro.quiet = true;
+  r.ro.timing = f.timing;
+  run_sources(r, earlier, interrupt);
+  if (r.jsonl) r.jsonl->close();
+  if (r.interrupted) {
+    logger().error("Incomplete: interrupted with {} of {} sources done (their rows kept); --resume continues the run",
+                   r.lab.size(), m.sources.size());
+    return exit_status(Outcome::interrupted(), policy, signal_number.load());
+  }
+  write_lab(r, command_line);
+  return exit_status(outcome_of(r.lab), policy, 0);
+}
+
+}  // namespace
+
+int manifest_command(std::vector<char*> args, const std::string& command_line, const std::atomic<bool>& interrupt,
+                     const std::atomic<int>& signal_number) {
+  ManifestFlags f;
+  ExitPolicy policy;
+  try {
+    init_logging("info");
+    CLI::App app{"ea_iid source --manifest: every noise source of a manifest through SP 800-90B section 3.1, as ea_iid "
+                 "source runs one: its JSON and HTML report, a JSONL row, and a lab summary over all of them.",
+                 "ea_iid source --manifest"};
+    add_manifest_options(app, f);
+    app.footer(
+        "Example:\n"
+        "  ea_iid source --manifest sources.json -o reports/ --jsonl run.jsonl --html lab.html --csv lab.csv\n"
+        "The manifest (docs/manifest.md): {\"sources\": [{\"primaryNoiseSource\": \"ring-osc-1\", \"rawNoisePath\": "
+        "\"a.bin\",\n"
+        "  \"restartTestPath\": \"r.bin\", \"iidClaim\": false, \"conditioningComponent\": [...]}, ...]}\n"
+        "Exit status: 0 completed (--exit-code: and every step passed; --strict: and for compliance), 1 a step\n"
+        "failed, 4 (--strict) not for compliance, 2 errors (a manifest error: before any work), 130/143 interrupted\n"
+        "(the rows written so far are kept: --resume continues).");
+    if (const int done = parse_subcommand(app, args, "ea_iid source --manifest"); done >= 0) return done;
+    return run_manifest(f, command_line, interrupt, signal_number, policy);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Interrupted || interrupt.load()) {
+      logger().error("interrupted");
+      return exit_status(Outcome::interrupted(), policy, signal_number.load());
+    }
+    logger().error("{}", worded(e));
+    if (e.kind() == ErrorKind::Degenerate) return exit_status(Outcome::degenerate_source(), policy, 0);
+  } catch (const std::exception& e) {
+    logger().error("internal error: {}", e.what());
+  }
+  return exit_status(Outcome::error(), policy, 0);
+}
+
+}  // namespace ea::cli

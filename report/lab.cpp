@@ -1,0 +1,139 @@
+#include "lab.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "files.hpp"
+
+namespace ea {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+std::string text_of(const ordered_json& j, const char* key) {
+  if (!j.is_object()) return "";
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string number_of(const ordered_json& v) {
+  if (!v.is_number()) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6f", v.get<double>() + 0.0);
+  return buf;
+}
+
+bool is_source(const ordered_json& r) { return r.is_object() && text_of(r, "type") == "Source" && r.contains("flow"); }
+
+std::string joined(const ordered_json& list) {
+  std::string s;
+  if (!list.is_array()) return s;
+  for (const auto& x : list) s += (s.empty() ? "" : "; ") + (x.is_string() ? x.get<std::string>() : x.dump());
+  return s;
+}
+
+std::string padded(const std::string& s, size_t width) { return s.size() >= width ? s : s + std::string(width - s.size(), ' '); }
+
+}  // namespace
+
+LabLine lab_line(const LabRow& row) {
+  LabLine l;
+  l.name = row.name;
+  const ordered_json& r = row.record;
+  if (!is_source(r)) {
+    l.result = "error";
+    l.failed = "error: " + (text_of(r, "errorMessage").empty() ? std::string("no result") : text_of(r, "errorMessage"));
+    return l;
+  }
+  const ordered_json& flow = r["flow"];
+  l.track = text_of(flow, "track");
+  l.verdict = flow["verdict"].is_string() ? flow["verdict"].get<std::string>() : "not run";
+  l.entropy = text_of(flow, "claimedText");
+  l.unit = text_of(flow, "claimedUnit");
+  if (l.unit.rfind("bits ", 0) == 0) l.unit = l.unit.substr(5);
+  const bool passed = r.value("passed", false);
+  l.result = !passed ? "FAILED" : flow["restart"].is_null() ? "untested" : "passed";
+  l.failed = joined(r["failed"]);
+  l.for_compliance = r.value("forCompliance", false);
+  if (row.iid_claim && *row.iid_claim && l.verdict != "IID") {
+    l.note = "IID claim not confirmed (" + l.verdict + "): the non-IID track's entropy";
+  }
+  return l;
+}
+
+std::string lab_counts(const std::vector<LabRow>& rows) {
+  size_t passed = 0, failed = 0, untested = 0, errors = 0;
+  for (const LabRow& row : rows) {
+    const std::string r = lab_line(row).result;
+    (r == "passed" ? passed : r == "FAILED" ? failed : r == "untested" ? untested : errors)++;
+  }
+  return std::to_string(rows.size()) + (rows.size() == 1 ? " source: " : " sources: ") + std::to_string(passed) +
+         " passed, " + std::to_string(failed) + " FAILED, " + std::to_string(untested) + " untested (no restart data), " +
+         std::to_string(errors) + (errors == 1 ? " error" : " errors");
+}
+
+std::string lab_text(const std::vector<LabRow>& rows) {
+  std::vector<LabLine> lines;
+  size_t name_w = 6, entropy_w = 7;
+  for (const LabRow& row : rows) {
+    lines.push_back(lab_line(row));
+    name_w = std::max(name_w, lines.back().name.size());
+    entropy_w = std::max(entropy_w, lines.back().entropy.size());
+  }
+  std::string t = padded("Source", name_w) + "  " + padded("Track", 7) + "  " + padded("Entropy", entropy_w) + "  " +
+                  padded("Unit", 18) + "  " + padded("Result", 8) + "  Failed step\n";
+  for (const LabLine& l : lines) {
+    std::string why = l.failed;
+    if (!l.note.empty()) why += (why.empty() ? "" : "; ") + l.note;
+    if (!l.for_compliance && l.result != "error") why += (why.empty() ? "" : "; ") + std::string("not for compliance");
+    t += padded(l.name, name_w) + "  " + padded(l.track.empty() ? "-" : l.track, 7) + "  " +
+         padded(l.entropy.empty() ? "-" : l.entropy, entropy_w) + "  " + padded(l.unit.empty() ? "-" : l.unit, 18) + "  " +
+         padded(l.result, 8) + "  " + (why.empty() ? "-" : why) + "\n";
+  }
+  return t + lab_counts(rows) + "\n";
+}
+
+std::string lab_csv(const std::vector<LabRow>& rows) {
+  std::string out =
+      "source,track,iid_tests,h_i_bits_per_sample,h_validated_bits_per_sample,entropy,unit,result,failed,note,"
+      "for_compliance,sha256,seed\r\n";
+  for (const LabRow& row : rows) {
+    const LabLine l = lab_line(row);
+    const ordered_json& r = row.record;
+    const bool src = is_source(r);
+    const std::vector<std::string> c = {
+        l.name, l.track, l.verdict, src ? number_of(r["flow"]["hI"]) : "", src ? number_of(r["flow"]["hValidated"]) : "",
+        l.entropy, l.unit, l.result, l.failed, l.note, src ? (l.for_compliance ? "yes" : "no") : "", text_of(r, "sha256"),
+        text_of(r, "userSeed")};
+    for (size_t k = 0; k < c.size(); ++k) out += csv_cell(c[k]) + (k + 1 < c.size() ? "," : "\r\n");
+  }
+  return out;
+}
+
+std::string lab_html(const std::vector<LabRow>& rows, const std::string& command_line) {
+  std::string h =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>SP 800-90B assessment: " +
+      std::to_string(rows.size()) +
+      " noise sources</title>\n<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+      "th,td{border:1px solid #bbb;padding:3px 8px;font-size:13px;text-align:left;vertical-align:top}th{background:#f3f3f3}"
+      "code{font-size:12px;word-break:break-all}.passed{color:#060}.FAILED,.error{color:#b00;font-weight:bold}"
+      ".untested{color:#a60}</style></head><body>\n<h1>SP 800-90B assessment of " +
+      std::to_string(rows.size()) + (rows.size() == 1 ? " noise source" : " noise sources") + "</h1>\n<p>" +
+      html_text(lab_counts(rows)) + "</p>\n<p>Command: <code>" + html_text(command_line) + "</code></p>\n";
+  h += "<table>\n<tr><th>source</th><th>track</th><th>IID tests</th><th>entropy that stands</th><th>unit</th>"
+       "<th>result</th><th>failed step</th><th>for compliance</th></tr>\n";
+  for (const LabRow& row : rows) {
+    const LabLine l = lab_line(row);
+    const std::string name = row.page.empty() ? html_text(l.name)
+                                              : "<a href=\"" + html_text(row.page) + "\">" + html_text(l.name) + "</a>";
+    std::string why = html_text(l.failed);
+    if (!l.note.empty()) why += (why.empty() ? "" : "<br/>") + html_text(l.note);
+    h += "<tr><td>" + name + "</td><td>" + html_text(l.track) + "</td><td>" + html_text(l.verdict) + "</td><td>" +
+         html_text(l.entropy) + "</td><td>" + html_text(l.unit) + "</td><td class=\"" + l.result + "\">" + l.result +
+         "</td><td>" + why + "</td><td>" + (l.result == "error" ? "" : l.for_compliance ? "yes" : "no") + "</td></tr>\n";
+  }
+  return h + "</table>\n</body></html>\n";
+}
+
+}  // namespace ea
