@@ -159,7 +159,10 @@ int main(int argc, char** argv) {
     if (fs::is_directory(p)) {
       for (const auto& e : fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied)) {
         const auto ext = e.path().extension();
-        if (e.is_regular_file() && !e.is_symlink() && (ext == ".json" || ext == ".jsonl")) files.push_back(e.path());
+        // The link's own type first: the safety tests leave links that loop or dangle, and
+        // following one would throw (ELOOP).
+        if (e.symlink_status().type() != fs::file_type::regular) continue;
+        if (ext == ".json" || ext == ".jsonl") files.push_back(e.path());
       }
     } else {
       files.push_back(p);
