@@ -16,6 +16,7 @@
 #include "record.hpp"
 #include "report.hpp"
 #include "runner.hpp"
+#include "settings_rules.hpp"
 #include "version.hpp"
 
 namespace ea_iid {
@@ -24,55 +25,55 @@ std::string version() { return std::string(ea::kVersion) + " (commit " + ea::kGi
 
 namespace {
 
-ea::TrackChoice track_of(const std::string& t) {
-  if (t == "auto") return ea::TrackChoice::Auto;
-  if (t == "iid") return ea::TrackChoice::Iid;
-  if (t == "non-iid") return ea::TrackChoice::NonIid;
-  throw Error("usage", "track: '" + t + "' is not auto, iid or non-iid");
-}
-
-ea::DeviceChoice device_of(const std::string& d) {
-  if (d == "auto") return ea::DeviceChoice::Auto;
-  if (d == "cpu") return ea::DeviceChoice::Cpu;
-  if (d == "gpu") return ea::DeviceChoice::Gpu;
-  throw Error("usage", "device: '" + d + "' is not auto, cpu or gpu");
-}
-
 uint64_t os_seed() {
   std::random_device rd;
   return (static_cast<uint64_t>(rd()) << 32) ^ static_cast<uint64_t>(rd());
 }
 
-// The checked Settings of `o` (the command line's ranges and rules).
+// What `o` gives: the fields that differ from their defaults (so that iterations=10000 is
+// the same as not giving it).
+ea::SettingsGiven given_of(const Options& o) {
+  const Options d;
+  ea::SettingsGiven g;
+  g.track = o.track != d.track;
+  g.bits = o.bits != d.bits;
+  g.iterations = o.iterations != d.iterations;
+  g.threads = o.threads != d.threads;
+  g.restart = o.restart.has_value();
+  g.prng = o.prng != d.prng;
+  g.conditioned = o.conditioned;
+  g.truncate_bitstring = o.truncate_bitstring;
+  g.no_early_exit = !o.early_exit;
+  g.all_tests = o.all_tests;
+  g.until_decided = o.until_decided;
+  return g;
+}
+
+// The checked Settings of `o`: the command line's rules (pipeline/settings_rules.hpp), each
+// setting named by its field here (and its Python keyword).
 ea::Settings settings_of(const Options& o) {
+  const ea::SettingNames names = ea::keyword_name;
   ea::Settings s;
-  s.track = track_of(o.track);
-  if (o.bits < 0 || o.bits > 8) throw Error("usage", "bits: " + std::to_string(o.bits) + " is not 1-8 (0: inferred)");
-  s.width = o.bits;
-  const auto prng = ea::parse_prng(o.prng);
-  if (!prng) throw Error("usage", "prng: '" + o.prng + "' is not one of " + ea::prng_names());
-  s.prng = *prng;
-  if (o.iterations < 1 || o.iterations > 100000000) {
-    throw Error("usage", "iterations: " + std::to_string(o.iterations) + " is not 1-100000000");
+  try {
+    s.track = ea::track_setting(o.track, names);
+    s.width = o.bits;
+    s.prng = ea::prng_setting(o.prng, names);
+    s.iterations = o.iterations;
+    s.initial_entropy = !o.conditioned;
+    s.truncate_bitstring = o.truncate_bitstring;
+    s.early_exit = o.early_exit;
+    s.all_tests = o.all_tests;
+    s.until_decided = o.until_decided;
+    s.device = ea::device_setting(o.device, names);
+    s.gpus = o.gpus;
+    s.threads = o.threads;
+    if (o.restart) s.restart = ea::RestartSpec{*o.restart};
+    ea::check_settings(s, given_of(o), names);
+  } catch (const ea::Error& e) {
+    throw Error("usage", e.what());
   }
-  s.iterations = o.iterations;
-  s.initial_entropy = !o.conditioned;
-  s.truncate_bitstring = o.truncate_bitstring;
-  s.early_exit = o.early_exit;
-  s.all_tests = o.all_tests;
-  s.until_decided = o.until_decided;
-  if (s.until_decided && s.all_tests) throw Error("usage", "until_decided and all_tests exclude each other");
-  s.device = device_of(o.device);
-  if (o.gpus.empty()) throw Error("usage", "gpus: no GPU listed");
-  s.gpus = o.gpus;
-  if (o.threads < 0 || o.threads > 4096) throw Error("usage", "threads: " + std::to_string(o.threads) + " is not 0-4096");
-  s.threads = o.threads > 0 ? o.threads : omp_get_max_threads();
-  if (o.restart) {
-    if (!(*o.restart > 0) || *o.restart > 8) throw Error("usage", "restart: H_I must be in (0, 8]");
-    s.restart = ea::RestartSpec{*o.restart};
-  }
-  const bool random = s.track != ea::TrackChoice::NonIid && !(s.restart && s.track != ea::TrackChoice::Iid);
-  s.seed = o.seed ? *o.seed : random ? os_seed() : 0;
+  if (o.threads == 0) s.threads = omp_get_max_threads();
+  s.seed = o.seed ? *o.seed : ea::draws_random_numbers(s) ? os_seed() : 0;
   return s;
 }
 

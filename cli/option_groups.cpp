@@ -7,6 +7,7 @@
 #include "gpu_tuning.hpp"
 #include "help.hpp"
 #include "options.hpp"
+#include "settings_fields.hpp"
 #include "version.hpp"
 
 namespace ea::cli {
@@ -67,28 +68,40 @@ void add_engine_options(CLI::App& app, EngineOptionText& t, Program p) {
   }
 }
 
+SettingNames cli_setting_names(bool non_iid_flag) {
+  return [non_iid_flag](const std::string& key, const std::string& value) -> std::string {
+    if (key == "initial") return "-i";
+    if (key == "all_bits") return "-a";
+    if (key == "permutation_counters") return "--permutation-counters";
+    if (key == "track" && value == "non-iid" && non_iid_flag) return "--non-iid";
+    std::string flag = "--" + key;
+    for (const SettingField& f : settings_fields()) {
+      if (f.key && key == f.key) flag = f.flag;
+    }
+    // A flag that is its value (-c, -t, --no-early-exit, --all-tests): the flag alone.
+    return value.empty() || value == "true" || value == "false" ? flag : flag + " " + value;
+  };
+}
+
 EngineChoice apply_engine_options(const EngineOptionText& t, Settings& s, Program p) {
   EngineChoice c;
   if (t.seed_opt->count()) c.seed = parse_unsigned(t.seed, "--seed", 0, UINT64_MAX, true);
-  if (t.threads_opt->count()) c.threads = static_cast<int>(parse_unsigned(t.threads, "--threads", 1, 4096));
+  if (t.threads_opt->count()) {
+    c.threads = static_cast<int>(parse_unsigned(t.threads, "--threads", kThreadsRange.min, kThreadsRange.max));
+  }
   if (t.gpu_opt->count()) s.gpus = parse_gpu_list(t.gpu, "--gpu");
   if (t.tuning_opt->count()) parse_gpu_tuning(t.tuning, s.tuning);
   if (t.round_opt->count()) {
     s.tuning.round_size = static_cast<uint32_t>(parse_unsigned(t.round_size, "--round-size", 1, 1u << 20));
   }
   if (t.iterations_opt->count()) {
-    s.iterations = static_cast<uint32_t>(parse_unsigned(t.iterations, "--iterations", 1, 100000000));
+    s.iterations =
+        static_cast<uint32_t>(parse_unsigned(t.iterations, "--iterations", kIterationsRange.min, kIterationsRange.max));
   }
   s.device = t.device == "cpu" ? DeviceChoice::Cpu : t.device == "gpu" ? DeviceChoice::Gpu : DeviceChoice::Auto;
   s.gpu_compression = !t.cpu_compression;
   s.verify = t.verify;
-  if (p == Program::EaIid) {
-    if (auto id = parse_prng(t.prng)) {
-      s.prng = *id;
-    } else {
-      throw Error(ErrorKind::Usage, "unknown --prng '" + t.prng + "'; choose one of: " + prng_names());
-    }
-  }
+  if (p == Program::EaIid) s.prng = prng_setting(t.prng, cli_setting_names());
   return c;
 }
 

@@ -12,6 +12,7 @@
 
 #include "assess.hpp"
 #include "help.hpp"
+#include "settings_rules.hpp"
 
 namespace ea::cli {
 
@@ -33,6 +34,12 @@ struct EngineChoice {
   std::optional<uint64_t> seed;
   std::optional<int> threads;
 };
+// The command line's names of the settings in the rules' messages (settings_rules.hpp): the
+// flag of settings_fields(), the spellings of defaults (-i, -a, --permutation-counters), and
+// a value where the flag is the value (-c, -t, --no-early-exit, --track non-iid; with
+// `non_iid_flag` the track was given as --non-iid).
+SettingNames cli_setting_names(bool non_iid_flag = false);
+
 // Checks the group's values and applies them to `s` (ea_calibrate's --prng takes a list and
 // is applied by it). Throws Error{Usage} naming the option.
 EngineChoice apply_engine_options(const EngineOptionText& t, Settings& s, Program p);

@@ -29,6 +29,7 @@
 #include "report.hpp"
 #include "runner.hpp"
 #include "settings_fields.hpp"
+#include "settings_rules.hpp"
 #include "summary.hpp"
 
 namespace ea::cli {
@@ -795,17 +796,14 @@ ReportOptions report_options(const Options& o, const std::string& started) {
 }
 
 Settings resolve_settings(const Options& o, std::optional<uint64_t> earlier_seed) {
-  if (o.resume && !o.seed && !earlier_seed && o.settings.track != TrackChoice::NonIid) {
+  const bool random = draws_random_numbers(o.settings);  // the one rule of the seed (settings_rules.hpp)
+  if (o.resume && !o.seed && !earlier_seed && random) {
     throw Error(ErrorKind::Usage, "--resume: no earlier row records the run's seed (it stopped before its first row, "
                                   "or the file is new); give --seed");
   }
   Settings settings = o.settings;
-  // The non-IID track draws no random numbers: without --seed its rows record 0, so that the
-  // shares of one run agree.
-  // Nor do restart tests for a non-IID claim with the exact cutoff.
-  const bool non_iid_restart = settings.restart && restart_claim(settings) == RestartClaim::NonIid &&
-                               settings.restart->cutoff == CutoffMethod::Exact;
-  const bool random = settings.track != TrackChoice::NonIid && !non_iid_restart;
+  // A run that draws no random numbers (the non-IID track, restart tests for a non-IID claim
+  // with the exact cutoff): without --seed its rows record 0, so that the shares of one run agree.
   const bool drawn = !o.seed && !earlier_seed && random;
   settings.seed = o.seed ? *o.seed : earlier_seed ? *earlier_seed : random ? os_seed() : 0;
   settings.threads = o.threads > 0 ? o.threads : omp_get_max_threads();

@@ -34,17 +34,16 @@ struct SourceFlags {
   int verbose = 0;
   CLI::Option *restart_opt = nullptr, *submitter_opt = nullptr, *conditioning_opt = nullptr, *n_in_opt = nullptr,
               *n_out_opt = nullptr, *nw_opt = nullptr, *h_prime_opt = nullptr, *conditioned_opt = nullptr,
-              *json_opt = nullptr, *html_opt = nullptr, *bits_opt = nullptr;
+              *json_opt = nullptr, *html_opt = nullptr, *bits_opt = nullptr, *track_opt = nullptr;
 };
 
 void add_options(CLI::App& app, SourceFlags& f) {
   app.add_option("name", f.name, "the noise source's name, as the report gives it")->required()->type_name("NAME");
   app.add_option("samples", f.samples, "its sequential data set (one sample per byte)")->required()->type_name("SAMPLES");
-  app.add_option("--track", f.track,
+  f.track_opt = app.add_option("--track", f.track,
                  "auto (default): the IID tests decide the track (IID: the IID claim; otherwise the non-IID "
                  "estimates and claim); non-iid: the non-IID track without the IID tests (a submitter's non-IID "
                  "claim)")
-      ->check(CLI::IsMember({"auto", "non-iid"}))
       ->type_name("auto|non-iid");
   f.bits_opt = app.add_option("--bits", f.bits, "bits per sample (1-8; default: inferred)")->type_name("N");
   f.restart_opt = app.add_option("--restart-data", f.restart_data,
@@ -143,15 +142,31 @@ void check_outputs(const SourceFlags& f, const InputSet& inputs) {
   }
 }
 
-// The engine options --track non-iid makes pointless: refused, not ignored.
-void refuse_iid_options(const SourceFlags& f) {
-  const std::pair<bool, const char*> unused[] = {{f.engine.iterations_opt->count() > 0, "--iterations"},
-                                                 {f.engine.prng != "philox", "--prng"},
-                                                 {f.until_decided, "--until-decided"},
-                                                 {f.permutation_counters, "--permutation-counters"}};
-  for (const auto& [given, name] : unused) {
-    if (given) throw Error(ErrorKind::Usage, std::string(name) + " applies to the IID tests, which --track non-iid does not run");
+// The settings of `f` (engine options, --bits, --track, --until-decided), checked by the one
+// set of rules (settings_rules.hpp); the seed and threads resolved.
+Settings settings_of(const SourceFlags& f) {
+  Settings s;
+  const EngineChoice engine = apply_engine_options(f.engine, s, Program::EaIid);
+  if (f.bits_opt->count()) s.width = static_cast<int>(parse_integer(f.bits, "--bits", kBitsRange.min, kBitsRange.max));
+  if (f.track_opt->count()) s.track = track_setting(f.track, cli_setting_names());
+  if (s.track == TrackChoice::Iid) {
+    throw Error(ErrorKind::Usage, "--track iid does not apply to ea_iid source: auto (the IID tests decide the track) "
+                                  "or non-iid (a submitter's non-IID claim)");
   }
+  s.until_decided = s.track == TrackChoice::Auto && !f.permutation_counters;  // source's default
+  s.threads = engine.threads ? *engine.threads : omp_get_max_threads();
+  SettingsGiven g;
+  g.track = f.track_opt->count() > 0;
+  g.bits = f.bits_opt->count() > 0;
+  g.iterations = f.engine.iterations_opt->count() > 0;
+  g.threads = engine.threads.has_value();
+  g.prng = s.prng != PrngId::Philox;
+  g.until_decided = f.until_decided;
+  g.permutation_counters = f.permutation_counters;
+  check_settings(s, g, cli_setting_names());
+  // A run that draws no random numbers (--track non-iid) records no seed.
+  s.seed = engine.seed ? *engine.seed : draws_random_numbers(s) ? os_seed() : 0;
+  return s;
 }
 
 }  // namespace
@@ -192,21 +207,8 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
     f.html = output_name(f.html);
     policy.exit_code = f.exit_code || f.strict;
     policy.strict = f.strict;
-    Settings s;
-    const EngineChoice engine = apply_engine_options(f.engine, s, Program::EaIid);
-    if (f.bits_opt->count()) {
-      s.width = static_cast<int>(parse_integer(f.bits, "--bits", 1, 8));
-    }
     const SourceSpec spec = spec_of(f);
-    s.track = f.track == "non-iid" ? TrackChoice::NonIid : TrackChoice::Auto;
-    if (f.until_decided && f.permutation_counters) {
-      throw Error(ErrorKind::Usage, "--until-decided and --permutation-counters exclude each other (one skips the "
-                                    "permutation tests of a decided verdict, the other runs them)");
-    }
-    s.until_decided = s.track == TrackChoice::Auto && !f.permutation_counters;
-    if (s.track == TrackChoice::NonIid) refuse_iid_options(f);
-    s.seed = engine.seed ? *engine.seed : os_seed();
-    s.threads = engine.threads ? *engine.threads : omp_get_max_threads();
+    const Settings s = settings_of(f);
     for (const auto* p : {&spec.samples, spec.restart_data ? &*spec.restart_data : nullptr}) {
       if (p) inputs.add(*p);
     }
@@ -218,7 +220,9 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
     ro.quiet = f.quiet;
     ro.timing = f.timing;
     json_checked = f.json_opt->count() > 0;
-    if (!engine.seed) logger().info("--seed {} (drawn from the OS; pass --seed to repeat this run)", s.seed);
+    if (!f.engine.seed_opt->count() && draws_random_numbers(s)) {
+      logger().info("--seed {} (drawn from the OS; pass --seed to repeat this run)", s.seed);
+    }
     Engine eng;
     auto note = [&f](const std::string& line) {
       if (!f.quiet) logger().info("{}", line);

@@ -1,6 +1,7 @@
-// Every field of Settings, classified once: what it changes, the option that sets it, and
-// where a result's JSON record holds it. --resume compares a kept row with this run through
-// this list alone; a test counts Settings' fields and fails when one is not listed here.
+// Every field of Settings, classified once: what it changes, the option that sets it, its
+// name in the API and Python, and where a result's JSON record holds it. --resume compares a
+// kept row with this run through this list alone; a test counts Settings' fields and fails
+// when one is not listed here. Its rules (ranges, exclusions): settings_rules.hpp.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +22,11 @@ enum class SettingEffect {
 struct SettingField {
   const char* field;   // the member of Settings
   const char* option;  // the option that sets it
+  // Its name in the C++ API's Options and Python's keywords, and the key of its rules
+  // (settings_rules.hpp); null: neither takes it.
+  const char* key;
+  // The command line's flag that names it in a message (settings_rules.hpp's SettingNames).
+  const char* flag;
   SettingEffect effect;
   // Result fields: the record's path (dotted) and the value this run would write there, as
   // text (a JSON string's contents, else the JSON dump); "" where any value matches (bits

@@ -6,6 +6,7 @@
 
 #include "files.hpp"
 #include "report.hpp"
+#include "settings_rules.hpp"
 
 namespace ea {
 
@@ -48,7 +49,8 @@ ordered_json source_json(const SourceAssessment& a, const ReportOptions& o) {
   ordered_json j = json_envelope(o, a.spec.samples, a.sha256, 0, nullptr, "Source");
   j["schemaVersion"] = 1;
   j["source"] = a.spec.name;
-  j["userSeed"] = std::to_string(a.settings.seed);
+  // None where no step draws random numbers (--track non-iid): a seed nothing used.
+  j["userSeed"] = draws_random_numbers(a.settings) ? ordered_json(std::to_string(a.settings.seed)) : ordered_json(nullptr);
   ordered_json files = ordered_json::array();
   files.push_back({{"role", "sequential"}, {"path", a.path}, {"sha256", a.sha256}, {"samples", a.samples}});
   if (a.restart) {
@@ -114,7 +116,9 @@ ordered_json source_json(const SourceAssessment& a, const ReportOptions& o) {
 
 void print_source_text(std::FILE* f, const SourceAssessment& a, const ReportOptions& o) {
   if (o.quiet) return;
-  std::fprintf(f, "Noise source %s (SP 800-90B 3.1), seed %" PRIu64 "\n", a.spec.name.c_str(), a.settings.seed);
+  std::fprintf(f, "Noise source %s (SP 800-90B 3.1)", a.spec.name.c_str());
+  if (draws_random_numbers(a.settings)) std::fprintf(f, ", seed %" PRIu64, a.settings.seed);
+  std::fprintf(f, "\n");
   std::fprintf(f, "1. %s: %" PRIu64 " samples, %d-bit, SHA-256 %s\n", a.path.c_str(), a.samples, a.width,
                a.sha256.c_str());
   if (a.verdict) {
@@ -339,7 +343,9 @@ std::string source_html(const ordered_json& r, const std::string& json_path) {
                                         t.substr(10, 2) + ":" + t.substr(12, 2) + " UTC"
                                   : esc(r["dateTimeStamp"]));
   h += row("command", "<code>" + esc(r["commandline"]) + "</code>");
-  h += row("seed", esc(r["userSeed"]) + " (repeat the run with <code>--seed " + esc(r["userSeed"]) + "</code>)");
+  h += row("seed", r["userSeed"].is_null() ? std::string("none (no step draws random numbers)")
+                                           : esc(r["userSeed"]) + " (repeat the run with <code>--seed " +
+                                                 esc(r["userSeed"]) + "</code>)");
   h += "</table></section>\n";
   h += "<section id=\"files\"><h2>Files</h2><table><tr><th>role</th><th>file</th><th>samples</th><th>SHA-256</th></tr>\n";
   for (const auto& f : r["files"]) {

@@ -17,6 +17,7 @@
 #include "report.hpp"
 #include "runner.hpp"
 #include "settings_fields.hpp"
+#include "settings_rules.hpp"
 
 using namespace ea;
 using nlohmann::ordered_json;
@@ -85,6 +86,51 @@ TEST_CASE("every member of Settings is classified once in settings_fields") {
     if (f.effect == SettingEffect::Result && f.record) CHECK((f.value != nullptr));
     if (f.effect == SettingEffect::Result && !f.record) CHECK(std::string(f.why).size() > 0);
   }
+}
+
+TEST_CASE("a run needs a seed exactly where it draws random numbers") {
+  Settings s;
+  CHECK(draws_random_numbers(s));  // auto: the IID tests' shuffles
+  s.track = TrackChoice::Iid;
+  CHECK(draws_random_numbers(s));
+  s.track = TrackChoice::NonIid;
+  CHECK_FALSE(draws_random_numbers(s));
+  s.restart = RestartSpec{7.5};
+  CHECK_FALSE(draws_random_numbers(s));  // a non-IID claim, the exact cutoff
+  s.restart->cutoff = CutoffMethod::Simulation;
+  CHECK(draws_random_numbers(s));  // the cutoff's simulation is seeded (on the non-IID track too)
+  s.track = TrackChoice::Iid;
+  s.restart->cutoff = CutoffMethod::Exact;
+  CHECK(draws_random_numbers(s));  // an IID claim: the IID tests of rows and columns
+}
+
+TEST_CASE("the settings rules name each setting by the front door's names") {
+  Settings s;
+  s.track = TrackChoice::NonIid;
+  SettingsGiven g;
+  g.iterations = true;
+  auto message = [&](const SettingNames& names) {
+    try {
+      check_settings(s, g, names);
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::Usage);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(message(keyword_name) == "iterations applies to the IID tests, which track=\"non-iid\" does not run");
+  const SettingNames flags = [](const std::string& key, const std::string& value) {
+    return "--" + key + (value.empty() ? "" : " " + value);
+  };
+  CHECK(message(flags) == "--iterations applies to the IID tests, which --track non-iid does not run");
+  s.restart = RestartSpec{1e-320};  // a subnormal H_I, as the API may pass it
+  g = SettingsGiven{};
+  CHECK(message(keyword_name).find("restart: '") == 0);
+  CHECK(message(keyword_name).find("normal number") != std::string::npos);
+  s.restart = RestartSpec{7.5};
+  s.track = TrackChoice::Auto;
+  g.conditioned = true;
+  CHECK(message(keyword_name) == "restart: conditioned=true does not apply (the restart tests estimate the literal samples)");
 }
 
 TEST_CASE("each result's record reads back with its result's verdict, compliance and row") {

@@ -1,0 +1,127 @@
+#include "settings_rules.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <utility>
+
+#include "common/error.hpp"
+#include "restart.hpp"
+#include "rng/prng.hpp"
+
+namespace ea {
+
+namespace {
+
+[[noreturn]] void refuse(const std::string& message) { throw Error(ErrorKind::Usage, message); }
+
+std::string number_text(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+void check_range(bool given, int64_t v, SettingRange r, const std::string& name) {
+  if (given && (v < 0 || static_cast<uint64_t>(v) < r.min || static_cast<uint64_t>(v) > r.max)) {
+    refuse(name + ": " + std::to_string(v) + " is out of range (" + std::to_string(r.min) + " to " + std::to_string(r.max) + ")");
+  }
+}
+
+void check_ranges(const Settings& s, const SettingsGiven& given, const SettingNames& names) {
+  check_range(given.bits, s.width, kBitsRange, names("bits", ""));
+  check_range(given.iterations, s.iterations, kIterationsRange, names("iterations", ""));
+  check_range(given.threads, s.threads, kThreadsRange, names("threads", ""));
+  if (s.gpus.empty()) refuse(names("gpus", "") + ": no GPU listed");
+  if (s.gpus.size() > kMaxGpuEntries) refuse(names("gpus", "") + ": at most " + std::to_string(kMaxGpuEntries) + " GPUs");
+  for (int g : s.gpus) check_range(true, g, kGpuIndexRange, names("gpus", ""));
+  if (s.restart) {
+    const double h = s.restart->h_i;
+    const std::string claim = "H_I must be a number greater than 0 and at most " + number_text(kMaxEntropyClaim);
+    const std::string given_h = names("restart", "") + ": '" + number_text(h) + "'";
+    if (!(h > 0) || h > kMaxEntropyClaim) refuse(given_h + ": " + claim);
+    if (!std::isnormal(h)) refuse(given_h + " is too small to be a normal number; " + claim);
+  }
+}
+
+void check_exclusions(const SettingsGiven& given, const SettingNames& names) {
+  auto exclusive = [&](bool a, bool b, const std::string& key_a, const std::string& key_b, const std::string& why) {
+    if (a && b) refuse(key_a + " and " + key_b + " exclude each other" + why);
+  };
+  exclusive(given.initial, given.conditioned, names("initial", ""), names("conditioned", "true"), "");
+  exclusive(given.all_bits, given.truncate_bitstring, names("all_bits", ""), names("truncate_bitstring", "true"), "");
+  exclusive(given.until_decided, given.all_tests, names("until_decided", "true"), names("all_tests", "true"),
+            " (one skips tests, the other runs them all)");
+  exclusive(given.until_decided, given.permutation_counters, names("until_decided", "true"),
+            names("permutation_counters", ""),
+            " (one skips the permutation tests of a decided verdict, the other runs them)");
+}
+
+void check_restart(const Settings& s, const SettingsGiven& given, const SettingNames& names) {
+  if (!s.restart || !(given.conditioned || given.truncate_bitstring)) return;
+  const std::string which = given.conditioned && given.truncate_bitstring
+                                ? names("conditioned", "true") + " and " + names("truncate_bitstring", "true") + " do"
+                            : given.conditioned ? names("conditioned", "true") + " does"
+                                                : names("truncate_bitstring", "true") + " does";
+  refuse(names("restart", "") + ": " + which + " not apply (the restart tests estimate the literal samples)");
+}
+
+// The permutation tests' settings where no IID test runs change nothing: refused, not ignored.
+void check_iid_only(const Settings& s, const SettingsGiven& given, const SettingNames& names) {
+  std::string no_iid_tests;
+  if (s.restart && restart_claim(s) == RestartClaim::NonIid) {
+    no_iid_tests = names("restart", "") + " for a non-IID claim" +
+                   (given.track ? "" : " (the default; " + names("track", "iid") + " makes an IID claim)");
+  } else if (!s.restart && s.track == TrackChoice::NonIid) {
+    no_iid_tests = names("track", "non-iid");
+  }
+  if (no_iid_tests.empty()) return;
+  const std::pair<bool, std::string> unused[] = {{given.iterations, names("iterations", "")},
+                                                 {given.prng, names("prng", "")},
+                                                 {given.no_early_exit, names("early_exit", "false")},
+                                                 {given.all_tests, names("all_tests", "true")},
+                                                 {given.until_decided, names("until_decided", "true")},
+                                                 {given.permutation_counters, names("permutation_counters", "")}};
+  for (const auto& [was_given, name] : unused) {
+    if (was_given) refuse(name + " applies to the IID tests, which " + no_iid_tests + " does not run");
+  }
+}
+
+}  // namespace
+
+std::string keyword_name(const std::string& key, const std::string& value) {
+  if (value.empty()) return key;
+  const bool bare = value == "true" || value == "false" || value.find_first_not_of("0123456789.") == std::string::npos;
+  return key + "=" + (bare ? value : "\"" + value + "\"");
+}
+
+TrackChoice track_setting(const std::string& text, const SettingNames& names) {
+  if (text == "auto") return TrackChoice::Auto;
+  if (text == "iid") return TrackChoice::Iid;
+  if (text == "non-iid") return TrackChoice::NonIid;
+  refuse(names("track", "") + ": '" + text + "' is not a track; expected auto, iid or non-iid");
+}
+
+DeviceChoice device_setting(const std::string& text, const SettingNames& names) {
+  if (text == "auto") return DeviceChoice::Auto;
+  if (text == "cpu") return DeviceChoice::Cpu;
+  if (text == "gpu") return DeviceChoice::Gpu;
+  refuse(names("device", "") + ": '" + text + "' is not a device; expected auto, cpu or gpu");
+}
+
+PrngId prng_setting(const std::string& text, const SettingNames& names) {
+  if (const auto id = parse_prng(text)) return *id;
+  refuse("unknown " + names("prng", "") + " '" + text + "'; choose one of: " + prng_names());
+}
+
+void check_settings(const Settings& s, const SettingsGiven& given, const SettingNames& names) {
+  check_ranges(s, given, names);
+  check_exclusions(given, names);
+  check_restart(s, given, names);
+  check_iid_only(s, given, names);
+}
+
+bool draws_random_numbers(const Settings& s) {
+  if (s.restart) return restart_claim(s) == RestartClaim::Iid || s.restart->cutoff == CutoffMethod::Simulation;
+  return s.track != TrackChoice::NonIid;
+}
+
+}  // namespace ea

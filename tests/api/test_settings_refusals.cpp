@@ -1,0 +1,141 @@
+// One set of rules (pipeline/settings_rules.hpp) at every front door: each row of
+// tests/tools/settings-refusals.json is refused by the command line (ea_iid), by `ea_iid
+// source` (where it can express the row) and by the C++ API (ea_iid::Assessor) as a usage
+// error whose message holds the row's words and names each setting by that door's own name.
+// Python walks the same table (tests/python/test_settings_refusals.py).
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "../cli/cli_helpers.hpp"
+#include "ea_iid/ea_iid.hpp"
+
+namespace {
+
+using nlohmann::json;
+
+json table() {
+  std::ifstream in(EA_REFUSALS_TABLE);
+  REQUIRE(in.good());
+  return json::parse(in)["rows"];
+}
+
+// The command line's flag of each setting of the table, and how a value is written.
+const std::map<std::string, std::string>& cli_flags() {
+  static const std::map<std::string, std::string> flags = {
+      {"track", "--track"},          {"iterations", "--iterations"}, {"prng", "--prng"},
+      {"all_tests", "--all-tests"},  {"until_decided", "--until-decided"}, {"early_exit", "--no-early-exit"},
+      {"restart", "--restart"},      {"conditioned", "-c"},          {"truncate_bitstring", "-t"},
+      {"bits", "--bits"},            {"threads", "--threads"},       {"gpus", "--gpu"},
+      {"device", "--device"},        {"seed", "--seed"}};
+  return flags;
+}
+
+std::string value_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_array()) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ",") + value_text(x);
+    return s;
+  }
+  return v.dump();
+}
+
+// The row as command-line arguments; false where `source` cannot express it.
+bool cli_args(const json& settings, bool source, std::string& args) {
+  for (const auto& [key, v] : settings.items()) {
+    const std::string& flag = cli_flags().at(key);
+    if (v.is_boolean()) {  // a flag that is its value (--all-tests, --no-early-exit, -c, -t)
+      if (source && key != "until_decided") return false;
+      args += " " + flag;
+    } else {
+      if (source && key == "restart") return false;  // source's H_I comes from its steps
+      args += " " + flag + " '" + value_text(v) + "'";
+    }
+  }
+  return true;
+}
+
+void check_message(const json& row, const std::string& message, bool cli) {
+  for (const auto& w : row["words"]) CHECK_MESSAGE(message.find(w.get<std::string>()) != std::string::npos, w);
+  for (const auto& n : row["names"]) {
+    const std::string name = cli ? cli_flags().at(n.get<std::string>()) : n.get<std::string>();
+    CHECK_MESSAGE(message.find(name) != std::string::npos, name);
+  }
+}
+
+ea_iid::Options api_options(const json& settings) {
+  ea_iid::Options o;
+  o.device = "cpu";
+  for (const auto& [key, v] : settings.items()) {
+    if (key == "track") o.track = v.get<std::string>();
+    else if (key == "iterations") o.iterations = v.get<uint32_t>();
+    else if (key == "prng") o.prng = v.get<std::string>();
+    else if (key == "all_tests") o.all_tests = v.get<bool>();
+    else if (key == "until_decided") o.until_decided = v.get<bool>();
+    else if (key == "early_exit") o.early_exit = v.get<bool>();
+    else if (key == "restart") o.restart = v.get<double>();
+    else if (key == "conditioned") o.conditioned = v.get<bool>();
+    else if (key == "truncate_bitstring") o.truncate_bitstring = v.get<bool>();
+    else if (key == "bits") o.bits = v.get<int>();
+    else if (key == "threads") o.threads = v.get<int>();
+    else if (key == "gpus") o.gpus = v.get<std::vector<int>>();
+    else if (key == "device") o.device = v.get<std::string>();
+    else FAIL("no API field for " << key);
+  }
+  return o;
+}
+
+const std::string kSamples = std::string(EA_TEST_DATA_DIR) + "/samples/rand8_short.bin";
+
+}  // namespace
+
+TEST_CASE("the command line refuses every row of the settings table (exit 2)") {
+  for (const auto& row : table()) {
+    std::string args;
+    REQUIRE(cli_args(row["settings"], false, args));
+    CAPTURE(args);
+    const cli_test::Result r = cli_test::run("-q" + args + " " + kSamples);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    check_message(row, r.err, true);
+  }
+}
+
+TEST_CASE("ea_iid source refuses every row of the settings table it can express (exit 2)") {
+  int expressed = 0;
+  for (const auto& row : table()) {
+    std::string args;
+    if (!cli_args(row["settings"], true, args)) continue;
+    ++expressed;
+    CAPTURE(args);
+    const cli_test::Result r = cli_test::run("source refusal " + kSamples + " -q" + args);
+    CHECK(r.code == 2);
+    check_message(row, r.err, true);
+  }
+  CHECK(expressed >= 8);
+}
+
+TEST_CASE("the C++ API refuses every row of the settings table (Error kind usage)") {
+  ea_iid::Assessor assessor;
+  std::vector<uint8_t> samples(1000);
+  for (size_t i = 0; i < samples.size(); ++i) samples[i] = static_cast<uint8_t>(i * 37 + i / 7);
+  for (const auto& row : table()) {
+    CAPTURE(row["rule"].get<std::string>());
+    const ea_iid::Options o = api_options(row["settings"]);
+    std::string kind, message;
+    try {
+      assessor.assess(samples.data(), samples.size(), o);
+    } catch (const ea_iid::Error& e) {
+      kind = e.kind();
+      message = e.what();
+    }
+    CAPTURE(message);
+    CHECK(kind == "usage");
+    check_message(row, message, false);
+  }
+}
