@@ -72,6 +72,26 @@ void add_manifest_options(CLI::App& app, ManifestFlags& f) {
   add_engine_options(app, f.engine, Program::EaIid);
 }
 
+// The options of `ea_iid source` that a manifest gives per source: refused with the field
+// that says it instead.
+void refuse_source_options(const std::vector<char*>& args) {
+  static const std::pair<const char*, const char*> per_source[] = {
+      {"--track", "iidClaim (false: the non-IID track)"}, {"--bits", "bitsPerSample"},
+      {"--restart-data", "restartTestPath"},            {"--h-submitter", "hminEstimate"},
+      {"--conditioning", "conditioningComponent"},      {"--n-in", "conditioningComponent[].minNin"},
+      {"--n-out", "conditioningComponent[].nOut"},      {"--nw", "conditioningComponent[].nw"},
+      {"--h-prime", "conditioningComponent[].hPrime"},  {"--conditioned", "conditioningComponent[].unvettedConditionedPaths"}};
+  for (size_t k = 1; k < args.size(); ++k) {
+    const std::string a = args[k];
+    for (const auto& [flag, field] : per_source) {
+      if (a == flag || a.rfind(std::string(flag) + "=", 0) == 0) {
+        throw Error(ErrorKind::Usage, std::string(flag) + " is given per source with --manifest: its field " + field +
+                                          " (docs/manifest.md)");
+      }
+    }
+  }
+}
+
 // A source's settings: the run's, with its bits per sample and its track (iidClaim false:
 // the non-IID track, as --track non-iid), exactly as `ea_iid source` makes them.
 Settings settings_for(const ManifestSource& m, const Settings& base, bool permutation_counters) {
@@ -450,6 +470,7 @@ int manifest_command(std::vector<char*> args, const std::string& command_line, c
                  "source runs one: its JSON and HTML report, a JSONL row, and a lab summary over all of them.",
                  "ea_iid source --manifest"};
     add_manifest_options(app, f);
+    refuse_source_options(args);
     app.footer(
         "Example:\n"
         "  ea_iid source --manifest sources.json -o reports/ --jsonl run.jsonl --html lab.html --csv lab.csv\n"

@@ -98,6 +98,10 @@ bad e-position 'sources[0] (a): conditioningComponent[0].sequencePosition: 2: th
   '{"sources": [{"primaryNoiseSource": "a", "rawNoisePath": "data/rand8_short.bin", "conditioningComponent": [{"sequencePosition": 2, "vetted": true, "minNin": 64, "nOut": 32, "nw": 64}]}]}'
 bad e-chain 'sources[0] (a): conditioningComponent: 2 components: ea_iid source assesses one conditioning component' \
   '{"sources": [{"primaryNoiseSource": "a", "rawNoisePath": "data/rand8_short.bin", "conditioningComponent": [{"sequencePosition": 2, "vetted": true, "minNin": 64, "nOut": 32, "nw": 64}, {"sequencePosition": 1, "vetted": true, "minNin": 64, "nOut": 32, "nw": 64}]}]}'
+"$exe" source --manifest "$work/m.json" --track non-iid -o "$work/e-opt-out/" 2>"$work/e-opt.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q -- "--track is given per source with --manifest: its field iidClaim" "$work/e-opt.err" &&
+  [ ! -e "$work/e-opt-out" ] || { echo "FAILED: --track with --manifest: exit $rc"; cat "$work/e-opt.err"; fail=1; }
 
 # A source that cannot be assessed (an empty file): its error row, the others assessed, exit 2.
 : >"$d/empty.bin"
