@@ -4,14 +4,20 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <cmath>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <future>
+#include <limits>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "ea_iid/ea_iid.hpp"
 
@@ -44,42 +50,235 @@ std::unique_lock<std::mutex> lock_run() {
   }
 }
 
-PyObject* g_error = nullptr;  // ea_iid.Error
+PyObject* g_error = nullptr;        // ea_iid.Error
+PyObject* g_usage_error = nullptr;  // ea_iid.UsageError: ea_iid.Error and ValueError, kind "usage"
 
-[[noreturn]] void raise_error(const ea_iid::Error& e) {
-  py::object type = py::reinterpret_borrow<py::object>(g_error);
-  py::object value = type(e.what());
-  value.attr("error_kind") = e.kind();
-  PyErr_SetObject(g_error, value.ptr());
-  throw py::error_already_set();
+// Text from the library (messages; paths may hold any bytes) as a Python str: bytes that are
+// not UTF-8 shown as \xNN.
+py::str text_of(const std::string& s) {
+  PyObject* u = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "backslashreplace");
+  if (u == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(u);
 }
 
-py::object loads(const std::string& json) { return py::module_::import("json").attr("loads")(json); }
+[[noreturn]] void raise_error(const std::string& kind, const std::string& message) {
+  PyObject* type = kind == "usage" ? g_usage_error : g_error;
+  py::object value = py::reinterpret_borrow<py::object>(type)(text_of(message));
+  value.attr("error_kind") = kind;
+  PyErr_SetObject(type, value.ptr());
+  throw py::error_already_set();
+}
+[[noreturn]] void raise_error(const ea_iid::Error& e) { raise_error(e.kind(), e.what()); }
 
-ea_iid::Options options_of(const py::object& bits, const py::object& seed, const std::string& device, const py::kwargs& kw) {
-  ea_iid::Options o;
-  o.command_line = "ea_iid (Python module)";
-  if (!bits.is_none()) o.bits = bits.cast<int>();
-  if (!seed.is_none()) o.seed = seed.cast<uint64_t>();
-  o.device = device;
-  for (const auto& [key_obj, value] : kw) {
-    const std::string key = py::str(key_obj);
-    if (key == "track") o.track = value.cast<std::string>();
-    else if (key == "prng") o.prng = value.cast<std::string>();
-    else if (key == "iterations") o.iterations = value.cast<uint32_t>();
-    else if (key == "conditioned") o.conditioned = value.cast<bool>();
-    else if (key == "truncate_bitstring") o.truncate_bitstring = value.cast<bool>();
-    else if (key == "early_exit") o.early_exit = value.cast<bool>();
-    else if (key == "all_tests") o.all_tests = value.cast<bool>();
-    else if (key == "until_decided") o.until_decided = value.cast<bool>();
-    else if (key == "gpus") o.gpus = value.cast<std::vector<int>>();
-    else if (key == "threads") o.threads = value.cast<int>();
-    else if (key == "restart") o.restart = value.cast<double>();
-    else if (key != "label") {
-      throw py::type_error("unexpected option '" + key + "' (track, prng, iterations, conditioned, truncate_bitstring, "
-                           "early_exit, all_tests, until_decided, gpus, threads, restart, label)");
+py::object loads(const std::string& json) { return py::module_::import("json").attr("loads")(text_of(json)); }
+
+// ---- Keywords: each named in its errors. A value of the wrong type is a TypeError ("bits:
+// expected int, got str"); a value of the right type is the library's to judge (UsageError,
+// the command line's rules), and so is a whole number too large for the library's field: the
+// call is refused with the library's message for the nearest number the field holds, naming
+// the number given (see Unheld). Unknown keywords are a TypeError naming the nearest one.
+
+std::string type_name(const py::handle& v) { return Py_TYPE(v.ptr())->tp_name; }
+
+bool is_bool(const py::handle& v) {
+  const std::string t = type_name(v);
+  return PyBool_Check(v.ptr()) || t == "numpy.bool_" || t == "numpy.bool";
+}
+
+[[noreturn]] void wrong_type(const std::string& key, const std::string& expected, const py::handle& v) {
+  throw py::type_error(key + ": expected " + expected + ", got " + type_name(v));
+}
+
+// str (surrogate escapes kept as the bytes they stand for, as os.fsencode does on UTF-8).
+std::string text(const std::string& key, const py::handle& v) {
+  if (!PyUnicode_Check(v.ptr())) wrong_type(key, "str", v);
+  const py::bytes b = py::reinterpret_steal<py::bytes>(PyUnicode_AsEncodedString(v.ptr(), "utf-8", "surrogateescape"));
+  if (!b) throw py::error_already_set();
+  return b;
+}
+
+bool flag(const std::string& key, const py::handle& v) {
+  if (!is_bool(v)) wrong_type(key, "bool", v);
+  return PyObject_IsTrue(v.ptr()) == 1;
+}
+
+// A real number (int, float, numpy's; not bool or text); an int past a double's range as +-inf.
+double number(const std::string& key, const py::handle& v) {
+  const bool numeric = PyFloat_Check(v.ptr()) || PyIndex_Check(v.ptr()) ||
+                       (Py_TYPE(v.ptr())->tp_as_number != nullptr && Py_TYPE(v.ptr())->tp_as_number->nb_float != nullptr);
+  if (is_bool(v) || PyUnicode_Check(v.ptr()) || PyBytes_Check(v.ptr()) || !numeric) wrong_type(key, "a number", v);
+  const double x = PyFloat_AsDouble(v.ptr());
+  if (x == -1.0 && PyErr_Occurred()) {
+    if (!PyErr_ExceptionMatches(PyExc_OverflowError)) throw py::error_already_set();
+    PyErr_Clear();
+    return PyObject_RichCompareBool(v.ptr(), py::int_(0).ptr(), Py_LT) == 1 ? -HUGE_VAL : HUGE_VAL;
+  }
+  return x;
+}
+
+// A whole number (int, numpy's integers; not bool) as a Python int.
+py::int_ whole_number(const std::string& key, const py::handle& v) {
+  if (is_bool(v) || !PyIndex_Check(v.ptr())) wrong_type(key, "int", v);
+  PyObject* n = PyNumber_Index(v.ptr());
+  if (n == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::int_>(n);
+}
+
+// The first whole number given that its field in ea_iid::Options cannot hold: the field got
+// `held`, the nearest number it holds (past every range the settings allow), and the call is
+// refused by refuse_unheld() before any work.
+struct Unheld {
+  std::string key, given, held, bounds;
+};
+
+template <class T>
+T whole(const std::string& key, const py::handle& v, Unheld& unheld) {
+  using limits = std::numeric_limits<T>;
+  const py::int_ n = whole_number(key, v);
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(n.ptr(), &overflow);
+  if (x == -1 && PyErr_Occurred()) throw py::error_already_set();
+  const auto lo = static_cast<long long>(limits::min()), hi = static_cast<long long>(limits::max());
+  if (overflow == 0 && x >= lo && x <= hi) return static_cast<T>(x);
+  const T held = overflow > 0 || (overflow == 0 && x > hi) ? limits::max() : limits::min();
+  if (unheld.key.empty()) {
+    unheld = {key, py::repr(n).cast<std::string>(), std::to_string(held), std::to_string(limits::min()) + " to " + std::to_string(limits::max())};
+  }
+  return held;
+}
+
+// A number whose whole range is the setting's (seed), or that the library takes as it is
+// (jobs): one outside the type is refused here.
+template <class T>
+T whole_in_type(const std::string& key, const py::handle& v) {
+  Unheld unheld;
+  const T x = whole<T>(key, v, unheld);
+  if (!unheld.key.empty()) raise_error("usage", key + ": " + unheld.given + " is out of range (" + unheld.bounds + ")");
+  return x;
+}
+
+template <>
+uint64_t whole_in_type<uint64_t>(const std::string& key, const py::handle& v) {
+  const py::int_ n = whole_number(key, v);
+  const unsigned long long x = PyLong_AsUnsignedLongLong(n.ptr());
+  if (x == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    if (!PyErr_ExceptionMatches(PyExc_OverflowError)) throw py::error_already_set();
+    PyErr_Clear();
+    raise_error("usage", key + ": " + py::repr(n).cast<std::string>() + " is out of range (0 to " +
+                             std::to_string(std::numeric_limits<uint64_t>::max()) + ")");
+  }
+  return x;
+}
+
+std::vector<int> whole_list(const std::string& key, const py::handle& v, Unheld& unheld) {
+  if (PyUnicode_Check(v.ptr()) || PyBytes_Check(v.ptr()) || PyIndex_Check(v.ptr()) || !py::isinstance<py::iterable>(v)) {
+    wrong_type(key, "a list of int", v);
+  }
+  std::vector<int> out;
+  for (const py::handle x : v) {
+    if (is_bool(x) || !PyIndex_Check(x.ptr())) wrong_type(key + "[" + std::to_string(out.size()) + "]", "int", x);
+    out.push_back(whole<int>(key, x, unheld));
+  }
+  return out;
+}
+
+// Edit distance (insert, delete, substitute), for the nearest keyword to a typo.
+size_t distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
     }
   }
+  return row[b.size()];
+}
+
+// Refuses a keyword that is not in `valid` (a TypeError, as Python's own), naming the nearest
+// valid one (case and '-' for '_' aside) or, when none is near, every one.
+void check_keyword(const std::string& key, const std::vector<std::string>& valid) {
+  if (std::find(valid.begin(), valid.end(), key) != valid.end()) return;
+  std::string folded = key;
+  for (char& c : folded) c = c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string nearest;
+  size_t best = 3;  // at most two edits, and fewer than the keyword's length
+  for (const std::string& v : valid) {
+    const size_t d = distance(folded, v);
+    if (d < best && d < key.size()) best = d, nearest = v;
+  }
+  if (!nearest.empty()) throw py::type_error("unknown keyword '" + key + "'; did you mean '" + nearest + "'?");
+  std::string all;
+  for (const std::string& v : valid) all += (all.empty() ? "" : ", ") + v;
+  throw py::type_error("unknown keyword '" + key + "'; expected one of: " + all);
+}
+
+// The keywords of each call (the named ones, then the options).
+const std::vector<std::string> kAssessKeywords = {"bits", "seed", "device", "track", "prng", "iterations", "conditioned",
+                                                  "truncate_bitstring", "early_exit", "all_tests", "until_decided",
+                                                  "gpus", "threads", "restart", "label"};
+
+std::vector<std::string> keywords_without(const std::string& gone, const std::string& added = "") {
+  std::vector<std::string> out;
+  if (!added.empty()) out.push_back(added);
+  for (const std::string& k : kAssessKeywords) {
+    if (k != gone) out.push_back(k);
+  }
+  return out;
+}
+
+// Sets the option `key` of `o` from `value` (check_keyword() first).
+void set_option(ea_iid::Options& o, const std::string& key, const py::handle& value, Unheld& unheld) {
+  if (key == "track") o.track = text(key, value);
+  else if (key == "prng") o.prng = text(key, value);
+  else if (key == "iterations") o.iterations = whole<uint32_t>(key, value, unheld);
+  else if (key == "conditioned") o.conditioned = flag(key, value);
+  else if (key == "truncate_bitstring") o.truncate_bitstring = flag(key, value);
+  else if (key == "early_exit") o.early_exit = flag(key, value);
+  else if (key == "all_tests") o.all_tests = flag(key, value);
+  else if (key == "until_decided") o.until_decided = flag(key, value);
+  else if (key == "gpus") o.gpus = whole_list(key, value, unheld);
+  else if (key == "threads") o.threads = whole<int>(key, value, unheld);
+  else if (key == "restart") o.restart = number(key, value);
+}
+
+// A number given that its field could not hold: refused with the library's message for the
+// field's nearest number (the command line's words and range), naming the number given; the
+// type's range where the library would take that number (no settings rule narrows it).
+[[noreturn]] void refuse_unheld(const ea_iid::Options& o, const Unheld& u) {
+  std::string kind = "usage", message = u.key + ": " + u.given + " is out of range (" + u.bounds + ")";
+  {
+    std::unique_lock<std::mutex> lock = lock_run();
+    py::gil_scoped_release release;
+    try {
+      assessor().assess_many({}, o, 1, [](size_t, const ea_iid::Result&) {});  // the settings checked; no input
+    } catch (const ea_iid::Error& e) {
+      kind = e.kind();
+      message = e.what();
+      const std::string held = u.key + ": " + u.held;
+      const size_t at = message.find(held);
+      if (kind == "usage" && at != std::string::npos) message.replace(at, held.size(), u.key + ": " + u.given);
+    }
+  }
+  raise_error(kind, message);
+}
+
+// The call's Options: `valid` its keywords (the named ones bits, seed, device taken as objects
+// here too, so that each is checked and named alike).
+ea_iid::Options options_of(const py::object& bits, const py::object& seed, const py::object& device, const py::kwargs& kw,
+                           const std::vector<std::string>& valid) {
+  ea_iid::Options o;
+  o.command_line = "ea_iid (Python module)";
+  Unheld unheld;
+  for (const auto& [key_obj, value] : kw) check_keyword(py::str(key_obj), valid);
+  if (!bits.is_none()) o.bits = whole<int>("bits", bits, unheld);
+  if (!seed.is_none()) o.seed = whole_in_type<uint64_t>("seed", seed);
+  o.device = text("device", device);
+  for (const auto& [key_obj, value] : kw) set_option(o, py::str(key_obj), value, unheld);
+  if (!unheld.key.empty()) refuse_unheld(o, unheld);
   return o;
 }
 
@@ -118,38 +317,40 @@ auto without_gil(F work) -> decltype(work()) {
 }
 
 // bytes, bytearray, memoryview or a numpy uint8 array (any object with a buffer of bytes);
-// or a path (str, os.PathLike).
+// or a path (str, os.PathLike: its __fspath__ may give str or bytes).
 bool is_path(const py::object& x) {
   return py::isinstance<py::str>(x) || py::hasattr(x, "__fspath__");
 }
 
+// The path's bytes as os.fsencode gives them: a str in the filesystem encoding with its
+// surrogate escapes (os.fsdecode of a name that is not UTF-8) back to the bytes they stand for.
 std::string path_of(const py::object& x) {
-  return py::str(py::module_::import("os").attr("fspath")(x)).cast<std::string>();
+  return py::module_::import("os").attr("fsencode")(x).cast<std::string>();
 }
 
-py::buffer_info bytes_of(const py::object& x) {
+py::buffer_info bytes_of(const py::object& x, const std::string& name) {
+  if (!PyObject_CheckBuffer(x.ptr())) {
+    throw py::type_error(name + ": expected bytes, bytearray, a numpy uint8 array or a path, got " + type_name(x));
+  }
   py::buffer b = py::reinterpret_borrow<py::buffer>(x);
   py::buffer_info info = b.request();
   if (info.itemsize != 1 || info.ndim != 1 || (info.ndim == 1 && info.strides[0] != 1)) {
-    throw py::type_error("samples: a contiguous one-dimensional buffer of bytes (numpy uint8) is needed");
+    throw py::type_error(name + ": a contiguous one-dimensional buffer of bytes (numpy uint8) is needed");
   }
   return info;
 }
 
-py::object assess(const py::object& samples, const py::object& bits, const py::object& seed, const std::string& device,
-                  const py::kwargs& kw, std::optional<double> restart = std::nullopt) {
-  ea_iid::Options o = options_of(bits, seed, device, kw);
-  if (restart) o.restart = restart;
-  const std::string label = kw.contains("label") ? kw["label"].cast<std::string>() : "samples";
+py::object assess(const py::object& samples, const py::object& bits, const py::object& seed, const py::object& device,
+                  const py::kwargs& kw, const std::vector<std::string>& valid, std::optional<double> h_i = std::nullopt) {
+  ea_iid::Options o = options_of(bits, seed, device, kw, valid);
+  if (h_i) o.restart = h_i;
+  const std::string label = kw.contains("label") ? text("label", kw["label"]) : "samples";
   ea_iid::Result r;
   if (is_path(samples)) {
     const std::string path = path_of(samples);
     r = without_gil([&] { return assessor().assess_file(path, o); });
   } else {
-    if (!PyObject_CheckBuffer(samples.ptr())) {
-      throw py::type_error("samples: bytes, bytearray, a numpy uint8 array or a path");
-    }
-    const py::buffer_info info = bytes_of(samples);  // the caller's buffer, read while the call lasts
+    const py::buffer_info info = bytes_of(samples, "samples");  // the caller's buffer, read while the call lasts
     const auto* data = static_cast<const uint8_t*>(info.ptr);
     const size_t n = static_cast<size_t>(info.size);
     r = without_gil([&] { return assessor().assess(data, n, o, label); });
@@ -244,9 +445,11 @@ class Many {
   std::atomic<bool> abandoned_{false}, running_{false};
 };
 
-std::unique_ptr<Many> assess_many(const py::iterable& items, int jobs, const py::object& bits, const py::object& seed,
-                                  const std::string& device, const py::kwargs& kw) {
-  const ea_iid::Options o = options_of(bits, seed, device, kw);
+std::unique_ptr<Many> assess_many(const py::iterable& items, const py::object& jobs, const py::object& bits,
+                                  const py::object& seed, const py::object& device, const py::kwargs& kw) {
+  static const std::vector<std::string> valid = keywords_without("label", "jobs");  // items in memory: samples[k]
+  const ea_iid::Options o = options_of(bits, seed, device, kw, valid);
+  const int j = whole_in_type<int>("jobs", jobs);
   std::vector<ea_iid::Input> inputs;
   size_t k = 0;
   for (const py::handle h : items) {
@@ -255,7 +458,7 @@ std::unique_ptr<Many> assess_many(const py::iterable& items, int jobs, const py:
     if (is_path(x)) {
       in.path = path_of(x);
     } else {
-      const py::buffer_info info = bytes_of(x);
+      const py::buffer_info info = bytes_of(x, "items[" + std::to_string(k) + "]");
       const auto* data = static_cast<const uint8_t*>(info.ptr);
       in.samples.assign(data, data + info.size);  // kept until the run reaches it
       in.label = "samples[" + std::to_string(k) + "]";
@@ -263,7 +466,7 @@ std::unique_ptr<Many> assess_many(const py::iterable& items, int jobs, const py:
     inputs.push_back(std::move(in));
     ++k;
   }
-  return std::make_unique<Many>(std::move(inputs), o, jobs);
+  return std::make_unique<Many>(std::move(inputs), o, j);
 }
 
 }  // namespace
@@ -273,22 +476,31 @@ PYBIND11_MODULE(ea_iid, m) {
             "command line's JSON records as dicts (docs/python.md).";
   static py::exception<ea_iid::Error> error(m, "Error");
   g_error = error.ptr();
+  // ea_iid.UsageError: a setting refused (error_kind "usage"), so both an ea_iid.Error and a
+  // ValueError.
+  g_usage_error = PyErr_NewExceptionWithDoc(
+      "ea_iid.UsageError", "a setting refused by the command line's rules (error_kind 'usage'); also a ValueError",
+      py::make_tuple(py::handle(g_error), py::handle(PyExc_ValueError)).ptr(), nullptr);
+  if (g_usage_error == nullptr) throw py::error_already_set();
+  m.add_object("UsageError", py::handle(g_usage_error));
   m.def("version", &ea_iid::version, "the library's version, commit and build");
   m.def("list_prngs", [] { return loads(ea_iid::list_prngs_json()); }, "the shuffling generators");
-  m.def("assess", [](const py::object& samples, const py::object& bits, const py::object& seed, const std::string& device,
-                     const py::kwargs& kw) { return assess(samples, bits, seed, device, kw); },
+  m.def("assess", [](const py::object& samples, const py::object& bits, const py::object& seed, const py::object& device,
+                     const py::kwargs& kw) { return assess(samples, bits, seed, device, kw, kAssessKeywords); },
         py::arg("samples"), py::kw_only(), py::arg("bits") = py::none(), py::arg("seed") = py::none(),
         py::arg("device") = "auto",
         "assess(samples, *, bits=None, seed=None, device='auto', **options) -> dict\n\n"
-        "samples: bytes, bytearray, a numpy uint8 array (read in place) or a path. options: track, prng, "
-        "iterations, conditioned, truncate_bitstring, early_exit, all_tests, until_decided, gpus, threads, "
-        "restart, label. Returns the record `ea_iid -o` writes; raises ea_iid.Error (with .error_kind).");
+        "samples: bytes, bytearray, a numpy uint8 array (read in place) or a path (str, os.PathLike). options: track, "
+        "prng, iterations, conditioned, truncate_bitstring, early_exit, all_tests, until_decided, gpus, threads, "
+        "restart, label. Returns the record `ea_iid -o` writes; raises ea_iid.Error (with .error_kind; "
+        "ea_iid.UsageError, also a ValueError, for a refused setting) and TypeError for a keyword of the wrong type.");
   m.def(
       "restart",
-      [](const py::object& samples, double h_i, const py::object& bits, const py::object& seed, const std::string& device,
-         const py::kwargs& kw) {
+      [](const py::object& samples, const py::object& h_i, const py::object& bits, const py::object& seed,
+         const py::object& device, const py::kwargs& kw) {
         if (kw.contains("restart")) throw py::type_error("restart(): h_i is the claim; no restart= option");
-        return assess(samples, bits, seed, device, kw, h_i);
+        static const std::vector<std::string> valid = keywords_without("restart");
+        return assess(samples, bits, seed, device, kw, valid, number("h_i", h_i));
       },
       py::arg("samples"), py::arg("h_i"), py::kw_only(), py::arg("bits") = py::none(), py::arg("seed") = py::none(),
       py::arg("device") = "auto",

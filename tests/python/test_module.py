@@ -78,7 +78,7 @@ def test_numpy_slices_and_bits():
     assert got["input"]["bitsPerSymbol"] == 8
     with pytest.raises(TypeError):
         ea_iid.assess(data[::2], seed=1)  # not contiguous
-    with pytest.raises(TypeError, match="unexpected option 'iteration'"):
+    with pytest.raises(TypeError, match="unknown keyword 'iteration'; did you mean 'iterations'"):
         ea_iid.assess(data, iteration=100)
 
 
