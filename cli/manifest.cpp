@@ -225,16 +225,17 @@ void check_kept(const ordered_json& row, const ManifestSource& src, const Settin
                                       "); run with the same options, or write to another file");
   };
   const bool non_iid = s.track == TrackChoice::NonIid;
-  const ordered_json& seq = row["steps"]["sequential"];
-  if (row["flow"].value("trackChoice", std::string()) != track_choice_name(s.track)) refuse("the track differs (iidClaim)");
+  if (recorded_text(row, "flow.trackChoice") != track_choice_name(s.track)) refuse("the track differs (iidClaim)");
   for (const SettingField& f : settings_fields()) {
     const char* path = f.record_in(non_iid);
     if (f.effect != SettingEffect::Result || !path || !f.value) continue;
-    const std::string now = f.value(s), was = recorded_text(seq, path);
+    const std::string now = f.value(s), was = recorded_text(row, std::string("steps.sequential.") + path);
     if (!now.empty() && was != now) refuse(std::string(f.option) + " was " + was + ", now " + now);
   }
-  for (const auto& file : row["files"]) {
-    const std::string path = file.value("path", std::string()), was = file.value("sha256", std::string());
+  const auto files = row.find("files");
+  if (files == row.end() || !files->is_array() || files->empty()) refuse("the row lists no files");
+  for (const auto& file : *files) {
+    const std::string path = recorded_text(file, "path"), was = recorded_text(file, "sha256");
     const std::string now = fingerprint_file(path).sha256;
     if (was != now) refuse(path + " changed since (SHA-256 " + was + ", now " + now + ")");
   }

@@ -24,6 +24,14 @@ std::string number_of(const ordered_json& v) {
   return buf;
 }
 
+// j[key], or null where j is not an object or lacks it (a row kept by --resume may have been edited).
+const ordered_json& field(const ordered_json& j, const char* key) {
+  static const ordered_json none;
+  if (!j.is_object()) return none;
+  const auto it = j.find(key);
+  return it == j.end() ? none : *it;
+}
+
 bool is_source(const ordered_json& r) { return r.is_object() && text_of(r, "type") == "Source" && r.contains("flow"); }
 
 std::string joined(const ordered_json& list) {
@@ -46,16 +54,16 @@ LabLine lab_line(const LabRow& row) {
     l.failed = "error: " + (text_of(r, "errorMessage").empty() ? std::string("no result") : text_of(r, "errorMessage"));
     return l;
   }
-  const ordered_json& flow = r["flow"];
+  const ordered_json& flow = field(r, "flow");
   l.track = text_of(flow, "track");
-  l.verdict = flow["verdict"].is_string() ? flow["verdict"].get<std::string>() : "not run";
+  l.verdict = field(flow, "verdict").is_string() ? field(flow, "verdict").get<std::string>() : "not run";
   l.entropy = text_of(flow, "claimedText");
   l.unit = text_of(flow, "claimedUnit");
   if (l.unit.rfind("bits ", 0) == 0) l.unit = l.unit.substr(5);
-  const bool passed = r.value("passed", false);
-  l.result = !passed ? "FAILED" : flow["restart"].is_null() ? "untested" : "passed";
-  l.failed = joined(r["failed"]);
-  l.for_compliance = r.value("forCompliance", false);
+  const bool passed = field(r, "passed").is_boolean() && field(r, "passed").get<bool>();
+  l.result = !passed ? "FAILED" : field(flow, "restart").is_null() ? "untested" : "passed";
+  l.failed = joined(field(r, "failed"));
+  l.for_compliance = field(r, "forCompliance").is_boolean() && field(r, "forCompliance").get<bool>();
   if (row.iid_claim && *row.iid_claim && l.verdict != "IID") {
     l.note = "IID claim not confirmed (" + l.verdict + "): the non-IID track's entropy";
   }
@@ -103,7 +111,7 @@ std::string lab_csv(const std::vector<LabRow>& rows) {
     const ordered_json& r = row.record;
     const bool src = is_source(r);
     const std::vector<std::string> c = {
-        l.name, l.track, l.verdict, src ? number_of(r["flow"]["hI"]) : "", src ? number_of(r["flow"]["hValidated"]) : "",
+        l.name, l.track, l.verdict, src ? number_of(field(field(r, "flow"), "hI")) : "", src ? number_of(field(field(r, "flow"), "hValidated")) : "",
         l.entropy, l.unit, l.result, l.failed, l.note, src ? (l.for_compliance ? "yes" : "no") : "", text_of(r, "sha256"),
         text_of(r, "userSeed")};
     for (size_t k = 0; k < c.size(); ++k) out += csv_cell(c[k]) + (k + 1 < c.size() ? "," : "\r\n");
