@@ -154,8 +154,8 @@ Outcome run_single(Engine& engine, const Options& o, const Settings& settings, c
       // (Run as ea_non_iid, NIST's text carries its own warnings.)
       for (const auto& [label, w] : r.warnings()) {
         if (o.nist_compat) continue;
-        if (r.restart()) {
         if (ro.nist_format && warning_in_nist_text(w)) continue;  // NIST's text has it, in its place
+        if (r.restart()) {
           logger().warn("{}: {}", label, w);
         } else {
           logger().warn("{}", w);
@@ -789,8 +789,8 @@ ReportOptions report_options(const Options& o, const std::string& started) {
   if (o.nist_compat || ro.nist_format) {  // NIST's levels, one for one: its -q still prints its warnings
     ro.nist_level = o.quiet ? 0 : 1 + o.verbose;
     ro.quiet = false;
-  }
     ro.nist_stderr = stderr;  // NIST's "igamc: UNDERFLOW" is on its standard error
+  }
   ro.timing = o.timing;
   return ro;
 }

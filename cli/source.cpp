@@ -29,9 +29,9 @@ struct SourceFlags {
   std::string track, name, samples, restart_data, h_submitter, conditioning, h_prime, conditioned, json, html, bits;
   std::string n_in, n_out, nw;
   bool conditioned_iid = false, quiet = false, strict = false, exit_code = false, force = false, timing = false;
-  EngineOptionText engine;
   bool until_decided = false, permutation_counters = false;
   int verbose = 0;
+  EngineOptionText engine;
   CLI::Option *restart_opt = nullptr, *submitter_opt = nullptr, *conditioning_opt = nullptr, *n_in_opt = nullptr,
               *n_out_opt = nullptr, *nw_opt = nullptr, *h_prime_opt = nullptr, *conditioned_opt = nullptr,
               *json_opt = nullptr, *html_opt = nullptr, *bits_opt = nullptr, *track_opt = nullptr;
@@ -72,7 +72,6 @@ void add_options(CLI::App& app, SourceFlags& f) {
   app.add_flag("--force", f.force, "replace an existing -o or --html file that is not an ea_iid result");
   app.add_flag("-q", f.quiet, "nothing on standard output");
   app.add_flag("--timing", f.timing, "print the time taken");
-  app.add_flag("--exit-code", f.exit_code, "exit 1 when a step failed (the restart tests)");
   app.add_flag("-v", f.verbose, "more progress lines (one per round of permutations, at most one a second)");
   app.add_flag("--until-decided", f.until_decided,
                "the default: no permutation tests once chi-square or LRS has failed (the verdict is then not IID "
@@ -80,6 +79,7 @@ void add_options(CLI::App& app, SourceFlags& f) {
   app.add_flag("--permutation-counters", f.permutation_counters,
                "run the permutation tests to their end even when chi-square or LRS has already decided the verdict, "
                "for their counters in the report");
+  app.add_flag("--exit-code", f.exit_code, "exit 1 when a step failed (the restart tests)");
   app.add_flag("--strict", f.strict,
                "for CI: 0 only when every step passed and can stand for compliance (restart data given, 10,000 "
                "permutations, ...); 4 not for compliance (checked first), 1 a step failed, 2 errors");
