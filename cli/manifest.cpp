@@ -230,7 +230,9 @@ void check_kept(const ordered_json& row, const ManifestSource& src, const Settin
     const char* path = f.record_in(non_iid);
     if (f.effect != SettingEffect::Result || !path || !f.value) continue;
     const std::string now = f.value(s), was = recorded_text(row, std::string("steps.sequential.") + path);
-    if (!now.empty() && was != now) refuse(std::string(f.option) + " was " + was + ", now " + now);
+    if (!now.empty() && was != now) {
+      refuse(std::string(f.option) + (was.empty() ? " is not in the row" : " was " + was) + ", now " + now);
+    }
   }
   const auto files = row.find("files");
   if (files == row.end() || !files->is_array() || files->empty()) refuse("the row lists no files");

@@ -152,6 +152,13 @@ rc=$?
   { echo "FAILED: --resume did not keep the first row and add the other two"; fail=1; }
 grep -q "seed 7 (the earlier run's)" "$work/r.err" && grep -q "^3 sources: " "$work/r.out" ||
   { echo "FAILED: --resume's seed or table"; cat "$work/r.err" "$work/r.out"; fail=1; }
+# A kept row edited to lack its steps: refused (exit 2), never read past what it holds.
+python3 -c 'import json, sys; r = json.loads(open(sys.argv[1]).readline()); del r["steps"]; open(sys.argv[2], "w").write(json.dumps(r) + "\n")' \
+  "$work/i.jsonl" "$work/edited.jsonl"
+"$exe" source --manifest "$work/i.json" --iterations 100 --jsonl "$work/edited.jsonl" --resume -q 2>"$work/ed.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "sources\[0\] (first) has a row written with other options" "$work/ed.err" ||
+  { echo "FAILED: an edited row: exit $rc"; cat "$work/ed.err"; fail=1; }
 "$validate" "$schema" "$work/i.jsonl" "$work/x.jsonl" | tail -1 | grep -q " 0 invalid" ||
   { echo "FAILED: the resumed rows do not follow the schema"; fail=1; }
 [ $fail -eq 0 ] && echo "source manifest: all passed"
