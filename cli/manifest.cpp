@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -27,6 +28,7 @@
 #include "report.hpp"
 #include "run.hpp"
 #include "settings_fields.hpp"
+#include "settings_rules.hpp"
 #include "source.hpp"
 
 namespace ea::cli {
@@ -377,14 +379,25 @@ namespace ea::cli {
 
 namespace {
 
-// The run-wide settings, checked as `ea_iid source` checks them.
-Settings base_settings(const ManifestFlags& f, EngineChoice& engine) {
+// The run-wide settings, checked by the one set of rules (settings_rules.hpp) as `ea_iid
+// source` checks them: on the track of the sources whose IID tests run, or the non-IID track
+// when no source runs them (then --iterations, --prng, ... are refused as for --track non-iid).
+Settings base_settings(const ManifestFlags& f, const Manifest& m, EngineChoice& engine) {
   Settings s;
   engine = apply_engine_options(f.engine, s, Program::EaIid);
-  if (f.until_decided && f.permutation_counters) {
-    throw Error(ErrorKind::Usage, "--until-decided and --permutation-counters exclude each other (one skips the "
-                                  "permutation tests of a decided verdict, the other runs them)");
-  }
+  const bool any_iid_tests = std::any_of(m.sources.begin(), m.sources.end(),
+                                         [](const ManifestSource& x) { return x.track() == TrackChoice::Auto; });
+  Settings probe = s;
+  probe.track = any_iid_tests ? TrackChoice::Auto : TrackChoice::NonIid;
+  probe.until_decided = probe.track == TrackChoice::Auto && !f.permutation_counters;
+  probe.threads = engine.threads ? *engine.threads : 1;
+  SettingsGiven g;
+  g.iterations = f.engine.iterations_opt->count() > 0;
+  g.threads = engine.threads.has_value();
+  g.prng = s.prng != PrngId::Philox;
+  g.until_decided = f.until_decided;
+  g.permutation_counters = f.permutation_counters;
+  check_settings(probe, g, cli_setting_names());
   if (f.resume && f.force) throw Error(ErrorKind::Usage, "--resume keeps the rows of --jsonl, --force replaces them: one of them");
   if (f.resume && !f.jsonl_opt->count()) throw Error(ErrorKind::Usage, "--resume continues the rows of a --jsonl file: give --jsonl");
   s.threads = engine.threads ? *engine.threads : omp_get_max_threads();
@@ -414,9 +427,9 @@ int run_manifest(ManifestFlags& f, const std::string& command_line, const std::a
   f.csv = output_name(f.csv);
   policy.exit_code = f.exit_code || f.strict;
   policy.strict = f.strict;
-  EngineChoice engine;
-  const Settings base = base_settings(f, engine);
   const Manifest m = read_manifest(f.manifest);
+  EngineChoice engine;
+  const Settings base = base_settings(f, m, engine);
   InputSet inputs;
   inputs.add(f.manifest);
   for (const ManifestSource& s : m.sources) {

@@ -102,6 +102,12 @@ bad e-chain 'sources[0] (a): conditioningComponent: 2 components: ea_iid source 
 rc=$?
 [ $rc -eq 2 ] && grep -q -- "--track is given per source with --manifest: its field iidClaim" "$work/e-opt.err" &&
   [ ! -e "$work/e-opt-out" ] || { echo "FAILED: --track with --manifest: exit $rc"; cat "$work/e-opt.err"; fail=1; }
+# The run's options by the one set of rules: --iterations where no source runs the IID tests.
+printf '{"sources": [{"primaryNoiseSource": "n", "rawNoisePath": "data/rand1_short.bin", "iidClaim": false}]}' >"$work/n.json"
+"$exe" source --manifest "$work/n.json" --iterations 100 --jsonl "$work/n.jsonl" 2>"$work/n.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q -- "--iterations applies to the IID tests" "$work/n.err" && [ ! -e "$work/n.jsonl" ] ||
+  { echo "FAILED: --iterations with only non-IID sources: exit $rc"; cat "$work/n.err"; fail=1; }
 
 # A source that cannot be assessed (an empty file): its error row, the others assessed, exit 2.
 : >"$d/empty.bin"
