@@ -50,8 +50,10 @@ std::vector<int> parse_gpu_list(const std::string& text, const std::string& opti
       throw Error(ErrorKind::Usage, option + (text.empty() ? ": empty value" : ": '" + text + "' has an empty index") +
                                         "; expected all or GPU indexes such as 0 or 0,1");
     }
-    ids.push_back(static_cast<int>(parse_unsigned(one, option, 0, 1023)));
-    if (ids.size() > 64) throw Error(ErrorKind::Usage, option + ": at most 64 GPUs");
+    ids.push_back(static_cast<int>(parse_unsigned(one, option, kGpuIndexRange.min, kGpuIndexRange.max)));
+    if (ids.size() > kMaxGpuEntries) {
+      throw Error(ErrorKind::Usage, option + ": at most " + std::to_string(kMaxGpuEntries) + " GPUs");
+    }
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -392,13 +394,15 @@ void apply_input(Flags& f, Options& o) {
   o.file = f.positionals.front();
   if (f.bits_opt->count()) {
     if (!f.bits.empty()) throw Error(ErrorKind::Usage, "give the bit width either as --bits or after the file, not both");
-    f.bits = std::to_string(parse_unsigned(f.bits_all, "--bits", 1, 8));
+    f.bits = std::to_string(parse_unsigned(f.bits_all, "--bits", kBitsRange.min, kBitsRange.max));
   }
   if (!f.bits.empty()) {
     bool digits = f.bits.size() <= 3;
     for (char ch : f.bits) digits = digits && ch >= '0' && ch <= '9';
     const int b = digits ? std::stoi(f.bits) : -1;
-    if (b < 1 || b > 8) throw Error(ErrorKind::Usage, "bits per symbol must be between 1 and 8, got '" + f.bits + "'");
+    if (b < static_cast<int>(kBitsRange.min) || b > static_cast<int>(kBitsRange.max)) {
+      throw Error(ErrorKind::Usage, "bits per symbol must be between 1 and 8, got '" + f.bits + "'");
+    }
     o.settings.width = b;
   }
   if (f.l->count()) {
@@ -436,10 +440,7 @@ void apply_restart(const Flags& f, Options& o) {
     return;
   }
   RestartSpec spec;
-  spec.h_i = parse_real<double>(f.restart, "--restart");
-  if (!(spec.h_i > 0) || spec.h_i > 8) {
-    throw Error(ErrorKind::Usage, "--restart: '" + f.restart + "': H_I must be a number greater than 0 and at most 8");
-  }
+  spec.h_i = parse_real<double>(f.restart, "--restart");  // its range: check_settings
   spec.cutoff = f.cutoff == "simulation" ? CutoffMethod::Simulation : CutoffMethod::Exact;
   if (f.simulations_opt->count()) {
     spec.simulations = parse_unsigned(f.simulations, "--restart-simulations", 1000, 1000000000);
@@ -451,9 +452,6 @@ void apply_restart(const Flags& f, Options& o) {
     throw Error(ErrorKind::Usage, std::string("--restart reads a whole file of 1,000,000 samples; ") +
                                       (o.subset ? "-l" : "--blocks") + " does not apply");
   }
-  if (f.c || f.t) {
-    throw Error(ErrorKind::Usage, "--restart: -c and -t do not apply (the restart tests estimate the literal samples)");
-  }
   if (f.i) {  // NIST ea_restart's -i is the claim; ea_iid's the initial estimate, the default
     throw Error(ErrorKind::Usage, "--restart: -i is NIST ea_restart's IID claim; here: --track iid (ea_iid's -i, the "
                                   "initial entropy estimate, is the default and does not apply)");
@@ -464,39 +462,32 @@ void apply_restart(const Flags& f, Options& o) {
 
 void apply_track(const Flags& f, Options& o) {
   // Given, it must be one of them: an empty value is refused, never taken as the default.
-  if (f.track_opt->count() && f.track != "auto" && f.track != "iid" && f.track != "non-iid") {
-    throw Error(ErrorKind::Usage, "--track: '" + f.track + "' is not a track; expected auto, iid or non-iid");
-  }
-  if (f.track == "iid") o.settings.track = TrackChoice::Iid;
+  if (f.track_opt->count()) o.settings.track = track_setting(f.track, cli_setting_names());
   if (f.non_iid && !f.track.empty() && f.track != "non-iid") {
     throw Error(ErrorKind::Usage, std::string(o.nist_compat ? "ea_non_iid runs the non-IID track: --track " + f.track +
                                                                   " does not apply"
                                                             : "--non-iid and --track " + f.track + " exclude each other"));
   }
-  if (f.non_iid || f.track == "non-iid") o.settings.track = TrackChoice::NonIid;
-  // Runs without IID tests: the non-IID track, and restart tests for a non-IID claim (the
-  // default claim of --restart, as NIST ea_restart's -n).
-  std::string no_iid_tests;
-  if (o.settings.restart && o.settings.track != TrackChoice::Iid) {
-    no_iid_tests = std::string("--restart for a non-IID claim") + (f.track.empty() && !f.non_iid ? " (the default; --track iid "
-                                                                                                   "makes an IID claim)"
-                                                                                                 : "");
-  } else if (o.settings.track == TrackChoice::NonIid) {
-    no_iid_tests = f.non_iid ? "--non-iid" : "--track non-iid";
-  }
-  if (!no_iid_tests.empty()) {
-    // The permutation tests' options change nothing there: refused, not ignored.
-    const std::pair<bool, const char*> unused[] = {{f.engine.iterations_opt->count() > 0, "--iterations"},
-                                                   {f.engine.prng != "philox", "--prng"},
-                                                   {f.no_early_exit, "--no-early-exit"},
-                                                   {o.settings.all_tests, "--all-tests"},
-                                                   {o.settings.until_decided, "--until-decided"}};
-    for (const auto& [given, name] : unused) {
-      if (given) {
-        throw Error(ErrorKind::Usage, std::string(name) + " applies to the IID tests, which " + no_iid_tests + " does not run");
-      }
-    }
-  }
+  if (f.non_iid) o.settings.track = TrackChoice::NonIid;
+}
+
+// What the command line gave, for the rules (settings_rules.hpp).
+SettingsGiven given_of(const Flags& f, const Options& o) {
+  SettingsGiven g;
+  g.track = f.non_iid || f.track_opt->count() > 0;
+  g.bits = o.settings.width != 0;
+  g.iterations = f.engine.iterations_opt->count() > 0;
+  g.threads = f.engine.threads_opt->count() > 0;
+  g.restart = f.restart_opt->count() > 0;
+  g.prng = o.settings.prng != PrngId::Philox;
+  g.initial = f.i;
+  g.conditioned = f.c;
+  g.all_bits = f.a;
+  g.truncate_bitstring = f.t;
+  g.no_early_exit = f.no_early_exit;
+  g.all_tests = o.settings.all_tests;
+  g.until_decided = o.settings.until_decided;
+  return g;
 }
 
 // Checks every value and fills `o`; Settings is complete afterwards but for the seed and
@@ -509,11 +500,6 @@ void apply(Flags& f, Options& o) {
   o.settings.early_exit = !f.no_early_exit;
   o.format = f.format == "nist" ? TextFormat::Nist : TextFormat::Text;
   apply_batch(f, o);
-  if (f.i && f.c) throw Error(ErrorKind::Usage, "-i and -c exclude each other");
-  if (f.a && f.t) throw Error(ErrorKind::Usage, "-a and -t exclude each other");
-  if (o.settings.until_decided && o.settings.all_tests) {
-    throw Error(ErrorKind::Usage, "--until-decided and --all-tests exclude each other (one skips tests, the other runs them all)");
-  }
   o.settings.initial_entropy = !f.c;
   o.settings.truncate_bitstring = f.t;
   if (f.out->count()) o.json_path = f.json;
@@ -522,6 +508,9 @@ void apply(Flags& f, Options& o) {
   }
   apply_restart(f, o);
   apply_track(f, o);
+  Settings checked = o.settings;  // the threads as given (main() resolves the default)
+  if (engine.threads) checked.threads = *engine.threads;
+  check_settings(checked, given_of(f, o), cli_setting_names(f.non_iid));
   // After every option is known (-o is read above).
   if (o.resume && !o.jsonl_path && !(o.json_path && o.batch())) {
     throw Error(ErrorKind::Usage, "--resume needs --jsonl PATH or -o DIR/ (the results it continues)");
