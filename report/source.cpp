@@ -122,7 +122,12 @@ void print_source_text(std::FILE* f, const SourceAssessment& a, const ReportOpti
   std::fprintf(f, "1. %s: %" PRIu64 " samples, %d-bit, SHA-256 %s\n", a.path.c_str(), a.samples, a.width,
                a.sha256.c_str());
   if (a.verdict) {
-    std::fprintf(f, "   IID tests: %s, so the %s track", verdict_word(*a.verdict), a.iid ? "IID" : "non-IID");
+    std::string failed;  // which families failed ("chi-square", "permutation", ...)
+    if (const Assessment* seq = a.sequential.iid()) {
+      for (const auto& fam : seq->failed_families()) failed += (failed.empty() ? " (failed: " : ", ") + fam;
+    }
+    if (!failed.empty()) failed += ")";
+    std::fprintf(f, "   IID tests: %s%s, so the %s track", verdict_word(*a.verdict), failed.c_str(), a.iid ? "IID" : "non-IID");
   } else {
     std::fprintf(f, "   the non-IID track (--track non-iid: no IID tests)");
   }
@@ -253,16 +258,23 @@ std::string sequential_section(const ordered_json& r) {
   if (seq.contains("longestRepeatedSubstring")) {
     h += row("LRS test", seq["longestRepeatedSubstring"].value("passed", false) ? "passed" : "<b>failed</b>");
   }
+  // Permutation tests that did not run (--until-decided, source's default, once chi-square or
+  // LRS decided the verdict) say so: never "failed" for tests that never ran.
+  const bool perm_ran = seq.contains("permutation") && seq["permutation"].value("note", std::string()).empty();
   if (seq.contains("permutation")) {
+    const ordered_json& p = seq["permutation"];
     std::string failed;
-    for (const auto& t : seq["permutation"]["tests"]) {
+    for (const auto& t : p["tests"]) {
       if (t.value("result", std::string()) == "failed") failed += (failed.empty() ? "" : ", ") + esc(t["name"]);
     }
-    h += row("permutation tests", std::string(seq["permutation"]["passed"].get<bool>() ? "passed" : "<b>failed</b>: " + failed) +
-                                      "; seed " + esc(seq["permutation"]["seed"]));
+    std::string cell = !perm_ran                       ? esc(p["note"])
+                       : p.value("passed", false)      ? std::string("passed")
+                       : failed.empty()                ? "not passed: " + esc(p.value("compressionNote", ordered_json("")))
+                                                       : "<b>failed</b>: " + failed;
+    h += row("permutation tests", cell + "; seed " + esc(p["seed"]));
   }
   h += "</table>\n";
-  if (seq.contains("permutation") && seq["permutation"].contains("tests")) h += ranks_figure(seq) + "\n";
+  if (perm_ran && seq["permutation"].contains("tests")) h += ranks_figure(seq) + "\n";
   const ordered_json& est = r["steps"]["estimates"].is_null() ? seq : r["steps"]["estimates"];
   if (est.contains("nonIid") && !est["nonIid"].is_null() && est["nonIid"].contains("estimators")) {
     h += "<h3>Non-IID estimates (6.3)</h3>\n" + estimates_figure(est["nonIid"], flow["bitsPerSample"].get<int>()) + "\n";

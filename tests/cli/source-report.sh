@@ -48,5 +48,12 @@ rc=$?
 grep -q "missing.bin" "$work/c.err" || { echo "FAILED: the error does not name the file"; cat "$work/c.err"; fail=1; }
 "$validate" "$schema" "$work/a.json" "$work/b.json" "$work/c.json" "$work/e.json" "$work/g.json" | tail -1 | grep -q " 0 invalid" ||
   { echo "FAILED: the reports do not follow the schema"; "$validate" "$schema" "$work"/*.json | tail -5; fail=1; }
+# A not-IID source (a ramp fails chi-square): its permutation tests do not run (--until-decided,
+# source's default), and the page says "not run", never "failed" for tests that never ran.
+for i in $(seq 0 199); do printf '\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f'; done >"$work/ramp.bin"
+"$exe" source ramp "$work/ramp.bin" --seed 1 -q -o "$work/e.json" --html "$work/e.html" 2>"$work/e.err" ||
+  { echo "FAILED: the ramp source"; cat "$work/e.err"; fail=1; }
+grep -q "permutation tests</th><td>not run: chi-square" "$work/e.html" && ! grep -q "<b>failed</b>: ;" "$work/e.html" ||
+  { echo "FAILED: the page of a source whose permutation tests did not run"; grep -o "permutation tests</th><td>[^<]*" "$work/e.html"; fail=1; }
 [ $fail -eq 0 ] && echo "source report: all passed"
 exit $fail
