@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/numbers.hpp"
 #include "io/samples.hpp"
 #include "lab.hpp"
 #include "logging.hpp"
@@ -141,7 +143,10 @@ SourcePaths check_outputs(const ManifestFlags& f, const Manifest& m, const Input
     fs::create_directories(f.dir, ec);
     if (ec) throw Error(ErrorKind::Output, "-o " + f.dir + ": cannot make the folder: " + ec.message());
   }
-  for (const auto& [what, path] : outs) check_output_path(path, inputs, what);
+  // --jsonl by JsonlWriter's own rules, as ea_iid --jsonl (a device such as /dev/null is taken).
+  for (const auto& [what, path] : outs) {
+    if (what != "--jsonl") check_output_path(path, inputs, what);
+  }
   for (const auto& path : p.json) check_replaceable(path, f.force, "-o");
   for (const auto& path : p.html) check_replaceable_report(path, f.force, "-o");
   if (f.html_opt->count()) check_replaceable_report(f.html, f.force, "--html");
@@ -149,8 +154,14 @@ SourcePaths check_outputs(const ManifestFlags& f, const Manifest& m, const Input
   return p;
 }
 
-ordered_json run_object(const Manifest& m, size_t k, uint64_t seed) {
-  return {{"item", k}, {"items", m.sources.size()}, {"list", m.digest}, {"userSeed", std::to_string(seed)}, {"shard", nullptr}};
+// A row's "run": its place, the manifest's digest and the run's seed (null when no source
+// draws random numbers).
+ordered_json run_object(const Manifest& m, size_t k, const std::optional<uint64_t>& seed) {
+  return {{"item", k},
+          {"items", m.sources.size()},
+          {"list", m.digest},
+          {"userSeed", seed ? ordered_json(std::to_string(*seed)) : ordered_json(nullptr)},
+          {"shard", nullptr}};
 }
 
 // --resume: the rows of the earlier run, by source; error rows and a cut-off last line are
@@ -171,17 +182,35 @@ void check_earlier_row(const ordered_json& row, const std::string& at, const Man
   };
   if (!row.is_object() || !row.contains("run") || !row["run"].is_object()) bad("not a row of ea_iid source --manifest");
   const ordered_json& run = row["run"];
-  if (run.value("list", std::string()) != m.digest) bad("a row of another manifest (run.list differs from its SHA-256)");
+  const auto list = run.find("list");
+  if (list == run.end() || *list != m.digest) bad("a row of another manifest (run.list differs from its SHA-256)");
   if (!run.contains("items") || run["items"] != m.sources.size()) bad("a row of a manifest of another length");
   if (!run.contains("item") || !run["item"].is_number_unsigned() || run["item"].get<uint64_t>() >= m.sources.size()) {
     bad("run.item is not a source of the manifest");
   }
-  const std::string seed = run.value("userSeed", std::string());
-  if (seed.empty() || seed.size() > 20 || seed.find_first_not_of("0123456789") != std::string::npos) bad("run.userSeed is not a seed");
-  const uint64_t s = std::stoull(seed);
-  if (e.seed && *e.seed != s) bad("--seed " + seed + " differs from the earlier rows' " + std::to_string(*e.seed));
-  e.seed = s;
   const size_t k = run["item"].get<size_t>();
+  const auto bad_field = [&](const std::string& name, const std::string& what) {
+    bad(m.sources[k].where() + ": " + name + ": " + what);
+  };
+  // The fields read from a kept row, each of its type (an edited row is refused, never misread).
+  for (const char* name : {"type", "source", "errorKind"}) {
+    if (row.contains(name) && !row[name].is_string()) bad_field(name, "not a string: " + row[name].dump());
+  }
+  if (!row.contains("errorLevel") || !row["errorLevel"].is_number_integer()) {
+    bad_field("errorLevel", "not an integer: " + (row.contains("errorLevel") ? row["errorLevel"].dump() : "missing"));
+  }
+  const ordered_json& seed = run.contains("userSeed") ? run["userSeed"] : ordered_json();
+  if (!seed.is_null()) {  // null: the run drew no random numbers
+    if (!seed.is_string()) bad_field("run.userSeed", "not a seed: " + seed.dump());
+    uint64_t s = 0;
+    try {
+      s = parse_integer(seed.get<std::string>(), "run.userSeed", 0, UINT64_MAX);
+    } catch (const Error& err) {
+      bad(m.sources[k].where() + ": " + err.what());  // "run.userSeed: ... is out of range (...)"
+    }
+    if (e.seed && *e.seed != s) bad("--seed " + std::to_string(s) + " differs from the earlier rows' " + std::to_string(*e.seed));
+    e.seed = s;
+  }
   if (e.kept.count(k)) bad("a second row for " + m.sources[k].where());
   if (row.value("type", std::string()) == "Source" && row.value("source", std::string()) != m.sources[k].spec.name) {
     bad("the row of " + m.sources[k].where() + " names the source " + row.value("source", std::string()));
@@ -209,7 +238,7 @@ EarlierRows read_earlier(const std::string& path, const Manifest& m) {
     begin = end + 1;
     const ordered_json row = ordered_json::parse(body, nullptr, false);
     check_earlier_row(row, path + ":" + std::to_string(line), m, e);
-    if (row.value("errorLevel", -1) != 0) {  // an error: that source runs again
+    if (row["errorLevel"].get<int64_t>() != 0) {  // an error: that source runs again (checked an integer above)
       e.rewrite = true;
       continue;
     }
@@ -252,6 +281,7 @@ struct ManifestRun {
   const SourcePaths& paths;
   const InputSet& inputs;
   std::vector<Settings> settings;  // by source
+  std::optional<uint64_t> seed;    // the run's seed; none when no source draws random numbers
   ReportOptions ro;
   std::unique_ptr<JsonlWriter> jsonl;
   std::vector<LabRow> lab;
@@ -328,7 +358,7 @@ void run_sources(ManifestRun& r, const EarlierRows& earlier, const std::atomic<b
     std::optional<ordered_json> record = assess_one(r, engine, k, interrupt);
     if (!record) return;
     ordered_json row = *record;
-    row["run"] = run_object(r.m, k, r.settings[k].seed);
+    row["run"] = run_object(r.m, k, r.seed);
     if (r.jsonl) r.jsonl->write_line(dump_json(row));
     ++r.ran;
     add_lab_row(r, k, std::move(*record));
@@ -361,7 +391,9 @@ void write_lab(const ManifestRun& r, const std::string& command_line) {
     flush_checked(stdout_taken ? stderr : stdout, stdout_taken ? "standard error" : "standard output");
   }
   if (r.f.csv_opt->count()) write_file_atomically(r.f.csv, lab_csv(r.lab), r.inputs, "--csv");
-  if (r.f.html_opt->count()) write_file_atomically(r.f.html, lab_html(r.lab, command_line), r.inputs, "--html");
+  if (r.f.html_opt->count()) {
+    write_file_atomically(r.f.html, lab_html(r.lab, command_line, LabRun{r.ro.started, r.seed}), r.inputs, "--html");
+  }
 }
 
 }  // namespace
@@ -404,8 +436,10 @@ Settings base_settings(const ManifestFlags& f, const Manifest& m, EngineChoice& 
   return s;
 }
 
-// The run's seed: --seed, else the earlier rows', else drawn from the OS.
-uint64_t run_seed(const EngineChoice& engine, const EarlierRows& earlier) {
+// The run's seed: --seed, else the earlier rows', else drawn from the OS; none (nothing
+// drawn, nothing logged, --seed not compared) when no source draws random numbers.
+std::optional<uint64_t> run_seed(const EngineChoice& engine, const EarlierRows& earlier, bool draws) {
+  if (!draws) return std::nullopt;
   if (engine.seed && earlier.seed && *engine.seed != *earlier.seed) {
     throw Error(ErrorKind::Usage, "--resume: --seed " + std::to_string(*engine.seed) + " differs from the earlier rows' " +
                                       std::to_string(*earlier.seed) + "; resume with the same seed, or write to another file");
@@ -439,12 +473,10 @@ int run_manifest(ManifestFlags& f, const std::string& command_line, const std::a
   }
   const SourcePaths paths = check_outputs(f, m, inputs);
   const EarlierRows earlier = f.resume ? read_earlier(f.jsonl, m) : EarlierRows{};
-  ManifestRun r{f, m, paths, inputs, {}, {}, nullptr, {}, 0, false};
-  const uint64_t seed = run_seed(engine, earlier);
-  for (const ManifestSource& s : m.sources) {
-    r.settings.push_back(settings_for(s, base, f.permutation_counters));
-    r.settings.back().seed = seed;
-  }
+  ManifestRun r{f, m, paths, inputs, {}, std::nullopt, {}, nullptr, {}, 0, false};
+  for (const ManifestSource& s : m.sources) r.settings.push_back(settings_for(s, base, f.permutation_counters));
+  r.seed = run_seed(engine, earlier, std::any_of(r.settings.begin(), r.settings.end(), draws_random_numbers));
+  for (Settings& s : r.settings) s.seed = r.seed ? *r.seed : engine.seed.value_or(0);
   for (const auto& [k, row] : earlier.kept) {
     if (row.value("type", std::string()) == "Source") check_kept(row, m.sources[k], r.settings[k]);
   }
@@ -466,8 +498,12 @@ int run_manifest(ManifestFlags& f, const std::string& command_line, const std::a
   run_sources(r, earlier, interrupt);
   if (r.jsonl) r.jsonl->close();
   if (r.interrupted) {
-    logger().error("Incomplete: interrupted with {} of {} sources done (their rows kept); --resume continues the run",
-                   r.lab.size(), m.sources.size());
+    // Not an error: said as the batch says it (cli/run.cpp), where the table goes (-q: stderr).
+    const bool stdout_taken = f.jsonl == "-" || f.html == "-" || f.csv == "-";
+    std::FILE* where = f.quiet || stdout_taken ? stderr : stdout;
+    std::fprintf(where, "Incomplete: interrupted by %s after %zu of %zu sources (their rows kept); --resume continues the run\n",
+                 signal_number.load() == SIGTERM ? "SIGTERM" : "SIGINT", r.lab.size(), m.sources.size());
+    std::fflush(where);
     return exit_status(Outcome::interrupted(), policy, signal_number.load());
   }
   write_lab(r, command_line);

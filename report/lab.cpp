@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "files.hpp"
+#include "version.hpp"
 
 namespace ea {
 
@@ -41,6 +42,37 @@ std::string joined(const ordered_json& list) {
   return s;
 }
 
+// "not for compliance (the first of complianceNotes)".
+std::string not_for_compliance(const LabLine& l) {
+  return "not for compliance" + (l.compliance_note.empty() ? std::string() : " (" + l.compliance_note + ")");
+}
+
+// The record's dateTimeStamp (YYYYMMDDhhmmss) as the per-source page writes it.
+std::string date_words(const std::string& t) {
+  return t.size() == 14 ? t.substr(0, 4) + "-" + t.substr(4, 2) + "-" + t.substr(6, 2) + " " + t.substr(8, 2) + ":" +
+                              t.substr(10, 2) + ":" + t.substr(12, 2) + " UTC"
+                        : t;
+}
+
+// The lab page's run table: tool, date, command and seed, as each source's page gives them.
+std::string run_table(const LabRun& run, const std::string& command_line) {
+  const std::string seed = run.seed ? std::to_string(*run.seed) : "";
+  return "<table>\n<tr><th>tool</th><td>" + html_text(std::string(kVersion) + " (commit " + kGitCommit + ", " + kBuildDevice + ")") +
+         "</td></tr>\n<tr><th>date</th><td>" + html_text(date_words(run.started)) +
+         "</td></tr>\n<tr><th>command</th><td><code>" + html_text(command_line) +
+         "</code></td></tr>\n<tr><th>seed</th><td>" +
+         (seed.empty() ? std::string("none (no source draws random numbers)")
+                       : seed + " (repeat the run with <code>--seed " + seed + "</code>)") +
+         "</td></tr>\n</table>\n";
+}
+
+// The lab page's "for compliance" cell: yes, or no with the first reason.
+std::string compliance_cell(const LabLine& l) {
+  if (l.result == "error") return "";
+  if (l.for_compliance) return "yes";
+  return l.compliance_note.empty() ? "no" : "no: " + html_text(l.compliance_note);
+}
+
 std::string padded(const std::string& s, size_t width) { return s.size() >= width ? s : s + std::string(width - s.size(), ' '); }
 
 }  // namespace
@@ -57,13 +89,17 @@ LabLine lab_line(const LabRow& row) {
   const ordered_json& flow = field(r, "flow");
   l.track = text_of(flow, "track");
   l.verdict = field(flow, "verdict").is_string() ? field(flow, "verdict").get<std::string>() : "not run";
-  l.entropy = text_of(flow, "claimedText");
+  l.entropy = number_of(field(flow, "claimed"));  // 6 decimals, as the text report's entropy
   l.unit = text_of(flow, "claimedUnit");
   if (l.unit.rfind("bits ", 0) == 0) l.unit = l.unit.substr(5);
   const bool passed = field(r, "passed").is_boolean() && field(r, "passed").get<bool>();
   l.result = !passed ? "FAILED" : field(flow, "restart").is_null() ? "untested" : "passed";
   l.failed = joined(field(r, "failed"));
   l.for_compliance = field(r, "forCompliance").is_boolean() && field(r, "forCompliance").get<bool>();
+  const ordered_json& notes = field(r, "complianceNotes");
+  if (!l.for_compliance && notes.is_array() && !notes.empty()) {
+    l.compliance_note = notes[0].is_string() ? notes[0].get<std::string>() : notes[0].dump();
+  }
   if (row.iid_claim && *row.iid_claim && l.verdict != "IID") {
     l.note = "IID claim not confirmed (" + l.verdict + "): the non-IID track's entropy";
   }
@@ -94,7 +130,7 @@ std::string lab_text(const std::vector<LabRow>& rows) {
   for (const LabLine& l : lines) {
     std::string why = l.failed;
     if (!l.note.empty()) why += (why.empty() ? "" : "; ") + l.note;
-    if (!l.for_compliance && l.result != "error") why += (why.empty() ? "" : "; ") + std::string("not for compliance");
+    if (!l.for_compliance && l.result != "error") why += (why.empty() ? "" : "; ") + not_for_compliance(l);
     t += padded(l.name, name_w) + "  " + padded(l.track.empty() ? "-" : l.track, 7) + "  " +
          padded(l.entropy.empty() ? "-" : l.entropy, entropy_w) + "  " + padded(l.unit.empty() ? "-" : l.unit, 18) + "  " +
          padded(l.result, 8) + "  " + (why.empty() ? "-" : why) + "\n";
@@ -105,21 +141,21 @@ std::string lab_text(const std::vector<LabRow>& rows) {
 std::string lab_csv(const std::vector<LabRow>& rows) {
   std::string out =
       "source,track,iid_tests,h_i_bits_per_sample,h_validated_bits_per_sample,entropy,unit,result,failed,note,"
-      "for_compliance,sha256,seed\r\n";
+      "for_compliance,compliance_note,sha256,seed\r\n";
   for (const LabRow& row : rows) {
     const LabLine l = lab_line(row);
     const ordered_json& r = row.record;
     const bool src = is_source(r);
     const std::vector<std::string> c = {
         l.name, l.track, l.verdict, src ? number_of(field(field(r, "flow"), "hI")) : "", src ? number_of(field(field(r, "flow"), "hValidated")) : "",
-        l.entropy, l.unit, l.result, l.failed, l.note, src ? (l.for_compliance ? "yes" : "no") : "", text_of(r, "sha256"),
+        l.entropy, l.unit, l.result, l.failed, l.note, src ? (l.for_compliance ? "yes" : "no") : "", l.compliance_note, text_of(r, "sha256"),
         text_of(r, "userSeed")};
     for (size_t k = 0; k < c.size(); ++k) out += csv_cell(c[k]) + (k + 1 < c.size() ? "," : "\r\n");
   }
   return out;
 }
 
-std::string lab_html(const std::vector<LabRow>& rows, const std::string& command_line) {
+std::string lab_html(const std::vector<LabRow>& rows, const std::string& command_line, const LabRun& run) {
   std::string h =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>SP 800-90B assessment: " +
       std::to_string(rows.size()) +
@@ -128,7 +164,7 @@ std::string lab_html(const std::vector<LabRow>& rows, const std::string& command
       "code{font-size:12px;word-break:break-all}.passed{color:#060}.FAILED,.error{color:#b00;font-weight:bold}"
       ".untested{color:#a60}</style></head><body>\n<h1>SP 800-90B assessment of " +
       std::to_string(rows.size()) + (rows.size() == 1 ? " noise source" : " noise sources") + "</h1>\n<p>" +
-      html_text(lab_counts(rows)) + "</p>\n<p>Command: <code>" + html_text(command_line) + "</code></p>\n";
+      html_text(lab_counts(rows)) + "</p>\n" + run_table(run, command_line);
   h += "<table>\n<tr><th>source</th><th>track</th><th>IID tests</th><th>entropy that stands</th><th>unit</th>"
        "<th>result</th><th>failed step</th><th>for compliance</th></tr>\n";
   for (const LabRow& row : rows) {
@@ -139,7 +175,7 @@ std::string lab_html(const std::vector<LabRow>& rows, const std::string& command
     if (!l.note.empty()) why += (why.empty() ? "" : "<br/>") + html_text(l.note);
     h += "<tr><td>" + name + "</td><td>" + html_text(l.track) + "</td><td>" + html_text(l.verdict) + "</td><td>" +
          html_text(l.entropy) + "</td><td>" + html_text(l.unit) + "</td><td class=\"" + l.result + "\">" + l.result +
-         "</td><td>" + why + "</td><td>" + (l.result == "error" ? "" : l.for_compliance ? "yes" : "no") + "</td></tr>\n";
+         "</td><td>" + why + "</td><td>" + compliance_cell(l) + "</td></tr>\n";
   }
   return h + "</table>\n</body></html>\n";
 }

@@ -76,6 +76,31 @@ if "IID claim not confirmed" not in open(work + "/m.out").read() and rows and ro
 sys.exit(0 if ok else 1)
 EOF
 grep -q "^4 sources: " "$work/m.out" || { echo "FAILED: no lab table on standard output"; cat "$work/m.out"; fail=1; }
+# The lab summary: the entropy with 6 decimals (as the text report), the reason a source is
+# not for compliance (its first complianceNotes), the run's tool, date and seed on the page.
+python3 - "$work" <<'EOF' || fail=1
+import csv, json, re, sys
+work = sys.argv[1]
+rows = list(csv.DictReader(open(work + "/lab.csv", newline="")))
+table = open(work + "/m.out").read()
+html = open(work + "/lab.html").read()
+ok = True
+for r in rows:
+    if not re.fullmatch(r"[0-9]+\.[0-9]{6}", r["entropy"]):
+        print("FAILED: lab.csv's entropy of %s is %r, not 6 decimals" % (r["source"], r["entropy"])); ok = False
+    if r["entropy"] not in table:
+        print("FAILED: the table does not give %s's entropy %s" % (r["source"], r["entropy"])); ok = False
+    if r["for_compliance"] == "no":
+        note = json.load(open("%s/out/%s.json" % (work, r["source"].replace(" ", "_"))))["complianceNotes"][0]
+        if r["compliance_note"] != note or "not for compliance (" + note + ")" not in table:
+            print("FAILED: %s's reason for not for compliance is not given" % r["source"]); ok = False
+if not any(r["for_compliance"] == "no" for r in rows):
+    print("FAILED: no source not for compliance to check"); ok = False
+for cell in ("<th>tool</th><td>", "<th>date</th><td>20", "<th>seed</th><td>7 (repeat the run"):
+    if cell not in html:
+        print("FAILED: lab.html has no %r" % cell); ok = False
+sys.exit(0 if ok else 1)
+EOF
 "$validate" "$schema" "$work/out" "$work/run.jsonl" | tail -1 | grep -q " 0 invalid" ||
   { echo "FAILED: the reports do not follow the schema"; "$validate" "$schema" "$work/out" "$work/run.jsonl" | tail -5; fail=1; }
 
@@ -109,6 +134,21 @@ rc=$?
 [ $rc -eq 2 ] && grep -q -- "--iterations applies to the IID tests" "$work/n.err" && [ ! -e "$work/n.jsonl" ] ||
   { echo "FAILED: --iterations with only non-IID sources: exit $rc"; cat "$work/n.err"; fail=1; }
 
+# Sources that draw no random numbers (iidClaim false): no seed drawn or logged, run.userSeed
+# null (as ea_iid source --track non-iid), and --resume --seed 5 is not refused over it.
+# --jsonl /dev/null is taken, as by ea_iid --jsonl.
+"$exe" source --manifest "$work/n.json" --jsonl "$work/n.jsonl" -q 2>"$work/n2.err"
+rc=$?
+[ $rc -eq 0 ] && ! grep -q "seed" "$work/n2.err" &&
+  python3 -c 'import json, sys; sys.exit(json.loads(open(sys.argv[1]).readline())["run"]["userSeed"] is not None)' "$work/n.jsonl" ||
+  { echo "FAILED: non-IID sources only: exit $rc, a seed logged or recorded"; cat "$work/n2.err" "$work/n.jsonl"; fail=1; }
+"$exe" source --manifest "$work/n.json" --jsonl "$work/n.jsonl" --resume --seed 5 -q 2>"$work/n3.err"
+rc=$?
+[ $rc -eq 0 ] || { echo "FAILED: --resume --seed 5 of sources that draw nothing: exit $rc"; cat "$work/n3.err"; fail=1; }
+"$exe" source --manifest "$work/n.json" --jsonl /dev/null -q 2>"$work/n4.err"
+rc=$?
+[ $rc -eq 0 ] || { echo "FAILED: --jsonl /dev/null: exit $rc"; cat "$work/n4.err"; fail=1; }
+
 # A source that cannot be assessed (an empty file): its error row, the others assessed, exit 2.
 : >"$d/empty.bin"
 printf '{"sources": [%s, {"primaryNoiseSource": "empty", "rawNoisePath": "data/empty.bin"}]}' "$ok" >"$work/x.json"
@@ -135,7 +175,8 @@ wait $pid
 rc=$?
 [ $rc -eq 130 ] || { echo "FAILED: SIGINT: exit $rc, expected 130"; cat "$work/i.err"; fail=1; }
 [ "$(wc -l <"$work/i.jsonl")" = 1 ] || { echo "FAILED: SIGINT: not the first source's row alone"; fail=1; }
-grep -q "Incomplete: interrupted with 1 of 3 sources done" "$work/i.err" || { echo "FAILED: no Incomplete line"; cat "$work/i.err"; fail=1; }
+grep -q "^Incomplete: interrupted by SIGINT after 1 of 3 sources" "$work/i.err" && ! grep -q "error" "$work/i.err" ||
+  { echo "FAILED: no Incomplete line, or an error"; cat "$work/i.err"; fail=1; }
 cp "$work/i.jsonl" "$work/i-first.jsonl"
 "$exe" source --manifest "$work/i.json" --iterations 200 --jsonl "$work/i.jsonl" --resume -q 2>"$work/r1.err"
 rc=$?
@@ -165,6 +206,21 @@ python3 -c 'import json, sys; r = json.loads(open(sys.argv[1]).readline()); del 
 rc=$?
 [ $rc -eq 2 ] && grep -q "sources\[0\] (first) has a row written with other options" "$work/ed.err" ||
   { echo "FAILED: an edited row: exit $rc"; cat "$work/ed.err"; fail=1; }
+# Kept rows edited to hold a field of the wrong type or range: exit 2 naming the file:line,
+# the source and the field (never an internal error).
+edit() {  # NAME EXPECTED PYTHON-STATEMENT-ON-r
+  python3 -c "import json, sys; r = json.loads(open(sys.argv[1]).readline()); $3; open(sys.argv[2], 'w').write(json.dumps(r) + '\n')" \
+    "$work/i.jsonl" "$work/$1.jsonl"
+  "$exe" source --manifest "$work/i.json" --iterations 100 --jsonl "$work/$1.jsonl" --resume -q 2>"$work/$1.err"
+  local rc=$?
+  [ $rc -eq 2 ] && grep -qF -- "$work/$1.jsonl:1: sources[0] (first): $2" "$work/$1.err" && ! grep -q "internal error" "$work/$1.err" ||
+    { echo "FAILED: $1: exit $rc, expected 2 naming the line, the source and $2"; cat "$work/$1.err"; fail=1; }
+}
+edit ed-seed "run.userSeed: 99999999999999999999 is out of range" 'r["run"]["userSeed"] = "99999999999999999999"'
+edit ed-seed-type "run.userSeed: not a seed" 'r["run"]["userSeed"] = 7'
+edit ed-level "errorLevel: not an integer" 'r["errorLevel"] = "0"'
+edit ed-type "type: not a string" 'r["type"] = 5'
+edit ed-kind "errorKind: not a string" 'r["errorKind"] = []'
 "$validate" "$schema" "$work/i.jsonl" "$work/x.jsonl" | tail -1 | grep -q " 0 invalid" ||
   { echo "FAILED: the resumed rows do not follow the schema"; fail=1; }
 [ $fail -eq 0 ] && echo "source manifest: all passed"
