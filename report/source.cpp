@@ -1,5 +1,6 @@
 // The per-source report (ea_iid source): our text, the JSON (every step's own record inside
 // it), and one self-contained HTML page a lab can attach to a submission.
+#include <cfenv>
 #include <cinttypes>
 #include <cmath>
 #include <cstdlib>
@@ -30,13 +31,19 @@ std::string claimed_unit(const SourceAssessment& a) {
 
 // A long double in its shortest form that reads back as the same value: the user's "0.9"
 // for --h-prime 0.9, not NIST's 22 digits of the nearest long double (0.8999999999999999999783).
+// h' was read rounded toward zero (as NIST's ea_conditioning reads it), so it is read back
+// the same way: 0.3 is the long double just below 0.3, which a nearest read of "0.3" misses.
 std::string shortest_text(long double v) {
   char buf[64];
-  for (int digits = 1; digits <= 21; ++digits) {
+  const int mode = std::fegetround();  // (printf rounds by the mode too: print, then read back)
+  std::string out;
+  for (int digits = 1; digits <= 21 && out.empty(); ++digits) {
     std::snprintf(buf, sizeof buf, "%.*Lg", digits, v);
-    if (std::strtold(buf, nullptr) == v) return buf;
+    std::fesetround(FE_TOWARDZERO);
+    if (std::strtold(buf, nullptr) == v) out = buf;
+    std::fesetround(mode);
   }
-  return format_conditioning_number(v);
+  return out.empty() ? format_conditioning_number(v) : out;
 }
 
 std::string claimed_text(const SourceAssessment& a) {
