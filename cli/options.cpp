@@ -355,10 +355,11 @@ void check_subset_fits(const SubsetSpec& s, const std::string& path) {
   if (!overflow && s.index * s.count + s.count <= size) return;
   const std::string range = "-l " + std::to_string(s.index) + "," + std::to_string(s.count);
   if (!overflow && s.index * s.count < size) {
-    logger().warn("{}: {} holds {} samples: samples {} to {} are assessed, {} of the {} asked for (the last whole range "
-                  "of {}: -l {},{})",
-                  range, path, size, s.index * s.count, size - 1, size - s.index * s.count, s.count, s.count,
-                  size / s.count == 0 ? 0 : size / s.count - 1, s.count);
+    const std::string whole = size < s.count ? "no whole range of " + std::to_string(s.count) + " fits"
+                                             : "the last whole range of " + std::to_string(s.count) + ": -l " +
+                                                   std::to_string(size / s.count - 1) + "," + std::to_string(s.count);
+    logger().warn("{}: {} holds {} samples: samples {} to {} are assessed, {} of the {} asked for ({})", range, path, size,
+                  s.index * s.count, size - 1, size - s.index * s.count, s.count, whole);
     return;
   }
   std::string why = overflow ? "its end overflows 64 bits"
