@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,10 +66,25 @@ struct Child {
       wait();
     }
   }
+  double cpu_at_signal = 0, cpu_at_exit = 0;
+  void reaped(const struct rusage& ru) {
+    ended = true;
+    cpu_at_exit = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                  static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  }
   bool running() {
-    if (!ended && ::waitpid(pid, &status, WNOHANG) == pid) ended = true;
+    struct rusage ru {};
+    if (!ended && ::wait4(pid, &status, WNOHANG, &ru) == pid) reaped(ru);
     return !ended;
   }
+  // Sends `sig`, noting the CPU time used so far: the CPU time it uses after the signal says
+  // whether the computation stopped or ran to its end (CPU time, not wall time: a loaded
+  // machine slows the wall clock, not the work).
+  void signal(int sig) {
+    cpu_at_signal = cpu_seconds();
+    ::kill(pid, sig);
+  }
+  double cpu_after_signal() const { return cpu_at_exit - cpu_at_signal; }
   // Its CPU time so far (user + system), in seconds.
   double cpu_seconds() const {
     std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
@@ -100,7 +116,8 @@ struct Child {
   // The exit status; -1 when a signal ended it (the handlers were not there).
   int wait() {
     while (!ended) {
-      if (::waitpid(pid, &status, 0) == pid) ended = true;
+      struct rusage ru {};
+      if (::wait4(pid, &status, 0, &ru) == pid) reaped(ru);
       else if (errno != EINTR) return -1;
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -124,8 +141,10 @@ TEST_CASE("SIGINT during --non-iid's estimates: exit 130, the earlier -o kept by
 
   Child c(d, {"--non-iid", "--threads", "2", "-o", "out.json", "big.bin"});
   REQUIRE(c.busy_for(0.5));  // loaded (a few ms) and estimating (seconds of CPU in all)
-  ::kill(c.pid, SIGINT);
+  c.signal(SIGINT);
   CHECK(c.wait() == 130);
+  // The estimates stopped: the rest of them is several CPU seconds (about 5 in all here).
+  CHECK(c.cpu_after_signal() < 1.5);
   CHECK(slurp(d + "/out.json") == earlier);
   CHECK(slurp(c.out).find("min-entropy") == std::string::npos);  // it ended before its result
   CHECK(slurp(c.err).find("interrupted; no result") != std::string::npos);
@@ -137,8 +156,9 @@ TEST_CASE("SIGTERM during a --non-iid batch under -q: exit 143, no row for the i
   copy_sample("truerand_4bit.bin", d + "/b.bin");
   Child c(d, {"--non-iid", "-q", "--jobs", "1", "--jsonl", "rows.jsonl", "a.bin", "b.bin"});
   REQUIRE(c.busy_for(0.5));
-  ::kill(c.pid, SIGTERM);
+  c.signal(SIGTERM);
   CHECK(c.wait() == 143);
+  CHECK(c.cpu_after_signal() < 1.5);  // a.bin's estimates did not run to their end
   CHECK(slurp(d + "/rows.jsonl").empty());
   CHECK(slurp(c.out).empty());
   CHECK(slurp(c.err).find("Incomplete: interrupted by SIGTERM after 0 of 2 assessments") != std::string::npos);
@@ -152,8 +172,9 @@ TEST_CASE("SIGINT during the non-IID estimates after a not-IID verdict: exit 130
   // Chi-square and LRS fail: with --until-decided the estimates follow at once.
   Child c(d, {"--seed", "1", "--until-decided", "--device", "cpu", "--threads", "2", "-v", "-o", "out.json", "g.bin"});
   REQUIRE(c.said("the non-IID estimates follow"));
-  ::kill(c.pid, SIGINT);
+  c.signal(SIGINT);
   CHECK(c.wait() == 130);
+  CHECK(c.cpu_after_signal() < 1.5);  // the estimates stopped (several CPU seconds in all)
   CHECK(slurp(d + "/out.json") == earlier);
   CHECK(slurp(c.out).find("Non-IID min-entropy") == std::string::npos);
 }
@@ -163,8 +184,9 @@ TEST_CASE("SIGTERM during `source`'s non-IID estimates: exit 143, neither -o nor
   copy_sample("truerand_8bit.bin", d + "/s.bin");
   Child c(d, {"source", "osc", "s.bin", "--track", "non-iid", "--threads", "2", "-o", "s.json", "--html", "s.html"});
   REQUIRE(c.said("the non-IID estimates"));
-  ::kill(c.pid, SIGTERM);
+  c.signal(SIGTERM);
   CHECK(c.wait() == 143);
+  CHECK(c.cpu_after_signal() < 1.5);  // the estimates stopped (several CPU seconds in all)
   CHECK(!exists(d + "/s.json"));
   CHECK(!exists(d + "/s.html"));
 }
@@ -176,7 +198,7 @@ TEST_CASE("SIGINT during the conditioning's precision loop (n_in 2^24, minutes u
   REQUIRE(!earlier.empty());
   Child c(d, {"conditioning", "vetted", "16777216", "8388608", "16777216", "8388608", "-o", "c.json"});
   REQUIRE(c.busy_for(0.5));  // inside the MPFR loop (its arguments take microseconds)
-  ::kill(c.pid, SIGINT);
+  c.signal(SIGINT);
   CHECK(c.wait() == 130);
   CHECK(slurp(d + "/c.json") == earlier);
   CHECK(slurp(c.out).find("h_out") == std::string::npos);
