@@ -337,9 +337,11 @@ void check_nist_positionals(const std::vector<std::string>& p) {
   const std::string usage = restart ? "usage: ea_restart [-i|-n] [-v] [-q] [-s ROUNDS] [-o FILE.json] FILE [bits_per_symbol] H_I"
                                     : "usage: ea_non_iid [-i|-c] [-a|-t] [-v] [-q] [-l INDEX,COUNT] [-o FILE.json] FILE "
                                       "[bits_per_symbol]";
+  // FILE BITS EXTRA...: BITS is a width, the rest is extra.
+  const size_t first = p.size() > 2 && looks_like_bits(p[1]) ? 2 : 1;
   std::string extra;
-  for (size_t k = 1; k < p.size(); ++k) extra += (extra.empty() ? "'" : " '") + p[k] + "'";
-  throw Error(ErrorKind::Usage, program_name() + " assesses one FILE; " + extra + (p.size() == 2 ? " is" : " are") +
+  for (size_t k = first; k < p.size(); ++k) extra += (extra.empty() ? "'" : " '") + p[k] + "'";
+  throw Error(ErrorKind::Usage, program_name() + " assesses one FILE; " + extra + (p.size() - first == 1 ? " is" : " are") +
                                     " neither FILE nor bits_per_symbol (1-8)\n" + usage);
 }
 
