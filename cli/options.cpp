@@ -4,7 +4,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <dirent.h>
 #include <sys/stat.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <cstdlib>
@@ -345,6 +348,55 @@ void check_nist_positionals(const std::vector<std::string>& p) {
                                     " neither FILE nor bits_per_symbol (1-8)\n" + usage);
 }
 
+// A name of the same folder one or two edits from `missing`'s ("rand8_shrt.bin"), or "".
+std::string near_file_name(const std::string& missing) {
+  const size_t slash = missing.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : missing.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? missing : missing.substr(slash + 1);
+  if (base.size() < 4) return "";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return "";
+  std::string best;
+  size_t best_distance = 3, seen = 0;
+  while (const dirent* e = ::readdir(d)) {
+    if (++seen > 10000) break;  // a huge folder: no suggestion rather than a long scan
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    const size_t distance = edit_distance(base, name);
+    if (distance < best_distance) best_distance = distance, best = name;
+  }
+  ::closedir(d);
+  return best.empty() ? "" : (slash == std::string::npos ? "" : dir) + best;
+}
+
+// The names of a batch (FILE FILE..., after FILE BITS was taken) that name nothing are
+// refused before any work, each with what it likely was: a bit width, NIST ea_restart's
+// H_I, a typo of a file beside it. A name that exists but fails to load (a folder, an empty
+// or unreadable file) stays its item's error row; '-' is standard input.
+void check_positionals_exist(const std::vector<std::string>& p) {
+  std::string message;
+  size_t missing = 0;
+  for (const std::string& name : p) {
+    struct stat st {};
+    if (name == "-" || ::stat(name.c_str(), &st) == 0 || (errno != ENOENT && errno != ENOTDIR)) continue;
+    ++missing;
+    std::string what = "'" + name + "' is not a file";
+    if (looks_like_bits(name)) {
+      what += "; with several files give the bit width as --bits " + name;
+    } else if (looks_like_h_i(name)) {
+      what += "; an entropy claim H_I is given as --restart " + name;
+    } else if (const std::string near = near_file_name(name); !near.empty()) {
+      what += "; did you mean '" + near + "'?";
+    } else {
+      what += " (no such file or directory)";
+    }
+    message += (message.empty() ? "" : "\n") + what;
+  }
+  if (missing == 0) return;
+  throw Error(ErrorKind::Usage, message + "\nnothing was assessed: " + std::to_string(missing) + " of the " +
+                                    std::to_string(p.size()) + " names given name no file");
+}
+
 // -l INDEX,COUNT against a regular file's size, known before any work: a range that starts
 // past the end is refused; one that starts inside and runs past the end is assessed as far as
 // the file goes, as NIST's tools do (its golden output of normal.bin -l 2,400000), and said
@@ -388,11 +440,8 @@ void apply_input(Flags& f, Options& o) {
     f.bits = f.positionals[1];
     f.positionals.pop_back();
   }
-  // FILE FILE... BITS: the reference's form takes one file only.
-  if (f.positionals.size() > 2 && looks_like_bits(f.positionals.back())) {
-    throw Error(ErrorKind::Usage, "'" + f.positionals.back() + "' is not a file; with several files give the bit width as --bits " +
-                                      f.positionals.back());
-  }
+  // Several names: each must name something before any work (a misplaced width, a typo).
+  if (f.positionals.size() > 1) check_positionals_exist(f.positionals);
   o.files = f.positionals;
   o.file = f.positionals.front();
   if (f.bits_opt->count()) {

@@ -88,14 +88,18 @@ TEST_CASE("several files with a bad one: every result written, the batch goes on
   const std::string a = head_of("truerand_4bit.bin", 3000, "b1.bin");
   const std::string empty = write_bytes("b-empty.bin", "");
   const std::string out = tmp(std::to_string(::getpid()) + "-b1.jsonl");
-  Result r = run("--seed 3 --iterations 100 --jsonl " + out + " " + a + " " + empty + " " + tmp("nope.bin") + " " + a);
+  // A folder exists and fails to load: its error row (a name that names nothing is refused
+  // before any work: usage-batch-name-not-a-file.case).
+  const std::string folder = tmp(std::to_string(::getpid()) + "-b1-folder");
+  REQUIRE(std::system(("mkdir -p '" + folder + "'").c_str()) == 0);
+  Result r = run("--seed 3 --iterations 100 --jsonl " + out + " " + a + " " + empty + " " + folder + " " + a);
   CHECK(r.code == 2);
   auto lines = jsonl(out);
   REQUIRE(lines.size() == 4);
   CHECK(lines[0]["errorLevel"] == 0);
   CHECK(lines[1]["errorLevel"] == -1);
   CHECK(lines[1]["errorMessage"].get<std::string>().find("file is empty") != std::string::npos);
-  CHECK(lines[2]["errorMessage"].get<std::string>().find("no such file") != std::string::npos);
+  CHECK(lines[2]["errorMessage"].get<std::string>().find("is a directory") != std::string::npos);
   CHECK(lines[3]["errorLevel"] == 0);
   // Seeds come from the batch seed and the data, not the position: the same file twice
   // gets the same seed and the same counters.
