@@ -5,7 +5,13 @@
 
 #include <atomic>
 #include <string>
+#include <optional>
+#include <string>
 #include <vector>
+
+#include "lab.hpp"
+#include "outcome.hpp"
+#include "output.hpp"
 
 namespace ea::cli {
 
@@ -17,5 +23,17 @@ bool manifest_requested(const std::vector<char*>& args);
 // and exits 130/143.
 int manifest_command(std::vector<char*> args, const std::string& command_line, const std::atomic<bool>& interrupt,
                      const std::atomic<int>& signal_number);
+
+// The exit outcome over a manifest run's sources: an error (2; a degenerate source alone: 5),
+// else a step failed (1 with --exit-code) and not for compliance (4 with --strict).
+Outcome lab_outcome(const std::vector<LabRow>& rows);
+
+// `ea_iid merge OUT IN...` of the shares of a manifest run (ea_iid source --manifest --shard
+// K/N --jsonl), called by merge_shares when the inputs hold source rows (report/manifest_run.hpp's
+// holds_source_rows): `files` as merge_shares gets them (OUT first), the outputs already
+// checked; `out` is OUT as merge names it. Writes OUT (the rows in manifest order), --csv and --html (the lab summary) and,
+// unless `quiet`, the lab table. Throws Error{Input} for shares of another run.
+Outcome merge_source_shares(const std::string& out, const std::vector<std::string>& files, const std::optional<std::string>& csv,
+                            const std::optional<std::string>& html, bool quiet, const InputSet& inputs);
 
 }  // namespace ea::cli

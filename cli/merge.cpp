@@ -12,6 +12,8 @@
 
 #include "common/error.hpp"
 #include "files.hpp"
+#include "manifest_command.hpp"
+#include "manifest_run.hpp"
 #include "output.hpp"
 #include "run.hpp"
 #include "record.hpp"
@@ -154,6 +156,7 @@ Outcome merge_shares(const std::vector<std::string>& args) {
     outputs.emplace_back("--html", *html);
   }
   check_distinct_outputs(outputs);
+  if (holds_source_rows(files)) return merge_source_shares(out, files, csv, html, quiet, inputs);  // cli/manifest_merge.cpp
   Shares sh = read_shares(files);
   auto& rows = sh.rows;
   check_complete(sh);

@@ -1,0 +1,60 @@
+// ea_iid merge of a manifest run's shares (ea_iid source --manifest --shard K/N --jsonl): the
+// rows checked and put in manifest order by report/manifest_run.hpp, written with the lab
+// summary over every source (docs/manifest.md); and the exit outcome of a manifest run's rows.
+#include <cstdio>
+
+#include "common/error.hpp"
+#include "lab.hpp"
+#include "manifest_command.hpp"
+#include "manifest_run.hpp"
+#include "output.hpp"
+#include "report.hpp"
+
+namespace ea::cli {
+
+Outcome lab_outcome(const std::vector<LabRow>& rows) {
+  Outcome out;
+  bool error = false, degenerate = false;
+  for (const LabRow& row : rows) {
+    const LabLine l = lab_line(row);
+    if (l.result == "error") {
+      (row.record.value("errorKind", std::string()) == "degenerate" ? degenerate : error) = true;
+      continue;
+    }
+    out.add(l.result == "FAILED", false, !l.for_compliance);
+  }
+  if (error) return Outcome::error();
+  out.degenerate = degenerate;
+  return out;
+}
+
+Outcome merge_source_shares(const std::string& out, const std::vector<std::string>& files, const std::optional<std::string>& csv,
+                            const std::optional<std::string>& html, bool quiet, const InputSet& inputs) {
+  const SourceShares sh = read_source_shares(files);
+  std::string text;
+  std::vector<LabRow> lab;
+  for (const auto& [k, row] : sh.rows) {
+    text += dump_json(row) + "\n";
+    nlohmann::ordered_json record = row;
+    record.erase("run");
+    // The manifest's iidClaim is not in the rows: the lab's "IID claim not confirmed" note needs it.
+    const std::string name = record.value("source", record.value("filename", std::string("source ") + std::to_string(k)));
+    lab.push_back({name, std::move(record), "", std::nullopt});
+  }
+  write_file_atomically(out, text, inputs, "merge");
+  const nlohmann::ordered_json& first = sh.rows.begin()->second;
+  const std::optional<uint64_t> seed =
+      first["run"]["userSeed"].is_string() ? std::optional<uint64_t>(std::stoull(first["run"]["userSeed"].get<std::string>()))  // digits, checked
+                                           : std::nullopt;
+  const std::string command = first.value("commandline", std::string());
+  if (csv) write_file_atomically(*csv, lab_csv(lab), inputs, "--csv");
+  if (html) write_file_atomically(*html, lab_html(lab, command, LabRun{first.value("dateTimeStamp", std::string()), seed}), inputs, "--html");
+  if (!quiet) {
+    write_text(stdout, lab_text(lab) + std::to_string(lab.size()) + " sources from " + std::to_string(sh.shares) + " shares\n",
+               "standard output");
+    flush_checked(stdout, "standard output");
+  }
+  return lab_outcome(lab);
+}
+
+}  // namespace ea::cli

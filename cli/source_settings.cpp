@@ -1,0 +1,16 @@
+#include "source_settings.hpp"
+
+namespace ea::cli {
+
+SettingsGiven source_settings_given(const EngineOptionText& text, const EngineChoice& engine, const Settings& s,
+                                    bool until_decided, bool permutation_counters) {
+  SettingsGiven g;
+  g.iterations = text.iterations_opt->count() > 0;
+  g.threads = engine.threads.has_value();
+  g.prng = s.prng != PrngId::Philox;
+  g.until_decided = until_decided;
+  g.permutation_counters = permutation_counters;
+  return g;
+}
+
+}  // namespace ea::cli
