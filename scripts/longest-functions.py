@@ -1,14 +1,22 @@
 #!/usr/bin/env python3
 """Lists the longest function bodies in the C++/CUDA sources (*.cpp, *.hpp, *.cu, *.cuh).
 
-  scripts/longest-functions.py [--top N] [--max LINES] [DIR ...]
+  scripts/longest-functions.py [--top N] [--max LINES [--allow FILE]] [DIR ...]
   scripts/longest-functions.py --self-test
 
 Prints the N longest functions (default 10) as `LINES  FILE:LINE  NAME`, longest first.
-DIRs (or single files) default to src cuda pipeline report cli, those that exist, under the
-repository root (this script's parent folder); a relative DIR is looked up from the current
-folder first, then from the root. With --max LINES it also lists every function longer than
-LINES and exits 1 if there is one, else 0.
+DIRs (or single files) default to every source folder, those that exist, under the
+repository root (this script's parent folder): src cuda pipeline report api cli python
+include tests. A relative DIR is looked up from the current folder first, then from the root.
+With --max LINES it also lists every function longer than LINES and exits 1 if there is one,
+else 0.
+
+--allow FILE (with --max) names the functions that may stay longer than LINES, one a line:
+`PATH  NAME  LINES  reason` (PATH from the repository root, NAME as this script prints it,
+LINES the most it may have; `#` starts a comment). The run still exits 1 for an entry that
+has gone stale, so the list cannot rot: its PATH no longer exists, no function NAME is in
+it, NAME is now LINES (of --max) or shorter (take the entry out), or NAME has grown past the
+entry's own LINES. An entry whose PATH is not among the files read is not judged.
 
 Line rule: LINES = line of the closing `}` - line of the signature's first token + 1, where the
 signature is every token since the previous `;`, `{`, `}` or access specifier at that scope
@@ -31,7 +39,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_DIRS = ["src", "cuda", "pipeline", "report", "cli"]
+DEFAULT_DIRS = ["src", "cuda", "pipeline", "report", "api", "cli", "python", "include", "tests"]
 EXTENSIONS = (".cpp", ".hpp", ".cu", ".cuh")
 
 IDENT_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
@@ -417,6 +425,78 @@ def resolve(arg):
     sys.exit("longest-functions: no such file or folder: %s" % arg)
 
 
+def read_allow_list(path):
+    """[(file, name, lines, line_no)] from an allow-list file; exits with a message on a bad line."""
+    entries = []
+    with open(path, encoding="utf-8") as f:
+        for line_no, line in enumerate(f, 1):
+            text = line.split("#", 1)[0].strip()
+            if not text:
+                continue
+            parts = text.split(None, 3)
+            if len(parts) < 4 or not parts[2].isdigit():
+                sys.exit("%s:%d: expected 'PATH  NAME  LINES  reason'" % (path, line_no))
+            entries.append((os.path.normpath(parts[0]), parts[1], int(parts[2]), line_no))
+    return entries
+
+
+def judge(found, entries, max_lines, read_files, exists=os.path.exists):
+    """The functions over max_lines that no entry allows, and the stale entries as
+    (line_no, why). found: [(lines, file, first_line, name)] with files as display() gives
+    them; read_files: the set of those files that were read; exists(file): whether a file
+    (from the repository root) is still there."""
+    over = []
+    for row in found:
+        lines, path, _, name = row
+        if lines <= max_lines:
+            continue
+        if not any(e[0] == path and e[1] == name for e in entries):
+            over.append(row)
+    stale = []
+    for path, name, cap, line_no in entries:
+        if path not in read_files:
+            if not exists(path):
+                stale.append((line_no, "%s no longer exists" % path))
+            continue
+        mine = [r[0] for r in found if r[1] == path and r[3] == name]
+        if not mine:
+            stale.append((line_no, "no function %s in %s" % (name, path)))
+        elif max(mine) <= max_lines:
+            stale.append((line_no, "%s is %d lines now, within %d: take it off the list" % (name, max(mine), max_lines)))
+        elif max(mine) > cap:
+            stale.append((line_no, "%s has grown to %d lines, past the %d allowed" % (name, max(mine), cap)))
+    return over, stale
+
+
+def allow_self_test():
+    """Cases of judge(): (title, ok)."""
+    found = [(172, "cuda/a.cuh", 88, "rounds"), (120, "cli/b.cpp", 5, "run"), (90, "cli/b.cpp", 200, "short"),
+             (40, "src/c.cpp", 1, "tiny")]
+    files = {"cuda/a.cuh", "cli/b.cpp", "src/c.cpp"}
+    on_disk = files | {"tests/gpu/d.cu"}
+    exists = on_disk.__contains__
+    cases = []
+
+    def case(title, entries, want_over, want_stale):
+        over, stale = judge(found, entries, 100, files, exists)
+        got = ([r[3] for r in over], [s[0] for s in stale])
+        cases.append((title, got == (want_over, want_stale), got))
+
+    case("a long function off the list fails", [("cuda/a.cuh", "rounds", 172, 1)], ["run"], [])
+    case("every long function listed passes", [("cuda/a.cuh", "rounds", 172, 1), ("cli/b.cpp", "run", 130, 2)], [], [])
+    case("an entry for a function now short is stale",
+         [("cuda/a.cuh", "rounds", 172, 1), ("cli/b.cpp", "run", 130, 2), ("cli/b.cpp", "short", 110, 3)], [], [3])
+    case("an entry for a function that is gone is stale",
+         [("cuda/a.cuh", "rounds", 172, 1), ("cli/b.cpp", "run", 130, 2), ("cli/b.cpp", "gone", 110, 3)], [], [3])
+    case("an entry for a file that is gone is stale",
+         [("cuda/a.cuh", "rounds", 172, 1), ("cli/b.cpp", "run", 130, 2), ("src/gone.cpp", "f", 110, 3)], [], [3])
+    case("an entry for a function that grew past its lines is stale",
+         [("cuda/a.cuh", "rounds", 150, 1), ("cli/b.cpp", "run", 130, 2)], [], [1])
+    case("an entry for a file not read is not judged",
+         [("cuda/a.cuh", "rounds", 172, 1), ("cli/b.cpp", "run", 130, 2), ("tests/gpu/d.cu", "main", 233, 3)], [], [])
+    return cases
+
+
 def self_test():
     cases = [
         ("function with a lambda and braces in literals", r'''
@@ -495,6 +575,11 @@ struct Less {
         print("%s  %s" % ("ok  " if ok else "FAIL", title))
         if not ok:
             print("      want %s\n      got  %s" % (want, got))
+    for title, ok, got in allow_self_test():
+        failed += not ok
+        print("%s  allow list: %s" % ("ok  " if ok else "FAIL", title))
+        if not ok:
+            print("      got (over, stale lines) %s" % (got,))
     return 1 if failed else 0
 
 
@@ -503,6 +588,8 @@ def main():
     ap.add_argument("--top", type=int, default=10, metavar="N", help="how many to list (10)")
     ap.add_argument("--max", type=int, metavar="LINES",
                     help="also list every function longer than LINES; exit 1 if any")
+    ap.add_argument("--allow", metavar="FILE",
+                    help="with --max: the functions allowed to stay longer (PATH NAME LINES reason)")
     ap.add_argument("--self-test", action="store_true", help="check the parser and exit")
     ap.add_argument("dirs", nargs="*", metavar="DIR")
     args = ap.parse_args()
@@ -512,10 +599,13 @@ def main():
         paths = [resolve(d) for d in args.dirs]
     else:
         paths = [os.path.join(ROOT, d) for d in DEFAULT_DIRS if os.path.isdir(os.path.join(ROOT, d))]
-    found = []
+    if args.allow and args.max is None:
+        ap.error("--allow needs --max")
+    found, read_files = [], set()
     for path in source_files(paths):
         with open(path, encoding="utf-8", errors="replace") as f:
             src = f.read()
+        read_files.add(display(path))
         for name, first, last in find_functions(src):
             found.append((last - first + 1, display(path), first, name))
     found.sort(key=lambda r: (-r[0], r[1], r[2]))
@@ -527,10 +617,15 @@ def main():
     show(found[: max(args.top, 0)])
     if args.max is None:
         return 0
-    over = [r for r in found if r[0] > args.max]
-    print("\n%d function(s) longer than %d lines" % (len(over), args.max) + (":" if over else ""))
+    entries = read_allow_list(resolve(args.allow)) if args.allow else []
+    over, stale = judge(found, entries, args.max, read_files, lambda p: os.path.exists(os.path.join(ROOT, p)))
+    allowed = sum(1 for r in found if r[0] > args.max) - len(over)
+    print("\n%d function(s) longer than %d lines" % (len(over), args.max) +
+          (" besides %d on %s" % (allowed, display(resolve(args.allow))) if args.allow else "") + (":" if over else ""))
     show(over)
-    return 1 if over else 0
+    for line_no, why in stale:
+        print("%s:%d: stale entry: %s" % (display(resolve(args.allow)), line_no, why))
+    return 1 if over or stale else 0
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -104,6 +105,71 @@ std::string check_json(const nlohmann::json& doc, const std::string& expr) {
   return "unknown operator '" + op + "'";
 }
 
+// One case file as read: the command and what it must do.
+struct Case {
+  std::string args, program;
+  int want_exit = 0;
+  std::vector<std::pair<std::string, std::string>> checks;  // (key, value)
+};
+
+// Reads CASE_FILE (writing its file: lines as it goes); returns false with a message on stderr.
+bool read_case(const std::string& case_file, const std::vector<std::pair<std::string, std::string>>& vars, Case& c) {
+  std::ifstream in(case_file);
+  if (!in) {
+    std::cerr << case_file << ": cannot open\n";
+    return false;
+  }
+  int line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    line = trim(line);
+    if (line.empty() || line[0] == '#') continue;
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) {
+      std::cerr << case_file << ":" << line_no << ": expected 'key: value'\n";
+      return false;
+    }
+    const std::string key = trim(line.substr(0, colon));
+    const std::string value = substitute(trim(line.substr(colon + 1)), vars);
+    if (key == "args") {
+      c.args = value;
+    } else if (key == "program") {  // run as this name: a link to the executable (ea_non_iid, ...)
+      c.program = value;
+    } else if (key == "exit") {
+      c.want_exit = std::stoi(value);
+    } else if (key == "file") {  // file: PATH HEX[*COUNT]
+      const size_t sp = value.find(' ');
+      std::ofstream(value.substr(0, sp), std::ios::binary) << bytes_of(sp == std::string::npos ? "" : trim(value.substr(sp)));
+    } else {
+      c.checks.emplace_back(key, value);
+    }
+  }
+  return true;
+}
+
+// One expectation against the run's output: "" when it holds, else why not.
+std::string check_one(const std::string& key, const std::string& value, const std::string& sout, const std::string& serr) {
+  if (key == "stdout" || key == "stderr" || key == "stdout-not" || key == "stderr-not") {
+    const std::string& text = key.rfind("stdout", 0) == 0 ? sout : serr;
+    const bool found = std::regex_search(text, std::regex(value));
+    const bool negated = key.size() > 6 && key.compare(key.size() - 4, 4, "-not") == 0;
+    return found == negated ? key + ": /" + value + "/ " + (negated ? "found" : "not found") : "";
+  }
+  if (key == "no-file") {
+    struct stat st {};
+    return ::stat(value.c_str(), &st) == 0 ? value + " exists" : "";
+  }
+  if (key == "json") {  // json: FILE PATH OP VALUE
+    const size_t sp = value.find(' ');
+    const std::string file = value.substr(0, sp);
+    const std::string text = slurp(file);
+    if (text.empty()) return file + ": missing or empty";
+    const std::string why = check_json(nlohmann::json::parse(text), trim(value.substr(sp + 1)));
+    return why.empty() ? "" : file + ": " + why;
+  }
+  return "unknown key '" + key + "'";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,82 +194,31 @@ int main(int argc, char** argv) {
   }
   const std::vector<std::pair<std::string, std::string>> vars = {
       {"{exe}", exe}, {"{samples}", testdata + "/samples"}, {"{testdata}", testdata}, {"{tmp}", dir}};
-
-  std::ifstream in(case_file);
-  if (!in) {
-    std::cerr << case_file << ": cannot open\n";
-    return 2;
-  }
-  std::string args, program;
-  int want_exit = 0;
-  std::vector<std::pair<std::string, std::string>> checks;  // (key, value)
-  int line_no = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_no;
-    line = trim(line);
-    if (line.empty() || line[0] == '#') continue;
-    const size_t colon = line.find(':');
-    if (colon == std::string::npos) {
-      std::cerr << case_file << ":" << line_no << ": expected 'key: value'\n";
-      return 2;
-    }
-    const std::string key = trim(line.substr(0, colon));
-    const std::string value = substitute(trim(line.substr(colon + 1)), vars);
-    if (key == "args") {
-      args = value;
-    } else if (key == "program") {  // run as this name: a link to the executable (ea_non_iid, ...)
-      program = value;
-    } else if (key == "exit") {
-      want_exit = std::stoi(value);
-    } else if (key == "file") {  // file: PATH HEX[*COUNT]
-      const size_t sp = value.find(' ');
-      std::ofstream(value.substr(0, sp), std::ios::binary) << bytes_of(sp == std::string::npos ? "" : trim(value.substr(sp)));
-    } else {
-      checks.emplace_back(key, value);
-    }
-  }
+  Case c;
+  if (!read_case(case_file, vars, c)) return 2;
 
   const std::string out = dir + "/.stdout", err = dir + "/.stderr";
   // Standard input is empty unless the arguments redirect it.
-  const std::string stdin_redirect = args.find('<') == std::string::npos ? " </dev/null" : "";
+  const std::string stdin_redirect = c.args.find('<') == std::string::npos ? " </dev/null" : "";
   std::string run = exe;
-  if (!program.empty()) {
-    run = dir + "/" + program;
+  if (!c.program.empty()) {
+    run = dir + "/" + c.program;
     if (::symlink(exe.c_str(), run.c_str()) != 0) {
       std::cerr << run << ": cannot make the link\n";
       return 2;
     }
   }
-  const std::string cmd = "cd '" + dir + "' && '" + run + "' " + args + " >'" + out + "' 2>'" + err + "'" + stdin_redirect;
+  const std::string cmd = "cd '" + dir + "' && '" + run + "' " + c.args + " >'" + out + "' 2>'" + err + "'" + stdin_redirect;
   const int status = std::system(cmd.c_str());
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   const std::string sout = slurp(out), serr = slurp(err);
 
   std::vector<std::string> failures;
-  if (code != want_exit) failures.push_back("exit " + std::to_string(code) + ", expected " + std::to_string(want_exit));
-  for (const auto& [key, value] : checks) {
+  if (code != c.want_exit) failures.push_back("exit " + std::to_string(code) + ", expected " + std::to_string(c.want_exit));
+  for (const auto& [key, value] : c.checks) {
     try {
-      if (key == "stdout" || key == "stderr" || key == "stdout-not" || key == "stderr-not") {
-        const std::string& text = key.rfind("stdout", 0) == 0 ? sout : serr;
-        const bool found = std::regex_search(text, std::regex(value));
-        const bool negated = key.size() > 6 && key.compare(key.size() - 4, 4, "-not") == 0;
-        if (found == negated) failures.push_back(key + ": /" + value + "/ " + (negated ? "found" : "not found"));
-      } else if (key == "no-file") {
-        struct stat st {};
-        if (::stat(value.c_str(), &st) == 0) failures.push_back(value + " exists");
-      } else if (key == "json") {  // json: FILE PATH OP VALUE
-        const size_t sp = value.find(' ');
-        const std::string file = value.substr(0, sp);
-        const std::string text = slurp(file);
-        if (text.empty()) {
-          failures.push_back(file + ": missing or empty");
-          continue;
-        }
-        const std::string why = check_json(nlohmann::json::parse(text), trim(value.substr(sp + 1)));
-        if (!why.empty()) failures.push_back(file + ": " + why);
-      } else {
-        failures.push_back("unknown key '" + key + "'");
-      }
+      std::string why = check_one(key, value, sout, serr);
+      if (!why.empty()) failures.push_back(std::move(why));
     } catch (const std::exception& e) {
       failures.push_back(key + ": " + value + ": " + e.what());
     }
