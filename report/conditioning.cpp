@@ -109,7 +109,7 @@ ordered_json conditioning_json(const ConditioningAssessment& a, const ReportOpti
   tc["nw"] = static_cast<double>(r.nw);
   tc["testCaseDesc"] = "Overall";
   j["testCases"] = ordered_json::array({tc});
-  j["schemaVersion"] = 1;
+  j["schemaVersion"] = kSchemaVersion;
   ordered_json c;
   c["vetted"] = in.vetted;
   c["nIn"] = in.n_in;

@@ -194,7 +194,7 @@ ordered_json batch_json(const std::vector<ordered_json>& rows, const ReportOptio
   ordered_json j = json_envelope(o, "", "", 0, nullptr, "Batch");
   j.erase("filename");
   j.erase("sha256");
-  j["schemaVersion"] = 1;
+  j["schemaVersion"] = kSchemaVersion;
   j["items"] = rows.size();
   ordered_json counts = ordered_json::object();
   for (const auto& r : rows) {

@@ -76,8 +76,6 @@ ordered_json json_envelope(const ReportOptions& o, const std::string& filename, 
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
-
 ordered_json base(const ReportOptions& o, const std::string& filename) {
   return json_envelope(o, filename, "", 0, nullptr, track_name(o.track));
 }

@@ -362,7 +362,7 @@ ordered_json non_iid_json(const NonIidAssessment& a, const ReportOptions& o, int
   ordered_json j = json_envelope(o, a.path, a.sha256, 0, nullptr, track_name(Track::NonIid));
   j["IID"] = false;  // the reference's field: ea_non_iid writes false
   j["testCases"] = nist_test_cases(a);
-  j["schemaVersion"] = 1;
+  j["schemaVersion"] = kSchemaVersion;
   j["assessedMinEntropy"] = a.estimates.h_assessed;
   j["forCompliance"] = a.for_compliance();
   j["complianceNotes"] = a.compliance_issues();

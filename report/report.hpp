@@ -17,6 +17,10 @@
 
 namespace ea {
 
+// The version of every JSON record ea_iid writes (`schemaVersion`; docs/json.md,
+// docs/ea_iid.schema.json): bumped when a field changes meaning or is removed.
+inline constexpr int kSchemaVersion = 1;
+
 void print_text(std::FILE* out, const Assessment& a, const ReportOptions& o);
 // A result's warning that NIST's own text prints where NIST prints it (the narrower-symbols
 // and short-data warnings): at --format nist the caller says it no second time.

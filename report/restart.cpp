@@ -277,7 +277,7 @@ ordered_json restart_json(const RestartAssessment& r, const ReportOptions& o) {
     tcs.push_back(tc);
   }
   j["testCases"] = tcs;
-  j["schemaVersion"] = 1;
+  j["schemaVersion"] = kSchemaVersion;
   const Verdict v = r.verdict();
   j["verdict"] = {{"passed", v == Verdict::Iid}, {"result", restart_verdict_name(v)}, {"failed", r.failures()}};
   j["forCompliance"] = r.for_compliance();

@@ -54,7 +54,7 @@ std::string claimed_text(const SourceAssessment& a) {
 
 ordered_json source_json(const SourceAssessment& a, const ReportOptions& o) {
   ordered_json j = json_envelope(o, a.spec.samples, a.sha256, 0, nullptr, "Source");
-  j["schemaVersion"] = 1;
+  j["schemaVersion"] = kSchemaVersion;
   j["source"] = a.spec.name;
   // None where no step draws random numbers (--track non-iid): a seed nothing used.
   j["userSeed"] = draws_random_numbers(a.settings) ? ordered_json(std::to_string(a.settings.seed)) : ordered_json(nullptr);

@@ -9,6 +9,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "common/error.hpp"
 #include "permutation/counters.hpp"
@@ -474,5 +475,34 @@ TEST_CASE("a restart row's result, validation and verdict are checked against it
     j = row;
     j["restart"]["validation"] = "failed";
     CHECK(error_of(j).find("restart.validation: contradicts hR, hC and hI") != std::string::npos);
+  }
+}
+
+// Every record is written with kSchemaVersion (report.hpp), and docs/ea_iid.schema.json, which
+// schema/outputs checks every written file against, requires that same version: a version
+// bumped on one side only fails here.
+TEST_CASE("the schema version: one constant, the schema's own") {
+  std::ifstream in(EA_TEST_DATA_DIR "/../docs/ea_iid.schema.json");
+  REQUIRE(in);
+  const auto schema = nlohmann::json::parse(in);
+  int found = 0;
+  std::vector<const nlohmann::json*> todo{&schema};
+  while (!todo.empty()) {
+    const nlohmann::json* j = todo.back();
+    todo.pop_back();
+    if (j->is_object() && j->contains("schemaVersion") && (*j)["schemaVersion"].is_object() &&
+        (*j)["schemaVersion"].contains("const")) {
+      CHECK((*j)["schemaVersion"]["const"] == kSchemaVersion);
+      ++found;
+    }
+    if (j->is_structured()) {
+      for (const auto& v : *j) todo.push_back(&v);
+    }
+  }
+  CHECK(found >= 2);  // the single record and the batch document at least
+  const auto results = run_three();
+  for (size_t k = 0; k < results.size(); ++k) {
+    CHECK(result_json(results[k], "generated " + std::to_string(k), -1, report_options())["schemaVersion"] ==
+          kSchemaVersion);
   }
 }
