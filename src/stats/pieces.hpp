@@ -1,9 +1,10 @@
 // The statistics of statistics.hpp computed in pieces (issue 17, item 2): a permutation cut
 // into consecutive pieces, each summarised on its own (by its own GPU threads, while the
 // permutation is still on chip), and the summaries combined in order into exactly the
-// values the one-pass functions give. The unit tests compare it with statistics.hpp for
-// every cut; the GPU's block_statistics_kernel (cuda/block_statistics.cuh) calls the same
-// piece functions (collisions through the fixed-size CollisionGuess below).
+// values the one-pass functions give. The GPU's block_statistics_kernel
+// (cuda/block_statistics.cuh) and the fused pieces (fused.hpp) call these piece functions;
+// the host functions at the end (`*_in_pieces`) run them over a whole sequence for the unit
+// tests, which compare them with statistics.hpp for every cut (docs/design.md, "Statistics").
 //
 //   runs (directional, median)  a summary per piece (first and last step, lengths of the
 //                               first and last run, runs, longest, ups), combined left to
@@ -13,10 +14,10 @@
 //   excursion                   two passes: the pieces' sums, then each piece's maximum
 //                               from its exact running sum (the same doubles as one pass)
 //   collisions                  each piece's windows from a guessed start (the piece's
-//                               first sample), then, in order, the true start: where it
-//                               meets a guessed window start the rest of the guess holds
-//                               (windows are determined by their start), otherwise the
-//                               windows are recomputed from the true start
+//                               first sample; CollisionGuess), then, in order, the true
+//                               start: where it meets a guessed window start the rest of
+//                               the guess holds (windows are determined by their start),
+//                               otherwise the windows are recomputed from the true start
 #pragma once
 
 #include <cstddef>
@@ -150,47 +151,8 @@ EA_HD uint32_t collision_window(const Seq& s, size_t& i) {
   return hit ? len : 0u;
 }
 
-// The collision windows of a piece that ends at `end` when its first window starts at
-// `start` (its first sample, or the true start): windows are followed until one starts at
-// or after `end` (a window may
-// run past `end`; the last one may reach the end of the data without a repeat, and is then
-// not recorded). `starts` lists where its windows start, for the resynchronisation.
-struct CollisionPiece {
-  uint64_t sum = 0, count = 0;
-  uint32_t maximum = 0;
-  size_t next = 0;              // where the first window after the piece starts
-  std::vector<size_t> starts;   // window starts in the piece (host reference only)
-  std::vector<uint64_t> sum_from, count_from;  // totals of the windows from starts[k] on
-  std::vector<uint32_t> max_from;
-};
-
-template <class Seq>
-CollisionPiece collision_piece(const Seq& s, size_t start, size_t end) {
-  CollisionPiece p;
-  const size_t n = s.size();
-  size_t i = start;
-  std::vector<uint32_t> lens;
-  while (i < end && i < n) {
-    p.starts.push_back(i);
-    lens.push_back(collision_window(s, i));
-  }
-  p.next = i;
-  const size_t w = lens.size();
-  p.sum_from.assign(w + 1, 0);
-  p.count_from.assign(w + 1, 0);
-  p.max_from.assign(w + 1, 0);
-  for (size_t k = w; k-- > 0;) {
-    p.sum_from[k] = p.sum_from[k + 1] + lens[k];
-    p.count_from[k] = p.count_from[k + 1] + (lens[k] ? 1 : 0);
-    p.max_from[k] = lens[k] > p.max_from[k + 1] ? lens[k] : p.max_from[k + 1];
-  }
-  p.sum = p.sum_from[0];
-  p.count = p.count_from[0];
-  p.maximum = p.max_from[0];
-  return p;
-}
-
-// The same scheme with a fixed-size summary, for a GPU thread's piece (the combining
+// Collisions in pieces: each piece guesses that its first window starts at its first sample
+// and keeps a fixed-size summary of that chain, for a GPU thread's piece (the combining
 // thread reads every piece's summary from shared memory): the first kGuessWindows windows
 // of the guessed chain (start, relative to the piece, and length) and the totals of the
 // rest. Where the true start meets one of the recorded starts the guess holds from there
@@ -351,48 +313,6 @@ double excursion_in_pieces(const Seq& raw, double mean, const std::vector<size_t
     best = m > best ? m : best;
   }
   return best;
-}
-
-struct CollisionsInPieces {
-  CollisionStats stats;
-  size_t recomputed = 0;  // windows recomputed from a true start (the rest came from guesses)
-};
-
-template <class Seq>
-CollisionsInPieces collisions_in_pieces(const Seq& s, const std::vector<size_t>& bounds) {
-  // Each piece guesses that its first window starts at its first sample.
-  std::vector<CollisionPiece> guess;
-  for (size_t k = 0; k + 1 < bounds.size(); ++k) guess.push_back(collision_piece(s, bounds[k], bounds[k + 1]));
-  CollisionsInPieces out;
-  uint64_t sum = 0, count = 0;
-  uint32_t maximum = 0;
-  size_t start = 0;  // the true start of the next window
-  for (size_t k = 0; k + 1 < bounds.size(); ++k) {
-    const size_t e = bounds[k + 1];
-    const CollisionPiece& g = guess[k];
-    // Recompute windows from the true start until it meets one of the guess's starts.
-    size_t at = 0;  // the guess's window index the true start may meet
-    while (start < e && start < s.size()) {
-      while (at < g.starts.size() && g.starts[at] < start) ++at;
-      if (at < g.starts.size() && g.starts[at] == start) {
-        sum += g.sum_from[at];
-        count += g.count_from[at];
-        maximum = g.max_from[at] > maximum ? g.max_from[at] : maximum;
-        start = g.next;
-        break;
-      }
-      // One window from `start`, recomputed.
-      const CollisionPiece one = collision_piece(s, start, start + 1);
-      sum += one.sum;
-      count += one.count;
-      maximum = one.maximum > maximum ? one.maximum : maximum;
-      start = one.next;
-      ++out.recomputed;
-    }
-  }
-  out.stats.average = count ? static_cast<double>(sum) / static_cast<double>(count) : 0.0;
-  out.stats.maximum = maximum;
-  return out;
 }
 
 }  // namespace ea

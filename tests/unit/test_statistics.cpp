@@ -204,11 +204,16 @@ TEST_CASE("statistics in pieces (issue 17 item 2's scheme) equal the one-pass st
           CHECK(l.covariance[k] == lags.covariance[k]);
         }
         CHECK(excursion_in_pieces(v, mean, b) == exc);  // the same doubles, exactly
-        const CollisionsInPieces c = collisions_in_pieces(v, b);
-        CHECK(c.stats.average == col.average);
-        CHECK(c.stats.maximum == col.maximum);
+        // The GPU block's collision summaries (collision_guess, collision_combine_bounds) over
+        // the same cut, empty pieces included.
+        const uint32_t count = static_cast<uint32_t>(b.size() - 1);
+        std::vector<CollisionGuess> g(count);
+        for (uint32_t k = 0; k < count; ++k) collision_guess(v, b[k], b[k + 1], g[k]);
+        const CollisionTotals c = collision_combine_bounds(v, g.data(), count, [&b](uint32_t k) { return b[k]; });
+        CHECK(c.stats().average == col.average);
+        CHECK(c.stats().maximum == col.maximum);
         recomputed += c.recomputed;
-        pieces += b.size() - 1;
+        pieces += count;
       }
     }
   }
@@ -460,4 +465,44 @@ TEST_CASE("cpu_statistics on binary data (host conversions and passes) equals co
       }
     }
   }
+}
+
+// The CPU backend's statistics of non-binary data as it calls them (cpu_statistics: raw values
+// materialised through the table where it is not the identity, then the AVX2 passes where the
+// CPU has them) against compute_statistics on the views, the reference (docs/design.md).
+TEST_CASE("cpu_statistics on non-binary data (raw tables, masks) equals compute_statistics on the views") {
+  std::mt19937_64 rng(41);
+  uint64_t cases = 0;
+  for (size_t n : {size_t{2}, size_t{3}, size_t{33}, size_t{64}, size_t{65}, size_t{1000}, size_t{4099}, size_t{100003}}) {
+    for (uint32_t alphabet : {3u, 16u, 200u, 256u}) {
+      const std::vector<uint8_t> sym = values_with_runs(n, alphabet, rng);
+      for (int t = 0; t < 2; ++t) {
+        uint8_t table[256];
+        for (int v = 0; v < 256; ++v) table[v] = t ? static_cast<uint8_t>((v * 7 + 3) & 0xff) : static_cast<uint8_t>(v);
+        double mean = 0;
+        raw_values(sym, table, mean);
+        std::vector<uint8_t> sorted = sym;
+        std::sort(sorted.begin(), sorted.end());
+        const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
+        const StatParams params{mean, median, false, alphabet};
+        for (TestMask mask : {kAllFastTests, static_cast<TestMask>(rng() & kAllFastTests)}) {
+          StatVector want, got;
+          for (int k = 0; k < kNumTests; ++k) want.v[k] = got.v[k] = -1.0;
+          compute_statistics(view(sym), MappedView<ByteView>{view(sym), table}, view(sym), view(sym), params, mask, want);
+          CpuScratch scratch;
+          cpu_statistics(sym.data(), n, table, params, mask, got, scratch);
+          CAPTURE(n);
+          CAPTURE(alphabet);
+          CAPTURE(t);
+          CAPTURE(mask);
+          for (int k = 0; k < kNumTests; ++k) {
+            CAPTURE(k);
+            CHECK(got.v[k] == want.v[k]);
+          }
+          ++cases;
+        }
+      }
+    }
+  }
+  CHECK(cases == 8 * 4 * 2 * 2);
 }
