@@ -3,6 +3,7 @@
 # headers and those of the layers below it. The build enforces it with per-target include
 # roots; this check also catches relative paths ("../pipeline/assess.hpp").
 #   1 src/ (ea_core)  <-  2 cuda/ (ea_gpu; others see cuda/api/ only)  <-  3 pipeline/  <-  4 report/  <-  5 cli/
+#   and beside cli/: api/ (the C++ API, up to report/)  <-  python/ (the C++ API's header only)
 # usage: scripts/check-layers.sh [SOURCE_DIR]
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
@@ -46,5 +47,16 @@ check report 4
 check cli 5
 # The C++ API (api/) stands beside cli/: it sees up to report/, never cli/.
 check api 4
-if [ "$status" -eq 0 ]; then echo "layers: every #include follows src <- cuda <- pipeline <- report <- cli"; fi
+# The Python module (python/) sees the C++ API (include/ea_iid/) alone, no header of the layers.
+while IFS= read -r -d '' file; do
+  while IFS= read -r name; do
+    if [[ $name == *..* ]] || [ -n "$(layer_of "$name")" ]; then
+      echo "$file: #include \"$name\": python/ uses only the C++ API's header (include/ea_iid/)" >&2
+      status=1
+    fi
+  done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
+done < <(find python -type f \( -name '*.hpp' -o -name '*.cpp' \) -print0)
+if [ "$status" -eq 0 ]; then
+  echo "layers: every #include follows src <- cuda <- pipeline <- report <- cli, api <- python"
+fi
 exit "$status"
