@@ -469,7 +469,9 @@ int run_manifest(ManifestFlags& f, const std::string& command_line, const std::a
   for (const ManifestSource& s : m.sources) {
     inputs.add(s.spec.samples);
     if (s.spec.restart_data) inputs.add(*s.spec.restart_data);
-    if (s.spec.conditioning && s.spec.conditioning->conditioned) inputs.add(*s.spec.conditioning->conditioned);
+    for (const SourceConditioning& c : s.spec.conditioning) {
+      if (c.conditioned) inputs.add(*c.conditioned);
+    }
   }
   const SourcePaths paths = check_outputs(f, m, inputs);
   const EarlierRows earlier = f.resume ? read_earlier(f.jsonl, m) : EarlierRows{};

@@ -122,7 +122,7 @@ SourceSpec spec_of(const SourceFlags& f) {
     if (f.conditioned_iid && !c.conditioned) throw Error(ErrorKind::Usage, "--conditioned-iid applies to --conditioned FILE");
     c.conditioned_iid = f.conditioned_iid;
   }
-  s.conditioning = c;
+  s.conditioning.push_back(c);
   return s;
 }
 
@@ -212,7 +212,9 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
     for (const auto* p : {&spec.samples, spec.restart_data ? &*spec.restart_data : nullptr}) {
       if (p) inputs.add(*p);
     }
-    if (spec.conditioning && spec.conditioning->conditioned) inputs.add(*spec.conditioning->conditioned);
+    for (const SourceConditioning& c : spec.conditioning) {
+      if (c.conditioned) inputs.add(*c.conditioned);
+    }
     check_outputs(f, inputs);
     ro.started = timestamp_now();
     ro.command_line = command_line;

@@ -5,6 +5,7 @@
 
 #include "common/error.hpp"
 #include "io/samples.hpp"
+#include "track.hpp"
 
 namespace ea {
 
@@ -27,7 +28,8 @@ ConditioningAssessment assess_conditioning(ConditioningInput in, const std::opti
     s.track = TrackChoice::NonIid;
     s.initial_entropy = false;  // -c: the bitstring estimates (h' is per bit)
     s.truncate_bitstring = false;
-    a.conditioned = assess_non_iid(d, s, 0, interrupt);
+    const DeviceSlot cpu({});  // the estimates' stage on the CPU (settings.threads)
+    a.conditioned = non_iid_stage(d, s, cpu, interrupt);
     a.conditioned_iid = conditioned_iid;
     const NonIidEstimates& x = a.conditioned->estimates;
     double h = x.h_bitstring;

@@ -214,11 +214,6 @@ std::vector<SourceConditioning> chain_of(const Fields& f, const exact_json& exac
     }
   }
   for (auto& [position, c] : by_position) chain.push_back(std::move(c));
-  if (chain.size() > 1) {
-    f.bad("conditioningComponent", std::to_string(chain.size()) +
-                                       " components: ea_iid source assesses one conditioning component per source so far "
-                                       "(a chain of several is not supported yet)");
-  }
   return chain;
 }
 
@@ -241,8 +236,7 @@ ManifestSource source_of(const json& s, const exact_json& exact, size_t k, const
   f.flag("physical");
   f.flag("additionalNoiseSources");
   f.integer("numberOfOEs", 1, INT64_MAX);
-  const auto chain = chain_of(f, exact, where, folder);
-  if (!chain.empty()) m.spec.conditioning = chain.front();
+  m.spec.conditioning = chain_of(f, exact, where, folder);
   m.stem = manifest_stem(m.spec.name);
   return m;
 }

@@ -39,8 +39,8 @@ struct Manifest {
 // for a document that is not a manifest: not JSON, an unknown field, a value of the wrong
 // type or range, a missing primaryNoiseSource or rawNoisePath, a file that does not exist
 // (or a restart file that is not 1,000 x 1,000 samples), two sources of one name (or one
-// file name), sequencePosition not 1..n, h' given both ways or neither for a non-vetted
-// component, or a chain of more than one conditioning component (not supported yet).
+// file name), sequencePosition not 1..n, or h' given both ways or neither for a non-vetted
+// component.
 Manifest read_manifest(const std::string& path);
 // The same for the manifest's text; relative paths are taken from `folder`.
 Manifest parse_manifest(const std::string& text, const std::string& path, const std::string& folder);

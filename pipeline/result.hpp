@@ -23,13 +23,17 @@ enum class Track { Iid, Restart, NonIid };
 const char* track_name(Track t);  // "IID", "Restart", "Non-IID": the JSON's "type"
 Track track_of(const Settings& s);
 
+// What an assessed item holds, by its track (Iid: Assessment; Restart: RestartAssessment;
+// NonIid: NonIidAssessment).
+using ItemValue = std::variant<std::monostate, Assessment, RestartAssessment, NonIidAssessment>;
+
 struct ItemResult {
   enum class Status { Assessed, Skipped, Failed, Interrupted };
   Status status = Status::Interrupted;
   Track track = Track::Iid;
   // Assessed: the result of its track (Iid: Assessment; Restart: RestartAssessment; NonIid:
   // NonIidAssessment).
-  std::variant<std::monostate, Assessment, RestartAssessment, NonIidAssessment> value;
+  ItemValue value;
   std::string message;                         // Skipped: why; Failed: the error
   ErrorKind error_kind = ErrorKind::Internal;  // Failed
   Remedy remedy = Remedy::None;                // Skipped, Failed: what the user can do (cli/ words it)

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "gpu_backends.hpp"
+#include "track.hpp"
 
 namespace ea {
 
@@ -160,59 +161,7 @@ ItemResult run_item(const Item& it, const Settings& s, const Hooks& hooks, Devic
   const auto t0 = clock::now();
   try {
     const Dataset d = load_item(it, s, hooks.interrupt, r.sha256);
-    if (r.track == Track::Restart) {
-      r.value = assess_restart(d, s, hooks, slot, column_slot);
-    } else if (r.track == Track::NonIid) {
-      r.value = assess_non_iid(d, s, slot.cpu_threads_set(), hooks.interrupt);
-    } else {
-      // Not IID: the non-IID track's estimates give the assessed min-entropy. When chi-square
-      // or LRS has failed, the verdict is "not IID" before the permutation tests start, and
-      // where a GPU runs those the estimates run beside them on the CPU cores, which would
-      // otherwise wait (they read only the data: the same results either way). An interrupt
-      // stops both (the estimates within their next check, 65,536 steps or so), and the item
-      // is Interrupted.
-      struct Timed {
-        NonIidEstimates estimates;
-        double seconds = 0;
-      };
-      std::future<Timed> early;
-      Hooks h = hooks;
-      const bool auto_track = s.track == TrackChoice::Auto;
-      if (auto_track && s.device != DeviceChoice::Cpu && slot.has_gpus() && !s.until_decided) {
-        h.tested = [&](const Assessment& a) {
-          if (hooks.tested) hooks.tested(a);
-          if (a.exploratory() || !(a.chi_square_failed() || !a.lrs.passed()) || gpu_count() == 0) return;
-          try {
-            early = std::async(std::launch::async, [&d, &s, &slot, &hooks] {
-              const auto n0 = clock::now();
-              Timed t{non_iid_estimates(d, s.initial_entropy, s.truncate_bitstring, slot.cpu_threads(s),
-                                        hooks.interrupt)};
-              t.seconds = std::chrono::duration<double>(clock::now() - n0).count();
-              return t;
-            });
-          } catch (const std::system_error&) {
-            return;  // no thread to spare: they follow the permutation tests
-          }
-          if (hooks.note) hooks.note(it.label() + ": not IID (" + a.failed_families().front() +
-                                     "); the non-IID estimates run beside the permutation tests");
-        };
-      }
-      const auto a0 = clock::now();
-      r.value = assess(d, s, h, slot);
-      Assessment& a = std::get<Assessment>(r.value);
-      if (early.valid()) {
-        Timed t = early.get();  // (a verdict decided by chi-square or LRS stays "not IID")
-        a.non_iid = std::move(t.estimates);
-        a.timings.non_iid = t.seconds;
-        a.timings.total = std::chrono::duration<double>(clock::now() - a0).count();
-      } else if (auto_track && a.verdict() == Verdict::NotIid && !a.exploratory()) {
-        if (hooks.note) hooks.note(it.label() + ": not IID; the non-IID estimates follow");
-        const auto n0 = clock::now();
-        a.non_iid = non_iid_estimates(d, s.initial_entropy, s.truncate_bitstring, slot.cpu_threads(s), hooks.interrupt);
-        a.timings.non_iid = std::chrono::duration<double>(clock::now() - n0).count();
-        a.timings.total += a.timings.non_iid;
-      }
-    }
+    r.value = assess_track(d, s, hooks, slot, column_slot, it.label());
     r.status = ItemResult::Status::Assessed;
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Interrupted) {

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "common/error.hpp"
+#include "track.hpp"
 
 namespace ea {
 
@@ -51,7 +52,7 @@ void sequential_step(Engine& engine, SourceAssessment& a, const std::atomic<bool
       if (seq->h_original) a.h_original = seq->h_original->entropy;
       if (seq->h_bitstring) a.h_bitstring = seq->h_bitstring->entropy;
     }
-    if (!a.iid && !seq->non_iid) {
+    if (needs_estimates(*seq, EstimatesRule::UnlessIid) && !seq->non_iid) {
       // Not the IID track, and no estimates yet: the non-IID track's own run gives H_I.
       say(a.spec.samples + ": not IID without the non-IID estimates (" + verdict_name(*a.verdict) +
           "): the non-IID estimates (6.3)");
@@ -70,6 +71,36 @@ void sequential_step(Engine& engine, SourceAssessment& a, const std::atomic<bool
     a.h_original = n.estimates.h_original;
     a.h_bitstring.reset();
     if (n.estimates.has_bitstring()) a.h_bitstring = n.estimates.h_bitstring;
+  }
+}
+
+// 3.1.5, component by component: h_in of the first from the validated entropy per sample
+// (h_validated x n_in / bits), of each later one from the previous output's rate (h_out x
+// n_in / n_out of the previous), each at most n_in; a component with no entropy before it is
+// not computed, nor are those after it.
+void conditioning_steps(SourceAssessment& a, const Settings& settings, const std::atomic<bool>& interrupt,
+                        const std::function<void(const std::string&)>& say) {
+  // The entropy before the component, per so many bits (in this order of operations: the
+  // one-component numbers stay those of ea_iid conditioning with h_in given the same way).
+  long double entropy = a.h_validated;
+  long double per_bits = a.width;
+  for (size_t k = 0; k < a.spec.conditioning.size(); ++k) {
+    const SourceConditioning& c = a.spec.conditioning[k];
+    ConditioningStep step;
+    step.h_in = std::min(static_cast<long double>(c.n_in), entropy * c.n_in / per_bits);
+    ConditioningInput in;
+    in.vetted = c.vetted;
+    in.n_in = c.n_in;
+    in.n_out = c.n_out;
+    in.nw = c.nw;
+    in.h_in = step.h_in;
+    if (c.h_prime) in.h_prime = *c.h_prime;
+    const std::string which = a.spec.conditioning.size() > 1 ? " " + std::to_string(k + 1) + " of " + std::to_string(a.spec.conditioning.size()) : "";
+    say(std::string("the ") + (c.vetted ? "vetted" : "non-vetted") + " conditioning component" + which + " (3.1.5)");
+    if (step.h_in > 0) step.assessed = assess_conditioning(in, c.conditioned, c.conditioned_iid, settings, &interrupt);
+    entropy = step.assessed ? step.assessed->result.h_out : 0.0L;
+    per_bits = c.n_out;
+    a.conditioning.push_back(std::move(step));
   }
 }
 
@@ -103,7 +134,9 @@ std::vector<std::string> SourceAssessment::compliance_issues() const {
 }
 
 long double SourceAssessment::claimed() const {
-  return conditioning ? conditioning->result.h_out : static_cast<long double>(h_validated);
+  if (conditioning.empty()) return h_validated;
+  const ConditioningStep& last = conditioning.back();
+  return last.assessed ? last.assessed->result.h_out : 0.0L;
 }
 
 SourceAssessment assess_source(Engine& engine, const SourceSpec& spec, const Settings& settings,
@@ -115,12 +148,12 @@ SourceAssessment assess_source(Engine& engine, const SourceSpec& spec, const Set
   if (spec.h_submitter && !(*spec.h_submitter > 0 && *spec.h_submitter <= 8)) {
     throw Error(ErrorKind::Usage, "the submitter's estimate must be greater than 0 and at most 8 bits per sample");
   }
-  if (spec.conditioning) {  // bad sizes fail before any step runs
+  for (const SourceConditioning& c : spec.conditioning) {  // bad sizes fail before any step runs
     ConditioningInput probe;
     probe.vetted = true;
-    probe.n_in = spec.conditioning->n_in;
-    probe.n_out = spec.conditioning->n_out;
-    probe.nw = spec.conditioning->nw;
+    probe.n_in = c.n_in;
+    probe.n_out = c.n_out;
+    probe.nw = c.nw;
     probe.h_in = probe.n_in;
     check_conditioning_input(probe);
   }
@@ -159,19 +192,7 @@ SourceAssessment assess_source(Engine& engine, const SourceSpec& spec, const Set
     const RestartAssessment& r = *a.restart->restart();
     a.h_validated = a.restart->verdict() == Verdict::Iid ? r.result() : 0.0;
   }
-  if (spec.conditioning) {
-    const SourceConditioning& c = *spec.conditioning;
-    ConditioningInput in;
-    in.vetted = c.vetted;
-    in.n_in = c.n_in;
-    in.n_out = c.n_out;
-    in.nw = c.nw;
-    a.h_in = std::min(static_cast<long double>(c.n_in), static_cast<long double>(a.h_validated) * c.n_in / width);
-    in.h_in = a.h_in;
-    if (c.h_prime) in.h_prime = *c.h_prime;
-    say(std::string("the ") + (c.vetted ? "vetted" : "non-vetted") + " conditioning component (3.1.5)");
-    if (a.h_in > 0) a.conditioning = assess_conditioning(in, c.conditioned, c.conditioned_iid, settings, &interrupt);
-  }
+  conditioning_steps(a, settings, interrupt, say);
   a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return a;
 }

@@ -1,8 +1,8 @@
 // One noise source through SP 800-90B section 3.1 end to end: the sequential data set's IID
 // tests and estimates (the track they decide: H_original, H_bitstring, then H_I with the
 // submitter's estimate), the restart tests of H_I for that track's claim (sanity check,
-// validation, min(H_r, H_c, H_I)), and a conditioning component's output entropy with h_in
-// from the validated entropy. Each step is the result the single commands give
+// validation, min(H_r, H_c, H_I)), and the conditioning chain's output entropy, component by
+// component, h_in of the first from the validated entropy. Each step is the result the single commands give
 // (ItemResult, ConditioningAssessment); this adds what links them.
 #pragma once
 
@@ -30,7 +30,18 @@ struct SourceSpec {
   std::string samples;                         // the sequential data set
   std::optional<std::string> restart_data;     // 1,000 restarts x 1,000 samples
   std::optional<double> h_submitter;           // the submitter's entropy estimate per sample
-  std::optional<SourceConditioning> conditioning;
+  // The conditioning chain in sequence order (empty: none): each component's input is the
+  // previous one's output.
+  std::vector<SourceConditioning> conditioning;
+};
+
+// One component of the chain as assessed: h_in (3.1.5: the first's from the validated
+// entropy, h_validated x n_in / bits; a later one's from the previous output's rate,
+// h_out x n_in / n_out of the previous; each at most n_in) and its assessment (none once no
+// entropy stands before it: h_in 0).
+struct ConditioningStep {
+  long double h_in = 0;
+  std::optional<ConditioningAssessment> assessed;
 };
 
 struct SourceAssessment {
@@ -44,7 +55,7 @@ struct SourceAssessment {
   // track needs them for H_I.
   std::optional<ItemResult> estimates;
   std::optional<ItemResult> restart;
-  std::optional<ConditioningAssessment> conditioning;
+  std::vector<ConditioningStep> conditioning;  // one per component of spec.conditioning
 
   // The sequential data set's facts and, with the IID tests run (not --track non-iid),
   // their verdict; H_original and H_bitstring (per bit) of the track that set H_assessed.
@@ -60,7 +71,6 @@ struct SourceAssessment {
   // The entropy per sample that stands: min(H_r, H_c, H_I) when the restart tests passed,
   // H_I without restart data (not for compliance), 0 when they failed.
   double h_validated = 0;
-  long double h_in = 0;           // with conditioning: h_validated x n_in / bits (at most n_in)
   double seconds = 0;
 
   // What failed ("restart tests: sanity check", ...), and why the whole cannot stand for
@@ -68,8 +78,9 @@ struct SourceAssessment {
   std::vector<std::string> failures() const;
   std::vector<std::string> compliance_issues() const;
   bool passed() const { return failures().empty(); }
-  // The entropy claimed for the source's output: h_out per n_out bits with conditioning,
-  // else h_validated per sample.
+  // The entropy claimed for the source's output: the last component's h_out per its n_out
+  // bits with conditioning (0 when a component had no entropy to condition), else
+  // h_validated per sample.
   long double claimed() const;
 };
 

@@ -26,7 +26,8 @@ ordered_json or_null(const std::optional<double>& v) { return v ? ordered_json(*
 const char* verdict_word(Verdict v) { return v == Verdict::Iid ? "IID" : v == Verdict::NotIid ? "not IID" : "inconclusive"; }
 
 std::string claimed_unit(const SourceAssessment& a) {
-  return a.conditioning ? "bits per " + std::to_string(a.conditioning->result.input.n_out) + "-bit output" : "bits per sample";
+  return a.spec.conditioning.empty() ? "bits per sample"
+                                     : "bits per " + std::to_string(a.spec.conditioning.back().n_out) + "-bit output";
 }
 
 // A long double in its shortest form that reads back as the same value: the user's "0.9"
@@ -47,7 +48,23 @@ std::string shortest_text(long double v) {
 }
 
 std::string claimed_text(const SourceAssessment& a) {
-  return a.conditioning ? format_conditioning_number(a.conditioning->result.h_out) : fixed(a.h_validated);
+  return a.spec.conditioning.empty() ? fixed(a.h_validated) : format_conditioning_number(a.claimed());
+}
+
+// flow.conditioning: one object per component of the chain, in sequence order.
+ordered_json chain_json(const SourceAssessment& a) {
+  if (a.spec.conditioning.empty()) return nullptr;
+  ordered_json chain = ordered_json::array();
+  for (size_t k = 0; k < a.spec.conditioning.size(); ++k) {
+    const SourceConditioning& c = a.spec.conditioning[k];
+    const ConditioningStep& step = a.conditioning.at(k);
+    ordered_json cj = {{"sequencePosition", k + 1}, {"vetted", c.vetted}, {"nIn", c.n_in}, {"nOut", c.n_out}, {"nw", c.nw},
+                       {"hIn", static_cast<double>(step.h_in)}, {"hInText", format_conditioning_number(step.h_in)}};
+    cj["hOut"] = step.assessed ? ordered_json(static_cast<double>(step.assessed->result.h_out)) : ordered_json(nullptr);
+    cj["hOutText"] = step.assessed ? ordered_json(format_conditioning_number(step.assessed->result.h_out)) : ordered_json(nullptr);
+    chain.push_back(cj);
+  }
+  return chain;
 }
 
 }  // namespace
@@ -64,9 +81,11 @@ ordered_json source_json(const SourceAssessment& a, const ReportOptions& o) {
     const RestartAssessment& r = *a.restart->restart();
     files.push_back({{"role", "restart"}, {"path", r.path}, {"sha256", r.sha256}, {"samples", r.samples}});
   }
-  if (a.conditioning && a.conditioning->conditioned) {
-    const NonIidAssessment& c = *a.conditioning->conditioned;
-    files.push_back({{"role", "conditioned"}, {"path", c.path}, {"sha256", c.sha256}, {"samples", c.samples}});
+  for (size_t k = 0; k < a.conditioning.size(); ++k) {
+    if (!a.conditioning[k].assessed || !a.conditioning[k].assessed->conditioned) continue;
+    const NonIidAssessment& c = *a.conditioning[k].assessed->conditioned;
+    files.push_back({{"role", "conditioned"}, {"path", c.path}, {"sha256", c.sha256}, {"samples", c.samples},
+                     {"sequencePosition", k + 1}});
   }
   j["files"] = files;
   ordered_json flow;
@@ -93,16 +112,7 @@ ordered_json source_json(const SourceAssessment& a, const ReportOptions& o) {
     flow["restart"] = nullptr;
   }
   flow["hValidated"] = a.h_validated;
-  if (a.spec.conditioning) {
-    const SourceConditioning& c = *a.spec.conditioning;
-    ordered_json cj = {{"vetted", c.vetted}, {"nIn", c.n_in}, {"nOut", c.n_out}, {"nw", c.nw},
-                       {"hIn", static_cast<double>(a.h_in)}, {"hInText", format_conditioning_number(a.h_in)}};
-    cj["hOut"] = a.conditioning ? ordered_json(static_cast<double>(a.conditioning->result.h_out)) : ordered_json(nullptr);
-    cj["hOutText"] = a.conditioning ? ordered_json(format_conditioning_number(a.conditioning->result.h_out)) : ordered_json(nullptr);
-    flow["conditioning"] = cj;
-  } else {
-    flow["conditioning"] = nullptr;
-  }
+  flow["conditioning"] = chain_json(a);
   flow["claimed"] = static_cast<double>(a.claimed());
   flow["claimedText"] = claimed_text(a);
   flow["claimedUnit"] = claimed_unit(a);
@@ -115,11 +125,44 @@ ordered_json source_json(const SourceAssessment& a, const ReportOptions& o) {
   steps["sequential"] = result_json(a.sequential, a.spec.samples, -1, o);
   steps["estimates"] = a.estimates ? result_json(*a.estimates, a.spec.samples, -1, o) : ordered_json(nullptr);
   steps["restart"] = a.restart ? result_json(*a.restart, *a.spec.restart_data, -1, o) : ordered_json(nullptr);
-  steps["conditioning"] = a.conditioning ? conditioning_json(*a.conditioning, o) : ordered_json(nullptr);
+  ordered_json conditioning = a.conditioning.empty() ? ordered_json(nullptr) : ordered_json::array();
+  for (const ConditioningStep& step : a.conditioning) {
+    conditioning.push_back(step.assessed ? conditioning_json(*step.assessed, o) : ordered_json(nullptr));
+  }
+  steps["conditioning"] = conditioning;
   j["steps"] = steps;
   j["timings"] = {{"total", a.seconds}};
   return j;
 }
+
+namespace {
+
+// Step 3: each component of the chain, h_in from what stands before it.
+void print_chain_text(std::FILE* f, const SourceAssessment& a) {
+  const size_t n = a.spec.conditioning.size();
+  for (size_t k = 0; k < n; ++k) {
+    const SourceConditioning& c = a.spec.conditioning[k];
+    const ConditioningStep& step = a.conditioning.at(k);
+    const std::string before = k == 0 ? fixed(a.h_validated) : a.conditioning[k - 1].assessed
+                                                                   ? format_conditioning_number(a.conditioning[k - 1].assessed->result.h_out)
+                                                                   : std::string("0");
+    const uint32_t per = k == 0 ? static_cast<uint32_t>(a.width) : a.spec.conditioning[k - 1].n_out;
+    std::fprintf(f, "3%s. %s conditioning component: n_in %" PRIu32 ", n_out %" PRIu32 ", nw %" PRIu32
+                    ", h_in = %s x %" PRIu32 " / %" PRIu32 " = %s\n",
+                 n > 1 ? ("." + std::to_string(k + 1)).c_str() : "", c.vetted ? "vetted" : "non-vetted", c.n_in, c.n_out,
+                 c.nw, before.c_str(), c.n_in, per, format_conditioning_number(step.h_in).c_str());
+    if (step.assessed) {
+      const ConditioningResult& r = step.assessed->result;
+      std::fprintf(f, "   Output_Entropy %s", format_conditioning_number(r.output_entropy).c_str());
+      if (!c.vetted) std::fprintf(f, "; h' %s", shortest_text(r.input.h_prime).c_str());
+      std::fprintf(f, "; h_out %s\n", format_conditioning_number(r.h_out).c_str());
+    } else {
+      std::fprintf(f, "   not computed: no entropy stands before it\n");
+    }
+  }
+}
+
+}  // namespace
 
 void print_source_text(std::FILE* f, const SourceAssessment& a, const ReportOptions& o) {
   if (o.quiet) return;
@@ -157,21 +200,7 @@ void print_source_text(std::FILE* f, const SourceAssessment& a, const ReportOpti
   } else {
     std::fprintf(f, "2. no restart data: H_I stands untested (SP 800-90B 3.1.4 requires the restart tests)\n");
   }
-  if (a.spec.conditioning) {
-    const SourceConditioning& c = *a.spec.conditioning;
-    std::fprintf(f, "3. %s conditioning component: n_in %" PRIu32 ", n_out %" PRIu32 ", nw %" PRIu32
-                    ", h_in = %s x %" PRIu32 " / %d = %s\n",
-                 c.vetted ? "vetted" : "non-vetted", c.n_in, c.n_out, c.nw, fixed(a.h_validated).c_str(), c.n_in,
-                 a.width, format_conditioning_number(a.h_in).c_str());
-    if (a.conditioning) {
-      const ConditioningResult& r = a.conditioning->result;
-      std::fprintf(f, "   Output_Entropy %s", format_conditioning_number(r.output_entropy).c_str());
-      if (!c.vetted) std::fprintf(f, "; h' %s", shortest_text(r.input.h_prime).c_str());
-      std::fprintf(f, "; h_out %s\n", format_conditioning_number(r.h_out).c_str());
-    } else {
-      std::fprintf(f, "   not computed: no entropy stands before it\n");
-    }
-  }
+  print_chain_text(f, a);
   std::fprintf(f, "Result: %s; %s %s", !a.passed() ? "FAILED" : a.restart ? "passed" : "untested (no restart tests)",
                claimed_text(a).c_str(), claimed_unit(a).c_str());
   for (const auto& x : a.failures()) std::fprintf(f, "; %s", x.c_str());
@@ -318,25 +347,26 @@ std::string restart_section(const ordered_json& r) {
 
 std::string conditioning_section(const ordered_json& r) {
   const ordered_json& flow = r["flow"];
-  std::string h;
-  // Step 3: conditioning.
-  h += "<section id=\"conditioning\"><h2>3. Conditioning component (3.1.5)</h2>\n";
-  if (flow["conditioning"].is_null()) {
-    h += "<p>None: the entropy that stands is the noise source's per sample.</p>\n";
-  } else {
-    const ordered_json& c = flow["conditioning"];
+  const ordered_json& chain = flow["conditioning"];
+  std::string h = std::string("<section id=\"conditioning\"><h2>3. Conditioning ") +
+                  (chain.is_array() && chain.size() > 1 ? "chain" : "component") + " (3.1.5)</h2>\n";
+  if (chain.is_null()) return h + "<p>None: the entropy that stands is the noise source's per sample.</p>\n</section>\n";
+  for (size_t k = 0; k < chain.size(); ++k) {
+    const ordered_json& c = chain[k];
+    if (chain.size() > 1) h += "<h3>Component " + std::to_string(k + 1) + " of " + std::to_string(chain.size()) + "</h3>\n";
     h += "<table>\n" + row("component", c["vetted"].get<bool>() ? "vetted (3.1.5.1)" : "non-vetted (3.1.5.2)") +
          row("n_in, n_out, nw", esc(c["nIn"]) + ", " + esc(c["nOut"]) + ", " + esc(c["nw"])) +
-         row("h_in = entropy per sample × n_in / bits", esc(c["hInText"]));
-    if (!r["steps"]["conditioning"].is_null()) {
-      const ordered_json& cc = r["steps"]["conditioning"]["conditioning"];
+         row(k == 0 ? "h_in = entropy per sample × n_in / bits" : "h_in = previous h_out × n_in / previous n_out",
+             esc(c["hInText"]));
+    const ordered_json& step = r["steps"]["conditioning"][k];
+    if (!step.is_null()) {
+      const ordered_json& cc = step["conditioning"];
       h += row("Output_Entropy", esc(cc["outputEntropyText"])) + row("h'", shortest_of(cc["hPrimeText"])) +
            row("MPFR precision (bits)", esc(cc["precisions"][0]) + (cc["precisions"].size() > 1 ? " and more" : ""));
     }
     h += row("h_out", "<b>" + esc(c["hOutText"]) + "</b>") + "</table>\n";
   }
-  h += "</section>\n";
-  return h;
+  return h + "</section>\n";
 }
 
 }  // namespace

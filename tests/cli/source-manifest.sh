@@ -121,8 +121,8 @@ bad e-file 'sources[1] (b): restartTestPath: ' "{\"sources\": [$ok, {\"primaryNo
 bad e-dup 'sources[1] (a): primaryNoiseSource: the name of sources[0] (a) too' "{\"sources\": [$ok, $ok]}"
 bad e-position 'sources[0] (a): conditioningComponent[0].sequencePosition: 2: the 1 components take the positions 1..1' \
   '{"sources": [{"primaryNoiseSource": "a", "rawNoisePath": "data/rand8_short.bin", "conditioningComponent": [{"sequencePosition": 2, "vetted": true, "minNin": 64, "nOut": 32, "nw": 64}]}]}'
-bad e-chain 'sources[0] (a): conditioningComponent: 2 components: ea_iid source assesses one conditioning component' \
-  '{"sources": [{"primaryNoiseSource": "a", "rawNoisePath": "data/rand8_short.bin", "conditioningComponent": [{"sequencePosition": 2, "vetted": true, "minNin": 64, "nOut": 32, "nw": 64}, {"sequencePosition": 1, "vetted": true, "minNin": 64, "nOut": 32, "nw": 64}]}]}'
+bad e-twice 'sources[0] (a): conditioningComponent[1].sequencePosition: 1: the 2 components take the positions 1..2, each once' \
+  '{"sources": [{"primaryNoiseSource": "a", "rawNoisePath": "data/rand8_short.bin", "conditioningComponent": [{"sequencePosition": 1, "vetted": true, "minNin": 64, "nOut": 32, "nw": 64}, {"sequencePosition": 1, "vetted": true, "minNin": 64, "nOut": 32, "nw": 64}]}]}'
 "$exe" source --manifest "$work/m.json" --track non-iid -o "$work/e-opt-out/" 2>"$work/e-opt.err"
 rc=$?
 [ $rc -eq 2 ] && grep -q -- "--track is given per source with --manifest: its field iidClaim" "$work/e-opt.err" &&

@@ -81,10 +81,24 @@ def main(argv):
         else:
             check(abs(rs["result"] - flow["hValidated"]) < 1e-12, "min(H_r, H_c, H_I) stands")
         check(r["files"][1]["sha256"] == steps["restart"]["sha256"], "restart file's SHA-256")
-    if flow["conditioning"] is not None and steps["conditioning"] is not None:
-        c = steps["conditioning"]["conditioning"]
-        check(c["hOutText"] == flow["conditioning"]["hOutText"], "h_out is the conditioning record's")
-        check(abs(c["hIn"] - flow["hValidated"] * c["nIn"] / flow["bitsPerSample"]) < 1e-9, "h_in = H x n_in / bits")
+    if flow["conditioning"] is not None:
+        chain = flow["conditioning"]
+        check(len(chain) == len(steps["conditioning"]), "one step record per component")
+        before, per = flow["hValidated"], flow["bitsPerSample"]  # the entropy before a component, per bits
+        for k, (fc, step) in enumerate(zip(chain, steps["conditioning"])):
+            check(fc["sequencePosition"] == k + 1, "components in sequence order")
+            check(abs(fc["hIn"] - min(fc["nIn"], before * fc["nIn"] / per)) < 1e-9,
+                  "h_in = min(n_in, entropy before x n_in / its bits)")
+            if step is not None:
+                c = step["conditioning"]
+                check(c["hOutText"] == fc["hOutText"], "h_out is the conditioning record's")
+                check(c["hInText"] == fc["hInText"], "h_in is the conditioning record's")
+            else:
+                check(fc["hOut"] is None and fc["hIn"] == 0, "not computed only with no entropy before it")
+            before, per = (fc["hOut"] or 0.0), fc["nOut"]
+        last = chain[-1]
+        check(last["hOut"] is None and flow["claimed"] == 0 or abs(flow["claimed"] - (last["hOut"] or 0)) < 1e-12,
+              "the last component's h_out is claimed")
     p = Page()
     p.feed(page)
     p.close()
