@@ -10,8 +10,8 @@ namespace ea::cli {
 struct Outcome {
   enum class End { Completed, Error, Interrupted };
   End end = End::Completed;
-  bool not_iid = false;        // some verdict is "not IID"
-  bool inconclusive = false;   // some verdict is "inconclusive"
+  bool not_iid = false;        // some verdict is "not IID", or some check failed (restart tests, a source)
+  bool inconclusive = false;   // some verdict or check is "inconclusive"
   bool not_compliant = false;  // some result cannot be an SP 800-90B assessment
   bool nothing_assessed = false;  // no item was assessed (all skipped, an empty share): never a pass
   bool degenerate = false;  // some item's samples hold one value only (ErrorKind::Degenerate), and no other error

@@ -97,7 +97,7 @@ std::function<void(int, const char*, uint32_t, int, uint32_t)> progress_lines(bo
 Outcome outcome_of(const Tally& t) {
   if (t.errors > t.degenerate) return Outcome::error();
   Outcome out;
-  out.add(t.not_iid, t.inconclusive, t.not_compliant);
+  out.add(t.not_iid || t.failed, t.inconclusive, t.not_compliant);  // (a failed check exits as "not IID" does)
   out.nothing_assessed = t.results == 0;
   out.degenerate = t.degenerate > 0;
   return out;

@@ -27,6 +27,14 @@ const char* verdict_name(Verdict v) {
   }
 }
 
+const char* check_name(Check c) {
+  switch (c) {
+    case Check::Passed: return "passed";
+    case Check::Failed: return "failed";
+    default: return "inconclusive";
+  }
+}
+
 Verdict Assessment::verdict() const {
   if (!failed_families().empty()) return Verdict::NotIid;
   if (!chi_square_evaluable() || !permutation.passed()) return Verdict::Inconclusive;

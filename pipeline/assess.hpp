@@ -30,6 +30,13 @@ struct RestartSpec {
   uint64_t simulations = 5000000;               // --restart-simulations (NIST's -s; its default)
 };
 
+// ea_iid health-tests H: the continuous health tests' cutoffs (SP 800-90B 4.4,
+// pipeline/health.hpp) for a claimed min-entropy and a false-positive rate.
+struct HealthSpec {
+  double h = 0;            // the claimed min-entropy H, bits per sample
+  double alpha = 0x1p-20;  // --alpha: the false-positive rate (2^-N or a decimal)
+};
+
 // Everything that decides how an assessment is read, computed and where it runs: plain
 // values, held by value from the CLI to the report (the report records them), complete
 // after the CLI resolves the seed and threads once and never edited afterwards. A new option
@@ -70,6 +77,8 @@ struct Settings {
   GpuTuning tuning;                 // --round-size, --gpu-tuning
   // The restart tests instead of one assessment (pipeline/restart.hpp).
   std::optional<RestartSpec> restart;
+  // The health tests' cutoffs instead of an assessment (pipeline/health.hpp; no data set).
+  std::optional<HealthSpec> health;
 };
 
 // What a run reports back while it works; none of it changes a result.
@@ -137,6 +146,11 @@ constexpr uint64_t kMinSamples = 1000000;  // the reference's MIN_SIZE
 
 enum class Verdict { Iid, NotIid, Inconclusive };
 const char* verdict_name(Verdict v);
+
+// A pass/fail result (the restart tests; later the health tests): what a check of an entropy
+// claim gives, not a verdict on whether data is IID.
+enum class Check { Passed, Failed, Inconclusive };
+const char* check_name(Check c);  // "passed", "failed", "inconclusive"
 
 struct Timings {
   double estimates = 0, chi_square = 0, lrs = 0, permutation = 0, compression = 0, total = 0;

@@ -33,13 +33,13 @@ std::vector<std::string> RestartAssessment::failures() const {
   return f;
 }
 
-Verdict RestartAssessment::verdict() const {
-  if (!failures().empty()) return Verdict::NotIid;
-  if (claim == RestartClaim::NonIid) return Verdict::Iid;  // sanity check and validation passed
+Check RestartAssessment::check() const {
+  if (!failures().empty()) return Check::Failed;
+  if (claim == RestartClaim::NonIid) return Check::Passed;  // sanity check and validation passed
   if (!rows || !columns || rows->verdict() != Verdict::Iid || columns->verdict() != Verdict::Iid) {
-    return Verdict::Inconclusive;
+    return Check::Inconclusive;
   }
-  return Verdict::Iid;
+  return Check::Passed;
 }
 
 bool RestartAssessment::for_compliance() const {

@@ -66,7 +66,7 @@ struct RestartAssessment {
   // passed: nothing failed and (IID claim) both data sets' IID verdicts are IID; failed:
   // something failed; inconclusive: nothing failed but a data set's IID verdict is
   // inconclusive.
-  Verdict verdict() const;
+  Check check() const;
   bool for_compliance() const;  // both data sets' assessments can stand as SP 800-90B ones
 };
 

@@ -34,8 +34,12 @@ Track track_of(const Settings& s) {
 
 Verdict ItemResult::verdict() const {
   if (const Assessment* a = iid()) return a->verdict();
-  if (const RestartAssessment* r = restart()) return r->verdict();
   throw Error(ErrorKind::Internal, "a result without an IID verdict was asked for one");
+}
+
+Check ItemResult::check() const {
+  if (const RestartAssessment* r = restart()) return r->check();
+  throw Error(ErrorKind::Internal, "a result without a pass/fail check was asked for one");
 }
 
 bool ItemResult::for_compliance() const {

@@ -44,11 +44,14 @@ struct ItemResult {
   const Assessment* iid() const { return std::get_if<Assessment>(&value); }
   const RestartAssessment* restart() const { return std::get_if<RestartAssessment>(&value); }
   const NonIidAssessment* non_iid() const { return std::get_if<NonIidAssessment>(&value); }
-  // Of an assessed result: its verdict (the IID tests'; a non-IID assessment has none:
-  // has_verdict() is false and verdict() throws), whether it can stand as an SP 800-90B
+  // Of an assessed result: its verdict (the IID tests' alone: has_verdict() is false and
+  // verdict() throws for the others), its check (the restart tests' pass/fail: has_check()),
+  // whether it can stand as an SP 800-90B
   // assessment, the permutations it ran, and its warnings as (label, text).
-  bool has_verdict() const { return iid() || restart(); }
+  bool has_verdict() const { return iid() != nullptr; }
   Verdict verdict() const;
+  bool has_check() const { return restart() != nullptr; }
+  Check check() const;
   bool for_compliance() const;
   uint64_t permutations_run() const;
   std::vector<std::pair<std::string, std::string>> warnings() const;

@@ -110,7 +110,7 @@ std::vector<std::string> SourceAssessment::failures() const {
   std::vector<std::string> f;
   if (restart) {
     for (const auto& x : restart->restart()->failures()) f.push_back("restart tests: " + x);
-    if (f.empty() && restart->verdict() != Verdict::Iid) f.push_back("restart tests: inconclusive");
+    if (f.empty() && restart->check() != Check::Passed) f.push_back("restart tests: inconclusive");
   }
   return f;
 }
@@ -190,7 +190,7 @@ SourceAssessment assess_source(Engine& engine, const SourceSpec& spec, const Set
         (a.iid ? "an IID" : "a non-IID") + " claim (3.1.4)");
     a.restart = run_one(engine, *spec.restart_data, rs, interrupt, watch);
     const RestartAssessment& r = *a.restart->restart();
-    a.h_validated = a.restart->verdict() == Verdict::Iid ? r.result() : 0.0;
+    a.h_validated = a.restart->check() == Check::Passed ? r.result() : 0.0;
   }
   conditioning_steps(a, settings, interrupt, say);
   a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

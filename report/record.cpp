@@ -117,11 +117,18 @@ class Fields {
 // exactly; the margin only spares a product recomputed here).
 bool same_number(double a, double b) { return std::fabs(a - b) <= 1e-12 * std::max(1.0, std::fabs(b)); }
 
-Verdict parse_verdict(const Fields& f, const std::string& path, const std::string& v, bool restart) {
-  if (v == (restart ? "passed" : "IID")) return Verdict::Iid;
-  if (v == (restart ? "failed" : "not IID")) return Verdict::NotIid;
+Verdict parse_verdict(const Fields& f, const std::string& path, const std::string& v) {
+  if (v == "IID") return Verdict::Iid;
+  if (v == "not IID") return Verdict::NotIid;
   if (v == "inconclusive") return Verdict::Inconclusive;
   f.fail(path, "'" + v + "' is not a verdict");
+}
+
+Check parse_check(const Fields& f, const std::string& path, const std::string& v) {
+  for (Check c : {Check::Passed, Check::Failed, Check::Inconclusive}) {
+    if (v == check_name(c)) return c;
+  }
+  f.fail(path, "'" + v + "' is not a result (passed, failed or inconclusive)");
 }
 
 void check_iid_headline(const Fields& f, const ordered_json& a, const std::string& prefix);
@@ -185,7 +192,7 @@ Verdict check_assessment(const Fields& f, const ordered_json& a, const std::stri
   }
   if (perm && perm_failed) f.fail(p("permutation.passed"), "contradicts the results of permutation.tests");
   f.number_or_null("timings.total", &a);
-  const Verdict v = parse_verdict(f, p("verdict.result"), f.str("verdict.result", &a), false);
+  const Verdict v = parse_verdict(f, p("verdict.result"), f.str("verdict.result", &a));
   if (f.flag("verdict.iid", &a) != (v == Verdict::Iid)) f.fail(p("verdict.iid"), "contradicts verdict.result");
   const bool failed = chi_failed || !lrs || perm_failed;
   if (failed != (v == Verdict::NotIid)) f.fail(p("verdict.result"), "contradicts the results of its tests");
@@ -306,25 +313,25 @@ void check_iid_headline(const Fields& f, const ordered_json& a, const std::strin
 // The numbers of a restart row whose sanity check passed: H_r and H_c those of its data sets
 // (an IID claim: min(width, the MCV estimate of each), as NIST ea_restart -i), the result
 // min(H_r, H_c, H_I), the validation min(H_r, H_c) >= H_I/2, NIST's "Overall" test case the
-// same, and the verdict against them.
-void check_restart_result(const Fields& f, bool iid_claim, Verdict v) {
+// same, and the result against them.
+void check_restart_result(const Fields& f, bool iid_claim, Check c) {
   const double h_i = f.number("restart.hI"), h_r = f.number("restart.hR"), h_c = f.number("restart.hC");
   if (!(h_i > 0) || h_i > 8) f.fail("restart.hI", "out of range (greater than 0, at most 8)");
   const bool valid = std::min(h_r, h_c) >= h_i / 2.0;
-  Verdict expected = valid ? Verdict::Iid : Verdict::NotIid;
+  Check expected = valid ? Check::Passed : Check::Failed;
   if (iid_claim) {
     for (const char* part : {"rows", "columns"}) {
       const std::string e = std::string(part) + ".estimates.hOriginal.minEntropy", h = part[0] == 'r' ? "hR" : "hC";
       const double width = static_cast<double>(f.integer(std::string(part) + ".input.bitsPerSymbol", 1, 8));
       if (f.number("restart." + h) != std::min(width, f.number(e))) f.fail("restart." + h, "contradicts " + e);
-      const Verdict set = parse_verdict(f, std::string(part) + ".verdict.result", f.str(std::string(part) + ".verdict.result"), false);
-      if (set == Verdict::NotIid) expected = Verdict::NotIid;
-      if (set == Verdict::Inconclusive && expected == Verdict::Iid) expected = Verdict::Inconclusive;
+      const Verdict set = parse_verdict(f, std::string(part) + ".verdict.result", f.str(std::string(part) + ".verdict.result"));
+      if (set == Verdict::NotIid) expected = Check::Failed;
+      if (set == Verdict::Inconclusive && expected == Check::Passed) expected = Check::Inconclusive;
     }
   }
   if (f.number("restart.result") != std::min(std::min(h_r, h_c), h_i)) f.fail("restart.result", "is not min(hR, hC, hI)");
   if (f.str("restart.validation") != (valid ? "passed" : "failed")) f.fail("restart.validation", "contradicts hR, hC and hI");
-  if (v != expected) f.fail("verdict.result", "contradicts the validation and the data sets' verdicts");
+  if (c != expected) f.fail("verdict.result", "contradicts the validation and the data sets' verdicts");
   for (const auto& tc : f.get("testCases", ordered_json::value_t::array)) {
     if (!tc.is_object() || tc.value("testCaseDesc", ordered_json()) != "Overall") continue;
     for (const auto& [key, h] : {std::pair<const char*, double>{"h_r", h_r}, {"h_c", h_c}, {"h_i", h_i}}) {
@@ -335,14 +342,14 @@ void check_restart_result(const Fields& f, bool iid_claim, Verdict v) {
   }
 }
 
-// A restart row: its claim, its data sets' IID assessments or estimates, and its verdict.
+// A restart row: its claim, its data sets' IID assessments or estimates, and its result.
 void check_restart(const Fields& f, const ordered_json& j, Record& r) {
   r.kind = Record::Kind::Restart;
   const ordered_json& rs = f.get("restart", ordered_json::value_t::object);
   f.number_or_null("restart.result");
   f.str("restart.sanityCheck");
-  r.verdict = parse_verdict(f, "verdict.result", f.str("verdict.result"), true);
-  if (f.flag("verdict.passed") != (*r.verdict == Verdict::Iid)) f.fail("verdict.passed", "contradicts verdict.result");
+  r.check = parse_check(f, "verdict.result", f.str("verdict.result"));
+  if (f.flag("verdict.passed") != (*r.check == Check::Passed)) f.fail("verdict.passed", "contradicts verdict.result");
   f.strings("verdict.failed");
   const bool sane = rs["sanityCheck"] == "passed";
   // The claim: IID (the rows' and columns' IID tests) or non-IID (their estimates).
@@ -372,7 +379,7 @@ void check_restart(const Fields& f, const ordered_json& j, Record& r) {
     if (!expected) f.fail(part, "estimates in a restart row that has none");
     check_estimates(f, x, std::string(part) + ".", static_cast<double>(f.integer("input.bitsPerSymbol", 1, 8)));
   }
-  if (!sane && *r.verdict != Verdict::NotIid) f.fail("verdict.result", "not failed although the sanity check failed");
+  if (!sane && *r.check != Check::Failed) f.fail("verdict.result", "not failed although the sanity check failed");
   if (sane && !iid_claim) {
     const double h_r = f.number("restart.hR"), h_c = f.number("restart.hC");
     if (h_r != f.number("rowEstimates.hOriginal")) f.fail("restart.hR", "contradicts rowEstimates.hOriginal");
@@ -383,7 +390,7 @@ void check_restart(const Fields& f, const ordered_json& j, Record& r) {
       f.flag(k);
     }
   }
-  if (sane) check_restart_result(f, iid_claim, *r.verdict);
+  if (sane) check_restart_result(f, iid_claim, *r.check);
   r.for_compliance = f.flag("forCompliance");
   f.number_or_null("timings.total");
   if (sane && iid_claim) r.user_seed = f.str("rows.permutation.userSeed");
@@ -586,11 +593,16 @@ void Tally::add(const Record& r) {
   }
   ++results;
   not_compliant = not_compliant || !r.for_compliance;
+  if (r.check) {  // a restart row: passed or failed
+    ++judged;
+    failed = failed || *r.check == Check::Failed;
+    inconclusive = inconclusive || *r.check == Check::Inconclusive;
+    return;
+  }
   if (!r.verdict) return;  // a non-IID result: no IID verdict
   ++judged;
   not_iid = not_iid || *r.verdict == Verdict::NotIid;
   inconclusive = inconclusive || *r.verdict == Verdict::Inconclusive;
-  not_compliant = not_compliant || !r.for_compliance;
 }
 
 }  // namespace ea

@@ -36,7 +36,8 @@ struct Record {
   nlohmann::ordered_json json;  // the row as written
   std::string path;             // input.path, else filename
   int64_t block = -1;
-  std::optional<Verdict> verdict;      // Assessment and Restart (a non-IID result has none)
+  std::optional<Verdict> verdict;      // Assessment (a non-IID result has none)
+  std::optional<Check> check;          // Restart: the restart tests passed, failed or inconclusive
   bool for_compliance = false;         // Assessment, Restart and NonIid
   std::optional<std::string> user_seed;  // the run's --seed, where the row records it
   bool degenerate = false;             // Error: errorKind "degenerate" (the samples hold one value)
@@ -90,10 +91,12 @@ void check_same_run(const Record& row, const std::string& where, RunIdentity& id
 struct Tally {
   size_t results = 0, errors = 0, skipped = 0;
   size_t degenerate = 0;  // of the errors, those of a degenerate source (errorKind "degenerate")
-  size_t judged = 0;  // results with an IID verdict (not --non-iid ones)
-  bool not_iid = false, inconclusive = false, not_compliant = false;
+  size_t judged = 0;  // results with an IID verdict or a check (not --non-iid ones)
+  bool not_iid = false;  // an IID verdict "not IID"
+  bool failed = false;   // a check (restart tests) failed
+  bool inconclusive = false, not_compliant = false;  // a verdict or check inconclusive
   void add(const Record& r);
-  bool all_iid() const { return !not_iid && !inconclusive; }
+  bool all_iid() const { return !not_iid && !failed && !inconclusive; }
 };
 
 }  // namespace ea

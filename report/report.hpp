@@ -62,7 +62,6 @@ void print_restart_text(std::FILE* out, const RestartAssessment& r, const Report
 nlohmann::ordered_json restart_json(const RestartAssessment& r, const ReportOptions& o);
 
 // "passed", "failed" or "inconclusive": a restart run's verdict.
-const char* restart_verdict_word(Verdict v);
 
 // One noise source through SP 800-90B 3.1 (report/source.cpp): our text, the JSON (each
 // step's own record inside it), and a self-contained HTML page made from that JSON.

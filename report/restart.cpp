@@ -12,13 +12,6 @@ namespace {
 
 const char* pass_fail(bool p) { return p ? "Passed" : "Failed"; }
 
-const char* restart_verdict_name(Verdict v) {
-  switch (v) {
-    case Verdict::Iid: return "passed";
-    case Verdict::NotIid: return "failed";
-    default: return "inconclusive";
-  }
-}
 
 const char* cutoff_name(CutoffMethod m) { return m == CutoffMethod::Exact ? "exact" : "simulation"; }
 
@@ -157,8 +150,6 @@ void non_iid_parts(std::FILE* f, const RestartAssessment& r, const ReportOptions
 
 }  // namespace
 
-const char* restart_verdict_word(Verdict v) { return restart_verdict_name(v); }
-
 void print_restart_text(std::FILE* f, const RestartAssessment& r, const ReportOptions& o) {
   if (o.quiet) return;
   if (o.nist_level >= 0) {  // run as ea_restart
@@ -194,15 +185,14 @@ void print_restart_text(std::FILE* f, const RestartAssessment& r, const ReportOp
     }
   }
   if (o.timing) std::fprintf(f, "Timing: total %.3f s\n", r.seconds);
-  const Verdict v = r.verdict();
-  std::fprintf(f, "Verdict: restart tests %s", restart_verdict_name(v));
+  std::fprintf(f, "Verdict: restart tests %s", check_name(r.check()));
   const auto failed = r.failures();
   if (!failed.empty()) {
     std::fprintf(f, " (failed:");
     for (size_t k = 0; k < failed.size(); ++k) std::fprintf(f, "%s %s", k ? "," : "", failed[k].c_str());
     std::fprintf(f, ")");
   }
-  if (v == Verdict::Iid) std::fprintf(f, "; min(H_r, H_c, H_I) = %f bits per sample", r.result());
+  if (r.check() == Check::Passed) std::fprintf(f, "; min(H_r, H_c, H_I) = %f bits per sample", r.result());
   if (!r.for_compliance()) std::fprintf(f, " [NOT FOR COMPLIANCE]");
   std::fprintf(f, "\n");
 }
@@ -278,8 +268,8 @@ ordered_json restart_json(const RestartAssessment& r, const ReportOptions& o) {
   }
   j["testCases"] = tcs;
   j["schemaVersion"] = kSchemaVersion;
-  const Verdict v = r.verdict();
-  j["verdict"] = {{"passed", v == Verdict::Iid}, {"result", restart_verdict_name(v)}, {"failed", r.failures()}};
+  const Check c = r.check();
+  j["verdict"] = {{"passed", c == Check::Passed}, {"result", check_name(c)}, {"failed", r.failures()}};
   j["forCompliance"] = r.for_compliance();
   j["trackChoice"] = track_choice_name(r.settings.track);
   ordered_json input;

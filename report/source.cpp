@@ -107,7 +107,7 @@ ordered_json source_json(const SourceAssessment& a, const ReportOptions& o) {
                        {"hR", r.tested() ? ordered_json(r.h_r) : ordered_json(nullptr)},
                        {"hC", r.tested() ? ordered_json(r.h_c) : ordered_json(nullptr)},
                        {"validation", r.tested() ? ordered_json(r.validation_passed() ? "passed" : "failed") : ordered_json(nullptr)},
-                       {"result", restart_verdict_word(a.restart->verdict())}};
+                       {"result", check_name(a.restart->check())}};
   } else {
     flow["restart"] = nullptr;
   }
@@ -195,7 +195,7 @@ void print_source_text(std::FILE* f, const SourceAssessment& a, const ReportOpti
       std::fprintf(f, "; H_r %s, H_c %s; validation %s", fixed(r.h_r).c_str(), fixed(r.h_c).c_str(),
                    r.validation_passed() ? "passed" : "FAILED");
     }
-    std::fprintf(f, "\n   restart tests %s: %s bits per sample stand\n", restart_verdict_word(a.restart->verdict()),
+    std::fprintf(f, "\n   restart tests %s: %s bits per sample stand\n", check_name(a.restart->check()),
                  fixed(a.h_validated).c_str());
   } else {
     std::fprintf(f, "2. no restart data: H_I stands untested (SP 800-90B 3.1.4 requires the restart tests)\n");

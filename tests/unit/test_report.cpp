@@ -456,6 +456,17 @@ TEST_CASE("a restart row's result, validation and verdict are checked against it
     REQUIRE(out[0].restart());
     const Record rec = record_of(out[0], "restarts", -1, report_options());
     REQUIRE(rec.kind == Record::Kind::Restart);
+    // A pass/fail check, not an IID verdict: the tally counts it apart from "not IID".
+    CHECK_FALSE(rec.verdict);
+    REQUIRE(rec.check);
+    CHECK(*rec.check == out[0].check());
+    CHECK(rec.json["verdict"]["result"] == check_name(*rec.check));
+    CHECK_FALSE(out[0].has_verdict());
+    Tally tally;
+    tally.add(rec);
+    CHECK(tally.judged == 1);
+    CHECK_FALSE(tally.not_iid);
+    CHECK(tally.failed == (*rec.check == Check::Failed));
     const ordered_json row = rec.json;
     REQUIRE(row["restart"]["sanityCheck"] == "passed");
     ordered_json j = row;
