@@ -51,6 +51,7 @@ PYTHON_MODULES = {
     "numpy": "python3-numpy",
     "pytest": "python3-pytest",
     "matplotlib": "python3-matplotlib",
+    "mpmath": "python3-mpmath",
     "ea_iid": None,
 }
 # Keywords of find_path/find_library that end the list of names.
