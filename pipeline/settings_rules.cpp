@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/error.hpp"
+#include "common/numbers.hpp"
 #include "restart.hpp"
 #include "rng/prng.hpp"
 
@@ -67,7 +68,9 @@ void check_restart(const Settings& s, const SettingsGiven& given, const SettingN
 // The permutation tests' settings where no IID test runs change nothing: refused, not ignored.
 void check_iid_only(const Settings& s, const SettingsGiven& given, const SettingNames& names) {
   std::string no_iid_tests;
-  if (s.restart && restart_claim(s) == RestartClaim::NonIid) {
+  if (s.health) {
+    no_iid_tests = names("health_tests", "");
+  } else if (s.restart && restart_claim(s) == RestartClaim::NonIid) {
     no_iid_tests = names("restart", "") + " for a non-IID claim" +
                    (given.track ? "" : " (the default; " + names("track", "iid") + " makes an IID claim)");
   } else if (!s.restart && s.track == TrackChoice::NonIid) {
@@ -85,7 +88,48 @@ void check_iid_only(const Settings& s, const SettingsGiven& given, const Setting
   }
 }
 
+// The health tests (health-tests H, --alpha): H at most the bits per sample, alpha in (0, 1),
+// neither the restart tests nor the estimates' settings beside them (check_iid_only refuses
+// the IID tests' settings), alpha only with them.
+void check_health(const Settings& s, const SettingsGiven& given, const SettingNames& names) {
+  if (!s.health) {
+    if (given.alpha) refuse(names("alpha", "") + " applies to " + names("health_tests", "") + " (the health tests' cutoffs)");
+    return;
+  }
+  const double h = s.health->h, alpha = s.health->alpha;
+  const double most = s.width > 0 ? s.width : kMaxEntropyClaim;
+  const std::string claim = "H must be a number greater than 0 and at most " + number_text(most) + " bits per sample" +
+                            (s.width > 0 ? " (" + names("bits", std::to_string(s.width)) + ")" : "");
+  if (!(h > 0) || h > most || !std::isnormal(h)) refuse(names("health_tests", "") + ": '" + number_text(h) + "': " + claim);
+  if (!(alpha > 0) || !(alpha < 1) || !std::isnormal(alpha)) {
+    refuse(names("alpha", "") + ": '" + number_text(alpha) + "' is not a false-positive rate greater than 0 and less than 1");
+  }
+  if (-std::log2(alpha) / h >= 0x1p53) {
+    refuse(names("health_tests", "") + ": '" + number_text(h) + "' with " + names("alpha", "") + " " + number_text(alpha) +
+           ": the Repetition Count Test's cutoff would exceed 2^53 samples");
+  }
+  if (s.restart) refuse(names("health_tests", "") + " and " + names("restart", "") + " exclude each other");
+  const std::pair<bool, std::string> unused[] = {{given.track, names("track", "")},
+                                                 {given.initial, names("initial", "")},
+                                                 {given.conditioned, names("conditioned", "true")},
+                                                 {given.all_bits, names("all_bits", "")},
+                                                 {given.truncate_bitstring, names("truncate_bitstring", "true")}};
+  for (const auto& [was_given, name] : unused) {
+    if (was_given) refuse(name + " applies to the entropy estimates, which " + names("health_tests", "") + " does not run");
+  }
+}
+
 }  // namespace
+
+double alpha_setting(const std::string& text, const SettingNames& names) {
+  const std::string what = names("alpha", "");
+  if (text.rfind("2^-", 0) == 0) {
+    const uint64_t n = parse_integer(text.substr(3), what + " 2^-N: N", kAlphaExponentRange.min, kAlphaExponentRange.max);
+    return std::ldexp(1.0, -static_cast<int>(n));
+  }
+  if (text.find('^') != std::string::npos) refuse(what + ": '" + text + "' is not 2^-N (such as 2^-20) or a decimal");
+  return parse_real<double>(text, what);
+}
 
 std::string keyword_name(const std::string& key, const std::string& value) {
   if (value.empty()) return key;
@@ -117,9 +161,11 @@ void check_settings(const Settings& s, const SettingsGiven& given, const Setting
   check_exclusions(given, names);
   check_restart(s, given, names);
   check_iid_only(s, given, names);
+  check_health(s, given, names);
 }
 
 bool draws_random_numbers(const Settings& s) {
+  if (s.health) return false;
   if (s.restart) return restart_claim(s) == RestartClaim::Iid || s.restart->cutoff == CutoffMethod::Simulation;
   return s.track != TrackChoice::NonIid;
 }

@@ -24,7 +24,9 @@ constexpr SettingRange kIterationsRange{1, 100000000};
 constexpr SettingRange kThreadsRange{1, 4096};
 constexpr SettingRange kGpuIndexRange{0, 1023};
 constexpr size_t kMaxGpuEntries = 64;
-constexpr double kMaxEntropyClaim = 8;  // H_I (--restart), bits per sample
+constexpr double kMaxEntropyClaim = 8;  // H_I (--restart), H (health-tests), bits per sample
+// --alpha as 2^-N: N in this range (2^-1022 is the least normal double).
+constexpr SettingRange kAlphaExponentRange{1, 1022};
 
 // Which settings a front door was given: the command line's flags, the API's and Python's
 // fields that differ from their defaults (so that `iterations=10000` equals not giving it).
@@ -38,6 +40,7 @@ struct SettingsGiven {
   bool all_tests = false;
   bool until_decided = false;         // turned on: --until-decided, until_decided=true
   bool permutation_counters = false;  // turned off (`ea_iid source --permutation-counters`)
+  bool alpha = false;                 // the health tests' false-positive rate (--alpha)
 };
 
 // How a front door names a setting in its messages. `key` is the setting's key, the C++
@@ -54,16 +57,21 @@ std::string keyword_name(const std::string& key, const std::string& value);
 TrackChoice track_setting(const std::string& text, const SettingNames& names);
 DeviceChoice device_setting(const std::string& text, const SettingNames& names);
 PrngId prng_setting(const std::string& text, const SettingNames& names);
+// The health tests' false-positive rate as written: 2^-N (N in kAlphaExponentRange) or a
+// decimal ("1e-6"); its range (0, 1) is check_settings' rule.
+double alpha_setting(const std::string& text, const SettingNames& names);
 
 // Checks `s` (as the front door filled it, defaults included) and what was `given` against
 // every rule: ranges, exclusions (-i/-c, -a/-t, until_decided/all_tests, restart with -c or
 // -t), the IID tests' settings where no IID test runs (the non-IID track, restart tests for a
-// non-IID claim). Throws Error{Usage} naming each setting by `names`.
+// non-IID claim, the health tests), the health tests' H (at most the bits per sample, 8 when
+// not given) and alpha (in (0, 1)). Throws Error{Usage} naming each setting by `names`.
 void check_settings(const Settings& s, const SettingsGiven& given, const SettingNames& names);
 
 // Whether a run of `s` draws random numbers, so needs a seed: the IID tests' shuffles (the
 // iid and auto tracks, restart tests for an IID claim) and the restart cutoff's simulation.
-// The non-IID track and restart tests for a non-IID claim with the exact cutoff draw none:
+// The non-IID track, restart tests for a non-IID claim with the exact cutoff and the health
+// tests' cutoffs draw none:
 // without a seed given they record none (0 where a record needs a number).
 bool draws_random_numbers(const Settings& s);
 

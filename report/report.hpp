@@ -9,6 +9,7 @@
 
 #include "assess.hpp"
 #include "conditioning.hpp"
+#include "health.hpp"
 #include "restart.hpp"
 #include "source.hpp"
 #include "common/error.hpp"
@@ -76,6 +77,11 @@ std::string source_html(const nlohmann::ordered_json& report, const std::string&
 void print_nist_conditioning(std::FILE* f, const ConditioningAssessment& a, bool quiet);
 void print_conditioning_text(std::FILE* f, const ConditioningAssessment& a, const ReportOptions& o);
 nlohmann::ordered_json conditioning_json(const ConditioningAssessment& a, const ReportOptions& o);
+
+// The health tests' cutoffs (report/health.cpp; ea_iid health-tests H): our text and the JSON
+// record (type "HealthTests"; docs/json.md).
+void print_health_text(std::FILE* f, const HealthAssessment& a, const ReportOptions& o);
+nlohmann::ordered_json health_json(const HealthAssessment& a, const ReportOptions& o);
 
 // The non-IID track (report/non_iid.cpp): NIST ea_non_iid's text at its verbosity `level`
 // (1: its default, 2: -v, 3: -v -v), our text, our JSON record, and the "nonIid" object

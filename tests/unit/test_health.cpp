@@ -12,7 +12,10 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "health.hpp"
 #include "health/health.hpp"
+#include "report.hpp"
+#include "settings_rules.hpp"
 
 using namespace ea;
 
@@ -122,3 +125,108 @@ TEST_CASE("H and alpha outside their ranges are refused") {
   CHECK(kind(1e-300, 0x1p-20, false) == ErrorKind::Usage);  // an RCT cutoff past 2^53
 }
 
+// pipeline/ and report/: the settings' rules, the result, its JSON.
+
+namespace {
+
+std::string refusal(const Settings& s, const SettingsGiven& g) {
+  try {
+    check_settings(s, g, keyword_name);
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Usage);
+    return e.what();
+  }
+  return "accepted";
+}
+
+}  // namespace
+
+TEST_CASE("the health tests' settings by the one set of rules") {
+  Settings s;
+  SettingsGiven g;
+  s.health = HealthSpec{0.5};
+  CHECK(refusal(s, g) == "accepted");
+  CHECK_FALSE(draws_random_numbers(s));
+  s.health->h = 9;
+  CHECK(refusal(s, g) == "health_tests: '9': H must be a number greater than 0 and at most 8 bits per sample");
+  s.width = 1;
+  g.bits = true;
+  s.health->h = 1.5;
+  CHECK(refusal(s, g) == "health_tests: '1.5': H must be a number greater than 0 and at most 1 bits per sample (bits=1)");
+  s.health->h = 1;
+  s.health->alpha = 1;
+  CHECK(refusal(s, g).find("alpha: '1' is not a false-positive rate") == 0);
+  s.health->alpha = 0x1p-20;
+  g.iterations = true;
+  CHECK(refusal(s, g) == "iterations applies to the IID tests, which health_tests does not run");
+  g.iterations = false;
+  g.conditioned = true;
+  CHECK(refusal(s, g) == "conditioned=true applies to the entropy estimates, which health_tests does not run");
+  g.conditioned = false;
+  s.restart = RestartSpec{1};
+  CHECK(refusal(s, g) == "health_tests and restart exclude each other");
+  // alpha without the health tests.
+  Settings plain;
+  SettingsGiven alpha_given;
+  alpha_given.alpha = true;
+  CHECK(refusal(plain, alpha_given) == "alpha applies to health_tests (the health tests' cutoffs)");
+}
+
+TEST_CASE("alpha is written 2^-N or as a decimal") {
+  CHECK(alpha_setting("2^-20", keyword_name) == 0x1p-20);
+  CHECK(alpha_setting("2^-40", keyword_name) == 0x1p-40);
+  CHECK(alpha_setting("1e-6", keyword_name) == 1e-6);
+  CHECK(alpha_setting("0.001", keyword_name) == 0.001);
+  auto message = [](const std::string& text) {
+    try {
+      alpha_setting(text, keyword_name);
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::Usage);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(message("2^-0").find("alpha 2^-N: N: 0 is out of range (1 to 1022)") == 0);
+  CHECK(message("2^20").find("is not 2^-N") != std::string::npos);
+  CHECK(message("1/1024").find("is not a decimal number") != std::string::npos);
+}
+
+TEST_CASE("health tests: the result, its notes, text and JSON") {
+  Settings s;
+  s.health = HealthSpec{2, 0x1p-41};
+  const HealthAssessment a = assess_health(s);
+  CHECK(a.cutoffs.apt.cutoff == health_cutoffs(2, 0x1p-41, false).apt.cutoff);
+  REQUIRE(a.notes.size() == 2);
+  CHECK(a.notes[0] == "alpha = 2^-41 is outside SP 800-90B 4.4's recommended range 2^-40 <= alpha <= 2^-20");
+  CHECK(a.notes[1].find("taken as non-binary") != std::string::npos);
+  s.width = 1;
+  s.health = HealthSpec{1};
+  const HealthAssessment b = assess_health(s);
+  CHECK(b.notes.empty());
+  CHECK(b.cutoffs.apt.window == 1024);
+  ReportOptions o;
+  o.started = "20250101000000";
+  o.command_line = "ea_iid health-tests 1 --bits 1";
+  const auto j = health_json(b, o);
+  CHECK(j["type"] == "HealthTests");
+  CHECK(j["schemaVersion"] == kSchemaVersion);
+  CHECK(j["h"] == 1.0);
+  CHECK(j["alpha"] == 0x1p-20);
+  CHECK(j["bits"] == 1);
+  CHECK(j["rct"]["cutoff"] == 21);
+  CHECK(j["apt"]["window"] == 1024);
+  CHECK(j["apt"]["cutoff"] == 589);
+  CHECK(j["apt"]["cutoffCorrected"] == b.cutoffs.apt.cutoff_corrected);
+  CHECK(j["apt"]["falsePositive"] == b.cutoffs.apt.false_positive);
+  // Written where ctest schema/health-tests validates it against docs/ea_iid.schema.json.
+  std::ofstream(EA_TEST_TMP_DIR "/health-tests.json") << dump_json(j, 2);
+  std::FILE* f = std::tmpfile();
+  REQUIRE(f);
+  print_health_text(f, b, o);
+  std::rewind(f);
+  std::string text(4096, '\0');
+  text.resize(std::fread(&text[0], 1, text.size(), f));
+  std::fclose(f);
+  CHECK(text.find("Repetition Count Test: cutoff C = 21\n") != std::string::npos);
+  CHECK(text.find("Adaptive Proportion Test: window W = 1024, cutoff C = 589\n") != std::string::npos);
+}

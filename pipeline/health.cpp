@@ -1,0 +1,49 @@
+#include "health.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "common/error.hpp"
+
+namespace ea {
+
+namespace {
+
+std::string alpha_text(double alpha) {
+  int e = 0;
+  if (std::frexp(alpha, &e) == 0.5) return "2^" + std::to_string(e - 1);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", alpha);
+  return buf;
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
+
+HealthAssessment assess_health(const Settings& s) {
+  if (!s.health) throw Error(ErrorKind::Usage, "the health tests' cutoffs need a claimed min-entropy H");
+  HealthAssessment a;
+  a.settings = s;
+  a.cutoffs = health_cutoffs(s.health->h, s.health->alpha, s.width == 1);
+  const double alpha = s.health->alpha;
+  if (alpha < kAlphaLeast || alpha > kAlphaMost) {
+    a.notes.push_back("alpha = " + alpha_text(alpha) +
+                      " is outside SP 800-90B 4.4's recommended range 2^-40 <= alpha <= 2^-20");
+  }
+  if (!a.cutoffs.apt.can_fail()) {
+    a.notes.push_back("the Adaptive Proportion Test cannot fail: even " + std::to_string(a.cutoffs.apt.window) + " of " +
+                      std::to_string(a.cutoffs.apt.window) + " equal samples are likelier than alpha at H = " + number(s.health->h));
+  }
+  if (s.width == 0) {
+    a.notes.push_back("the bits per sample not given: the source is taken as non-binary (the APT's window of 512; a "
+                      "binary source's is 1024)");
+  }
+  return a;
+}
+
+}  // namespace ea
