@@ -37,13 +37,6 @@ struct HealthSpec {
   double alpha = 0x1p-20;  // --alpha: the false-positive rate (2^-N or a decimal)
 };
 
-// ea_iid health-tests H: the continuous health tests' cutoffs (SP 800-90B 4.4,
-// pipeline/health.hpp) for a claimed min-entropy and a false-positive rate.
-struct HealthSpec {
-  double h = 0;            // the claimed min-entropy H, bits per sample
-  double alpha = 0x1p-20;  // --alpha: the false-positive rate (2^-N or a decimal)
-};
-
 // Everything that decides how an assessment is read, computed and where it runs: plain
 // values, held by value from the CLI to the report (the report records them), complete
 // after the CLI resolves the seed and threads once and never edited afterwards. A new option
@@ -84,8 +77,6 @@ struct Settings {
   GpuTuning tuning;                 // --round-size, --gpu-tuning
   // The restart tests instead of one assessment (pipeline/restart.hpp).
   std::optional<RestartSpec> restart;
-  // The health tests' cutoffs instead of an assessment (pipeline/health.hpp; no data set).
-  std::optional<HealthSpec> health;
   // The health tests' cutoffs instead of an assessment (pipeline/health.hpp; no data set).
   std::optional<HealthSpec> health;
 };
