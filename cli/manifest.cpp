@@ -1,7 +1,8 @@
 // ea_iid source --manifest sources.json: every source of a manifest through the flow of
-// `ea_iid source` (assess_source, one after another on one engine), each with its own JSON
-// and HTML report (-o DIR/), one JSONL row (--jsonl, with --resume), and a lab summary over
-// all of them (a text table, --csv, --html). docs/manifest.md.
+// `ea_iid source` (assess_source; --jobs J at once, report/manifest_run.hpp), each with its own
+// JSON and HTML report (-o DIR/), one JSONL row (--jsonl, with --resume; --shard K/N for job
+// arrays, joined by ea_iid merge), and a lab summary over all of them (a text table, --csv,
+// --html). docs/manifest.md.
 #include <omp.h>
 #include <sys/stat.h>
 
@@ -22,6 +23,7 @@
 #include "logging.hpp"
 #include "manifest.hpp"
 #include "manifest_command.hpp"
+#include "manifest_run.hpp"
 #include "messages.hpp"
 #include "option_groups.hpp"
 #include "outcome.hpp"
@@ -32,6 +34,7 @@
 #include "settings_fields.hpp"
 #include "settings_rules.hpp"
 #include "source.hpp"
+#include "source_settings.hpp"
 
 namespace ea::cli {
 
@@ -41,12 +44,15 @@ namespace fs = std::filesystem;
 using nlohmann::ordered_json;
 
 struct ManifestFlags {
-  std::string manifest, dir, jsonl, html, csv;
+  std::string manifest, dir, jsonl, html, csv, shard_text, jobs_text;
+  std::optional<Shard> shard;
+  int jobs = 1;
   bool resume = false, force = false, quiet = false, timing = false, exit_code = false, strict = false;
   bool until_decided = false, permutation_counters = false;
   int verbose = 0;
   EngineOptionText engine;
-  CLI::Option *dir_opt = nullptr, *jsonl_opt = nullptr, *html_opt = nullptr, *csv_opt = nullptr;
+  CLI::Option *dir_opt = nullptr, *jsonl_opt = nullptr, *html_opt = nullptr, *csv_opt = nullptr, *shard_opt = nullptr,
+              *jobs_opt = nullptr;
 };
 
 void add_manifest_options(CLI::App& app, ManifestFlags& f) {
@@ -65,6 +71,14 @@ void add_manifest_options(CLI::App& app, ManifestFlags& f) {
   app.add_flag("--resume", f.resume,
                "continue a run of this manifest: the sources with a row in --jsonl (same manifest, seed and options) are "
                "kept, the others run");
+  f.shard_opt = app.add_option("--shard", f.shard_text,
+                               "run only share K of N of the sources (0 <= K < N, balanced by their files' bytes), for "
+                               "job arrays; ea_iid merge joins the shares' --jsonl files")
+                    ->type_name("K/N");
+  f.jobs_opt = app.add_option("--jobs", f.jobs_text,
+                              "sources assessed at once, each on an engine of its own (default 1); the rows are the same, "
+                              "in manifest order")
+                   ->type_name("J");
   app.add_flag("--force", f.force, "replace outputs that are not ea_iid results, and the lines of an existing --jsonl");
   app.add_flag("-q", f.quiet, "nothing on standard output");
   app.add_flag("--timing", f.timing, "record and print the time taken");
@@ -94,16 +108,6 @@ void refuse_source_options(const std::vector<char*>& args) {
       }
     }
   }
-}
-
-// A source's settings: the run's, with its bits per sample and its track (iidClaim false:
-// the non-IID track, as --track non-iid), exactly as `ea_iid source` makes them.
-Settings settings_for(const ManifestSource& m, const Settings& base, bool permutation_counters) {
-  Settings s = base;
-  if (m.bits) s.width = *m.bits;
-  s.track = m.track();
-  s.until_decided = s.track == TrackChoice::Auto && !permutation_counters;
-  return s;
 }
 
 // The per-source files (-o DIR/), by source; empty without -o.
@@ -154,16 +158,6 @@ SourcePaths check_outputs(const ManifestFlags& f, const Manifest& m, const Input
   return p;
 }
 
-// A row's "run": its place, the manifest's digest and the run's seed (null when no source
-// draws random numbers).
-ordered_json run_object(const Manifest& m, size_t k, const std::optional<uint64_t>& seed) {
-  return {{"item", k},
-          {"items", m.sources.size()},
-          {"list", m.digest},
-          {"userSeed", seed ? ordered_json(std::to_string(*seed)) : ordered_json(nullptr)},
-          {"shard", nullptr}};
-}
-
 // --resume: the rows of the earlier run, by source; error rows and a cut-off last line are
 // dropped (those sources run again).
 struct EarlierRows {
@@ -174,8 +168,10 @@ struct EarlierRows {
   uint64_t bytes = 0;    // its size as read
 };
 
-// One earlier row checked against this manifest: its place, the manifest's digest, the seed.
-void check_earlier_row(const ordered_json& row, const std::string& at, const Manifest& m, EarlierRows& e) {
+// One earlier row checked against this manifest: its place (in this run's share), the
+// manifest's digest, the seed.
+void check_earlier_row(const ordered_json& row, const std::string& at, const Manifest& m, const std::optional<Shard>& shard,
+                       const std::vector<size_t>& mine, EarlierRows& e) {
   const auto bad = [&at](const std::string& what) {
     throw Error(ErrorKind::Input, "--resume: " + at + ": " + what + "; resume with the same manifest and options, or write "
                                                                      "to another file");
@@ -188,7 +184,13 @@ void check_earlier_row(const ordered_json& row, const std::string& at, const Man
   if (!run.contains("item") || !run["item"].is_number_unsigned() || run["item"].get<uint64_t>() >= m.sources.size()) {
     bad("run.item is not a source of the manifest");
   }
+  const ordered_json share = manifest_run_json(m, 0, std::nullopt, shard)["shard"];
+  if (!run.contains("shard") || run["shard"] != share) {
+    bad("a row of another share (run.shard " + (run.contains("shard") ? run["shard"].dump() : "missing") + ", this run's " +
+        share.dump() + ")");
+  }
   const size_t k = run["item"].get<size_t>();
+  if (!std::binary_search(mine.begin(), mine.end(), k)) bad("run.item " + std::to_string(k) + " is not a source of this share");
   const auto bad_field = [&](const std::string& name, const std::string& what) {
     bad(m.sources[k].where() + ": " + name + ": " + what);
   };
@@ -217,7 +219,8 @@ void check_earlier_row(const ordered_json& row, const std::string& at, const Man
   }
 }
 
-EarlierRows read_earlier(const std::string& path, const Manifest& m) {
+EarlierRows read_earlier(const std::string& path, const Manifest& m, const std::optional<Shard>& shard,
+                         const std::vector<size_t>& mine) {
   if (path == "-" || descriptor_of(path) >= 0) throw Error(ErrorKind::Usage, "--resume continues a --jsonl file: name the file");
   EarlierRows e;
   std::ifstream in(path, std::ios::binary);
@@ -237,7 +240,7 @@ EarlierRows read_earlier(const std::string& path, const Manifest& m) {
     const std::string body = text.substr(begin, end - begin);
     begin = end + 1;
     const ordered_json row = ordered_json::parse(body, nullptr, false);
-    check_earlier_row(row, path + ":" + std::to_string(line), m, e);
+    check_earlier_row(row, path + ":" + std::to_string(line), m, shard, mine, e);
     if (row["errorLevel"].get<int64_t>() != 0) {  // an error: that source runs again (checked an integer above)
       e.rewrite = true;
       continue;
@@ -280,11 +283,12 @@ struct ManifestRun {
   const Manifest& m;
   const SourcePaths& paths;
   const InputSet& inputs;
+  std::vector<size_t> mine;        // the sources of this run's share (all without --shard)
   std::vector<Settings> settings;  // by source
   std::optional<uint64_t> seed;    // the run's seed; none when no source draws random numbers
   ReportOptions ro;
   std::unique_ptr<JsonlWriter> jsonl;
-  std::vector<LabRow> lab;
+  std::map<size_t, LabRow> lab;    // by source: kept and new
   size_t ran = 0;
   bool interrupted = false;
 };
@@ -311,88 +315,75 @@ std::string page_link(const ManifestRun& r, size_t k) {
 void add_lab_row(ManifestRun& r, size_t k, ordered_json record) {
   record.erase("run");
   write_source_files(r, k, record);
-  r.lab.push_back({r.m.sources[k].spec.name, std::move(record), page_link(r, k), r.m.sources[k].iid_claim});
+  r.lab[k] = LabRow{r.m.sources[k].spec.name, std::move(record), page_link(r, k), r.m.sources[k].iid_claim};
 }
 
-// One source through assess_source; its record (an error record when it could not be
-// assessed). Sets r.interrupted (no record) when the signal came.
-std::optional<ordered_json> assess_one(ManifestRun& r, Engine& engine, size_t k, const std::atomic<bool>& interrupt) {
-  const ManifestSource& src = r.m.sources[k];
-  ReportOptions ro = r.ro;
-  ro.first_file = src.spec.samples;
-  ro.track = r.settings[k].track == TrackChoice::NonIid ? Track::NonIid : Track::Iid;
-  RunObserver watch;
-  if (!r.f.quiet && r.f.verbose) watch.note = [](const std::string& line) { logger().info("  {}", line); };
-  watch.progress = progress_lines(r.f.quiet, r.f.verbose, r.settings[k].iterations);
-  try {
-    const SourceAssessment a = assess_source(engine, src.spec, r.settings[k], interrupt, watch);
-    if (interrupt.load()) throw Error(ErrorKind::Interrupted, "interrupted");
-    return source_json(a, ro);
-  } catch (const Error& e) {
-    if (e.kind() == ErrorKind::Interrupted || interrupt.load()) {
-      r.interrupted = true;
-      return std::nullopt;
-    }
-    if (e.kind() == ErrorKind::Output) throw;
-    logger().error("{}: {}", src.where(), worded(e));
-    return error_json(ro, worded(e), e.kind(), "", &src.spec.samples);
+std::vector<LabRow> lab_rows(const ManifestRun& r) {
+  std::vector<LabRow> rows;
+  for (const auto& [k, row] : r.lab) rows.push_back(row);
+  return rows;
+}
+
+// What the run shows and writes of each source: its first line, its progress, its error, and
+// its row (JSONL, -o DIR/ files) as it ends, in manifest order.
+ManifestHooks hooks_of(ManifestRun& r) {
+  ManifestHooks h;
+  const bool quiet = r.f.quiet;
+  const int verbose = r.f.verbose;
+  if (!quiet) {
+    h.started = [&r](size_t k) {
+      const ManifestSource& src = r.m.sources[k];
+      logger().info("[{}/{}] {}: {}", k + 1, r.m.sources.size(), src.spec.name, src.spec.samples);
+    };
   }
-}
-
-// The sources in manifest order: kept rows reported again, the others assessed and written
-// (JSONL row, -o DIR/ files) as each ends. Stops at a signal, between sources.
-void run_sources(ManifestRun& r, const EarlierRows& earlier, const std::atomic<bool>& interrupt) {
-  Engine engine;
-  const size_t n = r.m.sources.size();
-  for (size_t k = 0; k < n; ++k) {
-    const ManifestSource& src = r.m.sources[k];
-    if (auto at = earlier.kept.find(k); at != earlier.kept.end()) {
-      add_lab_row(r, k, at->second);
-      continue;
-    }
-    if (interrupt.load()) {
-      r.interrupted = true;
-      return;
-    }
-    if (!r.f.quiet) logger().info("[{}/{}] {}: {}", k + 1, n, src.spec.name, src.spec.samples);
-    std::optional<ordered_json> record = assess_one(r, engine, k, interrupt);
-    if (!record) return;
-    ordered_json row = *record;
-    row["run"] = run_object(r.m, k, r.seed);
+  h.watch = [&r, quiet, verbose](size_t k) {
+    RunObserver watch;
+    if (!quiet && verbose) watch.note = [](const std::string& line) { logger().info("  {}", line); };
+    watch.progress = progress_lines(quiet, verbose, r.settings[k].iterations);
+    return watch;
+  };
+  h.failed = [&r](size_t k, const Error& e) {
+    logger().error("{}: {}", r.m.sources[k].where(), worded(e));
+    return worded(e);
+  };
+  h.finished = [&r](size_t k, ordered_json record) {
+    ordered_json row = record;
+    row["run"] = manifest_run_json(r.m, k, r.seed, r.f.shard);
     if (r.jsonl) r.jsonl->write_line(dump_json(row));
     ++r.ran;
-    add_lab_row(r, k, std::move(*record));
-  }
+    add_lab_row(r, k, std::move(record));
+  };
+  return h;
 }
 
-// The exit outcome over every source (kept ones too).
-Outcome outcome_of(const std::vector<LabRow>& rows) {
-  Outcome out;
-  bool error = false, degenerate = false;
-  for (const LabRow& row : rows) {
-    const LabLine l = lab_line(row);
-    if (l.result == "error") {
-      (row.record.value("errorKind", std::string()) == "degenerate" ? degenerate : error) = true;
-      continue;
+// The sources of this run in manifest order: kept rows reported again, the others assessed,
+// --jobs at once. Stops at a signal (the sources that ended are still written).
+void run_sources(ManifestRun& r, const EarlierRows& earlier, const std::atomic<bool>& interrupt) {
+  std::vector<size_t> todo;
+  for (size_t k : r.mine) {
+    if (auto at = earlier.kept.find(k); at != earlier.kept.end()) {
+      add_lab_row(r, k, at->second);
+    } else {
+      todo.push_back(k);
     }
-    out.add(l.result == "FAILED", false, !l.for_compliance);
   }
-  if (error) return Outcome::error();
-  out.degenerate = degenerate;
-  return out;
+  Engine engine;
+  const ManifestSummary sum = run_manifest_sources(engine, r.f.jobs, r.m, todo, r.settings, r.ro, interrupt, hooks_of(r));
+  r.interrupted = sum.interrupted;
 }
 
 // The lab summary: the table on standard output (standard error when an output is "-"),
 // --csv and --html.
 void write_lab(const ManifestRun& r, const std::string& command_line) {
+  const std::vector<LabRow> lab = lab_rows(r);
   const bool stdout_taken = r.f.jsonl == "-" || r.f.html == "-" || r.f.csv == "-";
   if (!r.f.quiet) {
-    write_text(stdout_taken ? stderr : stdout, lab_text(r.lab), stdout_taken ? "standard error" : "standard output");
+    write_text(stdout_taken ? stderr : stdout, lab_text(lab), stdout_taken ? "standard error" : "standard output");
     flush_checked(stdout_taken ? stderr : stdout, stdout_taken ? "standard error" : "standard output");
   }
-  if (r.f.csv_opt->count()) write_file_atomically(r.f.csv, lab_csv(r.lab), r.inputs, "--csv");
+  if (r.f.csv_opt->count()) write_file_atomically(r.f.csv, lab_csv(lab), r.inputs, "--csv");
   if (r.f.html_opt->count()) {
-    write_file_atomically(r.f.html, lab_html(r.lab, command_line, LabRun{r.ro.started, r.seed}), r.inputs, "--html");
+    write_file_atomically(r.f.html, lab_html(lab, command_line, LabRun{r.ro.started, r.seed}), r.inputs, "--html");
   }
 }
 
@@ -411,29 +402,44 @@ namespace ea::cli {
 
 namespace {
 
-// The run-wide settings, checked by the one set of rules (settings_rules.hpp) as `ea_iid
-// source` checks them: on the track of the sources whose IID tests run, or the non-IID track
-// when no source runs them (then --iterations, --prng, ... are refused as for --track non-iid).
-Settings base_settings(const ManifestFlags& f, const Manifest& m, EngineChoice& engine) {
-  Settings s;
-  engine = apply_engine_options(f.engine, s, Program::EaIid);
-  const bool any_iid_tests = std::any_of(m.sources.begin(), m.sources.end(),
-                                         [](const ManifestSource& x) { return x.track() == TrackChoice::Auto; });
-  Settings probe = s;
-  probe.track = any_iid_tests ? TrackChoice::Auto : TrackChoice::NonIid;
-  probe.until_decided = probe.track == TrackChoice::Auto && !f.permutation_counters;
-  probe.threads = engine.threads ? *engine.threads : 1;
-  SettingsGiven g;
-  g.iterations = f.engine.iterations_opt->count() > 0;
-  g.threads = engine.threads.has_value();
-  g.prng = s.prng != PrngId::Philox;
-  g.until_decided = f.until_decided;
-  g.permutation_counters = f.permutation_counters;
-  check_settings(probe, g, cli_setting_names());
+// --shard K/N and --jobs J; --resume with --jsonl, without --force.
+void apply_run_flags(ManifestFlags& f) {
+  if (f.shard_opt->count()) {
+    const size_t slash = f.shard_text.find('/');
+    if (slash == std::string::npos) throw Error(ErrorKind::Usage, "--shard: '" + f.shard_text + "' is not K/N");
+    const uint64_t n = parse_integer(f.shard_text.substr(slash + 1), "--shard N", 1, 1000000);
+    f.shard = Shard{parse_integer(f.shard_text.substr(0, slash), "--shard K", 0, n - 1), n};
+  }
+  if (f.jobs_opt->count()) f.jobs = static_cast<int>(parse_integer(f.jobs_text, "--jobs", 1, 64));
   if (f.resume && f.force) throw Error(ErrorKind::Usage, "--resume keeps the rows of --jsonl, --force replaces them: one of them");
   if (f.resume && !f.jsonl_opt->count()) throw Error(ErrorKind::Usage, "--resume continues the rows of a --jsonl file: give --jsonl");
+}
+
+// The run-wide settings, checked by the one set of rules (settings_rules.hpp) as `ea_iid
+// source` checks them: on the track of the sources whose IID tests run, or the non-IID track
+// when no source runs them (then --iterations, --prng, ... are refused naming iidClaim false).
+Settings base_settings(ManifestFlags& f, const Manifest& m, EngineChoice& engine) {
+  Settings s;
+  engine = apply_engine_options(f.engine, s, Program::EaIid);
+  Settings probe = s;
+  probe.threads = engine.threads ? *engine.threads : 1;
+  const SettingsGiven g = source_settings_given(f.engine, engine, s, f.until_decided, f.permutation_counters);
+  check_manifest_settings(m, probe, g, f.permutation_counters, cli_setting_names());
+  apply_run_flags(f);
   s.threads = engine.threads ? *engine.threads : omp_get_max_threads();
   return s;
+}
+
+// The sources of this run: share K of N with --shard, else all.
+std::vector<size_t> sources_of(const ManifestFlags& f, const Manifest& m) {
+  std::vector<size_t> mine;
+  if (f.shard) {
+    mine = manifest_share(m, f.shard->first, f.shard->second);
+    logger().info("share {}/{}: {} of {} sources", f.shard->first, f.shard->second, mine.size(), m.sources.size());
+  } else {
+    for (size_t k = 0; k < m.sources.size(); ++k) mine.push_back(k);
+  }
+  return mine;
 }
 
 // The run's seed: --seed, else the earlier rows', else drawn from the OS; none (nothing
@@ -474,9 +480,9 @@ int run_manifest(ManifestFlags& f, const std::string& command_line, const std::a
     }
   }
   const SourcePaths paths = check_outputs(f, m, inputs);
-  const EarlierRows earlier = f.resume ? read_earlier(f.jsonl, m) : EarlierRows{};
-  ManifestRun r{f, m, paths, inputs, {}, std::nullopt, {}, nullptr, {}, 0, false};
-  for (const ManifestSource& s : m.sources) r.settings.push_back(settings_for(s, base, f.permutation_counters));
+  ManifestRun r{f, m, paths, inputs, sources_of(f, m), {}, std::nullopt, {}, nullptr, {}, 0, false};
+  const EarlierRows earlier = f.resume ? read_earlier(f.jsonl, m, f.shard, r.mine) : EarlierRows{};
+  for (const ManifestSource& s : m.sources) r.settings.push_back(manifest_source_settings(s, base, f.permutation_counters));
   r.seed = run_seed(engine, earlier, std::any_of(r.settings.begin(), r.settings.end(), draws_random_numbers));
   for (Settings& s : r.settings) s.seed = r.seed ? *r.seed : engine.seed.value_or(0);
   for (const auto& [k, row] : earlier.kept) {
@@ -492,7 +498,7 @@ int run_manifest(ManifestFlags& f, const std::string& command_line, const std::a
                                     : JsonlWriter::Existing::Refuse;
     r.jsonl = std::make_unique<JsonlWriter>(f.jsonl, existing, inputs);
   }
-  if (f.resume && !f.quiet) logger().info("--resume: {} of {} sources kept", earlier.kept.size(), m.sources.size());
+  if (f.resume && !f.quiet) logger().info("--resume: {} of {} sources kept", earlier.kept.size(), r.mine.size());
   r.ro.started = timestamp_now();
   r.ro.command_line = command_line;
   r.ro.quiet = true;
@@ -504,12 +510,12 @@ int run_manifest(ManifestFlags& f, const std::string& command_line, const std::a
     const bool stdout_taken = f.jsonl == "-" || f.html == "-" || f.csv == "-";
     std::FILE* where = f.quiet || stdout_taken ? stderr : stdout;
     std::fprintf(where, "Incomplete: interrupted by %s after %zu of %zu sources (their rows kept); --resume continues the run\n",
-                 signal_number.load() == SIGTERM ? "SIGTERM" : "SIGINT", r.lab.size(), m.sources.size());
+                 signal_number.load() == SIGTERM ? "SIGTERM" : "SIGINT", r.lab.size(), r.mine.size());
     std::fflush(where);
     return exit_status(Outcome::interrupted(), policy, signal_number.load());
   }
   write_lab(r, command_line);
-  return exit_status(outcome_of(r.lab), policy, 0);
+  return exit_status(lab_outcome(lab_rows(r)), policy, 0);
 }
 
 }  // namespace

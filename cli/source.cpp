@@ -19,6 +19,7 @@
 #include "report.hpp"
 #include "run.hpp"
 #include "source.hpp"
+#include "source_settings.hpp"
 #include "version.hpp"
 
 namespace ea::cli {
@@ -155,14 +156,9 @@ Settings settings_of(const SourceFlags& f) {
   }
   s.until_decided = s.track == TrackChoice::Auto && !f.permutation_counters;  // source's default
   s.threads = engine.threads ? *engine.threads : omp_get_max_threads();
-  SettingsGiven g;
+  SettingsGiven g = source_settings_given(f.engine, engine, s, f.until_decided, f.permutation_counters);
   g.track = f.track_opt->count() > 0;
   g.bits = f.bits_opt->count() > 0;
-  g.iterations = f.engine.iterations_opt->count() > 0;
-  g.threads = engine.threads.has_value();
-  g.prng = s.prng != PrngId::Philox;
-  g.until_decided = f.until_decided;
-  g.permutation_counters = f.permutation_counters;
   check_settings(s, g, cli_setting_names());
   // A run that draws no random numbers (--track non-iid) records no seed.
   s.seed = engine.seed ? *engine.seed : draws_random_numbers(s) ? os_seed() : 0;

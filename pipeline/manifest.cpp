@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cfenv>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "common/sha256.hpp"
 #include "conditioning/conditioning.hpp"
 #include "estimators/restart.hpp"
+#include "settings_rules.hpp"
 
 namespace ea {
 
@@ -145,6 +147,19 @@ std::string checked_name(const Fields& f) {
   return name;
 }
 
+// bitsPerSample by the rules of every front door (settings_rules.hpp: "bitsPerSample: 9 is out
+// of range (1 to 8)").
+int checked_bits(int bits, const std::string& where) {
+  Settings s;
+  s.width = bits;
+  SettingsGiven given;
+  given.bits = true;
+  check_settings(s, given, [&where](const std::string& key, const std::string&) {
+    return where + ": " + (key == "bits" ? "bitsPerSample" : key);
+  });
+  return bits;
+}
+
 // numberOfRestarts and samplesPerRestart: ea_iid's restart tests take 1,000 x 1,000 samples.
 void check_restart_shape(const Fields& f) {
   for (const char* key : {"numberOfRestarts", "samplesPerRestart"}) {
@@ -229,7 +244,7 @@ ManifestSource source_of(const json& s, const exact_json& exact, size_t k, const
     m.spec.restart_data = input_path(f, "restartTestPath", *r, folder);
     check_restart_file(f, *m.spec.restart_data);
   }
-  if (const auto b = f.integer("bitsPerSample", 1, 8)) m.bits = static_cast<int>(*b);
+  if (const auto b = f.integer("bitsPerSample", INT32_MIN, INT32_MAX)) m.bits = checked_bits(static_cast<int>(*b), where);
   m.iid_claim = f.flag("iidClaim");
   m.spec.h_submitter = f.number("hminEstimate", 0, m.bits ? *m.bits : 8, true);
   check_restart_shape(f);

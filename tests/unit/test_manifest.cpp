@@ -96,7 +96,7 @@ TEST_CASE("manifest: errors name the source by index and name, and the field") {
   CHECK(error_of(one(R"("rawNoisePath": "rand8_short.bin", "bitsPerSample": "8")")) ==
         "m.json: sources[1] (b): bitsPerSample: expected an integer, got \"8\"");
   CHECK(error_of(one(R"("rawNoisePath": "rand8_short.bin", "bitsPerSample": 9)")) ==
-        "m.json: sources[1] (b): bitsPerSample: expected an integer from 1 to 8, got 9");
+        "m.json: sources[1] (b): bitsPerSample: 9 is out of range (1 to 8)");  // the rules' words (settings_rules.hpp)
   CHECK(error_of(one(R"("rawNoisePath": "rand8_short.bin", "iidClaim": 1)")) ==
         "m.json: sources[1] (b): iidClaim: expected true or false, got 1");
   CHECK(error_of(one(R"("rawNoisePath": "rand8_short.bin", "bitsPerSample": 1, "hminEstimate": 2)")) ==
