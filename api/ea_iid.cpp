@@ -4,6 +4,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <cmath>
@@ -13,6 +14,9 @@
 #include "common/error.hpp"
 #include "common/sha256.hpp"
 #include "files.hpp"
+#include "lab.hpp"
+#include "manifest.hpp"
+#include "manifest_run.hpp"
 #include "record.hpp"
 #include "report.hpp"
 #include "runner.hpp"
@@ -224,6 +228,125 @@ void Assessor::assess_many(std::vector<Input> inputs, const Options& options, in
     items.push_back(in.path.empty() ? memory_item(std::move(in.samples), in.label, options.bits) : file_item(in.path));
   }
   impl_->run(call, std::move(items), options, jobs, on_item);
+}
+
+namespace {
+
+std::string kind_name(ea::ErrorKind k) {
+  switch (k) {
+    case ea::ErrorKind::Usage: return "usage";
+    case ea::ErrorKind::Input: return "input";
+    case ea::ErrorKind::Output: return "output";
+    case ea::ErrorKind::Device: return "device";
+    case ea::ErrorKind::Interrupted: return "interrupted";
+    case ea::ErrorKind::Degenerate: return "degenerate";
+    default: return "internal";
+  }
+}
+
+// The options a manifest run takes (seed, prng, iterations, until_decided, device, gpus,
+// threads): the others are refused, naming the manifest's field where it gives the setting.
+void refuse_per_source(const Options& o) {
+  const Options d;
+  const std::pair<bool, const char*> refused[] = {
+      {o.track != d.track, "track: given per source in a manifest: its field iidClaim (false: the non-IID track)"},
+      {o.bits != d.bits, "bits: given per source in a manifest: its field bitsPerSample"},
+      {o.restart.has_value(), "restart: a manifest gives each source's restart data (restartTestPath); H_I comes from its steps"},
+      {o.conditioned, "conditioned=true does not apply to a manifest's sources (ea_iid source takes no -c)"},
+      {o.truncate_bitstring, "truncate_bitstring=true does not apply to a manifest's sources (ea_iid source takes no -t)"},
+      {o.all_tests, "all_tests=true does not apply to a manifest's sources (ea_iid source takes no --all-tests)"},
+      {!o.early_exit, "early_exit=false does not apply to a manifest's sources (ea_iid source takes no --no-early-exit)"}};
+  for (const auto& [given, message] : refused) {
+    if (given) throw Error("usage", message);
+  }
+}
+
+// The manifest run's settings from `o`, checked by the rules every front door uses (as
+// `ea_iid source --manifest` checks them), each setting named by its keyword.
+ea::Settings manifest_settings(const Options& o, const ea::Manifest& m) {
+  const ea::SettingNames names = ea::keyword_name;
+  ea::Settings s;
+  try {
+    s.prng = ea::prng_setting(o.prng, names);
+    s.iterations = o.iterations;
+    s.device = ea::device_setting(o.device, names);
+    s.gpus = o.gpus;
+    s.threads = o.threads;
+    ea::SettingsGiven g;
+    const ea::SettingsGiven all = given_of(o);
+    g.iterations = all.iterations;
+    g.threads = all.threads;
+    g.prng = all.prng;
+    g.until_decided = all.until_decided;
+    ea::check_manifest_settings(m, s, g, false, names);
+  } catch (const ea::Error& e) {
+    throw Error("usage", e.what());
+  }
+  if (o.threads == 0) s.threads = omp_get_max_threads();
+  return s;
+}
+
+SourceResult source_result_of(const ea::ManifestSource& src, const nlohmann::ordered_json& row) {
+  SourceResult out;
+  out.json = ea::dump_json(row);
+  out.name = src.spec.name;
+  nlohmann::ordered_json record = row;
+  record.erase("run");
+  const ea::LabLine l = ea::lab_line(ea::LabRow{src.spec.name, record, "", src.iid_claim});
+  out.result = l.result;
+  out.unit = l.unit;
+  out.for_compliance = l.for_compliance;
+  out.entropy = std::numeric_limits<double>::quiet_NaN();
+  const auto flow = row.find("flow");
+  if (flow != row.end() && flow->is_object() && flow->contains("claimed") && (*flow)["claimed"].is_number()) {
+    out.entropy = (*flow)["claimed"].get<double>();
+  }
+  if (row.value("errorLevel", 0) != 0) {
+    out.error_kind = row.value("errorKind", std::string("internal"));
+    out.error_message = row.value("errorMessage", std::string());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<SourceResult> Assessor::assess_manifest(const std::string& path, const Options& options, int jobs,
+                                                    const std::function<void(size_t, const SourceResult&)>& on_source) {
+  const Impl::Call call(*impl_);
+  refuse_per_source(options);
+  ea::Manifest m;
+  try {
+    m = ea::read_manifest(path);
+  } catch (const ea::Error& e) {
+    throw Error(kind_name(e.kind()), e.what());
+  }
+  const ea::Settings base = manifest_settings(options, m);
+  std::vector<ea::Settings> settings;
+  for (const ea::ManifestSource& src : m.sources) settings.push_back(ea::manifest_source_settings(src, base, false));
+  const bool draws = std::any_of(settings.begin(), settings.end(), ea::draws_random_numbers);
+  const std::optional<uint64_t> seed = draws ? std::optional<uint64_t>(options.seed ? *options.seed : os_seed()) : std::nullopt;
+  for (ea::Settings& s : settings) s.seed = seed ? *seed : options.seed.value_or(0);
+  ea::ReportOptions ro;
+  ro.started = ea::timestamp_now();
+  ro.command_line = options.command_line;
+  ro.quiet = true;
+  std::vector<size_t> todo(m.sources.size());
+  for (size_t k = 0; k < todo.size(); ++k) todo[k] = k;
+  std::vector<SourceResult> out;
+  ea::ManifestHooks hooks;
+  hooks.finished = [&](size_t k, nlohmann::ordered_json record) {
+    record["run"] = ea::manifest_run_json(m, k, seed, std::nullopt);
+    out.push_back(source_result_of(m.sources[k], record));
+    if (on_source) on_source(k, out.back());
+  };
+  ea::ManifestSummary sum;
+  try {
+    sum = ea::run_manifest_sources(impl_->engine, jobs, m, todo, settings, ro, *call.cancelled, hooks);
+  } catch (const ea::Error& e) {
+    throw Error(kind_name(e.kind()), e.what());
+  }
+  if (sum.interrupted) throw Error("interrupted", "cancelled");
+  return out;
 }
 
 void Assessor::cancel() { impl_->cancel(); }

@@ -1,5 +1,5 @@
 // The Python module `ea_iid` (pybind11) over the C++ API: assess(), assess_many(),
-// list_prngs(), version(); results are the command line's JSON records as dicts
+// assess_manifest(), list_prngs(), version(); results are the command line's JSON records as dicts
 // (docs/python.md). The GIL is released while an assessment runs; Ctrl-C cancels it.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -469,6 +469,20 @@ std::unique_ptr<Many> assess_many(const py::iterable& items, const py::object& j
   return std::make_unique<Many>(std::move(inputs), o, j);
 }
 
+// assess_manifest: every source of a manifest, as `ea_iid source --manifest --jsonl` rows.
+py::list assess_manifest(const py::object& manifest, const py::object& jobs, const py::object& bits,
+                         const py::object& seed, const py::object& device, const py::kwargs& kw) {
+  static const std::vector<std::string> valid = keywords_without("label", "jobs");
+  const ea_iid::Options o = options_of(bits, seed, device, kw, valid);
+  const int j = whole_in_type<int>("jobs", jobs);
+  if (!is_path(manifest)) throw py::type_error("manifest: expected a path (str, os.PathLike), got " + type_name(manifest));
+  const std::string path = path_of(manifest);
+  const std::vector<ea_iid::SourceResult> results = without_gil([&] { return assessor().assess_manifest(path, o, j); });
+  py::list rows;
+  for (const ea_iid::SourceResult& r : results) rows.append(loads(r.json));
+  return rows;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(ea_iid, m) {
@@ -507,6 +521,14 @@ PYBIND11_MODULE(ea_iid, m) {
       "restart(samples, h_i, *, ...) -> dict: the restart tests (SP 800-90B 3.1.4) of 1000 x 1000 samples (row i = "
       "restart i) for the entropy claim h_i; track='iid' makes an IID claim (NIST ea_restart -i), the default a non-IID "
       "claim (-n). The record ea_iid --restart H_I -o writes.");
+  m.def("assess_manifest", &assess_manifest, py::arg("manifest"), py::kw_only(), py::arg("jobs") = 1,
+        py::arg("bits") = py::none(), py::arg("seed") = py::none(), py::arg("device") = "auto",
+        "assess_manifest(manifest, *, jobs=1, seed=None, device='auto', **options) -> list of dicts\n\n"
+        "Every source of a manifest (docs/manifest.md) through the flow of `ea_iid source`, `jobs` sources at once: "
+        "one dict per source, in manifest order, each the line `ea_iid source --manifest --jsonl` writes (its record "
+        "and \"run\"); a source that cannot be assessed is its error row (errorLevel -1). options: prng, iterations, "
+        "until_decided, gpus, threads; track, bits and restart are the manifest's (iidClaim, bitsPerSample, "
+        "restartTestPath) and raise ea_iid.UsageError, as a manifest that is not valid does.");
   py::class_<Many>(m, "AssessMany")
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &Many::next);

@@ -68,6 +68,18 @@ class EA_IID_API Error : public std::runtime_error {
   std::string kind_;
 };
 
+// One source of a manifest (assess_manifest).
+struct SourceResult {
+  std::string json;          // the source's line of `ea_iid source --manifest --jsonl`: its record and "run"
+  std::string name;          // primaryNoiseSource
+  std::string result;        // passed, FAILED (a step failed), untested (no restart data), error
+  double entropy = 0;        // the entropy that stands (flow.claimed); NaN for an error
+  std::string unit;          // "per sample", or per the conditioning's output ("per 256-bit output")
+  bool for_compliance = false;
+  std::string error_kind;    // an error's kind; "" otherwise
+  std::string error_message;
+};
+
 // One input of assess_many: a file (path), or samples in memory (a label names them).
 struct Input {
   std::string path;
@@ -91,6 +103,18 @@ class EA_IID_API Assessor {
   // errors throw.
   void assess_many(std::vector<Input> inputs, const Options& options, int jobs,
                    const std::function<void(size_t, const Result&)>& on_item);
+  // Every source of a manifest (docs/manifest.md: {"sources": [{"primaryNoiseSource": ...,
+  // "rawNoisePath": ...}, ...]}) through the flow of `ea_iid source`, `jobs` sources at once:
+  // one result per source, in manifest order, each `json` the line `ea_iid source --manifest
+  // --jsonl` writes for it (its record and "run"). on_source(index, result), when given, gets
+  // each as it is delivered (in order, on the calling thread). A source that cannot be assessed
+  // is its result (verdict "error"). Options: seed, prng, iterations, until_decided, device,
+  // gpus, threads, command_line; the settings a manifest gives per source (track: iidClaim,
+  // bits: bitsPerSample, restart: restartTestPath) and those `ea_iid source` does not take
+  // (conditioned, truncate_bitstring, all_tests, early_exit) throw Error("usage"), as a
+  // manifest that is not valid does (naming the source and field) and the rules refuse.
+  std::vector<SourceResult> assess_manifest(const std::string& path, const Options& options = {}, int jobs = 1,
+                                            const std::function<void(size_t, const SourceResult&)>& on_source = {});
   // From any thread: the call in progress (from its first step) stops between rounds and
   // throws Error("interrupted") unless every result was already delivered; a call that has
   // not begun is not affected. Calls on one Assessor from several threads run one at a time.

@@ -1,11 +1,13 @@
 // One set of rules (pipeline/settings_rules.hpp) at every front door: each row of
 // tests/tools/settings-refusals.json is refused by the command line (ea_iid), by `ea_iid
-// source` (where it can express the row) and by the C++ API (ea_iid::Assessor) as a usage
-// error whose message holds the row's words and names each setting by that door's own name.
-// Python walks the same table (tests/python/test_settings_refusals.py).
+// source` and `ea_iid source --manifest` (where they can express the row) and by the C++ API
+// (ea_iid::Assessor's assess and assess_manifest) as a usage error whose message holds the
+// row's words and names each setting by that door's own name. Python walks the same table
+// (tests/python/test_settings_refusals.py).
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <unistd.h>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -92,6 +94,45 @@ ea_iid::Options api_options(const json& settings) {
 
 const std::string kSamples = std::string(EA_TEST_DATA_DIR) + "/samples/rand8_short.bin";
 
+// The row as a manifest of one source (the settings a manifest gives per source: track
+// non-iid as iidClaim false, bits as bitsPerSample) and the rest; false where the manifest
+// door cannot express the row (as `ea_iid source`, and a track other than non-iid).
+bool manifest_of(const json& settings, json& doc, json& rest) {
+  json src = {{"primaryNoiseSource", "refusal"}, {"rawNoisePath", kSamples}};
+  rest = json::object();
+  for (const auto& [key, v] : settings.items()) {
+    if (key == "track") {
+      if (v != "non-iid") return false;
+      src["iidClaim"] = false;
+    } else if (key == "bits") {
+      src["bitsPerSample"] = v;
+    } else if (key == "restart" || (v.is_boolean() && key != "until_decided")) {
+      return false;  // source's H_I comes from its steps; -c, -t, --all-tests, --no-early-exit: not source's
+    } else {
+      rest[key] = v;
+    }
+  }
+  doc = {{"sources", json::array({src})}};
+  return true;
+}
+
+std::string manifest_file(const json& doc) {
+  static int made = 0;
+  const std::string path = cli_test::tmp("refusal-manifest-" + std::to_string(::getpid()) + "-" + std::to_string(++made) + ".json");
+  std::ofstream(path) << doc.dump();
+  return path;
+}
+
+// The manifest door's names: the manifest's fields for what it gives per source.
+void check_manifest_message(const json& row, const std::string& message, bool cli) {
+  for (const auto& w : row["words"]) CHECK_MESSAGE(message.find(w.get<std::string>()) != std::string::npos, w);
+  for (const auto& n : row["names"]) {
+    const std::string key = n.get<std::string>();
+    const std::string name = key == "track" ? "iidClaim" : key == "bits" ? "bitsPerSample" : cli ? cli_flags().at(key) : key;
+    CHECK_MESSAGE(message.find(name) != std::string::npos, name);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("the command line refuses every row of the settings table (exit 2)") {
@@ -138,4 +179,44 @@ TEST_CASE("the C++ API refuses every row of the settings table (Error kind usage
     CHECK(kind == "usage");
     check_message(row, message, false);
   }
+}
+
+TEST_CASE("ea_iid source --manifest refuses every row of the settings table it can express (exit 2)") {
+  int expressed = 0;
+  for (const auto& row : table()) {
+    json doc, rest;
+    if (!manifest_of(row["settings"], doc, rest)) continue;
+    ++expressed;
+    std::string args;
+    REQUIRE(cli_args(rest, true, args));
+    CAPTURE(doc.dump());
+    CAPTURE(args);
+    const cli_test::Result r = cli_test::run("source --manifest " + manifest_file(doc) + " -q" + args);
+    CHECK(r.code == 2);
+    check_manifest_message(row, r.err, true);
+  }
+  CHECK(expressed >= 8);
+}
+
+TEST_CASE("the C++ API's assess_manifest refuses every row of the settings table it can express (Error kind usage)") {
+  ea_iid::Assessor assessor;
+  int expressed = 0;
+  for (const auto& row : table()) {
+    json doc, rest;
+    if (!manifest_of(row["settings"], doc, rest)) continue;
+    ++expressed;
+    CAPTURE(row["rule"].get<std::string>());
+    ea_iid::Options o = api_options(rest);
+    std::string kind, message;
+    try {
+      assessor.assess_manifest(manifest_file(doc), o);
+    } catch (const ea_iid::Error& e) {
+      kind = e.kind();
+      message = e.what();
+    }
+    CAPTURE(message);
+    CHECK(kind == "usage");
+    check_manifest_message(row, message, false);
+  }
+  CHECK(expressed >= 8);
 }
