@@ -322,6 +322,9 @@ std::string file_text(const std::string& path) {
 
 bool holds_source_rows(const std::vector<std::string>& files) {
   for (size_t f = 1; f < files.size(); ++f) {
+    // Only regular files are read: opening a FIFO would wait for a writer (merge refuses it).
+    struct stat st {};
+    if (::stat(files[f].c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
     std::ifstream in(files[f], std::ios::binary);
     std::string line;
     while (std::getline(in, line)) {

@@ -79,7 +79,8 @@ ManifestSummary run_manifest_sources(Engine& engine, int jobs, const Manifest& m
 
 // ---- ea_iid merge of a manifest run's shares.
 
-// Whether the JSONL files hold rows of a manifest run (a line of type "Source").
+// Whether the JSONL files (files[1..]; files[0] is merge's output) hold rows of a manifest
+// run (a line of type "Source"). Reads regular files only (a FIFO is left to merge to refuse).
 bool holds_source_rows(const std::vector<std::string>& files);
 
 // The rows of every share, by source, checked to come from one run: one manifest (run.list),
