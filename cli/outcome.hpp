@@ -45,8 +45,8 @@ struct ExitPolicy {
 //   4             --strict: some result cannot be a compliant assessment (exploratory
 //                 --iterations, fewer than 1,000,000 samples, a generator not for compliance,
 //                 chi-square not evaluable), or nothing was assessed at all
-//   1             --exit-code or --strict: some verdict is not IID (without --strict also
-//                 inconclusive, or nothing assessed)
+//   1             --exit-code or --strict: some verdict is not IID or some check (the restart
+//                 tests) failed (without --strict also inconclusive, or nothing assessed)
 //   3             --strict: some verdict is inconclusive
 //   0             otherwise
 inline int exit_status(const Outcome& r, ExitPolicy p, int signal_number) {

@@ -95,7 +95,8 @@ void conditioning_steps(SourceAssessment& a, const Settings& settings, const std
     in.nw = c.nw;
     in.h_in = step.h_in;
     if (c.h_prime) in.h_prime = *c.h_prime;
-    const std::string which = a.spec.conditioning.size() > 1 ? " " + std::to_string(k + 1) + " of " + std::to_string(a.spec.conditioning.size()) : "";
+    const size_t n = a.spec.conditioning.size();
+    const std::string which = n > 1 ? " " + std::to_string(k + 1) + " of " + std::to_string(n) : "";
     say(std::string("the ") + (c.vetted ? "vetted" : "non-vetted") + " conditioning component" + which + " (3.1.5)");
     if (step.h_in > 0) step.assessed = assess_conditioning(in, c.conditioned, c.conditioned_iid, settings, &interrupt);
     entropy = step.assessed ? step.assessed->result.h_out : 0.0L;

@@ -25,7 +25,8 @@ struct Early {
 
 // auto and iid: the IID tests; on auto, the estimates after a "not IID" verdict, beside the
 // permutation tests where the overlap policy allows.
-Assessment iid_track(const Dataset& d, const Settings& s, const Hooks& hooks, DeviceSlot& slot, const std::string& label) {
+Assessment iid_track(const Dataset& d, const Settings& s, const Hooks& hooks, DeviceSlot& slot,
+                     const std::string& label) {
   Early early;
   Hooks h = hooks;
   const bool auto_track = s.track == TrackChoice::Auto;
@@ -44,7 +45,8 @@ Assessment iid_track(const Dataset& d, const Settings& s, const Hooks& hooks, De
         return;  // no thread to spare: they follow the permutation tests
       }
       if (hooks.note) {
-        hooks.note(label + ": not IID (" + a.failed_families().front() + "); the non-IID estimates run beside the permutation tests");
+        hooks.note(label + ": not IID (" + a.failed_families().front() +
+                   "); the non-IID estimates run beside the permutation tests");
       }
     };
   }

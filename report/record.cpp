@@ -593,7 +593,7 @@ void Tally::add(const Record& r) {
   }
   ++results;
   not_compliant = not_compliant || !r.for_compliance;
-  if (r.check) {  // a restart row: passed or failed
+  if (r.check) {  // a restart row: passed, failed or inconclusive
     ++judged;
     failed = failed || *r.check == Check::Failed;
     inconclusive = inconclusive || *r.check == Check::Inconclusive;

@@ -20,7 +20,7 @@ namespace ea {
 
 // The version of every JSON record ea_iid writes (`schemaVersion`; docs/json.md,
 // docs/ea_iid.schema.json): bumped when a field changes meaning or is removed.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 void print_text(std::FILE* out, const Assessment& a, const ReportOptions& o);
 // A result's warning that NIST's own text prints where NIST prints it (the narrower-symbols
@@ -61,8 +61,6 @@ nlohmann::ordered_json skipped_json(const ReportOptions& o, const std::string& p
 // --restart: the text (ours, or NIST ea_restart's with --format nist or -v -v -v) and the JSON.
 void print_restart_text(std::FILE* out, const RestartAssessment& r, const ReportOptions& o);
 nlohmann::ordered_json restart_json(const RestartAssessment& r, const ReportOptions& o);
-
-// "passed", "failed" or "inconclusive": a restart run's verdict.
 
 // One noise source through SP 800-90B 3.1 (report/source.cpp): our text, the JSON (each
 // step's own record inside it), and a self-contained HTML page made from that JSON.

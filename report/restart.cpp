@@ -12,7 +12,6 @@ namespace {
 
 const char* pass_fail(bool p) { return p ? "Passed" : "Failed"; }
 
-
 const char* cutoff_name(CutoffMethod m) { return m == CutoffMethod::Exact ? "exact" : "simulation"; }
 
 // NIST ea_restart's validation lines, both claims (from its -v level up).

@@ -58,10 +58,14 @@ ordered_json chain_json(const SourceAssessment& a) {
   for (size_t k = 0; k < a.spec.conditioning.size(); ++k) {
     const SourceConditioning& c = a.spec.conditioning[k];
     const ConditioningStep& step = a.conditioning.at(k);
-    ordered_json cj = {{"sequencePosition", k + 1}, {"vetted", c.vetted}, {"nIn", c.n_in}, {"nOut", c.n_out}, {"nw", c.nw},
-                       {"hIn", static_cast<double>(step.h_in)}, {"hInText", format_conditioning_number(step.h_in)}};
-    cj["hOut"] = step.assessed ? ordered_json(static_cast<double>(step.assessed->result.h_out)) : ordered_json(nullptr);
-    cj["hOutText"] = step.assessed ? ordered_json(format_conditioning_number(step.assessed->result.h_out)) : ordered_json(nullptr);
+    ordered_json cj = {{"sequencePosition", k + 1}, {"vetted", c.vetted}, {"nIn", c.n_in}, {"nOut", c.n_out},
+                       {"nw", c.nw}, {"hIn", static_cast<double>(step.h_in)},
+                       {"hInText", format_conditioning_number(step.h_in)}};
+    cj["hOut"] = cj["hOutText"] = nullptr;
+    if (step.assessed) {
+      cj["hOut"] = static_cast<double>(step.assessed->result.h_out);
+      cj["hOutText"] = format_conditioning_number(step.assessed->result.h_out);
+    }
     chain.push_back(cj);
   }
   return chain;
@@ -143,9 +147,10 @@ void print_chain_text(std::FILE* f, const SourceAssessment& a) {
   for (size_t k = 0; k < n; ++k) {
     const SourceConditioning& c = a.spec.conditioning[k];
     const ConditioningStep& step = a.conditioning.at(k);
-    const std::string before = k == 0 ? fixed(a.h_validated) : a.conditioning[k - 1].assessed
-                                                                   ? format_conditioning_number(a.conditioning[k - 1].assessed->result.h_out)
-                                                                   : std::string("0");
+    const ConditioningAssessment* prev = k && a.conditioning[k - 1].assessed ? &*a.conditioning[k - 1].assessed : nullptr;
+    const std::string before = k == 0 ? fixed(a.h_validated)
+                               : prev ? format_conditioning_number(prev->result.h_out)
+                                      : std::string("0");
     const uint32_t per = k == 0 ? static_cast<uint32_t>(a.width) : a.spec.conditioning[k - 1].n_out;
     std::fprintf(f, "3%s. %s conditioning component: n_in %" PRIu32 ", n_out %" PRIu32 ", nw %" PRIu32
                     ", h_in = %s x %" PRIu32 " / %" PRIu32 " = %s\n",
@@ -345,21 +350,27 @@ std::string restart_section(const ordered_json& r) {
   return h;
 }
 
+// flow.conditioning or steps.conditioning as an array in sequence order (a record written
+// before chains held one object: a chain of one).
+ordered_json as_chain(const ordered_json& v) { return v.is_object() ? ordered_json::array({v}) : v; }
+
 std::string conditioning_section(const ordered_json& r) {
-  const ordered_json& flow = r["flow"];
-  const ordered_json& chain = flow["conditioning"];
+  const ordered_json chain = as_chain(r["flow"]["conditioning"]);
+  const ordered_json steps = as_chain(r["steps"]["conditioning"]);
   std::string h = std::string("<section id=\"conditioning\"><h2>3. Conditioning ") +
                   (chain.is_array() && chain.size() > 1 ? "chain" : "component") + " (3.1.5)</h2>\n";
-  if (chain.is_null()) return h + "<p>None: the entropy that stands is the noise source's per sample.</p>\n</section>\n";
+  if (!chain.is_array()) return h + "<p>None: the entropy that stands is the noise source's per sample.</p>\n</section>\n";
   for (size_t k = 0; k < chain.size(); ++k) {
     const ordered_json& c = chain[k];
-    if (chain.size() > 1) h += "<h3>Component " + std::to_string(k + 1) + " of " + std::to_string(chain.size()) + "</h3>\n";
+    if (chain.size() > 1) {
+      h += "<h3>Component " + std::to_string(k + 1) + " of " + std::to_string(chain.size()) + "</h3>\n";
+    }
     h += "<table>\n" + row("component", c["vetted"].get<bool>() ? "vetted (3.1.5.1)" : "non-vetted (3.1.5.2)") +
          row("n_in, n_out, nw", esc(c["nIn"]) + ", " + esc(c["nOut"]) + ", " + esc(c["nw"])) +
          row(k == 0 ? "h_in = entropy per sample × n_in / bits" : "h_in = previous h_out × n_in / previous n_out",
              esc(c["hInText"]));
-    const ordered_json& step = r["steps"]["conditioning"][k];
-    if (!step.is_null()) {
+    const ordered_json step = steps.is_array() && k < steps.size() ? steps[k] : ordered_json(nullptr);
+    if (step.is_object()) {
       const ordered_json& cc = step["conditioning"];
       h += row("Output_Entropy", esc(cc["outputEntropyText"])) + row("h'", shortest_of(cc["hPrimeText"])) +
            row("MPFR precision (bits)", esc(cc["precisions"][0]) + (cc["precisions"].size() > 1 ? " and more" : ""));
@@ -398,7 +409,9 @@ std::string source_html(const ordered_json& r, const std::string& json_path) {
   h += "</table></section>\n";
   h += "<section id=\"files\"><h2>Files</h2><table><tr><th>role</th><th>file</th><th>samples</th><th>SHA-256</th></tr>\n";
   for (const auto& f : r["files"]) {
-    h += "<tr><td>" + esc(f["role"]) + "</td><td>" + esc(f["path"]) + "</td><td>" + esc(f["samples"]) + "</td><td>" +
+    std::string role = esc(f["role"]);
+    if (f.contains("sequencePosition")) role += " (component " + esc(f["sequencePosition"]) + ")";
+    h += "<tr><td>" + role + "</td><td>" + esc(f["path"]) + "</td><td>" + esc(f["samples"]) + "</td><td>" +
          sha_cell(f["sha256"]) + "</td></tr>\n";
   }
   h += "</table></section>\n";
