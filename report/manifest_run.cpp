@@ -328,6 +328,7 @@ bool holds_source_rows(const std::vector<std::string>& files) {
     std::ifstream in(files[f], std::ios::binary);
     std::string line;
     while (std::getline(in, line)) {
+      if (line.find("\"Source\"") == std::string::npos) continue;  // a batch's rows are not parsed twice
       const ordered_json row = ordered_json::parse(line, nullptr, false);
       if (row.is_object() && row.contains("type") && row["type"] == "Source") return true;
     }
