@@ -38,7 +38,8 @@ json stable(const json& j) {
 }
 
 std::string write_manifest(const std::string& name, const std::string& text) {
-  const std::string path = cli_test::tmp(name + "-" + std::to_string(::getpid()) + ".json");
+  // Not .json: ctest schema/outputs validates every .json of the tests' folder as an ea_iid output.
+  const std::string path = cli_test::tmp(name + "-" + std::to_string(::getpid()) + ".manifest");
   std::ofstream(path) << text;
   return path;
 }

@@ -118,7 +118,9 @@ bool manifest_of(const json& settings, json& doc, json& rest) {
 
 std::string manifest_file(const json& doc) {
   static int made = 0;
-  const std::string path = cli_test::tmp("refusal-manifest-" + std::to_string(::getpid()) + "-" + std::to_string(++made) + ".json");
+  // Not .json: ctest schema/outputs validates every .json of the tests' folder as an ea_iid output.
+  const std::string path =
+      cli_test::tmp("refusal-manifest-" + std::to_string(::getpid()) + "-" + std::to_string(++made) + ".manifest");
   std::ofstream(path) << doc.dump();
   return path;
 }
