@@ -4,7 +4,8 @@
 # tests/tools/check_source_report.py (h_in of each component from what stands before it,
 # sequence order, the last h_out claimed), and each component's h_out against the single
 # command `ea_iid conditioning` given that component's h_in (an independent run of the
-# 3.1.5 arithmetic). Then a chain after failed restart tests: nothing is computed.
+# 3.1.5 arithmetic). Then a chain after failed restart tests: nothing is computed. The JSONL
+# rows follow the schema (run.userSeed null: no source draws random numbers).
 # usage: source-chain.sh EA_IID SAMPLES_DIR WORK_DIR VALIDATE_JSON SCHEMA
 set -uo pipefail
 exe=$1 samples=$2 work=$3 validate=$4 schema=$5
@@ -26,7 +27,7 @@ cat >"$work/m.json" <<'JSON'
    {"sequencePosition": 1, "vetted": true, "minNin": 64, "nOut": 32, "nw": 64},
    {"sequencePosition": 2, "vetted": true, "minNin": 512, "nOut": 256, "nw": 256}]}]}
 JSON
-"$exe" source --manifest "$work/m.json" --seed 1 -q -o "$work/out/" 2>"$work/m.err"
+"$exe" source --manifest "$work/m.json" -q -o "$work/out/" --jsonl "$work/m.jsonl" 2>"$work/m.err"
 rc=$?
 [ $rc -eq 0 ] || [ $rc -eq 4 ] || { echo "FAILED: exit $rc"; cat "$work/m.err"; fail=1; }
 a=$work/out/trng.json
@@ -62,7 +63,11 @@ grep -q "Component 2 of 2" "$work/out/trng.html" || { echo "FAILED: the page sho
 b=$work/out/ring.json
 (cd "$work/out" && python3 "$here/../tools/check_source_report.py" ring.json ring.html) || fail=1
 [ "$(field "$b" "r['steps']['conditioning']")" = "[None, None]" ] || { echo "FAILED: components computed after a failure"; fail=1; }
-"$validate" "$schema" "$a" "$b" | tail -1 | grep -q " 0 invalid" ||
-  { echo "FAILED: the reports do not follow the schema"; "$validate" "$schema" "$a" "$b" | tail -5; fail=1; }
+# The JSONL rows too: no source draws random numbers (both on the non-IID track), so the rows'
+# run.userSeed is null.
+[ "$(python3 -c "import json,sys; print([json.loads(l)['run']['userSeed'] for l in open(sys.argv[1])])" "$work/m.jsonl")" = "[None, None]" ] ||
+  { echo "FAILED: run.userSeed of rows that drew no random numbers"; fail=1; }
+"$validate" "$schema" "$a" "$b" "$work/m.jsonl" | tail -1 | grep -q " 0 invalid" ||
+  { echo "FAILED: the reports do not follow the schema"; "$validate" "$schema" "$a" "$b" "$work/m.jsonl" | tail -5; fail=1; }
 [ $fail -eq 0 ] && echo "source chain: all passed"
 exit $fail
