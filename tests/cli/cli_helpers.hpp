@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 namespace cli_test {
@@ -37,6 +38,16 @@ inline Result run_with_env(const std::string& env_prefix, const std::string& arg
 }
 
 inline Result run(const std::string& args) { return run_with_env("", args); }
+
+// A fresh, empty folder of this process for one test case (its name carries the process id:
+// ctest runs test cases in parallel processes).
+inline std::string scratch(const std::string& name) {
+  const std::string d = tmp(std::to_string(::getpid()) + "-" + name);
+  if (std::system(("rm -rf '" + d + "' && mkdir -p '" + d + "'").c_str()) != 0) {
+    throw std::runtime_error("cannot make the folder " + d);
+  }
+  return d;
+}
 
 inline std::string write_bytes(const std::string& name, const std::string& bytes) {
   const std::string path = tmp(std::to_string(::getpid()) + "-" + name);

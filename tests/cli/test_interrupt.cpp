@@ -28,12 +28,6 @@ namespace {
 
 const std::string kSamples = std::string(EA_TEST_DATA_DIR) + "/samples/";
 
-std::string scratch(const std::string& name) {
-  const std::string d = tmp(std::to_string(::getpid()) + "-" + name);
-  REQUIRE(std::system(("rm -rf '" + d + "' && mkdir -p '" + d + "'").c_str()) == 0);
-  return d;
-}
-
 bool exists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;

@@ -30,13 +30,6 @@ namespace {
 
 const std::string kSamples = std::string(EA_TEST_DATA_DIR) + "/samples/";
 
-// A fresh folder of this process for one test case.
-std::string scratch(const std::string& name) {
-  const std::string d = tmp(std::to_string(::getpid()) + "-" + name);
-  REQUIRE(std::system(("rm -rf '" + d + "' && mkdir -p '" + d + "'").c_str()) == 0);
-  return d;
-}
-
 // The first n samples of a bundled file, written to `path`.
 std::string sample_file(const std::string& path, const std::string& sample = "truerand_8bit.bin", size_t n = 20000) {
   std::ifstream in(kSamples + sample, std::ios::binary);
