@@ -1,19 +1,61 @@
 #include "commands.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 
+#include "conditioning_command.hpp"
 #include "help.hpp"
+#include "logging.hpp"
+#include "run.hpp"
 
 namespace ea::cli {
 
+namespace {
+
+// restart H_I [options] FILE...: assess with --restart H_I.
+int restart_main(std::vector<char*> args, const CommandEnv& env) {
+  static char restart_flag[] = "--restart";
+  const bool help = args.size() >= 2 && (std::strcmp(args[1], "--help") == 0 || std::strcmp(args[1], "-h") == 0);
+  if (!help && (args.size() < 2 || args[1][0] == '-')) {
+    logger().error("usage: {}", find_subcommand("restart")->usage);
+    return exit_status(Outcome::error(), {}, 0);
+  }
+  if (!help) args.insert(args.begin() + 1, restart_flag);
+  return assess_main(args, env);
+}
+
+int calibrate_main(std::vector<char*> args, const CommandEnv&) {
+  try {
+    return exit_status(calibrate_command(static_cast<int>(args.size()), args.data()), {}, 0);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ea_iid calibrate: %s\n", e.what());
+    return exit_status(Outcome::error(), {}, 0);
+  }
+}
+
+int source_main(std::vector<char*> args, const CommandEnv& env) {
+  env.install_signal_handlers();
+  return source_command(args, env.command_line, *env.interrupt, *env.signal_number);
+}
+
+int conditioning_main(std::vector<char*> args, const CommandEnv& env) {
+  env.install_signal_handlers();
+  return conditioning_command(args, env.command_line, *env.interrupt, *env.signal_number);
+}
+
+}  // namespace
+
 const std::vector<Subcommand>& subcommands() {
   static const std::vector<Subcommand> table = {
-      {"assess", "ea_iid [assess] [options] FILE... [bits_per_symbol]"},
-      {"restart", "ea_iid restart H_I [options] FILE... (the same as --restart H_I)"},
-      {"source", "ea_iid source NAME SAMPLES [--restart-data FILE] [--h-submitter H] [--conditioning ...] [-o F.json] [--html F.html]"},
-      {"conditioning", "ea_iid conditioning vetted|non-vetted [options] N_IN N_OUT NW H_IN [H_PRIME]"},
-      {"merge", "ea_iid merge [--csv PATH] [--html PATH] [--force] [--exit-code|--strict] [-q] OUT.jsonl IN.jsonl..."},
-      {"calibrate", "ea_iid calibrate [options] (the same as ea_calibrate)"},
+      {"assess", "ea_iid [assess] [options] FILE... [bits_per_symbol]", assess_main},
+      {"restart", "ea_iid restart H_I [options] FILE... (the same as --restart H_I)", restart_main},
+      {"source", "ea_iid source NAME SAMPLES [--restart-data FILE] [--h-submitter H] [--conditioning ...] [-o F.json] [--html F.html]",
+       source_main},
+      {"conditioning", "ea_iid conditioning vetted|non-vetted [options] N_IN N_OUT NW H_IN [H_PRIME]", conditioning_main},
+      {"merge", "ea_iid merge [--csv PATH] [--html PATH] [--force] [--exit-code|--strict] [-q] OUT.jsonl IN.jsonl...",
+       merge_main},
+      {"calibrate", "ea_iid calibrate [options] (the same as ea_calibrate)", calibrate_main},
   };
   return table;
 }

@@ -2,8 +2,6 @@
 // component (SP 800-90B 3.1.5), its text and its JSON.
 #include "conditioning_command.hpp"
 
-#include <getopt.h>
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cerrno>
@@ -14,6 +12,7 @@
 #include "common/error.hpp"
 #include "common/numbers.hpp"
 #include "common/interrupt.hpp"
+#include "links.hpp"
 #include "logging.hpp"
 #include "option_groups.hpp"
 #include "messages.hpp"
@@ -126,7 +125,7 @@ int conditioning_command(std::vector<char*> args, const std::string& command_lin
                          const std::atomic<int>& signal_number) {
   return guarded(signal_number, [&] {
     ConditioningOptions c;
-    std::string kind, json, bits, format = "text";
+    std::string kind, bits, format = "text";
     std::vector<std::string> numbers;
     CLI::App app{"ea_iid conditioning: the entropy of a conditioning component's output (SP 800-90B 3.1.5), as NIST "
                  "ea_conditioning 1.1.8 computes it (MPFR, its printed digits).",
@@ -147,17 +146,14 @@ int conditioning_command(std::vector<char*> args, const std::string& command_lin
     app.add_flag("--conditioned-iid", c.conditioned_iid, "with --conditioned: h' from the MCV estimate alone (an IID "
                                                          "claim for the conditioned output; NIST's -c iid)");
     std::string width_text;
-    CLI::Option* width = app.add_option("--bits", width_text, "bits per sample of the --conditioned file, 1-8 (default: "
-                                                              "inferred)")
-                             ->type_name("N");
-    CLI::Option* out = app.add_option("-o,--output", json, "write the result as JSON to FILE ('-': standard output)")
-                           ->type_name("FILE.json");
-    app.add_flag("--force", c.force, "with -o: replace an existing file that is not an ea_iid result");
+    CLI::Option* width = add_bits_option(app, width_text, "bits per sample of the --conditioned file, 1-8 (default: inferred)");
+    OutputOptionText out;
+    add_output_group(app, out, kOutputJson | kOutputForce | kOutputQuiet,
+                     {"", "", "", "with -o: replace an existing file that is not an ea_iid result", ""});
     app.add_option("--format", format, "text (default) or nist (NIST ea_conditioning's lines)")
         ->check(CLI::IsMember({"text", "nist"}))
         ->type_name("text|nist");
     app.add_flag("-v", c.verbose, "more output (the precision, the conditioned file's estimates)");
-    app.add_flag("-q", c.quiet, "nothing on standard output");
     app.add_flag("--timing", c.timing, "print the time taken");
     app.footer(
         "Examples:\n"
@@ -179,8 +175,11 @@ int conditioning_command(std::vector<char*> args, const std::string& command_lin
     if (c.conditioned && c.input.vetted) throw Error(ErrorKind::Usage, "--conditioned applies to a non-vetted component");
     if (c.conditioned_iid && !c.conditioned) throw Error(ErrorKind::Usage, "--conditioned-iid applies to --conditioned FILE");
     if (width->count() && !c.conditioned) throw Error(ErrorKind::Usage, "--bits applies to --conditioned FILE");
-    if (width->count()) c.width = static_cast<int>(parse_integer(width_text, "--bits", 1, 8));
-    if (out->count()) c.json_path = output_name(json);  // -o /dev/stdout is -o - (cli/output.hpp)
+    if (width->count()) c.width = apply_bits_option(width_text);
+    const OutputFiles files = apply_output_group(out);  // -o /dev/stdout is -o - (cli/output.hpp)
+    c.json_path = files.json;
+    c.force = files.force;
+    c.quiet = files.quiet;
     if (c.force && !c.json_path) throw Error(ErrorKind::Usage, "--force applies to -o, which is not given");
     c.nist = format == "nist";
     apply_numbers(numbers, c);
@@ -188,73 +187,41 @@ int conditioning_command(std::vector<char*> args, const std::string& command_lin
   });
 }
 
-int ea_conditioning_main(int argc, char** argv, const std::string& command_line, const std::atomic<bool>& interrupt,
-                         const std::atomic<int>& signal_number) {
-  set_program_name("ea_conditioning");
-  return guarded(signal_number, [&] {
-    static const char kUsage[] =
-        "usage: ea_conditioning -v [-q] [-o FILE.json] N_IN N_OUT NW H_IN\n"
-        "       ea_conditioning -n [-q] [-o FILE.json] N_IN N_OUT NW H_IN [H' | -i FILE [-c iid]]";
-    for (int k = 1; k < argc; ++k) {
-      if (std::strcmp(argv[k], "--version") == 0) {
-        std::cout << "ea_conditioning: " << version_string() << "\n";
-        return 0;
-      }
-      if (std::strcmp(argv[k], "--help") == 0 || std::strcmp(argv[k], "-h") == 0) {
-        std::cout << kUsage << "\n"
-                  << "NIST ea_conditioning's command line (SP 800-90B 3.1.5): -v a vetted component (h_out = "
-                     "Output_Entropy),\n-n a non-vetted one (h_out = min(Output_Entropy, 0.999 n_out, h' n_out)), h' "
-                     "given or from -i FILE's\nnon-IID estimates (-c iid: its MCV estimate). The same as 'ea_iid "
-                     "conditioning' (ea_iid conditioning --help).\n";
-        return 0;
-      }
-    }
-    // NIST's getopt: "vnqo:i:c:", options anywhere (GNU order), the last of -v/-n wins.
+// NIST's ea_conditioning -v|-n [-q] [-o FILE] N_IN N_OUT NW H_IN [H' | -i FILE [-c iid]], read by
+// the links' scanner (cli/links.cpp: "vnqo:i:c:", the last of -v/-n wins).
+int ea_conditioning_link(const NistLink& link, const NistArgs& a, const LinkEnv& env) {
+  env.install_signal_handlers();
+  return guarded(*env.signal_number, [&] {
+    const std::string usage = link_usage(link);
     ConditioningOptions c;
-    c.nist_level = 1;
+    c.nist_level = a.count('q') ? 0 : 1;
+    c.input.vetted = a.last_of("vn") == 'v';
+    if (const auto o = a.value('o')) c.json_path = output_name(*o);
+    const std::optional<std::string> input_file = a.value('i');
     bool iid = false;
-    std::optional<std::string> input_file;
-    opterr = 0;
-    optind = 1;
-    int ch = 0;
-    while ((ch = getopt(argc, argv, "vnqo:i:c:")) != -1) {
-      switch (ch) {
-        case 'v': c.input.vetted = true; break;
-        case 'n': c.input.vetted = false; break;
-        case 'q': c.nist_level = 0; break;
-        case 'o': c.json_path = output_name(optarg); break;
-        case 'i': input_file = optarg; break;
-        case 'c':  // NIST's only value; NIST took any other as the non-IID default
-          if (std::strcmp(optarg, "iid") != 0) {
-            throw Error(ErrorKind::Usage, std::string("-c '") + optarg + "': -c takes iid (an IID claim for the -i file: " +
-                                              "its MCV estimate); without -c, its non-IID estimates\n" + kUsage);
-          }
-          iid = true;
-          break;
-        default:
-          throw Error(ErrorKind::Usage, std::string(optopt ? "option -" + std::string(1, static_cast<char>(optopt)) +
-                                                                  (std::strchr("oic", optopt) ? " needs a value" : " is not known")
-                                                            : "unknown option") +
-                                            "\n" + kUsage);
+    if (const auto claim = a.value('c')) {  // NIST's only value; NIST took any other as the non-IID default
+      if (*claim != "iid") {
+        throw Error(ErrorKind::Usage, "-c '" + *claim + "': -c takes iid (an IID claim for the -i file: its MCV " +
+                                          "estimate); without -c, its non-IID estimates\n" + usage);
       }
+      iid = true;
     }
-    std::vector<std::string> numbers(argv + optind, argv + argc);
-    if (iid && !input_file) throw Error(ErrorKind::Usage, std::string("-c iid applies to -i FILE\n") + kUsage);
+    const std::vector<std::string>& numbers = a.positionals;
+    if (iid && !input_file) throw Error(ErrorKind::Usage, "-c iid applies to -i FILE\n" + usage);
     if (input_file && (c.input.vetted || numbers.size() == 5)) {
-      throw Error(ErrorKind::Usage, std::string("-i FILE gives h' of a non-vetted component (-n) when h' is not given") +
-                                        "\n" + kUsage);
+      throw Error(ErrorKind::Usage, "-i FILE gives h' of a non-vetted component (-n) when h' is not given\n" + usage);
     }
     if (!c.input.vetted && numbers.size() == 4) {
-      if (!input_file) throw Error(ErrorKind::Usage, std::string("a non-vetted component needs h' or -i FILE\n") + kUsage);
+      if (!input_file) throw Error(ErrorKind::Usage, "a non-vetted component needs h' or -i FILE\n" + usage);
       c.conditioned = input_file;
       c.conditioned_iid = iid;
     }
     if (numbers.size() < 4 || numbers.size() > 5) {
       throw Error(ErrorKind::Usage, "expected N_IN N_OUT NW H_IN" + std::string(c.input.vetted ? "" : " [H']") + ", got " +
-                                        std::to_string(numbers.size()) + " numbers\n" + kUsage);
+                                        std::to_string(numbers.size()) + " numbers\n" + usage);
     }
     apply_numbers(numbers, c);
-    return run_conditioning(c, command_line, interrupt);
+    return run_conditioning(c, env.command_line, *env.interrupt);
   });
 }
 

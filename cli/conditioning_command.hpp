@@ -12,8 +12,6 @@ namespace ea::cli {
 // nothing and exits 130/143.
 int conditioning_command(std::vector<char*> args, const std::string& command_line, const std::atomic<bool>& interrupt,
                          const std::atomic<int>& signal_number);
-int ea_conditioning_main(int argc, char** argv, const std::string& command_line, const std::atomic<bool>& interrupt,
-                         const std::atomic<int>& signal_number);
 // ea_iid source NAME SAMPLES [options] (cli/source.cpp).
 int source_command(std::vector<char*> args, const std::string& command_line, const std::atomic<bool>& interrupt,
                    const std::atomic<int>& signal_number);

@@ -10,7 +10,13 @@
 #include <optional>
 #include <set>
 
+#include <CLI/CLI.hpp>
+
+#include "commands.hpp"
 #include "common/error.hpp"
+#include "help.hpp"
+#include "logging.hpp"
+#include "option_groups.hpp"
 #include "files.hpp"
 #include "manifest_command.hpp"
 #include "manifest_run.hpp"
@@ -93,49 +99,11 @@ void check_complete(const Shares& sh) {
 
 }  // namespace
 
-const char* merge_help() {
-  return "ea_iid merge: the JSONL files of a run's --shard shares joined into one, in the list's order (docs/cluster.md)\n"
-         "Usage: ea_iid merge [options] OUT.jsonl IN.jsonl...\n"
-         "\n"
-         "Every share must come from one run (the same list, seed and result-changing options) and\n"
-         "together they must hold every item once; otherwise nothing is written (exit 2).\n"
-         "\n"
-         "Options:\n"
-         "  --csv PATH     also write one CSV row per item (docs/report.md)\n"
-         "  --html PATH    also write the HTML report of the whole run (its options, not merge's)\n"
-         "  --force        replace a non-empty OUT.jsonl, or a --csv/--html file that is not an ea_iid report\n"
-         "  --exit-code    exit 1 unless every item is IID; --strict: as ea_iid --strict\n"
-         "  -q             no summary table\n"
-         "  -h,--help      this help\n"
-         "\n"
-         "Exit status: 0 merged (whatever the verdicts; see --exit-code, --strict), 2 errors (a share\n"
-         "missing or from another run, a damaged line, an output that is an input).\n";
-}
-
-Outcome merge_shares(const std::vector<std::string>& args) {
-  bool force = false, quiet = false;
-  std::optional<std::string> csv, html;
-  std::vector<std::string> files;
-  const std::string usage = "usage: ea_iid merge [--csv PATH] [--html PATH] [--force] [--exit-code|--strict] [-q] OUT.jsonl "
-                            "IN.jsonl... (ea_iid merge --help)";
-  for (size_t k = 0; k < args.size(); ++k) {
-    const std::string& a = args[k];
-    if (a == "--force") {
-      force = true;
-    } else if (a == "-q") {
-      quiet = true;
-    } else if (a == "--exit-code" || a == "--strict") {
-      continue;  // main() reads them for the exit status
-    } else if (a == "--csv" || a == "--html") {
-      if (k + 1 >= args.size()) throw Error(ErrorKind::Usage, "merge: " + a + " needs a PATH (" + usage + ")");
-      (a == "--csv" ? csv : html) = output_name(args[++k]);  // /dev/stdout is - (cli/output.hpp)
-    } else if (!a.empty() && a[0] == '-' && a != "-") {
-      throw Error(ErrorKind::Usage, "merge: unknown option " + a + " (" + usage + ")");
-    } else {
-      files.push_back(a);
-    }
-  }
-  if (files.size() < 2) throw Error(ErrorKind::Usage, usage);
+Outcome merge_shares(const MergeOptions& m) {
+  const std::vector<std::string>& files = m.files;
+  const std::optional<std::string>& csv = m.csv;
+  const std::optional<std::string>& html = m.html;
+  const bool force = m.force, quiet = m.quiet;
   const std::string out = output_name(files.front());
   InputSet inputs;
   for (size_t i = 1; i < files.size(); ++i) inputs.add(files[i]);
@@ -192,6 +160,68 @@ Outcome merge_shares(const std::vector<std::string>& args) {
     flush_checked(stdout, "standard output");
   }
   return outcome_of(tally);
+}
+
+namespace {
+
+const char kMergeHeading[] =
+    "ea_iid merge: the JSONL files of a run's --shard shares joined into one, in the list's order (docs/cluster.md)\n"
+    "Usage: ea_iid merge [options] OUT.jsonl IN.jsonl...\n"
+    "\n"
+    "Every share must come from one run (the same list, seed and result-changing options) and\n"
+    "together they must hold every item once; otherwise nothing is written (exit 2).\n";
+const char kMergeFooter[] =
+    "\nExit status: 0 merged (whatever the verdicts; see --exit-code, --strict), 2 errors (a share\n"
+    "missing or from another run, a damaged line, an output that is an input).\n";
+
+}  // namespace
+
+int merge_main(std::vector<char*> args, const CommandEnv&) {
+  CLI::App app{"", "ea_iid merge"};
+  MergeOptions m;
+  OutputOptionText out;
+  ExitPolicy policy;
+  app.add_option("files", m.files, "OUT.jsonl, then the shares' --jsonl files")->type_name("OUT.jsonl IN.jsonl...");
+  add_output_group(app, out, kOutputCsv | kOutputHtml | kOutputForce | kOutputQuiet,
+                   {"", "", "also write the HTML report of the whole run (its options, not merge's)",
+                    "replace a non-empty OUT.jsonl, or a --csv/--html file that is not an ea_iid report", "no summary table"});
+  app.add_flag("--exit-code", policy.exit_code, "exit 1 unless every item is IID");
+  app.add_flag("--strict", policy.strict, "as ea_iid --strict");
+  HelpText h;
+  h.heading = kMergeHeading;
+  h.groups = {{"Arguments", {"files"}, ""}, {"Options", {"--csv", "--html", "--force", "--exit-code", "--strict", "-q"}, ""}};
+  h.brief = {{"--csv", "also write one CSV row per item (docs/report.md)"}};
+  h.footer_brief = h.footer_all = kMergeFooter;
+  try {
+    init_logging("info");
+    // "--csv" last: the message names the missing PATH, as the hand-written parser's did.
+    if (const std::string last = args.size() > 1 ? args.back() : ""; last == "--csv" || last == "--html") {
+      throw Error(ErrorKind::Usage, "merge: " + last + " needs a PATH (" + find_subcommand("merge")->usage + ")");
+    }
+    try {
+      app.parse(static_cast<int>(args.size()), args.data());
+    } catch (const CLI::CallForHelp&) {
+      std::fputs(render_help(app, h, false).c_str(), stdout);
+      return std::fflush(stdout) == 0 && !std::ferror(stdout) ? 0 : 2;
+    } catch (const CLI::ParseError& e) {
+      throw Error(ErrorKind::Usage, "merge: " + parse_error_message(app, e, "ea_iid merge") + "\n" +
+                                        "usage: " + find_subcommand("merge")->usage);
+    }
+    policy.exit_code = policy.exit_code || policy.strict;
+    const OutputFiles o = apply_output_group(out);
+    m.csv = o.csv;
+    m.html = o.html;
+    m.force = o.force;
+    m.quiet = o.quiet;
+    if (m.files.size() < 2) {
+      throw Error(ErrorKind::Usage, "merge needs OUT.jsonl and at least one IN.jsonl\nusage: " +
+                                        std::string(find_subcommand("merge")->usage) + " (ea_iid merge --help)");
+    }
+    return exit_status(merge_shares(m), policy, 0);
+  } catch (const std::exception& e) {
+    logger().error("{}", e.what());
+    return exit_status(Outcome::error(), policy, 0);
+  }
 }
 
 }  // namespace ea::cli

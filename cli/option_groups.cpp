@@ -6,7 +6,9 @@
 #include "common/error.hpp"
 #include "gpu_tuning.hpp"
 #include "help.hpp"
+#include "logging.hpp"
 #include "options.hpp"
+#include "output.hpp"
 #include "settings_fields.hpp"
 #include "version.hpp"
 
@@ -73,6 +75,11 @@ SettingNames cli_setting_names(bool non_iid_flag) {
     if (key == "initial") return "-i";
     if (key == "all_bits") return "-a";
     if (key == "permutation_counters") return "--permutation-counters";
+    // The links' own names (cli/links.cpp): NIST's flags and positionals.
+    const std::string& program = program_name();
+    if (program == "ea_restart" && key == "restart") return "ea_restart H_I";
+    if (program == "ea_restart" && key == "track") return value == "iid" ? "-i" : value.empty() ? "-i|-n" : "-n";
+    if (program == "ea_non_iid" && key == "track" && value == "non-iid") return "ea_non_iid";
     if (key == "track" && value == "non-iid" && non_iid_flag) return "--non-iid";
     std::string flag = "--" + key;
     for (const SettingField& f : settings_fields()) {
@@ -103,6 +110,43 @@ EngineChoice apply_engine_options(const EngineOptionText& t, Settings& s, Progra
   s.verify = t.verify;
   if (p == Program::EaIid) s.prng = prng_setting(t.prng, cli_setting_names());
   return c;
+}
+
+void add_output_group(CLI::App& app, OutputOptionText& t, unsigned which, const OutputDescriptions& d) {
+  auto text = [](const std::string& given, const char* fallback) { return given.empty() ? std::string(fallback) : given; };
+  if (which & kOutputJson) {
+    t.json_opt = app.add_option("-o,--output", t.json, text(d.json, "write the result as JSON to FILE ('-': standard output)"))
+                     ->type_name("FILE.json");
+  }
+  if (which & kOutputCsv) {
+    t.csv_opt = app.add_option("--csv", t.csv, text(d.csv, "write one CSV row per item to PATH (docs/report.md)"))
+                    ->type_name("PATH");
+  }
+  if (which & kOutputHtml) {
+    t.html_opt = app.add_option("--html", t.html, text(d.html, "write a self-contained HTML report to PATH"))->type_name("PATH");
+  }
+  if (which & kOutputForce) {
+    t.force_opt = app.add_flag("--force", t.force, text(d.force, "replace an existing output that is not an ea_iid result or report"));
+  }
+  if (which & kOutputQuiet) app.add_flag("-q", t.quiet, text(d.quiet, "nothing on standard output"));
+}
+
+OutputFiles apply_output_group(const OutputOptionText& t) {
+  OutputFiles f;
+  if (t.json_opt && t.json_opt->count()) f.json = output_name(t.json);
+  if (t.csv_opt && t.csv_opt->count()) f.csv = output_name(t.csv);
+  if (t.html_opt && t.html_opt->count()) f.html = output_name(t.html);
+  f.force = t.force;
+  f.quiet = t.quiet;
+  return f;
+}
+
+CLI::Option* add_bits_option(CLI::App& app, std::string& text, const std::string& description) {
+  return app.add_option("--bits", text, description)->type_name("N");
+}
+
+int apply_bits_option(const std::string& text) {
+  return static_cast<int>(parse_unsigned(text, "--bits", kBitsRange.min, kBitsRange.max));
 }
 
 int parse_subcommand(CLI::App& app, std::vector<char*>& args, const std::string& help_command,

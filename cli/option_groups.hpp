@@ -44,6 +44,31 @@ SettingNames cli_setting_names(bool non_iid_flag = false);
 // is applied by it). Throws Error{Usage} naming the option.
 EngineChoice apply_engine_options(const EngineOptionText& t, Settings& s, Program p);
 
+// Output files and their switches, shared by assess, conditioning and merge: -o/--output
+// FILE, --csv PATH, --html PATH, --force and -q, each added by the commands that take it
+// (`which`), with the command's own description where it says more (empty: the group's).
+enum OutputOption : unsigned { kOutputJson = 1, kOutputCsv = 2, kOutputHtml = 4, kOutputForce = 8, kOutputQuiet = 16 };
+struct OutputOptionText {
+  std::string json, csv, html;
+  bool force = false, quiet = false;
+  CLI::Option *json_opt = nullptr, *csv_opt = nullptr, *html_opt = nullptr, *force_opt = nullptr;
+};
+struct OutputDescriptions {
+  std::string json, csv, html, force, quiet;
+};
+void add_output_group(CLI::App& app, OutputOptionText& t, unsigned which, const OutputDescriptions& d = {});
+// The paths given, each through output_name() (-o /dev/stdout is -o -: cli/output.hpp).
+struct OutputFiles {
+  std::optional<std::string> json, csv, html;
+  bool force = false, quiet = false;
+};
+OutputFiles apply_output_group(const OutputOptionText& t);
+
+// The bit width of the samples, --bits N (assess and conditioning's --conditioned file):
+// added with the command's description, read as an integer 1-8 naming --bits.
+CLI::Option* add_bits_option(CLI::App& app, std::string& text, const std::string& description);
+int apply_bits_option(const std::string& text);
+
 // Parses a subcommand's arguments: --version prints the version, --help the app's help
 // (both: returns 0, the exit status); a parse error throws Error{Usage} pointing at
 // `help_command` ("ea_iid source"); otherwise returns -1 (go on).

@@ -19,6 +19,8 @@
 #include "gpu_backends.hpp"
 #include "gpu_tuning.hpp"
 #include "help.hpp"
+#include "links.hpp"
+#include "logging.hpp"
 #include "option_groups.hpp"
 #include "output.hpp"
 #include "version.hpp"
@@ -86,12 +88,13 @@ namespace {
 struct Flags {
   bool i = false, c = false, a = false, t = false, no_early_exit = false, non_iid = false;
   std::string track;
-  std::string format = "text", subset, json, bits, bits_all, blocks, jobs, csv, html, shard, jsonl;
+  std::string format = "text", subset, bits, bits_all, blocks, jobs, shard, jsonl;
+  OutputOptionText outputs;  // -o, --csv, --html, --force, -q (option_groups.hpp)
   std::string restart, cutoff = "exact", simulations;
   std::vector<std::string> positionals;
   EngineOptionText engine;
-  CLI::Option *l = nullptr, *out = nullptr, *bits_opt = nullptr, *blocks_opt = nullptr, *jobs_opt = nullptr,
-              *csv_opt = nullptr, *html_opt = nullptr, *shard_opt = nullptr, *jsonl_opt = nullptr,
+  CLI::Option *l = nullptr, *bits_opt = nullptr, *blocks_opt = nullptr, *jobs_opt = nullptr, *shard_opt = nullptr,
+              *jsonl_opt = nullptr,
               *restart_opt = nullptr, *cutoff_opt = nullptr, *simulations_opt = nullptr, *track_opt = nullptr;
 };
 
@@ -135,13 +138,13 @@ void add_output_options(CLI::App& app, Flags& f, Options& o) {
                  "but for the permutation counters and progress lines")
       ->check(CLI::IsMember({"text", "nist"}))
       ->type_name("text|nist");
-  app.add_flag("-q", o.quiet, "quiet: nothing on stdout (errors still go to stderr; with --format nist NIST's -q)");
   app.add_flag("--nist-compat", o.nist_compat, "")->group("");  // set when run as ea_non_iid
-  f.out = app.add_option("-o,--output", f.json,
-                         "write the result as JSON to FILE ('-': standard output); a batch's FILE is one document "
+  add_output_group(app, f.outputs, kOutputJson | kOutputQuiet,
+                   {"write the result as JSON to FILE ('-': standard output); a batch's FILE is one document "
                          "(type Batch: the verdicts counted, the rejections against chance and every row); a name "
-                         "ending in '/' (or an existing folder) is a folder: DIR/NAME.json per assessment")
-              ->type_name("FILE.json|DIR/");
+                         "ending in '/' (or an existing folder) is a folder: DIR/NAME.json per assessment", "", "", "",
+                    "quiet: nothing on stdout (errors still go to stderr; with --format nist NIST's -q)"});
+  f.outputs.json_opt->type_name("FILE.json|DIR/");
   app.add_flag("--list-prngs", "list the shuffling generators with their properties, then exit");
   app.add_flag("--exit-code", o.exit_code, "exit 1 when the data is not judged IID (default: 0 when the run completed)");
   app.add_flag("--strict", o.strict,
@@ -161,11 +164,13 @@ void add_batch_options(CLI::App& app, Flags& f, Options& o) {
                               "batch: assessments in flight at once, 1-64, each with its own CUDA stream and "
                               "buffers (default: 8 per listed GPU with a GPU, else 1)")
                    ->type_name("K");
-  f.csv_opt = app.add_option("--csv", f.csv, "batch: write one CSV row per item to PATH (docs/report.md)")->type_name("PATH");
-  f.html_opt = app.add_option("--html", f.html,
-                              "batch: write a self-contained HTML report to PATH (summary, verdict counts, per item "
-                              "each statistic's rank among its permutations and a histogram of the values)")
-                   ->type_name("PATH");
+  add_output_group(app, f.outputs, kOutputCsv | kOutputHtml | kOutputForce,
+                   {"", "batch: write one CSV row per item to PATH (docs/report.md)",
+                    "batch: write a self-contained HTML report to PATH (summary, verdict counts, per item "
+                              "each statistic's rank among its permutations and a histogram of the values)",
+                    "with --jsonl: replace the contents of an existing file; with -o, --csv, --html: replace an existing "
+                    "file that is not an ea_iid result or report",
+                    ""});
   f.shard_opt = app.add_option("--shard", f.shard,
                                "assess only share K (0 to N-1) of N of the items (files x blocks), balanced by "
                                "samples, for job arrays (Slurm: --shard $SLURM_ARRAY_TASK_ID/N); join the shares' "
@@ -175,9 +180,7 @@ void add_batch_options(CLI::App& app, Flags& f, Options& o) {
   f.jsonl_opt = app.add_option("--jsonl", f.jsonl, "write one JSON object per assessment, one per line ('-': stdout)")
                     ->type_name("PATH");
   app.add_flag("--append", o.jsonl_append, "with --jsonl: add lines to an existing file (without it a non-empty file is refused)");
-  app.add_flag("--force", o.jsonl_force,
-               "with --jsonl: replace the contents of an existing file; with -o, --csv, --html: replace an existing "
-               "file that is not an ea_iid result or report");
+
   app.add_flag("--resume", o.resume,
                "with --jsonl (and -o DIR/): keep the items an earlier run of the same command completed (same file, "
                "block, samples' SHA-256, seed and result-changing options), assess only the rest and append them; a "
@@ -336,10 +339,8 @@ bool looks_like_h_i(const std::string& s) {
 // NIST's programs do: anything more is refused before any work, never assessed as files.
 void check_nist_positionals(const std::vector<std::string>& p) {
   if (p.size() == 1 || (p.size() == 2 && looks_like_bits(p[1]))) return;
-  const bool restart = program_name() == "ea_restart";
-  const std::string usage = restart ? "usage: ea_restart [-i|-n] [-v] [-q] [-s ROUNDS] [-o FILE.json] FILE [bits_per_symbol] H_I"
-                                    : "usage: ea_non_iid [-i|-c] [-a|-t] [-v] [-q] [-l INDEX,COUNT] [-o FILE.json] FILE "
-                                      "[bits_per_symbol]";
+  const NistLink* link = find_link(program_name());
+  const std::string usage = link ? link_usage(*link) : "";
   // FILE BITS EXTRA...: BITS is a width, the rest is extra.
   const size_t first = p.size() > 2 && looks_like_bits(p[1]) ? 2 : 1;
   std::string extra;
@@ -397,6 +398,20 @@ void check_positionals_exist(const std::vector<std::string>& p) {
                                     std::to_string(p.size()) + " names given name no file");
 }
 
+}  // namespace
+
+std::string subset_shortened(const SubsetSpec& s, const std::string& path, uint64_t size, const char* verb) {
+  const std::string range = "-l " + std::to_string(s.index) + "," + std::to_string(s.count);
+  const std::string whole = size < s.count ? "no whole range of " + std::to_string(s.count) + " fits"
+                                           : "the last whole range of " + std::to_string(s.count) + ": -l " +
+                                                 std::to_string(size / s.count - 1) + "," + std::to_string(s.count);
+  return range + ": " + path + " " + verb + " " + std::to_string(size) + " samples: samples " +
+         std::to_string(s.index * s.count) + " to " + std::to_string(size - 1) + " are assessed, " +
+         std::to_string(size - s.index * s.count) + " of the " + std::to_string(s.count) + " asked for (" + whole + ")";
+}
+
+namespace {
+
 // -l INDEX,COUNT against a regular file's size, known before any work: a range that starts
 // past the end is refused; one that starts inside and runs past the end is assessed as far as
 // the file goes, as NIST's tools do (its golden output of normal.bin -l 2,400000), and said
@@ -409,11 +424,7 @@ void check_subset_fits(const SubsetSpec& s, const std::string& path) {
   if (!overflow && s.index * s.count + s.count <= size) return;
   const std::string range = "-l " + std::to_string(s.index) + "," + std::to_string(s.count);
   if (!overflow && s.index * s.count < size) {
-    const std::string whole = size < s.count ? "no whole range of " + std::to_string(s.count) + " fits"
-                                             : "the last whole range of " + std::to_string(s.count) + ": -l " +
-                                                   std::to_string(size / s.count - 1) + "," + std::to_string(s.count);
-    logger().warn("{}: {} holds {} samples: samples {} to {} are assessed, {} of the {} asked for ({})", range, path, size,
-                  s.index * s.count, size - 1, size - s.index * s.count, s.count, whole);
+    logger().warn("{}", subset_shortened(s, path, size, "holds"));
     return;
   }
   std::string why = overflow ? "its end overflows 64 bits"
@@ -467,8 +478,6 @@ void apply_batch(const Flags& f, Options& o) {
   if (f.jobs_opt->count()) o.jobs = static_cast<int>(parse_unsigned(f.jobs, "--jobs", 1, 64));
   if (f.blocks_opt->count()) o.blocks = parse_unsigned(f.blocks, "--blocks", 1, kMaxSamples);
   if (f.jsonl_opt->count()) o.jsonl_path = f.jsonl;
-  if (f.csv_opt->count()) o.csv_path = f.csv;
-  if (f.html_opt->count()) o.html_path = f.html;
   if (f.shard_opt->count()) {
     const size_t slash = f.shard.find('/');
     if (slash == std::string::npos) throw Error(ErrorKind::Usage, "--shard: '" + f.shard + "' is not K/N");
@@ -492,7 +501,7 @@ void apply_restart(const Flags& f, Options& o) {
     return;
   }
   RestartSpec spec;
-  spec.h_i = parse_real<double>(f.restart, "--restart");  // its range: check_settings
+  spec.h_i = parse_real<double>(f.restart, program_name() == "ea_restart" ? "H_I" : "--restart");  // its range: check_settings
   spec.cutoff = f.cutoff == "simulation" ? CutoffMethod::Simulation : CutoffMethod::Exact;
   if (f.simulations_opt->count()) {
     spec.simulations = parse_unsigned(f.simulations, "--restart-simulations", 1000, 1000000000);
@@ -545,6 +554,12 @@ SettingsGiven given_of(const Flags& f, const Options& o) {
 // Checks every value and fills `o`; Settings is complete afterwards but for the seed and
 // threads the run resolves once (cli/run.cpp resolve_settings).
 void apply(Flags& f, Options& o) {
+  const OutputFiles files = apply_output_group(f.outputs);
+  o.json_path = files.json;
+  o.csv_path = files.csv;
+  o.html_path = files.html;
+  o.jsonl_force = files.force;
+  o.quiet = files.quiet;
   apply_input(f, o);
   const EngineChoice engine = apply_engine_options(f.engine, o.settings, Program::EaIid);
   o.seed = engine.seed;
@@ -554,7 +569,6 @@ void apply(Flags& f, Options& o) {
   apply_batch(f, o);
   o.settings.initial_entropy = !f.c;
   o.settings.truncate_bitstring = f.t;
-  if (f.out->count()) o.json_path = f.json;
   if (o.jsonl_force && !o.jsonl_path && !o.json_path && !o.csv_path && !o.html_path) {
     throw Error(ErrorKind::Usage, "--force applies to --jsonl, -o, --csv or --html, and none is given");
   }
@@ -572,7 +586,32 @@ void apply(Flags& f, Options& o) {
   }
 }
 
+const char kAppDescription[] =
+    "ea_iid: SP 800-90B IID track (section 5) with the most common value estimate, number for number with NIST "
+    "ea_iid 1.1.7; permutation tests on the GPU or the CPU.";
+
+void add_all_options(CLI::App& app, Flags& f, Options& o) {
+  add_input_options(app, f, o);
+  add_assessment_options(app, f, o);
+  add_engine_options(app, f.engine, Program::EaIid);
+  add_output_options(app, f, o);
+  add_restart_options(app, f);
+  add_batch_options(app, f, o);
+  app.set_help_all_flag("--help-all", "every option in full, the --gpu-tuning keys included");
+}
+
 }  // namespace
+
+bool option_takes_value(const std::string& name) {
+  CLI::App app{kAppDescription, "ea_iid"};
+  Flags f;
+  Options o;
+  add_all_options(app, f, o);
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->check_name(name)) return opt->get_type_size() != 0;
+  }
+  return false;
+}
 
 SubsetSpec parse_subset(const std::string& text) {
   auto digits = [](const std::string& s, uint64_t& out) {
@@ -611,17 +650,9 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
     }
   }
   if (print_gpu_tuning_help(argc, argv)) return ParseStatus::Exit0;
-  CLI::App app{"ea_iid: SP 800-90B IID track (section 5) with the most common value estimate, "
-               "number for number with NIST ea_iid 1.1.7; permutation tests on the GPU or the CPU.",
-               "ea_iid"};
+  CLI::App app{kAppDescription, "ea_iid"};
   Flags f;
-  add_input_options(app, f, o);
-  add_assessment_options(app, f, o);
-  add_engine_options(app, f.engine, Program::EaIid);
-  add_output_options(app, f, o);
-  add_restart_options(app, f);
-  add_batch_options(app, f, o);
-  app.set_help_all_flag("--help-all", "every option in full, the --gpu-tuning keys included");
+  add_all_options(app, f, o);
   // NIST's spellings named with ours: for ea_iid itself (the links take NIST's command lines).
   const std::vector<NistHint> no_hints;
   const std::vector<NistHint>& hints = program_name() == "ea_iid" ? nist_hints() : no_hints;

@@ -76,7 +76,17 @@ std::vector<int> parse_gpu_list(const std::string& text, const std::string& opti
 
 std::string join_command_line(int argc, char** argv);
 
+// Whether ea_iid's option `name` ("--seed") takes a value (false for a flag or no option):
+// the links pass ea_iid's long options on with their values (cli/links.cpp).
+bool option_takes_value(const std::string& name);
+
 // -l INDEX,COUNT. Throws Error{Usage} naming -l.
 SubsetSpec parse_subset(const std::string& text);
+
+// The warning of an -l range that starts inside the input and runs past its end (assessed as
+// far as it goes, as NIST's tools do): "-l 1,6000: F holds 10000 samples: samples 6000 to 9999
+// are assessed, 4000 of the 6000 asked for (the last whole range of 6000: -l 0,6000)". `verb`:
+// "holds" for a file (known before any work), "gave" for a stream (known once it ended).
+std::string subset_shortened(const SubsetSpec& s, const std::string& path, uint64_t size, const char* verb);
 
 }  // namespace ea::cli

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,8 +58,13 @@ std::string summary_line(const Tally& t, size_t rows, bool any_error);
 // ea_iid merge [--force] [-q] OUT.jsonl IN.jsonl...: the JSONL files of the shares of one
 // list (--shard K/N) joined into OUT in list order, after checking that they come from one
 // list and hold every item exactly once; the summary table; the batch's outcome. Throws
-// Error{Usage|Input|Output} (a missing share, a duplicate, a cut-off last line).
-const char* merge_help();  // ea_iid merge --help
-Outcome merge_shares(const std::vector<std::string>& args);
+// Error{Usage|Input|Output} (a missing share, a duplicate, a cut-off last line). Its command
+// line: merge_main (cli/commands.hpp).
+struct MergeOptions {
+  std::vector<std::string> files;  // OUT first, then the shares
+  std::optional<std::string> csv, html;
+  bool force = false, quiet = false;
+};
+Outcome merge_shares(const MergeOptions& m);
 
 }  // namespace ea::cli
