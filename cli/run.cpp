@@ -122,6 +122,17 @@ std::string summary_line(const Tally& t, size_t rows, bool any_error) {
 
 namespace {
 
+// -l past the end of a stream or standard input: known once the stream ended (a regular
+// file's is known before any work, cli/options.cpp), and said as for a file, never silently.
+void warn_stream_range(const Options& o, const Item& it, const ItemResult& r) {
+  if (!o.subset || !r.assessed()) return;
+  struct stat st {};
+  if (it.path != kStdinPath && ::stat(it.path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return;
+  const uint64_t samples = r.iid() ? r.iid()->samples : r.non_iid() ? r.non_iid()->samples : 0;
+  if (samples == 0 || samples >= o.subset->count) return;
+  logger().warn("{}", subset_shortened(*o.subset, it.path, o.subset->index * o.subset->count + samples, "gave"));
+}
+
 Outcome run_single(Engine& engine, const Options& o, const Settings& settings, const ReportOptions& run_ro,
                    const InputSet& inputs, const std::vector<Item>& items, const std::atomic<bool>& interrupt) {
   RunObserver obs;
@@ -148,6 +159,7 @@ Outcome run_single(Engine& engine, const Options& o, const Settings& settings, c
     // Whatever ended while a signal was pending (an EINTR, a stopped round, a result that came
     // as the signal did) is the interrupt: nothing is shown or written, an earlier -o is kept.
     if (interrupt.load()) return;
+    warn_stream_range(o, it, r);
     if (!r.assessed()) {
       logger().error("{}", r.message);
     } else {
@@ -560,6 +572,7 @@ Outcome run_batch(Engine& engine, const Options& o, const Settings& settings, co
   board.attach(obs);
   obs.finished = [&](size_t k, const Item& it, ItemResult& r) {
     r.message = worded(r.message, r.remedy);
+    warn_stream_range(o, it, r);
     const std::string verdict = out.write(k, it, r);
     board.finished(r.assessed() ? r.permutations_run() : 0);
     if (bar) std::fprintf(stderr, "\r\033[K");

@@ -276,3 +276,23 @@ TEST_CASE("-q: an interrupted batch's 'Incomplete' line goes to standard error, 
   CHECK(slurp(d + "/out.txt").empty());
   CHECK(slurp(d + "/err.txt").find("Incomplete: interrupted by SIGTERM after 1 of 2 assessments") != std::string::npos);
 }
+
+TEST_CASE("-l past the end of a FIFO: partly past warns as for a regular file, fully past is an error") {
+  const std::string d = scratch("fifo-range");
+  REQUIRE(::mkfifo((d + "/ff").c_str(), 0644) == 0);
+  // The writer feeds the FIFO's 10,000 samples and ends; ea_iid reads to the end of -l's range.
+  auto through_fifo = [&](const std::string& range) {
+    const std::string feed = "(head -c 10000 '" + kSamples + "rand8_short.bin' > '" + d + "/ff' &) && ";
+    return run_with_env(feed, "--allow-stream --device cpu --seed 1 --iterations 20 -l " + range + " -o " + d +
+                                  "/r.json " + d + "/ff");
+  };
+  const Result part = through_fifo("1,6000");
+  CHECK(part.code == 0);
+  CHECK_MESSAGE(part.err.find("-l 1,6000: " + d + "/ff gave 10000 samples: samples 6000 to 9999 are assessed, 4000 of "
+                              "the 6000 asked for (the last whole range of 6000: -l 0,6000)") != std::string::npos,
+                part.err);
+  CHECK(nlohmann::json::parse(slurp(d + "/r.json"))["input"]["samples"] == 4000);
+  const Result past = through_fifo("5,10000");
+  CHECK(past.code == 2);
+  CHECK_MESSAGE(past.err.find("past the end") != std::string::npos, past.err);
+}
