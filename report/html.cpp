@@ -271,6 +271,7 @@ const char* kStyle =
     "details{margin:.4em 0;border:1px solid #ddd;padding:.2em .6em}details>summary{cursor:pointer;font-weight:600}"
     "svg{display:block;margin:.4em 0}.verdict-IID{color:#1b5e20}.verdict-not{color:#b71c1c;font-weight:600}"
     ".muted{color:#666;font-size:12px}.sentence{font-size:1.05em;font-weight:600}"
+    ".banner{background:#fff4e5;border:1px solid #e65100;color:#7a2e00;padding:.5em .8em;font-weight:600}"
     "#filters{margin:.4em 0}#filters input{width:18em}"
     "@media print{#filters{display:none}details{border:none;page-break-inside:avoid}table.items th{position:static}"
     "body{max-width:none;margin:0}a{color:inherit;text-decoration:none}}";
@@ -297,6 +298,44 @@ std::string date_text(const std::string& iso) {
   // 2026-11-25T19:47:00Z -> 2026-11-25 19:47:00 UTC
   if (iso.size() == 20) return iso.substr(0, 10) + " " + iso.substr(11, 8) + " UTC";
   return iso;
+}
+
+// A flag's recorded value with what it means for the flag: "--no-early-exit" recorded as
+// earlyExit false was given ("false (--no-early-exit given)"); other values as recorded.
+std::string flag_value_text(const std::string& option, const std::string& value) {
+  const bool flag = option.rfind("--", 0) == 0 && option.find_first_of(" ,/") == std::string::npos;
+  if (!flag || (value != "true" && value != "false")) return value;
+  const bool negative = option.rfind("--no-", 0) == 0;  // the record holds the positive setting
+  const bool given = (value == "true") != negative;
+  return value + " (" + option + (given ? " given)" : " not given)");
+}
+
+// A banner above everything when the rows cannot stand as SP 800-90B assessments: an
+// exploratory permutation count (not 10,000), or another compliance note, on any of them.
+std::string compliance_banner(const std::vector<ordered_json>& rows) {
+  std::set<std::string> counts;
+  size_t exploratory = 0, not_for_compliance = 0, assessed = 0;
+  for (const auto& r : rows) {
+    for (const ordered_json* a : parts_of(r)) {
+      ++assessed;
+      if (a->value("exploratory", false)) {
+        ++exploratory;
+        if (a->contains("permutation")) counts.insert(number((*a)["permutation"].value("iterations", ordered_json()), "%.0f"));
+      }
+      if (!a->value("forCompliance", true)) ++not_for_compliance;
+    }
+  }
+  if (assessed == 0 || not_for_compliance == 0) return "";
+  std::string list;
+  for (const auto& c : counts) list += (list.empty() ? "" : ", ") + c;
+  const std::string what =
+      exploratory > 0 ? "Exploratory run, not for compliance: " + std::to_string(exploratory) + " of " +
+                            std::to_string(assessed) + " assessments ran " + list +
+                            " permutations (SP 800-90B requires 10,000; the decision rule was scaled), so no verdict "
+                            "below is an SP 800-90B assessment."
+                      : "Not for compliance: " + std::to_string(not_for_compliance) + " of " + std::to_string(assessed) +
+                            " assessments cannot stand as SP 800-90B assessments (the notes below say why).";
+  return "<p class=\"banner\" role=\"alert\">" + html_escape(what) + "</p>\n";
 }
 
 // The run: tool, build, dates, command lines, seed and every result-changing option, from
@@ -361,7 +400,7 @@ std::string run_section(const std::vector<ordered_json>& rows, const std::string
     }
     if (value.empty()) continue;
     opts += "<tr><td><code>" + html_escape(f.option) + "</code></td><td><code>" + html_escape(path) + "</code></td><td>" +
-            html_escape(value) + "</td></tr>";
+            html_escape(flag_value_text(f.option, value)) + "</td></tr>";
   }
   if (!opts.empty()) {
     fact("Options that change results",
@@ -403,7 +442,7 @@ std::string file_rejections_table(const Rejections& rej) {
   std::string h = "<h3>Rejections against chance, file by file</h3>\n<p class=\"muted\">Each file is judged on its own "
                   "count against its own bound: the files of a run need not come from one source, so their total "
                   "(the last row) judges none of them.</p>\n";
-  h += "<table class=\"rejections-files\"><thead><tr><th>file</th><th>IID results</th><th>not IID</th>"
+  h += "<table class=\"rejections-files\"><thead><tr><th>file</th><th>items with IID tests</th><th>not IID</th>"
        "<th>expected by chance (at most)</th><th>p-value</th><th>reading</th></tr></thead><tbody>";
   for (const auto& f : rej.files) {
     const std::string reading = f.items < 2              ? "one item: its verdict is in the table"
@@ -473,6 +512,14 @@ std::string fnum(const ordered_json& v, const char* f) {
   return s.empty() ? "-" : s;
 }
 
+// A permutation test's unpermuted statistic: "not run" when it was not computed (the
+// compression test skipped by --until-decided or after another failure: no number, never "nan").
+std::string statistic_cell(const ordered_json& t) {
+  const ordered_json& v = t.contains("unpermuted") ? t["unpermuted"] : ordered_json();
+  if (v.is_null() || (v.is_number() && !std::isfinite(v.get<double>()))) return "not run";
+  return fnum(v, "%.17g");
+}
+
 const ordered_json& at(const ordered_json& j, std::initializer_list<const char*> path) {
   static const ordered_json null_value;
   const ordered_json* p = &j;
@@ -525,7 +572,7 @@ std::string assessment_numbers(const ordered_json& a) {
     for (const auto& t : perm["tests"]) {
       const bool failed = t["result"] == "failed";
       h += std::string("<tr") + (failed ? " class=\"failed\"" : "") + "><td>" + html_escape(t["name"].get<std::string>()) +
-           "</td><td class=\"n\">" + fnum(at(t, {"unpermuted"}), "%.17g") + "</td><td class=\"n\">" + fnum(at(t, {"C0"}), "%.0f") +
+           "</td><td class=\"n\">" + statistic_cell(t) + "</td><td class=\"n\">" + fnum(at(t, {"C0"}), "%.0f") +
            "</td><td class=\"n\">" + fnum(at(t, {"C1"}), "%.0f") + "</td><td class=\"n\">" + fnum(at(t, {"C2"}), "%.0f") + "</td><td>" +
            html_escape(t["result"].get<std::string>()) + "</td></tr>";
     }
@@ -689,6 +736,7 @@ std::string html_report(const std::vector<ordered_json>& rows, const std::string
        "</h1>\n<p class=\"muted\">Made by ea_iid from the items' JSON records; every number below is in them "
        "(docs/json.md). Sections: <a href=\"#run\">run</a>, <a href=\"#files\">files</a>, <a href=\"#summary\">summary</a>, "
        "<a href=\"#trend\">min-entropy along the files</a>, <a href=\"#items\">items</a>, <a href=\"#details\">details</a>.</p>\n";
+  h += compliance_banner(rows);
   h += run_section(rows, command_line) + files + summary_section(rows, rej, shared, with_notes);
   h += trend_section(rows, file_index);
   // Which items get a section: all of them up to kDetailed, else the ones not IID first.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "files.hpp"
 #include "rows.hpp"
@@ -15,30 +16,136 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-void print_summary(std::FILE* f, const std::vector<Row>& rows) {
-  constexpr int kColumns = 13;
-  const char* head[kColumns] = {"file",     "block", "samples",     "width",        "H_original", "H_bitstring", "H_assessed",
-                                "chi-square", "LRS", "permutation", "failed tests", "verdict",    "seconds"};
-  size_t w[kColumns];
-  for (int c = 0; c < kColumns; ++c) w[c] = std::strlen(head[c]);
-  auto cells = [](const Row& r) {
-    return std::vector<const std::string*>{&r.file, &r.block, &r.samples, &r.width,  &r.h_original, &r.h_bitstring, &r.h_assessed,
-                                           &r.chi,  &r.lrs,   &r.perm,    &r.failed, &r.verdict,    &r.seconds};
-  };
-  for (const auto& r : rows) {
-    auto c = cells(r);
-    for (int k = 0; k < kColumns; ++k) w[k] = std::max(w[k], c[k]->size());
-  }
-  auto line = [&](const std::vector<const std::string*>& c) {
-    for (int k = 0; k < kColumns; ++k) {
-      std::fprintf(f, "%-*s%s", static_cast<int>(w[k]), c[k]->c_str(), k == kColumns - 1 ? "\n" : "  ");
+namespace {
+
+// The table fits 100 columns (CSV, JSONL and -o hold every column in full): the verdict's
+// cell has at most 36, the file's what the other columns leave (at least 18).
+constexpr size_t kTableCells = 100, kVerdictCells = 36, kMinFileCells = 18;
+
+// The folder every file is in ("dir/sub/"), printed once under the table; "" when none.
+std::string common_folder(const std::vector<Row>& rows) {
+  if (rows.empty()) return "";
+  std::string prefix = rows.front().file.substr(0, rows.front().file.rfind('/') + 1);
+  for (const Row& r : rows) {
+    while (!prefix.empty() && r.file.compare(0, prefix.size(), prefix) != 0) {
+      prefix = prefix.substr(0, prefix.rfind('/', prefix.size() - 2) + 1);
+      if (prefix.size() == 1 && r.file.compare(0, 1, prefix) != 0) prefix.clear();
     }
+  }
+  return prefix;
+}
+
+// `text` in at most `cells` columns: a file name keeps its base name whole where it can
+// (".../name.bin"), else the base name's start and end ("sample...85-degrees.bin");
+// other text keeps its start. `shared_end`: the characters the name shares at its end with another name of the table
+// ("-degrees.bin"): the part before them, which tells the files apart, is kept.
+std::string fit(const std::string& text, size_t cells, bool file, size_t shared_end = 0) {
+  if (text.size() <= cells) return text;
+  if (!file) return text.substr(0, cells - 3) + "...";
+  const std::string base = text.substr(text.rfind('/') + 1);
+  if (base.size() + 4 <= cells) return ".../" + base;
+  const size_t tail = std::min(cells - 6, std::max((cells - 3) * 2 / 3, shared_end + 4));
+  return base.substr(0, cells - 3 - tail) + "..." + base.substr(base.size() - tail);
+}
+
+// For each file name of the table, the longest end it shares with another name ("-degrees.bin"
+// of ...-25-degrees.bin and ...-85-degrees.bin): the names sorted by their reversed text,
+// each compared with its neighbours.
+std::map<std::string, size_t> shared_ends(const std::vector<std::vector<std::string>>& table) {
+  std::vector<std::string> reversed;
+  for (size_t k = 1; k < table.size(); ++k) reversed.emplace_back(table[k][0].rbegin(), table[k][0].rend());
+  std::sort(reversed.begin(), reversed.end());
+  reversed.erase(std::unique(reversed.begin(), reversed.end()), reversed.end());
+  auto common = [](const std::string& a, const std::string& b) {
+    size_t n = 0;
+    while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+    return n;
   };
-  std::vector<std::string> head_text(head, head + kColumns);
-  std::vector<const std::string*> head_cells;
-  for (const auto& h : head_text) head_cells.push_back(&h);
-  line(head_cells);
-  for (const auto& r : rows) line(cells(r));
+  std::map<std::string, size_t> out;
+  for (size_t k = 0; k < reversed.size(); ++k) {
+    size_t n = k > 0 ? common(reversed[k], reversed[k - 1]) : 0;
+    if (k + 1 < reversed.size()) n = std::max(n, common(reversed[k], reversed[k + 1]));
+    out[std::string(reversed[k].rbegin(), reversed[k].rend())] = n;
+  }
+  return out;
+}
+
+// The verdict with the tests that failed, as many names as fit and the count of the rest:
+// "not IID (chi-square,+2)".
+std::string verdict_cell(const Row& given) {
+  Row r = given;
+  // An error's message names the file, which the row's first cell shows already.
+  if (const size_t at = r.verdict.find(r.file + ": "); at != std::string::npos && !r.file.empty()) {
+    r.verdict.erase(at, r.file.size() + 2);
+  }
+  // "skipped: short block (500 of 1000 samples) skipped; --keep-short assesses it": "short
+  // block skipped (500 of 1000)" (the whole reason: CSV, JSONL).
+  const std::string pre = "skipped: ", post = " skipped";
+  if (r.verdict.rfind(pre, 0) == 0) {
+    std::string reason = r.verdict.substr(pre.size());
+    reason = reason.substr(0, reason.find(';'));
+    if (reason.size() > post.size() && reason.compare(reason.size() - post.size(), post.size(), post) == 0) {
+      reason.erase(reason.size() - post.size());
+    }
+    const size_t paren = std::min(reason.find(" ("), reason.size());
+    std::string detail = reason.substr(paren);
+    if (const size_t unit = detail.find(" samples)"); unit != std::string::npos) detail.replace(unit, 9, ")");
+    r.verdict = reason.substr(0, paren) + post + detail;
+  }
+  if (r.failed.empty() || r.failed == "-") return fit(r.verdict, kVerdictCells, false);
+  std::vector<std::string> names;
+  for (size_t at = 0; at <= r.failed.size();) {
+    const size_t comma = std::min(r.failed.find(',', at), r.failed.size());
+    names.push_back(r.failed.substr(at, comma - at));
+    at = comma + 1;
+  }
+  if (r.verdict.size() + 8 > kVerdictCells) return fit(r.verdict, kVerdictCells, false);
+  const size_t room = kVerdictCells - r.verdict.size() - 3;  // " (" and ")"
+  std::string list;
+  for (size_t k = 0; k < names.size(); ++k) {
+    const size_t rest = names.size() - k - 1;
+    const std::string next = list + (list.empty() ? "" : ",") + names[k];
+    if (next.size() + (rest ? 2 + std::to_string(rest).size() : 0) > room) {
+      list += (list.empty() ? "+" : ",+") + std::to_string(names.size() - k);
+      break;
+    }
+    list = next;
+  }
+  return fit(r.verdict + " (" + list + ")", kVerdictCells, false);
+}
+
+}  // namespace
+
+void print_summary(std::FILE* f, const std::vector<Row>& rows) {
+  const std::string folder = common_folder(rows);
+  const bool blocks = std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.block != "-"; });
+  std::vector<std::vector<std::string>> table = {{"file", "block", "samples", "bits", "H_assessed", "verdict", "seconds"}};
+  for (const Row& r : rows) {
+    table.push_back({r.file.substr(folder.size()), r.block, r.samples, r.width, r.h_assessed, verdict_cell(r), r.seconds});
+  }
+  std::vector<size_t> w(table.front().size(), 0);
+  for (const auto& line : table) {
+    for (size_t k = 0; k < line.size(); ++k) w[k] = std::max(w[k], line[k].size());
+  }
+  size_t others = 0;  // the columns after the file's, with their gaps
+  for (size_t k = 1; k < w.size(); ++k) others += k == 1 && !blocks ? 0 : w[k] + 2;
+  const size_t file_cells = std::max(kMinFileCells, kTableCells > others + 2 ? kTableCells - others - 2 : 0);
+  w[0] = 4;
+  const std::map<std::string, size_t> shared = shared_ends(table);
+  for (auto& line : table) {
+    const auto it = shared.find(line[0]);
+    line[0] = fit(line[0], file_cells, true, it == shared.end() ? 0 : it->second);
+    w[0] = std::max(w[0], line[0].size());
+  }
+  for (const auto& line : table) {
+    std::string text;
+    for (size_t k = 0; k < line.size(); ++k) {
+      if (k == 1 && !blocks) continue;
+      text += k + 1 == line.size() ? line[k] : line[k] + std::string(w[k] - line[k].size() + 2, ' ');
+    }
+    std::fprintf(f, "%s\n", text.c_str());
+  }
+  if (!folder.empty()) std::fprintf(f, "(files in %s; every column of every row: --csv, --jsonl, -o)\n", folder.c_str());
 }
 
 void print_rejections(std::FILE* f, const Rejections& r) {

@@ -122,7 +122,7 @@ TEST_CASE("--blocks on a file whose length is not a multiple of COUNT") {
   CHECK(lines[2]["input"]["block"] == 2);
   CHECK(lines[2]["skipped"].get<std::string>().find("short block (500 of 1000 samples)") != std::string::npos);
   CHECK(lines[2]["run"]["item"] == 2);
-  CHECK(r.out.find("short block (500 of 1000 samples) skipped") != std::string::npos);
+  CHECK(r.out.find("short block skipped (500 of 1000)") != std::string::npos);  // the table's words
   // The file now holds three lines: --force replaces them (without it the run is refused).
   Result keep = run("--seed 9 --iterations 50 --blocks 1000 --keep-short --force --jsonl " + out + " " + f);
   CHECK(keep.code == 0);
@@ -170,7 +170,7 @@ TEST_CASE("--jobs: assessments in flight at once give the lines of a one-at-a-ti
   CHECK(l3[4]["input"]["block"] == 0);
   // The same summary table: one row per item (the skipped short block included).
   CHECK(std::count(r3.out.begin(), r3.out.end(), '\n') == std::count(r1.out.begin(), r1.out.end(), '\n'));
-  CHECK(r3.out.find("short block (1000 of 2000 samples) skipped") != std::string::npos);
+  CHECK(r3.out.find("short block skipped (1000 of 2000)") != std::string::npos);
   CHECK(r3.out.find("some assessments had errors") != std::string::npos);
 }
 
@@ -659,4 +659,56 @@ TEST_CASE("--resume counts the kept rows in its progress: the one item left is [
   CHECK(r.code == 0);
   CHECK(r.err.find("[3/3] ") != std::string::npos);
   CHECK(r.err.find("[1/1] ") == std::string::npos);
+}
+
+TEST_CASE("the batch summary table fits 100 columns: long names, failed tests, errors and blocks") {
+  // (It was 192-246 columns: every number of every test in its own column; CSV/JSONL keep them.)
+  const std::string d = scratch("a-folder-whose-name-is-long-enough-to-matter/another-long-sub-folder");
+  const std::string a = d + "/samples-of-the-first-noise-source-at-25-degrees.bin";
+  const std::string b = d + "/samples-of-the-second-noise-source-at-85-degrees.bin";
+  REQUIRE(std::system(("cp '" + kSamples + "rand8_short.bin' '" + a + "' && cp '" + kSamples + "rand4_short.bin' '" + b +
+                       "' && : > '" + d + "/an-empty-capture-file-with-a-long-name.bin'")
+                          .c_str()) == 0);
+  const std::string files = " '" + a + "' '" + b + "' '" + kSamples + "rand1_short.bin' '" + d +
+                            "/an-empty-capture-file-with-a-long-name.bin'";
+  for (const std::string& mode : {std::string(""), std::string("--blocks 5000 ")}) {
+    CAPTURE(mode);
+    const Result r = run("--seed 1 --device cpu --iterations 50 " + mode + files);
+    CHECK(r.code == 2);  // the empty file's error row
+    std::istringstream lines(r.out);
+    size_t widest = 0, table_lines = 0;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("(files in", 0) == 0) break;  // the table's end (then the folder, rejections, counts)
+      ++table_lines;
+      CHECK_MESSAGE(line.size() <= 100, line);
+      widest = std::max(widest, line.size());
+    }
+    CHECK(table_lines >= 5);
+    // The names stay recognisable (their start and end), the error says what is wrong.
+    const std::string table = r.out.substr(0, r.out.find("(files in"));
+    CHECK(table.find("sam") != std::string::npos);
+    CHECK(table.find("25-degrees.bin") != std::string::npos);
+    CHECK(table.find("85-degrees.bin") != std::string::npos);
+    CHECK(table.find("error: file is empty") != std::string::npos);
+  }
+}
+
+TEST_CASE("the batch HTML's words: an exploratory banner, flags as given, 'not run' statistics, its column titles") {
+  const std::string d = scratch("html-words");
+  const Result r = run("--seed 2 --device cpu --iterations 200 --no-early-exit --until-decided -q --html " + d +
+                       "/r.html " + kSamples + "rand8_short.bin " + kSamples + "rand1_short.bin");
+  REQUIRE(r.code == 0);
+  const std::string html = slurp(d + "/r.html");
+  // Exploratory (200 permutations): said above everything, not only in a note.
+  CHECK(html.find("<p class=\"banner\" role=\"alert\">Exploratory run, not for compliance: 2 of 2 assessments ran 200 "
+                  "permutations") != std::string::npos);
+  CHECK(html.find("class=\"banner\"") < html.find("id=\"run\""));
+  // --no-early-exit is recorded as earlyExit false: shown as given, never as "--no-early-exit ... true".
+  CHECK(html.find("<td><code>--no-early-exit</code></td><td><code>permutation.earlyExit</code></td><td>false "
+                  "(--no-early-exit given)</td>") != std::string::npos);
+  // rand8_short fails chi-square: --until-decided computes no statistic of it ("nan" before).
+  CHECK(html.find(">nan<") == std::string::npos);
+  CHECK(html.find("<td>compression</td><td class=\"n\">not run</td>") != std::string::npos);
+  CHECK(html.find("<th>items with IID tests</th>") != std::string::npos);
+  CHECK(html.find("IID results") == std::string::npos);
 }
