@@ -53,6 +53,7 @@ const std::vector<Subcommand>& subcommands() {
       {"source", "ea_iid source NAME SAMPLES [--restart-data FILE] [--h-submitter H] [--conditioning ...] [-o F.json] [--html F.html]",
        source_main},
       {"conditioning", "ea_iid conditioning vetted|non-vetted [options] N_IN N_OUT NW H_IN [H_PRIME]", conditioning_main},
+      {"health-tests", "ea_iid health-tests H [--alpha 2^-20] [--bits N] [-o F.json] [-q]", health_main},
       {"merge", "ea_iid merge [--csv PATH] [--html PATH] [--force] [--exit-code|--strict] [-q] OUT.jsonl IN.jsonl...",
        merge_main},
       {"calibrate", "ea_iid calibrate [options] (the same as ea_calibrate)", calibrate_main},

@@ -32,7 +32,7 @@ struct Subcommand {
   const char* usage;
   CommandMain run;
 };
-// assess, restart, source, conditioning, merge, calibrate (in --help's order).
+// assess, restart, source, conditioning, health-tests, merge, calibrate (in --help's order).
 const std::vector<Subcommand>& subcommands();
 const Subcommand* find_subcommand(const std::string& name);
 // The subcommand `word` is a typo of (at most two edits, and not itself one), or null.
@@ -43,5 +43,7 @@ const Subcommand* near_subcommand(const std::string& word);
 int assess_main(std::vector<char*> args, const CommandEnv& env);
 // merge OUT.jsonl IN.jsonl... (cli/merge.cpp).
 int merge_main(std::vector<char*> args, const CommandEnv& env);
+// health-tests H: the health tests' cutoffs (cli/health.cpp).
+int health_main(std::vector<char*> args, const CommandEnv& env);
 
 }  // namespace ea::cli

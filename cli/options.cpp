@@ -267,10 +267,10 @@ HelpText describe() {
       "  restart H_I [options] FILE...        restart tests, as --restart H_I\n"
       "  source NAME SAMPLES [options]        one noise source through SP 800-90B 3.1: JSON and HTML\n"
       "  conditioning KIND N_IN N_OUT NW H_IN [H']  output entropy of a conditioning component (3.1.5)\n"
+      "  health-tests H [--alpha 2^-N] [--bits N]  the RCT and APT cutoffs for H (4.4), exact rates\n"
       "  merge [options] OUT IN...            join --shard shares' JSONL (--csv, --html; merge --help)\n"
       "  calibrate [options]                  false-rejection rate of a shuffling generator\n"
-      "NIST's names (links to this program) take NIST's command lines: ea_non_iid, ea_restart,\n"
-      "ea_conditioning; given to ea_iid, a NIST flag spelled otherwise here gets an error naming ours.\n";
+      "NIST's names (links here: ea_non_iid, ea_restart, ea_conditioning) take NIST's command lines.\n";
   const std::string exit_status =
       "\nExit status: 0 completed, whatever the verdict; 1 not IID (with --exit-code or --strict); 2 an\n"
       "error (usage, input, output, device); with --strict 3 inconclusive, 4 not a compliant assessment\n"
