@@ -61,13 +61,13 @@ TEST_CASE("assess_manifest gives the rows of ea_iid source --manifest --jsonl, i
   const std::string jsonl = cli_test::tmp("api-manifest-" + std::to_string(::getpid()) + ".jsonl");
   std::remove(jsonl.c_str());
   const cli_test::Result r =
-      cli_test::run("source --manifest " + manifest + " --seed 7 --iterations 100 -q --jsonl " + jsonl);
+      cli_test::run("source --manifest " + manifest + " --seed 7 --iterations 100 --device cpu -q --jsonl " + jsonl);
   REQUIRE(r.code == 0);
   std::vector<json> rows;
   std::ifstream in(jsonl);
   for (std::string line; std::getline(in, line);) rows.push_back(json::parse(line));
   REQUIRE(rows.size() == 3);
-  ea_iid::Options o;
+  ea_iid::Options o;  // (the device as the command line's: a GPU machine's rows name the device they ran on)
   o.seed = 7;
   o.iterations = 100;
   o.device = "cpu";
