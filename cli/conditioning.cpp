@@ -195,7 +195,7 @@ int ea_conditioning_link(const NistLink& link, const NistArgs& a, const LinkEnv&
     const std::string usage = link_usage(link);
     ConditioningOptions c;
     c.nist_level = a.count('q') ? 0 : 1;
-    c.input.vetted = a.last_of("vn") == 'v';
+    if (const char vn = a.last_of("vn")) c.input.vetted = vn == 'v';  // neither: vetted, NIST's default
     if (const auto o = a.value('o')) c.json_path = output_name(*o);
     const std::optional<std::string> input_file = a.value('i');
     bool iid = false;

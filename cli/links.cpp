@@ -109,7 +109,7 @@ int non_iid_link(const NistLink& link, const NistArgs& a, const LinkEnv& env) {
   if (const char at = a.last_of("at")) out.push_back(std::string("-") + at);
   for (int k = 0; k < a.count('v'); ++k) out.push_back("-v");
   if (a.count('q')) out.push_back("-q");
-  if (const auto l = a.value('l')) out.push_back("-l" + *l);
+  if (const auto l = a.value('l')) out.insert(out.end(), {"-l", *l});  // (two words: an empty value stays one)
   if (const auto o = a.value('o')) out.push_back("--output=" + *o);
   out.insert(out.end(), a.long_options.begin(), a.long_options.end());
   out.push_back("--");
@@ -178,7 +178,7 @@ const std::vector<NistLink>& nist_links() {
        "Exit status: 0 when the sanity check and the validation pass, 1 when one fails, 2 on errors.\n",
        restart_link},
       {"ea_conditioning", "vnqo:i:c:", false,
-       "ea_conditioning -v [-q] [-o <file>.json] <n_in> <n_out> <nw> <h_in>\n"
+       "ea_conditioning [-v] [-q] [-o <file>.json] <n_in> <n_out> <nw> <h_in>   (-v, vetted: the default)\n"
        "ea_conditioning -n [-q] [-o <file>.json] <n_in> <n_out> <nw> <h_in> [<h'> | -i <file> [-c iid]]",
        "NIST ea_conditioning's command line: the output entropy of a conditioning component (SP 800-90B 3.1.5).\n"
        "  -v | -n               -v: a vetted component (h_out = Output_Entropy); -n: a non-vetted one\n"

@@ -126,7 +126,7 @@ std::string lab_text(const std::vector<LabRow>& rows) {
     entropy_w = std::max(entropy_w, lines.back().entropy.size());
   }
   std::string t = padded("Source", name_w) + "  " + padded("Track", 7) + "  " + padded("Entropy", entropy_w) + "  " +
-                  padded("Unit", 18) + "  " + padded("Result", 8) + "  Failed step\n";
+                  padded("Unit", 18) + "  " + padded("Result", 8) + "  Failed step; notes\n";
   for (const LabLine& l : lines) {
     std::string why = l.failed;
     if (!l.note.empty()) why += (why.empty() ? "" : "; ") + l.note;
@@ -166,7 +166,7 @@ std::string lab_html(const std::vector<LabRow>& rows, const std::string& command
       std::to_string(rows.size()) + (rows.size() == 1 ? " noise source" : " noise sources") + "</h1>\n<p>" +
       html_text(lab_counts(rows)) + "</p>\n" + run_table(run, command_line);
   h += "<table>\n<tr><th>source</th><th>track</th><th>IID tests</th><th>entropy that stands</th><th>unit</th>"
-       "<th>result</th><th>failed step</th><th>for compliance</th></tr>\n";
+       "<th>result</th><th>failed step; notes</th><th>for compliance</th></tr>\n";
   for (const LabRow& row : rows) {
     const LabLine l = lab_line(row);
     const std::string name = row.page.empty() ? html_text(l.name)
