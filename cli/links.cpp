@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "common/error.hpp"
+#include "common/numbers.hpp"
 #include "logging.hpp"
 #include "options.hpp"
 #include "outcome.hpp"
@@ -100,6 +101,20 @@ NistArgs scan_nist_args(const NistLink& link, const std::vector<std::string>& ar
 
 namespace {
 
+// -l INDEX,SAMPLES as NIST ea_non_iid reads them (strtoull base 0: 0x hexadecimal, a leading 0
+// octal), forwarded in decimal; a value that is not two such numbers goes on as given, and
+// ea_iid's -l says what is wrong with it.
+std::string nist_subset(const std::string& v) {
+  const size_t comma = v.find(',');
+  if (comma == std::string::npos) return v;
+  try {
+    return std::to_string(parse_integer(v.substr(0, comma), "-l", 0, UINT64_MAX, IntegerForm::C)) + "," +
+           std::to_string(parse_integer(v.substr(comma + 1), "-l", 0, UINT64_MAX, IntegerForm::C));
+  } catch (const Error&) {
+    return v;
+  }
+}
+
 // ea_non_iid [-i|-c] [-a|-t] [-v] [-q] [-l INDEX,COUNT] [-o FILE] FILE [bits]: ea_iid --non-iid
 // --format nist, the last of -i/-c and of -a/-t (ours refuses both; NIST's getopt keeps the last).
 int non_iid_link(const NistLink& link, const NistArgs& a, const LinkEnv& env) {
@@ -109,7 +124,7 @@ int non_iid_link(const NistLink& link, const NistArgs& a, const LinkEnv& env) {
   if (const char at = a.last_of("at")) out.push_back(std::string("-") + at);
   for (int k = 0; k < a.count('v'); ++k) out.push_back("-v");
   if (a.count('q')) out.push_back("-q");
-  if (const auto l = a.value('l')) out.insert(out.end(), {"-l", *l});  // (two words: an empty value stays one)
+  if (const auto l = a.value('l')) out.insert(out.end(), {"-l", nist_subset(*l)});  // (two words: '' stays one)
   if (const auto o = a.value('o')) out.push_back("--output=" + *o);
   out.insert(out.end(), a.long_options.begin(), a.long_options.end());
   out.push_back("--");
