@@ -5,6 +5,7 @@
 // --html). docs/manifest.md.
 #include <omp.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -125,8 +126,42 @@ std::string folder_of(const std::string& dir) {
   return dir.back() == '/' ? dir : dir + "/";
 }
 
-// Before any work: every output against the others and the inputs. -o's folder is made.
-SourcePaths check_outputs(const ManifestFlags& f, const Manifest& m, const InputSet& inputs) {
+// -o's folder, made for the checks of the outputs in it; the folders it made are removed
+// again (when still empty) unless the run started: a run refused before any work (--resume of
+// rows of other options, say) leaves nothing behind.
+class MadeFolder {
+ public:
+  explicit MadeFolder(const std::string& dir) {
+    std::vector<fs::path> missing;
+    fs::path p = fs::path(dir).lexically_normal();
+    if (!p.has_filename()) p = p.parent_path();  // "DIR/"
+    for (; !p.empty() && p != p.root_path(); p = p.parent_path()) {
+      std::error_code ec;
+      if (fs::exists(p, ec) || ec) break;
+      missing.push_back(p);
+    }
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw Error(ErrorKind::Output, "-o " + dir + ": cannot make the folder: " + ec.message());
+    made_ = std::move(missing);  // deepest first
+  }
+  MadeFolder(const MadeFolder&) = delete;
+  MadeFolder& operator=(const MadeFolder&) = delete;
+  ~MadeFolder() {
+    for (const fs::path& p : made_) {
+      if (::rmdir(p.c_str()) != 0) break;  // not empty (or gone): kept
+    }
+  }
+  void keep() { made_.clear(); }
+
+ private:
+  std::vector<fs::path> made_;
+};
+
+// Before any work: every output against the others and the inputs. -o's folder is made
+// (`made`, removed again if the run is refused before any work).
+SourcePaths check_outputs(const ManifestFlags& f, const Manifest& m, const InputSet& inputs,
+                          std::unique_ptr<MadeFolder>& made) {
   SourcePaths p;
   std::vector<std::pair<std::string, std::string>> outs;
   if (f.dir_opt->count()) {
@@ -142,11 +177,7 @@ SourcePaths check_outputs(const ManifestFlags& f, const Manifest& m, const Input
   if (f.html_opt->count()) outs.emplace_back("--html", f.html);
   if (f.csv_opt->count()) outs.emplace_back("--csv", f.csv);
   check_distinct_outputs(outs);
-  if (f.dir_opt->count()) {
-    std::error_code ec;
-    fs::create_directories(f.dir, ec);
-    if (ec) throw Error(ErrorKind::Output, "-o " + f.dir + ": cannot make the folder: " + ec.message());
-  }
+  if (f.dir_opt->count()) made = std::make_unique<MadeFolder>(f.dir);
   // --jsonl by JsonlWriter's own rules, as ea_iid --jsonl (a device such as /dev/null is taken).
   for (const auto& [what, path] : outs) {
     if (what != "--jsonl") check_output_path(path, inputs, what);
@@ -479,7 +510,8 @@ int run_manifest(ManifestFlags& f, const std::string& command_line, const std::a
       if (c.conditioned) inputs.add(*c.conditioned);
     }
   }
-  const SourcePaths paths = check_outputs(f, m, inputs);
+  std::unique_ptr<MadeFolder> made;  // -o's folder: removed if the run is refused before any work
+  const SourcePaths paths = check_outputs(f, m, inputs, made);
   ManifestRun r{f, m, paths, inputs, sources_of(f, m), {}, std::nullopt, {}, nullptr, {}, 0, false};
   const EarlierRows earlier = f.resume ? read_earlier(f.jsonl, m, f.shard, r.mine) : EarlierRows{};
   for (const ManifestSource& s : m.sources) r.settings.push_back(manifest_source_settings(s, base, f.permutation_counters));
@@ -503,6 +535,7 @@ int run_manifest(ManifestFlags& f, const std::string& command_line, const std::a
   r.ro.command_line = command_line;
   r.ro.quiet = true;
   r.ro.timing = f.timing;
+  if (made) made->keep();
   run_sources(r, earlier, interrupt);
   if (r.jsonl) r.jsonl->close();
   if (r.interrupted) {
