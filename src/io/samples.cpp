@@ -13,6 +13,7 @@
 
 #include "common/error.hpp"
 #include "common/sha256.hpp"
+#include "io/sample_format.hpp"
 
 namespace ea {
 
@@ -239,64 +240,134 @@ Dataset make_dataset(std::vector<uint8_t> samples, int width) {
   return d;
 }
 
+namespace {
+
+// The bytes read of one input: the samples [begin, begin + count) of a binary format (all
+// of a text file), the SHA-256 of every byte read, and the size in bytes.
+struct ReadBytes {
+  std::vector<uint8_t> bytes;
+  std::string sha256;
+  uint64_t size = 0;
+  bool stream = false;
+};
+
+[[noreturn]] void ragged(const std::string& path, uint64_t size, int unit, SampleFormat f) {
+  input_error(path, "is " + std::to_string(size) + " bytes, not a whole number of " + std::to_string(unit) +
+                        "-byte " + sample_format_name(f) + " samples (" + std::to_string(size % unit) +
+                        " bytes left over at offset " + std::to_string(size - size % unit) + ")");
+}
+
+// A regular file: the bytes of the subset's samples (`unit` bytes each; 0: text, all).
+void read_file_bytes(const Fd& f, const std::string& path, const struct stat& st, const LoadOptions& opt, int unit,
+                     ReadBytes& r) {
+  const FileFingerprint before = fingerprint_of(st);
+  r.size = before.size;
+  if (r.size == 0) input_error(path, "file is empty: no samples");
+  uint64_t begin = 0, count = r.size;
+  if (unit > 0) {
+    if (r.size % static_cast<uint64_t>(unit) != 0) ragged(path, r.size, unit, opt.sample_input.format);
+    subset_range(path, opt.subset, r.size / static_cast<uint64_t>(unit), begin, count);
+    if (count > kMaxSamples) too_many(path, count);
+    begin *= static_cast<uint64_t>(unit), count *= static_cast<uint64_t>(unit);
+  }
+  if (opt.known) {
+    // The whole file was hashed when the batch was listed: read only this block.
+    if (!(before == *opt.known)) changed(path);
+    r.bytes.resize(count);
+    for (uint64_t at = 0; at < count;) {
+      check_interrupt(opt.interrupt);
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, count - at));
+      const size_t got = read_some(f, r.bytes.data() + at, want, static_cast<int64_t>(begin + at), path, opt.interrupt);
+      if (got == 0) changed(path);
+      at += got;
+    }
+    r.sha256 = opt.known->sha256;
+  } else {
+    r.sha256 = read_regular(f, path, r.size, begin, count, r.bytes, opt.interrupt);
+  }
+  if (!(fingerprint_of(stat_of(f, path)) == before)) changed(path);
+}
+
+// A FIFO, device or socket: read no further than the subset needs; without one, one
+// sample past the limit (text: every byte, up to 4 bytes a sample of the limit).
+void read_stream_bytes(const Fd& f, const std::string& path, const LoadOptions& opt, int unit, ReadBytes& r) {
+  r.stream = true;
+  const uint64_t u = unit > 0 ? static_cast<uint64_t>(unit) : 1;
+  const bool ranged = opt.subset && unit > 0;
+  const uint64_t begin = ranged ? subset_begin(path, opt.subset) : 0;
+  const uint64_t cap = ranged ? (begin + opt.subset->count) * u : unit > 0 ? (kMaxStreamSamples + 1) * u
+                                                                          : 4 * (kMaxStreamSamples + 1);
+  r.size = read_stream(f, path, cap, begin * u, r.bytes, r.sha256, opt.interrupt);
+  if (r.size == 0) input_error(path, "is empty: no samples were read");
+  if (unit > 0 && r.size % u != 0) ragged(path, r.size, unit, opt.sample_input.format);
+  if (unit > 0 ? !opt.subset && r.size / u > kMaxStreamSamples : r.size == cap) {
+    throw Error(ErrorKind::Input,
+                path + ": a stream is read up to " + std::to_string(kMaxStreamSamples) +
+                    " samples unless a range of it is given (up to " + std::to_string(kMaxSamples) +
+                    "), and this one has more (it may never end)",
+                Remedy::StreamRange);
+  }
+  if (unit > 0) {
+    uint64_t b = 0, count = 0;
+    subset_range(path, opt.subset, r.size / u, b, count);
+    if (count > kMaxSamples) too_many(path, count);
+    r.bytes.resize(count * u);
+  }
+}
+
+// The capture's values of the samples read (the subset's, for text after parsing).
+std::vector<uint32_t> capture_values(const ReadBytes& r, const LoadOptions& opt, const std::string& path) {
+  const SampleFormat fmt = opt.sample_input.format;
+  if (fmt != SampleFormat::Text) return decode_samples(r.bytes.data(), r.bytes.size(), fmt);
+  std::vector<uint32_t> v = parse_text_samples(r.bytes.data(), r.bytes.size(), path);
+  if (v.empty()) input_error(path, "has no samples (no lines)");
+  uint64_t begin = 0, count = 0;
+  subset_range(path, opt.subset, v.size(), begin, count);
+  if (count > kMaxSamples) too_many(path, count);
+  if (begin > 0 || count < v.size()) {
+    v.erase(v.begin(), v.begin() + static_cast<ptrdiff_t>(begin));
+    v.resize(count);
+  }
+  return v;
+}
+
+}  // namespace
+
 Dataset load_dataset(const std::string& file, const LoadOptions& opt) {
   if (opt.width != 0 && (opt.width < 1 || opt.width > 8)) {
     throw Error(ErrorKind::Usage, "bits per symbol must be between 1 and 8, got " + std::to_string(opt.width));
   }
+  check_symbol_rule(opt.sample_input.rule, opt.sample_input.format, "the symbol rule");
   Fd f = open_input(file);
   const bool is_stdin = file == kStdinPath;
   const std::string path = is_stdin ? std::string("standard input") : file;  // as messages name it
   const struct stat st = stat_of(f, path);
   if (S_ISDIR(st.st_mode)) input_error(path, "is a directory, not a sample file");
-  std::vector<uint8_t> samples;
-  std::string sha256;
-  uint64_t size = 0;
+  const int unit = sample_bytes(opt.sample_input.format);
+  ReadBytes r;
   if (S_ISREG(st.st_mode)) {
-    const FileFingerprint before = fingerprint_of(st);
-    size = before.size;
-    if (size == 0) input_error(path, "file is empty: no samples");
-    uint64_t begin = 0, count = 0;
-    subset_range(path, opt.subset, size, begin, count);
-    if (count > kMaxSamples) too_many(path, count);
-    if (opt.known) {
-      // The whole file was hashed when the batch was listed: read only this block.
-      if (!(before == *opt.known)) changed(path);
-      samples.resize(count);
-      for (uint64_t at = 0; at < count;) {
-        check_interrupt(opt.interrupt);
-        const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, count - at));
-        const size_t got = read_some(f, samples.data() + at, want, static_cast<int64_t>(begin + at), path, opt.interrupt);
-        if (got == 0) changed(path);
-        at += got;
-      }
-      sha256 = opt.known->sha256;
-    } else {
-      sha256 = read_regular(f, path, size, begin, count, samples, opt.interrupt);
-    }
-    if (!(fingerprint_of(stat_of(f, path)) == before)) changed(path);
+    read_file_bytes(f, path, st, opt, unit, r);
   } else {
     if (!opt.allow_stream && !is_stdin) {
       throw Error(ErrorKind::Input, path + ": is " + file_type_name(st.st_mode) + ", not a regular file",
                   Remedy::AllowStream);
     }
-    // Read no further than the subset needs; without one, one byte past the limit.
-    const uint64_t begin = subset_begin(path, opt.subset);
-    const uint64_t cap = opt.subset ? begin + opt.subset->count : kMaxStreamSamples + 1;
-    size = read_stream(f, path, cap, begin, samples, sha256, opt.interrupt);
-    if (!opt.subset && size > kMaxStreamSamples) {
-      throw Error(ErrorKind::Input,
-                  path + ": a stream is read up to " + std::to_string(kMaxStreamSamples) +
-                      " samples unless a range of it is given (up to " + std::to_string(kMaxSamples) +
-                      "), and this one has more (it may never end)",
-                  Remedy::StreamRange);
-    }
-    if (size == 0) input_error(path, "is empty: no samples were read");
-    uint64_t b = 0, count = 0;
-    subset_range(path, opt.subset, size, b, count);
-    if (count > kMaxSamples) too_many(path, count);
-    samples.resize(count);
+    read_stream_bytes(f, path, opt, unit, r);
   }
-  if (opt.sha256_read) *opt.sha256_read = sha256;
+  if (opt.sha256_read) *opt.sha256_read = r.sha256;
+  SampleMapping mapping;
+  std::vector<uint8_t> samples;
+  if (opt.sample_input.is_default()) {
+    samples = std::move(r.bytes);
+    mapping.input = opt.sample_input;
+    uint32_t all_or = 0, all_and = 0xff;
+    for (uint8_t b : samples) all_or |= b, all_and &= b;
+    while (mapping.capture_bits < 8 && (all_or >> mapping.capture_bits) != 0) ++mapping.capture_bits;
+    mapping.capture_max = all_or == 0 ? 0 : *std::max_element(samples.begin(), samples.end());
+    mapping.varying = all_or & ~all_and;
+  } else {
+    samples = map_samples(capture_values(r, opt, path), opt.sample_input, path, mapping, opt.threads);
+  }
   Dataset d;
   try {
     d = make_dataset(std::move(samples), opt.width);
@@ -307,9 +378,10 @@ Dataset load_dataset(const std::string& file, const LoadOptions& opt) {
     throw Error(ErrorKind::Degenerate, path + ": symbol alphabet consists of 1 symbol; no entropy awarded");
   }
   d.path = file;
-  d.file_size = size;
+  d.file_size = r.size;
   d.subset = opt.subset;
-  d.sha256 = sha256;
+  d.sha256 = r.sha256;
+  d.mapping = std::move(mapping);
   return d;
 }
 

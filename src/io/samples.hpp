@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "io/sample_format.hpp"
+
 namespace ea {
 
 // The most samples one assessment can take: the suffix array of the LRS test
@@ -63,6 +65,9 @@ struct LoadOptions {
   // Set to the SHA-256 of what was read as soon as it is known, so that an error about
   // the samples (too wide, one symbol) can still name the bytes it was about.
   std::string* sha256_read = nullptr;
+  // How the samples are stored and made symbols (u8 as they are: NIST's reading).
+  SampleInput sample_input;
+  int threads = 1;  // for --select-bits auto's search (its result does not depend on it)
 };
 
 struct Dataset {
@@ -80,6 +85,7 @@ struct Dataset {
   int alphabet = 0;               // number of distinct values (k)
   bool translated = false;        // k < 2^width (the reference's "have been translated")
   uint8_t max_raw = 0;
+  SampleMapping mapping;          // the capture's format and the rule that made `raw`
 
   size_t size() const { return raw.size(); }
   bool binary() const { return alphabet == 2; }
