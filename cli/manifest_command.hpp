@@ -32,8 +32,10 @@ Outcome lab_outcome(const std::vector<LabRow>& rows);
 // K/N --jsonl), called by merge_shares when the inputs hold source rows (report/manifest_run.hpp's
 // holds_source_rows): `files` as merge_shares gets them (OUT first), the outputs already
 // checked; `out` is OUT as merge names it. Writes OUT (the rows in manifest order), --csv and --html (the lab summary) and,
-// unless `quiet`, the lab table. Throws Error{Input} for shares of another run.
+// unless `quiet`, the lab table. Throws Error{Input} for shares of another run, Error{Interrupted}
+// when `interrupt` is set once the shares are read or before an output.
 Outcome merge_source_shares(const std::string& out, const std::vector<std::string>& files, const std::optional<std::string>& csv,
-                            const std::optional<std::string>& html, bool quiet, const InputSet& inputs);
+                            const std::optional<std::string>& html, bool quiet, const InputSet& inputs,
+                            const std::atomic<bool>* interrupt);
 
 }  // namespace ea::cli

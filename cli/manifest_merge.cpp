@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "common/error.hpp"
+#include "common/interrupt.hpp"
 #include "lab.hpp"
 #include "manifest_command.hpp"
 #include "manifest_run.hpp"
@@ -29,7 +30,8 @@ Outcome lab_outcome(const std::vector<LabRow>& rows) {
 }
 
 Outcome merge_source_shares(const std::string& out, const std::vector<std::string>& files, const std::optional<std::string>& csv,
-                            const std::optional<std::string>& html, bool quiet, const InputSet& inputs) {
+                            const std::optional<std::string>& html, bool quiet, const InputSet& inputs,
+                            const std::atomic<bool>* interrupt) {
   const SourceShares sh = read_source_shares(files);
   std::string text;
   std::vector<LabRow> lab;
@@ -41,14 +43,18 @@ Outcome merge_source_shares(const std::string& out, const std::vector<std::strin
     const std::string name = record.value("source", record.value("filename", std::string("source ") + std::to_string(k)));
     lab.push_back({name, std::move(record), "", std::nullopt});
   }
+  throw_if_interrupted(interrupt);  // each file whole or not written (the handlers only set the flag)
   write_file_atomically(out, text, inputs, "merge");
   const nlohmann::ordered_json& first = sh.rows.begin()->second;
   const std::optional<uint64_t> seed =
       first["run"]["userSeed"].is_string() ? std::optional<uint64_t>(std::stoull(first["run"]["userSeed"].get<std::string>()))  // digits, checked
                                            : std::nullopt;
   const std::string command = first.value("commandline", std::string());
+  throw_if_interrupted(interrupt);
   if (csv) write_file_atomically(*csv, lab_csv(lab), inputs, "--csv");
+  throw_if_interrupted(interrupt);
   if (html) write_file_atomically(*html, lab_html(lab, command, LabRun{first.value("dateTimeStamp", std::string()), seed}), inputs, "--html");
+  throw_if_interrupted(interrupt);
   if (!quiet) {
     write_text(stdout, lab_text(lab) + std::to_string(lab.size()) + " sources from " + std::to_string(sh.shares) + " shares\n",
                "standard output");

@@ -14,6 +14,7 @@
 
 #include "commands.hpp"
 #include "common/error.hpp"
+#include "common/interrupt.hpp"
 #include "help.hpp"
 #include "logging.hpp"
 #include "option_groups.hpp"
@@ -124,10 +125,13 @@ Outcome merge_shares(const MergeOptions& m) {
     outputs.emplace_back("--html", *html);
   }
   check_distinct_outputs(outputs);
-  if (holds_source_rows(files)) return merge_source_shares(out, files, csv, html, quiet, inputs);  // cli/manifest_merge.cpp
+  if (holds_source_rows(files)) {
+    return merge_source_shares(out, files, csv, html, quiet, inputs, m.interrupt);  // cli/manifest_merge.cpp
+  }
   Shares sh = read_shares(files);
   auto& rows = sh.rows;
   check_complete(sh);
+  throw_if_interrupted(m.interrupt);  // each file whole or not written (the handlers only set the flag)
   std::string text;
   std::vector<Row> table;
   std::vector<nlohmann::ordered_json> records;
@@ -142,12 +146,15 @@ Outcome merge_shares(const MergeOptions& m) {
   const bool any_error = tally.errors > tally.degenerate;  // degenerate sources: exit 5 (outcome_of)
   write_file_atomically(out, text, inputs, "merge");
   // The reports of the whole run, from its rows (the header shows the run's command line).
+  throw_if_interrupted(m.interrupt);
   if (csv) write_file_atomically(*csv, csv_report(records), inputs, "--csv");
+  throw_if_interrupted(m.interrupt);
   if (html) {
     const std::string run_command =
         records.empty() || !records.front()["commandline"].is_string() ? "" : records.front()["commandline"].get<std::string>();
     write_file_atomically(*html, html_report(records, run_command), inputs, "--html");
   }
+  throw_if_interrupted(m.interrupt);
   if (!quiet) {
     print_summary(stdout, table);
     if (rejections && rejections->items >= 2) print_rejections(stdout, *rejections);
@@ -172,11 +179,12 @@ const char kMergeHeading[] =
     "together they must hold every item once; otherwise nothing is written (exit 2).\n";
 const char kMergeFooter[] =
     "\nExit status: 0 merged (whatever the verdicts; see --exit-code, --strict), 2 errors (a share\n"
-    "missing or from another run, a damaged line, an output that is an input).\n";
+    "missing or from another run, a damaged line, an output that is an input), 130/143 interrupted\n"
+    "(SIGINT/SIGTERM: the files written so far are whole, the others not written).\n";
 
 }  // namespace
 
-int merge_main(std::vector<char*> args, const CommandEnv&) {
+int merge_main(std::vector<char*> args, const CommandEnv& env) {
   CLI::App app{"", "ea_iid merge"};
   MergeOptions m;
   OutputOptionText out;
@@ -217,7 +225,18 @@ int merge_main(std::vector<char*> args, const CommandEnv&) {
       throw Error(ErrorKind::Usage, "merge needs OUT.jsonl and at least one IN.jsonl\nusage: " +
                                         std::string(find_subcommand("merge")->usage) + " (ea_iid merge --help)");
     }
+    // SIGINT/SIGTERM from here on: the flag (merge stops before its next file; no temporary
+    // file is left), exit 130/143, as the other commands.
+    if (env.install_signal_handlers) env.install_signal_handlers();
+    m.interrupt = env.interrupt;
     return exit_status(merge_shares(m), policy, 0);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Interrupted || (env.interrupt && env.interrupt->load())) {
+      logger().error("interrupted; the files written so far are whole, the others not written");
+      return exit_status(Outcome::interrupted(), policy, env.signal_number ? env.signal_number->load() : 0);
+    }
+    logger().error("{}", e.what());
+    return exit_status(Outcome::error(), policy, 0);
   } catch (const std::exception& e) {
     logger().error("{}", e.what());
     return exit_status(Outcome::error(), policy, 0);

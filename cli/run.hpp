@@ -58,12 +58,15 @@ std::string summary_line(const Tally& t, size_t rows, bool any_error);
 // ea_iid merge [--force] [-q] OUT.jsonl IN.jsonl...: the JSONL files of the shares of one
 // list (--shard K/N) joined into OUT in list order, after checking that they come from one
 // list and hold every item exactly once; the summary table; the batch's outcome. Throws
-// Error{Usage|Input|Output} (a missing share, a duplicate, a cut-off last line). Its command
-// line: merge_main (cli/commands.hpp).
+// Error{Usage|Input|Output} (a missing share, a duplicate, a cut-off last line). `interrupt`
+// (SIGINT/SIGTERM) is looked at once the shares are read and before each output: Error{Interrupted},
+// each file written so far whole, no temporary file left. Its command line: merge_main
+// (cli/commands.hpp).
 struct MergeOptions {
   std::vector<std::string> files;  // OUT first, then the shares
   std::optional<std::string> csv, html;
   bool force = false, quiet = false;
+  const std::atomic<bool>* interrupt = nullptr;
 };
 Outcome merge_shares(const MergeOptions& m);
 

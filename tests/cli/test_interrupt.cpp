@@ -1,6 +1,7 @@
 // SIGINT/SIGTERM while the long computations run (the non-IID estimates of --non-iid, of the
-// default track after a "not IID" verdict, of `source`; the conditioning's MPFR loop): exit
-// 130/143, nothing written, an earlier -o kept byte for byte, no result shown. The signal
+// default track after a "not IID" verdict, of `source`; the conditioning's MPFR loop; merge
+// reading its shares): exit 130/143, nothing written, an earlier -o kept byte for byte, no
+// result shown. The signal
 // is sent once the run is inside the computation; no wall time is asserted (a hang is
 // ctest's timeout).
 #include <doctest/doctest.h>
@@ -14,7 +15,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -196,4 +199,36 @@ TEST_CASE("SIGINT during the conditioning's precision loop (n_in 2^24, minutes u
   CHECK(c.wait() == 130);
   CHECK(slurp(d + "/c.json") == earlier);
   CHECK(slurp(c.out).find("h_out") == std::string::npos);
+}
+
+TEST_CASE("SIGINT while merge reads its shares: exit 130, neither OUT nor --csv written, no temporary file") {
+  // (out.txt and err.txt are the child's standard output and error.)
+  const std::string d = scratch("int6");
+  REQUIRE(run("--seed 1 --iterations 100 -q --jsonl " + d + "/one.txt " + kSamples + "rand8_short.bin").code == 0);
+  // 2,000 rows of one run (the row of one item, numbered 0..1999): a second or more of CPU
+  // time to read and check. (.txt: the schema check of the tests' outputs reads *.jsonl.)
+  const auto row = nlohmann::ordered_json::parse(slurp(d + "/one.txt"));
+  constexpr int kRows = 2000;
+  {
+    std::ofstream rows(d + "/rows.txt", std::ios::binary);
+    for (int k = 0; k < kRows; ++k) {
+      nlohmann::ordered_json r = row;
+      r["run"]["item"] = k;
+      r["run"]["items"] = kRows;
+      rows << r.dump() << "\n";
+    }
+  }
+  REQUIRE(run("merge " + d + "/whole.txt " + d + "/rows.txt -q").code == 0);  // the shares merge
+  Child c(d, {"merge", "merged.txt", "rows.txt", "--csv", "merged.csv"});
+  REQUIRE(c.busy_for(0.2));  // reading the rows (their checks take most of its CPU time)
+  c.signal(SIGINT);
+  CHECK(c.wait() == 130);  // -1 when SIGINT ended it (no handler)
+  CHECK(!exists(d + "/merged.txt"));
+  CHECK(!exists(d + "/merged.csv"));
+  for (const auto& e : std::filesystem::directory_iterator(d)) {
+    CHECK_MESSAGE(e.path().filename().string()[0] != '.', "a temporary file was left: " << e.path());
+  }
+  CHECK(slurp(c.err).find("interrupted") != std::string::npos);
+  std::filesystem::remove(d + "/rows.txt");
+  std::filesystem::remove(d + "/whole.txt");
 }
