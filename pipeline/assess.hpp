@@ -35,6 +35,9 @@ struct RestartSpec {
 struct HealthSpec {
   double h = 0;            // the claimed min-entropy H, bits per sample
   double alpha = 0x1p-20;  // --alpha: the false-positive rate (2^-N or a decimal)
+  // --simulate N: the Monte Carlo check's samples (health/simulate.hpp; 0: none), drawn from
+  // Settings::seed on Settings::threads threads.
+  uint64_t simulate = 0;
 };
 
 // Everything that decides how an assessment is read, computed and where it runs: plain

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "common/error.hpp"
+#include "io/samples.hpp"
 
 namespace ea {
 
@@ -23,9 +24,35 @@ std::string number(double v) {
   return buf;
 }
 
+HealthFileScan scan_file(const std::string& path, const Settings& s, const HealthCutoffs& c,
+                         const std::atomic<bool>* interrupt) {
+  LoadOptions lo;
+  lo.width = s.width;
+  lo.allow_stream = s.allow_stream;
+  lo.interrupt = interrupt;
+  const Dataset d = load_dataset(path, lo);
+  HealthFileScan f;
+  f.path = path;
+  f.sha256 = d.sha256;
+  f.samples = d.size();
+  f.width = d.width;
+  // The translated symbols: equal exactly where the samples are.
+  f.rct = scan_rct(d.symbols.data(), d.symbols.size(), c.rct.cutoff);
+  f.apt = scan_apt(d.symbols.data(), d.symbols.size(), c.apt.window, c.apt.cutoff);
+  return f;
+}
+
 }  // namespace
 
-HealthAssessment assess_health(const Settings& s) {
+bool HealthAssessment::failed() const {
+  for (const HealthFileScan& f : files) {
+    if (f.failed()) return true;
+  }
+  return false;
+}
+
+HealthAssessment assess_health(const Settings& s, const std::vector<std::string>& files,
+                               const std::atomic<bool>* interrupt) {
   if (!s.health) throw Error(ErrorKind::Usage, "the health tests' cutoffs need a claimed min-entropy H");
   HealthAssessment a;
   a.settings = s;
@@ -42,6 +69,15 @@ HealthAssessment assess_health(const Settings& s) {
   if (s.width == 0) {
     a.notes.push_back("the bits per sample not given: the source is taken as non-binary (the APT's window of 512; a "
                       "binary source's is 1024)");
+  }
+  for (const std::string& path : files) a.files.push_back(scan_file(path, s, a.cutoffs, interrupt));
+  if (s.health->simulate > 0) {
+    HealthSimulationSpec spec;
+    spec.samples = s.health->simulate;
+    spec.seed = s.seed;
+    spec.threads = s.threads;
+    spec.interrupt = interrupt;
+    a.simulation = simulate_health(a.cutoffs, s.width, spec);
   }
   return a;
 }

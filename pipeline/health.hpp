@@ -1,16 +1,31 @@
-// The continuous health tests' cutoffs of a source (SP 800-90B 4.4; ea_iid health-tests H):
-// a result without a data set. It is no ItemResult alternative (no file to load, hash, resume
-// or merge; no verdict), as the conditioning component's h_out from numbers is none:
-// docs/design.md "Adding a result kind". Running the tests over samples (issue 46) will be.
+// The continuous health tests' cutoffs of a source (SP 800-90B 4.4; ea_iid health-tests H),
+// the tests run with them over the samples of files, and their Monte Carlo check: one result,
+// no ItemResult alternative (no verdict; its files are read, hashed and scanned in one run, not
+// resumed or merged one by one), as the conditioning component's h_out from numbers is none:
+// docs/design.md "Adding a result kind".
 #pragma once
 
+#include <atomic>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "assess.hpp"
 #include "health/health.hpp"
+#include "health/scan.hpp"
+#include "health/simulate.hpp"
 
 namespace ea {
+
+// Both tests run over one file's samples (health/scan.hpp) with the assessment's cutoffs.
+struct HealthFileScan {
+  std::string path, sha256;
+  uint64_t samples = 0;
+  int width = 0;  // the bits per sample read (given or inferred)
+  RctScan rct;
+  AptScan apt;
+  bool failed() const { return rct.failures > 0 || apt.failures > 0; }
+};
 
 struct HealthAssessment {
   // As checked by check_settings: `health` (H, alpha) and `width` (the bits per sample; 0:
@@ -20,10 +35,19 @@ struct HealthAssessment {
   // What the numbers do not say: alpha outside SP 800-90B 4.4's recommended 2^-40..2^-20, an
   // APT cutoff above its window (the test cannot fail), bits not given.
   std::vector<std::string> notes;
+  std::vector<HealthFileScan> files;          // in the order given
+  std::optional<HealthSimulation> simulation;  // with s.health->simulate
+  // Whether either test failed on some file.
+  bool failed() const;
 };
 
-// The cutoffs of s.health for a source of s.width bits. Throws Error{Usage} without s.health
-// or for values check_settings refuses (front doors call it first, naming their settings).
-HealthAssessment assess_health(const Settings& s);
+// The cutoffs of s.health for a source of s.width bits; each file of `files` read with
+// s.width (0: inferred) and scanned; the Monte Carlo check when s.health->simulate > 0 (from
+// s.seed on s.threads threads). Throws Error{Usage} without s.health or for values
+// check_settings refuses (front doors call it first, naming their settings), the loader's
+// Error{Input} or Error{Degenerate} naming a file, Error{Interrupted} (checked while reading
+// and between the simulation's chunks).
+HealthAssessment assess_health(const Settings& s, const std::vector<std::string>& files = {},
+                               const std::atomic<bool>* interrupt = nullptr);
 
 }  // namespace ea

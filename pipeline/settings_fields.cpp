@@ -44,8 +44,9 @@ const std::vector<SettingField>& settings_fields() {
       {"tuning", "--round-size, --gpu-tuning", nullptr, "--gpu-tuning", E::Speed, nullptr, nullptr, ""},
       {"restart", "--restart", "restart", "--restart", E::Result, nullptr, nullptr,
        "restart rows are never kept by --resume (they are assessed again)"},
-      {"health", "ea_iid health-tests H, --alpha", "health_tests", "health-tests H", E::Result, nullptr, nullptr,
-       "the health tests' cutoffs have no data set: no row of them is kept, resumed or merged"},
+      {"health", "ea_iid health-tests H, --alpha, --simulate", "health_tests", "health-tests H", E::Result, nullptr, nullptr,
+       "the health tests are no item: their files and simulation are one HealthTests document, no row of them is kept, "
+       "resumed or merged"},
   };
   return fields;
 }

@@ -108,6 +108,10 @@ void check_health(const Settings& s, const SettingsGiven& given, const SettingNa
     refuse(names("health_tests", "") + ": '" + number_text(h) + "' with " + names("alpha", "") + " " + number_text(alpha) +
            ": the Repetition Count Test's cutoff would exceed 2^53 samples");
   }
+  if (s.health->simulate > kSimulateRange.max) {
+    refuse(names("simulate", "") + ": " + std::to_string(s.health->simulate) + " is out of range (" +
+           std::to_string(kSimulateRange.min) + " to " + std::to_string(kSimulateRange.max) + " samples)");
+  }
   if (s.restart) refuse(names("health_tests", "") + " and " + names("restart", "") + " exclude each other");
   const std::pair<bool, std::string> unused[] = {{given.track, names("track", "")},
                                                  {given.initial, names("initial", "")},
@@ -165,7 +169,7 @@ void check_settings(const Settings& s, const SettingsGiven& given, const Setting
 }
 
 bool draws_random_numbers(const Settings& s) {
-  if (s.health) return false;
+  if (s.health) return s.health->simulate > 0;
   if (s.restart) return restart_claim(s) == RestartClaim::Iid || s.restart->cutoff == CutoffMethod::Simulation;
   return s.track != TrackChoice::NonIid;
 }

@@ -27,6 +27,8 @@ constexpr size_t kMaxGpuEntries = 64;
 constexpr double kMaxEntropyClaim = 8;  // H_I (--restart), H (health-tests), bits per sample
 // --alpha as 2^-N: N in this range (2^-1022 is the least normal double).
 constexpr SettingRange kAlphaExponentRange{1, 1022};
+// health-tests --simulate N: the Monte Carlo check's samples.
+constexpr SettingRange kSimulateRange{1, uint64_t{1} << 44};
 
 // Which settings a front door was given: the command line's flags, the API's and Python's
 // fields that differ from their defaults (so that `iterations=10000` equals not giving it).
@@ -71,7 +73,7 @@ void check_settings(const Settings& s, const SettingsGiven& given, const Setting
 // Whether a run of `s` draws random numbers, so needs a seed: the IID tests' shuffles (the
 // iid and auto tracks, restart tests for an IID claim) and the restart cutoff's simulation.
 // The non-IID track, restart tests for a non-IID claim with the exact cutoff and the health
-// tests' cutoffs draw none:
+// tests without their Monte Carlo check (--simulate) draw none:
 // without a seed given they record none (0 where a record needs a number).
 bool draws_random_numbers(const Settings& s);
 

@@ -1,5 +1,5 @@
-// The health tests' cutoffs (pipeline/health.hpp): our text and the JSON record
-// (docs/json.md "ea_iid health-tests").
+// The health tests' cutoffs, their scans of files and their Monte Carlo check
+// (pipeline/health.hpp): our text and the JSON record (docs/json.md "ea_iid health-tests").
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -32,6 +32,40 @@ std::string alpha_text(double alpha) {
   return buf;
 }
 
+std::string offset_text(const std::optional<uint64_t>& at) {
+  return at ? std::to_string(*at) : std::string("-");
+}
+
+void print_file_text(std::FILE* f, const HealthFileScan& s, const HealthCutoffs& c) {
+  std::fprintf(f, "\nFile: %s\n  SHA-256 %s, %" PRIu64 " samples of %d bits\n", s.path.c_str(), s.sha256.c_str(), s.samples,
+               s.width);
+  std::fprintf(f, "  Repetition Count Test (C = %" PRIu64 "): %" PRIu64 " failures", c.rct.cutoff, s.rct.failures);
+  if (s.rct.first_failure) std::fprintf(f, ", the first at sample %" PRIu64, *s.rct.first_failure);
+  std::fprintf(f, "; longest run %" PRIu64 " from sample %" PRIu64 "\n", s.rct.longest_run, s.rct.longest_run_offset);
+  std::fprintf(f, "  Adaptive Proportion Test (W = %" PRIu32 ", C = %" PRIu64 "): %" PRIu64 " failures in %" PRIu64 " windows",
+               c.apt.window, c.apt.cutoff, s.apt.failures, s.apt.windows);
+  if (s.apt.first_failure) std::fprintf(f, ", the first at sample %" PRIu64, *s.apt.first_failure);
+  std::fprintf(f, "; largest count %" PRIu64 " in the window from sample %" PRIu64 "\n", s.apt.largest_count,
+               s.apt.largest_window_offset);
+  std::fprintf(f, "  Health tests: %s\n", s.failed() ? "FAILED" : "passed");
+}
+
+void print_rate_text(std::FILE* f, const char* name, const char* per, const SimulatedRate& r, double bound) {
+  std::fprintf(f, "  %s: %" PRIu64 " failures in %" PRIu64 " %ss: %.4g per %s, 99%% interval [%.4g, %.4g]\n", name,
+               r.failures, r.trials, per, r.observed, per, r.low, r.high);
+  std::fprintf(f, "    exact for this source %.4g (%.6g failures expected): %s; SP 800-90B's bound %s\n", r.expected,
+               r.expected_failures, r.within() ? "within the interval" : "OUTSIDE the interval", log2_text(bound).c_str());
+}
+
+void print_simulation_text(std::FILE* f, const HealthSimulation& s, const HealthCutoffs& c) {
+  std::fprintf(f, "\nMonte Carlo check (CPU): %" PRIu64 " samples, seed %" PRIu64 ", in %" PRIu64 " independent runs of %" PRIu64
+               " samples at most\n  a source of %" PRIu32
+               " values: the most likely at p = %.17g, each other at %.17g\n",
+               s.samples, s.seed, s.chunks, s.chunk, s.alphabet, s.p_max, s.p_other);
+  print_rate_text(f, "Repetition Count Test", "sample", s.rct, c.rct.false_positive);
+  print_rate_text(f, "Adaptive Proportion Test", "window", s.apt, c.apt.false_positive_first_counted);
+}
+
 }  // namespace
 
 void print_health_text(std::FILE* f, const HealthAssessment& a, const ReportOptions& o) {
@@ -53,7 +87,63 @@ void print_health_text(std::FILE* f, const HealthAssessment& a, const ReportOpti
                c.apt.stuck_samples_worst, c.apt.stuck_samples);
   std::fprintf(f, "  entropy dropped to H/2: fails per window with %s\n", log2_text(c.apt.detect_half_entropy).c_str());
   for (const std::string& n : a.notes) std::fprintf(f, "Note: %s\n", n.c_str());
+  for (const HealthFileScan& s : a.files) print_file_text(f, s, c);
+  if (a.simulation) print_simulation_text(f, *a.simulation, c);
 }
+
+namespace {
+
+ordered_json offset_json(const std::optional<uint64_t>& at) { return at ? ordered_json(*at) : ordered_json(nullptr); }
+
+ordered_json file_json(const HealthFileScan& s) {
+  ordered_json j;
+  j["path"] = s.path;
+  j["sha256"] = s.sha256;
+  j["samples"] = s.samples;
+  j["bits"] = s.width;
+  j["rct"] = {{"failures", s.rct.failures},
+              {"firstFailure", offset_json(s.rct.first_failure)},
+              {"longestRun", s.rct.longest_run},
+              {"longestRunOffset", s.rct.longest_run_offset}};
+  j["apt"] = {{"windows", s.apt.windows},
+              {"failures", s.apt.failures},
+              {"firstFailure", offset_json(s.apt.first_failure)},
+              {"largestCount", s.apt.largest_count},
+              {"largestWindowOffset", s.apt.largest_window_offset}};
+  j["failed"] = s.failed();
+  return j;
+}
+
+ordered_json rate_json(const SimulatedRate& r, double bound) {
+  ordered_json j;
+  j["trials"] = r.trials;
+  j["failures"] = r.failures;
+  j["observed"] = r.observed;
+  j["interval99"] = {r.low, r.high};
+  j["expectedFailures"] = r.expected_failures;
+  j["expected"] = r.expected;
+  j["stationary"] = r.stationary;
+  j["bound"] = bound;
+  j["within"] = r.within();
+  return j;
+}
+
+ordered_json simulation_json(const HealthSimulation& s, const HealthCutoffs& c) {
+  ordered_json j;
+  j["device"] = "cpu";
+  j["samples"] = s.samples;
+  j["seed"] = std::to_string(s.seed);
+  j["chunkSamples"] = s.chunk;
+  j["chunks"] = s.chunks;
+  j["alphabet"] = s.alphabet;
+  j["pMax"] = s.p_max;
+  j["pOther"] = s.p_other;
+  j["rct"] = rate_json(s.rct, c.rct.false_positive);
+  j["apt"] = rate_json(s.apt, c.apt.false_positive_first_counted);
+  return j;
+}
+
+}  // namespace
 
 ordered_json health_json(const HealthAssessment& a, const ReportOptions& o) {
   const HealthCutoffs& c = a.cutoffs;
@@ -83,6 +173,10 @@ ordered_json health_json(const HealthAssessment& a, const ReportOptions& o) {
   apt["detectHalfEntropy"] = c.apt.detect_half_entropy;
   j["apt"] = apt;
   j["notes"] = a.notes;
+  j["files"] = ordered_json::array();
+  for (const HealthFileScan& s : a.files) j["files"].push_back(file_json(s));
+  j["failed"] = a.failed();
+  j["simulation"] = a.simulation ? simulation_json(*a.simulation, c) : ordered_json(nullptr);
   return j;
 }
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -201,9 +202,30 @@ TEST_CASE("health tests: the result, its notes, text and JSON") {
   CHECK(a.notes[1].find("taken as non-binary") != std::string::npos);
   s.width = 1;
   s.health = HealthSpec{1};
-  const HealthAssessment b = assess_health(s);
+  // A binary file with a run of 25 zeros from sample 1000 (between ones) (RCT C = 21 at H = 1) and the
+  // Monte Carlo check of a few windows: the JSON has every part.
+  std::vector<char> bits(3000);
+  for (size_t i = 0; i < bits.size(); ++i) bits[i] = static_cast<char>(i >= 1000 && i < 1025 ? 0 : i % 2);
+  const std::string path = EA_TEST_TMP_DIR "/health-run25.bin";
+  std::ofstream(path, std::ios::binary).write(bits.data(), static_cast<std::streamsize>(bits.size()));
+  s.health->simulate = 5000;
+  s.seed = 9;
+  const HealthAssessment b = assess_health(s, {path});
   CHECK(b.notes.empty());
   CHECK(b.cutoffs.apt.window == 1024);
+  REQUIRE(b.files.size() == 1);
+  CHECK(b.files[0].samples == 3000);
+  CHECK(b.files[0].width == 1);
+  CHECK(b.files[0].rct.failures == 1);
+  CHECK(b.files[0].rct.first_failure == 1020);
+  CHECK(b.files[0].rct.longest_run == 25);
+  CHECK(b.files[0].rct.longest_run_offset == 1000);
+  CHECK(b.files[0].apt.failures == 0);
+  CHECK(b.files[0].apt.windows == 3);
+  CHECK(b.failed());
+  REQUIRE(b.simulation);
+  CHECK(b.simulation->samples == 5120);
+  CHECK(b.simulation->seed == 9);
   ReportOptions o;
   o.started = "20250101000000";
   o.command_line = "ea_iid health-tests 1 --bits 1";
@@ -218,15 +240,32 @@ TEST_CASE("health tests: the result, its notes, text and JSON") {
   CHECK(j["apt"]["cutoff"] == 589);
   CHECK(j["apt"]["cutoffCorrected"] == b.cutoffs.apt.cutoff_corrected);
   CHECK(j["apt"]["falsePositive"] == b.cutoffs.apt.false_positive);
+  CHECK(j["files"][0]["rct"]["longestRunOffset"] == 1000);
+  CHECK(j["files"][0]["apt"]["firstFailure"].is_null());
+  CHECK(j["failed"] == true);
+  CHECK(j["simulation"]["seed"] == "9");
+  CHECK(j["simulation"]["apt"]["trials"] == 5);
   // Written where ctest schema/health-tests validates it against docs/ea_iid.schema.json.
   std::ofstream(EA_TEST_TMP_DIR "/health-tests.json") << dump_json(j, 2);
   std::FILE* f = std::tmpfile();
   REQUIRE(f);
   print_health_text(f, b, o);
   std::rewind(f);
-  std::string text(4096, '\0');
+  std::string text(8192, '\0');
   text.resize(std::fread(&text[0], 1, text.size(), f));
   std::fclose(f);
   CHECK(text.find("Repetition Count Test: cutoff C = 21\n") != std::string::npos);
   CHECK(text.find("Adaptive Proportion Test: window W = 1024, cutoff C = 589\n") != std::string::npos);
+  CHECK(text.find("  Repetition Count Test (C = 21): 1 failures, the first at sample 1020; longest run 25 from sample "
+                  "1000\n") != std::string::npos);
+  CHECK(text.find("  Health tests: FAILED\n") != std::string::npos);
+  CHECK(text.find("Monte Carlo check (CPU): 5120 samples, seed 9") != std::string::npos);
+  // A missing file is the loader's input error, naming it.
+  try {
+    assess_health(s, {EA_TEST_TMP_DIR "/no-such-health-file.bin"});
+    CHECK(false);
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Input);
+    CHECK(std::string(e.what()).find("no-such-health-file.bin") != std::string::npos);
+  }
 }
