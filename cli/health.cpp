@@ -1,19 +1,27 @@
-// ea_iid health-tests H [--alpha 2^-20] [--bits N] [-o FILE.json] [-q]: the continuous health
-// tests' cutoffs (SP 800-90B 4.4) for a claimed min-entropy H per sample (pipeline/health.hpp;
-// the arithmetic in src/health). A result without a data set: no batch, JSONL or resume.
+// ea_iid health-tests H [--alpha 2^-20] [--bits N] [--simulate N] [--exit-code] [-o FILE.json]
+// [-q] [FILE...]: the continuous health tests' cutoffs (SP 800-90B 4.4) for a claimed
+// min-entropy H per sample, both tests run over each FILE's samples, and their Monte Carlo
+// check (pipeline/health.hpp; the arithmetic in src/health). One document: no batch, JSONL
+// or resume.
+#include <omp.h>
+
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 
 #include "commands.hpp"
 #include "common/error.hpp"
+#include "common/interrupt.hpp"
 #include "common/numbers.hpp"
 #include "health.hpp"
 #include "logging.hpp"
 #include "messages.hpp"
+#include "options.hpp"
 #include "option_groups.hpp"
 #include "outcome.hpp"
 #include "output.hpp"
 #include "report.hpp"
+#include "run.hpp"
 #include "settings_rules.hpp"
 #include "version.hpp"
 
@@ -22,10 +30,31 @@ namespace ea::cli {
 namespace {
 
 struct HealthFlags {
-  std::string h, alpha = "2^-20", bits;
-  CLI::Option *alpha_opt = nullptr, *bits_opt = nullptr;
+  std::string h, alpha = "2^-20", bits, simulate, seed, threads;
+  std::vector<std::string> files;
+  bool exit_code = false;
+  CLI::Option *alpha_opt = nullptr, *bits_opt = nullptr, *simulate_opt = nullptr, *seed_opt = nullptr,
+              *threads_opt = nullptr;
   OutputOptionText out;
 };
+
+void add_run_options(CLI::App& app, HealthFlags& f) {
+  app.add_option("FILE", f.files, "sample files (one sample per byte, --bits wide): both tests run over each file's "
+                                  "samples with the cutoffs")
+      ->type_name("FILE...");
+  f.simulate_opt = app.add_option("--simulate", f.simulate,
+                                  "the Monte Carlo check: N samples of a source of min-entropy exactly H through both "
+                                  "tests, the observed false-positive rates against the exact ones (at least 1e9 for a "
+                                  "check; CPU threads)")
+                       ->type_name("N");
+  f.seed_opt = app.add_option("--seed", f.seed, "with --simulate: 64-bit seed (decimal or 0x hex; default: drawn from "
+                                                "the OS, then printed)")
+                   ->type_name("SEED");
+  f.threads_opt = app.add_option("--threads", f.threads, "with --simulate: CPU threads (default: all cores; the result "
+                                                         "does not depend on it)")
+                      ->type_name("N");
+  app.add_flag("--exit-code", f.exit_code, "exit 1 when either test failed on some FILE (default: 0 when the run completed)");
+}
 
 void add_health_options(CLI::App& app, HealthFlags& f) {
   app.add_option("H", f.h, "the claimed min-entropy per sample, greater than 0 and at most the bits per sample")
@@ -41,13 +70,34 @@ void add_health_options(CLI::App& app, HealthFlags& f) {
   add_output_group(app, f.out, kOutputJson | kOutputForce | kOutputQuiet,
                    {"write the JSON record (type HealthTests) to FILE ('-': standard output)", "", "",
                     "with -o: replace an existing file that is not an ea_iid result", ""});
+  add_run_options(app, f);
   app.footer(
       "Examples:\n"
       "  ea_iid health-tests 0.5\n"
       "  ea_iid health-tests 1 --bits 1 --alpha 2^-30 -o cutoffs.json\n"
+      "  ea_iid health-tests 4 --bits 8 --exit-code capture1.bin capture2.bin\n"
+      "  ea_iid health-tests 2 --alpha 2^-8 --simulate 1e9 --seed 1\n"
       "The cutoffs of SP 800-90B 4.4.1 (RCT: C = 1 + ceil(-log2(alpha)/H)) and 4.4.2 (APT: C = 1 +\n"
       "CRITBINOM(W, 2^-H, 1-alpha)), each with its exact false-positive rate, the APT cutoff that keeps\n"
-      "the rate at most alpha when the window's first sample is counted, and the power of each test.");
+      "the rate at most alpha when the window's first sample is counted, and the power of each test.\n"
+      "Over a FILE: a run of C identical samples is one RCT failure; the APT's windows are disjoint,\n"
+      "from the first sample, each counting its first sample (4.4.2's B = 1). Offsets are 0-based.\n"
+      "Exit status: 0 completed, whatever the tests found; 1 a test failed on some FILE (with\n"
+      "--exit-code); 2 an error (usage, a FILE missing or unreadable); 5 a FILE of one value only;\n"
+      "130/143 interrupted.");
+}
+
+// --simulate N: a whole number of samples, also written 1e9.
+uint64_t simulate_samples(const std::string& text) {
+  if (text.find_first_of("eE") != std::string::npos) {
+    const double v = parse_real<double>(text, "--simulate");
+    if (v < 1 || v > static_cast<double>(kSimulateRange.max) || v != std::floor(v)) {
+      throw Error(ErrorKind::Usage, "--simulate: '" + text + "' is not a whole number of samples from " +
+                                        std::to_string(kSimulateRange.min) + " to " + std::to_string(kSimulateRange.max));
+    }
+    return static_cast<uint64_t>(v);
+  }
+  return parse_unsigned(text, "--simulate", kSimulateRange.min, kSimulateRange.max);
 }
 
 // The settings of the flags through the one set of rules (pipeline/settings_rules.hpp).
@@ -55,33 +105,52 @@ Settings health_settings(const HealthFlags& f) {
   Settings s;
   s.health = HealthSpec{parse_real<double>(f.h, "H"), alpha_setting(f.alpha, cli_setting_names())};
   if (f.bits_opt->count()) s.width = apply_bits_option(f.bits);
+  if (f.simulate_opt->count()) s.health->simulate = simulate_samples(f.simulate);
+  for (CLI::Option* o : {f.seed_opt, f.threads_opt}) {
+    if (o->count() && !f.simulate_opt->count()) {
+      throw Error(ErrorKind::Usage, o->get_name() + " applies to --simulate, which is not given");
+    }
+  }
+  if (f.seed_opt->count()) s.seed = parse_unsigned(f.seed, "--seed", 0, UINT64_MAX, true);
+  s.threads = f.threads_opt->count()
+                  ? static_cast<int>(parse_unsigned(f.threads, "--threads", kThreadsRange.min, kThreadsRange.max))
+                  : omp_get_max_threads();
   SettingsGiven given;
   given.alpha = f.alpha_opt->count() > 0;
   given.bits = f.bits_opt->count() > 0;
+  given.threads = f.threads_opt->count() > 0;
   check_settings(s, given, cli_setting_names());
+  if (!f.seed_opt->count() && draws_random_numbers(s)) s.seed = os_seed();
   return s;
 }
 
 int run_health(const HealthFlags& f, const CommandEnv& env) {
   const Settings s = health_settings(f);
+  if (!f.seed_opt->count() && draws_random_numbers(s)) {
+    logger().info("--seed {} (drawn from the OS; pass --seed to repeat this run)", s.seed);
+  }
   const OutputFiles files = apply_output_group(f.out);
   if (files.force && !files.json) throw Error(ErrorKind::Usage, "--force applies to -o, which is not given");
   ReportOptions ro;
   ro.started = timestamp_now();
   ro.command_line = env.command_line;
   ro.quiet = files.quiet;
-  InputSet inputs;  // none: nothing is read
+  InputSet inputs;
+  for (const std::string& path : f.files) inputs.add(path);
   if (files.json) {
     check_output_path(*files.json, inputs, "-o");
     check_replaceable(*files.json, files.force, "-o");
   }
-  const HealthAssessment a = assess_health(s);
+  const HealthAssessment a = assess_health(s, f.files, env.interrupt);
+  throw_if_interrupted(env.interrupt);  // a result that came as the signal did is not shown or written
   const bool json_on_stdout = files.json && *files.json == "-";
   std::FILE* text = json_on_stdout ? stderr : stdout;
   print_health_text(text, a, ro);
   flush_checked(text, json_on_stdout ? "standard error" : "standard output");
   if (files.json) write_file_atomically(*files.json, dump_json(health_json(a, ro), 2) + "\n", inputs, "-o");
-  return 0;
+  Outcome r;
+  r.add(a.failed(), false, false);
+  return exit_status(r, ExitPolicy{f.exit_code, false}, 0);
 }
 
 }  // namespace
@@ -91,13 +160,21 @@ int health_main(std::vector<char*> args, const CommandEnv& env) {
     init_logging("info");
     HealthFlags f;
     CLI::App app{"ea_iid health-tests: the Repetition Count Test's and the Adaptive Proportion Test's cutoffs "
-                 "(SP 800-90B 4.4) for a claimed min-entropy H per sample.",
+                 "(SP 800-90B 4.4) for a claimed min-entropy H per sample, both tests run over the samples of FILEs, "
+                 "and a Monte Carlo check of their false-positive rates.",
                  "ea_iid health-tests"};
     add_health_options(app, f);
     if (const int done = parse_subcommand(app, args, "ea_iid health-tests"); done >= 0) return done;
+    env.install_signal_handlers();
     return run_health(f, env);
   } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Interrupted) {  // nothing was written
+      logger().error("interrupted; no result");
+      return exit_status(Outcome::interrupted(), {}, env.signal_number->load());
+    }
     logger().error("{}", worded(e));
+    // A FILE of one value (a stuck source): exit 5, as ea_iid's degenerate source (cli/outcome.hpp).
+    if (e.kind() == ErrorKind::Degenerate) return exit_status(Outcome::degenerate_source(), {}, 0);
   } catch (const std::exception& e) {
     logger().error("internal error: {}", e.what());
   }
