@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "files.hpp"
+#include "summary.hpp"
 #include "version.hpp"
 
 namespace ea {
@@ -73,7 +74,11 @@ std::string compliance_cell(const LabLine& l) {
   return l.compliance_note.empty() ? "no" : "no: " + html_text(l.compliance_note);
 }
 
-std::string padded(const std::string& s, size_t width) { return s.size() >= width ? s : s + std::string(width - s.size(), ' '); }
+// Padded to `width` characters (a UTF-8 name is as wide as its characters, not its bytes).
+std::string padded(const std::string& s, size_t width) {
+  const size_t cells = text_cells(s);
+  return cells >= width ? s : s + std::string(width - cells, ' ');
+}
 
 }  // namespace
 
@@ -122,8 +127,8 @@ std::string lab_text(const std::vector<LabRow>& rows) {
   size_t name_w = 6, entropy_w = 7;
   for (const LabRow& row : rows) {
     lines.push_back(lab_line(row));
-    name_w = std::max(name_w, lines.back().name.size());
-    entropy_w = std::max(entropy_w, lines.back().entropy.size());
+    name_w = std::max(name_w, text_cells(lines.back().name));
+    entropy_w = std::max(entropy_w, text_cells(lines.back().entropy));
   }
   std::string t = padded("Source", name_w) + "  " + padded("Track", 7) + "  " + padded("Entropy", entropy_w) + "  " +
                   padded("Unit", 18) + "  " + padded("Result", 8) + "  Failed step; notes\n";

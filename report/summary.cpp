@@ -18,6 +18,41 @@ std::string fmt(const char* f, double v) {
 
 namespace {
 
+// The bytes of the character that starts at s[at]: 2-4 for a valid UTF-8 sequence, else 1.
+size_t char_bytes(const std::string& s, size_t at) {
+  const auto b = static_cast<unsigned char>(s[at]);
+  const size_t n = b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 1;
+  if (at + n > s.size()) return 1;
+  for (size_t k = 1; k < n; ++k) {
+    if ((static_cast<unsigned char>(s[at + k]) & 0xC0) != 0x80) return 1;
+  }
+  return n;
+}
+
+// Where each character of `s` starts, and s.size() last.
+std::vector<size_t> char_starts(const std::string& s) {
+  std::vector<size_t> at;
+  for (size_t i = 0; i < s.size(); i += char_bytes(s, i)) at.push_back(i);
+  at.push_back(s.size());
+  return at;
+}
+
+}  // namespace
+
+size_t text_cells(const std::string& s) { return char_starts(s).size() - 1; }
+
+std::string first_cells(const std::string& s, size_t cells) {
+  const std::vector<size_t> at = char_starts(s);
+  return cells + 1 >= at.size() ? s : s.substr(0, at[cells]);
+}
+
+std::string last_cells(const std::string& s, size_t cells) {
+  const std::vector<size_t> at = char_starts(s);
+  return cells + 1 >= at.size() ? s : s.substr(at[at.size() - 1 - cells]);
+}
+
+namespace {
+
 // The table fits 100 columns (CSV, JSONL and -o hold every column in full): the verdict's
 // cell has at most 36, the file's what the other columns leave (at least 18).
 constexpr size_t kTableCells = 100, kVerdictCells = 36, kMinFileCells = 18;
@@ -39,13 +74,15 @@ std::string common_folder(const std::vector<Row>& rows) {
 // (".../name.bin"), else the base name's start and end ("sample...85-degrees.bin");
 // other text keeps its start. `shared_end`: the characters the name shares at its end with another name of the table
 // ("-degrees.bin"): the part before them, which tells the files apart, is kept.
+// Cells and cuts count characters (text_cells), not bytes: a UTF-8 name is never cut inside a
+// character.
 std::string fit(const std::string& text, size_t cells, bool file, size_t shared_end = 0) {
-  if (text.size() <= cells) return text;
-  if (!file) return text.substr(0, cells - 3) + "...";
+  if (text_cells(text) <= cells) return text;
+  if (!file) return first_cells(text, cells - 3) + "...";
   const std::string base = text.substr(text.rfind('/') + 1);
-  if (base.size() + 4 <= cells) return ".../" + base;
+  if (text_cells(base) + 4 <= cells) return ".../" + base;
   const size_t tail = std::min(cells - 6, std::max((cells - 3) * 2 / 3, shared_end + 4));
-  return base.substr(0, cells - 3 - tail) + "..." + base.substr(base.size() - tail);
+  return first_cells(base, cells - 3 - tail) + "..." + last_cells(base, tail);
 }
 
 // For each file name of the table, the longest end it shares with another name ("-degrees.bin"
@@ -65,7 +102,8 @@ std::map<std::string, size_t> shared_ends(const std::vector<std::vector<std::str
   for (size_t k = 0; k < reversed.size(); ++k) {
     size_t n = k > 0 ? common(reversed[k], reversed[k - 1]) : 0;
     if (k + 1 < reversed.size()) n = std::max(n, common(reversed[k], reversed[k + 1]));
-    out[std::string(reversed[k].rbegin(), reversed[k].rend())] = n;
+    const std::string name(reversed[k].rbegin(), reversed[k].rend());
+    out[name] = text_cells(name.substr(name.size() - n));  // in characters, as fit() counts
   }
   return out;
 }
@@ -125,7 +163,7 @@ void print_summary(std::FILE* f, const std::vector<Row>& rows) {
   }
   std::vector<size_t> w(table.front().size(), 0);
   for (const auto& line : table) {
-    for (size_t k = 0; k < line.size(); ++k) w[k] = std::max(w[k], line[k].size());
+    for (size_t k = 0; k < line.size(); ++k) w[k] = std::max(w[k], text_cells(line[k]));
   }
   size_t others = 0;  // the columns after the file's, with their gaps
   for (size_t k = 1; k < w.size(); ++k) others += k == 1 && !blocks ? 0 : w[k] + 2;
@@ -135,13 +173,13 @@ void print_summary(std::FILE* f, const std::vector<Row>& rows) {
   for (auto& line : table) {
     const auto it = shared.find(line[0]);
     line[0] = fit(line[0], file_cells, true, it == shared.end() ? 0 : it->second);
-    w[0] = std::max(w[0], line[0].size());
+    w[0] = std::max(w[0], text_cells(line[0]));
   }
   for (const auto& line : table) {
     std::string text;
     for (size_t k = 0; k < line.size(); ++k) {
       if (k == 1 && !blocks) continue;
-      text += k + 1 == line.size() ? line[k] : line[k] + std::string(w[k] - line[k].size() + 2, ' ');
+      text += k + 1 == line.size() ? line[k] : line[k] + std::string(w[k] - text_cells(line[k]) + 2, ' ');
     }
     std::fprintf(f, "%s\n", text.c_str());
   }

@@ -17,6 +17,12 @@ struct Row {
 };
 
 std::string fmt(const char* f, double v);  // snprintf of one number
+// The terminal cells of text: one per UTF-8 character (code point), one per byte that is not
+// part of a valid UTF-8 character; the tables pad and cut by them, never inside a character.
+size_t text_cells(const std::string& s);
+// The first / last `cells` characters of `s` (all of it when it has fewer).
+std::string first_cells(const std::string& s, size_t cells);
+std::string last_cells(const std::string& s, size_t cells);
 void print_summary(std::FILE* f, const std::vector<Row>& rows);
 // The rejection counts of many IID results against chance: the sentence, a line for the
 // rule when it is not SP 800-90B's, and a line per test that rejected any item.

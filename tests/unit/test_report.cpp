@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "lab.hpp"
 #include "permutation/counters.hpp"
 #include "record.hpp"
 #include "rejections.hpp"
@@ -19,6 +20,7 @@
 #include "runner.hpp"
 #include "settings_fields.hpp"
 #include "settings_rules.hpp"
+#include "summary.hpp"
 
 using namespace ea;
 using nlohmann::ordered_json;
@@ -516,4 +518,69 @@ TEST_CASE("the schema version: one constant, the schema's own") {
     CHECK(result_json(results[k], "generated " + std::to_string(k), -1, report_options())["schemaVersion"] ==
           kSchemaVersion);
   }
+}
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return lines;
+}
+
+// The character (not byte) where `what` starts in `line` (of valid UTF-8: the bytes that do
+// not continue a character, counted here apart from text_cells).
+size_t cell_of(const std::string& line, const std::string& what) {
+  const size_t at = line.find(what);
+  REQUIRE(at != std::string::npos);
+  size_t cells = 0;
+  for (size_t k = 0; k < at; ++k) cells += (static_cast<unsigned char>(line[k]) & 0xC0) != 0x80;
+  return cells;
+}
+
+}  // namespace
+
+TEST_CASE("text cells count UTF-8 characters: cut and padded by them, never inside one") {
+  const std::string s = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" "b";  // a, e-acute, euro, an emoji, b
+  CHECK(text_cells(s) == 5);
+  CHECK(first_cells(s, 3) == "a\xc3\xa9\xe2\x82\xac");
+  CHECK(last_cells(s, 2) == "\xf0\x9f\x98\x80" "b");
+  CHECK(first_cells(s, 9) == s);
+  CHECK(text_cells("\xff\xc3") == 2);  // bytes that are not UTF-8: one cell each
+}
+
+TEST_CASE("the summary table cuts a UTF-8 file name by characters and aligns its columns by them") {
+  std::string name;
+  for (int k = 0; k < 60; ++k) name += "\xc3\xa9";  // 60 x e-acute: 120 bytes, 60 characters
+  std::vector<Row> rows(2);
+  rows[0] = Row{"d/" + name + "-25.bin", "-", "1000000", "8", "-", "-", "7.9", "-", "-", "-", "-", "IID", "1.00"};
+  rows[1] = Row{"d/" + name + "-85.bin", "-", "2000000", "8", "-", "-", "7.8", "-", "-", "-", "-", "IID", "2.00"};
+  std::FILE* f = std::tmpfile();
+  REQUIRE(f != nullptr);
+  print_summary(f, rows);
+  std::rewind(f);
+  std::string text;
+  for (int c; (c = std::fgetc(f)) != EOF;) text += static_cast<char>(c);
+  std::fclose(f);
+  CHECK(valid_utf8(text));  // report.hpp's check
+  const std::vector<std::string> lines = lines_of(text);
+  REQUIRE(lines.size() >= 3);
+  CHECK(lines[1].find("...") != std::string::npos);  // cut (60 characters do not fit beside the others)
+  CHECK(lines[1].find("-25.bin") != std::string::npos);
+  CHECK(cell_of(lines[1], "1000000") == cell_of(lines[0], "samples"));
+  CHECK(cell_of(lines[2], "2000000") == cell_of(lines[0], "samples"));
+}
+
+TEST_CASE("the lab table pads UTF-8 source names by characters: its columns line up") {
+  std::vector<LabRow> rows;
+  rows.push_back({"r\xc3\xb6hre-\xe2\x82\xac", ordered_json::object(), "", std::nullopt});  // "röhre-€": 7 characters, 10 bytes
+  rows.push_back({"plain-source", ordered_json::object(), "", std::nullopt});
+  const std::vector<std::string> lines = lines_of(lab_text(rows));
+  REQUIRE(lines.size() >= 3);
+  CHECK(cell_of(lines[1], "-  ") == cell_of(lines[0], "Track"));
+  CHECK(cell_of(lines[2], "-  ") == cell_of(lines[0], "Track"));
 }
