@@ -1,5 +1,5 @@
 // The health tests' Monte Carlo check: Philox draws (a stream per chunk), the scans of
-// health/scan.hpp, the exact expected counts in 256-bit MPFR and Garwood's Poisson interval.
+// health/simulate_chunk.hpp, the exact expected counts in 256-bit MPFR and Garwood's Poisson interval.
 #include "health/simulate.hpp"
 
 #include <mpfr.h>
@@ -11,8 +11,7 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "health/scan.hpp"
-#include "rng/philox_stream.hpp"
+#include "health/simulate_chunk.hpp"
 
 namespace ea {
 
@@ -33,15 +32,6 @@ uint64_t threshold_of(double h) {
   const long double t = std::nearbyintl(std::ldexp(std::exp2(-static_cast<long double>(h)), 64));
   if (t >= 0x1p64L) return std::numeric_limits<uint64_t>::max();
   return static_cast<uint64_t>(t);
-}
-
-void draw_chunk(uint64_t seed, uint64_t chunk_index, uint64_t t, uint32_t k, uint8_t* out, size_t n) {
-  PhiloxStream s(seed, chunk_index);
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t hi = s.next();
-    const uint64_t u = (hi << 32) | s.next();
-    out[i] = u < t ? 0 : k == 2 ? 1 : static_cast<uint8_t>(1 + s.bounded(k - 2));
-  }
 }
 
 // P(Bin(n, p) >= c) in MPFR.
@@ -198,7 +188,14 @@ void poisson_interval99(uint64_t count, double& low, double& high) {
   high = solve_increasing([x](double m) { return gamma_p(x + 1, m); }, 0.995L, static_cast<double>(x), top);
 }
 
-HealthSimulation simulate_health(const HealthCutoffs& c, int bits, const HealthSimulationSpec& spec) {
+SimulatedSourceDraw simulated_source(const HealthCutoffs& c, int bits) {
+  SimulatedSourceDraw src;
+  src.threshold = threshold_of(c.h);
+  src.alphabet = bits == 1 ? 2 : 1u << (bits > 0 ? bits : 8);
+  return src;
+}
+
+HealthSimulation health_simulation_layout(const HealthCutoffs& c, int bits, const HealthSimulationSpec& spec) {
   if (spec.samples == 0) throw Error(ErrorKind::Usage, "the simulation needs at least one sample");
   if (spec.chunk == 0 || spec.chunk % kAptWindowBinary != 0) {
     throw Error(ErrorKind::Usage, "the simulation's chunk must be a positive multiple of 1024 samples");
@@ -209,25 +206,32 @@ HealthSimulation simulate_health(const HealthCutoffs& c, int bits, const HealthS
   s.seed = spec.seed;
   s.chunk = spec.chunk;
   s.chunks = (s.samples + s.chunk - 1) / s.chunk;
-  s.alphabet = bits == 1 ? 2 : 1u << (bits > 0 ? bits : 8);
-  const uint64_t t = threshold_of(c.h);
+  s.alphabet = simulated_source(c, bits).alphabet;
+  return s;
+}
+
+HealthSimulation health_simulation_result(const HealthCutoffs& c, int bits, const HealthSimulationSpec& spec,
+                                          uint64_t rct_failures, uint64_t apt_failures) {
+  HealthSimulation s = health_simulation_layout(c, bits, spec);
+  expectations(c, s, simulated_source(c, bits).threshold, rct_failures, apt_failures);
+  return s;
+}
+
+HealthSimulation simulate_health(const HealthCutoffs& c, int bits, const HealthSimulationSpec& spec) {
+  const HealthSimulation s = health_simulation_layout(c, bits, spec);
+  const SimulatedSourceDraw src = simulated_source(c, bits);
   uint64_t rct_failures = 0, apt_failures = 0;
-#pragma omp parallel num_threads(std::max(1, spec.threads)) reduction(+ : rct_failures, apt_failures)
-  {
-    std::vector<uint8_t> buf(s.chunk);
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t j = 0; j < static_cast<int64_t>(s.chunks); ++j) {
-      if (spec.interrupt && spec.interrupt->load()) continue;
-      const uint64_t from = static_cast<uint64_t>(j) * s.chunk;
-      const size_t n = static_cast<size_t>(std::min(s.chunk, s.samples - from));
-      draw_chunk(s.seed, static_cast<uint64_t>(j), t, s.alphabet, buf.data(), n);
-      rct_failures += scan_rct(buf.data(), n, c.rct.cutoff).failures;
-      apt_failures += scan_apt(buf.data(), n, w, c.apt.cutoff).failures;
-    }
+#pragma omp parallel for num_threads(std::max(1, spec.threads)) schedule(dynamic, 1) reduction(+ : rct_failures, apt_failures)
+  for (int64_t j = 0; j < static_cast<int64_t>(s.chunks); ++j) {
+    if (spec.interrupt && spec.interrupt->load()) continue;
+    const uint64_t from = static_cast<uint64_t>(j) * s.chunk;
+    const ChunkFailures f = simulate_chunk(s.seed, static_cast<uint64_t>(j), std::min(s.chunk, s.samples - from), src,
+                                           c.rct.cutoff, c.apt.window, c.apt.cutoff);
+    rct_failures += f.rct;
+    apt_failures += f.apt;
   }
   if (spec.interrupt && spec.interrupt->load()) throw Error(ErrorKind::Interrupted, "interrupted");
-  expectations(c, s, t, rct_failures, apt_failures);
-  return s;
+  return health_simulation_result(c, bits, spec, rct_failures, apt_failures);
 }
 
 }  // namespace ea

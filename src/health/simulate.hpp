@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "health/health.hpp"
+#include "health/simulate_chunk.hpp"
 
 namespace ea {
 
@@ -53,6 +54,15 @@ struct HealthSimulation {
 // tests with c's cutoffs (the APT's 4.4.2 cutoff, the window's first sample counted). Throws
 // Error{Usage} for no samples or a chunk that is no multiple of 1024, Error{Interrupted}.
 HealthSimulation simulate_health(const HealthCutoffs& c, int bits, const HealthSimulationSpec& spec);
+
+// The source simulated for c.h over `bits` bits (0: 8), and the simulation's layout (samples
+// rounded up, chunks, alphabet; no counts) for `spec`: what a device runs
+// (cuda/health_simulate.cuh), a chunk j of spec.chunk samples on Philox stream j.
+SimulatedSourceDraw simulated_source(const HealthCutoffs& c, int bits);
+HealthSimulation health_simulation_layout(const HealthCutoffs& c, int bits, const HealthSimulationSpec& spec);
+// The result of counts found elsewhere (a device): the rates, intervals and exact expectations.
+HealthSimulation health_simulation_result(const HealthCutoffs& c, int bits, const HealthSimulationSpec& spec,
+                                          uint64_t rct_failures, uint64_t apt_failures);
 
 // The exact 99% interval [low, high] of a Poisson mean given `count` events (Garwood): the
 // means at which P(X >= count) and P(X <= count) are 0.005. For tests and the report.

@@ -11,6 +11,7 @@
 #include "health/health.hpp"
 #include "health/scan.hpp"
 #include "health/simulate.hpp"
+#include "health/simulate_chunk.hpp"
 
 using namespace ea;
 
@@ -120,6 +121,30 @@ TEST_CASE("health scans equal the naive re-implementation on random sequences") 
     }
     const uint32_t w = 1 + static_cast<uint32_t>(gen() % 40);
     check_same(x, w, 1 + gen() % 12, 1 + gen() % (w + 1));
+  }
+}
+
+TEST_CASE("the simulation's online counts equal the scans over the same samples") {
+  // Small cutoffs, so that both tests fail often; windows of 8 and 64 cut across runs.
+  const struct {
+    double h;
+    int bits;
+    uint64_t rct;
+    uint32_t window;
+    uint64_t apt;
+  } cases[] = {{1, 1, 5, 8, 6}, {0.5, 1, 9, 64, 50}, {2, 8, 3, 8, 3}, {4, 4, 2, 64, 6}, {8, 8, 2, 8, 2}};
+  for (const auto& k : cases) {
+    HealthCutoffs c = health_cutoffs(k.h, 0x1p-20, k.bits == 1);
+    const SimulatedSourceDraw src = simulated_source(c, k.bits);
+    std::vector<uint8_t> x(5000);
+    for (uint64_t j = 0; j < 4; ++j) {
+      draw_chunk(77, j, src, x.data(), x.size());
+      const ChunkFailures f = simulate_chunk(77, j, x.size(), src, k.rct, k.window, k.apt);
+      INFO("H = " << k.h << ", chunk " << j);
+      CHECK(f.rct == scan_rct(x.data(), x.size(), k.rct).failures);
+      CHECK(f.apt == scan_apt(x.data(), x.size(), k.window, k.apt).failures);
+      CHECK(f.rct > 0);
+    }
   }
 }
 
