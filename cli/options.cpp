@@ -267,7 +267,7 @@ HelpText describe() {
       "  restart H_I [options] FILE...        restart tests, as --restart H_I\n"
       "  source NAME SAMPLES [options]        one noise source through SP 800-90B 3.1: JSON and HTML\n"
       "  conditioning KIND N_IN N_OUT NW H_IN [H']  output entropy of a conditioning component (3.1.5)\n"
-      "  health-tests H [--alpha 2^-N] [--bits N]  the RCT and APT cutoffs for H (4.4), exact rates\n"
+      "  health-tests H [options] [FILE...]  the RCT and APT cutoffs for H (4.4), run over FILEs\n"
       "  merge [options] OUT IN...            join --shard shares' JSONL (--csv, --html; merge --help)\n"
       "  calibrate [options]                  false-rejection rate of a shuffling generator\n"
       "NIST's names (links here: ea_non_iid, ea_restart, ea_conditioning) take NIST's command lines.\n";
