@@ -70,6 +70,7 @@ Outcome run(const ea::cli::Options& given, const std::string& started, const std
     if (o.jsonl_path) outputs.emplace_back("--jsonl", *o.jsonl_path);
     if (o.csv_path) outputs.emplace_back("--csv", *o.csv_path);
     if (o.html_path) outputs.emplace_back("--html", *o.html_path);
+    if (o.write_symbols) outputs.emplace_back("--write-symbols", *o.write_symbols);
     cli::check_distinct_outputs(outputs);
     // Before any work: an -o that cannot be written fails now, not after the assessment.
     if (json_file) {
@@ -78,6 +79,10 @@ Outcome run(const ea::cli::Options& given, const std::string& started, const std
     }
     if (o.csv_path) cli::check_replaceable_report(*o.csv_path, o.jsonl_force, "--csv");
     if (o.html_path) cli::check_replaceable_report(*o.html_path, o.jsonl_force, "--html");
+    if (o.write_symbols) {
+      cli::check_output_path(*o.write_symbols, inputs, "--write-symbols");
+      cli::check_replaceable(*o.write_symbols, o.jsonl_force, "--write-symbols");
+    }
     outputs_checked = true;
     Engine engine;  // the process's one engine: its workers' device slots
     return cli::run_assessments(engine, o, started, inputs, interrupt, signal_number);

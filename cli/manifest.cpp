@@ -294,7 +294,7 @@ void check_kept(const ordered_json& row, const ManifestSource& src, const Settin
   for (const SettingField& f : settings_fields()) {
     const char* path = f.record_in(non_iid);
     if (f.effect != SettingEffect::Result || !path || !f.value) continue;
-    const std::string now = f.value(s), was = recorded_text(row, std::string("steps.sequential.") + path);
+    const std::string now = f.value(s), was = recorded_setting(row, f, std::string("steps.sequential.") + path);
     if (!now.empty() && was != now) {
       refuse(std::string(f.option) + (was.empty() ? " is not in the row" : " was " + was) + ", now " + now);
     }

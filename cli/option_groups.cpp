@@ -75,6 +75,8 @@ SettingNames cli_setting_names(bool non_iid_flag) {
     if (key == "initial") return "-i";
     if (key == "all_bits") return "-a";
     if (key == "permutation_counters") return "--permutation-counters";
+    if (key == "select_bits") return value.empty() ? "--select-bits" : "--select-bits " + value;
+    if (key == "bin") return value.empty() ? "--bin" : "--bin " + value;
     // The links' own names (cli/links.cpp): NIST's flags and positionals.
     const std::string& program = program_name();
     if (program == "ea_restart" && key == "restart") return "ea_restart H_I";
@@ -139,6 +141,48 @@ OutputFiles apply_output_group(const OutputOptionText& t) {
   f.force = t.force;
   f.quiet = t.quiet;
   return f;
+}
+
+void add_sample_options(CLI::App& app, SampleOptionText& t, bool write_symbols) {
+  t.format_opt = app.add_option("--sample-format", t.format,
+                                "how samples are stored: u8 (default: one byte each, as NIST's tools), u16le, u16be, "
+                                "u32le, u32be, or text (one decimal or 0x-hex integer a line)")
+                     ->type_name("FORMAT");
+  t.select_opt = app.add_option("--select-bits", t.select_bits,
+                                "make each sample a symbol of the bits of MASK (decimal, 0x-hex or 0b-binary; 1-8 bits, "
+                                "packed in order, lowest first), or of the mask of at most B bits (default 8) that keeps "
+                                "the most min-entropy (auto[:B], the search recorded)")
+                     ->type_name("MASK|auto");
+  t.bin_opt = app.add_option("--bin", t.bin, "make each sample a symbol by order-preserving equal-count bins, 2^B of them "
+                                             "(B 1-8; the bins' lowest values recorded)")
+                  ->type_name("B");
+  if (write_symbols) {
+    t.write_opt = app.add_option("--write-symbols", t.write_symbols,
+                                 "also write the symbols assessed, one byte each (what NIST's tools and ESV take)")
+                      ->type_name("FILE");
+  }
+  for (CLI::Option* opt : {t.format_opt, t.select_opt, t.bin_opt, t.write_opt}) {
+    if (opt) opt->group("Sample format");
+  }
+}
+
+void apply_sample_options(const SampleOptionText& t, Settings& s, SettingsGiven& given) {
+  if (t.format_opt->count()) {
+    const auto f = sample_format_from_name(t.format);
+    if (!f) {
+      throw Error(ErrorKind::Usage, "--sample-format: '" + t.format + "' is not a sample format; expected u8, u16le, "
+                                    "u16be, u32le, u32be or text");
+    }
+    s.sample_input.format = *f;
+  }
+  given.select_bits = t.select_opt->count() > 0;
+  given.bin = t.bin_opt->count() > 0;
+  if (given.select_bits) s.sample_input.rule = select_bits_rule(t.select_bits, "--select-bits");
+  if (given.bin && !given.select_bits) {
+    s.sample_input.rule = SymbolRule{};
+    s.sample_input.rule.kind = SymbolRule::Kind::Bin;
+    s.sample_input.rule.bits = static_cast<int>(parse_unsigned(t.bin, "--bin", 1, 8));
+  }
 }
 
 CLI::Option* add_bits_option(CLI::App& app, std::string& text, const std::string& description) {

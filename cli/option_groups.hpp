@@ -69,6 +69,17 @@ OutputFiles apply_output_group(const OutputOptionText& t);
 CLI::Option* add_bits_option(CLI::App& app, std::string& text, const std::string& description);
 int apply_bits_option(const std::string& text);
 
+// How the samples are stored and made symbols (assess, source, health-tests): --sample-format
+// F, --select-bits MASK|auto[:B], --bin B; with `write_symbols` also --write-symbols FILE.
+struct SampleOptionText {
+  std::string format, select_bits, bin, write_symbols;
+  CLI::Option *format_opt = nullptr, *select_opt = nullptr, *bin_opt = nullptr, *write_opt = nullptr;
+};
+void add_sample_options(CLI::App& app, SampleOptionText& t, bool write_symbols);
+// Applies them to s.sample_input and records which were given; the rules (the mask's width,
+// --select-bits with --bin) are check_settings'. Throws Error{Usage} naming the option.
+void apply_sample_options(const SampleOptionText& t, Settings& s, SettingsGiven& given);
+
 // Parses a subcommand's arguments: --version prints the version, --help the app's help
 // (both: returns 0, the exit status); a parse error throws Error{Usage} pointing at
 // `help_command` ("ea_iid source"); otherwise returns -1 (go on).

@@ -90,6 +90,7 @@ struct Flags {
   std::string track;
   std::string format = "text", subset, bits, bits_all, blocks, jobs, shard, jsonl;
   OutputOptionText outputs;  // -o, --csv, --html, --force, -q (option_groups.hpp)
+  SampleOptionText sample;   // --sample-format, --select-bits, --bin, --write-symbols
   std::string restart, cutoff = "exact", simulations;
   std::vector<std::string> positionals;
   EngineOptionText engine;
@@ -109,6 +110,7 @@ void add_input_options(CLI::App& app, Flags& f, Options& o) {
   app.add_flag("--allow-stream", o.settings.allow_stream,
                "also read FIFOs and character devices (to their end, or to the end of -l INDEX,COUNT); "
                "without it they are refused");
+  add_sample_options(app, f.sample, true);
 }
 
 void add_assessment_options(CLI::App& app, Flags& f, Options& o) {
@@ -204,33 +206,17 @@ void add_restart_options(CLI::App& app, Flags& f) {
                           ->type_name("N");
 }
 
-// --help (about 80 lines: each option's one line below, GPU tuning as a pointer) and
-// --help-all (every description in full, the --gpu-tuning keys one per line), in the order a
-// CPU user needs them: input and assessment, outputs, batch, engine, GPU tuning last.
-HelpText describe() {
-  HelpText h;
-  h.heading =
-      "ea_iid: SP 800-90B IID track (section 5) with the most common value estimate, number for number\n"
-      "with NIST ea_iid 1.1.7; permutation tests on the GPU or the CPU.\n"
-      "Usage: ea_iid [assess] [OPTIONS] FILE... [bits_per_symbol]   or   ea_iid SUBCOMMAND ... (below)\n"
-      "--help: this summary; --help-all: every option in full; --version; --gpu-tuning help: its keys\n";
-  h.groups = {
-      {"Input", {"files", "--bits", "-l", "--allow-stream"}, ""},
-      {"Assessment", {"-i", "-c", "-a", "-t", "--non-iid", "--track", "--iterations", "--all-tests", "--no-early-exit",
-                      "--until-decided"}, ""},
-      {"Restart tests", {"--restart", "--restart-cutoff", "--restart-simulations"}, ""},
-      {"Output", {"-v", "-q", "--format", "-o", "--exit-code", "--strict", "--timing", "--log-level"}, ""},
-      {"Batch", {"--blocks", "--keep-short", "--jobs", "--jsonl", "--append", "--force", "--resume", "--shard", "--csv", "--html"}, ""},
-      {"Permutation engine", {"--seed", "--prng", "--list-prngs", "--device", "--threads"}, ""},
-      {"GPU tuning",
-       {"--gpu", "--round-size", "--gpu-tuning", "--cpu-compression", "--verify"},
-       "--gpu, --round-size, --gpu-tuning, --cpu-compression, --verify (--help-all; --gpu-tuning help)"},
-  };
-  h.brief = {
+// Each option's one line in --help.
+std::map<std::string, std::string> brief_lines() {
+  return {
       {"files", "sample files, a sample per byte ('-': standard input); or NIST's FILE BITS"},
       {"--bits", "bits per sample, 1-8, of every file (default: inferred)"},
       {"-l", "assess only samples [INDEX*COUNT, INDEX*COUNT+COUNT)"},
       {"--allow-stream", "also read FIFOs and character devices (to their end, or -l's)"},
+      {"--sample-format", "u8 (default), u16le, u16be, u32le, u32be or text (an integer a line)"},
+      {"--select-bits", "symbols of the bits of MASK, or auto[:B]: the mask that keeps the most"},
+      {"--bin", "symbols by order-preserving equal-count bins, 2^B of them"},
+      {"--write-symbols", "also write the symbols assessed, one byte each"},
       {"--non-iid", "the non-IID track (SP 800-90B 6.3), as NIST ea_non_iid"},
       {"--track", "auto (default): the IID tests, then non-IID estimates unless IID"},
       {"--iterations", "permutations (default 10000; any other count: an exploratory run)"},
@@ -261,6 +247,32 @@ HelpText describe() {
       {"--device", "where the permutation tests run (auto: the GPU if usable)"},
       {"--threads", "CPU threads (default: all cores; a batch divides them among --jobs)"},
   };
+}
+
+// --help (about 80 lines: each option's one line below, GPU tuning as a pointer) and
+// --help-all (every description in full, the --gpu-tuning keys one per line), in the order a
+// CPU user needs them: input and assessment, outputs, batch, engine, GPU tuning last.
+HelpText describe() {
+  HelpText h;
+  h.heading =
+      "ea_iid: SP 800-90B IID track (section 5) with the most common value estimate, number for number\n"
+      "with NIST ea_iid 1.1.7; permutation tests on the GPU or the CPU.\n"
+      "Usage: ea_iid [assess] [OPTIONS] FILE... [bits_per_symbol]   or   ea_iid SUBCOMMAND ... (below)\n"
+      "--help: this summary; --help-all: every option in full; --version; --gpu-tuning help: its keys\n";
+  h.groups = {
+      {"Input", {"files", "--bits", "-l", "--allow-stream"}, ""},
+      {"Sample format", {"--sample-format", "--select-bits", "--bin", "--write-symbols"}, ""},
+      {"Assessment", {"-i", "-c", "-a", "-t", "--non-iid", "--track", "--iterations", "--all-tests", "--no-early-exit",
+                      "--until-decided"}, ""},
+      {"Restart tests", {"--restart", "--restart-cutoff", "--restart-simulations"}, ""},
+      {"Output", {"-v", "-q", "--format", "-o", "--exit-code", "--strict", "--timing", "--log-level"}, ""},
+      {"Batch", {"--blocks", "--keep-short", "--jobs", "--jsonl", "--append", "--force", "--resume", "--shard", "--csv", "--html"}, ""},
+      {"Permutation engine", {"--seed", "--prng", "--list-prngs", "--device", "--threads"}, ""},
+      {"GPU tuning",
+       {"--gpu", "--round-size", "--gpu-tuning", "--cpu-compression", "--verify"},
+       "--gpu, --round-size, --gpu-tuning, --cpu-compression, --verify (--help-all; --gpu-tuning help)"},
+  };
+  h.brief = brief_lines();
   h.more["--gpu-tuning"] = gpu_tuning_key_lines();
   const std::string subcommands =
       "\nSubcommands (the first argument; without one: assess):\n"
@@ -548,6 +560,8 @@ SettingsGiven given_of(const Flags& f, const Options& o) {
   g.no_early_exit = f.no_early_exit;
   g.all_tests = o.settings.all_tests;
   g.until_decided = o.settings.until_decided;
+  g.select_bits = f.sample.select_opt->count() > 0;
+  g.bin = f.sample.bin_opt->count() > 0;
   return g;
 }
 
@@ -569,11 +583,21 @@ void apply(Flags& f, Options& o) {
   apply_batch(f, o);
   o.settings.initial_entropy = !f.c;
   o.settings.truncate_bitstring = f.t;
-  if (o.jsonl_force && !o.jsonl_path && !o.json_path && !o.csv_path && !o.html_path) {
-    throw Error(ErrorKind::Usage, "--force applies to --jsonl, -o, --csv or --html, and none is given");
+  if (o.jsonl_force && !o.jsonl_path && !o.json_path && !o.csv_path && !o.html_path && !f.sample.write_opt->count()) {
+    throw Error(ErrorKind::Usage, "--force applies to --jsonl, -o, --csv, --html or --write-symbols, and none is given");
   }
   apply_restart(f, o);
   apply_track(f, o);
+  SettingsGiven sample_given;
+  apply_sample_options(f.sample, o.settings, sample_given);
+  if (f.sample.write_opt->count()) {
+    if (f.sample.write_symbols.empty()) throw Error(ErrorKind::Usage, "--write-symbols: the file name is empty");
+    if (o.batch() || o.settings.restart) {
+      throw Error(ErrorKind::Usage, std::string("--write-symbols writes the symbols of one assessed file; ") +
+                                        (o.settings.restart ? "--restart" : "a batch") + " does not apply");
+    }
+    o.write_symbols = output_name(f.sample.write_symbols);
+  }
   Settings checked = o.settings;  // the threads as given (main() resolves the default)
   if (engine.threads) checked.threads = *engine.threads;
   check_settings(checked, given_of(f, o), cli_setting_names(f.non_iid));

@@ -39,6 +39,7 @@ struct Options {
   bool jsonl_force = false;                // --force: replace an existing --jsonl file's contents
   bool resume = false;                     // --resume: keep the complete rows of an earlier run
   std::optional<std::string> json_path;    // -o
+  std::optional<std::string> write_symbols;  // --write-symbols FILE
   std::optional<uint64_t> seed;  // --seed (else drawn from the OS)
   int threads = 0;               // 0: all cores (OMP_NUM_THREADS respected)
   bool exit_code = false;        // --exit-code

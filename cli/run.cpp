@@ -200,6 +200,24 @@ Outcome run_single(Engine& engine, const Options& o, const Settings& settings, c
   return outcome;
 }
 
+// --write-symbols: the file read with the run's format and rule, its symbols written whole
+// (one byte each) before the assessment; the file is read again, so not a stream.
+void write_symbols(const Options& o, const Settings& s, const InputSet& inputs, const std::atomic<bool>& interrupt) {
+  if (o.file == kStdinPath || s.allow_stream) {
+    throw Error(ErrorKind::Usage, "--write-symbols reads the sample file twice (once to write the symbols): give a "
+                                  "regular file, not standard input or --allow-stream");
+  }
+  LoadOptions load;
+  load.width = s.width;
+  load.subset = o.subset;
+  load.sample_input = s.sample_input;
+  load.threads = s.threads;
+  load.interrupt = &interrupt;
+  const Dataset d = load_dataset(o.file, load);
+  write_file_atomically(*o.write_symbols, std::string(d.raw.begin(), d.raw.end()), inputs, "--write-symbols");
+  logger().info("--write-symbols: {} symbols of {} bits written to {}", d.raw.size(), d.width, *o.write_symbols);
+}
+
 // ---- several items: --jsonl, -o DIR/, the summary table ------------------------------
 
 std::string basename_of(const std::string& p) {
@@ -620,7 +638,7 @@ std::string mismatch(const Record& row, const Item& it, const Settings& s) {
     const char* path = f.record_in(non_iid);
     if (f.effect != SettingEffect::Result || !path) continue;
     const std::string now = f.value(s);
-    const std::string was = recorded_text(row.json, path);
+    const std::string was = recorded_setting(row.json, f, path);
     if (!now.empty() && was != now) return std::string(f.option) + " was " + was + ", now " + now;
   }
   const auto& subset = row.json["input"]["subset"];
@@ -833,7 +851,11 @@ Outcome run_assessments(Engine& engine, const Options& o, const std::string& sta
                         const std::atomic<bool>& interrupt, const std::atomic<int>& signal_number) {
   const ReportOptions ro = report_options(o, started);
   std::vector<Item> items = expand_items(o.files, o.subset, o.blocks, o.keep_short);
-  if (!o.batch()) return run_single(engine, o, resolve_settings(o, std::nullopt), ro, inputs, items, interrupt);
+  if (!o.batch()) {
+    const Settings settings = resolve_settings(o, std::nullopt);
+    if (o.write_symbols) write_symbols(o, settings, inputs, interrupt);
+    return run_single(engine, o, settings, ro, inputs, items, interrupt);
+  }
   ListPosition position;
   position.items = items.size();
   position.shard = o.shard;

@@ -33,6 +33,7 @@ struct SourceFlags {
   bool until_decided = false, permutation_counters = false;
   int verbose = 0;
   EngineOptionText engine;
+  SampleOptionText sample;  // --sample-format, --select-bits, --bin
   CLI::Option *restart_opt = nullptr, *submitter_opt = nullptr, *conditioning_opt = nullptr, *n_in_opt = nullptr,
               *n_out_opt = nullptr, *nw_opt = nullptr, *h_prime_opt = nullptr, *conditioned_opt = nullptr,
               *json_opt = nullptr, *html_opt = nullptr, *bits_opt = nullptr, *track_opt = nullptr;
@@ -40,13 +41,14 @@ struct SourceFlags {
 
 void add_options(CLI::App& app, SourceFlags& f) {
   app.add_option("name", f.name, "the noise source's name, as the report gives it")->required()->type_name("NAME");
-  app.add_option("samples", f.samples, "its sequential data set (one sample per byte)")->required()->type_name("SAMPLES");
+  app.add_option("samples", f.samples, "its sequential data set (one sample per byte, or --sample-format)")->required()->type_name("SAMPLES");
   f.track_opt = app.add_option("--track", f.track,
                  "auto (default): the IID tests decide the track (IID: the IID claim; otherwise the non-IID "
                  "estimates and claim); non-iid: the non-IID track without the IID tests (a submitter's non-IID "
                  "claim)")
       ->type_name("auto|non-iid");
   f.bits_opt = app.add_option("--bits", f.bits, "bits per sample (1-8; default: inferred)")->type_name("N");
+  add_sample_options(app, f.sample, false);
   f.restart_opt = app.add_option("--restart-data", f.restart_data,
                                  "its restart data set: 1,000 restarts x 1,000 samples (row i = restart i)")
                       ->type_name("FILE");
@@ -159,6 +161,7 @@ Settings settings_of(const SourceFlags& f) {
   SettingsGiven g = source_settings_given(f.engine, engine, s, f.until_decided, f.permutation_counters);
   g.track = f.track_opt->count() > 0;
   g.bits = f.bits_opt->count() > 0;
+  apply_sample_options(f.sample, s, g);
   check_settings(s, g, cli_setting_names());
   // A run that draws no random numbers (--track non-iid) records no seed.
   s.seed = engine.seed ? *engine.seed : draws_random_numbers(s) ? os_seed() : 0;

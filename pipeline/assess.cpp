@@ -165,9 +165,6 @@ double seconds_since(Clock::time_point a) { return std::chrono::duration<double>
 // Stage 1, input facts: what the data set is, and the warnings every report shows.
 void describe_input(Assessment& a, const Dataset& d, const Settings& cfg, const DeviceSlot& slot) {
   set_input_facts(a, d);
-  a.binary = d.binary();
-  a.narrower_than_given = d.narrower_than_given;
-  a.subset = d.subset;
   a.settings = cfg;
   a.seed = assessment_seed(cfg.seed, d);
   a.worker_threads = slot.cpu_threads(cfg);

@@ -67,7 +67,8 @@ struct Settings {
   bool until_decided = false;
   bool compression_test = true;     // false: the 18 other permutation tests only (ea_calibrate --fast-only)
   // How the samples are read.
-  int width = 0;                    // bits per sample; 0: inferred
+  int width = 0;                    // bits per symbol; 0: inferred
+  SampleInput sample_input;         // --sample-format, --select-bits, --bin (src/io/sample_format.hpp)
   bool allow_stream = false;        // --allow-stream: FIFOs and devices too
   // Where it runs.
   int threads = 1;
@@ -165,13 +166,7 @@ struct Timings {
   std::string device_profile;  // breakdown of the device time
 };
 
-struct Assessment {
-  // Input facts (the Dataset's arrays are not kept).
-  std::string path, sha256;
-  uint64_t samples = 0;
-  int width = 0, alphabet = 0;
-  bool binary = false, translated = false, narrower_than_given = false;
-  std::optional<SubsetSpec> subset;
+struct Assessment : InputFacts {
   std::vector<std::string> warnings;
 
   Settings settings;  // as given (settings.seed is the user's seed)
@@ -220,17 +215,8 @@ struct Assessment {
   std::vector<std::string> failed_families() const;
 };
 
-// The facts of the input that every report shows (Assessment, RestartAssessment,
-// NonIidAssessment).
-template <class Report>
-void set_input_facts(Report& r, const Dataset& d) {
-  r.path = d.path;
-  r.sha256 = d.sha256;
-  r.samples = d.size();
-  r.width = d.width;
-  r.alphabet = d.alphabet;
-  r.translated = d.translated;
-}
+// The facts of the input that every result shows (each result kind is an InputFacts).
+inline void set_input_facts(InputFacts& r, const Dataset& d) { r = input_facts(d); }
 
 // The seed of the shuffles of one assessment: derived from the user's seed and the data
 // alone, never from where the data stands in a list. The first 8 bytes (little-endian) of

@@ -43,7 +43,8 @@ exact_json read_toward_zero(const std::string& text) {
 // for the registration but not used by the assessment (docs/manifest.md).
 const std::vector<std::string> kSourceFields = {
     "primaryNoiseSource", "rawNoisePath", "restartTestPath", "bitsPerSample", "iidClaim", "hminEstimate",
-    "conditioningComponent", "numberOfRestarts", "samplesPerRestart", "physical", "additionalNoiseSources", "numberOfOEs"};
+    "conditioningComponent", "numberOfRestarts", "samplesPerRestart", "physical", "additionalNoiseSources", "numberOfOEs",
+    "sampleFormat", "selectBits", "binBits"};
 const std::vector<std::string> kComponentFields = {
     "sequencePosition", "vetted", "minNin", "nOut", "nw", "hPrime", "unvettedConditionedPaths", "bijectiveClaim",
     "description", "validationNumber", "minHin", "hOut"};
@@ -168,11 +169,15 @@ void check_restart_shape(const Fields& f) {
   }
 }
 
-void check_restart_file(const Fields& f, const std::string& path) {
+void check_restart_file(const Fields& f, const std::string& path, SampleFormat format) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) != kRestartDataSize) {
-    f.bad("restartTestPath", path + ": a restart data set holds exactly 1000000 samples (1,000 restarts of 1,000 samples); "
-                                    "this file has " + std::to_string(st.st_size) + " bytes");
+  const uint64_t bytes = kRestartDataSize * static_cast<uint64_t>(sample_bytes(format));
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && bytes > 0 && static_cast<uint64_t>(st.st_size) != bytes) {
+    f.bad("restartTestPath", path + ": a restart data set holds exactly 1000000 samples (1,000 restarts of 1,000 samples" +
+                                    (bytes == kRestartDataSize ? std::string()
+                                                               : ", " + std::to_string(bytes) + " bytes as " +
+                                                                     sample_format_name(format)) +
+                                    "); this file has " + std::to_string(st.st_size) + " bytes");
   }
 }
 
@@ -232,6 +237,37 @@ std::vector<SourceConditioning> chain_of(const Fields& f, const exact_json& exac
   return chain;
 }
 
+// sampleFormat, selectBits and binBits: how the source's captures become symbols, by the
+// rules of every front door (settings_rules.hpp), named by these fields.
+std::optional<SampleInput> sample_input_of(const Fields& f, const std::string& where) {
+  const auto format = f.text("sampleFormat");
+  const auto select = f.text("selectBits");
+  const auto bin = f.integer("binBits", INT32_MIN, INT32_MAX);
+  if (!format && !select && !bin) return std::nullopt;
+  SampleInput in;
+  if (format) {
+    const auto parsed = sample_format_from_name(*format);
+    if (!parsed) f.bad("sampleFormat", "'" + *format + "' is not a sample format; expected u8, u16le, u16be, u32le, u32be or text");
+    in.format = *parsed;
+  }
+  auto names = [&where](const std::string& key, const std::string&) {
+    return where + ": " + (key == "select_bits" ? "selectBits" : key == "bin" ? "binBits" : key);
+  };
+  SettingsGiven given;
+  given.select_bits = select.has_value();
+  given.bin = bin.has_value();
+  if (select) in.rule = select_bits_rule(*select, names("select_bits", ""));
+  if (bin && !select) {
+    in.rule.kind = SymbolRule::Kind::Bin;
+    in.rule.bits = static_cast<int>(std::max<int64_t>(0, std::min<int64_t>(*bin, 9)));
+    if (*bin < 1 || *bin > 8) f.bad("binBits", std::to_string(*bin) + " is out of range (1 to 8)");
+  }
+  Settings s;
+  s.sample_input = in;
+  check_settings(s, given, names);
+  return in;
+}
+
 ManifestSource source_of(const json& s, const exact_json& exact, size_t k, const std::string& path,
                          const std::string& folder) {
   const std::string where = path + ": " + source_where(k, s);
@@ -240,9 +276,10 @@ ManifestSource source_of(const json& s, const exact_json& exact, size_t k, const
   m.index = k;
   m.spec.name = checked_name(f);
   m.spec.samples = input_path(f, "rawNoisePath", f.required(f.text("rawNoisePath"), "rawNoisePath"), folder);
+  m.sample_input = sample_input_of(f, where);
   if (const auto r = f.text("restartTestPath")) {
     m.spec.restart_data = input_path(f, "restartTestPath", *r, folder);
-    check_restart_file(f, *m.spec.restart_data);
+    check_restart_file(f, *m.spec.restart_data, m.sample_input ? m.sample_input->format : SampleFormat::U8);
   }
   if (const auto b = f.integer("bitsPerSample", INT32_MIN, INT32_MAX)) m.bits = checked_bits(static_cast<int>(*b), where);
   m.iid_claim = f.flag("iidClaim");

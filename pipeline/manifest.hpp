@@ -22,6 +22,7 @@ struct ManifestSource {
   SourceSpec spec;               // name, paths (resolved), H_submitter, conditioning
   std::optional<int> bits;       // bitsPerSample (absent: inferred from the samples)
   std::optional<bool> iid_claim; // iidClaim: true, false (the non-IID track) or absent (auto)
+  std::optional<SampleInput> sample_input;  // sampleFormat, selectBits, binBits (absent: u8)
   std::string stem;              // the name as a file name: DIR/STEM.json and DIR/STEM.html
   // The track `ea_iid source` runs it on: non-IID for iidClaim false, else the IID tests decide.
   TrackChoice track() const { return iid_claim && !*iid_claim ? TrackChoice::NonIid : TrackChoice::Auto; }

@@ -16,8 +16,6 @@ NonIidAssessment assess_non_iid(const Dataset& d, const Settings& settings, int 
   const auto start = std::chrono::steady_clock::now();
   NonIidAssessment a;
   set_input_facts(a, d);
-  a.narrower_than_given = d.narrower_than_given;
-  a.subset = d.subset;
   a.settings = settings;
   if (d.narrower_than_given) a.warnings.push_back("Symbols appear to be narrower than described.");
   if (d.size() < kMinSamples) a.warnings.push_back("data contains less than " + std::to_string(kMinSamples) + " samples");

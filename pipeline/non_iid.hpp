@@ -13,12 +13,7 @@
 
 namespace ea {
 
-struct NonIidAssessment {
-  std::string path, sha256;
-  uint64_t samples = 0;
-  int width = 0, alphabet = 0;
-  bool translated = false, narrower_than_given = false;
-  std::optional<SubsetSpec> subset;
+struct NonIidAssessment : InputFacts {
   Settings settings;
   NonIidEstimates estimates;
   std::vector<std::string> warnings;  // fewer than 1,000,000 samples; narrower symbols

@@ -66,7 +66,6 @@ RestartAssessment assess_restart(const Dataset& d, const Settings& settings, con
   }
   RestartAssessment r;
   set_input_facts(r, d);
-  r.narrower_than_given = d.narrower_than_given;
   r.settings = settings;
   r.h_i = spec.h_i;
   r.claim = restart_claim(settings);

@@ -29,11 +29,7 @@ enum class RestartClaim { Iid, NonIid };
 RestartClaim restart_claim(const Settings& s);
 const char* restart_claim_name(RestartClaim c);  // "IID", "non-IID"
 
-struct RestartAssessment {
-  std::string path, sha256;  // of the file
-  uint64_t samples = 0;
-  int width = 0, alphabet = 0;
-  bool translated = false, narrower_than_given = false;
+struct RestartAssessment : InputFacts {
   Settings settings;         // as given; settings.restart holds H_I and the cutoff method
   double h_i = 0;
   RestartClaim claim = RestartClaim::Iid;

@@ -124,6 +124,8 @@ Dataset load_item(const Item& it, const Settings& s, const std::atomic<bool>* in
   load.width = s.width;
   load.subset = it.subset;
   load.allow_stream = s.allow_stream;
+  load.sample_input = s.sample_input;
+  load.threads = s.threads;
   load.interrupt = interrupt;
   load.sha256_read = &sha256;
   if (it.file) {

@@ -35,6 +35,8 @@ const std::vector<SettingField>& settings_fields() {
        "ea_calibrate only, which keeps no rows to resume"},
       {"width", "bits_per_symbol/--bits", "bits", "--bits", E::Result, "input.bitsPerSymbol",
        [](const Settings& s) { return s.width ? std::to_string(s.width) : std::string(); }, "", true, "input.bitsPerSymbol"},
+      {"sample_input", "--sample-format, --select-bits, --bin", "sample_format", "--sample-format", E::Result, "input.sampleRule",
+       [](const Settings& s) { return sample_input_text(s.sample_input); }, "", false, "input.sampleRule", "u8"},
       {"allow_stream", "--allow-stream", nullptr, "--allow-stream", E::Input, nullptr, nullptr, "how a stream is read; --resume reads regular files"},
       {"threads", "--threads", "threads", "--threads", E::Speed, nullptr, nullptr, ""},
       {"device", "--device", "device", "--device", E::Speed, nullptr, nullptr, ""},

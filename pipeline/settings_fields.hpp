@@ -39,6 +39,8 @@ struct SettingField {
   bool per_item = false;
   // Where a non-IID record (--non-iid) holds it; null: the non-IID track does not use it.
   const char* non_iid_record = nullptr;
+  // What a record without that key holds (written before the setting existed); null: none.
+  const char* absent = nullptr;
   // The record path of a row of this kind (null: it does not hold this setting).
   const char* record_in(bool non_iid_row) const { return non_iid_row ? non_iid_record : record; }
 };

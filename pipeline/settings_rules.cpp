@@ -88,6 +88,22 @@ void check_iid_only(const Settings& s, const SettingsGiven& given, const Setting
   }
 }
 
+// How samples become symbols (--sample-format, --select-bits, --bin): the rule's own range
+// against the format; one rule at a time; a rule found on data (auto, bins without edges)
+// only where that data is the sequential data set (not the restart tests alone).
+void check_sample_input(const Settings& s, const SettingsGiven& given, const SettingNames& names) {
+  const SymbolRule& rule = s.sample_input.rule;
+  if (given.select_bits && given.bin) refuse(names("select_bits", "") + " and " + names("bin", "") + " exclude each other");
+  const std::string flag = rule.kind == SymbolRule::Kind::Bin ? names("bin", "") : names("select_bits", "");
+  check_symbol_rule(rule, s.sample_input.format, flag);
+  const bool found_on_data = rule.kind == SymbolRule::Kind::Auto || (rule.kind == SymbolRule::Kind::Bin && rule.edges.empty());
+  if (s.restart && found_on_data) {
+    refuse(flag + (rule.kind == SymbolRule::Kind::Auto ? " auto" : "") + " with " + names("restart", "") +
+           ": the restart data must be mapped as the sequential data set was; give the mask that run found (" +
+           names("select_bits", "") + " MASK), or assess the source with `ea_iid source`, which does so");
+  }
+}
+
 // The health tests (health-tests H, --alpha): H at most the bits per sample, alpha in (0, 1),
 // neither the restart tests nor the estimates' settings beside them (check_iid_only refuses
 // the IID tests' settings), alpha only with them.
@@ -166,6 +182,7 @@ void check_settings(const Settings& s, const SettingsGiven& given, const Setting
   check_restart(s, given, names);
   check_iid_only(s, given, names);
   check_health(s, given, names);
+  check_sample_input(s, given, names);
 }
 
 bool draws_random_numbers(const Settings& s) {

@@ -43,6 +43,7 @@ struct SettingsGiven {
   bool until_decided = false;         // turned on: --until-decided, until_decided=true
   bool permutation_counters = false;  // turned off (`ea_iid source --permutation-counters`)
   bool alpha = false;                 // the health tests' false-positive rate (--alpha)
+  bool select_bits = false, bin = false;  // --select-bits, --bin (one SampleInput rule)
 };
 
 // How a front door names a setting in its messages. `key` is the setting's key, the C++

@@ -38,10 +38,7 @@ void sequential_step(Engine& engine, SourceAssessment& a, const std::atomic<bool
                      const std::function<void(const std::string&)>& say) {
   a.sequential = run_one(engine, a.spec.samples, a.settings, interrupt, watch);
   if (const Assessment* seq = a.sequential.iid()) {
-    a.path = seq->path;
-    a.sha256 = seq->sha256;
-    a.samples = seq->samples;
-    a.width = seq->width;
+    static_cast<InputFacts&>(a) = *seq;
     a.verdict = seq->verdict();
     a.iid = *a.verdict == Verdict::Iid;
     a.h_assessed = seq->min_entropy();
@@ -63,10 +60,7 @@ void sequential_step(Engine& engine, SourceAssessment& a, const std::atomic<bool
   }
   if (const NonIidAssessment* est = a.estimates ? a.estimates->non_iid() : a.sequential.non_iid()) {
     const NonIidAssessment& n = *est;
-    a.path = n.path;
-    a.sha256 = n.sha256;
-    a.samples = n.samples;
-    a.width = n.width;
+    static_cast<InputFacts&>(a) = n;
     a.h_assessed = n.min_entropy();
     a.h_original = n.estimates.h_original;
     a.h_bitstring.reset();
@@ -163,10 +157,14 @@ SourceAssessment assess_source(Engine& engine, const SourceSpec& spec, const Set
     if (::stat(spec.restart_data->c_str(), &st) != 0) {
       throw Error(ErrorKind::Input, *spec.restart_data + ": " + std::strerror(errno));
     }
-    if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) != kRestartDataSize) {
+    const uint64_t bytes = kRestartDataSize * static_cast<uint64_t>(sample_bytes(settings.sample_input.format));
+    if (S_ISREG(st.st_mode) && bytes > 0 && static_cast<uint64_t>(st.st_size) != bytes) {
       throw Error(ErrorKind::Input, *spec.restart_data + ": a restart data set holds exactly 1000000 samples (1,000 restarts of "
-                                                          "1,000 samples); this file has " +
-                                        std::to_string(st.st_size) + " bytes");
+                                                          "1,000 samples" +
+                                        (bytes == kRestartDataSize ? std::string()
+                                                                   : std::string(", ") + std::to_string(bytes) + " bytes as " +
+                                                                         sample_format_name(settings.sample_input.format)) +
+                                        "); this file has " + std::to_string(st.st_size) + " bytes");
     }
   }
   SourceAssessment a;
@@ -187,6 +185,7 @@ SourceAssessment assess_source(Engine& engine, const SourceSpec& spec, const Set
     rs.restart->h_i = a.h_i;
     rs.track = a.iid ? TrackChoice::Iid : TrackChoice::NonIid;
     rs.width = width;
+    rs.sample_input = resolved_input(a.mapping);  // the sequential data's mask or bins
     say(*spec.restart_data + ": the restart tests of H_I = " + std::to_string(a.h_i) + " for " +
         (a.iid ? "an IID" : "a non-IID") + " claim (3.1.4)");
     a.restart = run_one(engine, *spec.restart_data, rs, interrupt, watch);

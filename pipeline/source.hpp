@@ -44,7 +44,8 @@ struct ConditioningStep {
   std::optional<ConditioningAssessment> assessed;
 };
 
-struct SourceAssessment {
+// The sequential data set's input facts are its InputFacts.
+struct SourceAssessment : InputFacts {
   SourceSpec spec;
   Settings settings;          // of the sequential data set (seed, engine, track)
   // Its assessment: settings.track auto (the default): the IID tests, the non-IID estimates
@@ -57,11 +58,8 @@ struct SourceAssessment {
   std::optional<ItemResult> restart;
   std::vector<ConditioningStep> conditioning;  // one per component of spec.conditioning
 
-  // The sequential data set's facts and, with the IID tests run (not --track non-iid),
-  // their verdict; H_original and H_bitstring (per bit) of the track that set H_assessed.
-  std::string path, sha256;
-  uint64_t samples = 0;
-  int width = 0;
+  // With the IID tests run (not --track non-iid), their verdict; H_original and
+  // H_bitstring (per bit) of the track that set H_assessed.
   std::optional<Verdict> verdict;
   std::optional<double> h_original, h_bitstring;
   // 3.1.3: H_I = min(H_original, bits x H_bitstring, H_submitter), per sample.

@@ -386,13 +386,13 @@ std::string run_section(const std::vector<ordered_json>& rows, const std::string
     const ordered_json* row = first_iid ? first_iid : first_non_iid;
     const char* path = f.record_in(non_iid_rows);
     if (!row || !path) continue;
-    std::string value = recorded_text(*row, path);
+    std::string value = recorded_setting(*row, f, path);
     if (f.per_item) {
       std::set<std::string> values;
       for (const auto& r : rows) {
         const auto parts = parts_of(r);
         const ordered_json* x = !parts.empty() ? parts.front() : is_non_iid(r) ? &r : nullptr;
-        if (x) values.insert(recorded_text(*x, path));
+        if (x) values.insert(recorded_setting(*x, f, path));
       }
       value.clear();
       for (const auto& v : values) value += (value.empty() ? "" : ", ") + v;
@@ -596,6 +596,11 @@ std::string details_of(const ordered_json& r, size_t i, const std::map<std::stri
                   html_escape(item_title(r, i + 1, file_index)) + "</summary>\n";
   h += "<p class=\"muted\">SHA-256 of the file " + html_escape(text(r, "sha256")) + "; " +
        fnum(r.contains("timings") ? r["timings"]["total"] : ordered_json(), "%.2f") + " s</p>\n";
+  const ordered_json* in = r.contains("input") ? &r["input"] : r.contains("rows") && r["rows"].is_object() ? &r["rows"]["input"]
+                                                                                                          : nullptr;
+  if (in && in->contains("mapping") && (*in)["mapping"].is_object()) {
+    h += "<p>Samples: " + html_escape(text((*in)["mapping"], "summary")) + "</p>\n";
+  }
   if (is_restart(r)) {
     const auto& rs = r["restart"];
     h += "<p>Restart tests (3.1.4): claim " + html_escape(text(rs, "claim")) + ", H_I = " +

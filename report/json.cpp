@@ -139,6 +139,84 @@ ordered_json skipped_json(const ReportOptions& o, const std::string& path, int64
   return j;
 }
 
+std::string mapping_line(const SampleMapping& m) {
+  if (m.input.is_default()) return "";
+  const int bits = sample_format_bits(m.input.format);
+  std::string t = std::string("Samples: ") + sample_format_name(m.input.format) + ", " + std::to_string(m.capture_bits) +
+                  " bits in use (largest " + std::to_string(m.capture_max) + ", varying bits " +
+                  mask_text(m.varying, bits) + "); symbols: ";
+  char score[64] = "";
+  switch (m.input.rule.kind) {
+    case SymbolRule::Kind::None: t += "the values as they are"; break;
+    case SymbolRule::Kind::Mask: t += "select-bits " + mask_text(m.mask, bits); break;
+    case SymbolRule::Kind::Auto:
+      if (m.search) std::snprintf(score, sizeof score, ", score %.6f bits per sample", m.search->score);
+      t += "select-bits auto:" + std::to_string(m.input.rule.bits) + " chose " + mask_text(m.mask, bits) + " (" +
+           std::to_string(m.search ? m.search->scored : 0) + " of " + std::to_string(m.search ? m.search->candidates : 0) +
+           " masks scored" + score + ")";
+      break;
+    case SymbolRule::Kind::Bin: {
+      t += "bin " + std::to_string(m.input.rule.bits) + " (" + std::to_string(m.bin_lower.size()) + " bins, lowest values";
+      for (size_t i = 0; i < m.bin_lower.size() && i < 8; ++i) t += " " + std::to_string(m.bin_lower[i]);
+      if (m.bin_lower.size() > 8) t += " ...";
+      t += m.input.rule.edges.empty() ? ")" : "; edges given)";
+      break;
+    }
+  }
+  return t + "\n";
+}
+
+ordered_json mapping_json(const SampleMapping& m) {
+  if (m.input.is_default()) return nullptr;
+  const int bits = sample_format_bits(m.input.format);
+  ordered_json j;
+  std::string summary = mapping_line(m);
+  summary = summary.substr(9, summary.size() - 10);  // without "Samples: " and the newline
+  j["summary"] = summary;
+  j["format"] = sample_format_name(m.input.format);
+  j["captureMax"] = m.capture_max;
+  j["captureBits"] = m.capture_bits;
+  j["varyingBits"] = mask_text(m.varying, bits);
+  switch (m.input.rule.kind) {
+    case SymbolRule::Kind::None: j["rule"] = "none"; break;
+    case SymbolRule::Kind::Mask: j["rule"] = "select-bits"; break;
+    case SymbolRule::Kind::Auto: j["rule"] = "select-bits auto"; break;
+    case SymbolRule::Kind::Bin: j["rule"] = "bin"; break;
+  }
+  if (m.input.rule.kind == SymbolRule::Kind::Mask || m.input.rule.kind == SymbolRule::Kind::Auto) {
+    j["mask"] = mask_text(m.mask, bits);
+  }
+  if (m.input.rule.kind == SymbolRule::Kind::Bin) {
+    j["bins"] = 1 << m.input.rule.bits;
+    j["binLower"] = m.bin_lower;  // the lowest capture value of each bin
+    j["edgesGiven"] = !m.input.rule.edges.empty();
+  }
+  if (m.search) {
+    ordered_json best = ordered_json::array();
+    for (const auto& [mask, score] : m.search->best) best.push_back({{"mask", mask_text(mask, bits)}, {"score", score}});
+    j["search"] = {{"method", m.search->method},       {"maxBits", m.input.rule.bits},
+                   {"candidates", m.search->candidates}, {"scored", m.search->scored},
+                   {"samplesScored", m.search->samples_scored}, {"score", m.search->score},
+                   {"best", best}};
+  }
+  return j;
+}
+
+ordered_json input_facts_json(const InputFacts& a, int64_t block, const std::vector<std::string>& warnings) {
+  ordered_json input;
+  input["path"] = a.path;
+  if (block >= 0) input["block"] = block;
+  input["samples"] = a.samples;
+  input["bitsPerSymbol"] = a.width;
+  input["alphabetSize"] = a.alphabet;
+  input["translated"] = a.translated;
+  input["subset"] = a.subset ? ordered_json{{"index", a.subset->index}, {"count", a.subset->count}} : ordered_json(nullptr);
+  input["warnings"] = warnings;
+  input["sampleRule"] = sample_input_text(a.mapping.input);
+  input["mapping"] = mapping_json(a.mapping);
+  return input;
+}
+
 namespace {
 
 // NIST's test case of one assessment, with hAssessed always right.
@@ -179,7 +257,7 @@ ordered_json test_case_json(const Assessment& a) {
 }
 
 ordered_json input_json(const Assessment& a, int64_t block) {
-  ordered_json input = input_facts_json(a, block);
+  ordered_json input = input_facts_json(a, block, a.warnings);
   ordered_json counts = ordered_json::array();
   for (const auto& [value, count] : a.value_counts) counts.push_back({value, count});
   input["valueCounts"] = counts;  // [value, count] pairs

@@ -27,6 +27,7 @@ using nlohmann::ordered_json;
 Settings manifest_source_settings(const ManifestSource& m, const Settings& base, bool permutation_counters) {
   Settings s = base;
   if (m.bits) s.width = *m.bits;
+  if (m.sample_input) s.sample_input = *m.sample_input;
   s.track = m.track();
   s.until_decided = s.track == TrackChoice::Auto && !permutation_counters;
   return s;
@@ -280,7 +281,7 @@ void check_source_settings(const ordered_json& row, const std::string& where, On
   for (const SettingField& f : settings_fields()) {
     const char* path = f.record_in(non_iid);
     if (f.effect != SettingEffect::Result || !path || f.per_item) continue;
-    const std::string now = recorded_text(row, std::string("steps.sequential.") + path);
+    const std::string now = recorded_setting(row, f, std::string("steps.sequential.") + path);
     const auto [it, fresh] = one.settings.emplace(std::string(f.option) + (non_iid ? " (non-IID track)" : ""), now);
     if (!fresh && it->second != now) {
       refuse_row(where, std::string(f.option) + " was " + now + " where " + one.settings_from.value_or("the first line") +

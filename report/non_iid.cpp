@@ -134,6 +134,7 @@ void print_opening(std::FILE* f, const NonIidAssessment& a) {
   } else {
     std::fprintf(f, "Opening file: '%s' (SHA-256 hash %s)\n", a.path.c_str(), a.sha256.c_str());
   }
+  std::fputs(mapping_line(a.mapping).c_str(), f);
   std::fprintf(f, "Loaded %" PRIu64 " samples of %d distinct %d-bit-wide symbols\n", a.samples, a.alphabet, a.width);
 }
 
@@ -366,7 +367,7 @@ ordered_json non_iid_json(const NonIidAssessment& a, const ReportOptions& o, int
   j["assessedMinEntropy"] = a.estimates.h_assessed;
   j["forCompliance"] = a.for_compliance();
   j["complianceNotes"] = a.compliance_issues();
-  j["input"] = input_facts_json(a, block);
+  j["input"] = input_facts_json(a, block, a.warnings);
   j["trackChoice"] = track_choice_name(a.settings.track);
   j["nonIid"] = non_iid_estimates_json(a.estimates, a.width);
   ordered_json per = ordered_json::object();  // each estimator's computing time, literal + bitstring
@@ -471,6 +472,7 @@ void print_non_iid_text(std::FILE* f, const NonIidAssessment& a, const ReportOpt
   std::fprintf(f, "%s: %" PRIu64 " samples%s, %d-bit, %d distinct symbols: non-IID track (SP 800-90B 6.3)%s\n",
                a.path.c_str(), a.samples, range.c_str(), a.width, a.alphabet,
                x.initial_entropy ? "" : ", conditioned (-c): the bitstring only");
+  std::fputs(mapping_line(a.mapping).c_str(), f);
   print_non_iid_estimates(f, x, a.width, o);
   if (o.timing) std::fprintf(f, "Timing: %.3f s in all\n", a.seconds);
   for (const auto& why : a.compliance_issues()) std::fprintf(f, "NOT FOR COMPLIANCE: %s\n", why.c_str());

@@ -520,7 +520,7 @@ void check_same_run(const Record& row, const std::string& where, RunIdentity& id
   for (const SettingField& f : settings_fields()) {
     const char* path = f.record_in(non_iid);
     if (f.effect != SettingEffect::Result || !path || f.per_item) continue;
-    const std::string now = recorded_text(*a, path);
+    const std::string now = recorded_setting(*a, f, path);
     auto [it, fresh] = id.settings.emplace(f.option, now);
     if (fresh) continue;
     if (it->second != now) {
@@ -580,6 +580,12 @@ std::string recorded_text(const ordered_json& j, const std::string& path) {
     pos = dot + 1;
   }
   return at->is_string() ? at->get<std::string>() : at->dump();
+}
+
+std::string recorded_setting(const ordered_json& j, const SettingField& f, const std::string& path) {
+  std::string text = recorded_text(j, path);
+  if (text.empty() && f.absent) text = f.absent;
+  return text;
 }
 
 void Tally::add(const Record& r) {

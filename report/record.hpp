@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report_options.hpp"
+#include "settings_fields.hpp"
 #include "result.hpp"
 #include "summary.hpp"
 
@@ -50,6 +51,9 @@ struct Record {
 // The value at a dotted path of a row ("permutation.userSeed") as text: a string's contents,
 // else its JSON; "" where any part is missing. (resume and merge compare settings with it.)
 std::string recorded_text(const nlohmann::ordered_json& j, const std::string& path);
+// A setting's value in a record at `path` (f.record_in(...), perhaps under a prefix): the
+// key's text, or the field's `absent` text for a record written before the setting existed.
+std::string recorded_setting(const nlohmann::ordered_json& j, const SettingField& f, const std::string& path);
 
 // Checks and summarises one row. Throws Error{Input} "WHERE: FIELD: what is wrong" (WHERE is
 // FILE:LINE or a file name) for a row that is not an ea_iid record, lacks a field a report

@@ -115,22 +115,14 @@ nlohmann::ordered_json json_envelope(const ReportOptions& o, const std::string& 
 nlohmann::ordered_json result_json(const ItemResult& r, const std::string& path, int64_t block,
                                    const ReportOptions& o);
 
-// The JSON "input" object's facts of an assessment of any track (path, block when >= 0,
-// samples, bitsPerSymbol, alphabetSize, translated, subset, warnings).
-template <class A>
-nlohmann::ordered_json input_facts_json(const A& a, int64_t block) {
-  nlohmann::ordered_json input;
-  input["path"] = a.path;
-  if (block >= 0) input["block"] = block;
-  input["samples"] = a.samples;
-  input["bitsPerSymbol"] = a.width;
-  input["alphabetSize"] = a.alphabet;
-  input["translated"] = a.translated;
-  input["subset"] = a.subset ? nlohmann::ordered_json{{"index", a.subset->index}, {"count", a.subset->count}}
-                             : nlohmann::ordered_json(nullptr);
-  input["warnings"] = a.warnings;
-  return input;
-}
+// The JSON "input" object's facts of any result (path, block when >= 0, samples,
+// bitsPerSymbol, alphabetSize, translated, subset, warnings, sampleRule, mapping).
+nlohmann::ordered_json input_facts_json(const InputFacts& a, int64_t block, const std::vector<std::string>& warnings);
+// The text header's line of the sample format and the symbol rule ("" for u8 samples taken
+// as they are, so NIST's text stays NIST's), ending in a newline.
+std::string mapping_line(const SampleMapping& m);
+// What the symbol rule did (input.mapping): null for u8 samples taken as they are.
+nlohmann::ordered_json mapping_json(const SampleMapping& m);
 
 // The text of a record for a file: bytes of a name that are not UTF-8 become U+FFFD rather
 // than abort the write (the row, and every other row, is kept).

@@ -80,7 +80,10 @@ void print_nist_restart_iid(std::FILE* f, const RestartAssessment& r, int level)
 // line (for -i only the columns' permutation block differs by design: NIST repeats the rows
 // there, docs/validation.md).
 void print_nist_restart(std::FILE* f, const RestartAssessment& r, int level) {
-  if (level > 1) std::fprintf(f, "Opening file: '%s' (SHA-256 hash %s)\n", r.path.c_str(), r.sha256.c_str());
+  if (level > 1) {
+    std::fprintf(f, "Opening file: '%s' (SHA-256 hash %s)\n", r.path.c_str(), r.sha256.c_str());
+    std::fputs(mapping_line(r.mapping).c_str(), f);
+  }
   // NIST's reader prints this at every level.
   if (r.narrower_than_given) std::fprintf(f, "Warning: Symbols appear to be narrower than described.\n");
   if (level > 1) {
@@ -163,6 +166,7 @@ void print_restart_text(std::FILE* f, const RestartAssessment& r, const ReportOp
   } else {
     std::fprintf(f, "%s: %" PRIu64 " samples, %d-bit, %d distinct symbols: 1000 restarts x 1000 samples\n",
                  r.path.c_str(), r.samples, r.width, r.alphabet);
+    std::fputs(mapping_line(r.mapping).c_str(), f);
     if (o.verbose >= 1) std::fprintf(f, "SHA-256: %s\n", r.sha256.c_str());
     std::fprintf(f, "H_I: %f (%s claim)\n", r.h_i, restart_claim_name(r.claim));
     std::fprintf(f, "Sanity check: X_max %d (rows %d, columns %d), X_cutoff %d (alpha %.17g, %s", r.counts.x_max(),
@@ -271,15 +275,7 @@ ordered_json restart_json(const RestartAssessment& r, const ReportOptions& o) {
   j["verdict"] = {{"passed", c == Check::Passed}, {"result", check_name(c)}, {"failed", r.failures()}};
   j["forCompliance"] = r.for_compliance();
   j["trackChoice"] = track_choice_name(r.settings.track);
-  ordered_json input;
-  input["path"] = r.path;
-  input["samples"] = r.samples;
-  input["bitsPerSymbol"] = r.width;
-  input["alphabetSize"] = r.alphabet;
-  input["translated"] = r.translated;
-  input["subset"] = nullptr;
-  input["warnings"] = ordered_json::array();
-  j["input"] = input;
+  j["input"] = input_facts_json(r, -1, {});
   ordered_json rs;
   rs["claim"] = restart_claim_name(r.claim);
   rs["hI"] = r.h_i;

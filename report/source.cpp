@@ -81,9 +81,11 @@ ordered_json source_json(const SourceAssessment& a, const ReportOptions& o) {
   j["userSeed"] = draws_random_numbers(a.settings) ? ordered_json(std::to_string(a.settings.seed)) : ordered_json(nullptr);
   ordered_json files = ordered_json::array();
   files.push_back({{"role", "sequential"}, {"path", a.path}, {"sha256", a.sha256}, {"samples", a.samples}});
+  if (!a.mapping.input.is_default()) files.back()["symbols"] = mapping_json(a.mapping)["summary"];
   if (a.restart) {
     const RestartAssessment& r = *a.restart->restart();
     files.push_back({{"role", "restart"}, {"path", r.path}, {"sha256", r.sha256}, {"samples", r.samples}});
+    if (!r.mapping.input.is_default()) files.back()["symbols"] = mapping_json(r.mapping)["summary"];
   }
   for (size_t k = 0; k < a.conditioning.size(); ++k) {
     if (!a.conditioning[k].assessed || !a.conditioning[k].assessed->conditioned) continue;
@@ -176,6 +178,7 @@ void print_source_text(std::FILE* f, const SourceAssessment& a, const ReportOpti
   std::fprintf(f, "\n");
   std::fprintf(f, "1. %s: %" PRIu64 " samples, %d-bit, SHA-256 %s\n", a.path.c_str(), a.samples, a.width,
                a.sha256.c_str());
+  if (!a.mapping.input.is_default()) std::fprintf(f, "   %s", mapping_line(a.mapping).c_str());
   if (a.verdict) {
     std::string failed;  // which families failed ("chi-square", "permutation", ...)
     if (const Assessment* seq = a.sequential.iid()) {
@@ -411,8 +414,9 @@ std::string source_html(const ordered_json& r, const std::string& json_path) {
   for (const auto& f : r["files"]) {
     std::string role = esc(f["role"]);
     if (f.contains("sequencePosition")) role += " (component " + esc(f["sequencePosition"]) + ")";
-    h += "<tr><td>" + role + "</td><td>" + esc(f["path"]) + "</td><td>" + esc(f["samples"]) + "</td><td>" +
-         sha_cell(f["sha256"]) + "</td></tr>\n";
+    h += "<tr><td>" + role + "</td><td>" + esc(f["path"]) +
+         (f.contains("symbols") ? "<br><span class=\"muted\">" + esc(f["symbols"]) + "</span>" : std::string()) +
+         "</td><td>" + esc(f["samples"]) + "</td><td>" + sha_cell(f["sha256"]) + "</td></tr>\n";
   }
   h += "</table></section>\n";
   const bool tested = !flow["restart"].is_null();

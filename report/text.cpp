@@ -136,6 +136,7 @@ void opening_lines(std::FILE* f, const Assessment& a, bool nist, bool header = t
       std::fprintf(f, ", reading block %" PRIu64 " of size %" PRIu64, a.subset->index, a.subset->count);
     }
     std::fprintf(f, "\n");
+    std::fputs(mapping_line(a.mapping).c_str(), f);
   }
   if (a.narrower_than_given) std::fprintf(f, "Warning: Symbols appear to be narrower than described.\n");
   if (header) {
@@ -238,6 +239,7 @@ void our_estimate_lines(std::FILE* f, const Assessment& a, const ReportOptions& 
                a.alphabet);
   if (a.subset) std::fprintf(f, " (block %" PRIu64 " of %" PRIu64 " samples)", a.subset->index, a.subset->count);
   std::fprintf(f, "\n");
+  std::fputs(mapping_line(a.mapping).c_str(), f);
   if (o.verbose >= 1) {
     std::fprintf(f, "SHA-256: %s\n", a.sha256.c_str());
     std::fprintf(f, "Mean %.6f, median %.6f%s\n", a.base.mean, a.base.median, a.binary ? ", binary" : "");

@@ -26,6 +26,7 @@ enum class Remedy {
   SplitInput,   // too many samples for one assessment: assess it in parts
   KeepShort,    // a short last block was skipped: it can be assessed too
   StreamRange,  // a stream longer than is read without a range: give a range, or a file
+  MapSamples,   // a sample wider than a symbol's 8 bits: select bits of it, or bin it
 };
 
 class Error : public std::runtime_error {

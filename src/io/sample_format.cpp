@@ -89,7 +89,9 @@ std::string sample_input_text(const SampleInput& s) {
     case SymbolRule::Kind::None: break;
     case SymbolRule::Kind::Mask: t += ", select-bits " + mask_text(s.rule.mask, sample_format_bits(s.format)); break;
     case SymbolRule::Kind::Auto: t += ", select-bits auto:" + std::to_string(s.rule.bits); break;
-    case SymbolRule::Kind::Bin: t += ", bin " + std::to_string(s.rule.bits); break;
+    case SymbolRule::Kind::Bin:
+      t += ", bin " + std::to_string(s.rule.bits) + (s.rule.edges.empty() ? "" : " (edges given)");
+      break;
   }
   return t;
 }
@@ -140,8 +142,23 @@ void check_symbol_rule(const SymbolRule& rule, SampleFormat format, const std::s
       if (rule.bits < 1 || rule.bits > 8) {
         usage(flag, "takes 1 to 8 bits, got " + std::to_string(rule.bits));
       }
+      if (rule.edges.size() > (size_t{1} << rule.bits) || !std::is_sorted(rule.edges.begin(), rule.edges.end())) {
+        usage(flag, "the bins' edges must be at most 2^B lowest values in increasing order");
+      }
       return;
   }
+}
+
+SampleInput resolved_input(const SampleMapping& m) {
+  SampleInput r = m.input;
+  if (r.rule.kind == SymbolRule::Kind::Auto) {
+    r.rule = SymbolRule{};
+    r.rule.kind = SymbolRule::Kind::Mask;
+    r.rule.mask = m.mask;
+  } else if (r.rule.kind == SymbolRule::Kind::Bin) {
+    r.rule.edges = m.bin_lower;
+  }
+  return r;
 }
 
 std::vector<uint32_t> decode_samples(const uint8_t* p, size_t n, SampleFormat f) {
@@ -244,9 +261,10 @@ std::vector<uint8_t> map_samples(const std::vector<uint32_t>& values, const Samp
     case SymbolRule::Kind::None:
       for (size_t i = 0; i < values.size(); ++i) {
         if (values[i] > 255) {
-          throw Error(ErrorKind::Input, path + ": sample " + std::to_string(i) + " is " + std::to_string(values[i]) +
-                                            ", wider than the 8 bits of a symbol; map the samples to symbols "
-                                            "(select bits or bin them)");
+          throw Error(ErrorKind::Input,
+                      path + ": sample " + std::to_string(i) + " is " + std::to_string(values[i]) +
+                          ", wider than the 8 bits of a symbol",
+                      Remedy::MapSamples);
         }
         out[i] = static_cast<uint8_t>(values[i]);
       }
@@ -257,7 +275,7 @@ std::vector<uint8_t> map_samples(const std::vector<uint32_t>& values, const Samp
       break;
     case SymbolRule::Kind::Mask: m.mask = input.rule.mask; break;
     case SymbolRule::Kind::Bin: {
-      m.bin_lower = equal_count_bins(values, input.rule.bits);
+      m.bin_lower = input.rule.edges.empty() ? equal_count_bins(values, input.rule.bits) : input.rule.edges;
       for (size_t i = 0; i < values.size(); ++i) {
         const auto it = std::upper_bound(m.bin_lower.begin(), m.bin_lower.end(), values[i]);
         out[i] = static_cast<uint8_t>(it - m.bin_lower.begin() - 1);

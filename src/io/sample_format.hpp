@@ -32,7 +32,12 @@ struct SymbolRule {
   Kind kind = Kind::None;
   uint32_t mask = 0;  // Mask only
   int bits = 0;       // Auto: the most bits of the mask (1-8); Bin: B (1-8)
-  bool operator==(const SymbolRule& o) const { return kind == o.kind && mask == o.mask && bits == o.bits; }
+  // Bin: the lowest value of each bin, from the data set the bins were made for (a
+  // source's restart data is binned with its sequential data's bins); empty: made here.
+  std::vector<uint32_t> edges;
+  bool operator==(const SymbolRule& o) const {
+    return kind == o.kind && mask == o.mask && bits == o.bits && edges == o.edges;
+  }
   bool operator!=(const SymbolRule& o) const { return !(*this == o); }
 };
 
@@ -80,6 +85,10 @@ struct SampleMapping {
   std::vector<uint32_t> bin_lower;
   std::optional<MaskSearch> search;  // Auto
 };
+
+// The rule that maps other data of the same source exactly as these samples were mapped:
+// auto becomes the mask it found, bins keep their edges.
+SampleInput resolved_input(const SampleMapping& m);
 
 // Capture values of a binary format from `n` bytes (a whole number of samples; the caller
 // checks).

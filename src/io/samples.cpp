@@ -385,6 +385,21 @@ Dataset load_dataset(const std::string& file, const LoadOptions& opt) {
   return d;
 }
 
+InputFacts input_facts(const Dataset& d) {
+  InputFacts f;
+  f.path = d.path;
+  f.sha256 = d.sha256;
+  f.samples = d.size();
+  f.width = d.width;
+  f.alphabet = d.alphabet;
+  f.binary = d.binary();
+  f.translated = d.translated;
+  f.narrower_than_given = d.narrower_than_given;
+  f.subset = d.subset;
+  f.mapping = d.mapping;
+  return f;
+}
+
 Dataset load_dataset(const std::string& path, int width, const std::optional<SubsetSpec>& subset) {
   LoadOptions opt;
   opt.width = width;

@@ -91,6 +91,18 @@ struct Dataset {
   bool binary() const { return alphabet == 2; }
 };
 
+// The facts of an input that every result records (a base of each result kind, copied
+// once from the data set by input_facts; the arrays are not kept).
+struct InputFacts {
+  std::string path, sha256;   // sha256: of the whole file (or the stream's bytes read)
+  uint64_t samples = 0;
+  int width = 0, alphabet = 0;
+  bool binary = false, translated = false, narrower_than_given = false;
+  std::optional<SubsetSpec> subset;
+  SampleMapping mapping;      // the capture's format and the rule that made the symbols
+};
+InputFacts input_facts(const Dataset& d);
+
 // Reads `path` once, hashing exactly the bytes read. Throws Error{Input} naming the file
 // and the problem (missing, directory, not a regular file without allow_stream, empty,
 // block past the end, more than kMaxSamples samples, changed while read, data wider than

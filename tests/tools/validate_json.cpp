@@ -64,7 +64,7 @@ class Validator {
     for (const auto& [key, _] : s.items()) {
       static const char* known[] = {"$schema", "$id", "title", "description", "$defs", "$ref", "type", "const", "enum",
                                     "anyOf", "oneOf", "properties", "required", "additionalProperties", "items",
-                                    "minimum", "pattern"};
+                                    "minimum", "maximum", "maxItems", "pattern"};
       bool ok = false;
       for (const char* k : known) ok = ok || key == k;
       if (!ok) throw std::runtime_error("unsupported schema keyword " + key);
@@ -109,6 +109,12 @@ class Validator {
     }
     if (s.contains("minimum") && v.is_number() && v.get<double>() < s["minimum"].get<double>()) {
       return fail(v.dump() + " is below the minimum " + s["minimum"].dump());
+    }
+    if (s.contains("maximum") && v.is_number() && v.get<double>() > s["maximum"].get<double>()) {
+      return fail(v.dump() + " is above the maximum " + s["maximum"].dump());
+    }
+    if (s.contains("maxItems") && v.is_array() && v.size() > s["maxItems"].get<size_t>()) {
+      return fail("more than " + s["maxItems"].dump() + " items");
     }
     if (s.contains("pattern") && v.is_string() &&
         !std::regex_search(v.get<std::string>(), std::regex(s["pattern"].get<std::string>()))) {
