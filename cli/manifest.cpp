@@ -334,19 +334,23 @@ void write_source_files(ManifestRun& r, size_t k, const ordered_json& record) {
   }
 }
 
+// Source k's page (-o DIR/NAME.html): none without -o, nor for an error record (no page is
+// written for it: write_source_files).
+std::optional<std::string> page_of(const ManifestRun& r, size_t k, const ordered_json& record) {
+  if (r.paths.html.empty() || record.value("type", std::string()) != "Source") return std::nullopt;
+  return r.paths.html[k];
+}
+
 // The lab page's link to a source's page: relative to the lab page's folder.
-std::string page_link(const ManifestRun& r, size_t k) {
-  if (r.paths.html.empty() || !r.f.html_opt->count() || r.f.html == "-") return "";
-  std::error_code ec;
-  const fs::path from = fs::absolute(fs::path(r.f.html), ec).parent_path();
-  const fs::path rel = fs::proximate(fs::absolute(r.paths.html[k], ec), from, ec);
-  return ec ? r.paths.html[k] : rel.generic_string();
+std::string page_link(const ManifestRun& r, size_t k, const ordered_json& record) {
+  return lab_page_link(page_of(r, k, record).value_or(""), r.f.html_opt->count() ? r.f.html : "");
 }
 
 void add_lab_row(ManifestRun& r, size_t k, ordered_json record) {
   record.erase("run");
   write_source_files(r, k, record);
-  r.lab[k] = LabRow{r.m.sources[k].spec.name, std::move(record), page_link(r, k), r.m.sources[k].iid_claim};
+  std::string link = page_link(r, k, record);
+  r.lab[k] = LabRow{r.m.sources[k].spec.name, std::move(record), std::move(link), r.m.sources[k].iid_claim};
 }
 
 std::vector<LabRow> lab_rows(const ManifestRun& r) {
@@ -379,7 +383,7 @@ ManifestHooks hooks_of(ManifestRun& r) {
   };
   h.finished = [&r](size_t k, ordered_json record) {
     ordered_json row = record;
-    row["run"] = manifest_run_json(r.m, k, r.seed, r.f.shard);
+    row["run"] = manifest_run_json(r.m, k, r.seed, r.f.shard, page_of(r, k, record));
     if (r.jsonl) r.jsonl->write_line(dump_json(row));
     ++r.ran;
     add_lab_row(r, k, std::move(record));

@@ -29,6 +29,26 @@ Outcome lab_outcome(const std::vector<LabRow>& rows) {
   return out;
 }
 
+namespace {
+
+// A row's lab line as the whole run gave it: the source's name, its iidClaim and its page from
+// the row's "run" (checked by read_source_shares; rows of older runs lack them).
+LabRow merged_lab_row(size_t k, const nlohmann::ordered_json& row, const std::string& html) {
+  const nlohmann::ordered_json& run = row["run"];
+  nlohmann::ordered_json record = row;
+  record.erase("run");
+  const auto text = [&run](const char* key) {
+    return run.contains(key) && run[key].is_string() ? std::optional<std::string>(run[key].get<std::string>()) : std::nullopt;
+  };
+  const std::string name =
+      text("source").value_or(record.value("source", record.value("filename", std::string("source ") + std::to_string(k))));
+  const std::optional<bool> claim =
+      run.contains("iidClaim") && run["iidClaim"].is_boolean() ? std::optional<bool>(run["iidClaim"].get<bool>()) : std::nullopt;
+  return LabRow{name, std::move(record), lab_page_link(text("page").value_or(""), html), claim};
+}
+
+}  // namespace
+
 Outcome merge_source_shares(const std::string& out, const std::vector<std::string>& files, const std::optional<std::string>& csv,
                             const std::optional<std::string>& html, bool quiet, const InputSet& inputs,
                             const std::atomic<bool>* interrupt) {
@@ -37,11 +57,7 @@ Outcome merge_source_shares(const std::string& out, const std::vector<std::strin
   std::vector<LabRow> lab;
   for (const auto& [k, row] : sh.rows) {
     text += dump_json(row) + "\n";
-    nlohmann::ordered_json record = row;
-    record.erase("run");
-    // The manifest's iidClaim is not in the rows: the lab's "IID claim not confirmed" note needs it.
-    const std::string name = record.value("source", record.value("filename", std::string("source ") + std::to_string(k)));
-    lab.push_back({name, std::move(record), "", std::nullopt});
+    lab.push_back(merged_lab_row(k, row, html.value_or("")));
   }
   throw_if_interrupted(interrupt);  // each file whole or not written (the handlers only set the flag)
   write_file_atomically(out, text, inputs, "merge");

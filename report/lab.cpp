@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "files.hpp"
 #include "summary.hpp"
@@ -109,6 +110,15 @@ LabLine lab_line(const LabRow& row) {
     l.note = "IID claim not confirmed (" + l.verdict + "): the non-IID track's entropy";
   }
   return l;
+}
+
+std::string lab_page_link(const std::string& page, const std::string& html) {
+  namespace fs = std::filesystem;
+  if (page.empty() || html.empty() || html == "-") return "";
+  std::error_code ec;
+  const fs::path from = fs::absolute(fs::path(html), ec).parent_path();
+  const fs::path rel = fs::proximate(fs::absolute(page, ec), from, ec);
+  return ec ? page : rel.generic_string();
 }
 
 std::string lab_counts(const std::vector<LabRow>& rows) {

@@ -40,6 +40,11 @@ struct LabRun {
 };
 LabLine lab_line(const LabRow& row);
 
+// The lab page's link to a source's page `page` (-o DIR/NAME.html as the run named it): relative
+// to the folder of the lab page `html`; "" without a page, or when the lab page is not a file
+// ("" or "-"). Relative names are taken from the working folder.
+std::string lab_page_link(const std::string& page, const std::string& html);
+
 // "4 sources: 2 passed, 1 FAILED, 1 untested, 0 errors".
 std::string lab_counts(const std::vector<LabRow>& rows);
 // The text table (a header, one line per source, the counts).

@@ -70,12 +70,16 @@ std::vector<size_t> manifest_share(const Manifest& m, uint64_t k, uint64_t n) {
 }
 
 ordered_json manifest_run_json(const Manifest& m, size_t k, const std::optional<uint64_t>& seed,
-                               const std::optional<Shard>& shard) {
+                               const std::optional<Shard>& shard, const std::optional<std::string>& page) {
+  const ManifestSource& src = m.sources[k];
   return {{"item", k},
           {"items", m.sources.size()},
           {"list", m.digest},
           {"userSeed", seed ? ordered_json(std::to_string(*seed)) : ordered_json(nullptr)},
-          {"shard", shard ? ordered_json{{"index", shard->first}, {"count", shard->second}} : ordered_json(nullptr)}};
+          {"shard", shard ? ordered_json{{"index", shard->first}, {"count", shard->second}} : ordered_json(nullptr)},
+          {"source", src.spec.name},
+          {"iidClaim", src.iid_claim ? ordered_json(*src.iid_claim) : ordered_json(nullptr)},
+          {"page", page ? ordered_json(*page) : ordered_json(nullptr)}};
 }
 
 namespace {
@@ -270,6 +274,14 @@ size_t check_source_run(const ordered_json& row, const std::string& where, OneRu
   one.items = items;
   one.shares = shares;
   one.seen_shares.insert(index);
+  // The lab's fields (rows of older runs lack them: their lab lines have no link or note).
+  if (run.contains("source") && !run["source"].is_string()) refuse_row(where, "run.source: expected the source's name");
+  if (run.contains("iidClaim") && !run["iidClaim"].is_boolean() && !run["iidClaim"].is_null()) {
+    refuse_row(where, "run.iidClaim: expected true, false or null");
+  }
+  if (run.contains("page") && !run["page"].is_string() && !run["page"].is_null()) {
+    refuse_row(where, "run.page: expected the source's page or null");
+  }
   return item;
 }
 

@@ -45,9 +45,12 @@ SettingNames manifest_setting_names(const SettingNames& door);
 std::vector<size_t> manifest_share(const Manifest& m, uint64_t k, uint64_t n);
 
 // A row's "run": its place, the manifest's digest, the run's seed (null when no source draws
-// random numbers) and its share (null without --shard).
+// random numbers) and its share (null without --shard); then what `ea_iid merge` needs for the
+// lab summary the whole run gives: the source's name, its iidClaim (null when the manifest has
+// none) and its page (-o DIR/NAME.html as the run named it; null without -o).
 nlohmann::ordered_json manifest_run_json(const Manifest& m, size_t k, const std::optional<uint64_t>& seed,
-                                         const std::optional<Shard>& shard);
+                                         const std::optional<Shard>& shard,
+                                         const std::optional<std::string>& page = std::nullopt);
 
 // What a front door sees of a manifest run. `started`, `watch` and `failed` run on the thread
 // that runs the source (a worker of --jobs); `finished` on the calling thread, in the order of

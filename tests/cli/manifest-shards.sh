@@ -3,8 +3,9 @@
 # non-IID claims, with and without restart data, vetted and non-vetted conditioning, h' given
 # and from a file): the rows of the whole run, of --jobs 2, of 4 shares (one of them empty:
 # the restart files outweigh the rest) joined by ea_iid merge, and of a run interrupted by SIGINT (with --jobs 2) and resumed all equal the
-# records of per-source `ea_iid source` runs (minus the date, command line and timings); merge
-# refuses shares of another manifest, seed or options, a share twice and a missing one.
+# records of per-source `ea_iid source` runs (minus the date, command line and timings); the lab
+# CSV and page of merged shares are the whole run's; merge refuses shares of another manifest,
+# seed or options, a share twice and a missing one.
 # usage: manifest-shards.sh EA_IID SAMPLES_DIR WORK_DIR
 set -uo pipefail
 exe=$1 samples=$2 work=$3
@@ -127,6 +128,43 @@ if len(csv) != 9 or not csv[0].startswith("source,track,"):
     print("FAILED: merge --csv has %d lines" % len(csv)); ok = False
 sys.exit(0 if ok else 1)
 EOF
+
+# The lab summary of merged shares is the whole run's (CSV equal, HTML equal but for the run's
+# date and command): each source's page linked, an IID claim the tests did not confirm noted, a
+# source in error named by its name. Three sources: an IID claim on a ramp (not IID), an empty
+# file (an error row: exit 2), an IID claim on random bytes; every run writes -o lab-pages/.
+python3 -c 'import sys; sys.stdout.buffer.write(bytes(k % 256 for k in range(20000)))' >"$d/ramp.bin"
+: >"$d/empty.bin"
+cat >"$work/lab.json" <<'EOF2'
+{"sources": [
+  {"primaryNoiseSource": "ramp claim", "rawNoisePath": "data/ramp.bin", "iidClaim": true},
+  {"primaryNoiseSource": "empty", "rawNoisePath": "data/empty.bin", "iidClaim": false},
+  {"primaryNoiseSource": "rand8 claim", "rawNoisePath": "data/rand8_short.bin", "iidClaim": true}
+]}
+EOF2
+lab_run() {  # WHAT EXPECTED-EXIT ARGS... (2: with the empty source)
+  local what=$1 want=$2
+  shift 2
+  "$exe" source --manifest "$work/lab.json" "${opts[@]}" -o "$work/lab-pages/" "$@" 2>"$work/$what.err"
+  local rc=$?
+  [ $rc -eq "$want" ] || { echo "FAILED: $what: exit $rc, expected $want"; cat "$work/$what.err"; fail=1; }
+}
+lab_run lab-whole 2 --jsonl "$work/lab-whole.jsonl" --html "$work/lab-whole.html" --csv "$work/lab-whole.csv"
+lab_run lab-s0 0 --jsonl "$work/lab-s0.jsonl" --shard 0/2  # the ramp (its bytes outweigh the rest)
+lab_run lab-s1 2 --jsonl "$work/lab-s1.jsonl" --shard 1/2
+"$exe" merge "$work/lab-merged.jsonl" "$work/lab-s0.jsonl" "$work/lab-s1.jsonl" --html "$work/lab-merged.html" \
+  --csv "$work/lab-merged.csv" -q 2>"$work/lab-merge.err"
+rc=$?
+[ $rc -eq 2 ] || { echo "FAILED: lab merge: exit $rc, expected 2 (the empty source)"; cat "$work/lab-merge.err"; fail=1; }
+cmp -s "$work/lab-whole.csv" "$work/lab-merged.csv" ||
+  { echo "FAILED: merge's lab CSV differs from the whole run's"; diff "$work/lab-whole.csv" "$work/lab-merged.csv"; fail=1; }
+page() { grep -v -e '^<tr><th>date</th>' -e '^<tr><th>command</th>' "$1"; }  # the run's own date and command aside
+diff <(page "$work/lab-whole.html") <(page "$work/lab-merged.html") >"$work/lab-html.diff" ||
+  { echo "FAILED: merge's lab page differs from the whole run's"; cat "$work/lab-html.diff"; fail=1; }
+for want in 'href="lab-pages/ramp_claim.html"' 'IID claim not confirmed' '<td>empty</td>'; do
+  grep -qF "$want" "$work/lab-merged.html" || { echo "FAILED: merge's lab page lacks $want"; fail=1; }
+done
+grep -qF 'lab-pages/empty.html' "$work/lab-whole.html" && { echo "FAILED: the lab page links a page never written"; fail=1; }
 
 # merge refuses shares that are not of one run: nothing written, exit 2.
 refused() {  # WHAT EXPECTED FILES...
