@@ -170,18 +170,9 @@ ManifestSummary run_manifest_sources(Engine& engine, int jobs, const Manifest& m
                                      const std::vector<Settings>& settings, const ReportOptions& ro,
                                      const std::atomic<bool>& interrupt, const ManifestHooks& hooks) {
   ManifestSummary sum;
+  // One path for every --jobs: `jobs` workers take the sources in the order of `todo`, and the
+  // calling thread delivers their records in that order (with one worker, as one loop would).
   jobs = static_cast<int>(std::min<size_t>(std::max(1, jobs), std::max<size_t>(todo.size(), 1)));
-  if (jobs == 1) {  // on the calling thread
-    for (size_t k : todo) {
-      if (interrupt.load()) break;
-      std::optional<ordered_json> record = assess_one(engine, m, k, settings[k], ro, interrupt, hooks);
-      if (!record) break;
-      hooks.finished(k, std::move(*record));
-      ++sum.finished;
-    }
-    sum.interrupted = sum.finished < todo.size();
-    return sum;
-  }
   Pool p;
   p.records.resize(todo.size());
   p.settled.assign(todo.size(), false);

@@ -53,8 +53,8 @@ nlohmann::ordered_json manifest_run_json(const Manifest& m, size_t k, const std:
                                          const std::optional<std::string>& page = std::nullopt);
 
 // What a front door sees of a manifest run. `started`, `watch` and `failed` run on the thread
-// that runs the source (a worker of --jobs); `finished` on the calling thread, in the order of
-// `todo`.
+// that runs the source (a worker, also with one job); `finished` on the calling thread, in the
+// order of `todo`.
 struct ManifestHooks {
   std::function<void(size_t k)> started;
   std::function<RunObserver(size_t k)> watch;  // assess_source's observer for source k
@@ -69,10 +69,12 @@ struct ManifestSummary {
 };
 
 // Runs the sources `todo` (indexes into m.sources, in order) through assess_source with
-// `settings[k]`, `jobs` at a time: the first on `engine`, each other on an Engine of its own
-// (each with its own device slot). Each source's record (source_json, or an error record,
-// errorLevel -1, for a source that could not be assessed) goes to hooks.finished in the order
-// of `todo`, whatever order they end in, so a run with --jobs J gives the rows --jobs 1 gives.
+// `settings[k]`, `jobs` at a time on worker threads (one path for every `jobs`, 1 included): the
+// first worker on `engine`, each other on an Engine of its own (each with its own device slot).
+// Each source's record (source_json, or an error record, errorLevel -1, for a source that could
+// not be assessed) goes to hooks.finished on the calling thread in the order of `todo`, whatever
+// order they end in, so a run with --jobs J gives the rows --jobs 1 gives (a worker may start
+// the next source while the calling thread delivers the one before).
 // `interrupt`: no new source starts, the running ones stop (no record), and the ones that
 // ended are still delivered. An exception other than a source's Error (memory, a `finished`
 // that throws) stops the run: the running sources end, then it propagates.

@@ -2,8 +2,10 @@
 # ea_iid source --manifest end to end over 8 small sources (the IID tests deciding, IID and
 # non-IID claims, with and without restart data, vetted and non-vetted conditioning, h' given
 # and from a file): the rows of the whole run, of --jobs 2, of 4 shares (one of them empty:
-# the restart files outweigh the rest) joined by ea_iid merge, and of a run interrupted by SIGINT (with --jobs 2) and resumed all equal the
-# records of per-source `ea_iid source` runs (minus the date, command line and timings); the lab
+# the restart files outweigh the rest) joined by ea_iid merge, and of a run interrupted by
+# SIGINT (with --jobs 2) and resumed all equal the records of per-source `ea_iid source` runs
+# (minus the date, command line and timings); --jobs 3 writes the rows of --jobs 1 (the whole
+# run), "run" included, line for line; the lab
 # CSV and page of merged shares are the whole run's; merge refuses shares of another manifest,
 # seed or options, a share twice and a missing one.
 # usage: manifest-shards.sh EA_IID SAMPLES_DIR WORK_DIR
@@ -42,6 +44,7 @@ run() {  # WHAT EXPECTED-EXIT ARGS...
 }
 run whole 0 --jsonl "$work/whole.jsonl"
 run jobs 0 --jsonl "$work/jobs.jsonl" --jobs 2
+run jobs3 0 --jsonl "$work/jobs3.jsonl" --jobs 3
 for k in 0 1 2 3; do run "s$k" 0 --jsonl "$work/s$k.jsonl" --shard "$k/4"; done
 "$exe" merge "$work/merged.jsonl" "$work"/s[0-3].jsonl --csv "$work/merged.csv" >"$work/merge.out" 2>&1 ||
   { echo "FAILED: merge of 4 shares: exit $?"; cat "$work/merge.out"; fail=1; }
@@ -120,6 +123,17 @@ whole = [l.rstrip("\n") for l in open(work + "/whole.jsonl")]
 jobs = [l.rstrip("\n") for l in open(work + "/jobs.jsonl")]
 if [json.loads(l)["run"]["item"] for l in jobs] != list(range(8)):
     print("FAILED: --jobs 2 did not write the rows in manifest order"); ok = False
+# --jobs 1 (the whole run) and --jobs 3: the same rows, "run" included, line for line.
+def timeless(j):
+    if isinstance(j, dict):
+        return {k: timeless(v) for k, v in j.items() if k not in ("dateTimeStamp", "commandline", "timings")}
+    if isinstance(j, list):
+        return [timeless(x) for x in j]
+    return j
+jobs3 = [timeless(json.loads(l)) for l in open(work + "/jobs3.jsonl")]
+if jobs3 != [timeless(json.loads(l)) for l in whole]:
+    print("FAILED: --jobs 3 wrote other rows or another order than --jobs 1: items %s" % [r["run"]["item"] for r in jobs3])
+    ok = False
 shares = [[json.loads(l)["run"]["item"] for l in open("%s/s%d.jsonl" % (work, k))] for k in range(4)]
 if sum(shares, []) != list(range(8)) or not all(shares[k] for k in (0, 2, 3)):
     print("FAILED: the 4 shares hold %s" % shares); ok = False
