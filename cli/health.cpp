@@ -33,15 +33,17 @@ struct HealthFlags {
   std::string h, alpha = "2^-20", bits, simulate, seed, threads;
   std::vector<std::string> files;
   bool exit_code = false;
+  SampleOptionText sample;  // --sample-format, --select-bits, --bin: how FILEs are read
   CLI::Option *alpha_opt = nullptr, *bits_opt = nullptr, *simulate_opt = nullptr, *seed_opt = nullptr,
               *threads_opt = nullptr;
   OutputOptionText out;
 };
 
 void add_run_options(CLI::App& app, HealthFlags& f) {
-  app.add_option("FILE", f.files, "sample files (one sample per byte, --bits wide): both tests run over each file's "
-                                  "samples with the cutoffs")
+  app.add_option("FILE", f.files, "sample files (one sample per byte, --bits wide, or --sample-format): both tests run "
+                                  "over each file's symbols with the cutoffs")
       ->type_name("FILE...");
+  add_sample_options(app, f.sample, false);
   f.simulate_opt = app.add_option("--simulate", f.simulate,
                                   "the Monte Carlo check: N samples of a source of min-entropy exactly H through both "
                                   "tests, the observed false-positive rates against the exact ones (at least 1e9 for a "
@@ -50,7 +52,8 @@ void add_run_options(CLI::App& app, HealthFlags& f) {
   f.seed_opt = app.add_option("--seed", f.seed, "with --simulate: 64-bit seed (decimal or 0x hex; default: drawn from "
                                                 "the OS, then printed)")
                    ->type_name("SEED");
-  f.threads_opt = app.add_option("--threads", f.threads, "with --simulate: CPU threads (default: all cores; the result "
+  f.threads_opt = app.add_option("--threads", f.threads, "with --simulate or FILEs: CPU threads (of the simulation and "
+                                                         "of --select-bits auto's search; default: all cores; the result "
                                                          "does not depend on it)")
                       ->type_name("N");
   app.add_flag("--exit-code", f.exit_code, "exit 1 when either test failed on some FILE (default: 0 when the run completed)");
@@ -76,6 +79,7 @@ void add_health_options(CLI::App& app, HealthFlags& f) {
       "  ea_iid health-tests 0.5\n"
       "  ea_iid health-tests 1 --bits 1 --alpha 2^-30 -o cutoffs.json\n"
       "  ea_iid health-tests 4 --bits 8 --exit-code capture1.bin capture2.bin\n"
+      "  ea_iid health-tests 2 --sample-format u16le --select-bits 0x0ff0 adc.bin\n"
       "  ea_iid health-tests 2 --alpha 2^-8 --simulate 1e9 --seed 1\n"
       "The cutoffs of SP 800-90B 4.4.1 (RCT: C = 1 + ceil(-log2(alpha)/H)) and 4.4.2 (APT: C = 1 +\n"
       "CRITBINOM(W, 2^-H, 1-alpha)), each with its exact false-positive rate, the APT cutoff that keeps\n"
@@ -106,16 +110,23 @@ Settings health_settings(const HealthFlags& f) {
   s.health = HealthSpec{parse_real<double>(f.h, "H"), alpha_setting(f.alpha, cli_setting_names())};
   if (f.bits_opt->count()) s.width = apply_bits_option(f.bits);
   if (f.simulate_opt->count()) s.health->simulate = simulate_samples(f.simulate);
-  for (CLI::Option* o : {f.seed_opt, f.threads_opt}) {
-    if (o->count() && !f.simulate_opt->count()) {
-      throw Error(ErrorKind::Usage, o->get_name() + " applies to --simulate, which is not given");
-    }
+  if (f.seed_opt->count() && !f.simulate_opt->count()) {
+    throw Error(ErrorKind::Usage, "--seed applies to --simulate, which is not given");
+  }
+  if (f.threads_opt->count() && !f.simulate_opt->count() && f.files.empty()) {
+    throw Error(ErrorKind::Usage, "--threads applies to --simulate and to FILEs, neither of which is given");
   }
   if (f.seed_opt->count()) s.seed = parse_unsigned(f.seed, "--seed", 0, UINT64_MAX, true);
   s.threads = f.threads_opt->count()
                   ? static_cast<int>(parse_unsigned(f.threads, "--threads", kThreadsRange.min, kThreadsRange.max))
                   : omp_get_max_threads();
   SettingsGiven given;
+  apply_sample_options(f.sample, s, given);
+  for (CLI::Option* o : {f.sample.format_opt, f.sample.select_opt, f.sample.bin_opt}) {
+    if (o->count() && f.files.empty()) {
+      throw Error(ErrorKind::Usage, o->get_name() + " applies to the samples of FILEs, none of which is given");
+    }
+  }
   given.alpha = f.alpha_opt->count() > 0;
   given.bits = f.bits_opt->count() > 0;
   given.threads = f.threads_opt->count() > 0;

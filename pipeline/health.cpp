@@ -29,13 +29,12 @@ HealthFileScan scan_file(const std::string& path, const Settings& s, const Healt
   LoadOptions lo;
   lo.width = s.width;
   lo.allow_stream = s.allow_stream;
+  lo.sample_input = s.sample_input;
+  lo.threads = s.threads;
   lo.interrupt = interrupt;
   const Dataset d = load_dataset(path, lo);
   HealthFileScan f;
-  f.path = path;
-  f.sha256 = d.sha256;
-  f.samples = d.size();
-  f.width = d.width;
+  static_cast<InputFacts&>(f) = input_facts(d);
   // The translated symbols: equal exactly where the samples are.
   f.rct = scan_rct(d.symbols.data(), d.symbols.size(), c.rct.cutoff);
   f.apt = scan_apt(d.symbols.data(), d.symbols.size(), c.apt.window, c.apt.cutoff);

@@ -17,11 +17,10 @@
 
 namespace ea {
 
-// Both tests run over one file's samples (health/scan.hpp) with the assessment's cutoffs.
-struct HealthFileScan {
-  std::string path, sha256;
-  uint64_t samples = 0;
-  int width = 0;  // the bits per sample read (given or inferred)
+// Both tests run over one file's symbols (health/scan.hpp) with the assessment's cutoffs; its
+// InputFacts: path, sha256, samples, width (the bits per symbol, given or inferred) and the
+// mapping of its samples to symbols (--sample-format, --select-bits, --bin).
+struct HealthFileScan : InputFacts {
   RctScan rct;
   AptScan apt;
   bool failed() const { return rct.failures > 0 || apt.failures > 0; }
@@ -42,7 +41,8 @@ struct HealthAssessment {
 };
 
 // The cutoffs of s.health for a source of s.width bits; each file of `files` read with
-// s.width (0: inferred) and scanned; the Monte Carlo check when s.health->simulate > 0 (from
+// s.width (0: inferred) and s.sample_input (its own mapping: an auto mask or bins found on
+// each file) and scanned; the Monte Carlo check when s.health->simulate > 0 (from
 // s.seed on s.threads threads). Throws Error{Usage} without s.health or for values
 // check_settings refuses (front doors call it first, naming their settings), the loader's
 // Error{Input} or Error{Degenerate} naming a file, Error{Interrupted} (checked while reading

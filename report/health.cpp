@@ -39,6 +39,8 @@ std::string offset_text(const std::optional<uint64_t>& at) {
 void print_file_text(std::FILE* f, const HealthFileScan& s, const HealthCutoffs& c) {
   std::fprintf(f, "\nFile: %s\n  SHA-256 %s, %" PRIu64 " samples of %d bits\n", s.path.c_str(), s.sha256.c_str(), s.samples,
                s.width);
+  // How the samples were read and made symbols ("" for u8 samples as they are).
+  if (const std::string samples = mapping_line(s.mapping); !samples.empty()) std::fprintf(f, "  %s", samples.c_str());
   std::fprintf(f, "  Repetition Count Test (C = %" PRIu64 "): %" PRIu64 " failures", c.rct.cutoff, s.rct.failures);
   if (s.rct.first_failure) std::fprintf(f, ", the first at sample %" PRIu64, *s.rct.first_failure);
   std::fprintf(f, "; longest run %" PRIu64 " from sample %" PRIu64 "\n", s.rct.longest_run, s.rct.longest_run_offset);
@@ -101,6 +103,8 @@ ordered_json file_json(const HealthFileScan& s) {
   j["sha256"] = s.sha256;
   j["samples"] = s.samples;
   j["bits"] = s.width;
+  j["sampleRule"] = sample_input_text(s.mapping.input);
+  j["mapping"] = mapping_json(s.mapping);
   j["rct"] = {{"failures", s.rct.failures},
               {"firstFailure", offset_json(s.rct.first_failure)},
               {"longestRun", s.rct.longest_run},

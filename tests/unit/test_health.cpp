@@ -242,6 +242,8 @@ TEST_CASE("health tests: the result, its notes, text and JSON") {
   CHECK(j["apt"]["falsePositive"] == b.cutoffs.apt.false_positive);
   CHECK(j["files"][0]["rct"]["longestRunOffset"] == 1000);
   CHECK(j["files"][0]["apt"]["firstFailure"].is_null());
+  CHECK(j["files"][0]["sampleRule"] == "u8");  // one byte a sample, as they are
+  CHECK(j["files"][0]["mapping"].is_null());
   CHECK(j["failed"] == true);
   CHECK(j["simulation"]["seed"] == "9");
   CHECK(j["simulation"]["apt"]["trials"] == 5);
