@@ -15,6 +15,7 @@ cd "$work" || exit 1
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 field() { /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+/usr/bin/python3 -c "import numpy" 2>/dev/null || { echo "SKIP: wide captures need numpy (python3-numpy)"; exit 77; }
 $gen generate "$work" || bad "generate"
 sha256sum -c - <<'SUMS' || bad "the generated captures differ from testdata/README.md's"
 7c1279a5a2c8ca5f33258c7077f43c6183b0cf9788d707941f18f6fd6eb6ad53  adc12.u16le
