@@ -590,6 +590,10 @@ void apply(Flags& f, Options& o) {
   apply_track(f, o);
   SettingsGiven sample_given;
   apply_sample_options(f.sample, o.settings, sample_given);
+  if (o.blocks && o.settings.sample_input.format == SampleFormat::Text) {
+    throw Error(ErrorKind::Usage, "--blocks cuts files of fixed-size samples; a text capture's samples are lines: read a "
+                                  "part with -l INDEX,COUNT, or convert it to u16le/u32le");
+  }
   if (f.sample.write_opt->count()) {
     if (f.sample.write_symbols.empty()) throw Error(ErrorKind::Usage, "--write-symbols: the file name is empty");
     if (o.batch() || o.settings.restart) {

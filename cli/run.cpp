@@ -51,14 +51,16 @@ std::function<void(const std::string&)> note_logger(const Options& o) {
 
 // ---- one item: the text report on stdout, -o FILE ----------------------------------
 
-std::function<void(int, const char*, uint32_t, int, uint32_t)> progress_lines(bool quiet, int verbose, uint32_t iterations) {
+std::function<void(int, const char*, uint32_t, int, uint32_t)> progress_lines(bool quiet, int verbose, uint32_t iterations,
+                                                                         const std::string& label) {
   auto last = std::make_shared<std::chrono::steady_clock::time_point>();
+  const std::string named = label.empty() ? "" : label + ": ";
   if (!quiet && ::isatty(STDERR_FILENO)) {
-    return [last, iterations](int, const char* phase, uint32_t done, int active, uint32_t) {
+    return [last, iterations, named](int, const char* phase, uint32_t done, int active, uint32_t) {
       auto now = std::chrono::steady_clock::now();
       if (active > 0 && done < iterations && now - *last < std::chrono::milliseconds(200)) return;
       *last = now;
-      std::fprintf(stderr, "\r\033[K%s: %u/%u permutations, %d undecided", phase, done, iterations, active);
+      std::fprintf(stderr, "\r\033[K%s%s: %u/%u permutations, %d undecided", named.c_str(), phase, done, iterations, active);
       if (active == 0 || done >= iterations) std::fprintf(stderr, "\r\033[K");
       std::fflush(stderr);
     };
@@ -73,8 +75,8 @@ std::function<void(int, const char*, uint32_t, int, uint32_t)> progress_lines(bo
       std::chrono::steady_clock::time_point start;
     };
     auto current = std::make_shared<Phase>();
-    return [iterations, last, every, current, all = verbose >= 1](int, const char* phase, uint32_t done, int active,
-                                                                     uint32_t left) {
+    return [iterations, last, every, current, named, all = verbose >= 1](int, const char* phase, uint32_t done, int active,
+                                                                            uint32_t left) {
       const auto now = std::chrono::steady_clock::now();
       if (current->name != phase) *current = Phase{phase, now};
       if (now - *last < every && (!all || (active > 0 && done < iterations))) return;
@@ -85,7 +87,7 @@ std::function<void(int, const char*, uint32_t, int, uint32_t)> progress_lines(bo
         const double rate = done / seconds;
         pace = fmt::format(" ({:.0f} per s; about {:.0f} s left)", rate, left / rate);
       }
-      logger().info("{}: {}/{} permutations, {} test{} undecided{}", phase, done, iterations, active,
+      logger().info("{}{}: {}/{} permutations, {} test{} undecided{}", named, phase, done, iterations, active,
                     active == 1 ? "" : "s", pace);
     };
   }
@@ -850,7 +852,8 @@ Settings resolve_settings(const Options& o, std::optional<uint64_t> earlier_seed
 Outcome run_assessments(Engine& engine, const Options& o, const std::string& started, const InputSet& inputs,
                         const std::atomic<bool>& interrupt, const std::atomic<int>& signal_number) {
   const ReportOptions ro = report_options(o, started);
-  std::vector<Item> items = expand_items(o.files, o.subset, o.blocks, o.keep_short);
+  std::vector<Item> items =
+      expand_items(o.files, o.subset, o.blocks, o.keep_short, sample_bytes(o.settings.sample_input.format));
   if (!o.batch()) {
     const Settings settings = resolve_settings(o, std::nullopt);
     if (o.write_symbols) write_symbols(o, settings, inputs, interrupt);

@@ -24,13 +24,14 @@ struct SharedFile {
 };
 
 std::vector<Item> expand_items(const std::vector<std::string>& files, const std::optional<SubsetSpec>& subset,
-                               const std::optional<uint64_t>& blocks, bool keep_short) {
+                               const std::optional<uint64_t>& blocks, bool keep_short, int sample_size) {
+  const uint64_t unit = sample_size > 0 ? static_cast<uint64_t>(sample_size) : 1;
   std::vector<Item> items;
   uint64_t total = files.size();
   for (const auto& path : files) {  // the count first: refused before any item is made
     struct stat st {};
     if (!blocks || path == kStdinPath || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    const uint64_t n = (static_cast<uint64_t>(st.st_size) + *blocks - 1) / *blocks;
+    const uint64_t n = (static_cast<uint64_t>(st.st_size) / unit + *blocks - 1) / *blocks;
     total += n > 0 ? n - 1 : 0;
     if (total > kMaxItems) {
       throw Error(ErrorKind::Usage, path + ": blocks of " + std::to_string(*blocks) + " samples cut it into " +
@@ -49,7 +50,7 @@ std::vector<Item> expand_items(const std::vector<std::string>& files, const std:
       whole.subset = subset;
       struct stat st {};
       if (path != kStdinPath && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-        whole.weight = subset ? subset->count : static_cast<uint64_t>(st.st_size);
+        whole.weight = subset ? subset->count : static_cast<uint64_t>(st.st_size) / unit;
       }
       items.push_back(std::move(whole));
       continue;
@@ -71,7 +72,7 @@ std::vector<Item> expand_items(const std::vector<std::string>& files, const std:
     }
     auto file = std::make_shared<SharedFile>();
     file->listed_size = static_cast<uint64_t>(st.st_size);
-    const uint64_t size = static_cast<uint64_t>(st.st_size), count = *blocks;
+    const uint64_t size = static_cast<uint64_t>(st.st_size) / unit, count = *blocks;  // samples
     for (uint64_t k = 0; k * count < size; ++k) {
       Item it;
       it.path = path;

@@ -46,10 +46,12 @@ struct Item {
 // (a last, shorter block is skipped unless `keep_short`). A file that cannot be cut (not
 // found, empty, not a regular file) is one item that fails with the loader's message.
 // The most items one run holds (files x blocks): more is refused (Error{Usage}) before any
-// is made, so that blocks of 1 sample of a 4 GB file never exhaust memory.
+// is made, so that blocks of 1 sample of a 4 GB file never exhaust memory. `sample_size`: the
+// bytes of one sample of the format (sample_bytes(); blocks and weights count samples).
 constexpr uint64_t kMaxItems = 1000000;
 std::vector<Item> expand_items(const std::vector<std::string>& files, const std::optional<SubsetSpec>& subset,
-                               const std::optional<uint64_t>& blocks, bool keep_short);
+                               const std::optional<uint64_t>& blocks, bool keep_short,
+                               int sample_size = 1);
 
 // Share k (0 <= k < n) of a list for cluster job arrays (Slurm's array index, Kubernetes'
 // completion index): the indexes of a contiguous run of
