@@ -25,8 +25,10 @@ uint64_t os_seed();
 // The progress of one assessment on standard error (RunObserver::progress): a line redrawn
 // on a terminal; without one (a log, CI) plain lines, at verbose >= 1 one per round at most
 // once a second (and the last), else one every 10 seconds of a long run, with the time the
-// phase is expected still to take. Null when `quiet`.
-std::function<void(int, const char*, uint32_t, int, uint32_t)> progress_lines(bool quiet, int verbose, uint32_t iterations);
+// phase is expected still to take. Null when `quiet`. `label`: before each line ("NAME: "), to
+// tell apart the sources of a manifest run with --jobs; "" for none.
+std::function<void(int, const char*, uint32_t, int, uint32_t)> progress_lines(bool quiet, int verbose, uint32_t iterations,
+                                                                         const std::string& label = "");
 
 // The report options of a run (the library's ReportOptions) from the command line.
 ReportOptions report_options(const Options& o, const std::string& started);
