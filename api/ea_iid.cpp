@@ -50,7 +50,28 @@ ea::SettingsGiven given_of(const Options& o) {
   g.no_early_exit = !o.early_exit;
   g.all_tests = o.all_tests;
   g.until_decided = o.until_decided;
+  g.select_bits = o.select_bits != d.select_bits;
+  g.bin = o.bin != d.bin;
   return g;
+}
+
+// sample_format, select_bits and bin as one setting (their ranges and exclusion are
+// check_settings' rules, as for the command line's flags).
+ea::SampleInput sample_input_of(const Options& o, const ea::SettingNames& names) {
+  ea::SampleInput in;
+  const auto format = ea::sample_format_from_name(o.sample_format);
+  if (!format) {
+    throw ea::Error(ea::ErrorKind::Usage, names("sample_format", "") + ": '" + o.sample_format +
+                                              "' is not a sample format; expected u8, u16le, u16be, u32le, u32be or text");
+  }
+  in.format = *format;
+  if (!o.select_bits.empty()) {
+    in.rule = ea::select_bits_rule(o.select_bits, names("select_bits", ""));
+  } else if (o.bin != 0) {
+    in.rule.kind = ea::SymbolRule::Kind::Bin;
+    in.rule.bits = o.bin;
+  }
+  return in;
 }
 
 // The checked Settings of `o`: the command line's rules (pipeline/settings_rules.hpp), each
@@ -72,6 +93,7 @@ ea::Settings settings_of(const Options& o) {
     s.gpus = o.gpus;
     s.threads = o.threads;
     if (o.restart) s.restart = ea::RestartSpec{*o.restart};
+    s.sample_input = sample_input_of(o, names);
     ea::check_settings(s, given_of(o), names);
   } catch (const ea::Error& e) {
     throw Error("usage", e.what());
@@ -99,6 +121,9 @@ Result result_of(const ea::ItemResult& r, const ea::Item& it, const ea::Settings
   } else if (r.status == ea::ItemResult::Status::Failed) {
     out.error_kind = record.json.value("errorKind", std::string("internal"));
     out.error_message = r.message;
+    if (r.remedy == ea::Remedy::MapSamples) {
+      out.error_message += "; make samples symbols with select_bits=MASK (or \"auto\", the search for the best mask) or bin=B";
+    }
   } else if (r.status == ea::ItemResult::Status::Skipped) {
     out.error_message = r.message;
   }
@@ -136,9 +161,9 @@ struct Assessor::Impl {
   }
 
   // Runs `items`; throws Error("interrupted") when cancelled before every item was delivered.
-  void run(const Call& call, std::vector<ea::Item> items, const Options& o, int jobs,
+  // `s`: settings_of(o).
+  void run(const Call& call, std::vector<ea::Item> items, const Options& o, const ea::Settings& s, int jobs,
            const std::function<void(size_t, const Result&)>& on_item) {
-    const ea::Settings s = settings_of(o);
     ea::ReportOptions ro;
     ro.started = ea::timestamp_now();
     ro.command_line = o.command_line;
@@ -159,10 +184,10 @@ struct Assessor::Impl {
     if (!sum.stopped_by.empty()) throw Error("internal", sum.stopped_by);
   }
 
-  Result one(const Call& call, ea::Item item, const Options& o) {
+  Result one(const Call& call, ea::Item item, const Options& o, const ea::Settings& s) {
     Result out;
     bool got = false;
-    run(call, {std::move(item)}, o, 1, [&](size_t, const Result& r) {
+    run(call, {std::move(item)}, o, s, 1, [&](size_t, const Result& r) {
       out = r;
       got = true;
     });
@@ -177,27 +202,117 @@ Assessor::~Assessor() = default;
 
 namespace {
 
-ea::Item memory_item(std::vector<uint8_t> samples, const std::string& label, int bits) {
+// As load_dataset makes a file's: the symbols' data set, with the SHA-256 of the samples as
+// given and the mapping that made the symbols; one symbol only is a degenerate source.
+ea::Dataset memory_dataset(std::vector<uint8_t> symbols, ea::SampleMapping mapping, int width, const std::string& label,
+                           const std::string& sha256) {
+  ea::Dataset d;
+  try {
+    d = ea::make_dataset(std::move(symbols), width);
+  } catch (const ea::Error& e) {
+    throw ea::Error(e.kind(), label + ": " + e.what());
+  }
+  d.sha256 = sha256;
+  if (d.alphabet <= 1) {
+    throw ea::Error(ea::ErrorKind::Degenerate, label + ": symbol alphabet consists of 1 symbol; no entropy awarded");
+  }
+  d.path = label;
+  d.mapping = std::move(mapping);
+  return d;
+}
+
+// The capture values that `bytes` hold in `format`, as a file of them is read.
+std::vector<uint32_t> capture_values(const std::vector<uint8_t>& bytes, ea::SampleFormat format, const std::string& label) {
+  if (format == ea::SampleFormat::Text) {
+    std::vector<uint32_t> v = ea::parse_text_samples(bytes.data(), bytes.size(), label);
+    if (v.empty()) throw ea::Error(ea::ErrorKind::Input, label + ": has no samples (no lines)");
+    return v;
+  }
+  const size_t unit = static_cast<size_t>(ea::sample_bytes(format));
+  if (bytes.size() % unit != 0) {
+    throw ea::Error(ea::ErrorKind::Input, label + ": is " + std::to_string(bytes.size()) + " bytes, not a whole number of " +
+                                              std::to_string(unit) + "-byte " + ea::sample_format_name(format) +
+                                              " samples (" + std::to_string(bytes.size() % unit) +
+                                              " bytes left over at offset " +
+                                              std::to_string(bytes.size() - bytes.size() % unit) + ")");
+  }
+  return ea::decode_samples(bytes.data(), bytes.size(), format);
+}
+
+// Bytes in memory (assess): the samples one per byte, or (another format, or a rule) the
+// bytes of a file of the settings' format, read as load_dataset reads one.
+ea::Item memory_item(std::vector<uint8_t> samples, const std::string& label, const ea::Settings& s) {
   ea::Item it;
   it.path = label;
   it.weight = samples.size();
   // The item's data set is made once (the run's one load of it): the samples move into it.
   auto data = std::make_shared<std::vector<uint8_t>>(std::move(samples));
-  it.generate = [data, bits, label] {
+  it.generate = [data, label, width = s.width, in = s.sample_input, threads = s.threads] {
     const std::string sha256 = ea::to_hex(ea::sha256(data->data(), data->size()));
-    ea::Dataset d;
-    try {
-      d = ea::make_dataset(std::move(*data), bits);
-    } catch (const ea::Error& e) {
-      throw ea::Error(e.kind(), label + ": " + e.what());
+    ea::SampleMapping mapping;
+    mapping.input = in;
+    if (in.is_default()) return memory_dataset(std::move(*data), mapping, width, label, sha256);
+    const std::vector<uint32_t> values = capture_values(*data, in.format, label);
+    std::vector<uint8_t>().swap(*data);
+    std::vector<uint8_t> symbols = ea::map_samples(values, in, label, mapping, threads);
+    return memory_dataset(std::move(symbols), std::move(mapping), width, label, sha256);
+  };
+  return it;
+}
+
+// assess_values takes the layouts of values wider than a byte only: its SHA-256 is of them.
+void check_values_format(const ea::Settings& s) {
+  const ea::SampleFormat f = s.sample_input.format;
+  if (f == ea::SampleFormat::U8 || f == ea::SampleFormat::Text) {
+    throw Error("usage", std::string("sample_format: \"") + ea::sample_format_name(f) +
+                             "\" does not apply to values in memory (assess_values): give u16le, u16be, u32le or u32be, "
+                             "the layout in which a file would hold them (the record's SHA-256 is of that layout); "
+                             "samples of one byte go to assess");
+  }
+}
+
+// The SHA-256 of `values` stored in `format` (u16/u32, either byte order), each checked to fit it.
+std::string values_sha256(const std::vector<uint32_t>& values, ea::SampleFormat format, const std::string& label) {
+  const int bytes = ea::sample_bytes(format);
+  const bool big = format == ea::SampleFormat::U16BE || format == ea::SampleFormat::U32BE;
+  const uint64_t top = bytes == 2 ? 0xffffu : 0xffffffffu;
+  ea::Sha256 h;
+  std::vector<uint8_t> chunk;
+  chunk.reserve(size_t{1} << 16);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const uint32_t v = values[i];
+    if (v > top) {
+      throw ea::Error(ea::ErrorKind::Input, label + ": sample " + std::to_string(i) + " is " + std::to_string(v) +
+                                                ", wider than the " + std::to_string(8 * bytes) + " bits of a " +
+                                                ea::sample_format_name(format) +
+                                                " sample");
     }
-    // As a file's: the samples' SHA-256, and one symbol only is a degenerate source.
-    d.sha256 = sha256;
-    if (d.alphabet <= 1) {
-      throw ea::Error(ea::ErrorKind::Degenerate, label + ": symbol alphabet consists of 1 symbol; no entropy awarded");
+    for (int b = 0; b < bytes; ++b) {
+      const int shift = 8 * (big ? bytes - 1 - b : b);
+      chunk.push_back(static_cast<uint8_t>(v >> shift));
     }
-    d.path = label;
-    return d;
+    if (chunk.size() >= (size_t{1} << 16) - 4) {
+      h.update(chunk.data(), chunk.size());
+      chunk.clear();
+    }
+  }
+  h.update(chunk.data(), chunk.size());
+  return ea::to_hex(h.finish());
+}
+
+// Values wider than a byte (assess_values): mapped by the settings' rule; the SHA-256 is of
+// the values in the settings' format (check_values_format first).
+ea::Item values_item(std::vector<uint32_t> values, const std::string& label, const ea::Settings& s) {
+  ea::Item it;
+  it.path = label;
+  it.weight = values.size();
+  auto data = std::make_shared<std::vector<uint32_t>>(std::move(values));
+  it.generate = [data, label, width = s.width, in = s.sample_input, threads = s.threads] {
+    const std::string sha256 = values_sha256(*data, in.format, label);
+    ea::SampleMapping mapping;
+    std::vector<uint8_t> symbols = ea::map_samples(*data, in, label, mapping, threads);
+    std::vector<uint32_t>().swap(*data);
+    return memory_dataset(std::move(symbols), std::move(mapping), width, label, sha256);
   };
   return it;
 }
@@ -211,23 +326,41 @@ ea::Item file_item(const std::string& path) {
 
 Result Assessor::assess(const uint8_t* samples, size_t count, const Options& options, const std::string& label) {
   const Impl::Call call(*impl_);
+  const ea::Settings s = settings_of(options);
   if (count == 0) throw Error("input", label + ": no samples");
-  return impl_->one(call, memory_item(std::vector<uint8_t>(samples, samples + count), label, options.bits), options);
+  return impl_->one(call, memory_item(std::vector<uint8_t>(samples, samples + count), label, s), options, s);
+}
+
+Result Assessor::assess_values(const uint32_t* values, size_t count, const Options& options, const std::string& label) {
+  const Impl::Call call(*impl_);
+  const ea::Settings s = settings_of(options);
+  check_values_format(s);
+  if (count == 0) throw Error("input", label + ": no samples");
+  return impl_->one(call, values_item(std::vector<uint32_t>(values, values + count), label, s), options, s);
 }
 
 Result Assessor::assess_file(const std::string& path, const Options& options) {
   const Impl::Call call(*impl_);
-  return impl_->one(call, file_item(path), options);
+  const ea::Settings s = settings_of(options);
+  return impl_->one(call, file_item(path), options, s);
 }
 
 void Assessor::assess_many(std::vector<Input> inputs, const Options& options, int jobs,
                            const std::function<void(size_t, const Result&)>& on_item) {
   const Impl::Call call(*impl_);
+  const ea::Settings s = settings_of(options);
   std::vector<ea::Item> items;
   for (Input& in : inputs) {  // samples move into their items (one copy of each in all)
-    items.push_back(in.path.empty() ? memory_item(std::move(in.samples), in.label, options.bits) : file_item(in.path));
+    if (!in.path.empty()) {
+      items.push_back(file_item(in.path));
+    } else if (!in.values.empty()) {
+      check_values_format(s);
+      items.push_back(values_item(std::move(in.values), in.label, s));
+    } else {
+      items.push_back(memory_item(std::move(in.samples), in.label, s));
+    }
   }
-  impl_->run(call, std::move(items), options, jobs, on_item);
+  impl_->run(call, std::move(items), options, s, jobs, on_item);
 }
 
 namespace {
@@ -251,6 +384,9 @@ void refuse_per_source(const Options& o) {
   const std::pair<bool, const char*> refused[] = {
       {o.track != d.track, "track: given per source in a manifest: its field iidClaim (false: the non-IID track)"},
       {o.bits != d.bits, "bits: given per source in a manifest: its field bitsPerSample"},
+      {o.sample_format != d.sample_format, "sample_format: given per source in a manifest: its field sampleFormat"},
+      {o.select_bits != d.select_bits, "select_bits: given per source in a manifest: its field selectBits"},
+      {o.bin != d.bin, "bin: given per source in a manifest: its field binBits"},
       {o.restart.has_value(), "restart: a manifest gives each source's restart data (restartTestPath); H_I comes from its steps"},
       {o.conditioned, "conditioned=true does not apply to a manifest's sources (ea_iid source takes no -c)"},
       {o.truncate_bitstring, "truncate_bitstring=true does not apply to a manifest's sources (ea_iid source takes no -t)"},

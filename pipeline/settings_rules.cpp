@@ -94,6 +94,7 @@ void check_iid_only(const Settings& s, const SettingsGiven& given, const Setting
 void check_sample_input(const Settings& s, const SettingsGiven& given, const SettingNames& names) {
   const SymbolRule& rule = s.sample_input.rule;
   if (given.select_bits && given.bin) refuse(names("select_bits", "") + " and " + names("bin", "") + " exclude each other");
+  check_range(given.bin && rule.kind == SymbolRule::Kind::Bin, rule.bits, kBitsRange, names("bin", ""));
   const std::string flag = rule.kind == SymbolRule::Kind::Bin ? names("bin", "") : names("select_bits", "");
   check_symbol_rule(rule, s.sample_input.format, flag);
   const bool found_on_data = rule.kind == SymbolRule::Kind::Auto || (rule.kind == SymbolRule::Kind::Bin && rule.edges.empty());

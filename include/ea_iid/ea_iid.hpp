@@ -41,6 +41,12 @@ struct Options {
   std::vector<int> gpus{0};         // --gpu
   int threads = 0;                  // CPU threads; 0: every core
   std::optional<double> restart;    // --restart H_I: restart tests of 1000 x 1000 samples for this claim
+  // How samples are stored and made symbols (docs/sample-formats.md): --sample-format (u8,
+  // u16le, u16be, u32le, u32be, text), --select-bits (a mask, "auto" or "auto:B"; "": none),
+  // --bin B (1-8; 0: none). Files, and the bytes assess() takes, are read in this format.
+  std::string sample_format = "u8";
+  std::string select_bits;
+  int bin = 0;
   std::string command_line = "ea_iid library";  // the record's "commandline"
 };
 
@@ -80,10 +86,12 @@ struct SourceResult {
   std::string error_message;
 };
 
-// One input of assess_many: a file (path), or samples in memory (a label names them).
+// One input of assess_many: a file (path), or samples in memory (a label names them): bytes
+// (as assess), or values wider than a byte (as assess_values) when `values` is not empty.
 struct Input {
   std::string path;
-  std::vector<uint8_t> samples;  // used when path is empty
+  std::vector<uint8_t> samples;  // used when path and values are empty
+  std::vector<uint32_t> values;  // used when path is empty and this is not
   std::string label = "samples";
 };
 
@@ -94,9 +102,16 @@ class EA_IID_API Assessor {
   Assessor(const Assessor&) = delete;
   Assessor& operator=(const Assessor&) = delete;
 
-  // Samples, one per byte. Throws Error (bad options, input, degenerate data, a device
-  // failure, cancel()).
+  // Samples, one per byte; with a sample_format other than u8, the bytes a file of that
+  // format holds (`count` bytes), read as assess_file reads it. Throws Error (bad options,
+  // input, degenerate data, a device failure, cancel()).
   Result assess(const uint8_t* samples, size_t count, const Options& options = {}, const std::string& label = "samples");
+  // Samples wider than a byte (an ADC's codes, counter deltas), made symbols by the options'
+  // select_bits or bin. options.sample_format must be u16le, u16be, u32le or u32be: each value
+  // must fit its width, and the record's SHA-256 is of the values stored in that layout (so it
+  // equals the SHA-256 of the same samples written to a file of that format).
+  Result assess_values(const uint32_t* values, size_t count, const Options& options,
+                       const std::string& label = "samples");
   Result assess_file(const std::string& path, const Options& options = {});
   // Several inputs, `jobs` at once; on_item(index, result) for each as results come, in input
   // order, on the calling thread. An input's error is its Result (verdict "error"). Options
