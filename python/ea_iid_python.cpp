@@ -219,7 +219,8 @@ void check_keyword(const std::string& key, const std::vector<std::string>& valid
 // The keywords of each call (the named ones, then the options).
 const std::vector<std::string> kAssessKeywords = {"bits", "seed", "device", "track", "prng", "iterations", "conditioned",
                                                   "truncate_bitstring", "early_exit", "all_tests", "until_decided",
-                                                  "gpus", "threads", "restart", "label"};
+                                                  "gpus", "threads", "restart", "sample_format", "select_bits", "bin",
+                                                  "label"};
 
 std::vector<std::string> keywords_without(const std::string& gone, const std::string& added = "") {
   std::vector<std::string> out;
@@ -243,6 +244,9 @@ void set_option(ea_iid::Options& o, const std::string& key, const py::handle& va
   else if (key == "gpus") o.gpus = whole_list(key, value, unheld);
   else if (key == "threads") o.threads = whole<int>(key, value, unheld);
   else if (key == "restart") o.restart = number(key, value);
+  else if (key == "sample_format") o.sample_format = text(key, value);
+  else if (key == "select_bits") o.select_bits = text(key, value);
+  else if (key == "bin") o.bin = whole<int>(key, value, unheld);
 }
 
 // A number given that its field could not hold: refused with the library's message for the
@@ -328,16 +332,73 @@ std::string path_of(const py::object& x) {
   return py::module_::import("os").attr("fsencode")(x).cast<std::string>();
 }
 
-py::buffer_info bytes_of(const py::object& x, const std::string& name) {
+// A buffer of samples: bytes (any one-byte items, as numpy uint8), or a numpy uint16 or
+// uint32 array (values wider than a byte) in either byte order.
+struct Samples {
+  py::buffer_info info;
+  bool big_endian = false;  // items of 2 or 4 bytes: their byte order
+};
+
+Samples samples_of(const py::object& x, const std::string& name) {
   if (!PyObject_CheckBuffer(x.ptr())) {
-    throw py::type_error(name + ": expected bytes, bytearray, a numpy uint8 array or a path, got " + type_name(x));
+    throw py::type_error(name + ": expected bytes, bytearray, a numpy uint8, uint16 or uint32 array or a path, got " +
+                         type_name(x));
   }
   py::buffer b = py::reinterpret_borrow<py::buffer>(x);
-  py::buffer_info info = b.request();
-  if (info.itemsize != 1 || info.ndim != 1 || (info.ndim == 1 && info.strides[0] != 1)) {
-    throw py::type_error(name + ": a contiguous one-dimensional buffer of bytes (numpy uint8) is needed");
+  Samples out{b.request()};
+  const py::buffer_info& info = out.info;
+  const ssize_t n = info.itemsize;
+  if (info.ndim != 1 || (n != 1 && n != 2 && n != 4) || info.strides[0] != n) {
+    throw py::type_error(name + ": a contiguous one-dimensional buffer of bytes (numpy uint8), or a numpy uint16 or "
+                                "uint32 array, is needed");
   }
-  return info;
+  if (n == 1) return out;
+  std::string format = info.format;
+  const char order = format.empty() ? '@' : format[0];
+  if (order == '@' || order == '=' || order == '<' || order == '>' || order == '!') format.erase(0, 1);
+  if (format != (n == 2 ? "H" : "I") && !(n == 4 && format == "L")) {
+    throw py::type_error(name + ": items of " + std::to_string(n) + " bytes must be unsigned (numpy uint" +
+                         std::to_string(8 * n) + "), got format '" + info.format + "'");
+  }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  out.big_endian = order != '<';
+#else
+  out.big_endian = order == '>' || order == '!';
+#endif
+  return out;
+}
+
+// The sample format an array's items are: "u16le", "u32be", ...
+std::string format_of(const Samples& s) {
+  return std::string(s.info.itemsize == 2 ? "u16" : "u32") + (s.big_endian ? "be" : "le");
+}
+
+// The array's values (as numbers, whatever their byte order).
+std::vector<uint32_t> values_of(const Samples& s) {
+  const auto* p = static_cast<const uint8_t*>(s.info.ptr);
+  const size_t bytes = static_cast<size_t>(s.info.itemsize);
+  std::vector<uint32_t> v(static_cast<size_t>(s.info.size));
+  for (size_t i = 0; i < v.size(); ++i, p += bytes) {
+    uint32_t x = 0;
+    for (size_t b = 0; b < bytes; ++b) x = (x << 8) | p[s.big_endian ? b : bytes - 1 - b];
+    v[i] = x;
+  }
+  return v;
+}
+
+// An array wider than a byte is recorded in its own format (its dtype's width and byte order)
+// unless the caller gave sample_format, whose width must then be the items'.
+void set_values_format(ea_iid::Options& o, const Samples& s, bool given, const std::string& name) {
+  if (!given) {
+    o.sample_format = format_of(s);
+    return;
+  }
+  const std::string width = s.info.itemsize == 2 ? "u16" : "u32";
+  if (o.sample_format == width + "le" || o.sample_format == width + "be") return;
+  raise_error("usage", "sample_format: \"" + o.sample_format + "\" does not match " + name + ", an array of " +
+                           std::to_string(s.info.itemsize) + "-byte items (numpy uint" + std::to_string(8 * s.info.itemsize) +
+                           "): give " + width + "le or " + width + "be (the layout the record's SHA-256 is of), or leave "
+                           "sample_format out to take the array's own (" + format_of(s) + ")");
 }
 
 py::object assess(const py::object& samples, const py::object& bits, const py::object& seed, const py::object& device,
@@ -350,10 +411,16 @@ py::object assess(const py::object& samples, const py::object& bits, const py::o
     const std::string path = path_of(samples);
     r = without_gil([&] { return assessor().assess_file(path, o); });
   } else {
-    const py::buffer_info info = bytes_of(samples, "samples");  // the caller's buffer, read while the call lasts
-    const auto* data = static_cast<const uint8_t*>(info.ptr);
-    const size_t n = static_cast<size_t>(info.size);
-    r = without_gil([&] { return assessor().assess(data, n, o, label); });
+    const Samples b = samples_of(samples, "samples");  // the caller's buffer, read while the call lasts
+    if (b.info.itemsize == 1) {
+      const auto* data = static_cast<const uint8_t*>(b.info.ptr);
+      const size_t n = static_cast<size_t>(b.info.size);
+      r = without_gil([&] { return assessor().assess(data, n, o, label); });
+    } else {
+      set_values_format(o, b, kw.contains("sample_format"), "samples");
+      const std::vector<uint32_t> values = values_of(b);
+      r = without_gil([&] { return assessor().assess_values(values.data(), values.size(), o, label); });
+    }
   }
   return loads(r.json);
 }
@@ -445,27 +512,50 @@ class Many {
   std::atomic<bool> abandoned_{false}, running_{false};
 };
 
+// assess_many's inputs. Arrays wider than a byte take one sample_format for the batch: the
+// one given (each array's width must be its), or their own when all are of one format and
+// nothing else (a file, bytes: read in that format too) is in the batch.
+std::vector<ea_iid::Input> inputs_of(const py::iterable& items, ea_iid::Options& o, bool format_given) {
+  std::vector<ea_iid::Input> inputs;
+  std::string own;  // the arrays' own format, when not given
+  bool others = false;
+  for (const py::handle h : items) {
+    const py::object x = py::reinterpret_borrow<py::object>(h);
+    const std::string name = "items[" + std::to_string(inputs.size()) + "]";
+    ea_iid::Input in;
+    in.label = "samples[" + std::to_string(inputs.size()) + "]";
+    if (is_path(x)) {
+      in.path = path_of(x);
+      others = true;
+    } else if (const Samples b = samples_of(x, name); b.info.itemsize == 1) {
+      const auto* data = static_cast<const uint8_t*>(b.info.ptr);
+      in.samples.assign(data, data + b.info.size);  // kept until the run reaches it
+      others = true;
+    } else {
+      if (format_given) set_values_format(o, b, true, name);
+      if (!format_given && !own.empty() && format_of(b) != own) {
+        raise_error("usage", name + ": an array of " + format_of(b) + " samples beside arrays of " + own +
+                                 ": one sample format for every item: give arrays of one dtype, or sample_format (each array's width)");
+      }
+      if (!format_given) own = format_of(b);
+      in.values = values_of(b);
+    }
+    inputs.push_back(std::move(in));
+  }
+  if (!own.empty() && others) {
+    raise_error("usage", "items: arrays of " + own + " samples beside files or bytes: give sample_format, the format "
+                         "every item is read in");
+  }
+  if (!own.empty()) o.sample_format = own;
+  return inputs;
+}
+
 std::unique_ptr<Many> assess_many(const py::iterable& items, const py::object& jobs, const py::object& bits,
                                   const py::object& seed, const py::object& device, const py::kwargs& kw) {
   static const std::vector<std::string> valid = keywords_without("label", "jobs");  // items in memory: samples[k]
-  const ea_iid::Options o = options_of(bits, seed, device, kw, valid);
+  ea_iid::Options o = options_of(bits, seed, device, kw, valid);
   const int j = whole_in_type<int>("jobs", jobs);
-  std::vector<ea_iid::Input> inputs;
-  size_t k = 0;
-  for (const py::handle h : items) {
-    const py::object x = py::reinterpret_borrow<py::object>(h);
-    ea_iid::Input in;
-    if (is_path(x)) {
-      in.path = path_of(x);
-    } else {
-      const py::buffer_info info = bytes_of(x, "items[" + std::to_string(k) + "]");
-      const auto* data = static_cast<const uint8_t*>(info.ptr);
-      in.samples.assign(data, data + info.size);  // kept until the run reaches it
-      in.label = "samples[" + std::to_string(k) + "]";
-    }
-    inputs.push_back(std::move(in));
-    ++k;
-  }
+  std::vector<ea_iid::Input> inputs = inputs_of(items, o, kw.contains("sample_format"));
   return std::make_unique<Many>(std::move(inputs), o, j);
 }
 
@@ -504,9 +594,10 @@ PYBIND11_MODULE(ea_iid, m) {
         py::arg("samples"), py::kw_only(), py::arg("bits") = py::none(), py::arg("seed") = py::none(),
         py::arg("device") = "auto",
         "assess(samples, *, bits=None, seed=None, device='auto', **options) -> dict\n\n"
-        "samples: bytes, bytearray, a numpy uint8 array (read in place) or a path (str, os.PathLike). options: track, "
-        "prng, iterations, conditioned, truncate_bitstring, early_exit, all_tests, until_decided, gpus, threads, "
-        "restart, label. Returns the record `ea_iid -o` writes; raises ea_iid.Error (with .error_kind; "
+        "samples: bytes, bytearray, a numpy uint8 array (read in place), a numpy uint16 or uint32 array (samples wider "
+        "than a byte, made symbols by select_bits or bin) or a path (str, os.PathLike). options: track, prng, "
+        "iterations, conditioned, truncate_bitstring, early_exit, all_tests, until_decided, gpus, threads, restart, "
+        "sample_format, select_bits, bin, label. Returns the record `ea_iid -o` writes; raises ea_iid.Error (with .error_kind; "
         "ea_iid.UsageError, also a ValueError, for a refused setting) and TypeError for a keyword of the wrong type.");
   m.def(
       "restart",
@@ -527,8 +618,9 @@ PYBIND11_MODULE(ea_iid, m) {
         "Every source of a manifest (docs/manifest.md) through the flow of `ea_iid source`, `jobs` sources at once: "
         "one dict per source, in manifest order, each the line `ea_iid source --manifest --jsonl` writes (its record "
         "and \"run\"); a source that cannot be assessed is its error row (errorLevel -1). options: prng, iterations, "
-        "until_decided, gpus, threads; track, bits and restart are the manifest's (iidClaim, bitsPerSample, "
-        "restartTestPath) and raise ea_iid.UsageError, as a manifest that is not valid does.");
+        "until_decided, gpus, threads; track, bits, restart, sample_format, select_bits and bin are the manifest's "
+        "(iidClaim, bitsPerSample, restartTestPath, sampleFormat, selectBits, binBits) and raise ea_iid.UsageError, as "
+        "a manifest that is not valid does.");
   py::class_<Many>(m, "AssessMany")
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &Many::next);

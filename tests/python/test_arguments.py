@@ -61,7 +61,7 @@ def test_wrong_types_of_the_other_calls_arguments():
         ea_iid.assess_many([RAND8], jobs="2")
     with pytest.raises(TypeError, match=r"^h_i: expected a number, got str$"):
         ea_iid.restart(TWO_SYMBOLS, "7.5")
-    with pytest.raises(TypeError, match=r"^items\[1\]: expected bytes, bytearray, a numpy uint8 array or a path, got int$"):
+    with pytest.raises(TypeError, match=r"^items\[1\]: expected bytes, bytearray, a numpy uint8, uint16 or uint32 array or a path, got int$"):
         ea_iid.assess_many([RAND8, 5])
 
 
