@@ -33,7 +33,8 @@ const std::map<std::string, std::string>& cli_flags() {
       {"all_tests", "--all-tests"},  {"until_decided", "--until-decided"}, {"early_exit", "--no-early-exit"},
       {"restart", "--restart"},      {"conditioned", "-c"},          {"truncate_bitstring", "-t"},
       {"bits", "--bits"},            {"threads", "--threads"},       {"gpus", "--gpu"},
-      {"device", "--device"},        {"seed", "--seed"}};
+      {"device", "--device"},        {"seed", "--seed"},             {"sample_format", "--sample-format"},
+      {"select_bits", "--select-bits"}, {"bin", "--bin"}};
   return flags;
 }
 
@@ -87,6 +88,9 @@ ea_iid::Options api_options(const json& settings) {
     else if (key == "threads") o.threads = v.get<int>();
     else if (key == "gpus") o.gpus = v.get<std::vector<int>>();
     else if (key == "device") o.device = v.get<std::string>();
+    else if (key == "sample_format") o.sample_format = v.get<std::string>();
+    else if (key == "select_bits") o.select_bits = v.get<std::string>();
+    else if (key == "bin") o.bin = v.get<int>();
     else FAIL("no API field for " << key);
   }
   return o;
@@ -94,9 +98,19 @@ ea_iid::Options api_options(const json& settings) {
 
 const std::string kSamples = std::string(EA_TEST_DATA_DIR) + "/samples/rand8_short.bin";
 
+// The manifest's field of each setting a manifest gives per source (but the track: iidClaim).
+const std::map<std::string, std::string>& manifest_fields() {
+  static const std::map<std::string, std::string> fields = {{"bits", "bitsPerSample"},
+                                                            {"sample_format", "sampleFormat"},
+                                                            {"select_bits", "selectBits"},
+                                                            {"bin", "binBits"}};
+  return fields;
+}
+
 // The row as a manifest of one source (the settings a manifest gives per source: track
-// non-iid as iidClaim false, bits as bitsPerSample) and the rest; false where the manifest
-// door cannot express the row (as `ea_iid source`, and a track other than non-iid).
+// non-iid as iidClaim false, bits as bitsPerSample, the sample format and rule as
+// sampleFormat, selectBits, binBits) and the rest; false where the manifest door cannot
+// express the row (as `ea_iid source`, and a track other than non-iid).
 bool manifest_of(const json& settings, json& doc, json& rest) {
   json src = {{"primaryNoiseSource", "refusal"}, {"rawNoisePath", kSamples}};
   rest = json::object();
@@ -104,8 +118,8 @@ bool manifest_of(const json& settings, json& doc, json& rest) {
     if (key == "track") {
       if (v != "non-iid") return false;
       src["iidClaim"] = false;
-    } else if (key == "bits") {
-      src["bitsPerSample"] = v;
+    } else if (manifest_fields().count(key)) {
+      src[manifest_fields().at(key)] = v;
     } else if (key == "restart" || (v.is_boolean() && key != "until_decided")) {
       return false;  // source's H_I comes from its steps; -c, -t, --all-tests, --no-early-exit: not source's
     } else {
@@ -130,7 +144,10 @@ void check_manifest_message(const json& row, const std::string& message, bool cl
   for (const auto& w : row["words"]) CHECK_MESSAGE(message.find(w.get<std::string>()) != std::string::npos, w);
   for (const auto& n : row["names"]) {
     const std::string key = n.get<std::string>();
-    const std::string name = key == "track" ? "iidClaim" : key == "bits" ? "bitsPerSample" : cli ? cli_flags().at(key) : key;
+    const std::string name = key == "track"                 ? "iidClaim"
+                             : manifest_fields().count(key) ? manifest_fields().at(key)
+                             : cli                          ? cli_flags().at(key)
+                                                            : key;
     CHECK_MESSAGE(message.find(name) != std::string::npos, name);
   }
 }

@@ -29,9 +29,14 @@ def test_the_module_refuses_every_row(row):
         assert name in message, (name, message)
 
 
+# The manifest's field of each setting a manifest gives per source (but the track: iidClaim).
+FIELDS = {"bits": "bitsPerSample", "sample_format": "sampleFormat", "select_bits": "selectBits", "bin": "binBits"}
+
+
 def manifest_of(settings, tmp_path):
     """The row as a manifest of one source (track non-iid as iidClaim false, bits as
-    bitsPerSample) and the other keywords; None where the manifest door cannot express it (as
+    bitsPerSample, the sample format and rule as sampleFormat, selectBits, binBits) and the
+    other keywords; None where the manifest door cannot express it (as
     `ea_iid source`: restart, -c, -t, all_tests, early_exit; a track other than non-iid)."""
     source = {"primaryNoiseSource": "refusal", "rawNoisePath": os.path.join(os.environ["EA_IID_SAMPLES"], "rand8_short.bin")}
     rest = {}
@@ -40,8 +45,8 @@ def manifest_of(settings, tmp_path):
             if value != "non-iid":
                 return None
             source["iidClaim"] = False
-        elif key == "bits":
-            source["bitsPerSample"] = value
+        elif key in FIELDS:
+            source[FIELDS[key]] = value
         elif key == "restart" or (isinstance(value, bool) and key != "until_decided"):
             return None
         else:
@@ -63,6 +68,6 @@ def test_assess_manifest_refuses_every_row_it_can_express(row, tmp_path):
     assert e.value.error_kind == "usage", message
     for word in row["words"]:
         assert word in message, (word, message)
-    names = {"track": "iidClaim", "bits": "bitsPerSample"}
+    names = dict(FIELDS, track="iidClaim")
     for name in row["names"]:
         assert names.get(name, name) in message, (name, message)
