@@ -24,6 +24,7 @@
 #include "logging.hpp"
 #include "manifest.hpp"
 #include "manifest_command.hpp"
+#include "manifest_progress.hpp"
 #include "manifest_run.hpp"
 #include "messages.hpp"
 #include "option_groups.hpp"
@@ -359,26 +360,16 @@ std::vector<LabRow> lab_rows(const ManifestRun& r) {
   return rows;
 }
 
-// What the run shows and writes of each source: its first line, its progress, its error, and
-// its row (JSONL, -o DIR/ files) as it ends, in manifest order.
-ManifestHooks hooks_of(ManifestRun& r) {
+// What the run shows and writes of each source: its first line, its progress (one line for
+// the whole run with --jobs on a terminal: cli/manifest_progress.hpp), its error, and its row
+// (JSONL, -o DIR/ files) as it ends, in manifest order.
+ManifestHooks hooks_of(ManifestRun& r, ManifestProgress& progress) {
   ManifestHooks h;
-  const bool quiet = r.f.quiet;
-  const int verbose = r.f.verbose;
-  if (!quiet) {
-    h.started = [&r](size_t k) {
-      const ManifestSource& src = r.m.sources[k];
-      logger().info("[{}/{}] {}: {}", k + 1, r.m.sources.size(), src.spec.name, src.spec.samples);
-    };
-  }
-  h.watch = [&r, quiet, verbose](size_t k) {
-    RunObserver watch;
-    if (!quiet && verbose) watch.note = [](const std::string& line) { logger().info("  {}", line); };
-    watch.progress = progress_lines(quiet, verbose, r.settings[k].iterations);
-    return watch;
-  };
-  h.failed = [&r](size_t k, const Error& e) {
-    logger().error("{}: {}", r.m.sources[k].where(), worded(e));
+  h.started = [&progress](size_t k) { progress.started(k); };
+  h.watch = [&r, &progress](size_t k) { return progress.watch(k, r.settings[k].iterations); };
+  h.ended = [&progress](size_t k) { progress.ended(k); };
+  h.failed = [&r, &progress](size_t k, const Error& e) {
+    progress.say([&] { logger().error("{}: {}", r.m.sources[k].where(), worded(e)); });
     return worded(e);
   };
   h.finished = [&r](size_t k, ordered_json record) {
@@ -403,7 +394,10 @@ void run_sources(ManifestRun& r, const EarlierRows& earlier, const std::atomic<b
     }
   }
   Engine engine;
-  const ManifestSummary sum = run_manifest_sources(engine, r.f.jobs, r.m, todo, r.settings, r.ro, interrupt, hooks_of(r));
+  const int jobs = static_cast<int>(std::min<size_t>(static_cast<size_t>(r.f.jobs), std::max<size_t>(todo.size(), 1)));
+  ManifestProgress progress(r.m, r.mine.size() - todo.size(), r.mine.size(), jobs, r.f.quiet, r.f.verbose,
+                            ::isatty(STDERR_FILENO) != 0);
+  const ManifestSummary sum = run_manifest_sources(engine, jobs, r.m, todo, r.settings, r.ro, interrupt, hooks_of(r, progress));
   r.interrupted = sum.interrupted;
 }
 

@@ -132,6 +132,7 @@ void work(Pool& p, Engine& engine, const Manifest& m, const std::vector<size_t>&
     std::exception_ptr failure;
     try {
       record = assess_one(engine, m, todo[i], settings[todo[i]], ro, interrupt, hooks);
+      if (hooks.ended) hooks.ended(todo[i]);
     } catch (...) {
       failure = std::current_exception();
     }

@@ -61,6 +61,9 @@ struct ManifestHooks {
   // The message an error record gets for a source that could not be assessed (default: what()).
   std::function<std::string(size_t k, const Error& e)> failed;
   std::function<void(size_t k, nlohmann::ordered_json record)> finished;  // its record, without "run"
+  // On the worker, when source k's assessment ended (a record, an error, interrupted), before
+  // its record waits for its turn to be delivered (the progress of --jobs).
+  std::function<void(size_t k)> ended;
 };
 
 struct ManifestSummary {

@@ -5,7 +5,8 @@
 # the restart files outweigh the rest) joined by ea_iid merge, and of a run interrupted by
 # SIGINT (with --jobs 2) and resumed all equal the records of per-source `ea_iid source` runs
 # (minus the date, command line and timings); --jobs 3 writes the rows of --jobs 1 (the whole
-# run), "run" included, line for line; the lab
+# run), "run" included, line for line, and shows its progress readably (one line for the run on
+# a terminal, plain lines naming the source without one); the lab
 # CSV and page of merged shares are the whole run's; merge refuses shares of another manifest,
 # seed or options, a share twice and a missing one.
 # usage: manifest-shards.sh EA_IID SAMPLES_DIR WORK_DIR
@@ -179,6 +180,44 @@ for want in 'href="lab-pages/ramp_claim.html"' 'IID claim not confirmed' '<td>em
   grep -qF "$want" "$work/lab-merged.html" || { echo "FAILED: merge's lab page lacks $want"; fail=1; }
 done
 grep -qF 'lab-pages/empty.html' "$work/lab-whole.html" && { echo "FAILED: the lab page links a page never written"; fail=1; }
+
+# The progress of --jobs 2: on a terminal (a pseudo-terminal of 40 columns) one line for the
+# whole run redrawn in place and cut to the width, never a source's own permutation line drawn
+# over another's; without a terminal (-v: each phase's last line), plain lines naming the source.
+python3 - "$exe" "$work" <<'EOF' || fail=1
+import fcntl, json, os, pty, struct, subprocess, sys, termios, tty
+exe, work = sys.argv[1], sys.argv[2]
+args = [exe, "source", "--manifest", work + "/m.json", "--seed", "7", "--iterations", "100", "--jobs", "2"]
+master, slave = pty.openpty()
+tty.setraw(slave)  # the bytes as written (no \n -> \r\n)
+fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 40, 0, 0))
+p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave)
+os.close(slave)
+got = b""
+while True:
+    try:
+        chunk = os.read(master, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    got += chunk
+ok = p.wait() == 0
+text = got.decode("utf-8", "replace")
+drawn = [s for s in text.split("\r\x1b[K") if s and not s.endswith("\n")]  # what stays on the line
+if not drawn or any(" sources done" not in s or len(s) > 39 for s in drawn):
+    print("FAILED: --jobs 2 on a terminal drew %s" % drawn[:6]); ok = False
+if text.count("\r") != text.count("\r\x1b[K") or "permutations, " in text:
+    print("FAILED: --jobs 2 on a terminal drew other lines in place: %r" % text[:400]); ok = False
+plain = subprocess.run(args + ["-v"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True).stderr
+names = [s["primaryNoiseSource"] for s in json.load(open(work + "/m.json"))["sources"]]
+lines = [l for l in plain.splitlines() if " permutations, " in l]
+if "\r" in plain or not lines or not all(any(l.startswith("ea_iid: info: %s: " % n) for n in names) for l in lines):
+    print("FAILED: --jobs 2 without a terminal: progress lines %s" % lines[:4]); ok = False
+if "ea_iid: info: 8/8 sources done" not in plain:
+    print("FAILED: --jobs 2 without a terminal does not count the sources done"); ok = False
+sys.exit(0 if ok else 1)
+EOF
 
 # merge refuses shares that are not of one run: nothing written, exit 2.
 refused() {  # WHAT EXPECTED FILES...
