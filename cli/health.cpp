@@ -30,12 +30,12 @@ namespace ea::cli {
 namespace {
 
 struct HealthFlags {
-  std::string h, alpha = "2^-20", bits, simulate, seed, threads;
+  std::string h, alpha = "2^-20", bits, simulate, seed, threads, device = "auto", gpu;
   std::vector<std::string> files;
   bool exit_code = false;
   SampleOptionText sample;  // --sample-format, --select-bits, --bin: how FILEs are read
   CLI::Option *alpha_opt = nullptr, *bits_opt = nullptr, *simulate_opt = nullptr, *seed_opt = nullptr,
-              *threads_opt = nullptr;
+              *threads_opt = nullptr, *device_opt = nullptr, *gpu_opt = nullptr;
   OutputOptionText out;
 };
 
@@ -47,8 +47,12 @@ void add_run_options(CLI::App& app, HealthFlags& f) {
   f.simulate_opt = app.add_option("--simulate", f.simulate,
                                   "the Monte Carlo check: N samples of a source of min-entropy exactly H through both "
                                   "tests, the observed false-positive rates against the exact ones (at least 1e9 for a "
-                                  "check; CPU threads)")
+                                  "check; on the GPU when one is usable, else CPU threads: the same counts)")
                        ->type_name("N");
+  f.device_opt = app.add_option("--device", f.device, "with --simulate: where it runs: auto (the GPU if usable, else the "
+                                                      "CPU; default), cpu or gpu (an error without one)")
+                     ->type_name("auto|cpu|gpu");
+  f.gpu_opt = app.add_option("--gpu", f.gpu, "with --simulate: the GPU's index (default 0)")->type_name("ID");
   f.seed_opt = app.add_option("--seed", f.seed, "with --simulate: 64-bit seed (decimal or 0x hex; default: drawn from "
                                                 "the OS, then printed)")
                    ->type_name("SEED");
@@ -80,7 +84,7 @@ void add_health_options(CLI::App& app, HealthFlags& f) {
       "  ea_iid health-tests 1 --bits 1 --alpha 2^-30 -o cutoffs.json\n"
       "  ea_iid health-tests 4 --bits 8 --exit-code capture1.bin capture2.bin\n"
       "  ea_iid health-tests 2 --sample-format u16le --select-bits 0x0ff0 adc.bin\n"
-      "  ea_iid health-tests 2 --alpha 2^-8 --simulate 1e9 --seed 1\n"
+      "  ea_iid health-tests 2 --alpha 2^-8 --simulate 1e9 --seed 1 --device gpu\n"
       "The cutoffs of SP 800-90B 4.4.1 (RCT: C = 1 + ceil(-log2(alpha)/H)) and 4.4.2 (APT: C = 1 +\n"
       "CRITBINOM(W, 2^-H, 1-alpha)), each with its exact false-positive rate, the APT cutoff that keeps\n"
       "the rate at most alpha when the window's first sample is counted, and the power of each test.\n"
@@ -104,19 +108,31 @@ uint64_t simulate_samples(const std::string& text) {
   return parse_unsigned(text, "--simulate", kSimulateRange.min, kSimulateRange.max);
 }
 
+// --simulate and the options that apply to it alone: --seed, --device, --gpu.
+void apply_simulate_options(const HealthFlags& f, Settings& s) {
+  if (f.simulate_opt->count()) s.health->simulate = simulate_samples(f.simulate);
+  for (CLI::Option* o : {f.seed_opt, f.device_opt, f.gpu_opt}) {
+    if (o->count() && !f.simulate_opt->count()) {
+      throw Error(ErrorKind::Usage, o->get_name() + " applies to --simulate, which is not given");
+    }
+  }
+  if (f.seed_opt->count()) s.seed = parse_unsigned(f.seed, "--seed", 0, UINT64_MAX, true);
+  s.device = device_setting(f.device, cli_setting_names());
+  if (f.gpu_opt->count()) {
+    s.gpus = parse_gpu_list(f.gpu, "--gpu");
+    if (s.gpus.size() != 1) throw Error(ErrorKind::Usage, "--gpu: '" + f.gpu + "': the simulation runs on one GPU; give its index");
+  }
+}
+
 // The settings of the flags through the one set of rules (pipeline/settings_rules.hpp).
 Settings health_settings(const HealthFlags& f) {
   Settings s;
   s.health = HealthSpec{parse_real<double>(f.h, "H"), alpha_setting(f.alpha, cli_setting_names())};
   if (f.bits_opt->count()) s.width = apply_bits_option(f.bits);
-  if (f.simulate_opt->count()) s.health->simulate = simulate_samples(f.simulate);
-  if (f.seed_opt->count() && !f.simulate_opt->count()) {
-    throw Error(ErrorKind::Usage, "--seed applies to --simulate, which is not given");
-  }
+  apply_simulate_options(f, s);
   if (f.threads_opt->count() && !f.simulate_opt->count() && f.files.empty()) {
     throw Error(ErrorKind::Usage, "--threads applies to --simulate and to FILEs, neither of which is given");
   }
-  if (f.seed_opt->count()) s.seed = parse_unsigned(f.seed, "--seed", 0, UINT64_MAX, true);
   s.threads = f.threads_opt->count()
                   ? static_cast<int>(parse_unsigned(f.threads, "--threads", kThreadsRange.min, kThreadsRange.max))
                   : omp_get_max_threads();
@@ -152,7 +168,8 @@ int run_health(const HealthFlags& f, const CommandEnv& env) {
     check_output_path(*files.json, inputs, "-o");
     check_replaceable(*files.json, files.force, "-o");
   }
-  const HealthAssessment a = assess_health(s, f.files, env.interrupt);
+  const HealthAssessment a =
+      assess_health(s, f.files, env.interrupt, [](const std::string& m) { logger().info("{}", m); });
   throw_if_interrupted(env.interrupt);  // a result that came as the signal did is not shown or written
   const bool json_on_stdout = files.json && *files.json == "-";
   std::FILE* text = json_on_stdout ? stderr : stdout;

@@ -1,6 +1,7 @@
 // Linked when ea_iid is built without CUDA: --device gpu fails with a clear message.
 #include "common/error.hpp"
 #include "gpu_backends.hpp"
+#include "gpu_health.hpp"
 
 namespace ea {
 
@@ -16,6 +17,10 @@ std::unique_ptr<PermutationBackend> make_gpu_compression_backend(const Permutati
 
 double gpu_compression_model_original(const PermutationBackend&) {
   throw Error(ErrorKind::Internal, "no GPU compression backend in a build without CUDA");
+}
+
+GpuHealthSimulation simulate_health_on_gpu(const HealthCutoffs&, int, const HealthSimulationSpec&, int) {
+  throw Error(ErrorKind::Device, "no GPU available: this ea_iid was built without CUDA support");
 }
 
 int gpu_count() { return 0; }

@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "common/error.hpp"
+#include "gpu_health.hpp"
 #include "io/samples.hpp"
 
 namespace ea {
@@ -41,6 +43,30 @@ HealthFileScan scan_file(const std::string& path, const Settings& s, const Healt
   return f;
 }
 
+// The Monte Carlo check on the device s.device picks (assess_health).
+void simulate(HealthAssessment& a, const Settings& s, const std::atomic<bool>* interrupt,
+              const std::function<void(const std::string&)>& note) {
+  HealthSimulationSpec spec;
+  spec.samples = s.health->simulate;
+  spec.seed = s.seed;
+  spec.threads = s.threads;
+  spec.interrupt = interrupt;
+  if (s.device != DeviceChoice::Cpu) {
+    try {
+      GpuHealthSimulation g = simulate_health_on_gpu(a.cutoffs, s.width, spec, s.gpus.empty() ? 0 : s.gpus.front());
+      a.simulation = std::move(g.simulation);
+      a.simulation_device = "gpu";
+      a.simulation_gpu = std::move(g.device);
+      return;
+    } catch (const Error& e) {
+      if (s.device == DeviceChoice::Gpu || e.kind() != ErrorKind::Device) throw;
+      if (note) note(std::string("the Monte Carlo check runs on the CPU: ") + e.what());
+    }
+  }
+  a.simulation = simulate_health(a.cutoffs, s.width, spec);
+  a.simulation_device = "cpu";
+}
+
 }  // namespace
 
 bool HealthAssessment::failed() const {
@@ -51,7 +77,8 @@ bool HealthAssessment::failed() const {
 }
 
 HealthAssessment assess_health(const Settings& s, const std::vector<std::string>& files,
-                               const std::atomic<bool>* interrupt) {
+                               const std::atomic<bool>* interrupt,
+                               const std::function<void(const std::string&)>& note) {
   if (!s.health) throw Error(ErrorKind::Usage, "the health tests' cutoffs need a claimed min-entropy H");
   HealthAssessment a;
   a.settings = s;
@@ -70,14 +97,7 @@ HealthAssessment assess_health(const Settings& s, const std::vector<std::string>
                       "binary source's is 1024)");
   }
   for (const std::string& path : files) a.files.push_back(scan_file(path, s, a.cutoffs, interrupt));
-  if (s.health->simulate > 0) {
-    HealthSimulationSpec spec;
-    spec.samples = s.health->simulate;
-    spec.seed = s.seed;
-    spec.threads = s.threads;
-    spec.interrupt = interrupt;
-    a.simulation = simulate_health(a.cutoffs, s.width, spec);
-  }
+  if (s.health->simulate > 0) simulate(a, s, interrupt, note);
   return a;
 }
 

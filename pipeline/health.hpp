@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,18 +37,24 @@ struct HealthAssessment {
   std::vector<std::string> notes;
   std::vector<HealthFileScan> files;          // in the order given
   std::optional<HealthSimulation> simulation;  // with s.health->simulate
+  // Where the simulation ran: "cpu", or "gpu" with simulation_gpu naming it ("GPU 0: ...").
+  std::string simulation_device;
+  std::string simulation_gpu;
   // Whether either test failed on some file.
   bool failed() const;
 };
 
 // The cutoffs of s.health for a source of s.width bits; each file of `files` read with
 // s.width (0: inferred) and s.sample_input (its own mapping: an auto mask or bins found on
-// each file) and scanned; the Monte Carlo check when s.health->simulate > 0 (from
-// s.seed on s.threads threads). Throws Error{Usage} without s.health or for values
-// check_settings refuses (front doors call it first, naming their settings), the loader's
-// Error{Input} or Error{Degenerate} naming a file, Error{Interrupted} (checked while reading
-// and between the simulation's chunks).
+// each file) and scanned; the Monte Carlo check when s.health->simulate > 0, from s.seed:
+// on GPU s.gpus[0] unless s.device is Cpu (Auto: on the CPU's s.threads threads when no GPU
+// is usable, `note` saying why; Gpu: that is Error{Device}), with the same counts on either
+// (health/simulate.hpp: independent Philox runs). Throws Error{Usage} without s.health or
+// for values check_settings refuses (front doors call it first, naming their settings), the
+// loader's Error{Input} or Error{Degenerate} naming a file, Error{Device}, Error{Interrupted}
+// (checked while reading and between the simulation's chunks or launches).
 HealthAssessment assess_health(const Settings& s, const std::vector<std::string>& files = {},
-                               const std::atomic<bool>* interrupt = nullptr);
+                               const std::atomic<bool>* interrupt = nullptr,
+                               const std::function<void(const std::string&)>& note = {});
 
 }  // namespace ea

@@ -59,11 +59,11 @@ void print_rate_text(std::FILE* f, const char* name, const char* per, const Simu
                r.expected_failures, r.within() ? "within the interval" : "OUTSIDE the interval", log2_text(bound).c_str());
 }
 
-void print_simulation_text(std::FILE* f, const HealthSimulation& s, const HealthCutoffs& c) {
-  std::fprintf(f, "\nMonte Carlo check (CPU): %" PRIu64 " samples, seed %" PRIu64 ", in %" PRIu64 " independent runs of %" PRIu64
+void print_simulation_text(std::FILE* f, const HealthSimulation& s, const HealthCutoffs& c, const std::string& device) {
+  std::fprintf(f, "\nMonte Carlo check (%s): %" PRIu64 " samples, seed %" PRIu64 ", in %" PRIu64 " independent runs of %" PRIu64
                " samples at most\n  a source of %" PRIu32
                " values: the most likely at p = %.17g, each other at %.17g\n",
-               s.samples, s.seed, s.chunks, s.chunk, s.alphabet, s.p_max, s.p_other);
+               device.c_str(), s.samples, s.seed, s.chunks, s.chunk, s.alphabet, s.p_max, s.p_other);
   print_rate_text(f, "Repetition Count Test", "sample", s.rct, c.rct.false_positive);
   print_rate_text(f, "Adaptive Proportion Test", "window", s.apt, c.apt.false_positive_first_counted);
 }
@@ -90,7 +90,7 @@ void print_health_text(std::FILE* f, const HealthAssessment& a, const ReportOpti
   std::fprintf(f, "  entropy dropped to H/2: fails per window with %s\n", log2_text(c.apt.detect_half_entropy).c_str());
   for (const std::string& n : a.notes) std::fprintf(f, "Note: %s\n", n.c_str());
   for (const HealthFileScan& s : a.files) print_file_text(f, s, c);
-  if (a.simulation) print_simulation_text(f, *a.simulation, c);
+  if (a.simulation) print_simulation_text(f, *a.simulation, c, a.simulation_device == "gpu" ? a.simulation_gpu : "CPU");
 }
 
 namespace {
@@ -132,9 +132,11 @@ ordered_json rate_json(const SimulatedRate& r, double bound) {
   return j;
 }
 
-ordered_json simulation_json(const HealthSimulation& s, const HealthCutoffs& c) {
+ordered_json simulation_json(const HealthSimulation& s, const HealthCutoffs& c, const HealthAssessment& a) {
   ordered_json j;
-  j["device"] = "cpu";
+  const bool gpu = a.simulation_device == "gpu";
+  j["device"] = gpu ? "gpu" : "cpu";
+  j["gpu"] = gpu ? ordered_json(a.simulation_gpu) : ordered_json(nullptr);
   j["samples"] = s.samples;
   j["seed"] = std::to_string(s.seed);
   j["chunkSamples"] = s.chunk;
@@ -180,7 +182,7 @@ ordered_json health_json(const HealthAssessment& a, const ReportOptions& o) {
   j["files"] = ordered_json::array();
   for (const HealthFileScan& s : a.files) j["files"].push_back(file_json(s));
   j["failed"] = a.failed();
-  j["simulation"] = a.simulation ? simulation_json(*a.simulation, c) : ordered_json(nullptr);
+  j["simulation"] = a.simulation ? simulation_json(*a.simulation, c, a) : ordered_json(nullptr);
   return j;
 }
 

@@ -24,7 +24,9 @@ namespace ea {
 struct HealthSimulationSpec {
   uint64_t samples = 0;  // rounded up to whole APT windows
   uint64_t seed = 0;
-  uint64_t chunk = uint64_t{1} << 20;  // samples per chunk: a positive multiple of 1024
+  // Samples per chunk (an independent run): a positive multiple of 1024. 2^16 gives a GPU a
+  // thread for each of 15,259 runs at 10^9 samples (cuda/health_simulate.cuh).
+  uint64_t chunk = uint64_t{1} << 16;
   int threads = 1;
   // Checked between chunks: true throws Error{Interrupted} once the running chunks are done.
   const std::atomic<bool>* interrupt = nullptr;

@@ -210,6 +210,7 @@ TEST_CASE("health tests: the result, its notes, text and JSON") {
   std::ofstream(path, std::ios::binary).write(bits.data(), static_cast<std::streamsize>(bits.size()));
   s.health->simulate = 5000;
   s.seed = 9;
+  s.device = DeviceChoice::Cpu;  // the text below names the CPU
   const HealthAssessment b = assess_health(s, {path});
   CHECK(b.notes.empty());
   CHECK(b.cutoffs.apt.window == 1024);
@@ -246,6 +247,8 @@ TEST_CASE("health tests: the result, its notes, text and JSON") {
   CHECK(j["files"][0]["mapping"].is_null());
   CHECK(j["failed"] == true);
   CHECK(j["simulation"]["seed"] == "9");
+  CHECK(j["simulation"]["device"] == "cpu");
+  CHECK(j["simulation"]["gpu"].is_null());
   CHECK(j["simulation"]["apt"]["trials"] == 5);
   // Written where ctest schema/health-tests validates it against docs/ea_iid.schema.json.
   std::ofstream(EA_TEST_TMP_DIR "/health-tests.json") << dump_json(j, 2);
@@ -269,5 +272,42 @@ TEST_CASE("health tests: the result, its notes, text and JSON") {
   } catch (const Error& e) {
     CHECK(e.kind() == ErrorKind::Input);
     CHECK(std::string(e.what()).find("no-such-health-file.bin") != std::string::npos);
+  }
+}
+
+TEST_CASE("health tests: the Monte Carlo check's device (--device): the same counts on a GPU, else the CPU or an error") {
+  Settings s;
+  s.width = 8;
+  s.health = HealthSpec{2, 0x1p-8, 300000};
+  s.seed = 46;
+  s.device = DeviceChoice::Cpu;
+  const HealthAssessment cpu = assess_health(s);
+  REQUIRE(cpu.simulation);
+  CHECK(cpu.simulation_device == "cpu");
+  CHECK(cpu.simulation->rct.failures > 0);
+  s.device = DeviceChoice::Auto;
+  std::vector<std::string> notes;
+  const HealthAssessment any = assess_health(s, {}, nullptr, [&](const std::string& m) { notes.push_back(m); });
+  REQUIRE(any.simulation);
+  // Either device: the counts of independent Philox runs do not depend on it.
+  CHECK(any.simulation->rct.failures == cpu.simulation->rct.failures);
+  CHECK(any.simulation->apt.failures == cpu.simulation->apt.failures);
+  s.device = DeviceChoice::Gpu;
+  if (gpu_count() > 0) {
+    CHECK(any.simulation_device == "gpu");
+    CHECK(any.simulation_gpu.rfind("GPU 0: ", 0) == 0);
+    CHECK(notes.empty());
+    CHECK(assess_health(s).simulation->rct.failures == cpu.simulation->rct.failures);
+  } else {
+    // auto falls back to the CPU, saying why; gpu is an error.
+    CHECK(any.simulation_device == "cpu");
+    REQUIRE(notes.size() == 1);
+    CHECK(notes[0].rfind("the Monte Carlo check runs on the CPU: ", 0) == 0);
+    try {
+      assess_health(s);
+      CHECK(false);
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::Device);
+    }
   }
 }
