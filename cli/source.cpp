@@ -34,6 +34,7 @@ struct SourceFlags {
   int verbose = 0;
   EngineOptionText engine;
   SampleOptionText sample;  // --sample-format, --select-bits, --bin
+  std::string health_alpha = "2^-20";  // --health-alpha
   CLI::Option *restart_opt = nullptr, *submitter_opt = nullptr, *conditioning_opt = nullptr, *n_in_opt = nullptr,
               *n_out_opt = nullptr, *nw_opt = nullptr, *h_prime_opt = nullptr, *conditioned_opt = nullptr,
               *json_opt = nullptr, *html_opt = nullptr, *bits_opt = nullptr, *track_opt = nullptr;
@@ -56,6 +57,9 @@ void add_options(CLI::App& app, SourceFlags& f) {
                                    "the submitter's entropy estimate per sample; H_I = min(H_original, bits x "
                                    "H_bitstring, this)")
                         ->type_name("H");
+  app.add_option("--health-alpha", f.health_alpha, "the health tests' false-positive rate, 2^-N or a decimal: their "
+                                                   "cutoffs for the entropy that stands (4.4; default 2^-20)")
+      ->type_name("ALPHA");
   f.conditioning_opt = app.add_option("--conditioning", f.conditioning,
                                       "a conditioning component after the source: vetted or non-vetted (with --n-in, "
                                       "--n-out, --nw; h_in = entropy per sample x n_in / bits)")
@@ -101,6 +105,8 @@ SourceSpec spec_of(const SourceFlags& f) {
     }
     s.h_submitter = h;
   }
+  s.health_alpha = alpha_setting(f.health_alpha, [](const std::string&, const std::string&) { return "--health-alpha"; });
+  check_health_alpha(s.health_alpha, "--health-alpha");
   const bool sizes = f.n_in_opt->count() || f.n_out_opt->count() || f.nw_opt->count();
   const bool prime = f.h_prime_opt->count() || f.conditioned_opt->count() || f.conditioned_iid;
   if (!f.conditioning_opt->count()) {

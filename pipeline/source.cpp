@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
+#include <sstream>
 
 #include "common/error.hpp"
 #include "track.hpp"
@@ -99,7 +101,28 @@ void conditioning_steps(SourceAssessment& a, const Settings& settings, const std
   }
 }
 
+// 4.4: the health tests' cutoffs for the entropy that stands (H_I when the restart tests
+// failed), as ea_iid health-tests computes them for that H and the data's bits per sample.
+void health_step(SourceAssessment& a, const std::function<void(const std::string&)>& say) {
+  a.health_from_h_i = !(a.h_validated > 0);
+  const double h = a.health_from_h_i ? a.h_i : a.h_validated;
+  if (!(h > 0) || -std::log2(a.spec.health_alpha) / h >= kMaxRctCutoff) return;
+  Settings hs;
+  hs.width = a.width;
+  hs.health = HealthSpec{h, a.spec.health_alpha};
+  say("the health tests' cutoffs for " + std::to_string(h) + " bits per sample (4.4)");
+  a.health = assess_health(hs);
+}
+
 }  // namespace
+
+void check_health_alpha(double alpha, const std::string& name) {
+  if (!(alpha > 0) || !(alpha < 1) || !std::isnormal(alpha)) {
+    std::ostringstream v;
+    v << alpha;
+    throw Error(ErrorKind::Usage, name + ": '" + v.str() + "' is not a false-positive rate greater than 0 and less than 1");
+  }
+}
 
 std::vector<std::string> SourceAssessment::failures() const {
   std::vector<std::string> f;
@@ -143,6 +166,7 @@ SourceAssessment assess_source(Engine& engine, const SourceSpec& spec, const Set
   if (spec.h_submitter && !(*spec.h_submitter > 0 && *spec.h_submitter <= 8)) {
     throw Error(ErrorKind::Usage, "the submitter's estimate must be greater than 0 and at most 8 bits per sample");
   }
+  check_health_alpha(spec.health_alpha, "the health tests' alpha");
   for (const SourceConditioning& c : spec.conditioning) {  // bad sizes fail before any step runs
     ConditioningInput probe;
     probe.vetted = true;
@@ -192,6 +216,7 @@ SourceAssessment assess_source(Engine& engine, const SourceSpec& spec, const Set
     const RestartAssessment& r = *a.restart->restart();
     a.h_validated = a.restart->check() == Check::Passed ? r.result() : 0.0;
   }
+  health_step(a, say);
   conditioning_steps(a, settings, interrupt, say);
   a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return a;

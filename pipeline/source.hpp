@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "conditioning.hpp"
+#include "health.hpp"
 #include "result.hpp"
 #include "runner.hpp"
 
@@ -30,6 +31,10 @@ struct SourceSpec {
   std::string samples;                         // the sequential data set
   std::optional<std::string> restart_data;     // 1,000 restarts x 1,000 samples
   std::optional<double> h_submitter;           // the submitter's entropy estimate per sample
+  // The health tests' false-positive rate (4.4; `ea_iid source --health-alpha`): the RCT's and
+  // APT's cutoffs for the entropy that stands are computed at it. No ESV field holds it: a
+  // manifest's sources take this default.
+  double health_alpha = 0x1p-20;
   // The conditioning chain in sequence order (empty: none): each component's input is the
   // previous one's output.
   std::vector<SourceConditioning> conditioning;
@@ -57,6 +62,12 @@ struct SourceAssessment : InputFacts {
   std::optional<ItemResult> estimates;
   std::optional<ItemResult> restart;
   std::vector<ConditioningStep> conditioning;  // one per component of spec.conditioning
+  // 4.4: the health tests' cutoffs (ea_iid health-tests h --bits width --alpha
+  // spec.health_alpha) for the entropy per sample that stands, h_validated, or H_I when the
+  // restart tests failed (health_from_h_i); none when no entropy is claimed (H_I 0) or a run
+  // of 2^53 samples would be needed.
+  std::optional<HealthAssessment> health;
+  bool health_from_h_i = false;
 
   // With the IID tests run (not --track non-iid), their verdict; H_original and
   // H_bitstring (per bit) of the track that set H_assessed.
@@ -81,6 +92,9 @@ struct SourceAssessment : InputFacts {
   // h_validated per sample.
   long double claimed() const;
 };
+
+// Refuses a health tests' false-positive rate outside (0, 1) (Error{Usage} naming it `name`).
+void check_health_alpha(double alpha, const std::string& name);
 
 // Runs the steps in order on `engine` (the sequential data set and the restart data each a
 // run of their own; plan.jobs 1). Throws Error for a step that cannot be run (a file that

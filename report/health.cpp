@@ -11,17 +11,15 @@ namespace ea {
 
 using nlohmann::ordered_json;
 
-namespace {
-
 // A probability as 2^x with x to 2 decimals ("2^-20.00"), 0 as "0".
-std::string log2_text(double p) {
+std::string health_probability_text(double p) {
   if (p <= 0) return "0";
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.3g (2^%.2f)", p, std::log2(p));
   return buf;
 }
 
-std::string alpha_text(double alpha) {
+std::string health_alpha_text(double alpha) {
   int e = 0;
   char buf[48];
   if (std::frexp(alpha, &e) == 0.5) {
@@ -32,9 +30,10 @@ std::string alpha_text(double alpha) {
   return buf;
 }
 
-std::string offset_text(const std::optional<uint64_t>& at) {
-  return at ? std::to_string(*at) : std::string("-");
-}
+namespace {
+
+std::string log2_text(double p) { return health_probability_text(p); }
+std::string alpha_text(double alpha) { return health_alpha_text(alpha); }
 
 void print_file_text(std::FILE* f, const HealthFileScan& s, const HealthCutoffs& c) {
   std::fprintf(f, "\nFile: %s\n  SHA-256 %s, %" PRIu64 " samples of %d bits\n", s.path.c_str(), s.sha256.c_str(), s.samples,
@@ -151,10 +150,9 @@ ordered_json simulation_json(const HealthSimulation& s, const HealthCutoffs& c, 
 
 }  // namespace
 
-ordered_json health_json(const HealthAssessment& a, const ReportOptions& o) {
+ordered_json health_cutoffs_json(const HealthAssessment& a) {
   const HealthCutoffs& c = a.cutoffs;
-  ordered_json j = json_envelope(o, "", "", 0, nullptr, "HealthTests");
-  j["schemaVersion"] = kSchemaVersion;
+  ordered_json j;
   j["h"] = c.h;
   j["alpha"] = c.alpha;
   j["alphaLog2"] = std::log2(c.alpha);
@@ -179,6 +177,15 @@ ordered_json health_json(const HealthAssessment& a, const ReportOptions& o) {
   apt["detectHalfEntropy"] = c.apt.detect_half_entropy;
   j["apt"] = apt;
   j["notes"] = a.notes;
+  return j;
+}
+
+ordered_json health_json(const HealthAssessment& a, const ReportOptions& o) {
+  ordered_json j = json_envelope(o, "", "", 0, nullptr, "HealthTests");
+  j["schemaVersion"] = kSchemaVersion;
+  const ordered_json cutoffs = health_cutoffs_json(a);
+  for (auto it = cutoffs.begin(); it != cutoffs.end(); ++it) j[it.key()] = *it;
+  const HealthCutoffs& c = a.cutoffs;
   j["files"] = ordered_json::array();
   for (const HealthFileScan& s : a.files) j["files"].push_back(file_json(s));
   j["failed"] = a.failed();

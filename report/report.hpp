@@ -80,6 +80,12 @@ nlohmann::ordered_json conditioning_json(const ConditioningAssessment& a, const 
 // record (type "HealthTests"; docs/json.md).
 void print_health_text(std::FILE* f, const HealthAssessment& a, const ReportOptions& o);
 nlohmann::ordered_json health_json(const HealthAssessment& a, const ReportOptions& o);
+// The cutoffs alone (h, alpha, alphaLog2, bits, binary, rct, apt, notes): the record's keys,
+// and the source report's healthTests section.
+nlohmann::ordered_json health_cutoffs_json(const HealthAssessment& a);
+// "9.54e-07 (2^-20.00)" ("0" for 0), and alpha as "2^-20" when a power of two (else %.17g).
+std::string health_probability_text(double p);
+std::string health_alpha_text(double alpha);
 
 // The non-IID track (report/non_iid.cpp): NIST ea_non_iid's text at its verbosity `level`
 // (1: its default, 2: -v, 3: -v -v), our text, our JSON record, and the "nonIid" object

@@ -71,6 +71,16 @@ ordered_json chain_json(const SourceAssessment& a) {
   return chain;
 }
 
+// healthTests: the cutoffs of ea_iid health-tests for the entropy that stands (null: none).
+ordered_json health_section_json(const SourceAssessment& a) {
+  if (!a.health) return nullptr;
+  ordered_json j;
+  j["hFrom"] = a.health_from_h_i ? "hI" : "hValidated";
+  const ordered_json cutoffs = health_cutoffs_json(*a.health);
+  for (auto it = cutoffs.begin(); it != cutoffs.end(); ++it) j[it.key()] = *it;
+  return j;
+}
+
 }  // namespace
 
 ordered_json source_json(const SourceAssessment& a, const ReportOptions& o) {
@@ -123,6 +133,7 @@ ordered_json source_json(const SourceAssessment& a, const ReportOptions& o) {
   flow["claimedText"] = claimed_text(a);
   flow["claimedUnit"] = claimed_unit(a);
   j["flow"] = flow;
+  j["healthTests"] = health_section_json(a);
   j["passed"] = a.passed();
   j["failed"] = a.failures();
   j["forCompliance"] = a.compliance_issues().empty();
@@ -169,6 +180,21 @@ void print_chain_text(std::FILE* f, const SourceAssessment& a) {
   }
 }
 
+// The health tests' cutoffs for the entropy that stands (4.4).
+void print_health_step_text(std::FILE* f, const SourceAssessment& a) {
+  if (!a.health) return;
+  const HealthCutoffs& c = a.health->cutoffs;
+  std::fprintf(f, "Health tests (4.4), alpha = %s, for %s bits per sample (%s):\n", health_alpha_text(c.alpha).c_str(),
+               fixed(c.h).c_str(), a.health_from_h_i ? "H_I: the restart tests failed" : "the entropy that stands");
+  std::fprintf(f, "   Repetition Count Test C = %" PRIu64 " (false positive per sample %s); Adaptive Proportion Test W = %" PRIu32
+                  ", C = %" PRIu64 "%s (per window %s; with the window's first sample counted %s, C = %" PRIu64
+                  " keeps it at most alpha)\n",
+               c.rct.cutoff, health_probability_text(c.rct.false_positive).c_str(), c.apt.window, c.apt.cutoff,
+               c.apt.can_fail() ? "" : ", cannot fail", health_probability_text(c.apt.false_positive).c_str(),
+               health_probability_text(c.apt.false_positive_first_counted).c_str(), c.apt.cutoff_corrected);
+  for (const std::string& n : a.health->notes) std::fprintf(f, "   Note: %s\n", n.c_str());
+}
+
 }  // namespace
 
 void print_source_text(std::FILE* f, const SourceAssessment& a, const ReportOptions& o) {
@@ -209,6 +235,7 @@ void print_source_text(std::FILE* f, const SourceAssessment& a, const ReportOpti
     std::fprintf(f, "2. no restart data: H_I stands untested (SP 800-90B 3.1.4 requires the restart tests)\n");
   }
   print_chain_text(f, a);
+  print_health_step_text(f, a);
   std::fprintf(f, "Result: %s; %s %s", !a.passed() ? "FAILED" : a.restart ? "passed" : "untested (no restart tests)",
                claimed_text(a).c_str(), claimed_unit(a).c_str());
   for (const auto& x : a.failures()) std::fprintf(f, "; %s", x.c_str());
@@ -383,6 +410,32 @@ std::string conditioning_section(const ordered_json& r) {
   return h + "</section>\n";
 }
 
+// Step 4: the health tests' cutoffs (a record made before them has no healthTests: no section).
+std::string health_section(const ordered_json& r) {
+  if (!r.contains("healthTests")) return "";
+  const ordered_json& t = r["healthTests"];
+  std::string h = "<section id=\"health\"><h2>4. Health tests (4.4)</h2>\n";
+  if (t.is_null()) return h + "<p>None: no entropy stands to compute their cutoffs for.</p>\n</section>\n";
+  auto rate = [](const ordered_json& p) { return html_text(health_probability_text(p.get<double>())); };
+  const ordered_json& rct = t["rct"];
+  const ordered_json& apt = t["apt"];
+  const std::string alpha = health_alpha_text(t["alpha"].get<double>());
+  h += "<table>\n" +
+       row("H (bits per sample)", esc(t["h"]) + (t["hFrom"] == "hI" ? " (H_I: the restart tests failed)" : " (the entropy that stands)")) +
+       row("alpha", html_text(alpha)) +
+       row("Repetition Count Test (4.4.1)", "cutoff C = " + esc(rct["cutoff"]) + "; false positive per sample " + rate(rct["falsePositive"])) +
+       row("Adaptive Proportion Test (4.4.2)", "window W = " + esc(apt["window"]) + ", cutoff C = " + esc(apt["cutoff"]) +
+                                                   (apt["canFail"].get<bool>() ? "" : " (cannot fail)") + "; false positive per window " +
+                                                   rate(apt["falsePositive"])) +
+       row("APT, the window's first sample counted", "false positive per window " + rate(apt["falsePositiveFirstCounted"]) +
+                                                         "; the cutoff that keeps it at most alpha: " + esc(apt["cutoffCorrected"])) +
+       "</table>\n";
+  for (const auto& n : t["notes"]) h += "<p>Note: " + esc(n) + "</p>\n";
+  h += "<p>Over captures of the source, with failures and offsets: <code>ea_iid health-tests " + t["h"].dump() + " --bits " +
+       t["bits"].dump() + " --alpha " + html_text(alpha) + " FILE...</code></p>\n";
+  return h + "</section>\n";
+}
+
 }  // namespace
 
 std::string source_html(const ordered_json& r, const std::string& json_path) {
@@ -426,7 +479,7 @@ std::string source_html(const ordered_json& r, const std::string& json_path) {
   for (const auto& x : r["failed"]) h += "<p class=\"fail\">" + esc(x) + "</p>\n";
   h += compliance_words(passed, r["complianceNotes"]);
   h += "</section>\n";
-  h += sequential_section(r) + restart_section(r) + conditioning_section(r);
+  h += sequential_section(r) + restart_section(r) + conditioning_section(r) + health_section(r);
   h += record_section(json_path);
   h += "</body></html>\n";
   return h;

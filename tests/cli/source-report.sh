@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # ea_iid source: one noise source end to end (non-IID track, restart tests, a non-vetted
 # conditioning component with h' from a file), its exit status with --strict, its JSON and
-# HTML checked by tests/tools/check_source_report.py; then without restart data (--strict:
-# 4, not for compliance), a compliant failure (restart data of a ring oscillator: its sanity
-# check fails; the page must not say a step "can stand" as if it passed), h' given as 0.9
+# HTML checked by tests/tools/check_source_report.py (the health tests' cutoffs recomputed
+# there); then without restart data (--strict: 4, not for compliance), a compliant failure
+# (restart data of a ring oscillator: its sanity check fails; the page must not say a step
+# "can stand" as if it passed; the cutoffs are H_I's), --health-alpha 2^-30, h' given as 0.9
 # (shown as given) with the page alone (no -o: it says so), a missing restart file (exit 2
 # before any step, the error in -o) and an option that does not apply (exit 2, nothing
 # written).
@@ -30,6 +31,9 @@ python3 "$here/../tools/check_source_report.py" "$work/b.json" "$work/b.html" --
 python3 "$here/../tools/check_source_report.py" "$work/e.json" "$work/e.html" || fail=1
 grep -q '"passed": false' "$work/e.json" && grep -q '"forCompliance": true' "$work/e.json" ||
   { echo "FAILED: e.json is not a compliant failure"; fail=1; }
+# The health tests' cutoffs at --health-alpha 2^-30 for a 4-bit source (the checker recomputes them).
+"$exe" source rand-4 "$samples/rand4_short.bin" --track non-iid --health-alpha 2^-30 -q -o "$work/f.json" --html "$work/f.html"
+python3 "$here/../tools/check_source_report.py" "$work/f.json" "$work/f.html" --no-restart --health-alpha-log2 -30 || fail=1
 "$exe" source trng-1 "$samples/truerand_1bit.bin" --track non-iid --restart-data "$samples/truerand_1bit.bin" \
   --conditioning non-vetted --n-in 64 --n-out 32 --nw 64 --h-prime 0.9 --seed 1 -q --html "$work/g.html" -o "$work/g.json"
 python3 "$here/../tools/check_source_report.py" "$work/g.json" "$work/g.html" --h-prime 0.9 || fail=1

@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
-"""Checks ea_iid source's report: the JSON's flow against its steps, and the HTML page
+"""Checks ea_iid source's report: the JSON's flow against its steps, the health tests'
+cutoffs (healthTests) recomputed here from the entropy that stands, and the HTML page
 (well-formed, every section present, nothing loaded from outside; its result in words that
 fit the result: a failure never "can stand" as a pass; the JSON file it was written with
 named; with --h-prime TEXT, h' as the user gave it).
 
 usage: check_source_report.py REPORT.json REPORT.html [--no-restart] [--no-json] [--h-prime TEXT]
-(--no-json: the page was written without -o)
+                              [--health-alpha-log2 N]
+(--no-json: the page was written without -o; --health-alpha-log2: alpha = 2^N, default -20)
 Prints "N passed, M failed"; exit 1 when M > 0.
 """
 import html
 import html.parser
 import json
+import math
 import sys
 
 VOID = {"meta", "br", "hr", "img", "input", "link", "rect", "line", "path", "circle", "polyline"}
-SECTIONS = ["run", "files", "result", "sequential", "restart", "conditioning", "record"]
+SECTIONS = ["run", "files", "result", "sequential", "restart", "conditioning", "health", "record"]
 
 
 class Page(html.parser.HTMLParser):
@@ -45,6 +48,38 @@ class Page(html.parser.HTMLParser):
             self.errors.append(f"</{tag}> closes <{self.stack[-1] if self.stack else 'nothing'}>")
         else:
             self.stack.pop()
+
+
+def binomial_tail(n, p, c):
+    """P(Bin(n, p) >= c) in doubles, term by term in logs (SP 800-90B 4.4.2's CRITBINOM)."""
+    if c <= 0:
+        return 1.0
+    lp, lq = math.log(p), math.log1p(-p)
+    return sum(math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * lp + (n - k) * lq)
+               for k in range(c, n + 1))
+
+
+def check_health(r, page, alpha_log2, check):
+    """healthTests: the cutoffs of SP 800-90B 4.4 for hValidated (hI when the restart tests
+    failed), recomputed from the formulas; the page's section and its health-tests command."""
+    flow, ht = r["flow"], r["healthTests"]
+    h = flow["hValidated"] if flow["hValidated"] > 0 else flow["hI"]
+    if not h > 0:
+        check(ht is None, "no health tests' cutoffs without an entropy claim")
+        return
+    check(ht["hFrom"] == ("hValidated" if flow["hValidated"] > 0 else "hI"), "healthTests.hFrom")
+    check(ht["h"] == h, "the cutoffs are for the entropy that stands (H_I when the restart tests failed)")
+    check(ht["alphaLog2"] == alpha_log2 and ht["alpha"] == 2.0 ** alpha_log2, f"alpha 2^{alpha_log2}")
+    check(ht["bits"] == flow["bitsPerSample"], "the health tests' bits are the data's")
+    check(ht["rct"]["cutoff"] == 1 + math.ceil(-alpha_log2 / h), "RCT C = 1 + ceil(-log2(alpha)/H)")
+    w = 1024 if ht["bits"] == 1 else 512
+    c = next(c for c in range(w + 2) if binomial_tail(w, 2.0 ** -h, c) <= 2.0 ** alpha_log2)
+    check(ht["apt"]["window"] == w and ht["apt"]["cutoff"] == c, f"APT W = {w}, C = 1 + CRITBINOM = {c}")
+    section = page[page.find('<section id="health">'):page.find('<section id="record">')]
+    check(f"cutoff C = {ht['rct']['cutoff']};" in section and f"cutoff C = {ht['apt']['cutoff']};" in section,
+          "the page's health tests' cutoffs")
+    check(f"<code>ea_iid health-tests {json.dumps(ht['h'])} --bits {ht['bits']} --alpha 2^{alpha_log2} FILE...</code>"
+          in section, "the page's health-tests command")
 
 
 def main(argv):
@@ -99,6 +134,8 @@ def main(argv):
         last = chain[-1]
         check(last["hOut"] is None and flow["claimed"] == 0 or abs(flow["claimed"] - (last["hOut"] or 0)) < 1e-12,
               "the last component's h_out is claimed")
+    alpha_log2 = int(argv[argv.index("--health-alpha-log2") + 1]) if "--health-alpha-log2" in argv else -20
+    check_health(r, page, alpha_log2, check)
     p = Page()
     p.feed(page)
     p.close()
