@@ -261,10 +261,14 @@ HelpText describe() {
       "--help: this summary; --help-all: every option in full; --version; --gpu-tuning help: its keys\n";
   h.groups = {
       {"Input", {"files", "--bits", "-l", "--allow-stream"}, ""},
-      {"Sample format", {"--sample-format", "--select-bits", "--bin", "--write-symbols"}, ""},
+      {"Sample format",
+       {"--sample-format", "--select-bits", "--bin", "--write-symbols"},
+       "--sample-format u16le|...|text, --select-bits MASK|auto, --bin B, --write-symbols F (--help-all)"},
       {"Assessment", {"-i", "-c", "-a", "-t", "--non-iid", "--track", "--iterations", "--all-tests", "--no-early-exit",
                       "--until-decided"}, ""},
-      {"Restart tests", {"--restart", "--restart-cutoff", "--restart-simulations"}, ""},
+      {"Restart tests",
+       {"--restart", "--restart-cutoff", "--restart-simulations"},
+       "--restart H_I: restart tests (3.1.4) of the claim H_I; --restart-cutoff, ... (--help-all)"},
       {"Output", {"-v", "-q", "--format", "-o", "--exit-code", "--strict", "--timing", "--log-level"}, ""},
       {"Batch", {"--blocks", "--keep-short", "--jobs", "--jsonl", "--append", "--force", "--resume", "--shard", "--csv", "--html"}, ""},
       {"Permutation engine", {"--seed", "--prng", "--list-prngs", "--device", "--threads"}, ""},
@@ -292,8 +296,8 @@ HelpText describe() {
   h.footer_brief = subcommands +
                    "\nExamples:\n"
                    "  ea_iid -v --seed 1 samples.bin 8                one file of 8-bit samples\n"
-                   "  ea_iid --strict -q -o result.json samples.bin   CI: exit 0 only for a compliant IID verdict\n"
-                   "  ea_iid -o out/ --jsonl all.jsonl a.bin b.bin    several files: a JSON file and line each\n" +
+                   "  ea_iid --strict -q -o result.json samples.bin   CI: exit 0 only for a compliant IID verdict\n" +
+
                    exit_status;
   h.footer_all =
       subcommands +
