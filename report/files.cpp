@@ -209,14 +209,34 @@ ordered_json batch_json(const std::vector<ordered_json>& rows, const ReportOptio
   return j;
 }
 
+namespace {
+
+// The record's --sample-format and symbol rule, with the mask that auto found ("u16le,
+// select-bits auto:8 = 0x0db6"); "u8" for a record made before the key existed.
+std::string sample_rule_cell(const ordered_json& r) {
+  const ordered_json* in = r.contains("input") && r["input"].is_object() ? &r["input"]
+                           : r.contains("rows") && r["rows"].is_object() ? &r["rows"]["input"]
+                                                                         : nullptr;
+  if (!in || !in->contains("samples")) return "";  // an error or skipped row: nothing was read
+  std::string rule = in->value("sampleRule", std::string("u8"));
+  const auto m = in->find("mapping");
+  if (m != in->end() && m->is_object() && m->value("rule", std::string()) == "select-bits auto") {
+    rule += " = " + m->value("mask", std::string());
+  }
+  return rule;
+}
+
+}  // namespace
+
 std::string csv_report(const std::vector<ordered_json>& rows) {
   // Units in the headers; seeds in hex and hashes as text; each row's tool and date.
   std::string out =
       "file,block,samples,bits_per_sample,h_original_bits_per_sample,h_bitstring_bits_per_bit,"
       "h_assessed_bits_per_sample,chi_square,lrs,permutation,failed_tests,verdict,for_compliance,seconds,sha256,seed,"
-      "note,tool_version,date_utc\r\n";
+      "note,tool_version,date_utc,sample_rule\r\n";
   for (const auto& r : rows) {
-    std::vector<std::string> c(19);
+    std::vector<std::string> c(20);
+    c[19] = sample_rule_cell(r);
     c[0] = text(r, "filename");
     c[1] = block_of(r);
     c[11] = verdict_of(r);

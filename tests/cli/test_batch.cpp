@@ -449,9 +449,10 @@ TEST_CASE("--csv and --html: one row per item (skipped and errors included), plo
   REQUIRE(lines.size() == 1 + 4);
   CHECK(lines[0].rfind("file,block,samples,bits_per_sample,h_original_bits_per_sample,h_bitstring_bits_per_bit,"
                        "h_assessed_bits_per_sample,", 0) == 0);
-  CHECK(lines[0].find(",seed,note,tool_version,date_utc") != std::string::npos);
+  CHECK(lines[0].find(",seed,note,tool_version,date_utc,sample_rule") != std::string::npos);
   CHECK(lines[1].find(",0x0000000000000002,") != std::string::npos);  // the seed as a spreadsheet keeps it
-  CHECK(lines[1].substr(0, lines[1].find_last_not_of('\r') + 1).back() == 'Z');  // ends with the ISO date (UTC)
+  CHECK(lines[1].find("Z,u8\r") != std::string::npos);  // the ISO date (UTC), then the sample rule
+  CHECK(lines[3].find("Z,\r") != std::string::npos);    // a skipped row read nothing: no rule
   CHECK(lines[1].find(",chi-square,not IID,false,") != std::string::npos);  // rand8_short fails chi-square
   CHECK(lines[3].find(",skipped,") != std::string::npos);
   CHECK(lines[4].find(",error,") != std::string::npos);
