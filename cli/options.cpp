@@ -297,7 +297,6 @@ HelpText describe() {
                    "\nExamples:\n"
                    "  ea_iid -v --seed 1 samples.bin 8                one file of 8-bit samples\n"
                    "  ea_iid --strict -q -o result.json samples.bin   CI: exit 0 only for a compliant IID verdict\n" +
-
                    exit_status;
   h.footer_all =
       subcommands +
