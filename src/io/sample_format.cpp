@@ -277,8 +277,10 @@ std::vector<uint8_t> map_samples(const std::vector<uint32_t>& values, const Samp
     case SymbolRule::Kind::Bin: {
       m.bin_lower = input.rule.edges.empty() ? equal_count_bins(values, input.rule.bits) : input.rule.edges;
       for (size_t i = 0; i < values.size(); ++i) {
+        // A value below the first bin's lowest (possible with edges made on other data, a
+        // source's restart data) goes to the first bin.
         const auto it = std::upper_bound(m.bin_lower.begin(), m.bin_lower.end(), values[i]);
-        out[i] = static_cast<uint8_t>(it - m.bin_lower.begin() - 1);
+        out[i] = static_cast<uint8_t>(std::max<ptrdiff_t>(0, it - m.bin_lower.begin() - 1));
       }
       return out;
     }

@@ -112,6 +112,13 @@ TEST_CASE("equal-count bins keep the order and never split a value") {
   std::vector<uint32_t> h(60, 5);
   for (uint32_t x = 0; x < 40; ++x) h.push_back(10 + x);
   CHECK(equal_count_bins(h, 2) == std::vector<uint32_t>{5, 10, 23, 37});
+  // Edges made on other data: a value below the first bin's lowest goes to the first bin.
+  SampleInput given;
+  given.rule.kind = SymbolRule::Kind::Bin;
+  given.rule.bits = 2;
+  given.rule.edges = {10, 20, 30};
+  SampleMapping m;
+  CHECK(map_samples({5, 10, 25, 99}, given, "f", m) == std::vector<uint8_t>{0, 0, 1, 2});
   // Fewer distinct values than bins: one bin each.
   CHECK(equal_count_bins({9, 3, 3, 9, 4}, 3) == std::vector<uint32_t>{3, 4, 9});
 }
