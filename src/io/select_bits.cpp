@@ -148,8 +148,9 @@ uint32_t active_bits(const std::vector<uint32_t>& values, uint32_t varying) {
 
 namespace {
 
-// Every mask of `w` of the `n` compressed bits, scored in the order of their bound (the
-// most-common-value estimate, from the histogram), while the bound reaches the best.
+// Every mask of `w` of the `n` compressed bits, scored in the order of their cap (the lower
+// of the most-common-value estimate, from the histogram, and the bits' history sum: the
+// score is at most this), in blocks while a block's first cap reaches the best score.
 MaskSearch exhaustive(const std::vector<uint32_t>& values, uint32_t active, int n, int w, int threads) {
   const std::array<double, 32> h = history_entropies(values, active, threads);
   std::vector<uint32_t> c(values.size());
