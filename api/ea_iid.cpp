@@ -221,24 +221,6 @@ ea::Dataset memory_dataset(std::vector<uint8_t> symbols, ea::SampleMapping mappi
   return d;
 }
 
-// The capture values that `bytes` hold in `format`, as a file of them is read.
-std::vector<uint32_t> capture_values(const std::vector<uint8_t>& bytes, ea::SampleFormat format, const std::string& label) {
-  if (format == ea::SampleFormat::Text) {
-    std::vector<uint32_t> v = ea::parse_text_samples(bytes.data(), bytes.size(), label);
-    if (v.empty()) throw ea::Error(ea::ErrorKind::Input, label + ": has no samples (no lines)");
-    return v;
-  }
-  const size_t unit = static_cast<size_t>(ea::sample_bytes(format));
-  if (bytes.size() % unit != 0) {
-    throw ea::Error(ea::ErrorKind::Input, label + ": is " + std::to_string(bytes.size()) + " bytes, not a whole number of " +
-                                              std::to_string(unit) + "-byte " + ea::sample_format_name(format) +
-                                              " samples (" + std::to_string(bytes.size() % unit) +
-                                              " bytes left over at offset " +
-                                              std::to_string(bytes.size() - bytes.size() % unit) + ")");
-  }
-  return ea::decode_samples(bytes.data(), bytes.size(), format);
-}
-
 // Bytes in memory (assess): the samples one per byte, or (another format, or a rule) the
 // bytes of a file of the settings' format, read as load_dataset reads one.
 ea::Item memory_item(std::vector<uint8_t> samples, const std::string& label, const ea::Settings& s) {
@@ -252,7 +234,7 @@ ea::Item memory_item(std::vector<uint8_t> samples, const std::string& label, con
     ea::SampleMapping mapping;
     mapping.input = in;
     if (in.is_default()) return memory_dataset(std::move(*data), mapping, width, label, sha256);
-    const std::vector<uint32_t> values = capture_values(*data, in.format, label);
+    const std::vector<uint32_t> values = ea::decode_capture(data->data(), data->size(), in.format, label);
     std::vector<uint8_t>().swap(*data);
     std::vector<uint8_t> symbols = ea::map_samples(values, in, label, mapping, threads);
     return memory_dataset(std::move(symbols), std::move(mapping), width, label, sha256);

@@ -218,6 +218,24 @@ std::vector<uint32_t> parse_text_samples(const uint8_t* p, size_t n, const std::
   return out;
 }
 
+void ragged_capture(const std::string& path, uint64_t size, SampleFormat format) {
+  const uint64_t unit = static_cast<uint64_t>(sample_bytes(format));
+  throw Error(ErrorKind::Input, path + ": is " + std::to_string(size) + " bytes, not a whole number of " +
+                                    std::to_string(unit) + "-byte " + sample_format_name(format) + " samples (" +
+                                    std::to_string(size % unit) + " bytes left over at offset " +
+                                    std::to_string(size - size % unit) + ")");
+}
+
+std::vector<uint32_t> decode_capture(const uint8_t* p, size_t n, SampleFormat format, const std::string& path) {
+  if (format == SampleFormat::Text) {
+    std::vector<uint32_t> v = parse_text_samples(p, n, path);
+    if (v.empty()) throw Error(ErrorKind::Input, path + ": has no samples (no lines)");
+    return v;
+  }
+  if (n % static_cast<size_t>(sample_bytes(format)) != 0) ragged_capture(path, n, format);
+  return decode_samples(p, n, format);
+}
+
 std::vector<uint32_t> equal_count_bins(const std::vector<uint32_t>& values, int bits) {
   std::vector<uint32_t> sorted(values);
   std::sort(sorted.begin(), sorted.end());

@@ -98,6 +98,14 @@ std::vector<uint32_t> decode_samples(const uint8_t* p, size_t n, SampleFormat f)
 // `path` and the line (a line that is not a number, a value above 2^32 - 1, an empty line).
 std::vector<uint32_t> parse_text_samples(const uint8_t* p, size_t n, const std::string& path);
 
+// The capture values of `n` bytes in `format`, as a file of them is read: a binary format's
+// bytes must be a whole number of samples (else ragged_capture), text at least one line.
+// Throws Error{Input} naming `path`.
+std::vector<uint32_t> decode_capture(const uint8_t* p, size_t n, SampleFormat format, const std::string& path);
+// Error{Input}: `size` bytes are not a whole number of `format`'s samples (the bytes left over
+// and their offset).
+[[noreturn]] void ragged_capture(const std::string& path, uint64_t size, SampleFormat format);
+
 // Applies the rule (Auto: searches first) and returns the symbols, one byte each, filling
 // `m`. Throws Error{Input} naming `path` for a value that does not fit (kind None: a value
 // above 255, with the sample's index).

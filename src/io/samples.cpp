@@ -251,12 +251,6 @@ struct ReadBytes {
   bool stream = false;
 };
 
-[[noreturn]] void ragged(const std::string& path, uint64_t size, int unit, SampleFormat f) {
-  input_error(path, "is " + std::to_string(size) + " bytes, not a whole number of " + std::to_string(unit) +
-                        "-byte " + sample_format_name(f) + " samples (" + std::to_string(size % unit) +
-                        " bytes left over at offset " + std::to_string(size - size % unit) + ")");
-}
-
 // A regular file: the bytes of the subset's samples (`unit` bytes each; 0: text, all).
 void read_file_bytes(const Fd& f, const std::string& path, const struct stat& st, const LoadOptions& opt, int unit,
                      ReadBytes& r) {
@@ -265,7 +259,7 @@ void read_file_bytes(const Fd& f, const std::string& path, const struct stat& st
   if (r.size == 0) input_error(path, "file is empty: no samples");
   uint64_t begin = 0, count = r.size;
   if (unit > 0) {
-    if (r.size % static_cast<uint64_t>(unit) != 0) ragged(path, r.size, unit, opt.sample_input.format);
+    if (r.size % static_cast<uint64_t>(unit) != 0) ragged_capture(path, r.size, opt.sample_input.format);
     subset_range(path, opt.subset, r.size / static_cast<uint64_t>(unit), begin, count);
     if (count > kMaxSamples) too_many(path, count);
     begin *= static_cast<uint64_t>(unit), count *= static_cast<uint64_t>(unit);
@@ -299,7 +293,7 @@ void read_stream_bytes(const Fd& f, const std::string& path, const LoadOptions& 
                                                                           : 4 * (kMaxStreamSamples + 1);
   r.size = read_stream(f, path, cap, begin * u, r.bytes, r.sha256, opt.interrupt);
   if (r.size == 0) input_error(path, "is empty: no samples were read");
-  if (unit > 0 && r.size % u != 0) ragged(path, r.size, unit, opt.sample_input.format);
+  if (unit > 0 && r.size % u != 0) ragged_capture(path, r.size, opt.sample_input.format);
   if (unit > 0 ? !opt.subset && r.size / u > kMaxStreamSamples : r.size == cap) {
     throw Error(ErrorKind::Input,
                 path + ": a stream is read up to " + std::to_string(kMaxStreamSamples) +
@@ -318,9 +312,8 @@ void read_stream_bytes(const Fd& f, const std::string& path, const LoadOptions& 
 // The capture's values of the samples read (the subset's, for text after parsing).
 std::vector<uint32_t> capture_values(const ReadBytes& r, const LoadOptions& opt, const std::string& path) {
   const SampleFormat fmt = opt.sample_input.format;
-  if (fmt != SampleFormat::Text) return decode_samples(r.bytes.data(), r.bytes.size(), fmt);
-  std::vector<uint32_t> v = parse_text_samples(r.bytes.data(), r.bytes.size(), path);
-  if (v.empty()) input_error(path, "has no samples (no lines)");
+  std::vector<uint32_t> v = decode_capture(r.bytes.data(), r.bytes.size(), fmt, path);
+  if (fmt != SampleFormat::Text) return v;  // a binary format's subset was read as bytes
   uint64_t begin = 0, count = 0;
   subset_range(path, opt.subset, v.size(), begin, count);
   if (count > kMaxSamples) too_many(path, count);
