@@ -59,12 +59,7 @@ ea::SettingsGiven given_of(const Options& o) {
 // check_settings' rules, as for the command line's flags).
 ea::SampleInput sample_input_of(const Options& o, const ea::SettingNames& names) {
   ea::SampleInput in;
-  const auto format = ea::sample_format_from_name(o.sample_format);
-  if (!format) {
-    throw ea::Error(ea::ErrorKind::Usage, names("sample_format", "") + ": '" + o.sample_format +
-                                              "' is not a sample format; expected u8, u16le, u16be, u32le, u32be or text");
-  }
-  in.format = *format;
+  in.format = ea::sample_format_setting(o.sample_format, names);
   if (!o.select_bits.empty()) {
     in.rule = ea::select_bits_rule(o.select_bits, names("select_bits", ""));
   } else if (o.bin != 0) {

@@ -167,14 +167,7 @@ void add_sample_options(CLI::App& app, SampleOptionText& t, bool write_symbols) 
 }
 
 void apply_sample_options(const SampleOptionText& t, Settings& s, SettingsGiven& given) {
-  if (t.format_opt->count()) {
-    const auto f = sample_format_from_name(t.format);
-    if (!f) {
-      throw Error(ErrorKind::Usage, "--sample-format: '" + t.format + "' is not a sample format; expected u8, u16le, "
-                                    "u16be, u32le, u32be or text");
-    }
-    s.sample_input.format = *f;
-  }
+  if (t.format_opt->count()) s.sample_input.format = sample_format_setting(t.format, cli_setting_names());
   given.select_bits = t.select_opt->count() > 0;
   given.bin = t.bin_opt->count() > 0;
   if (given.select_bits) s.sample_input.rule = select_bits_rule(t.select_bits, "--select-bits");

@@ -245,14 +245,12 @@ std::optional<SampleInput> sample_input_of(const Fields& f, const std::string& w
   const auto bin = f.integer("binBits", INT32_MIN, INT32_MAX);
   if (!format && !select && !bin) return std::nullopt;
   SampleInput in;
-  if (format) {
-    const auto parsed = sample_format_from_name(*format);
-    if (!parsed) f.bad("sampleFormat", "'" + *format + "' is not a sample format; expected u8, u16le, u16be, u32le, u32be or text");
-    in.format = *parsed;
-  }
   auto names = [&where](const std::string& key, const std::string&) {
-    return where + ": " + (key == "select_bits" ? "selectBits" : key == "bin" ? "binBits" : key);
+    return where + ": " + (key == "select_bits" ? "selectBits" : key == "bin" ? "binBits"
+                           : key == "sample_format"                  ? "sampleFormat"
+                                                                     : key);
   };
+  if (format) in.format = sample_format_setting(*format, names);
   SettingsGiven given;
   given.select_bits = select.has_value();
   given.bin = bin.has_value();

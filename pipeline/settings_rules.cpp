@@ -165,6 +165,12 @@ TrackChoice track_setting(const std::string& text, const SettingNames& names) {
   refuse(names("track", "") + ": '" + text + "' is not a track; expected auto, iid or non-iid");
 }
 
+SampleFormat sample_format_setting(const std::string& text, const SettingNames& names) {
+  if (const auto f = sample_format_from_name(text)) return *f;
+  refuse(names("sample_format", "") + ": '" + text + "' is not a sample format; expected u8, u16le, u16be, u32le, u32be "
+                                                     "or text");
+}
+
 DeviceChoice device_setting(const std::string& text, const SettingNames& names) {
   if (text == "auto") return DeviceChoice::Auto;
   if (text == "cpu") return DeviceChoice::Cpu;

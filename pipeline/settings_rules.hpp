@@ -59,6 +59,7 @@ std::string keyword_name(const std::string& key, const std::string& value);
 // The named choices, parsed with one message each ("NAME: 'x' is not a track; expected ...").
 TrackChoice track_setting(const std::string& text, const SettingNames& names);
 DeviceChoice device_setting(const std::string& text, const SettingNames& names);
+SampleFormat sample_format_setting(const std::string& text, const SettingNames& names);
 PrngId prng_setting(const std::string& text, const SettingNames& names);
 // The health tests' false-positive rate as written: 2^-N (N in kAlphaExponentRange) or a
 // decimal ("1e-6"); its range (0, 1) is check_settings' rule.
