@@ -1,0 +1,283 @@
+// The bucket shuffle's CPU reference (src/permutation/bucket_shuffle.hpp,
+// docs/bucket-shuffle.md): uniform over all n! orders for small n, a permutation of its
+// input, even position marginals at n = 10^5, and which parameters its output depends on.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "estimators/estimators.hpp"
+#include "permutation/bucket_shuffle.hpp"
+#include "permutation/shuffle.hpp"
+#include "rng/generators.hpp"
+#include "rng/philox_stream.hpp"
+#include "rng/prng.hpp"
+
+using namespace ea;
+
+namespace {
+
+constexpr uint64_t kSeed = 20261128;
+
+Xoshiro256ss xoshiro(uint64_t seed) {
+  Xoshiro256ss g;
+  xoshiro_base(seed, g.s);
+  return g;
+}
+
+std::vector<uint8_t> iota_bytes(size_t n) {
+  std::vector<uint8_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>(i);
+  return v;
+}
+
+// The Lehmer rank of v, a permutation of 0..n-1, in [0, n!).
+uint32_t lehmer_rank(const std::vector<uint8_t>& v) {
+  uint32_t r = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    uint32_t smaller = 0;
+    for (size_t j = i + 1; j < v.size(); ++j) smaller += v[j] < v[i];
+    r = r * static_cast<uint32_t>(v.size() - i) + smaller;
+  }
+  return r;
+}
+
+// The chi-square p-value of `counts` against equal expected counts.
+double chi_square_p(const std::vector<uint64_t>& counts) {
+  const double total = std::accumulate(counts.begin(), counts.end(), 0.0);
+  const double e = total / static_cast<double>(counts.size());
+  double chi = 0;
+  for (uint64_t c : counts) chi += (static_cast<double>(c) - e) * (static_cast<double>(c) - e) / e;
+  return gamma_q((static_cast<double>(counts.size()) - 1) / 2.0, chi / 2.0);
+}
+
+// `draws` shuffles of 0..n-1, shuffle(v, d) making draw d; the chi-square p-value over the
+// n! orders and how many of them were seen.
+template <class Shuffle>
+double permutations_p(int n, uint32_t draws, Shuffle&& shuffle, size_t* seen) {
+  uint32_t orders = 1;
+  for (int i = 2; i <= n; ++i) orders *= static_cast<uint32_t>(i);
+  std::vector<uint64_t> counts(orders, 0);
+  const std::vector<uint8_t> start = iota_bytes(static_cast<size_t>(n));
+  std::vector<uint8_t> v;
+  for (uint32_t d = 0; d < draws; ++d) {
+    v = start;
+    shuffle(v, d);
+    ++counts[lehmer_rank(v)];
+  }
+  *seen = static_cast<size_t>(std::count_if(counts.begin(), counts.end(), [](uint64_t c) { return c > 0; }));
+  return chi_square_p(counts);
+}
+
+// A stream whose labels are correlated: each word is all zeros or all ones in alternate
+// bits (one random bit per word), so within a word the labels of neighbours always differ
+// (b = 1). Its Fisher-Yates draws are fine (the inner stream's).
+struct AlternatingLabels {
+  PhiloxNodeStream inner;
+  uint32_t next() { return (inner.next() & 1u) ? 0x55555555u : 0xaaaaaaaau; }
+  uint32_t bounded(uint32_t i) { return inner.bounded(i); }
+};
+struct AlternatingNodes {
+  uint64_t seed, j;
+  AlternatingLabels at(uint32_t depth, uint32_t start) const { return {PhiloxNodeStream(seed, j, depth, start)}; }
+};
+// Draws on [0, i - 1] for the leaves' step i: Sattolo's shuffle, only cyclic orders.
+struct SattoloLeaves {
+  PhiloxNodeStream inner;
+  uint32_t next() { return inner.next(); }
+  uint32_t bounded(uint32_t i) { return inner.bounded(i - 1); }
+};
+struct SattoloNodes {
+  uint64_t seed, j;
+  SattoloLeaves at(uint32_t depth, uint32_t start) const { return {PhiloxNodeStream(seed, j, depth, start)}; }
+};
+
+// 10^6 draws per n (10^7, the figure, took about 10 times as long as this whole
+// file on the 2-core CI machine; 10^6 still gives 25 per order at n = 8).
+constexpr uint32_t kDraws = 1000000;
+
+}  // namespace
+
+TEST_CASE("bucket shuffle: every order of n = 4..8 equally likely (philox nodes and xoshiro256ss and mrg32k3a with L = 2 or 3)") {
+  std::vector<uint8_t> scratch;
+  for (int n = 4; n <= 8; ++n) {
+    CAPTURE(n);
+    uint32_t orders = 1;
+    for (int i = 2; i <= n; ++i) orders *= static_cast<uint32_t>(i);
+    size_t seen = 0;
+    // Philox: permutation d is stream d; 4 buckets at the root, 2 below, leaves of 2.
+    const BucketParams pp{2, 1, 2};
+    const double p_philox = permutations_p(n, kDraws, [&](std::vector<uint8_t>& v, uint32_t d) {
+      PhiloxNodes s{kSeed, d};
+      bucket_shuffle(v.data(), v.size(), pp, s, scratch);
+    }, &seen);
+    MESSAGE("n = " << n << " philox: p = " << p_philox << ", " << seen << " of " << orders);
+    CHECK(seen == orders);
+    CHECK(p_philox > 1e-4);
+    // xoshiro256**: one sequential stream drives every draw in turn; 2 buckets, then 4, leaves of 3.
+    const BucketParams px{1, 2, 3};
+    Xoshiro256ss g = xoshiro(kSeed + static_cast<uint64_t>(n));
+    const double p_xoshiro = permutations_p(n, kDraws, [&](std::vector<uint8_t>& v, uint32_t) {
+      OneStream<Xoshiro256ss> s{g};
+      bucket_shuffle(v.data(), v.size(), px, s, scratch);
+    }, &seen);
+    MESSAGE("n = " << n << " xoshiro256ss: p = " << p_xoshiro << ", " << seen << " of " << orders);
+    CHECK(seen == orders);
+    CHECK(p_xoshiro > 1e-4);
+  }
+  // The MRGs' labels (24 bits of a value below floor(m1 / 2^24) 2^24), at n = 6.
+  uint32_t m[6];
+  mrg_base(kSeed, Mrg32k3a::kM1, Mrg32k3a::kM2, m);
+  Mrg32k3a g;
+  for (int i = 0; i < 6; ++i) g.c[i] = m[i];
+  size_t seen = 0;
+  const double p_mrg = permutations_p(6, kDraws, [&](std::vector<uint8_t>& v, uint32_t) {
+    OneStream<Mrg32k3a> s{g};
+    bucket_shuffle(v.data(), v.size(), BucketParams{1, 1, 2}, s, scratch);
+  }, &seen);
+  MESSAGE("n = 6 mrg32k3a: p = " << p_mrg);
+  CHECK(seen == 720);
+  CHECK(p_mrg > 1e-4);
+}
+
+TEST_CASE("bucket shuffle: the chi-square check rejects correlated labels and Sattolo leaves") {
+  std::vector<uint8_t> scratch;
+  size_t seen = 0;
+  const double p_labels = permutations_p(6, 100000, [&](std::vector<uint8_t>& v, uint32_t d) {
+    AlternatingNodes s{kSeed, d};
+    bucket_shuffle(v.data(), v.size(), BucketParams{1, 1, 3}, s, scratch);
+  }, &seen);
+  MESSAGE("correlated labels: p = " << p_labels << ", " << seen << " of 720");
+  CHECK(p_labels < 1e-9);
+  const double p_leaves = permutations_p(6, 100000, [&](std::vector<uint8_t>& v, uint32_t d) {
+    SattoloNodes s{kSeed, d};
+    bucket_shuffle(v.data(), v.size(), BucketParams{1, 1, 3}, s, scratch);
+  }, &seen);
+  MESSAGE("Sattolo leaves: p = " << p_leaves << ", " << seen << " of 720");
+  CHECK(p_leaves < 1e-9);
+}
+
+namespace {
+// Over `draws` shuffles of n samples: the decile of the place where sample s went, for
+// s = 0, n / 2 and n - 1 (marked 1, 2, 3 in a row of zeros); the smallest chi-square p-value
+// of the three.
+template <class Shuffle>
+double marginals_p(size_t n, uint32_t draws, Shuffle&& shuffle) {
+  std::array<std::vector<uint64_t>, 3> deciles;
+  for (auto& d : deciles) d.assign(10, 0);
+  std::vector<uint8_t> row(n);
+  for (uint32_t d = 0; d < draws; ++d) {
+    std::fill(row.begin(), row.end(), uint8_t{0});
+    row[0] = 1;
+    row[n / 2] = 2;
+    row[n - 1] = 3;
+    shuffle(row, d);
+    for (size_t i = 0; i < n; ++i) {
+      if (row[i] != 0) ++deciles[row[i] - 1][i * 10 / n];
+    }
+  }
+  double p = 1;
+  for (const auto& d : deciles) p = std::min(p, chi_square_p(d));
+  return p;
+}
+}  // namespace
+
+TEST_CASE("bucket shuffle: position marginals at n = 100003 (16 buckets then 256 and leaves of at most 1024)") {
+  const size_t n = 100003;
+  const BucketParams p{4, 8, 1024};
+  std::vector<uint8_t> scratch;
+  const double p_philox = marginals_p(n, 1000, [&](std::vector<uint8_t>& row, uint32_t d) {
+    PhiloxNodes s{kSeed, d};
+    bucket_shuffle(row.data(), row.size(), p, s, scratch);
+  });
+  MESSAGE("philox: smallest p = " << p_philox);
+  CHECK(p_philox > 1e-4);
+  const double p_xoshiro = marginals_p(n, 1000, [&](std::vector<uint8_t>& row, uint32_t d) {
+    Xoshiro256ss g = xoshiro(kSeed + d);
+    OneStream<Xoshiro256ss> s{g};
+    bucket_shuffle(row.data(), row.size(), p, s, scratch);
+  });
+  MESSAGE("xoshiro256ss: smallest p = " << p_xoshiro);
+  CHECK(p_xoshiro > 1e-4);
+  // The check can fail: Fisher-Yates stopped halfway leaves sample 0 at place 0 half the time.
+  const double p_half = marginals_p(n, 1000, [&](std::vector<uint8_t>& row, uint32_t d) {
+    PhiloxStream rng(kSeed, d);
+    for (size_t i = row.size() - 1; i >= row.size() / 2; --i) std::swap(row[i], row[rng.bounded(static_cast<uint32_t>(i))]);
+  });
+  MESSAGE("half a Fisher-Yates: smallest p = " << p_half);
+  CHECK(p_half < 1e-9);
+}
+
+TEST_CASE("bucket shuffle: a permutation of its input at n = 10^6 (philox nodes and xoshiro256ss)") {
+  const size_t n = 1000000;
+  std::vector<uint8_t> data(n), scratch;
+  PhiloxStream fill(7, 7);
+  for (auto& x : data) x = static_cast<uint8_t>(fill.next() % 251);
+  std::array<uint64_t, 256> want{};
+  for (uint8_t x : data) ++want[x];
+  for (uint64_t j : {0ull, 9999ull}) {
+    std::vector<uint8_t> a = data, b = data;
+    PhiloxNodes s{kSeed, j};
+    bucket_shuffle(a.data(), n, BucketParams{}, s, scratch);
+    Xoshiro256ss g = xoshiro(kSeed + j);
+    OneStream<Xoshiro256ss> x{g};
+    bucket_shuffle(b.data(), n, BucketParams{}, x, scratch);
+    for (const auto* v : {&a, &b}) {
+      std::array<uint64_t, 256> got{};
+      for (uint8_t c : *v) ++got[c];
+      CHECK(got == want);
+      CHECK(*v != data);
+    }
+  }
+}
+
+TEST_CASE("bucket shuffle: what the output depends on") {
+  const size_t n = 100000;
+  std::vector<uint8_t> data(n), scratch;
+  PhiloxStream fill(3, 3);
+  for (auto& x : data) x = static_cast<uint8_t>(fill.next());
+  const BucketParams p{4, 8, 1024};
+  auto philox = [&](uint64_t seed, uint64_t j, const BucketParams& q, ChildOrder order) {
+    std::vector<uint8_t> a = data;
+    PhiloxNodes s{seed, j};
+    bucket_shuffle(a.data(), n, q, s, scratch, order);
+    return a;
+  };
+  auto xoshiro_run = [&](uint64_t seed, ChildOrder order) {
+    std::vector<uint8_t> a = data;
+    Xoshiro256ss g = xoshiro(seed);
+    OneStream<Xoshiro256ss> s{g};
+    bucket_shuffle(a.data(), n, p, s, scratch, order);
+    return a;
+  };
+  const auto base = philox(kSeed, 5, p, ChildOrder::kForward);
+  // (prng, seed, j) and the parameters: the same again, another j or seed differs.
+  CHECK(philox(kSeed, 5, p, ChildOrder::kForward) == base);
+  CHECK(philox(kSeed, 6, p, ChildOrder::kForward) != base);
+  CHECK(philox(kSeed + 1, 5, p, ChildOrder::kForward) != base);
+  CHECK(philox(kSeed, 5, BucketParams{5, 8, 1024}, ChildOrder::kForward) != base);
+  // Not the order in which nodes are shuffled, with a stream per node (what lets the GPU
+  // shuffle the buckets in parallel); a single sequential stream is defined by its order.
+  CHECK(philox(kSeed, 5, p, ChildOrder::kReverse) == base);
+  CHECK(xoshiro_run(kSeed, ChildOrder::kForward) == xoshiro_run(kSeed, ChildOrder::kForward));
+  CHECK(xoshiro_run(kSeed, ChildOrder::kReverse) != xoshiro_run(kSeed, ChildOrder::kForward));
+  // L only through which nodes are leaves: the 16 buckets of about 6,250 stay inner nodes and
+  // their 256 buckets of about 24 leaves for L = 1024 and 4096, not for L = 8192.
+  CHECK(philox(kSeed, 5, BucketParams{4, 8, 4096}, ChildOrder::kForward) == base);
+  CHECK(philox(kSeed, 5, BucketParams{4, 8, 8192}, ChildOrder::kForward) != base);
+  // A row of at most L samples is today's Fisher-Yates on stream j.
+  std::vector<uint8_t> a(data.begin(), data.begin() + 1000), b = a;
+  PhiloxNodes s{kSeed, 5};
+  bucket_shuffle(a.data(), a.size(), p, s, scratch);
+  PhiloxStream rng(kSeed, 5);
+  fisher_yates(b.data(), b.size(), 1, rng);
+  CHECK(a == b);
+  // The root's stream is PhiloxStream(seed, j).
+  PhiloxNodeStream root(kSeed, 1ull << 40, 0, 0);
+  PhiloxStream same(kSeed, 1ull << 40);
+  for (int w = 0; w < 100; ++w) REQUIRE(root.next() == same.next());
+}
