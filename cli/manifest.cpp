@@ -200,42 +200,27 @@ struct EarlierRows {
   uint64_t bytes = 0;    // its size as read
 };
 
-// One earlier row checked against this manifest: its place (in this run's share), the
-// manifest's digest, the seed.
-void check_earlier_row(const ordered_json& row, const std::string& at, const Manifest& m, const std::optional<Shard>& shard,
+// One earlier row (read by read_record) checked against this manifest: a source's row or an
+// error row, its place (in this run's share), the manifest's digest, the seed.
+void check_earlier_row(const Record& row, const std::string& at, const Manifest& m, const std::optional<Shard>& shard,
                        const std::vector<size_t>& mine, EarlierRows& e) {
   const auto bad = [&at](const std::string& what) {
     throw Error(ErrorKind::Input, "--resume: " + at + ": " + what + "; resume with the same manifest and options, or write "
                                                                      "to another file");
   };
-  if (!row.is_object() || !row.contains("run") || !row["run"].is_object()) bad("not a row of ea_iid source --manifest");
-  const ordered_json& run = row["run"];
-  const auto list = run.find("list");
-  if (list == run.end() || *list != m.digest) bad("a row of another manifest (run.list differs from its SHA-256)");
-  if (!run.contains("items") || run["items"] != m.sources.size()) bad("a row of a manifest of another length");
-  if (!run.contains("item") || !run["item"].is_number_unsigned() || run["item"].get<uint64_t>() >= m.sources.size()) {
-    bad("run.item is not a source of the manifest");
+  if (!row.run || (row.kind != Record::Kind::Source && row.kind != Record::Kind::Error)) {
+    bad("not a row of ea_iid source --manifest");
   }
+  if (row.run->list != m.digest) bad("a row of another manifest (run.list differs from its SHA-256)");
+  if (row.run->items != m.sources.size()) bad("a row of a manifest of another length");
   const ordered_json share = manifest_run_json(m, 0, std::nullopt, shard)["shard"];
-  if (!run.contains("shard") || run["shard"] != share) {
-    bad("a row of another share (run.shard " + (run.contains("shard") ? run["shard"].dump() : "missing") + ", this run's " +
-        share.dump() + ")");
+  if (row.run->shard != shard) {
+    bad("a row of another share (run.shard " + row.json["run"]["shard"].dump() + ", this run's " + share.dump() + ")");
   }
-  const size_t k = run["item"].get<size_t>();
+  const size_t k = row.run->item;
   if (!std::binary_search(mine.begin(), mine.end(), k)) bad("run.item " + std::to_string(k) + " is not a source of this share");
-  const auto bad_field = [&](const std::string& name, const std::string& what) {
-    bad(m.sources[k].where() + ": " + name + ": " + what);
-  };
-  // The fields read from a kept row, each of its type (an edited row is refused, never misread).
-  for (const char* name : {"type", "source", "errorKind"}) {
-    if (row.contains(name) && !row[name].is_string()) bad_field(name, "not a string: " + row[name].dump());
-  }
-  if (!row.contains("errorLevel") || !row["errorLevel"].is_number_integer()) {
-    bad_field("errorLevel", "not an integer: " + (row.contains("errorLevel") ? row["errorLevel"].dump() : "missing"));
-  }
-  const ordered_json& seed = run.contains("userSeed") ? run["userSeed"] : ordered_json();
+  const ordered_json& seed = row.json["run"]["userSeed"];
   if (!seed.is_null()) {  // null: the run drew no random numbers
-    if (!seed.is_string()) bad_field("run.userSeed", "not a seed: " + seed.dump());
     uint64_t s = 0;
     try {
       s = parse_integer(seed.get<std::string>(), "run.userSeed", 0, UINT64_MAX);
@@ -246,8 +231,8 @@ void check_earlier_row(const ordered_json& row, const std::string& at, const Man
     e.seed = s;
   }
   if (e.kept.count(k)) bad("a second row for " + m.sources[k].where());
-  if (row.value("type", std::string()) == "Source" && row.value("source", std::string()) != m.sources[k].spec.name) {
-    bad("the row of " + m.sources[k].where() + " names the source " + row.value("source", std::string()));
+  if (row.kind == Record::Kind::Source && row.json["source"] != m.sources[k].spec.name) {
+    bad("the row of " + m.sources[k].where() + " names the source " + row.json["source"].get<std::string>());
   }
 }
 
@@ -271,13 +256,22 @@ EarlierRows read_earlier(const std::string& path, const Manifest& m, const std::
     }
     const std::string body = text.substr(begin, end - begin);
     begin = end + 1;
-    const ordered_json row = ordered_json::parse(body, nullptr, false);
-    check_earlier_row(row, path + ":" + std::to_string(line), m, shard, mine, e);
-    if (row["errorLevel"].get<int64_t>() != 0) {  // an error: that source runs again (checked an integer above)
+    const std::string at = path + ":" + std::to_string(line);
+    Record row;
+    try {  // an error names the source where the row says which it is
+      ordered_json j = ordered_json::parse(body, nullptr, false);
+      const ordered_json* item = j.is_object() && j.contains("run") && j["run"].is_object() ? &j["run"]["item"] : nullptr;
+      const bool named = item && item->is_number_unsigned() && item->get<uint64_t>() < m.sources.size();
+      row = read_record(std::move(j), named ? at + ": " + m.sources[item->get<size_t>()].where() : at);
+    } catch (const Error& err) {
+      throw Error(ErrorKind::Input, std::string("--resume: ") + err.what());
+    }
+    check_earlier_row(row, at, m, shard, mine, e);
+    if (row.kind == Record::Kind::Error) {  // that source runs again
       e.rewrite = true;
       continue;
     }
-    e.kept[row["run"]["item"].get<size_t>()] = row;
+    e.kept[row.run->item] = std::move(row.json);
     e.text += body + "\n";
   }
   return e;

@@ -220,61 +220,38 @@ struct OneRun {
   throw Error(ErrorKind::Input, "merge: " + where + ": " + what);
 }
 
-uint64_t count_at(const ordered_json& run, const char* key, const std::string& where) {
-  const auto it = run.find(key);
-  if (it == run.end() || !it->is_number_unsigned()) refuse_row(where, std::string("run.") + key + ": expected a count");
-  return it->get<uint64_t>();
-}
-
 // The same value as the first row's, or refused.
 void same(std::optional<std::string>& first, const std::string& now, const std::string& what, const std::string& where) {
   if (first && *first != now) refuse_row(where, what + " " + now + " differs from the first line's " + *first + "; rows of one run only");
   first = now;
 }
 
-// A row's "run" against the run: the manifest, the seed, the number of sources and of shares.
-size_t check_source_run(const ordered_json& row, const std::string& where, OneRun& one) {
-  if (!row.is_object() || !row.contains("run") || !row["run"].is_object()) {
-    refuse_row(where, "not a row of ea_iid source --manifest --jsonl (no \"run\")");
+// A row (read by read_record) against the run: a source's row or an error row, of the same
+// manifest, seed, number of sources and of shares.
+size_t check_source_run(const Record& row, const std::string& where, OneRun& one) {
+  if (!row.run || (row.kind != Record::Kind::Source && row.kind != Record::Kind::Error)) {
+    refuse_row(where, "not a row of ea_iid source --manifest --jsonl");
   }
-  if (!row.contains("errorLevel") || !row["errorLevel"].is_number_integer()) refuse_row(where, "errorLevel: expected an integer");
-  const ordered_json& run = row["run"];
-  const auto list = run.find("list");
-  if (list == run.end() || !list->is_string()) refuse_row(where, "run.list: expected the manifest's SHA-256");
-  same(one.list, list->get<std::string>(), "the manifest's SHA-256 (run.list)", where);
-  const auto seed = run.find("userSeed");
-  if (seed == run.end() || !(seed->is_null() || seed->is_string())) refuse_row(where, "run.userSeed: expected a seed or null");
-  if (seed->is_string()) {
+  if (!row.run->list) refuse_row(where, "run.list: expected the manifest's SHA-256");
+  same(one.list, *row.run->list, "the manifest's SHA-256 (run.list)", where);
+  const ordered_json& seed = row.json["run"]["userSeed"];
+  if (seed.is_string()) {
     try {
-      parse_integer(seed->get<std::string>(), "run.userSeed", 0, UINT64_MAX);
+      parse_integer(seed.get<std::string>(), "run.userSeed", 0, UINT64_MAX);
     } catch (const Error& e) {
       refuse_row(where, e.what());
     }
   }
-  same(one.seed, seed->is_null() ? "null" : seed->get<std::string>(), "the seed (run.userSeed)", where);
-  const uint64_t items = count_at(run, "items", where), item = count_at(run, "item", where);
-  if (item >= items) refuse_row(where, "run.item " + std::to_string(item) + " is not a source of " + std::to_string(items));
-  const auto shard = run.find("shard");
-  if (shard == run.end() || !(shard->is_null() || shard->is_object())) refuse_row(where, "run.shard: expected {index, count} or null");
-  const uint64_t shares = shard->is_null() ? 1 : count_at(*shard, "count", where);
-  const uint64_t index = shard->is_null() ? 0 : count_at(*shard, "index", where);
-  if (index >= shares) refuse_row(where, "run.shard.index " + std::to_string(index) + " is not a share of " + std::to_string(shares));
+  same(one.seed, seed.is_null() ? "null" : seed.get<std::string>(), "the seed (run.userSeed)", where);
+  const uint64_t shares = row.run->shares(), index = row.run->shard ? row.run->shard->first : 0;
   std::optional<std::string> n = one.items ? std::optional<std::string>(std::to_string(*one.items)) : std::nullopt;
-  same(n, std::to_string(items), "the number of sources (run.items)", where);
+  same(n, std::to_string(row.run->items), "the number of sources (run.items)", where);
   std::optional<std::string> s = one.shares ? std::optional<std::string>(std::to_string(*one.shares)) : std::nullopt;
   same(s, std::to_string(shares), "the number of shares", where);
-  one.items = items;
+  one.items = row.run->items;
   one.shares = shares;
   one.seen_shares.insert(index);
-  // The lab's fields (rows of older runs lack them: their lab lines have no link or note).
-  if (run.contains("source") && !run["source"].is_string()) refuse_row(where, "run.source: expected the source's name");
-  if (run.contains("iidClaim") && !run["iidClaim"].is_boolean() && !run["iidClaim"].is_null()) {
-    refuse_row(where, "run.iidClaim: expected true, false or null");
-  }
-  if (run.contains("page") && !run["page"].is_string() && !run["page"].is_null()) {
-    refuse_row(where, "run.page: expected the source's page or null");
-  }
-  return item;
+  return row.run->item;
 }
 
 // A source's result-changing settings (its sequential step's, as --resume compares them)
@@ -354,14 +331,19 @@ SourceShares read_source_shares(const std::vector<std::string>& files) {
       if (end == std::string::npos) {
         refuse_row(files[f], "the last line is incomplete (a share that was cut off); run that share again (--resume)");
       }
-      const ordered_json row = ordered_json::parse(text.substr(begin, end - begin), nullptr, false);
+      Record row;
+      try {
+        row = read_record(ordered_json::parse(text.substr(begin, end - begin), nullptr, false), where);
+      } catch (const Error& e) {
+        throw Error(ErrorKind::Input, std::string("merge: ") + e.what());
+      }
       begin = end + 1;
       const size_t k = check_source_run(row, where, one);
-      check_source_settings(row, where, one);
+      check_source_settings(row.json, where, one);
       if (const auto [at, fresh] = where_of.emplace(k, where); !fresh) {
         refuse_row(where, "source " + std::to_string(k) + " is in " + at->second + " too; each share once");
       }
-      sh.rows.emplace(k, row);
+      sh.rows.emplace(k, std::move(row.json));
     }
   }
   check_every_source(sh, one);

@@ -9,6 +9,7 @@
 
 #include "common/error.hpp"
 #include "report.hpp"
+#include "schema.hpp"
 #include "settings_fields.hpp"
 
 namespace ea {
@@ -83,17 +84,6 @@ class Fields {
   double number(const std::string& path, const ordered_json* from = nullptr) const {
     return get(path, ordered_json::value_t::number_float, from).get<double>();
   }
-  // A number or null.
-  void number_or_null(const std::string& path, const ordered_json* from = nullptr) const {
-    const ordered_json* v = find(from ? *from : root_, path);
-    if (!v) fail(path, "missing");
-    if (!v->is_null() && !v->is_number()) fail(path, std::string("expected a number or null, found ") + v->type_name());
-  }
-  void strings(const std::string& path, const ordered_json* from = nullptr) const {
-    for (const auto& s : get(path, ordered_json::value_t::array, from)) {
-      if (!s.is_string()) fail(path, "expected an array of strings");
-    }
-  }
   const std::string& where() const { return where_; }
 
  private:
@@ -137,34 +127,9 @@ void check_iid_headline(const Fields& f, const ordered_json& a, const std::strin
 // or a restart's "rows"/"columns"), and its verdict against its tests.
 Verdict check_assessment(const Fields& f, const ordered_json& a, const std::string& prefix) {
   auto p = [&prefix](const std::string& s) { return prefix + s; };
-  f.str("filename", &a);
-  f.str("sha256", &a);
-  f.str("input.path", &a);
-  f.uint("input.samples", UINT64_MAX, &a);
-  f.integer("input.bitsPerSymbol", 1, 8, &a);
-  const ordered_json* subset = f.find(a, "input.subset");
-  if (!subset) f.fail(p("input.subset"), "missing");
-  if (!subset->is_null()) {
-    f.uint("input.subset.index", UINT64_MAX, &a);
-    f.uint("input.subset.count", UINT64_MAX, &a);
-  }
   for (const auto& c : f.get("input.valueCounts", ordered_json::value_t::array, &a)) {
-    if (!c.is_array() || c.size() != 2 || !c[0].is_number_unsigned() || c[0].get<uint64_t>() > 255 ||
-        !c[1].is_number_unsigned()) {
-      f.fail(p("input.valueCounts"), "expected [value, count] pairs with values 0-255");
-    }
+    if (c[0].get<uint64_t>() > 255) f.fail(p("input.valueCounts"), "expected [value, count] pairs with values 0-255");
   }
-  f.str("estimates.mode", &a);
-  f.flag("estimates.bitstringTruncated", &a);
-  for (const char* e : {"estimates.hOriginal", "estimates.hBitstring"}) {
-    const ordered_json* v = f.find(a, e);
-    if (!v) f.fail(p(e), "missing");
-    if (!v->is_null()) f.number(std::string(e) + ".minEntropy", &a);
-  }
-  f.number("assessedMinEntropy", &a);
-  f.flag("forCompliance", &a);
-  f.strings("complianceNotes", &a);
-  f.flag("testCases.0.passedChiSquareTests", &a);
   const bool independence_evaluable = f.flag("chiSquare.independence.evaluable", &a);  // both checked
   const bool chi_evaluable = f.flag("chiSquare.goodnessOfFit.evaluable", &a) && independence_evaluable;
   const bool chi_failed = f.str("chiSquare.independence.result", &a) == "failed" || f.str("chiSquare.goodnessOfFit.result", &a) == "failed";
@@ -173,25 +138,11 @@ Verdict check_assessment(const Fields& f, const ordered_json& a, const std::stri
     f.fail(p("testCases.0.passedLongestRepeatedSubstringTest"), "contradicts longestRepeatedSubstring.passed");
   }
   const bool perm = f.flag("permutation.passed", &a);
-  f.str("permutation.userSeed", &a);
-  f.str("permutation.seed", &a);
-  f.str("permutation.prng", &a);
-  f.uint("permutation.iterations", UINT32_MAX, &a);
-  f.flag("permutation.earlyExit", &a);
-  f.flag("permutation.allTests", &a);
   bool perm_failed = false;
-  const auto& tests = f.get("permutation.tests", ordered_json::value_t::array, &a);
-  for (size_t t = 0; t < tests.size(); ++t) {
-    const std::string k = "permutation.tests." + std::to_string(t) + ".";
-    f.str(k + "name", &a);
-    f.flag(k + "ran", &a);
-    for (const char* c : {"C0", "C1", "C2"}) f.uint(k + c, UINT32_MAX, &a);
-    const std::string result = f.str(k + "result", &a);
-    if (result != "passed" && result != "failed" && result != "not run") f.fail(p(k + "result"), "'" + result + "' is not a test result");
-    perm_failed = perm_failed || result == "failed";
+  for (const auto& test : f.get("permutation.tests", ordered_json::value_t::array, &a)) {
+    perm_failed = perm_failed || test["result"] == "failed";
   }
   if (perm && perm_failed) f.fail(p("permutation.passed"), "contradicts the results of permutation.tests");
-  f.number_or_null("timings.total", &a);
   const Verdict v = parse_verdict(f, p("verdict.result"), f.str("verdict.result", &a));
   if (f.flag("verdict.iid", &a) != (v == Verdict::Iid)) f.fail(p("verdict.iid"), "contradicts verdict.result");
   const bool failed = chi_failed || !lrs || perm_failed;
@@ -257,19 +208,13 @@ void check_estimates(const Fields& parent, const ordered_json* x, const std::str
 // A non-IID result: the fields the reports read, and its minimum against its estimates
 // (NIST's "Overall" test case says the same).
 void check_non_iid(const Fields& f, const ordered_json& j) {
-  f.str("input.path");
-  f.uint("input.samples", UINT64_MAX);
   const double width = static_cast<double>(f.integer("input.bitsPerSymbol", 1, 8));
-  const ordered_json* subset = f.find(j, "input.subset");
-  if (!subset) f.fail("input.subset", "missing");
-  f.strings("complianceNotes");
   const double assessed = f.number("assessedMinEntropy");
   if (f.number("nonIid.hAssessed") != assessed) f.fail("nonIid.hAssessed", "contradicts assessedMinEntropy");
   const std::string overall = "testCases." + std::to_string(kNonIidEstimators) + ".";
   if (f.str(overall + "testCaseDesc") != "Overall") f.fail(overall + "testCaseDesc", "expected \"Overall\"");
   if (f.number(overall + "hAssessed") != assessed) f.fail(overall + "hAssessed", "contradicts assessedMinEntropy");
   check_estimates(f, f.find(j, "nonIid"), "nonIid.", width);
-  f.number_or_null("timings.total");
 }
 
 // The headline of an IID assessment (`a`, at `prefix` in the row): assessedMinEntropy and
@@ -346,11 +291,8 @@ void check_restart_result(const Fields& f, bool iid_claim, Check c) {
 void check_restart(const Fields& f, const ordered_json& j, Record& r) {
   r.kind = Record::Kind::Restart;
   const ordered_json& rs = f.get("restart", ordered_json::value_t::object);
-  f.number_or_null("restart.result");
-  f.str("restart.sanityCheck");
   r.check = parse_check(f, "verdict.result", f.str("verdict.result"));
   if (f.flag("verdict.passed") != (*r.check == Check::Passed)) f.fail("verdict.passed", "contradicts verdict.result");
-  f.strings("verdict.failed");
   const bool sane = rs["sanityCheck"] == "passed";
   // The claim: IID (the rows' and columns' IID tests) or non-IID (their estimates).
   const bool iid_claim = !rs.contains("claim") || f.str("restart.claim") == restart_claim_name(RestartClaim::Iid);
@@ -384,15 +326,9 @@ void check_restart(const Fields& f, const ordered_json& j, Record& r) {
     const double h_r = f.number("restart.hR"), h_c = f.number("restart.hC");
     if (h_r != f.number("rowEstimates.hOriginal")) f.fail("restart.hR", "contradicts rowEstimates.hOriginal");
     if (h_c != f.number("columnEstimates.hOriginal")) f.fail("restart.hC", "contradicts columnEstimates.hOriginal");
-  } else if (sane) {
-    for (const char* k : {"testCases.0.passedChiSquareTests", "testCases.0.passedLongestRepeatedSubstringTest",
-                          "testCases.0.passedIidPermutationTests"}) {
-      f.flag(k);
-    }
   }
   if (sane) check_restart_result(f, iid_claim, *r.check);
   r.for_compliance = f.flag("forCompliance");
-  f.number_or_null("timings.total");
   if (sane && iid_claim) r.user_seed = f.str("rows.permutation.userSeed");
 }
 
@@ -414,76 +350,153 @@ RunPlace run_place(const Fields& f, const ordered_json& j) {
   return p;
 }
 
+// The schema's definition a row is read against: by its type, errorLevel and "skipped".
+std::string schema_def_of(const Fields& f, const ordered_json& j) {
+  const std::string type = f.str("type");
+  if (j.contains("skipped")) return "skipped";
+  if (type == track_name(Track::Restart) && j.contains("restart")) return "restart";
+  const ordered_json* level = f.find(j, "errorLevel");
+  if (level && level->is_number_integer() && level->get<int64_t>() != 0) return "error";
+  if (type == track_name(Track::Iid)) return "assessment";
+  if (type == track_name(Track::NonIid)) return "nonIid";
+  if (type == "Source") return "source";
+  if (type == "Conditioning") return "conditioning";
+  f.fail("type", "'" + type + "' is not a result ea_iid reads (IID, Non-IID, Restart, Source or Conditioning)");
+}
+
+// The row against its definition in the schema (types, ranges, required and undocumented
+// fields): the first difference, named by its field.
+void check_schema(const Fields& f, const ordered_json& j, const std::string& def) {
+  const std::vector<SchemaError> errors = record_schema().check(j, def);
+  if (errors.empty()) return;
+  std::string path = errors[0].pointer.empty() ? "" : errors[0].pointer.substr(1), what = errors[0].what;
+  for (char& c : path) c = c == '/' ? '.' : c;
+  for (const char* lead : {"missing required field \"", "undocumented field \""}) {  // name the field itself
+    if (what.rfind(lead, 0) != 0) continue;
+    path += (path.empty() ? "" : ".") + what.substr(std::strlen(lead), what.size() - std::strlen(lead) - 1);
+    what = lead[0] == 'm' ? "missing" : "not a field of this kind of row";
+  }
+  if (errors.size() > 1) what += " (and " + std::to_string(errors.size() - 1) + " more)";
+  f.fail(path, what);
+}
+
+// One step of a source row (`key` of "steps", a whole record), read as a row of its own.
+Record read_step(const Fields& f, const ordered_json& step, const std::string& key) {
+  return read_record(step, f.where() + ": " + key);
+}
+
+// A source row: each step read as a record, the flow against them, the result against its
+// failed steps.
+void check_source(const Fields& f, const ordered_json& j, Record& r) {
+  r.kind = Record::Kind::Source;
+  const Record seq = read_step(f, j["steps"]["sequential"], "steps.sequential");
+  r.verdict = seq.verdict;
+  const ordered_json& verdict = j["flow"]["verdict"];
+  if (verdict.is_null() != !seq.verdict ||
+      (seq.verdict && parse_verdict(f, "flow.verdict", verdict.get<std::string>()) != *seq.verdict)) {
+    f.fail("flow.verdict", "contradicts steps.sequential's verdict");
+  }
+  if (!j["steps"]["estimates"].is_null()) read_step(f, j["steps"]["estimates"], "steps.estimates");
+  const ordered_json& restart = j["steps"]["restart"];
+  if (restart.is_null() != j["flow"]["restart"].is_null()) f.fail("flow.restart", "contradicts steps.restart");
+  if (!restart.is_null()) {
+    const Record rs = read_step(f, restart, "steps.restart");
+    if (rs.kind != Record::Kind::Restart || j["flow"]["restart"]["result"] != check_name(*rs.check)) {
+      f.fail("flow.restart.result", "contradicts steps.restart");
+    }
+  }
+  const ordered_json& chain = j["steps"]["conditioning"];
+  if (chain.is_null() != j["flow"]["conditioning"].empty()) f.fail("steps.conditioning", "contradicts flow.conditioning");
+  if (chain.is_array()) {
+    if (chain.size() != j["flow"]["conditioning"].size()) f.fail("steps.conditioning", "contradicts flow.conditioning");
+    for (size_t k = 0; k < chain.size(); ++k) {
+      if (!chain[k].is_null()) read_step(f, chain[k], "steps.conditioning." + std::to_string(k));
+    }
+  }
+  r.check = f.flag("passed") ? Check::Passed : Check::Failed;
+  if ((*r.check == Check::Passed) != j["failed"].empty()) f.fail("passed", "contradicts failed");
+  r.for_compliance = f.flag("forCompliance");
+  if (r.for_compliance != j["complianceNotes"].empty()) f.fail("forCompliance", "contradicts complianceNotes");
+  if (j["userSeed"].is_string()) r.user_seed = j["userSeed"].get<std::string>();
+}
+
+// A conditioning row: NIST's test case and the "conditioning" object are one computation,
+// h_out at most n_out, and the conditioned data's estimates (when given) a record of its own.
+void check_conditioning(const Fields& f, const ordered_json& j, Record& r) {
+  r.kind = Record::Kind::Conditioning;
+  r.for_compliance = true;  // a calculation: nothing in it speaks against a submission
+  for (const auto& [nist, ours] : {std::pair<const char*, const char*>{"h_in", "hIn"}, {"h_out", "hOut"}, {"n_in", "nIn"},
+                                   {"n_out", "nOut"}, {"nw", "nwUsed"}}) {
+    if (f.number(std::string("testCases.0.") + nist) != f.number(std::string("conditioning.") + ours)) {
+      f.fail(std::string("testCases.0.") + nist, std::string("contradicts conditioning.") + ours);
+    }
+  }
+  if (f.number("conditioning.hOut") > f.number("conditioning.nOut")) f.fail("conditioning.hOut", "above nOut");
+  if (!j["conditioned"].is_null()) read_step(f, j["conditioned"], "conditioned");
+}
+
+// The file a row is of: input.path, else filename; a name that is not UTF-8 exactly from
+// filenameBytes.
+std::string path_of(const Fields& f, const ordered_json& j) {
+  std::string path = f.str("filename");
+  if (const ordered_json* p = f.find(j, "input.path")) path = p->get<std::string>();
+  if (!f.find(j, "filenameBytes")) return path;
+  const std::string hex = f.str("filenameBytes");
+  std::string name;
+  auto nibble = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    const int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
+    if (hi < 0 || lo < 0) break;
+    name += static_cast<char>(hi * 16 + lo);
+  }
+  if (hex.empty() || hex.size() % 2 || name.size() * 2 != hex.size() || valid_utf8(name)) {
+    f.fail("filenameBytes", "expected the hexadecimal bytes of a name that is not UTF-8");
+  }
+  return name;
+}
+
+// The seed a row records: its assessment's, its batch place's (the two must agree).
+void read_seed(const Fields& f, const ordered_json& j, Record& r) {
+  const ordered_json* run_seed = f.find(j, "run.userSeed");
+  if (!run_seed || run_seed->is_null()) return;
+  if (r.user_seed && *r.user_seed != run_seed->get<std::string>()) {
+    f.fail("run.userSeed", "contradicts the row's own seed (userSeed, permutation.userSeed)");
+  }
+  r.user_seed = run_seed->get<std::string>();
+}
+
 }  // namespace
 
 Record read_record(ordered_json j, const std::string& where) {
   const Fields f(j, where);
   if (!j.is_object()) f.fail("", "not a JSON object");
+  const std::string def = schema_def_of(f, j);
+  check_schema(f, j, def);
   Record r;
-  r.path = f.str("filename");
-  f.str("sha256");  // every record has it ("" where nothing was read)
-  if (const ordered_json* in = f.find(j, "input")) {
-    if (!in->is_object()) f.fail("input", "expected an object");
-  }
-  if (const ordered_json* p = f.find(j, "input.path")) {
-    if (!p->is_string()) f.fail("input.path", "expected a string");
-    r.path = p->get<std::string>();
-  }
-  if (const ordered_json* bytes = f.find(j, "filenameBytes")) {  // a name that is not UTF-8, exactly
-    const std::string hex = f.str("filenameBytes");
-    (void)bytes;
-    std::string name;
-    auto nibble = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
-    for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-      const int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
-      if (hi < 0 || lo < 0) break;
-      name += static_cast<char>(hi * 16 + lo);
-    }
-    if (hex.empty() || hex.size() % 2 || name.size() * 2 != hex.size() || valid_utf8(name)) {
-      f.fail("filenameBytes", "expected the hexadecimal bytes of a name that is not UTF-8");
-    }
-    r.path = name;
-  }
-  if (const ordered_json* b = f.find(j, "input.block")) {
-    (void)b;
-    r.block = f.integer("input.block", 0, INT64_MAX);
-  }
-  const std::string type = f.str("type");
-  if (type != track_name(Track::Iid) && type != track_name(Track::Restart) && type != track_name(Track::NonIid)) {
-    f.fail("type", "'" + type + "' is not a track");
-  }
-  if (j.contains("skipped")) {
-    f.str("skipped");
+  r.path = path_of(f, j);
+  if (f.find(j, "input.block")) r.block = f.integer("input.block", 0, INT64_MAX);
+  if (def == "skipped") {
     r.kind = Record::Kind::Skipped;
-  } else if (type == track_name(Track::Restart) && j.contains("restart")) {
+  } else if (def == "restart") {
     check_restart(f, j, r);
-  } else if (f.integer("errorLevel", -1, 0) != 0) {
-    f.str("errorMessage");
+  } else if (def == "error") {
     r.kind = Record::Kind::Error;
-    const ordered_json* kind = f.find(j, "errorKind");
-    r.degenerate = kind && kind->is_string() && kind->get<std::string>() == "degenerate";
-  } else if (type == track_name(Track::NonIid)) {
+    r.degenerate = j["errorKind"] == "degenerate";
+  } else if (def == "nonIid") {
     r.kind = Record::Kind::NonIid;
     check_non_iid(f, j);
     r.for_compliance = f.flag("forCompliance");
+  } else if (def == "source") {
+    check_source(f, j, r);
+  } else if (def == "conditioning") {
+    check_conditioning(f, j, r);
   } else {
     r.kind = Record::Kind::Assessment;
     r.verdict = check_assessment(f, j, "");
     r.for_compliance = f.flag("forCompliance");
     r.user_seed = f.str("permutation.userSeed");
   }
-  // Batch rows record the run's seed in "run" too (errors and skipped rows included).
-  if (const ordered_json* run_seed = f.find(j, "run.userSeed")) {
-    if (!run_seed->is_string()) f.fail("run.userSeed", "expected a string");
-    if (r.user_seed && *r.user_seed != run_seed->get<std::string>()) {
-      f.fail("run.userSeed", "contradicts the assessment's permutation.userSeed");
-    }
-    r.user_seed = run_seed->get<std::string>();
-  }
-  if (r.user_seed && (r.user_seed->empty() || r.user_seed->size() > 20 ||
-                      r.user_seed->find_first_not_of("0123456789") != std::string::npos)) {
-    f.fail("permutation.userSeed", "'" + *r.user_seed + "' is not a decimal seed");
-  }
+  read_seed(f, j, r);
   if (f.find(j, "run")) r.run = run_place(f, j);
   r.row = row_of_json(j);
   r.json = std::move(j);

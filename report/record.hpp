@@ -32,20 +32,22 @@ struct RunPlace {
 };
 
 struct Record {
-  enum class Kind { Assessment, Restart, NonIid, Skipped, Error };
+  // Source: a row of `ea_iid source` (its steps each read as a record); Conditioning: a row of
+  // `ea_iid conditioning`.
+  enum class Kind { Assessment, Restart, NonIid, Source, Conditioning, Skipped, Error };
   Kind kind = Kind::Error;
   nlohmann::ordered_json json;  // the row as written
   std::string path;             // input.path, else filename
   int64_t block = -1;
-  std::optional<Verdict> verdict;      // Assessment (a non-IID result has none)
-  std::optional<Check> check;          // Restart: the restart tests passed, failed or inconclusive
-  bool for_compliance = false;         // Assessment, Restart and NonIid
+  std::optional<Verdict> verdict;      // Assessment; Source: its IID tests' (a non-IID result has none)
+  std::optional<Check> check;          // Restart: the restart tests passed, failed or inconclusive; Source: passed or failed
+  bool for_compliance = false;         // Assessment, Restart, NonIid and Source
   std::optional<std::string> user_seed;  // the run's --seed, where the row records it
   bool degenerate = false;             // Error: errorKind "degenerate" (the samples hold one value)
   std::optional<RunPlace> run;         // a batch row's "run"
   Row row;                             // its line of the summary table
 
-  bool result() const { return kind == Kind::Assessment || kind == Kind::Restart || kind == Kind::NonIid; }
+  bool result() const { return kind != Kind::Skipped && kind != Kind::Error; }
 };
 
 // The value at a dotted path of a row ("permutation.userSeed") as text: a string's contents,
@@ -55,9 +57,12 @@ std::string recorded_text(const nlohmann::ordered_json& j, const std::string& pa
 // key's text, or the field's `absent` text for a record written before the setting existed.
 std::string recorded_setting(const nlohmann::ordered_json& j, const SettingField& f, const std::string& path);
 
-// Checks and summarises one row. Throws Error{Input} "WHERE: FIELD: what is wrong" (WHERE is
-// FILE:LINE or a file name) for a row that is not an ea_iid record, lacks a field a report
-// reads, holds a value of the wrong type or range, or contradicts itself.
+// Checks and summarises one row: first against its kind's definition in the schema
+// (record_schema(): every field's type and range, the required fields, no undocumented
+// one), then by hand what the schema cannot say (a verdict against its tests, a minimum
+// against its estimates, a source's flow against its steps). Throws Error{Input} "WHERE:
+// FIELD: what is wrong" (WHERE is FILE:LINE or a file name) for a row that is not an ea_iid
+// record, breaks the schema, or contradicts itself.
 Record read_record(nlohmann::ordered_json j, const std::string& where);
 
 // The record of a new result (result_json read back through read_record); `seconds` is the

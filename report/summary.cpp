@@ -231,6 +231,50 @@ std::string with_expected_by_chance(const std::string& counts, const std::option
   return counts;
 }
 
+namespace {
+
+std::string number_or_dash(const nlohmann::ordered_json& v, const char* f) {
+  return v.is_number() ? fmt(f, v.get<double>()) : std::string("-");
+}
+
+// A source row's line: its sequential data, the entropy that stands (hValidated), its IID
+// tests' results where they ran, and passed or the steps that failed.
+Row source_row(const nlohmann::ordered_json& j, Row row) {
+  const auto& flow = j["flow"];
+  row.samples = std::to_string(j["files"][0].value("samples", uint64_t{0}));
+  row.width = std::to_string(flow.value("bitsPerSample", 0));
+  row.h_original = number_or_dash(flow["hOriginal"], "%.6f");
+  row.h_bitstring = number_or_dash(flow["hBitstring"], "%.6f");
+  row.h_assessed = number_or_dash(flow["hValidated"], "%.6f");
+  const auto& seq = j["steps"]["sequential"];
+  if (seq.value("type", std::string()) == "IID") {
+    row.chi = rows::chi_square_result(seq);
+    row.lrs = seq["testCases"][0]["passedLongestRepeatedSubstringTest"].get<bool>() ? "passed" : "failed";
+    row.perm = seq["permutation"]["passed"].get<bool>() ? "passed" : "failed";
+  } else {
+    row.chi = row.lrs = row.perm = "not run";
+  }
+  std::string failed;
+  for (const auto& f : j["failed"]) failed += (failed.empty() ? "" : ",") + f.get<std::string>();
+  row.failed = failed.empty() ? "-" : failed;
+  row.verdict = std::string("source ") + (j["passed"].get<bool>() ? "passed" : "failed");
+  row.seconds = number_or_dash(j["timings"]["total"], "%.2f");
+  return row;
+}
+
+// A conditioning row's line: h_out per n_out-bit output.
+Row conditioning_row(const nlohmann::ordered_json& j, Row row) {
+  const auto& c = j["conditioning"];
+  row.width = std::to_string(c.value("nOut", uint64_t{0}));
+  row.h_assessed = number_or_dash(c["hOut"], "%.6f");
+  row.chi = row.lrs = row.perm = "not run";
+  row.verdict = std::string("conditioning (") + (c.value("vetted", false) ? "vetted" : "non-vetted") + ")";
+  row.seconds = number_or_dash(j["timings"]["total"], "%.2f");
+  return row;
+}
+
+}  // namespace
+
 // The summary row of a JSONL line (ea_iid merge).
 Row row_of_json(const nlohmann::ordered_json& j) {
   auto str = [](const nlohmann::ordered_json& v, const char* f) {
@@ -240,6 +284,8 @@ Row row_of_json(const nlohmann::ordered_json& j) {
   Row row{j.value("filename", std::string("-")),
           in.contains("block") ? std::to_string(in["block"].get<int64_t>()) : "-",
           "-", "-", "-", "-", "-", "-", "-", "-", "-", "", "-"};
+  if (j.value("type", std::string()) == "Source" && j.value("errorLevel", 0) == 0) return source_row(j, row);
+  if (j.value("type", std::string()) == "Conditioning" && j.value("errorLevel", 0) == 0) return conditioning_row(j, row);
   if (j.value("type", std::string()) == "Restart" && j.contains("restart")) {
     const auto& rs = j["restart"];
     const auto& rows = j["rows"];

@@ -199,12 +199,12 @@ rc=$?
   { echo "FAILED: --resume did not keep the first row and add the other two"; fail=1; }
 grep -q "seed 7 (the earlier run's)" "$work/r.err" && grep -q "^3 sources: " "$work/r.out" ||
   { echo "FAILED: --resume's seed or table"; cat "$work/r.err" "$work/r.out"; fail=1; }
-# A kept row edited to lack its steps: refused (exit 2), never read past what it holds.
+# A kept row edited to lack its steps: refused by the record reader (exit 2), never read past what it holds.
 python3 -c 'import json, sys; r = json.loads(open(sys.argv[1]).readline()); del r["steps"]; open(sys.argv[2], "w").write(json.dumps(r) + "\n")' \
   "$work/i.jsonl" "$work/edited.jsonl"
 "$exe" source --manifest "$work/i.json" --iterations 100 --jsonl "$work/edited.jsonl" --resume -q 2>"$work/ed.err"
 rc=$?
-[ $rc -eq 2 ] && grep -q "sources\[0\] (first) has a row written with other options" "$work/ed.err" ||
+[ $rc -eq 2 ] && grep -q "edited.jsonl:1: sources\[0\] (first): steps: missing" "$work/ed.err" ||
   { echo "FAILED: an edited row: exit $rc"; cat "$work/ed.err"; fail=1; }
 # Kept rows edited to hold a field of the wrong type or range: exit 2 naming the file:line,
 # the source and the field (never an internal error).
@@ -216,11 +216,14 @@ edit() {  # NAME EXPECTED PYTHON-STATEMENT-ON-r
   [ $rc -eq 2 ] && grep -qF -- "$work/$1.jsonl:1: sources[0] (first): $2" "$work/$1.err" && ! grep -q "internal error" "$work/$1.err" ||
     { echo "FAILED: $1: exit $rc, expected 2 naming the line, the source and $2"; cat "$work/$1.err"; fail=1; }
 }
-edit ed-seed "run.userSeed: 99999999999999999999 is out of range" 'r["run"]["userSeed"] = "99999999999999999999"'
-edit ed-seed-type "run.userSeed: not a seed" 'r["run"]["userSeed"] = 7'
-edit ed-level "errorLevel: not an integer" 'r["errorLevel"] = "0"'
-edit ed-type "type: not a string" 'r["type"] = 5'
-edit ed-kind "errorKind: not a string" 'r["errorKind"] = []'
+edit ed-seed "run.userSeed: 99999999999999999999 is out of range" 'r["run"]["userSeed"] = r["userSeed"] = "99999999999999999999"'
+edit ed-seed-other "run.userSeed: contradicts the row's own seed" 'r["run"]["userSeed"] = "8"'
+edit ed-seed-type "run.userSeed: expected type [\"string\",\"null\"], found 7" 'r["run"]["userSeed"] = 7'
+edit ed-level "errorLevel: expected 0, found \"0\"" 'r["errorLevel"] = "0"'
+edit ed-type "type: expected a string, found number" 'r["type"] = 5'
+edit ed-kind "errorKind: not a field of this kind of row" 'r["errorKind"] = []'
+edit ed-passed "passed: contradicts failed" 'r["passed"] = not r["passed"]'
+edit ed-step "steps.sequential: testCases.0.hAssessed: contradicts assessedMinEntropy" 'r["steps"]["sequential"]["assessedMinEntropy"] += 0.5'
 "$validate" "$schema" "$work/i.jsonl" "$work/x.jsonl" | tail -1 | grep -q " 0 invalid" ||
   { echo "FAILED: the resumed rows do not follow the schema"; fail=1; }
 [ $fail -eq 0 ] && echo "source manifest: all passed"

@@ -550,9 +550,9 @@ TEST_CASE("merge refuses shares of another seed, generator, iteration count or l
             r["verdict"]["iid"] = r["verdict"]["result"] == "IID";
           }),
           ":1: verdict.result: contradicts");
-  refused(edited("run", [](nlohmann::json& r) { r["run"] = nlohmann::json::object(); }), ":1: run.items: missing");
+  refused(edited("run", [](nlohmann::json& r) { r["run"] = nlohmann::json::object(); }), ":1: run.item: missing (and 4 more)");
   refused(edited("no-run", [](nlohmann::json& r) { r.erase("run"); }), ":1: not a line of ea_iid --jsonl");
-  refused(edited("bits", [](nlohmann::json& r) { r["input"]["bitsPerSymbol"] = 40; }), ":1: input.bitsPerSymbol: 40 is out of range");
+  refused(edited("bits", [](nlohmann::json& r) { r["input"]["bitsPerSymbol"] = 40; }), ":1: input.bitsPerSymbol: 40 is not one of [1,2,3,4,5,6,7,8]");
 }
 
 TEST_CASE("standard error closed: diagnostics never reach the JSONL; a closed pipe is exit 2") {

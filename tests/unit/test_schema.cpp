@@ -1,0 +1,83 @@
+// The schema validator (report/schema.hpp) on small schemas, the schema built into the
+// library, and the record reader's conditioning rows (a result kind the reader knows since
+// issue 45: read against the schema, then its own numbers against each other).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "common/error.hpp"
+#include "conditioning.hpp"
+#include "record.hpp"
+#include "report.hpp"
+#include "schema.hpp"
+
+using namespace ea;
+using nlohmann::ordered_json;
+
+namespace {
+
+std::string first_error(const SchemaValidator& v, const ordered_json& doc) {
+  const auto errors = v.check(doc);
+  return errors.empty() ? std::string() : errors[0].pointer + ": " + errors[0].what;
+}
+
+}  // namespace
+
+TEST_CASE("schema validator: types, bounds, required and undocumented fields, with their JSON pointers") {
+  const SchemaValidator v(ordered_json::parse(R"({
+    "type": "object", "additionalProperties": false, "required": ["n"],
+    "properties": {
+      "n": {"type": "integer", "minimum": 1, "maximum": 8},
+      "s": {"type": "string", "pattern": "^[0-9a-f]{4}$"},
+      "pair": {"type": "array", "minItems": 2, "maxItems": 2, "items": {"$ref": "#/$defs/count"}},
+      "either": {"anyOf": [{"type": "null"}, {"$ref": "#/$defs/count"}]}
+    },
+    "$defs": {"count": {"type": "integer", "minimum": 0}}})"));
+  CHECK(first_error(v, ordered_json::parse(R"({"n": 3, "s": "00ff", "pair": [1, 2], "either": null})")).empty());
+  CHECK(first_error(v, ordered_json::parse(R"({"n": 9})")) == "/n: 9 is above the maximum 8");
+  CHECK(first_error(v, ordered_json::parse(R"({"n": 0})")) == "/n: 0 is below the minimum 1");
+  CHECK(first_error(v, ordered_json::parse(R"({"n": 2.5})")).find("/n: expected type \"integer\"") == 0);
+  CHECK(first_error(v, ordered_json::parse(R"({})")) == ": missing required field \"n\"");
+  CHECK(first_error(v, ordered_json::parse(R"({"n": 1, "x": 1})")) == ": undocumented field \"x\"");
+  CHECK(first_error(v, ordered_json::parse(R"({"n": 1, "s": "00fg"})")) == "/s: \"00fg\" does not match \"^[0-9a-f]{4}$\"");
+  CHECK(first_error(v, ordered_json::parse(R"({"n": 1, "pair": [1]})")) == "/pair: fewer than 2 items");
+  CHECK(first_error(v, ordered_json::parse(R"({"n": 1, "pair": [1, -1]})")) == "/pair/1: -1 is below the minimum 0");
+  CHECK(first_error(v, ordered_json::parse(R"({"n": 1, "either": -4})")) == "/either: -4 is below the minimum 0");
+  CHECK_THROWS_AS(SchemaValidator(ordered_json::parse(R"({"type": "object", "if": {}})")), Error);  // a keyword it does not know
+  CHECK_THROWS_AS(SchemaValidator(ordered_json::parse(R"({"$ref": "#/elsewhere"})")), Error);
+}
+
+TEST_CASE("the schema built into the library is docs/ea_iid.schema.json, with a definition per result kind") {
+  for (const char* def : {"assessment", "nonIid", "restart", "error", "skipped", "source", "conditioning", "healthTests"}) {
+    CHECK(record_schema().has_def(def));
+  }
+  CHECK_FALSE(record_schema().check(ordered_json::object()).empty());
+}
+
+TEST_CASE("conditioning rows: read as a result kind; NIST's test case against the conditioning object") {
+  ConditioningInput in;
+  in.n_in = 1024;
+  in.n_out = 256;
+  in.nw = 256;
+  in.h_in = 800;
+  Settings s;
+  ReportOptions o;
+  o.started = "20261128000000";
+  o.command_line = "ea_iid conditioning";
+  const ordered_json good = conditioning_json(assess_conditioning(in, std::nullopt, false, s), o);
+  const Record r = read_record(good, "c.json");
+  CHECK(r.kind == Record::Kind::Conditioning);
+  CHECK(r.result());
+  CHECK(r.row.verdict == "conditioning (vetted)");
+  ordered_json edited = good;
+  edited["testCases"][0]["h_out"] = 255.0;
+  try {
+    read_record(edited, "c.json");
+    FAIL("an edited h_out was read");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("c.json: testCases.0.h_out: contradicts conditioning.hOut") == 0);
+  }
+  edited = good;
+  edited["conditioning"]["hOut"] = edited["testCases"][0]["h_out"] = 300.0;
+  CHECK_THROWS_WITH_AS(read_record(edited, "c.json"), doctest::Contains("conditioning.hOut: above nOut"), Error);
+}
