@@ -10,7 +10,8 @@ using nlohmann::ordered_json;
 
 const char* const kKeywords[] = {"$schema", "$id", "title", "description", "$defs", "$ref", "type", "const",
                                  "enum", "anyOf", "oneOf", "properties", "required", "additionalProperties",
-                                 "items", "minimum", "maximum", "minItems", "maxItems", "pattern"};
+                                 "items", "additionalItems", "minimum", "maximum", "minItems", "maxItems", "minLength",
+                                 "maxLength", "pattern"};
 
 bool has_type(const ordered_json& v, const std::string& t) {
   if (t == "object") return v.is_object();
@@ -33,9 +34,16 @@ std::string pointer_part(const std::string& key) {
   return out;
 }
 
-bool fail(std::vector<SchemaError>* errors, const std::string& at, std::string why) {
-  if (errors) errors->push_back({at, std::move(why)});
+bool fail(std::vector<SchemaError>* errors, const std::string& at, const char* keyword, std::string why) {
+  if (errors) errors->push_back({at, std::move(why), keyword});
   return false;
+}
+
+// A string's length as JSON Schema counts it: Unicode code points (UTF-8 lead bytes).
+size_t code_points(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80 ? 1 : 0;
+  return n;
 }
 
 }  // namespace
@@ -60,7 +68,8 @@ void SchemaValidator::compile(const ordered_json& s) {
     if (key == "$ref") resolve(s);
     if (key == "properties" || key == "$defs") {
       for (const auto& [_, sub] : value.items()) compile(sub);
-    } else if (key == "anyOf" || key == "oneOf" || key == "items" || key == "additionalProperties") {
+    } else if (key == "anyOf" || key == "oneOf" || key == "items" || key == "additionalItems" ||
+               key == "additionalProperties") {
       compile(value);
     }
   }
@@ -94,8 +103,30 @@ bool SchemaValidator::validate(const ordered_json& v, const ordered_json& schema
   if (!validate_value(v, s, at, errors)) return false;
   bool ok = true;
   if (v.is_object()) ok = validate_object(v, s, at, errors);
-  if (v.is_array() && s.contains("items")) {
-    for (size_t i = 0; i < v.size(); ++i) ok = validate(v[i], s["items"], at + "/" + std::to_string(i), errors) && ok;
+  if (v.is_array() && s.contains("items")) ok = validate_items(v, s, at, errors) && ok;
+  return ok;
+}
+
+// items: one schema for every element, or (draft-07's tuple form) an array of schemas, one
+// per position, the elements past them checked against additionalItems when it is given.
+bool SchemaValidator::validate_items(const ordered_json& v, const ordered_json& s, const std::string& at,
+                                     std::vector<SchemaError>* errors) const {
+  bool ok = true;
+  const ordered_json& items = s["items"];
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string child = at + "/" + std::to_string(i);
+    if (!items.is_array()) {
+      ok = validate(v[i], items, child, errors) && ok;
+    } else if (i < items.size()) {
+      ok = validate(v[i], items[i], child, errors) && ok;
+    } else if (s.contains("additionalItems")) {
+      const ordered_json& extra = s["additionalItems"];
+      if (extra.is_boolean()) {
+        if (!extra.get<bool>()) return fail(errors, at, "additionalItems", "more than " + std::to_string(items.size()) + " items") && ok;
+      } else {
+        ok = validate(v[i], extra, child, errors) && ok;
+      }
+    }
   }
   return ok;
 }
@@ -127,11 +158,11 @@ bool SchemaValidator::validate_alternatives(const ordered_json& v, const ordered
     errors->insert(errors->end(), best.begin(), best.end());
     return false;
   }
-  if (s.contains("oneOf") && matched > 1) return fail(errors, at, "matches more than one alternative of oneOf");
+  if (s.contains("oneOf") && matched > 1) return fail(errors, at, "oneOf", "matches more than one alternative of oneOf");
   return true;
 }
 
-// The keywords about the value itself: type, const, enum, the bounds, pattern.
+// The keywords about the value itself: type, const, enum, the bounds, the lengths, pattern.
 bool SchemaValidator::validate_value(const ordered_json& v, const ordered_json& s, const std::string& at,
                                      std::vector<SchemaError>* errors) const {
   if (s.contains("type")) {
@@ -141,29 +172,37 @@ bool SchemaValidator::validate_value(const ordered_json& v, const ordered_json& 
     } else {
       ok = has_type(v, s["type"].get<std::string>());
     }
-    if (!ok) return fail(errors, at, "expected type " + s["type"].dump() + ", found " + v.dump());
+    if (!ok) return fail(errors, at, "type", "expected type " + s["type"].dump() + ", found " + v.dump());
   }
-  if (s.contains("const") && v != s["const"]) return fail(errors, at, "expected " + s["const"].dump() + ", found " + v.dump());
+  if (s.contains("const") && v != s["const"]) return fail(errors, at, "const", "expected " + s["const"].dump() + ", found " + v.dump());
   if (s.contains("enum")) {
     bool ok = false;
     for (const auto& e : s["enum"]) ok = ok || v == e;
-    if (!ok) return fail(errors, at, v.dump() + " is not one of " + s["enum"].dump());
+    if (!ok) return fail(errors, at, "enum", v.dump() + " is not one of " + s["enum"].dump());
   }
   if (s.contains("minimum") && v.is_number() && v.get<double>() < s["minimum"].get<double>()) {
-    return fail(errors, at, v.dump() + " is below the minimum " + s["minimum"].dump());
+    return fail(errors, at, "minimum", v.dump() + " is below the minimum " + s["minimum"].dump());
   }
   if (s.contains("maximum") && v.is_number() && v.get<double>() > s["maximum"].get<double>()) {
-    return fail(errors, at, v.dump() + " is above the maximum " + s["maximum"].dump());
+    return fail(errors, at, "maximum", v.dump() + " is above the maximum " + s["maximum"].dump());
   }
   if (s.contains("minItems") && v.is_array() && v.size() < s["minItems"].get<size_t>()) {
-    return fail(errors, at, "fewer than " + s["minItems"].dump() + " items");
+    return fail(errors, at, "minItems", "fewer than " + s["minItems"].dump() + " items");
   }
   if (s.contains("maxItems") && v.is_array() && v.size() > s["maxItems"].get<size_t>()) {
-    return fail(errors, at, "more than " + s["maxItems"].dump() + " items");
+    return fail(errors, at, "maxItems", "more than " + s["maxItems"].dump() + " items");
+  }
+  if (s.contains("minLength") && v.is_string() && code_points(v.get<std::string>()) < s["minLength"].get<size_t>()) {
+    return fail(errors, at, "minLength", "is " + std::to_string(code_points(v.get<std::string>())) + " characters long, fewer than " +
+                                s["minLength"].dump());
+  }
+  if (s.contains("maxLength") && v.is_string() && code_points(v.get<std::string>()) > s["maxLength"].get<size_t>()) {
+    return fail(errors, at, "maxLength", "is " + std::to_string(code_points(v.get<std::string>())) + " characters long, more than " +
+                                s["maxLength"].dump());
   }
   if (s.contains("pattern") && v.is_string() &&
       !std::regex_search(v.get<std::string>(), patterns_.at(s["pattern"].get<std::string>()))) {
-    return fail(errors, at, v.dump() + " does not match " + s["pattern"].dump());
+    return fail(errors, at, "pattern", v.dump() + " does not match " + s["pattern"].dump());
   }
   return true;
 }
@@ -173,7 +212,7 @@ bool SchemaValidator::validate_object(const ordered_json& v, const ordered_json&
   bool ok = true;
   if (s.contains("required")) {
     for (const auto& r : s["required"]) {
-      if (!v.contains(r.get<std::string>())) ok = fail(errors, at, "missing required field \"" + r.get<std::string>() + "\"");
+      if (!v.contains(r.get<std::string>())) ok = fail(errors, at, "required", "missing required field \"" + r.get<std::string>() + "\"");
     }
   }
   for (const auto& [key, value] : v.items()) {
@@ -183,7 +222,7 @@ bool SchemaValidator::validate_object(const ordered_json& v, const ordered_json&
     } else if (s.contains("additionalProperties")) {
       const ordered_json& extra = s["additionalProperties"];
       if (extra.is_boolean()) {
-        if (!extra.get<bool>()) ok = fail(errors, at, "undocumented field \"" + key + "\"") && ok;
+        if (!extra.get<bool>()) ok = fail(errors, at, "additionalProperties", "undocumented field \"" + key + "\"") && ok;
       } else {
         ok = validate(value, extra, child, errors) && ok;
       }

@@ -3,7 +3,10 @@
 // fields' types and ranges with it, and tests/tools/validate_json checks every JSON the tests
 // write. The validator knows the keywords that schema uses ($ref to #/$defs, type, const,
 // enum, anyOf, oneOf, properties, required, additionalProperties, items, minimum, maximum,
-// minItems, maxItems, pattern); a schema with any other keyword is refused when it is loaded.
+// minItems, maxItems, pattern) and those NIST's ESV registration schemas use (draft-07's
+// tuple `items`, an array of schemas, with additionalItems; minLength, maxLength; their
+// "$schema" is only a keyword: one validator for both drafts' subsets, report/esv_check.hpp);
+// a schema with any other keyword is refused when it is loaded.
 #pragma once
 
 #include <map>
@@ -16,10 +19,12 @@
 namespace ea {
 
 // One way a document differs from the schema: where (a JSON pointer, "" for the document),
-// and what ("missing required field \"x\"", "expected type ..., got ...").
+// what ("missing required field \"x\"", "expected type ..., got ...") and the keyword that
+// refused it ("required", "type", "maxLength", ...).
 struct SchemaError {
   std::string pointer;
   std::string what;
+  std::string keyword;
 };
 
 class SchemaValidator {
@@ -44,6 +49,8 @@ class SchemaValidator {
                       std::vector<SchemaError>* errors) const;
   bool validate_object(const nlohmann::ordered_json& v, const nlohmann::ordered_json& s, const std::string& at,
                        std::vector<SchemaError>* errors) const;
+  bool validate_items(const nlohmann::ordered_json& v, const nlohmann::ordered_json& s, const std::string& at,
+                      std::vector<SchemaError>* errors) const;
   void compile(const nlohmann::ordered_json& s);
 
   nlohmann::ordered_json root_;

@@ -47,6 +47,27 @@ TEST_CASE("schema validator: types, bounds, required and undocumented fields, wi
   CHECK_THROWS_AS(SchemaValidator(ordered_json::parse(R"({"$ref": "#/elsewhere"})")), Error);
 }
 
+TEST_CASE("schema validator: draft-07's tuple items with additionalItems, and string lengths in characters") {
+  const SchemaValidator v(ordered_json::parse(R"({
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "type": "array", "additionalItems": false,
+    "items": [{"type": "object", "required": ["v"], "properties": {"v": {"const": "1.0"}}},
+              {"type": "string", "minLength": 2, "maxLength": 4}]})"));
+  CHECK(first_error(v, ordered_json::parse(R"([{"v": "1.0"}, "abcd"])")).empty());
+  CHECK(first_error(v, ordered_json::parse(R"([{"v": "1.0"}])")).empty());  // tuple items do not make the elements required
+  CHECK(first_error(v, ordered_json::parse(R"([{"v": "2.0"}, "ab"])")) == "/0/v: expected \"1.0\", found \"2.0\"");
+  CHECK(first_error(v, ordered_json::parse(R"([{}, "ab"])")) == "/0: missing required field \"v\"");
+  CHECK(first_error(v, ordered_json::parse(R"([{"v": "1.0"}, "abcde"])")) == "/1: is 5 characters long, more than 4");
+  CHECK(first_error(v, ordered_json::parse(R"([{"v": "1.0"}, "a"])")) == "/1: is 1 characters long, fewer than 2");
+  CHECK(first_error(v, ordered_json::parse("[{\"v\": \"1.0\"}, \"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\"]")).empty());  // 4 characters, 8 bytes
+  CHECK(first_error(v, ordered_json::parse(R"([{"v": "1.0"}, "ab", 3])")) == ": more than 2 items");
+  const SchemaValidator extra(ordered_json::parse(R"({"items": [{"type": "string"}], "additionalItems": {"type": "integer"}})"));
+  CHECK(first_error(extra, ordered_json::parse(R"(["a", 1, 2])")).empty());
+  CHECK(first_error(extra, ordered_json::parse(R"(["a", 1, "b"])")).find("/2: expected type \"integer\"") == 0);
+  const SchemaValidator open(ordered_json::parse(R"({"items": [{"type": "string"}]})"));
+  CHECK(first_error(open, ordered_json::parse(R"(["a", 1, {}])")).empty());  // without additionalItems, anything past the tuple
+}
+
 TEST_CASE("the schema built into the library is docs/ea_iid.schema.json, with a definition per result kind") {
   for (const char* def : {"assessment", "nonIid", "restart", "error", "skipped", "source", "conditioning", "healthTests"}) {
     CHECK(record_schema().has_def(def));
