@@ -39,6 +39,17 @@ int source_main(std::vector<char*> args, const CommandEnv& env) {
   return source_command(args, env.command_line, *env.interrupt, *env.signal_number);
 }
 
+int esv_main(std::vector<char*> args, const CommandEnv& env) {
+  if (args.size() >= 2 && std::strcmp(args[1], "check") == 0) {  // esv check DIR (a package named check: ./check)
+    static std::string name = std::string(args[0]) + " check";
+    args.erase(args.begin() + 1);
+    args[0] = name.data();
+    return esv_check_main(args, env);
+  }
+  logger().error("usage: {}", find_subcommand("esv")->usage);
+  return exit_status(Outcome::error(), {}, 0);
+}
+
 int conditioning_main(std::vector<char*> args, const CommandEnv& env) {
   env.install_signal_handlers();
   return conditioning_command(args, env.command_line, *env.interrupt, *env.signal_number);
@@ -55,6 +66,7 @@ const std::vector<Subcommand>& subcommands() {
       {"conditioning", "ea_iid conditioning vetted|non-vetted [options] N_IN N_OUT NW H_IN [H_PRIME]", conditioning_main},
       {"health-tests", "ea_iid health-tests H [--alpha 2^-20] [--bits N] [--simulate N] [--exit-code] [-o F.json] [FILE...]",
        health_main},
+      {"esv", "ea_iid esv check DIR [--json F.json] (an ESV package's findings)", esv_main},
       {"merge", "ea_iid merge [--csv PATH] [--html PATH] [--force] [--exit-code|--strict] [-q] OUT.jsonl IN.jsonl...",
        merge_main},
       {"calibrate", "ea_iid calibrate [options] (the same as ea_calibrate)", calibrate_main},

@@ -32,7 +32,7 @@ struct Subcommand {
   const char* usage;
   CommandMain run;
 };
-// assess, restart, source, conditioning, health-tests, merge, calibrate (in --help's order).
+// assess, restart, source, conditioning, health-tests, esv, merge, calibrate (in --help's order).
 const std::vector<Subcommand>& subcommands();
 const Subcommand* find_subcommand(const std::string& name);
 // The subcommand `word` is a typo of (at most two edits, and not itself one), or null.
@@ -45,5 +45,7 @@ int assess_main(std::vector<char*> args, const CommandEnv& env);
 int merge_main(std::vector<char*> args, const CommandEnv& env);
 // health-tests H: the health tests' cutoffs (cli/health.cpp).
 int health_main(std::vector<char*> args, const CommandEnv& env);
+// esv check DIR: an ESV package's findings (cli/esv_check.cpp; esv_main passes "esv check" here).
+int esv_check_main(std::vector<char*> args, const CommandEnv& env);
 
 }  // namespace ea::cli

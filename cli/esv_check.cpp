@@ -1,0 +1,134 @@
+// ea_iid esv check DIR [--json FILE] [--force] [-q]: an ESV submission package's findings
+// (report/esv_check.hpp: NIST's two registration schemas, the protocol's and server's rules,
+// the files' sizes, sample values and hashes), grouped by source, and a summary line. Exit
+// status 0 when no finding is an error, 1 when one is, 2 for a usage error (no DIR, DIR not a
+// folder, an output that cannot be written).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+
+#include "commands.hpp"
+#include "common/error.hpp"
+#include "esv_check.hpp"
+#include "logging.hpp"
+#include "messages.hpp"
+#include "option_groups.hpp"
+#include "outcome.hpp"
+#include "output.hpp"
+#include "report.hpp"
+
+namespace ea::cli {
+
+namespace {
+
+struct CheckFlags {
+  std::string dir, json;
+  bool force = false, quiet = false;
+  CLI::Option* json_opt = nullptr;
+};
+
+void add_check_options(CLI::App& app, CheckFlags& f) {
+  app.add_option("DIR", f.dir, "the package's folder (ea_iid esv's, or a lab's own: then each folder holding a "
+                               "registration.json is a source)")
+      ->required()
+      ->type_name("DIR");
+  f.json_opt = app.add_option("--json", f.json, "write the findings as JSON (type EsvCheck) to FILE ('-': standard output)")
+                   ->type_name("FILE.json");
+  app.add_flag("--force", f.force, "with --json: replace an existing file that is not an ea_iid result");
+  app.add_flag("-q", f.quiet, "no findings on standard output, only the summary line on standard error");
+  app.footer(
+      "Examples:\n"
+      "  ea_iid esv check esv-package/\n"
+      "  ea_iid esv check lab-package/ --json findings.json\n"
+      "Each finding names the source, the file, the field and the rule, and where the rule comes from:\n"
+      "NIST's schemas (38490704, the newest; 4b69a04c, the main branch's), the ESV protocol, a server\n"
+      "rule script, NIST's client or tool, SP 800-90B, or the package's own layout (hashes, marker).\n"
+      "Severities: error (the server or NIST's client refuses it, or the files contradict the\n"
+      "package), warning, note (a known defect of schema 4b69a04c). docs/esv.md lists every rule.\n"
+      "Exit status: 0 no error finding; 1 some error finding; 2 usage (no DIR, not a folder).");
+}
+
+std::string plural(size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+// The findings grouped by source: the package's own first, then each source in order.
+std::string findings_text(const std::vector<std::string>& sources, const std::vector<EsvFinding>& findings) {
+  std::vector<std::string> groups = {""};
+  groups.insert(groups.end(), sources.begin(), sources.end());
+  std::string out;
+  for (const std::string& g : groups) {
+    std::string lines;
+    for (const EsvFinding& f : findings) {
+      if (f.source != g) continue;
+      EsvFinding local = f;
+      local.source.clear();
+      std::string t = esv_finding_text(local);
+      t = t.substr(t.find(": ") + 2);  // the group's heading names the source
+      lines += std::string("  ") + esv_severity_name(f.severity) + ": " + t + "\n";
+    }
+    if (g.empty() && lines.empty()) continue;
+    out += (g.empty() ? std::string("package") : "source " + g) + (lines.empty() ? ": no findings\n" : ":\n" + lines);
+  }
+  return out;
+}
+
+std::string summary_line(const std::string& dir, size_t sources, const std::vector<EsvFinding>& findings) {
+  size_t n[3] = {0, 0, 0};
+  for (const EsvFinding& f : findings) ++n[static_cast<int>(f.severity)];
+  return "esv check: " + dir + ": " + plural(sources, "source") + ", " + plural(n[0], "error") + ", " +
+         plural(n[1], "warning") + ", " + plural(n[2], "note") +
+         (n[0] ? ": not ready to upload" : ": no error found (the rehearsal is separate)");
+}
+
+int run_check(const CheckFlags& f, const CommandEnv& env) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(f.dir, ec)) {
+    throw Error(ErrorKind::Usage, "esv check: DIR '" + f.dir + "' is not a folder");
+  }
+  std::optional<std::string> json;
+  if (f.json_opt->count()) json = output_name(f.json);
+  if (f.force && !json) throw Error(ErrorKind::Usage, "--force applies to --json, which is not given");
+  InputSet inputs;
+  if (json) {
+    check_output_path(*json, inputs, "--json");
+    check_replaceable(*json, f.force, "--json");
+  }
+  ReportOptions ro;
+  ro.started = timestamp_now();
+  ro.command_line = env.command_line;
+  std::vector<std::string> sources;
+  const std::vector<EsvFinding> findings = check_package(f.dir, &sources);
+  const bool json_on_stdout = json && *json == "-";
+  std::FILE* text = json_on_stdout || f.quiet ? stderr : stdout;
+  if (!f.quiet) write_text(text, findings_text(sources, findings), json_on_stdout ? "standard error" : "standard output");
+  write_text(text, summary_line(f.dir, sources.size(), findings) + "\n", text == stderr ? "standard error" : "standard output");
+  flush_checked(text, text == stderr ? "standard error" : "standard output");
+  if (json) write_file_atomically(*json, dump_json(esv_check_json(f.dir, sources, findings, ro), 2) + "\n", inputs, "--json");
+  for (const EsvFinding& x : findings) {
+    if (x.severity == EsvSeverity::Error) return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int esv_check_main(std::vector<char*> args, const CommandEnv& env) {
+  try {
+    init_logging("info");
+    CheckFlags f;
+    CLI::App app{"ea_iid esv check: an ESV submission package's registration against NIST's two published schemas "
+                 "and the protocol's and server's rules, and its files (sizes, sample values, run.json's paths, "
+                 "SHA256SUMS), each finding with the rule's origin.",
+                 "ea_iid esv check"};
+    add_check_options(app, f);
+    if (const int done = parse_subcommand(app, args, "ea_iid esv check"); done >= 0) return done;
+    return run_check(f, env);
+  } catch (const Error& e) {
+    logger().error("{}", worded(e));
+  } catch (const std::exception& e) {
+    logger().error("internal error: {}", e.what());
+  }
+  return exit_status(Outcome::error(), {}, 0);
+}
+
+}  // namespace ea::cli
