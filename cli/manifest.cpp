@@ -30,6 +30,7 @@
 #include "option_groups.hpp"
 #include "outcome.hpp"
 #include "output.hpp"
+#include "pdf.hpp"
 #include "record.hpp"
 #include "report.hpp"
 #include "run.hpp"
@@ -47,6 +48,8 @@ using nlohmann::ordered_json;
 
 struct ManifestFlags {
   std::string manifest, dir, jsonl, html, csv, shard_text, jobs_text;
+  std::string browser;  // --browser; the browser's path once found (run_manifest)
+  bool pdf = false;     // --pdf: DIR/NAME.pdf beside each page
   std::optional<Shard> shard;
   int jobs = 1;
   bool resume = false, force = false, quiet = false, timing = false, exit_code = false, strict = false;
@@ -54,7 +57,7 @@ struct ManifestFlags {
   int verbose = 0;
   EngineOptionText engine;
   CLI::Option *dir_opt = nullptr, *jsonl_opt = nullptr, *html_opt = nullptr, *csv_opt = nullptr, *shard_opt = nullptr,
-              *jobs_opt = nullptr;
+              *jobs_opt = nullptr, *browser_opt = nullptr;
 };
 
 void add_manifest_options(CLI::App& app, ManifestFlags& f) {
@@ -63,8 +66,14 @@ void add_manifest_options(CLI::App& app, ManifestFlags& f) {
                  "(docs/manifest.md; paths from the manifest's folder)")
       ->required()
       ->type_name("FILE.json");
-  f.dir_opt = app.add_option("-o,--output", f.dir, "each source's JSON and HTML report: DIR/NAME.json, DIR/NAME.html")
+  f.dir_opt = app.add_option("-o,--output", f.dir, "each source's JSON and HTML report: DIR/NAME.json, DIR/NAME.html "
+                                                   "(and DIR/NAME.pdf with --pdf)")
                   ->type_name("DIR/");
+  app.add_flag("--pdf", f.pdf, "each source's page as PDF too, DIR/NAME.pdf (with -o DIR/), printed by a headless "
+                               "Chromium (docs/report.md)");
+  f.browser_opt = app.add_option("--browser", f.browser, "--pdf's browser (default: chromium, chromium-browser or "
+                                                         "google-chrome on PATH)")
+                      ->type_name("PATH");
   f.jsonl_opt = app.add_option("--jsonl", f.jsonl, "one line per source: its JSON report and its place in the run (\"run\")")
                     ->type_name("FILE.jsonl");
   f.html_opt = app.add_option("--html", f.html, "the lab page: every source's result, linking its own page")
@@ -114,7 +123,7 @@ void refuse_source_options(const std::vector<char*>& args) {
 
 // The per-source files (-o DIR/), by source; empty without -o.
 struct SourcePaths {
-  std::vector<std::string> json, html;
+  std::vector<std::string> json, html, pdf;  // pdf: with --pdf
 };
 
 std::string folder_of(const std::string& dir) {
@@ -172,6 +181,10 @@ SourcePaths check_outputs(const ManifestFlags& f, const Manifest& m, const Input
       p.html.push_back(dir + s.stem + ".html");
       outs.emplace_back("-o (" + s.spec.name + ")", p.json.back());
       outs.emplace_back("-o (" + s.spec.name + " page)", p.html.back());
+      if (f.pdf) {
+        p.pdf.push_back(dir + s.stem + ".pdf");
+        outs.emplace_back("-o (" + s.spec.name + " PDF)", p.pdf.back());
+      }
     }
   }
   if (f.jsonl_opt->count()) outs.emplace_back("--jsonl", f.jsonl);
@@ -185,6 +198,7 @@ SourcePaths check_outputs(const ManifestFlags& f, const Manifest& m, const Input
   }
   for (const auto& path : p.json) check_replaceable(path, f.force, "-o");
   for (const auto& path : p.html) check_replaceable_report(path, f.force, "-o");
+  for (const auto& path : p.pdf) check_pdf_output(path, inputs, f.force, "-o");
   if (f.html_opt->count()) check_replaceable_report(f.html, f.force, "--html");
   if (f.csv_opt->count()) check_replaceable_report(f.csv, f.force, "--csv");
   return p;
@@ -317,15 +331,21 @@ struct ManifestRun {
   std::map<size_t, LabRow> lab;    // by source: kept and new
   size_t ran = 0;
   bool interrupted = false;
+  const std::atomic<bool>* interrupt = nullptr;  // polled while the browser prints a PDF
 };
 
-// -o DIR/: a source's JSON (its record without "run") and, for a result, its page.
+// -o DIR/: a source's JSON (its record without "run") and, for a result, its page (and with
+// --pdf the page as PDF).
 void write_source_files(ManifestRun& r, size_t k, const ordered_json& record) {
   if (r.paths.json.empty()) return;
   write_file_atomically(r.paths.json[k], dump_json(record, 2) + "\n", r.inputs, "-o");
   if (record.value("type", std::string()) == "Source") {
     const std::string sibling = fs::path(r.paths.json[k]).filename().string();
-    write_file_atomically(r.paths.html[k], source_html(record, sibling), r.inputs, "-o");
+    const std::string page = source_html(record, sibling);
+    write_file_atomically(r.paths.html[k], page, r.inputs, "-o");
+    if (!r.paths.pdf.empty()) {
+      write_pdf_from_page(page, r.paths.pdf[k], r.f.browser, kPdfTimeoutSeconds, r.inputs, r.interrupt, "-o");
+    }
   }
 }
 
@@ -436,6 +456,11 @@ void apply_run_flags(ManifestFlags& f) {
   if (f.jobs_opt->count()) f.jobs = static_cast<int>(parse_integer(f.jobs_text, "--jobs", 1, 64));
   if (f.resume && f.force) throw Error(ErrorKind::Usage, "--resume keeps the rows of --jsonl, --force replaces them: one of them");
   if (f.resume && !f.jsonl_opt->count()) throw Error(ErrorKind::Usage, "--resume continues the rows of a --jsonl file: give --jsonl");
+  if (f.pdf && !f.dir_opt->count()) {
+    throw Error(ErrorKind::Usage, "--pdf with --manifest writes DIR/NAME.pdf beside each source's page: give -o DIR/");
+  }
+  if (f.browser_opt->count() && !f.pdf) throw Error(ErrorKind::Usage, "--browser applies to --pdf");
+  if (f.pdf) f.browser = find_browser(f.browser, "--pdf");  // before any work
 }
 
 // The run-wide settings, checked by the one set of rules (settings_rules.hpp) as `ea_iid
@@ -504,7 +529,7 @@ int run_manifest(ManifestFlags& f, const std::string& command_line, const std::a
   }
   std::unique_ptr<MadeFolder> made;  // -o's folder: removed if the run is refused before any work
   const SourcePaths paths = check_outputs(f, m, inputs, made);
-  ManifestRun r{f, m, paths, inputs, sources_of(f, m), {}, std::nullopt, {}, nullptr, {}, 0, false};
+  ManifestRun r{f, m, paths, inputs, sources_of(f, m), {}, std::nullopt, {}, nullptr, {}, 0, false, &interrupt};
   const EarlierRows earlier = f.resume ? read_earlier(f.jsonl, m, f.shard, r.mine) : EarlierRows{};
   for (const ManifestSource& s : m.sources) r.settings.push_back(manifest_source_settings(s, base, f.permutation_counters));
   r.seed = run_seed(engine, earlier, std::any_of(r.settings.begin(), r.settings.end(), draws_random_numbers));

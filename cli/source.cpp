@@ -16,6 +16,7 @@
 #include "option_groups.hpp"
 #include "outcome.hpp"
 #include "output.hpp"
+#include "pdf.hpp"
 #include "report.hpp"
 #include "run.hpp"
 #include "source.hpp"
@@ -28,6 +29,7 @@ namespace {
 
 struct SourceFlags {
   std::string track, name, samples, restart_data, h_submitter, conditioning, h_prime, conditioned, json, html, bits;
+  std::string pdf, browser;  // --pdf, --browser
   std::string n_in, n_out, nw;
   bool conditioned_iid = false, quiet = false, strict = false, exit_code = false, force = false, timing = false;
   bool until_decided = false, permutation_counters = false;
@@ -37,7 +39,8 @@ struct SourceFlags {
   std::string health_alpha = "2^-20";  // --health-alpha
   CLI::Option *restart_opt = nullptr, *submitter_opt = nullptr, *conditioning_opt = nullptr, *n_in_opt = nullptr,
               *n_out_opt = nullptr, *nw_opt = nullptr, *h_prime_opt = nullptr, *conditioned_opt = nullptr,
-              *json_opt = nullptr, *html_opt = nullptr, *bits_opt = nullptr, *track_opt = nullptr;
+              *json_opt = nullptr, *html_opt = nullptr, *bits_opt = nullptr, *track_opt = nullptr,
+              *pdf_opt = nullptr, *browser_opt = nullptr;
 };
 
 void add_options(CLI::App& app, SourceFlags& f) {
@@ -76,7 +79,14 @@ void add_options(CLI::App& app, SourceFlags& f) {
   app.add_flag("--conditioned-iid", f.conditioned_iid, "with --conditioned: h' from its MCV estimate alone");
   f.json_opt = app.add_option("-o,--output", f.json, "write the report's JSON to FILE")->type_name("FILE.json");
   f.html_opt = app.add_option("--html", f.html, "write the report as one self-contained HTML page")->type_name("FILE.html");
-  app.add_flag("--force", f.force, "replace an existing -o or --html file that is not an ea_iid result");
+  f.pdf_opt = app.add_option("--pdf", f.pdf, "write the page as PDF too, printed by a headless Chromium (text selectable, "
+                                             "figures as vectors; docs/report.md)")
+                  ->type_name("FILE.pdf");
+  f.browser_opt = app.add_option("--browser", f.browser, "--pdf's browser (default: chromium, chromium-browser or "
+                                                         "google-chrome on PATH)")
+                      ->type_name("PATH");
+  app.add_flag("--force", f.force, "replace an existing -o or --html file that is not an ea_iid result, or a --pdf file that is "
+                               "not a PDF");
   app.add_flag("-q", f.quiet, "nothing on standard output");
   app.add_flag("--timing", f.timing, "print the time taken");
   app.add_flag("-v", f.verbose, "more progress lines (one per round of permutations, at most one a second)");
@@ -140,6 +150,7 @@ void check_outputs(const SourceFlags& f, const InputSet& inputs) {
   std::vector<std::pair<std::string, std::string>> outputs;
   if (f.json_opt->count()) outputs.emplace_back("-o", f.json);
   if (f.html_opt->count()) outputs.emplace_back("--html", f.html);
+  if (f.pdf_opt->count()) outputs.emplace_back("--pdf", f.pdf);
   check_distinct_outputs(outputs);
   if (f.json_opt->count()) {
     check_output_path(f.json, inputs, "-o");
@@ -149,6 +160,7 @@ void check_outputs(const SourceFlags& f, const InputSet& inputs) {
     check_output_path(f.html, inputs, "--html");
     check_replaceable_report(f.html, f.force, "--html");
   }
+  if (f.pdf_opt->count()) check_pdf_output(f.pdf, inputs, f.force, "--pdf");
 }
 
 // The settings of `f` (engine options, --bits, --track, --until-decided), checked by the one
@@ -220,7 +232,9 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
     for (const SourceConditioning& c : spec.conditioning) {
       if (c.conditioned) inputs.add(*c.conditioned);
     }
+    if (f.browser_opt->count() && !f.pdf_opt->count()) throw Error(ErrorKind::Usage, "--browser applies to --pdf FILE");
     check_outputs(f, inputs);
+    const std::string browser = f.pdf_opt->count() ? find_browser(f.browser, "--pdf") : "";  // before any work
     ro.started = timestamp_now();
     ro.command_line = command_line;
     ro.first_file = f.samples;
@@ -244,10 +258,11 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
     const bool stdout_taken = (f.json_opt->count() && f.json == "-") || (f.html_opt->count() && f.html == "-");
     print_source_text(stdout_taken ? stderr : stdout, a, ro);
     flush_checked(stdout_taken ? stderr : stdout, stdout_taken ? "standard error" : "standard output");
+    const std::string page = source_html(j, f.json_opt->count() ? f.json : "");
+    // The PDF first: a browser that fails or a signal while it prints leaves no file written.
+    if (f.pdf_opt->count()) write_pdf_from_page(page, f.pdf, browser, kPdfTimeoutSeconds, inputs, &interrupt, "--pdf");
     if (f.json_opt->count()) write_file_atomically(f.json, dump_json(j, 2) + "\n", inputs, "-o");
-    if (f.html_opt->count()) {
-      write_file_atomically(f.html, source_html(j, f.json_opt->count() ? f.json : ""), inputs, "--html");
-    }
+    if (f.html_opt->count()) write_file_atomically(f.html, page, inputs, "--html");
     Outcome out;
     out.not_iid = !a.passed();
     out.not_compliant = !a.compliance_issues().empty();
