@@ -448,7 +448,13 @@ std::string source_html(const ordered_json& r, const std::string& json_path) {
       "th,td{border:1px solid #bbb;padding:3px 8px;font-size:13px;text-align:left;vertical-align:top}th{background:#f3f3f3}"
       "code{font-size:12px;word-break:break-all}.pass{color:#060}.fail{color:#b00;font-weight:bold}"
       "section{margin-top:1.5em;page-break-inside:avoid}h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #999}"
-      "details{margin:.5em 0}@media print{details{display:block}summary{display:none}}</style></head><body>\n";
+      "details{margin:.5em 0}"
+      // Printed (--pdf, a browser's print): A4; a section may break across pages, a table row,
+      // a figure or a heading never does (a heading stays with what follows); colours kept.
+      "@page{size:A4;margin:14mm 12mm}@media print{body{margin:0;max-width:none}"
+      "section{page-break-inside:auto;break-inside:auto}tr,svg{page-break-inside:avoid;break-inside:avoid}"
+      "h2,h3{page-break-after:avoid;break-after:avoid}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}"
+      "details{display:block}summary{display:none}}</style></head><body>\n";
   h += "<h1>SP 800-90B entropy assessment of the noise source " + esc(r["source"]) + "</h1>\n";
   h += "<section id=\"run\"><h2>Run</h2><table>\n";
   h += row("tool", esc(r["build"]["version"]) + " (commit " + esc(r["build"]["commit"]) + ", " + esc(r["build"]["device"]) +
