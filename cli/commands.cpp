@@ -46,8 +46,8 @@ int esv_main(std::vector<char*> args, const CommandEnv& env) {
     args[0] = name.data();
     return esv_check_main(args, env);
   }
-  logger().error("usage: {}", find_subcommand("esv")->usage);
-  return exit_status(Outcome::error(), {}, 0);
+  env.install_signal_handlers();
+  return esv_package_command(args, env.command_line, *env.interrupt, *env.signal_number);
 }
 
 int conditioning_main(std::vector<char*> args, const CommandEnv& env) {
@@ -66,7 +66,8 @@ const std::vector<Subcommand>& subcommands() {
       {"conditioning", "ea_iid conditioning vetted|non-vetted [options] N_IN N_OUT NW H_IN [H_PRIME]", conditioning_main},
       {"health-tests", "ea_iid health-tests H [--alpha 2^-20] [--bits N] [--simulate N] [--exit-code] [-o F.json] [FILE...]",
        health_main},
-      {"esv", "ea_iid esv check DIR [--json F.json] (an ESV package's findings)", esv_main},
+      {"esv", "ea_iid esv DIR --manifest sources.json [--browser PATH] [--force] | esv check DIR [--json F.json]",
+       esv_main},
       {"merge", "ea_iid merge [--csv PATH] [--html PATH] [--force] [--exit-code|--strict] [-q] OUT.jsonl IN.jsonl...",
        merge_main},
       {"calibrate", "ea_iid calibrate [options] (the same as ea_calibrate)", calibrate_main},

@@ -47,5 +47,8 @@ int merge_main(std::vector<char*> args, const CommandEnv& env);
 int health_main(std::vector<char*> args, const CommandEnv& env);
 // esv check DIR: an ESV package's findings (cli/esv_check.cpp; esv_main passes "esv check" here).
 int esv_check_main(std::vector<char*> args, const CommandEnv& env);
+// esv DIR --manifest M: an ESV submission package (cli/esv.cpp).
+int esv_package_command(std::vector<char*> args, const std::string& command_line, const std::atomic<bool>& interrupt,
+                        const std::atomic<int>& signal_number);
 
 }  // namespace ea::cli

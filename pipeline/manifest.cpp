@@ -162,10 +162,11 @@ int checked_bits(int bits, const std::string& where) {
 }
 
 // numberOfRestarts and samplesPerRestart: ea_iid's restart tests take 1,000 x 1,000 samples.
-void check_restart_shape(const Fields& f) {
+void check_restart_shape(const Fields& f, ManifestRegistration& r) {
   for (const char* key : {"numberOfRestarts", "samplesPerRestart"}) {
     const auto n = f.integer(key, 1, INT64_MAX);
     if (n && *n != 1000) f.bad(key, std::to_string(*n) + ": the restart tests (SP 800-90B 3.1.4) take 1000 restarts of 1000 samples");
+    (key[0] == 'n' ? r.restarts : r.samples_per_restart) = n;
   }
 }
 
@@ -192,19 +193,21 @@ SourceConditioning component_of(const json& c, const exact_json& exact, const st
   s.n_out = static_cast<uint32_t>(f.required(f.integer("nOut", 1, UINT32_MAX), "nOut"));
   s.nw = static_cast<uint32_t>(f.required(f.integer("nw", 1, UINT32_MAX), "nw"));
   if (s.n_out > s.n_in) f.bad("nOut", std::to_string(s.n_out) + " is more than minNin " + std::to_string(s.n_in));
-  f.text("description");
-  f.text("validationNumber");
+  s.description = f.text("description");
+  s.validation_number = f.text("validationNumber");
   f.number("minHin", 0, 1e300, false);
   f.number("hOut", 0, 1e300, false);
-  const auto bijective = f.flag("bijectiveClaim");
+  s.bijective = f.flag("bijectiveClaim");
   const auto h_prime = f.number("hPrime", 0, 1, true);
   const auto conditioned = f.text("unvettedConditionedPaths");
   if (s.vetted) {
     for (const char* key : {"hPrime", "unvettedConditionedPaths", "bijectiveClaim"}) {
       if (f.get(key)) f.bad(key, "applies to a non-vetted component (\"vetted\": false)");
     }
-    (void)bijective;
     return s;
+  }
+  if (s.validation_number) {
+    f.bad("validationNumber", "applies to a vetted component (\"vetted\": true): a non-vetted one has no ACVTS validation");
   }
   if (h_prime.has_value() == conditioned.has_value()) {
     f.bad(h_prime ? "unvettedConditionedPaths" : "hPrime",
@@ -282,10 +285,10 @@ ManifestSource source_of(const json& s, const exact_json& exact, size_t k, const
   if (const auto b = f.integer("bitsPerSample", INT32_MIN, INT32_MAX)) m.bits = checked_bits(static_cast<int>(*b), where);
   m.iid_claim = f.flag("iidClaim");
   m.spec.h_submitter = f.number("hminEstimate", 0, m.bits ? *m.bits : 8, true);
-  check_restart_shape(f);
-  f.flag("physical");
-  f.flag("additionalNoiseSources");
-  f.integer("numberOfOEs", 1, INT64_MAX);
+  check_restart_shape(f, m.registration);
+  m.registration.physical = f.flag("physical");
+  m.registration.additional_noise_sources = f.flag("additionalNoiseSources");
+  m.registration.oes = f.integer("numberOfOEs", 1, INT64_MAX);
   m.spec.conditioning = chain_of(f, exact, where, folder);
   m.stem = manifest_stem(m.spec.name);
   return m;

@@ -17,6 +17,13 @@
 
 namespace ea {
 
+// The fields of NIST's ESV registration a manifest may give that the assessment does not use
+// (`ea_iid esv` copies them into the registration; absent: as docs/esv.md says).
+struct ManifestRegistration {
+  std::optional<bool> physical, additional_noise_sources;
+  std::optional<int64_t> restarts, samples_per_restart, oes;  // numberOfRestarts, samplesPerRestart, numberOfOEs
+};
+
 struct ManifestSource {
   size_t index = 0;              // its place in "sources"
   SourceSpec spec;               // name, paths (resolved), H_submitter, conditioning
@@ -24,6 +31,7 @@ struct ManifestSource {
   std::optional<bool> iid_claim; // iidClaim: true, false (the non-IID track) or absent (auto)
   std::optional<SampleInput> sample_input;  // sampleFormat, selectBits, binBits (absent: u8)
   std::string stem;              // the name as a file name: DIR/STEM.json and DIR/STEM.html
+  ManifestRegistration registration;
   // The track `ea_iid source` runs it on: non-IID for iidClaim false, else the IID tests decide.
   TrackChoice track() const { return iid_claim && !*iid_claim ? TrackChoice::NonIid : TrackChoice::Auto; }
   // "sources[2] (ring-osc-1)": how messages name it.

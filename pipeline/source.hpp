@@ -24,6 +24,11 @@ struct SourceConditioning {
   std::optional<long double> h_prime;          // non-vetted: h' given
   std::optional<std::string> conditioned;      // non-vetted: h' from this file
   bool conditioned_iid = false;
+  // What NIST's ESV registration says of the component and the assessment does not use
+  // (a manifest's fields; `ea_iid esv` writes them into the registration).
+  std::optional<std::string> description;        // vetted: the ACVTS name of the algorithm
+  std::optional<std::string> validation_number;  // vetted: its ACVTS validation
+  std::optional<bool> bijective;                 // non-vetted: bijectiveClaim
 };
 
 struct SourceSpec {

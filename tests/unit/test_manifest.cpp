@@ -127,6 +127,10 @@ TEST_CASE("manifest: conditioning components' errors name the component and its 
             .find("conditioningComponent[1].sequencePosition: 1: the 2 components take the positions 1..2") != std::string::npos);
   CHECK(error_of(one(comp + R"([{"sequencePosition": 1, "vetted": true, "minNin": 512, "nOut": 256, "nw": 256, "hPrime": 0.5}])")) ==
         "m.json: sources[1] (b): conditioningComponent[0].hPrime: applies to a non-vetted component (\"vetted\": false)");
+  CHECK(error_of(one(comp + R"([{"sequencePosition": 1, "vetted": false, "minNin": 512, "nOut": 256, "nw": 256, "hPrime": 0.5,
+                                  "validationNumber": "A1"}])")) ==
+        "m.json: sources[1] (b): conditioningComponent[0].validationNumber: applies to a vetted component (\"vetted\": true): "
+        "a non-vetted one has no ACVTS validation");
   CHECK(error_of(one(comp + R"([{"sequencePosition": 1, "vetted": false, "minNin": 512, "nOut": 256, "nw": 256}])")) ==
         "m.json: sources[1] (b): conditioningComponent[0].hPrime: a non-vetted component needs h': hPrime or "
         "unvettedConditionedPaths (one of them)");

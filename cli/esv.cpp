@@ -1,0 +1,336 @@
+// ea_iid esv DIR --manifest sources.json: an ESV submission package (docs/esv.md). Each
+// source's first 1,000,000 samples become the package's data files as the server reads them
+// (symbols of at most 8 bits, one a byte; its restart data mapped by the same rule; the
+// conditioned outputs of non-vetted components), those files are assessed as `ea_iid source
+// --manifest` assesses a source, and the registration, run.json, report and hashes are
+// written from that assessment: what the package claims is what its own files give.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <omp.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include "common/error.hpp"
+#include "common/sha256.hpp"
+#include "esv_package.hpp"
+#include "io/samples.hpp"
+#include "lab.hpp"
+#include "logging.hpp"
+#include "manifest.hpp"
+#include "manifest_run.hpp"
+#include "messages.hpp"
+#include "option_groups.hpp"
+#include "pdf.hpp"
+#include "run.hpp"
+#include "outcome.hpp"
+#include "output.hpp"
+#include "report.hpp"
+#include "source_settings.hpp"
+#include "version.hpp"
+
+namespace ea::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+
+constexpr const char* kMarker = "ea_iid-package.json";
+
+struct EsvFlags {
+  std::string dir, manifest, browser;
+  bool force = false, quiet = false;
+  EngineOptionText engine;
+};
+
+// DIR: absent (made), or a folder ea_iid wrote (its marker), or an empty folder; any other
+// folder only with --force. A link or a file is refused.
+void check_package_dir(const EsvFlags& f) {
+  struct stat st {};
+  if (::lstat(f.dir.c_str(), &st) != 0) return;
+  if (S_ISLNK(st.st_mode)) throw Error(ErrorKind::Output, "esv: " + f.dir + ": a symbolic link: name the folder itself");
+  if (!S_ISDIR(st.st_mode)) throw Error(ErrorKind::Output, "esv: " + f.dir + ": " + file_type_name(st.st_mode) + ", not a folder");
+  const bool ours = fs::exists(fs::path(f.dir) / kMarker);
+  if (!ours && !fs::is_empty(f.dir) && !f.force) {
+    throw Error(ErrorKind::Output, "esv: " + f.dir + " is a folder that is not an ea_iid package: it is replaced only with --force");
+  }
+}
+
+// What a source must hold to be packaged, checked before any work: 1,000,000 samples of raw
+// noise, restart data, conditioned data of at least as many bytes for each non-vetted
+// component, a vetted component's ACVTS name and validation.
+void check_packable(const ManifestSource& s) {
+  const auto bytes = [](const std::string& p) { return static_cast<uint64_t>(fs::file_size(p)); };
+  const SampleFormat format = s.sample_input ? s.sample_input->format : SampleFormat::U8;
+  if (format == SampleFormat::Text) {
+    throw Error(ErrorKind::Usage, s.where() + ": sampleFormat text: ESV data files are binary; convert the capture first");
+  }
+  const uint64_t need = kEsvSamples * static_cast<uint64_t>(sample_bytes(format));
+  if (bytes(s.spec.samples) < need) {
+    throw Error(ErrorKind::Usage, s.where() + ": rawNoisePath: " + s.spec.samples + " has " + std::to_string(bytes(s.spec.samples)) +
+                                      " bytes; an ESV raw noise file holds exactly 1000000 samples (" + std::to_string(need) +
+                                      " bytes as " + sample_format_name(format) + ")");
+  }
+  if (!s.spec.restart_data) {
+    throw Error(ErrorKind::Usage, s.where() + ": restartTestPath: an ESV submission holds restart data (1,000 restarts x 1,000 "
+                                              "samples): the server runs the restart tests and certifies only when they pass");
+  }
+  for (size_t k = 0; k < s.spec.conditioning.size(); ++k) {
+    const SourceConditioning& c = s.spec.conditioning[k];
+    const std::string at = s.where() + ": conditioningComponent[" + std::to_string(k) + "].";
+    if (c.vetted && (!c.description || c.description->empty())) {
+      throw Error(ErrorKind::Usage, at + "description: a vetted component is registered by its ACVTS name (docs/esv.md)");
+    }
+    if (c.vetted && !c.validation_number) {
+      throw Error(ErrorKind::Usage, at + "validationNumber: a vetted component is registered with its ACVTS validation");
+    }
+    if (!c.vetted && !c.conditioned) {
+      throw Error(ErrorKind::Usage, at + "unvettedConditionedPaths: ESV takes the conditioned output of a non-vetted "
+                                         "component as a data file, not hPrime");
+    }
+    if (c.conditioned && bytes(*c.conditioned) < kEsvSamples) {
+      throw Error(ErrorKind::Usage, at + "unvettedConditionedPaths: " + *c.conditioned + " has " +
+                                        std::to_string(bytes(*c.conditioned)) + " bytes; ESV takes exactly 1000000");
+    }
+  }
+}
+
+void write_bytes(const std::string& path, const uint8_t* p, size_t n) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(p), static_cast<std::streamsize>(n));
+  out.close();
+  if (!out) throw Error(ErrorKind::Output, "esv: cannot write " + path);
+}
+
+std::vector<uint8_t> first_bytes(const std::string& path, uint64_t n) {
+  std::vector<uint8_t> b(n);
+  std::ifstream in(path, std::ios::binary);
+  in.read(reinterpret_cast<char*>(b.data()), static_cast<std::streamsize>(n));
+  if (static_cast<uint64_t>(in.gcount()) != n) throw Error(ErrorKind::Input, "esv: " + path + ": cannot read " + std::to_string(n) + " bytes");
+  return b;
+}
+
+// The package's data files of source `s` in `folder`, and the source as the package holds it:
+// its files there, as u8 symbols of the width its first 1,000,000 samples were mapped to.
+ManifestSource stage_source(const ManifestSource& s, const std::string& folder, int threads, EsvFiles& files) {
+  LoadOptions o;
+  o.width = s.bits.value_or(0);
+  o.subset = SubsetSpec{0, kEsvSamples};
+  if (s.sample_input) o.sample_input = *s.sample_input;
+  o.threads = threads;
+  const Dataset d = load_dataset(s.spec.samples, o);
+  ManifestSource p = s;
+  p.sample_input.reset();
+  p.bits = d.width;
+  p.spec.samples = folder + files.raw;
+  write_bytes(p.spec.samples, d.raw.data(), d.raw.size());
+  if (s.spec.restart_data) {
+    LoadOptions r;
+    r.width = d.width;
+    r.sample_input = resolved_input(d.mapping);  // the sequential data's mask or bins
+    const Dataset rd = load_dataset(*s.spec.restart_data, r);
+    files.restart = "restart.bin";
+    p.spec.restart_data = folder + files.restart;
+    write_bytes(*p.spec.restart_data, rd.raw.data(), rd.raw.size());
+  }
+  for (size_t k = 0; k < p.spec.conditioning.size(); ++k) {
+    SourceConditioning& c = p.spec.conditioning[k];
+    if (!c.conditioned) continue;
+    const std::string name = "conditioned-" + std::to_string(k + 1) + ".bin";
+    const std::vector<uint8_t> b = first_bytes(*c.conditioned, kEsvSamples);
+    c.conditioned = folder + name;
+    write_bytes(*c.conditioned, b.data(), b.size());
+    files.conditioned.push_back(name);
+  }
+  return p;
+}
+
+// The run's settings as `ea_iid source --manifest` makes them, per source of `m`.
+std::vector<Settings> package_settings(const EsvFlags& f, const Manifest& m) {
+  Settings base;
+  const EngineChoice engine = apply_engine_options(f.engine, base, Program::EaIid);
+  Settings probe = base;
+  probe.threads = engine.threads ? *engine.threads : 1;
+  const SettingsGiven g = source_settings_given(f.engine, engine, base, false, false);
+  check_manifest_settings(m, probe, g, false, cli_setting_names());
+  base.threads = engine.threads ? *engine.threads : omp_get_max_threads();
+  std::vector<Settings> out;
+  for (const ManifestSource& s : m.sources) out.push_back(manifest_source_settings(s, base, false));
+  if (std::any_of(out.begin(), out.end(), draws_random_numbers)) {
+    const uint64_t seed = engine.seed ? *engine.seed : os_seed();
+    if (!engine.seed) logger().info("--seed {} (drawn from the OS; pass --seed to repeat this package)", seed);
+    for (Settings& s : out) s.seed = seed;
+  }
+  return out;
+}
+
+// The sources assessed on the package's own files: each one's record, in manifest order.
+std::vector<ordered_json> assess_package(const Manifest& staged, const std::vector<Settings>& settings,
+                                         const std::string& command_line, bool quiet, const std::atomic<bool>& interrupt) {
+  std::vector<ordered_json> records(staged.sources.size());
+  ReportOptions ro;
+  ro.started = timestamp_now();
+  ro.command_line = command_line;
+  ro.quiet = true;
+  ManifestHooks h;
+  h.started = [&](size_t k) {
+    if (!quiet) logger().info("{}: assessing the package's files", staged.sources[k].where());
+  };
+  h.failed = [&](size_t k, const Error& e) {
+    logger().error("{}: {}", staged.sources[k].where(), worded(e));
+    return worded(e);
+  };
+  h.finished = [&](size_t k, ordered_json record) { records[k] = std::move(record); };
+  std::vector<size_t> todo(staged.sources.size());
+  for (size_t k = 0; k < todo.size(); ++k) todo[k] = k;
+  Engine engine;
+  const ManifestSummary sum = run_manifest_sources(engine, 1, staged, todo, settings, ro, interrupt, h);
+  if (sum.interrupted) throw Error(ErrorKind::Interrupted, "interrupted");
+  for (size_t k = 0; k < records.size(); ++k) {
+    if (records[k].value("type", std::string()) != "Source") {
+      throw Error(ErrorKind::Input, staged.sources[k].where() + ": its assessment failed (" +
+                                        records[k].value("errorMessage", std::string("no record")) + "); no package written");
+    }
+  }
+  return records;
+}
+
+std::string text_of(const ordered_json& j) { return dump_json(j, 2) + "\n"; }
+
+void write_text_file(const std::string& path, const std::string& text) {
+  write_bytes(path, reinterpret_cast<const uint8_t*>(text.data()), text.size());
+}
+
+// A source's documents in its folder: its record, registration, run file and report.
+void write_source_documents(const ManifestSource& m, const std::string& folder, const ordered_json& record,
+                            const EsvFiles& files, const std::string& browser, const std::atomic<bool>& interrupt) {
+  ordered_json kept = record;
+  kept.erase("run");
+  write_text_file(folder + files.record, text_of(kept));
+  const ordered_json registration = esv_registration(m, kept);
+  write_text_file(folder + files.registration, text_of(registration));
+  write_text_file(folder + "run.json", text_of(esv_run_file(registration, files)));
+  const std::string html = folder + "EntropyAssessmentReport.html";
+  write_text_file(html, source_html(kept, files.record));
+  write_pdf_from_html(html, folder + files.report, browser, kPdfTimeoutSeconds, InputSet{}, &interrupt, "esv: the report PDF");
+}
+
+// SHA256SUMS over every file of the package (sorted, paths relative to it), as sha256sum -c reads it.
+std::string sums_of(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file()) names.push_back(fs::relative(e.path(), dir).generic_string());
+  }
+  std::sort(names.begin(), names.end());
+  std::string t;
+  for (const std::string& n : names) t += sha256_file(dir + "/" + n) + "  " + n + "\n";
+  return t;
+}
+
+// The staged package takes DIR's place: an earlier package (or, with --force, folder) is
+// moved aside first and removed once the new one is in place.
+void put_in_place(const std::string& staged, const std::string& dir) {
+  const std::string old = dir + ".replaced-" + std::to_string(::getpid());
+  const bool had = fs::exists(dir);
+  if (had) fs::rename(dir, old);
+  fs::rename(staged, dir);
+  if (had) fs::remove_all(old);
+}
+
+void write_package(const EsvFlags& f, const Manifest& m, const std::string& command_line, const std::atomic<bool>& interrupt) {
+  // Absolute: the browser that prints the report is given file paths of its own working folder.
+  const std::string staged = fs::absolute(f.dir).lexically_normal().string() + ".partial-" + std::to_string(::getpid());
+  fs::remove_all(staged);
+  fs::create_directories(staged);
+  struct Cleanup {
+    std::string path;
+    bool keep = false;
+    ~Cleanup() {
+      std::error_code ec;
+      if (!keep) fs::remove_all(path, ec);
+    }
+  } cleanup{staged};
+  const std::vector<Settings> settings0 = package_settings(f, m);
+  Manifest inside = m;
+  std::vector<EsvFiles> files(m.sources.size());
+  std::vector<std::string> stems;
+  for (size_t k = 0; k < m.sources.size(); ++k) {
+    const std::string folder = staged + "/" + m.sources[k].stem + "/";
+    fs::create_directories(folder);
+    inside.sources[k] = stage_source(m.sources[k], folder, settings0[k].threads, files[k]);
+    stems.push_back(m.sources[k].stem);
+  }
+  std::vector<Settings> settings = settings0;
+  for (size_t k = 0; k < settings.size(); ++k) {
+    settings[k] = manifest_source_settings(inside.sources[k], settings0[k], false);
+    settings[k].sample_input = SampleInput{};  // the package's files: u8 symbols, as the server reads them
+  }
+  const std::vector<ordered_json> records = assess_package(inside, settings, command_line, f.quiet, interrupt);
+  ordered_json marker{{"tool", "ea_iid"}, {"toolVersion", version_string()}, {"packageVersion", 1}, {"sources", ordered_json::array()}};
+  for (size_t k = 0; k < m.sources.size(); ++k) {
+    write_source_documents(m.sources[k], staged + "/" + stems[k] + "/", records[k], files[k], f.browser, interrupt);
+    marker["sources"].push_back({{"name", m.sources[k].spec.name}, {"folder", stems[k]}});
+  }
+  write_text_file(staged + "/README.txt", esv_readme(stems, version_string()));
+  write_text_file(staged + "/" + kMarker, text_of(marker));
+  const std::string sums = sums_of(staged);
+  write_text_file(staged + "/SHA256SUMS", sums);
+  put_in_place(staged, f.dir);
+  cleanup.keep = true;
+  if (!f.quiet) {
+    std::vector<LabRow> lab;
+    for (size_t k = 0; k < m.sources.size(); ++k) lab.push_back(LabRow{m.sources[k].spec.name, records[k], "", m.sources[k].iid_claim});
+    std::fputs(lab_text(lab).c_str(), stdout);
+    std::printf("Package: %s (%zu sources); check it before upload: ea_iid esv check %s\n", f.dir.c_str(), m.sources.size(),
+                f.dir.c_str());
+  }
+}
+
+}  // namespace
+
+int esv_package_command(std::vector<char*> args, const std::string& command_line, const std::atomic<bool>& interrupt,
+                        const std::atomic<int>& signal_number) {
+  EsvFlags f;
+  try {
+    init_logging("info");
+    CLI::App app{"ea_iid esv: an ESV submission package (docs/esv.md): per source the registration JSON, the data files "
+                 "as the ESV server reads them (1,000,000 samples, one a byte), the report as PDF, NIST's client's "
+                 "run.json, SHA256SUMS; the numbers from an assessment of the package's own files.",
+                 "ea_iid esv"};
+    app.add_option("DIR", f.dir, "the package's folder (made; an earlier package is replaced)")->required()->type_name("DIR");
+    app.add_option("--manifest", f.manifest, "the sources (docs/manifest.md): the registration's fields and the files")
+        ->required()
+        ->type_name("FILE.json");
+    app.add_option("--browser", f.browser, "the browser that prints the report as PDF (default: chromium on PATH)")->type_name("PATH");
+    app.add_flag("--force", f.force, "replace DIR even when it is not an ea_iid package");
+    app.add_flag("-q", f.quiet, "nothing on standard output");
+    add_engine_options(app, f.engine, Program::EaIid);
+    app.footer("Example:\n  ea_iid esv package/ --manifest sources.json && ea_iid esv check package/\n"
+               "Exit status: 0 written, 2 errors (a manifest or data error: before any work, nothing written), 130/143 "
+               "interrupted (nothing written).");
+    if (const int done = parse_subcommand(app, args, "ea_iid esv"); done >= 0) return done;
+    if (!f.dir.empty() && f.dir.size() > 1 && f.dir.back() == '/') f.dir.pop_back();
+    const Manifest m = read_manifest(f.manifest);
+    for (const ManifestSource& s : m.sources) check_packable(s);
+    check_package_dir(f);
+    find_browser(f.browser, "esv (the report PDF)");
+    write_package(f, m, command_line, interrupt);
+    return 0;
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Interrupted || interrupt.load()) {
+      logger().error("interrupted: no package written");
+      return signal_number.load() == SIGTERM ? 143 : 130;
+    }
+    logger().error("{}", worded(e));
+  } catch (const std::exception& e) {
+    logger().error("esv: {}", e.what());
+  }
+  return 2;
+}
+
+}  // namespace ea::cli

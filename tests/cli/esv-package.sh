@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# ea_iid esv (issue 47): a package of three sources from one manifest: an IID claim without
+# conditioning (restart data), a non-IID source with a vetted component (restart data), and a
+# 12-bit capture mapped to 8 bits (selectBits 0x0db6) with a non-vetted component and its
+# conditioned data. Checked: every data file is 1,000,000 bytes and holds what the server must
+# read (the raw noise's first 1,000,000 samples as symbols, the script's own packing for the
+# 12-bit capture, the conditioned data's first 1,000,000 bytes); SHA256SUMS holds; each
+# registration carries the numbers of the package's own assessment (assessment.json) and
+# validates against ESV's schema with python's jsonschema (when importable); the report is a
+# PDF; run.json's paths exist; an earlier package is replaced, another folder only with
+# --force; a 999,999-byte raw noise file is refused before any work (nothing written).
+# usage: esv-package.sh EA_IID WORK_DIR SAMPLES_DIR ESV_SCHEMA_DIR
+set -uo pipefail
+exe=$1 work=$2 samples=$3 esv=$4
+here=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$work" && mkdir -p "$work"
+cd "$work" || exit 1
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+py=/usr/bin/python3
+$py -c "import numpy" 2>/dev/null || { echo "SKIP: the ESV package test needs numpy (python3-numpy) for its 12-bit capture"; exit 77; }
+command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null ||
+  { echo "SKIP: the ESV package's report PDF needs chromium"; exit 77; }
+$py "$here/../tools/wide_captures.py" generate "$work" || bad "generate"
+# The non-vetted component's conditioned output: 1,000,000 bytes of SHA-256 in counter mode.
+$py -c "
+import hashlib, sys
+out = bytearray()
+k = 0
+while len(out) < 1000000:
+    out += hashlib.sha256(b'conditioned %d' % k).digest(); k += 1
+open(sys.argv[1], 'wb').write(out[:1000000])" conditioned.bin
+cat > m.json <<JSON
+{"sources": [
+  {"primaryNoiseSource": "rand8 iid", "rawNoisePath": "$samples/truerand_8bit.bin", "iidClaim": true,
+   "bitsPerSample": 8, "restartTestPath": "$samples/truerand_8bit.bin", "physical": true,
+   "numberOfRestarts": 1000, "samplesPerRestart": 1000, "additionalNoiseSources": false},
+  {"primaryNoiseSource": "tick4 vetted", "rawNoisePath": "$samples/truerand_4bit.bin", "iidClaim": false,
+   "bitsPerSample": 4, "restartTestPath": "$samples/truerand_4bit.bin", "physical": false,
+   "conditioningComponent": [{"sequencePosition": 1, "vetted": true, "description": "HMAC-SHA2-256",
+     "validationNumber": "A1234", "minNin": 1024, "nOut": 256, "nw": 256}]},
+  {"primaryNoiseSource": "adc12 mapped", "rawNoisePath": "adc12.u16le", "sampleFormat": "u16le",
+   "selectBits": "0x0db6", "iidClaim": false, "restartTestPath": "adc12-restart.u16le",
+   "conditioningComponent": [{"sequencePosition": 1, "vetted": false, "bijectiveClaim": false,
+     "minNin": 512, "nOut": 64, "nw": 64, "unvettedConditionedPaths": "conditioned.bin"}]}
+]}
+JSON
+"$exe" esv pkg --manifest m.json --seed 7 --iterations 100 --device cpu -q 2>esv.err || { bad "esv: exit $?"; cat esv.err; }
+for s in rand8_iid tick4_vetted adc12_mapped; do
+  for f in registration.json run.json assessment.json rawNoise.bin EntropyAssessmentReport.pdf; do
+    [ -f "pkg/$s/$f" ] || bad "$s: no $f"
+  done
+done
+for f in pkg/*/rawNoise.bin pkg/*/restart.bin pkg/*/conditioned-*.bin; do
+  [ "$(stat -c %s "$f")" = 1000000 ] || bad "$f: $(stat -c %s "$f") bytes, not 1000000"
+done
+cmp -s pkg/rand8_iid/rawNoise.bin "$samples/truerand_8bit.bin" || bad "rand8: rawNoise.bin is not the file's samples"
+cmp -s pkg/rand8_iid/restart.bin "$samples/truerand_8bit.bin" || bad "rand8: restart.bin is not the restart data"
+$py "$here/../tools/wide_captures.py" pack adc12.u16le u16le 0x0db6 adc12.sym &&
+  cmp -s pkg/adc12_mapped/rawNoise.bin <(head -c 1000000 adc12.sym) || bad "adc12: rawNoise.bin is not the script's packing of 0x0db6"
+cmp -s pkg/adc12_mapped/conditioned-1.bin conditioned.bin || bad "adc12: conditioned-1.bin differs from the component's data"
+$py "$here/../tools/wide_captures.py" pack adc12-restart.u16le u16le 0x0db6 adc12-restart.sym &&
+  cmp -s pkg/adc12_mapped/restart.bin adc12-restart.sym || bad "adc12: restart.bin is not the script's packing of 0x0db6"
+# The package passes esv check (the lab's PublicUseDocument.pdf, not yet added, is a warning).
+"$exe" esv check pkg >check.out 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "0 errors" check.out || { bad "esv check of the package: exit $rc"; cat check.out; }
+(cd pkg && sha256sum --quiet -c SHA256SUMS) || bad "SHA256SUMS does not hold"
+for s in rand8_iid tick4_vetted adc12_mapped; do
+  head -c 5 "pkg/$s/EntropyAssessmentReport.pdf" | grep -q '%PDF-' || bad "$s: the report is not a PDF"
+done
+# The registration's numbers are the package's own assessment's.
+$py - pkg <<'PY' || bad "registrations"
+import json, os, sys
+pkg = sys.argv[1]
+ok = True
+def check(cond, what):
+    global ok
+    if not cond:
+        print("FAIL:", what); ok = False
+for s, claim, bits, comps in [("rand8_iid", True, 8, 0), ("tick4_vetted", False, 4, 1), ("adc12_mapped", False, 8, 1)]:
+    reg = json.load(open(os.path.join(pkg, s, "registration.json")))
+    rec = json.load(open(os.path.join(pkg, s, "assessment.json")))
+    run = json.load(open(os.path.join(pkg, s, "run.json")))
+    check(reg[0] == {"esvVersion": "1.0"}, s + ": esvVersion first")
+    r = reg[1]
+    check(r["iidClaim"] == claim and r["bitsPerSample"] == bits, s + ": iidClaim/bitsPerSample")
+    check(r["hminEstimate"] == rec["flow"]["hValidated"], s + ": hminEstimate is not the assessment's hValidated")
+    check(0 < r["hminEstimate"] <= bits, s + ": hminEstimate out of range")
+    check(len(r["conditioningComponent"]) == comps, s + ": components")
+    for c, a in zip(r["conditioningComponent"], rec["flow"]["conditioning"] or []):
+        check(c["hOut"] == a["hOut"] and c["minHin"] == a["hIn"] and c["minNin"] == a["nIn"], s + ": component numbers")
+        check(("validationNumber" in c) == c["vetted"] and ("bijectiveClaim" in c) != c["vetted"], s + ": vetted fields")
+    d = run[0]["DataFiles"][0]
+    for p in [d["rawNoisePath"], d.get("restartTestPath", d["rawNoisePath"])] + d["unvettedConditionedPaths"] + [run[0]["AssessmentRegistrationPath"]]:
+        check(os.path.isfile(os.path.join(pkg, s, p)), s + ": run.json names " + p + ", not in the package")
+    check(d["rawNoiseSampleSize"] == bits, s + ": rawNoiseSampleSize")
+sys.exit(0 if ok else 1)
+PY
+pyenv_py=/root/.pyenv/shims/python3
+if [ -x "$pyenv_py" ] && "$pyenv_py" -c "import jsonschema" 2>/dev/null; then
+  "$pyenv_py" - "$esv/esv-metadata-schema.json" pkg/*/registration.json <<'PY' || bad "a registration fails ESV's schema (jsonschema)"
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+bad = 0
+for p in sys.argv[2:]:
+    for e in jsonschema.Draft7Validator(schema).iter_errors(json.load(open(p))):
+        print("FAIL:", p, list(e.absolute_path), e.message); bad += 1
+sys.exit(1 if bad else 0)
+PY
+else
+  echo "note: python's jsonschema not importable: ESV's schema not checked with it"
+fi
+# An earlier package is replaced; another folder only with --force; a file is refused.
+"$exe" esv pkg --manifest m.json --seed 7 --iterations 100 --device cpu -q 2>/dev/null || bad "esv over its own package: exit $?"
+mkdir other && echo keep > other/x
+"$exe" esv other --manifest m.json -q 2>other.err; rc=$?
+[ $rc -eq 2 ] && grep -q "not an ea_iid package: it is replaced only with --force" other.err && [ -f other/x ] || bad "another folder: exit $rc"
+# Refused before any work: raw noise of 999,999 bytes, a source without restart data (nothing written).
+$py -c "import json,sys; m=json.load(open('m.json')); del m['sources'][1]['restartTestPath']; json.dump(m, open('m-nr.json','w'))"
+"$exe" esv nr-pkg --manifest m-nr.json -q 2>nr.err; rc=$?
+[ $rc -eq 2 ] && grep -q 'sources\[1\] (tick4 vetted): restartTestPath: an ESV submission holds restart data' nr.err && [ ! -e nr-pkg ] ||
+  { bad "no restart data: exit $rc"; cat nr.err; }
+head -c 999999 "$samples/truerand_8bit.bin" > short.bin
+sed "s|$samples/truerand_8bit.bin\", \"iidClaim\": true|$work/short.bin\", \"iidClaim\": true|" m.json > m-short.json
+"$exe" esv short-pkg --manifest m-short.json -q 2>short.err; rc=$?
+[ $rc -eq 2 ] && grep -q 'sources\[0\] (rand8 iid): rawNoisePath: .* has 999999 bytes' short.err && [ ! -e short-pkg ] ||
+  { bad "a short raw noise file: exit $rc"; cat short.err; }
+ls -d pkg.partial-* short-pkg.partial-* 2>/dev/null && bad "a staging folder was left behind"
+[ $fail -eq 0 ] && echo "esv package: all passed"
