@@ -25,6 +25,7 @@
 #include "manifest_run.hpp"
 #include "messages.hpp"
 #include "option_groups.hpp"
+#include "esv.hpp"
 #include "pdf.hpp"
 #include "run.hpp"
 #include "outcome.hpp"
@@ -150,13 +151,14 @@ ManifestSource stage_source(const ManifestSource& s, const std::string& folder, 
   return p;
 }
 
-// The run's settings as `ea_iid source --manifest` makes them, per source of `m`.
-std::vector<Settings> package_settings(const EsvFlags& f, const Manifest& m) {
+}  // namespace
+
+std::vector<Settings> esv_settings(const EngineOptionText& text, const Manifest& m) {
   Settings base;
-  const EngineChoice engine = apply_engine_options(f.engine, base, Program::EaIid);
+  const EngineChoice engine = apply_engine_options(text, base, Program::EaIid);
   Settings probe = base;
   probe.threads = engine.threads ? *engine.threads : 1;
-  const SettingsGiven g = source_settings_given(f.engine, engine, base, false, false);
+  const SettingsGiven g = source_settings_given(text, engine, base, false, false);
   check_manifest_settings(m, probe, g, false, cli_setting_names());
   base.threads = engine.threads ? *engine.threads : omp_get_max_threads();
   std::vector<Settings> out;
@@ -169,9 +171,8 @@ std::vector<Settings> package_settings(const EsvFlags& f, const Manifest& m) {
   return out;
 }
 
-// The sources assessed on the package's own files: each one's record, in manifest order.
-std::vector<ordered_json> assess_package(const Manifest& staged, const std::vector<Settings>& settings,
-                                         const std::string& command_line, bool quiet, const std::atomic<bool>& interrupt) {
+std::vector<ordered_json> esv_assess(const Manifest& staged, const std::vector<Settings>& settings,
+                                     const std::string& command_line, bool quiet, const std::atomic<bool>& interrupt) {
   std::vector<ordered_json> records(staged.sources.size());
   ReportOptions ro;
   ro.started = timestamp_now();
@@ -191,6 +192,15 @@ std::vector<ordered_json> assess_package(const Manifest& staged, const std::vect
   Engine engine;
   const ManifestSummary sum = run_manifest_sources(engine, 1, staged, todo, settings, ro, interrupt, h);
   if (sum.interrupted) throw Error(ErrorKind::Interrupted, "interrupted");
+  return records;
+}
+
+namespace {
+
+// The sources assessed on the package's own files: each one's record, in manifest order.
+std::vector<ordered_json> assess_package(const Manifest& staged, const std::vector<Settings>& settings,
+                                         const std::string& command_line, bool quiet, const std::atomic<bool>& interrupt) {
+  std::vector<ordered_json> records = esv_assess(staged, settings, command_line, quiet, interrupt);
   for (size_t k = 0; k < records.size(); ++k) {
     if (records[k].value("type", std::string()) != "Source") {
       throw Error(ErrorKind::Input, staged.sources[k].where() + ": its assessment failed (" +
@@ -255,7 +265,7 @@ void write_package(const EsvFlags& f, const Manifest& m, const std::string& comm
       if (!keep) fs::remove_all(path, ec);
     }
   } cleanup{staged};
-  const std::vector<Settings> settings0 = package_settings(f, m);
+  const std::vector<Settings> settings0 = esv_settings(f.engine, m);
   Manifest inside = m;
   std::vector<EsvFiles> files(m.sources.size());
   std::vector<std::string> stems;

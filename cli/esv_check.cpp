@@ -4,13 +4,17 @@
 // status 0 when no finding is an error, 1 when one is, 2 for a usage error (no DIR, DIR not a
 // folder, an output that cannot be written).
 #include <CLI/CLI.hpp>
+#include <csignal>
+#include <fstream>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
 
 #include "commands.hpp"
 #include "common/error.hpp"
+#include "esv.hpp"
 #include "esv_check.hpp"
+#include "esv_rehearsal.hpp"
 #include "logging.hpp"
 #include "messages.hpp"
 #include "option_groups.hpp"
@@ -22,10 +26,13 @@ namespace ea::cli {
 
 namespace {
 
+using nlohmann::ordered_json;
+
 struct CheckFlags {
   std::string dir, json;
-  bool force = false, quiet = false;
+  bool force = false, quiet = false, no_rehearsal = false;
   CLI::Option* json_opt = nullptr;
+  EngineOptionText engine;
 };
 
 void add_check_options(CLI::App& app, CheckFlags& f) {
@@ -37,6 +44,9 @@ void add_check_options(CLI::App& app, CheckFlags& f) {
                    ->type_name("FILE.json");
   app.add_flag("--force", f.force, "with --json: replace an existing file that is not an ea_iid result");
   app.add_flag("-q", f.quiet, "no findings on standard output, only the summary line on standard error");
+  app.add_flag("--no-rehearsal", f.no_rehearsal,
+               "only the registration and the files: do not run the server's steps on the package's files");
+  add_engine_options(app, f.engine, Program::EaIid);
   app.footer(
       "Examples:\n"
       "  ea_iid esv check esv-package/\n"
@@ -46,7 +56,47 @@ void add_check_options(CLI::App& app, CheckFlags& f) {
       "rule script, NIST's client or tool, SP 800-90B, or the package's own layout (hashes, marker).\n"
       "Severities: error (the server or NIST's client refuses it, or the files contradict the\n"
       "package), warning, note (a known defect of schema 4b69a04c). docs/esv.md lists every rule.\n"
-      "Exit status: 0 no error finding; 1 some error finding; 2 usage (no DIR, not a folder).");
+      "The rehearsal (unless --no-rehearsal) runs the server's steps on the package's own files (the IID\n"
+      "tests or the non-IID estimators, the restart tests with H_I = hminEstimate, each component's h_out;\n"
+      "NIST's numbers) and checks every claim against them; --seed, --iterations and --device as for ea_iid.\n"
+      "Exit status: 0 no error finding; 1 some error finding; 2 usage (no DIR, not a folder); 130/143 interrupted.");
+}
+
+// The rehearsal: each source read as the server reads it (esv_rehearsal_source), assessed as
+// `ea_iid source` assesses one, and its claims against the result; a source that cannot be
+// read or assessed is an error finding.
+void rehearse(const CheckFlags& f, const CommandEnv& env, const std::vector<std::string>& folders,
+              std::vector<EsvFinding>& findings) {
+  Manifest m;
+  m.path = f.dir;
+  std::vector<std::string> names;
+  for (size_t k = 0; k < folders.size(); ++k) {
+    try {
+      m.sources.push_back(esv_rehearsal_source(folders[k], m.sources.size()));
+      names.push_back(folders[k]);
+    } catch (const Error& e) {
+      findings.push_back({std::filesystem::path(folders[k]).filename().string(), "rehearsal", "",
+                          "the server's steps run on the package's files", "rehearsal",
+                          std::string("cannot run: ") + e.what(), EsvSeverity::Error});
+    }
+  }
+  if (m.sources.empty()) return;
+  const std::vector<Settings> settings = esv_settings(f.engine, m);
+  if (!f.quiet) logger().info("rehearsal: {} sources, the server's steps on the package's files", m.sources.size());
+  const std::vector<ordered_json> records = esv_assess(m, settings, env.command_line, f.quiet, *env.interrupt);
+  for (size_t k = 0; k < records.size(); ++k) {
+    const std::string& name = m.sources[k].spec.name;
+    if (records[k].value("type", std::string()) != "Source") {
+      findings.push_back({name, "rehearsal", "", "the server's steps run on the package's files", "rehearsal",
+                          "the assessment failed: " + records[k].value("errorMessage", std::string("no record")),
+                          EsvSeverity::Error});
+      continue;
+    }
+    std::ifstream in(std::filesystem::path(names[k]) / "registration.json");
+    const ordered_json reg = ordered_json::parse(in, nullptr, false);
+    const std::vector<EsvFinding> r = esv_rehearsal_findings(reg, records[k], name);
+    findings.insert(findings.end(), r.begin(), r.end());
+  }
 }
 
 std::string plural(size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
@@ -77,7 +127,7 @@ std::string summary_line(const std::string& dir, size_t sources, const std::vect
   for (const EsvFinding& f : findings) ++n[static_cast<int>(f.severity)];
   return "esv check: " + dir + ": " + plural(sources, "source") + ", " + plural(n[0], "error") + ", " +
          plural(n[1], "warning") + ", " + plural(n[2], "note") +
-         (n[0] ? ": not ready to upload" : ": no error found (the rehearsal is separate)");
+         (n[0] ? ": not ready to upload" : ": no error found");
 }
 
 int run_check(const CheckFlags& f, const CommandEnv& env) {
@@ -96,8 +146,9 @@ int run_check(const CheckFlags& f, const CommandEnv& env) {
   ReportOptions ro;
   ro.started = timestamp_now();
   ro.command_line = env.command_line;
-  std::vector<std::string> sources;
-  const std::vector<EsvFinding> findings = check_package(f.dir, &sources);
+  std::vector<std::string> sources, folders;
+  std::vector<EsvFinding> findings = check_package(f.dir, &sources, &folders);
+  if (!f.no_rehearsal) rehearse(f, env, folders, findings);
   const bool json_on_stdout = json && *json == "-";
   std::FILE* text = json_on_stdout || f.quiet ? stderr : stdout;
   if (!f.quiet) write_text(text, findings_text(sources, findings), json_on_stdout ? "standard error" : "standard output");
@@ -122,8 +173,13 @@ int esv_check_main(std::vector<char*> args, const CommandEnv& env) {
                  "ea_iid esv check"};
     add_check_options(app, f);
     if (const int done = parse_subcommand(app, args, "ea_iid esv check"); done >= 0) return done;
+    env.install_signal_handlers();
     return run_check(f, env);
   } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Interrupted || env.interrupt->load()) {
+      logger().error("interrupted");
+      return env.signal_number->load() == SIGTERM ? 143 : 130;
+    }
     logger().error("{}", worded(e));
   } catch (const std::exception& e) {
     logger().error("internal error: {}", e.what());

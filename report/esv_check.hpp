@@ -52,9 +52,10 @@ std::vector<EsvFinding> check_registration(const nlohmann::ordered_json& doc, co
 // The findings of the package in folder `dir`: the marker (ea_iid-package.json; a package
 // without one is read as a lab's: every folder holding a registration.json is a source),
 // SHA256SUMS, and per source its registration (check_registration), run.json, data files and
-// supporting documents. `sources`, when given, receives the sources' names in order.
-// Throws Error{Input} only when `dir` is not a readable folder.
-std::vector<EsvFinding> check_package(const std::string& dir, std::vector<std::string>* sources = nullptr);
+// supporting documents. `sources`, when given, receives the sources' names in order, and
+// `folders` their folders (absolute). Throws Error{Input} only when `dir` is not a readable folder.
+std::vector<EsvFinding> check_package(const std::string& dir, std::vector<std::string>* sources = nullptr,
+                                      std::vector<std::string>* folders = nullptr);
 
 struct ReportOptions;
 // `ea_iid esv check --json`'s record (type "EsvCheck", docs/json.md): the package, its

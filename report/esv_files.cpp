@@ -201,7 +201,8 @@ Claim claim_of(const ordered_json& doc) {
 
 }  // namespace
 
-std::vector<EsvFinding> check_package(const std::string& dir, std::vector<std::string>* names) {
+std::vector<EsvFinding> check_package(const std::string& dir, std::vector<std::string>* names,
+                                      std::vector<std::string>* folders) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw Error(ErrorKind::Input, dir + ": not a folder");
   const fs::path root = fs::canonical(dir, ec);
@@ -216,6 +217,7 @@ std::vector<EsvFinding> check_package(const std::string& dir, std::vector<std::s
   check_sums(root, has_marker, package);
   for (const Source& s : sources) {
     if (names) names->push_back(s.name);
+    if (folders) folders->push_back((root / s.folder).string());
     const fs::path folder = root / s.folder;
     Sink sink(s.name, esv::kRegistration, &out);
     if (!fs::is_directory(folder, ec)) {

@@ -18,7 +18,7 @@ bad() { echo "FAIL: $*"; fail=1; }
 
 # The clean package: exit 0, no error, S18's known defects as notes.
 $make clean || bad "make_esv_package.py clean"
-"$exe" esv check clean --json clean.json >clean.out 2>clean.err
+"$exe" esv check --no-rehearsal clean --json clean.json >clean.out 2>clean.err
 rc=$?
 [ $rc = 0 ] || bad "clean package: exit $rc: $(cat clean.out clean.err)"
 grep -q "^esv check: clean: 3 sources, 0 errors, 0 warnings, [1-9][0-9]* notes" clean.out || bad "clean package summary: $(tail -1 clean.out)"
@@ -31,7 +31,7 @@ grep -q "note: registration.json: conditioningComponent\[0\].minHin: .*Disagreem
 # Each seeded defect: exit 1 and a message naming it.
 check() {  # DEFECT PATTERN
   $make "d-$1" "$1" || { bad "$1: make_esv_package.py"; return; }
-  "$exe" esv check "d-$1" >"d-$1.out" 2>&1
+  "$exe" esv check --no-rehearsal "d-$1" >"d-$1.out" 2>&1
   local rc=$?
   [ $rc = 1 ] || bad "$1: exit $rc, not 1"
   grep -q -- "$2" "d-$1.out" || bad "$1: no finding matching '$2': $(grep -E 'error|warning' "d-$1.out" | head -5)"
@@ -64,7 +64,7 @@ n=$($make --list | wc -l)
 
 # A hand-made package without the marker: its folders holding a registration.json are the sources.
 cp -r clean nomarker && rm nomarker/ea_iid-package.json nomarker/SHA256SUMS
-"$exe" esv check nomarker >nomarker.out 2>&1 || bad "a package without a marker: exit $?: $(cat nomarker.out)"
+"$exe" esv check --no-rehearsal nomarker >nomarker.out 2>&1 || bad "a package without a marker: exit $?: $(cat nomarker.out)"
 grep -q "^esv check: nomarker: 3 sources, 0 errors, 1 warning" nomarker.out || bad "no marker: $(tail -1 nomarker.out)"
 
 # Usage: no DIR, not a folder: exit 2.

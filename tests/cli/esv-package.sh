@@ -45,7 +45,7 @@ cat > m.json <<JSON
      "minNin": 512, "nOut": 64, "nw": 64, "unvettedConditionedPaths": "conditioned.bin"}]}
 ]}
 JSON
-"$exe" esv pkg --manifest m.json --seed 7 --iterations 100 --device cpu -q 2>esv.err || { bad "esv: exit $?"; cat esv.err; }
+"$exe" esv pkg --manifest m.json --seed 1 --iterations 100 --device cpu -q 2>esv.err || { bad "esv: exit $?"; cat esv.err; }
 for s in rand8_iid tick4_vetted adc12_mapped; do
   for f in registration.json run.json assessment.json rawNoise.bin EntropyAssessmentReport.pdf; do
     [ -f "pkg/$s/$f" ] || bad "$s: no $f"
@@ -61,9 +61,21 @@ $py "$here/../tools/wide_captures.py" pack adc12.u16le u16le 0x0db6 adc12.sym &&
 cmp -s pkg/adc12_mapped/conditioned-1.bin conditioned.bin || bad "adc12: conditioned-1.bin differs from the component's data"
 $py "$here/../tools/wide_captures.py" pack adc12-restart.u16le u16le 0x0db6 adc12-restart.sym &&
   cmp -s pkg/adc12_mapped/restart.bin adc12-restart.sym || bad "adc12: restart.bin is not the script's packing of 0x0db6"
-# The package passes esv check (the lab's PublicUseDocument.pdf, not yet added, is a warning).
-"$exe" esv check pkg >check.out 2>&1; rc=$?
-[ $rc -eq 0 ] && grep -q "0 errors" check.out || { bad "esv check of the package: exit $rc"; cat check.out; }
+# The package passes esv check with its rehearsal on the package's files (same seed and
+# iterations: the same numbers); the lab's PublicUseDocument.pdf, not yet added, is a warning.
+"$exe" esv check pkg --seed 1 --iterations 100 --device cpu >check.out 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "0 errors" check.out && [ "$(grep -c "note: rehearsal: " check.out)" = 3 ] ||
+  { bad "esv check of the package: exit $rc"; cat check.out; }
+# A claim above what the rehearsal finds is an error naming the field and both numbers.
+cp -r pkg claim && $py - claim/adc12_mapped/registration.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); r[1]["hminEstimate"] = 7.9; r[1]["conditioningComponent"][0]["hOut"] = 63.5
+json.dump(r, open(sys.argv[1], "w"), indent=2)
+PY
+"$exe" esv check claim --seed 1 --iterations 100 --device cpu >claim.out 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q "error: registration.json: hminEstimate: 7.900000 is above the rehearsal's estimate 7.3" claim.out &&
+  grep -q "error: registration.json: conditioningComponent\[0\].hOut: 63.500000 is above the rehearsal's h_out 57.08" claim.out ||
+  { bad "a claim above the rehearsal: exit $rc"; cat claim.out; }
 (cd pkg && sha256sum --quiet -c SHA256SUMS) || bad "SHA256SUMS does not hold"
 for s in rand8_iid tick4_vetted adc12_mapped; do
   head -c 5 "pkg/$s/EntropyAssessmentReport.pdf" | grep -q '%PDF-' || bad "$s: the report is not a PDF"
@@ -111,7 +123,7 @@ else
   echo "note: python's jsonschema not importable: ESV's schema not checked with it"
 fi
 # An earlier package is replaced; another folder only with --force; a file is refused.
-"$exe" esv pkg --manifest m.json --seed 7 --iterations 100 --device cpu -q 2>/dev/null || bad "esv over its own package: exit $?"
+"$exe" esv pkg --manifest m.json --seed 1 --iterations 100 --device cpu -q 2>/dev/null || bad "esv over its own package: exit $?"
 mkdir other && echo keep > other/x
 "$exe" esv other --manifest m.json -q 2>other.err; rc=$?
 [ $rc -eq 2 ] && grep -q "not an ea_iid package: it is replaced only with --force" other.err && [ -f other/x ] || bad "another folder: exit $rc"

@@ -1,0 +1,27 @@
+// What `ea_iid esv` (the package) and `ea_iid esv check` (its rehearsal) share: the settings of
+// a package's sources and their assessment, as `ea_iid source --manifest` makes them.
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "manifest.hpp"
+#include "option_groups.hpp"
+
+namespace ea::cli {
+
+// The engine options (--seed, --iterations, --device, ...) checked by the one set of rules
+// for the sources of `m`, and each source's settings; a seed drawn from the OS (and logged)
+// when some source draws random numbers and --seed is not given.
+std::vector<Settings> esv_settings(const EngineOptionText& text, const Manifest& m);
+
+// Every source of `m` assessed with `settings` (one at a time): its record (source_json), or
+// an error record for a source that could not be assessed. Throws Error{Interrupted}.
+std::vector<nlohmann::ordered_json> esv_assess(const Manifest& m, const std::vector<Settings>& settings,
+                                               const std::string& command_line, bool quiet,
+                                               const std::atomic<bool>& interrupt);
+
+}  // namespace ea::cli
