@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "estimators/non_iid.hpp"
+#include "estimators/non_iid_mmc_bits.hpp"
 
 namespace ea {
 
@@ -493,10 +494,16 @@ Estimate lz78y_with(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
 
 // 6.3.9: Markov models of orders 1 to 16 counting what follows each context (at most
 // 100,000 (context, next value) pairs per order); the model with the most correct
-// predictions so far predicts. Bits use dense tables, other alphabets hash maps.
+// predictions so far predicts. Bits take the orders one by one (non_iid_mmc_bits.cpp),
+// other alphabets a hash map per order, step by step.
 Estimate multi_mmc_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
   if (n < 3) return too_short(NonIidEstimator::MultiMmc, "multiMMC", 3);
-  return k == 2 ? multi_mmc_with<BinaryTables>(s, n, k, interrupt) : multi_mmc_with<GeneralTables>(s, n, k, interrupt);
+  if (k != 2) return multi_mmc_with<GeneralTables>(s, n, k, interrupt);
+  const MmcCounts c = multi_mmc_bits(s, n, interrupt);  // order by order (non_iid_mmc_bits.cpp)
+  Estimate e;
+  e.which = NonIidEstimator::MultiMmc;
+  prediction_estimate(e, c.correct, n - 2, c.longest, k);
+  return e;
 }
 
 // 6.3.10: an LZ78-like dictionary of contexts of lengths 1 to 16 (at most 65,536 contexts

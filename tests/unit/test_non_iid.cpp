@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 #include <vector>
 
 #include "estimators/non_iid.hpp"
+#include "estimators/non_iid_mmc_bits.hpp"
 
 using namespace ea;
 
@@ -332,5 +335,139 @@ TEST_CASE("every non-IID estimator at 1-200 samples: a bound within [0, bits] or
         }
       }
     }
+  }
+}
+
+namespace {
+
+// SP 800-90B 6.3.9 as NIST ea_non_iid 1.1.8 loops it, step by step over all 16 orders with
+// one map per order, the cascade of lookups (an order is looked up only while the lower ones
+// were found) and the cap of 100,000 (context, next value) pairs per order: the reference
+// formulation that multi_mmc_estimate's bit path (16 passes, a replayed scoreboard) is
+// pinned to. `states`, when given: per order, per step t - 2, 0 (context unknown), 1 (known,
+// predicted wrong) or 3 (predicted right).
+LagCounts reference_mmc(const std::vector<uint8_t>& s, std::vector<std::vector<uint8_t>>* states = nullptr) {
+  constexpr size_t kOrders = 16;
+  using Context = std::pair<uint64_t, uint64_t>;  // the last 16 symbols, a byte each
+  std::vector<std::map<Context, std::map<uint8_t, uint64_t>>> dict(kOrders);
+  std::vector<uint64_t> entries(kOrders, 0), board(kOrders, 0);
+  auto context = [&s](size_t end, size_t m) {  // s[end - m .. end - 1]
+    Context c{0, 0};
+    for (size_t i = end - m; i < end; ++i) {
+      c.first = (c.first << 8) | (c.second >> 56);
+      c.second = (c.second << 8) | s[i];
+    }
+    return c;
+  };
+  for (size_t d = 0; d < kOrders && d + 2 < s.size(); ++d) {
+    dict[d][context(d + 1, d + 1)][s[d + 1]] = 1;
+    entries[d] = 1;
+  }
+  if (states) states->assign(kOrders, std::vector<uint8_t>(s.size() - 2, 0));
+  size_t winner = 0;
+  LagCounts c;
+  uint64_t run = 0;
+  for (size_t t = 2; t < s.size(); ++t) {
+    const size_t counted = winner;
+    bool found = false;
+    for (size_t d = 0; d < kOrders && d + 2 <= t; ++d) {
+      auto& order = dict[d];
+      auto it = order.end();
+      if (d == 0 || found) {
+        it = order.find(context(t, d + 1));
+        found = it != order.end();
+      }
+      if (!found) {
+        if (entries[d] < 100000) {
+          ++order[context(t, d + 1)][s[t]];
+          ++entries[d];
+        }
+        continue;
+      }
+      // The most frequent next value, ties to the largest.
+      uint8_t best = 0;
+      uint64_t most = 0;
+      for (const auto& [y, n] : it->second) {
+        if (n >= most) {
+          best = y;
+          most = n;
+        }
+      }
+      if (states) (*states)[d][t - 2] = best == s[t] ? 3 : 1;
+      if (best == s[t]) {
+        ++board[d];
+        if (board[d] >= board[winner]) winner = d;
+      }
+      if (d == counted && best == s[t]) {
+        ++c.correct;
+        c.longest = std::max(c.longest, ++run);
+      } else if (d == counted) {
+        run = 0;
+      }
+      auto y = it->second.find(s[t]);
+      if (y != it->second.end()) {
+        ++y->second;
+      } else if (entries[d] < 100000) {
+        it->second[s[t]] = 1;
+        ++entries[d];
+      }
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("MultiMMC (6.3.9) on bits: the orders' passes and the replayed scoreboard give the reference's counts") {
+  // 1-300 bits of each kind (uniform, runs, period 7 as bits).
+  for (int kind = 0; kind < 3; ++kind) {
+    for (size_t n = 3; n <= 300; ++n) {
+      const auto s = small_data(n, 1, kind, static_cast<uint32_t>(3 * n + 1));
+      CAPTURE(kind);
+      CAPTURE(n);
+      const Estimate e = multi_mmc_estimate(s.data(), n, 2);
+      const LagCounts ref = reference_mmc(s);
+      CHECK(value(e, "C") == ref.correct);
+      CHECK(value(e, "r") == ref.longest + 1);
+    }
+  }
+  // 400,000 bits: 300,000 uniform ones, whose (16-bit context, next bit) pairs pass order 16's
+  // cap of 100,000, then runs, where the orders overtake one another. The same counts on 1 and
+  // on 4 threads (the orders are tasks of the caller's team), and from the one-step path of
+  // the general tables (k = 3 takes it; k only sets the 1/k floor of the bound).
+  std::vector<uint8_t> bits = small_data(300000, 1, 0, 11);
+  const auto runs = small_data(100000, 1, 1, 12);
+  bits.insert(bits.end(), runs.begin(), runs.end());
+  std::set<uint32_t> pairs;
+  for (size_t t = 16; t < 300000; ++t) {
+    uint32_t key = 0;
+    for (size_t i = t - 16; i <= t; ++i) key = (key << 1) | bits[i];
+    pairs.insert(key);
+  }
+  REQUIRE(pairs.size() > 100000);
+  std::vector<std::vector<uint8_t>> states;
+  const LagCounts ref = reference_mmc(bits, &states);
+  // Each order's pass: the reference's state at every step (order 16's cap included).
+  const size_t words = (bits.size() - 2 + 63) / 64;
+  for (int d = 0; d < 16; ++d) {
+    std::vector<uint64_t> found(words, 0), right(words, 0);
+    multi_mmc_order_bits(bits.data(), bits.size(), d, found.data(), right.data());
+    size_t differences = 0;
+    for (size_t i = 0; i + 2 < bits.size(); ++i) {
+      const uint64_t state = ((found[i / 64] >> (i % 64)) & 1u) | (((right[i / 64] >> (i % 64)) & 1u) << 1);
+      differences += state != states[static_cast<size_t>(d)][i];
+    }
+    CAPTURE(d);
+    CHECK(differences == 0);
+  }
+  const Estimate one = multi_mmc_estimate(bits.data(), bits.size(), 2);
+  Estimate four;
+#pragma omp parallel num_threads(4)
+#pragma omp single
+  four = multi_mmc_estimate(bits.data(), bits.size(), 2);
+  const Estimate general = multi_mmc_estimate(bits.data(), bits.size(), 3);
+  for (const Estimate* e : {&one, static_cast<const Estimate*>(&four), &general}) {
+    CHECK(value(*e, "C") == ref.correct);
+    CHECK(value(*e, "r") == ref.longest + 1);
   }
 }
