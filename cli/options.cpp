@@ -284,8 +284,8 @@ HelpText describe() {
       "  source NAME SAMPLES [options]        one noise source through SP 800-90B 3.1: JSON and HTML\n"
       "  conditioning KIND N_IN N_OUT NW H_IN [H']  output entropy of a conditioning component (3.1.5)\n"
       "  health-tests H [options] [FILE...]  the RCT and APT cutoffs for H (4.4), run over FILEs\n"
-      "  merge [options] OUT IN...            join --shard shares' JSONL (--csv, --html; merge --help)\n"
-      "  calibrate [options]                  false-rejection rate of a shuffling generator\n"
+      "  esv DIR --manifest M | esv check DIR an ESV submission package | its findings and rehearsal\n"
+      "  merge OUT IN... | calibrate          join --shard shares' JSONL | a generator's false rejections\n"
       "NIST's names (links here: ea_non_iid, ea_restart, ea_conditioning) take NIST's command lines.\n";
   const std::string exit_status =
       "\nExit status: 0 completed, whatever the verdict; 1 not IID (with --exit-code or --strict); 2 an\n"
