@@ -93,6 +93,50 @@ void radix_sort(std::vector<uint64_t>& keys) {
   }
 }
 
+// The same order for many keys, on the free threads of the caller's team: one MSD pass on
+// the top 16 of the key's `used` low bits (per-chunk counts, then each chunk scattered to its
+// places, a task per chunk), then each digit's keys sorted (a task per 256 digits). Sorted
+// keys are one array whatever the split, so the result is radix_sort's for any thread count.
+void sort_keys(std::vector<uint64_t>& keys, int used) {
+  constexpr size_t kChunks = 16, kDigits = size_t{1} << 16, kGroup = 256;
+  const size_t n = keys.size();
+  if (n < (size_t{1} << 16) || n >= (size_t{1} << 32)) {
+    radix_sort(keys);
+    return;
+  }
+  const int shift = used - 16;
+  std::vector<uint32_t> at(kChunks * kDigits, 0);  // [chunk][digit]: counts, then places
+  std::vector<uint64_t> out(n);
+  auto chunk = [n](size_t c) { return n * c / kChunks; };
+  for (size_t c = 0; c < kChunks; ++c) {
+#pragma omp task default(none) firstprivate(c) shared(keys, at, chunk, shift)
+    for (size_t i = chunk(c); i < chunk(c + 1); ++i) ++at[c * kDigits + (keys[i] >> shift)];
+  }
+#pragma omp taskwait
+  std::vector<uint32_t> start(kDigits + 1, 0);
+  uint32_t sum = 0;
+  for (size_t d = 0; d < kDigits; ++d) {
+    start[d] = sum;
+    for (size_t c = 0; c < kChunks; ++c) {
+      const uint32_t x = at[c * kDigits + d];
+      at[c * kDigits + d] = sum;
+      sum += x;
+    }
+  }
+  start[kDigits] = sum;
+  for (size_t c = 0; c < kChunks; ++c) {
+#pragma omp task default(none) firstprivate(c) shared(keys, at, out, chunk, shift)
+    for (size_t i = chunk(c); i < chunk(c + 1); ++i) out[at[c * kDigits + (keys[i] >> shift)]++] = keys[i];
+  }
+#pragma omp taskwait
+  for (size_t g = 0; g < kDigits; g += kGroup) {
+#pragma omp task default(none) firstprivate(g) shared(out, start)
+    for (size_t d = g; d < g + kGroup; ++d) std::sort(out.begin() + start[d], out.begin() + start[d + 1]);
+  }
+#pragma omp taskwait
+  keys.swap(out);
+}
+
 // The suffixes' order and LCPs from their first W symbols (b bits each, W = 64 / b) alone:
 // exact whenever no two suffixes share W symbols, which is checked (else nullopt: the
 // caller builds the suffix array). One radix sort and one pass in order, instead of
@@ -122,11 +166,11 @@ std::optional<TupleCounts> tuple_counts_by_windows(const uint8_t* s, size_t n, I
     // Repetitive data (a repeat of w symbols among the first 2^20 windows) goes to the suffix
     // array at once, before the whole sort: the check below would refuse it anyway.
     std::vector<uint64_t> head(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(full, 1u << 20)));
-    radix_sort(head);
+    sort_keys(head, used);
     if (std::adjacent_find(head.begin(), head.end()) != head.end()) return std::nullopt;
   }
   throw_if_interrupted(interrupt);
-  radix_sort(keys);
+  sort_keys(keys, used);
   throw_if_interrupted(interrupt);
   std::vector<std::pair<uint64_t, uint8_t>> tails;  // (padded key, length)
   for (size_t i = full; i < n; ++i) {

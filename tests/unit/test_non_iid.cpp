@@ -471,3 +471,34 @@ TEST_CASE("MultiMMC (6.3.9) on bits: the orders' passes and the replayed scorebo
     CHECK(value(*e, "r") == ref.longest + 1);
   }
 }
+
+TEST_CASE("t-tuple and LRS from sorted windows past 65,536 keys (the MSD pass and the digits' sorts as tasks) equal the suffix array's") {
+  // 300,000 bits, 1 with probability 3/4 (the most common t-tuples, runs of 1s, are seen 35
+  // times up to t = 31: their counts need the order past the first 16 bits; no repeat is 64
+  // bits long), and 200,000 4-bit symbols, 0 with probability 1/2; on 1 and on 4 threads.
+  std::vector<uint8_t> bits(300000), nibbles(200000);
+  uint32_t x = 31;
+  for (auto& b : bits) {
+    x = x * 1664525u + 1013904223u;
+    b = (x >> 30) != 0;
+  }
+  for (auto& v : nibbles) {
+    x = x * 1664525u + 1013904223u;
+    v = static_cast<uint8_t>((x >> 31) != 0 ? 0 : (x >> 24) & 15);
+  }
+  CHECK(value(tuple_estimates(bits.data(), bits.size()).first, "t") > 16);
+  for (const std::vector<uint8_t>* data : {&bits, &nibbles}) {
+    const auto reference = tuple_estimates(data->data(), data->size(), true);
+    std::vector<std::pair<Estimate, Estimate>> runs(2);
+    runs[0] = tuple_estimates(data->data(), data->size());
+#pragma omp parallel num_threads(4)
+#pragma omp single
+    runs[1] = tuple_estimates(data->data(), data->size());
+    for (const auto& windows : runs) {
+      REQUIRE(windows.first.lines.size() == reference.first.lines.size());
+      REQUIRE(windows.second.lines.size() == reference.second.lines.size());
+      for (size_t i = 0; i < windows.first.lines.size(); ++i) CHECK(windows.first.lines[i].value == reference.first.lines[i].value);
+      for (size_t i = 0; i < windows.second.lines.size(); ++i) CHECK(windows.second.lines[i].value == reference.second.lines[i].value);
+    }
+  }
+}
