@@ -212,6 +212,18 @@ std::vector<ordered_json> assess_package(const Manifest& staged, const std::vect
 
 std::string text_of(const ordered_json& j) { return dump_json(j, 2) + "\n"; }
 
+// The record with the staging folder's paths made the package's: "/abs/DIR.partial-N/STEM/rawNoise.bin"
+// becomes "rawNoise.bin", as the source's folder names its files (the report and
+// assessment.json name the files the package holds, not where they were made).
+void relative_paths(ordered_json& j, const std::string& folder) {
+  if (j.is_string()) {
+    const std::string s = j.get<std::string>();
+    if (s.rfind(folder, 0) == 0) j = s.substr(folder.size());
+  } else if (j.is_structured()) {
+    for (auto& v : j) relative_paths(v, folder);
+  }
+}
+
 void write_text_file(const std::string& path, const std::string& text) {
   write_bytes(path, reinterpret_cast<const uint8_t*>(text.data()), text.size());
 }
@@ -221,6 +233,7 @@ void write_source_documents(const ManifestSource& m, const std::string& folder, 
                             const EsvFiles& files, const std::string& browser, const std::atomic<bool>& interrupt) {
   ordered_json kept = record;
   kept.erase("run");
+  relative_paths(kept, folder);
   write_text_file(folder + files.record, text_of(kept));
   const ordered_json registration = esv_registration(m, kept);
   write_text_file(folder + files.registration, text_of(registration));
