@@ -43,11 +43,7 @@ using nlohmann::ordered_json;
 
 constexpr const char* kMarker = "ea_iid-package.json";
 
-struct EsvFlags {
-  std::string dir, manifest, browser;
-  bool force = false, quiet = false;
-  EngineOptionText engine;
-};
+using EsvFlags = EsvPackageOptions;
 
 // DIR: absent (made), or a folder ea_iid wrote (its marker), or an empty folder; any other
 // folder only with --force. A link or a file is refused.
@@ -316,6 +312,15 @@ void write_package(const EsvFlags& f, const Manifest& m, const std::string& comm
 
 }  // namespace
 
+void make_esv_package(EsvPackageOptions f, const Manifest& m, const std::string& command_line,
+                      const std::atomic<bool>& interrupt) {
+  if (f.dir.size() > 1 && f.dir.back() == '/') f.dir.pop_back();
+  for (const ManifestSource& s : m.sources) check_packable(s);
+  check_package_dir(f);
+  find_browser(f.browser, "esv (the report PDF)");
+  write_package(f, m, command_line, interrupt);
+}
+
 int esv_package_command(std::vector<char*> args, const std::string& command_line, const std::atomic<bool>& interrupt,
                         const std::atomic<int>& signal_number) {
   EsvFlags f;
@@ -337,12 +342,7 @@ int esv_package_command(std::vector<char*> args, const std::string& command_line
                "Exit status: 0 written, 2 errors (a manifest or data error: before any work, nothing written), 130/143 "
                "interrupted (nothing written).");
     if (const int done = parse_subcommand(app, args, "ea_iid esv"); done >= 0) return done;
-    if (!f.dir.empty() && f.dir.size() > 1 && f.dir.back() == '/') f.dir.pop_back();
-    const Manifest m = read_manifest(f.manifest);
-    for (const ManifestSource& s : m.sources) check_packable(s);
-    check_package_dir(f);
-    find_browser(f.browser, "esv (the report PDF)");
-    write_package(f, m, command_line, interrupt);
+    make_esv_package(f, read_manifest(f.manifest), command_line, interrupt);
     return 0;
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Interrupted || interrupt.load()) {

@@ -13,6 +13,20 @@
 
 namespace ea::cli {
 
+// `ea_iid esv`'s options (and `ea_iid source --esv DIR`'s, for one source).
+struct EsvPackageOptions {
+  std::string dir, manifest, browser;
+  bool force = false, quiet = false;
+  EngineOptionText engine;
+};
+
+// The package of `m`'s sources in o.dir (docs/esv.md "The package"): the refusals first
+// (Error{Usage}/Error{Output} naming the source and field; nothing written), then the data
+// files, their assessment, the documents, and the whole package put in place. Throws
+// Error{Interrupted} (nothing written) and the assessment's errors.
+void make_esv_package(EsvPackageOptions o, const Manifest& m, const std::string& command_line,
+                      const std::atomic<bool>& interrupt);
+
 // The engine options (--seed, --iterations, --device, ...) checked by the one set of rules
 // for the sources of `m`, and each source's settings; a seed drawn from the OS (and logged)
 // when some source draws random numbers and --seed is not given.

@@ -16,6 +16,7 @@
 #include "option_groups.hpp"
 #include "outcome.hpp"
 #include "output.hpp"
+#include "esv.hpp"
 #include "pdf.hpp"
 #include "report.hpp"
 #include "run.hpp"
@@ -30,6 +31,7 @@ namespace {
 struct SourceFlags {
   std::string track, name, samples, restart_data, h_submitter, conditioning, h_prime, conditioned, json, html, bits;
   std::string pdf, browser;  // --pdf, --browser
+  std::string esv;           // --esv DIR
   std::string n_in, n_out, nw;
   bool conditioned_iid = false, quiet = false, strict = false, exit_code = false, force = false, timing = false;
   bool until_decided = false, permutation_counters = false;
@@ -40,7 +42,7 @@ struct SourceFlags {
   CLI::Option *restart_opt = nullptr, *submitter_opt = nullptr, *conditioning_opt = nullptr, *n_in_opt = nullptr,
               *n_out_opt = nullptr, *nw_opt = nullptr, *h_prime_opt = nullptr, *conditioned_opt = nullptr,
               *json_opt = nullptr, *html_opt = nullptr, *bits_opt = nullptr, *track_opt = nullptr,
-              *pdf_opt = nullptr, *browser_opt = nullptr;
+              *pdf_opt = nullptr, *browser_opt = nullptr, *esv_opt = nullptr;
 };
 
 void add_options(CLI::App& app, SourceFlags& f) {
@@ -85,8 +87,11 @@ void add_options(CLI::App& app, SourceFlags& f) {
   f.browser_opt = app.add_option("--browser", f.browser, "--pdf's browser (default: chromium, chromium-browser or "
                                                          "google-chrome on PATH)")
                       ->type_name("PATH");
+  f.esv_opt = app.add_option("--esv", f.esv, "write an ESV submission package of this source instead (docs/esv.md: "
+                                             "its first 1,000,000 samples, their assessment, the registration, the PDF)")
+                  ->type_name("DIR");
   app.add_flag("--force", f.force, "replace an existing -o or --html file that is not an ea_iid result, or a --pdf file that is "
-                               "not a PDF");
+                               "not a PDF (--esv: a folder that is not an ea_iid package)");
   app.add_flag("-q", f.quiet, "nothing on standard output");
   app.add_flag("--timing", f.timing, "print the time taken");
   app.add_flag("-v", f.verbose, "more progress lines (one per round of permutations, at most one a second)");
@@ -186,6 +191,34 @@ Settings settings_of(const SourceFlags& f) {
   return s;
 }
 
+// --esv DIR: the one source as a manifest of one (its flags in the manifest's fields), packaged
+// as `ea_iid esv` packages a manifest's. The package holds the report: -o, --html and --pdf are
+// refused with it.
+int esv_of_source(const SourceFlags& f, const SourceSpec& spec, const Settings& s, const std::string& command_line,
+                  const std::atomic<bool>& interrupt) {
+  for (const CLI::Option* o : {f.json_opt, f.html_opt, f.pdf_opt}) {
+    if (o->count()) throw Error(ErrorKind::Usage, o->get_name() + " with --esv: the package holds the report (its JSON, "
+                                                                   "HTML and PDF); write them without --esv");
+  }
+  ManifestSource m;
+  m.spec = spec;
+  if (f.bits_opt->count()) m.bits = s.width;
+  if (s.track == TrackChoice::NonIid) m.iid_claim = false;
+  if (!s.sample_input.is_default()) m.sample_input = s.sample_input;
+  m.stem = manifest_stem(spec.name);
+  Manifest one;
+  one.path = "the command line";
+  one.sources.push_back(m);
+  EsvPackageOptions o;
+  o.dir = f.esv;
+  o.browser = f.browser;
+  o.force = f.force;
+  o.quiet = f.quiet;
+  o.engine = f.engine;
+  make_esv_package(o, one, command_line, interrupt);
+  return 0;
+}
+
 }  // namespace
 
 int source_command(std::vector<char*> args, const std::string& command_line, const std::atomic<bool>& interrupt,
@@ -232,6 +265,7 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
     for (const SourceConditioning& c : spec.conditioning) {
       if (c.conditioned) inputs.add(*c.conditioned);
     }
+    if (f.esv_opt->count()) return esv_of_source(f, spec, s, command_line, interrupt);
     if (f.browser_opt->count() && !f.pdf_opt->count()) throw Error(ErrorKind::Usage, "--browser applies to --pdf FILE");
     check_outputs(f, inputs);
     const std::string browser = f.pdf_opt->count() ? find_browser(f.browser, "--pdf") : "";  // before any work

@@ -122,8 +122,7 @@ PY
 else
   echo "note: python's jsonschema not importable: ESV's schema not checked with it"
 fi
-# An earlier package is replaced; another folder only with --force; a file is refused.
-"$exe" esv pkg --manifest m.json --seed 1 --iterations 100 --device cpu -q 2>/dev/null || bad "esv over its own package: exit $?"
+# Another folder is replaced only with --force (an earlier package is: below, with --esv).
 mkdir other && echo keep > other/x
 "$exe" esv other --manifest m.json -q 2>other.err; rc=$?
 [ $rc -eq 2 ] && grep -q "not an ea_iid package: it is replaced only with --force" other.err && [ -f other/x ] || bad "another folder: exit $rc"
@@ -137,5 +136,20 @@ sed "s|$samples/truerand_8bit.bin\", \"iidClaim\": true|$work/short.bin\", \"iid
 "$exe" esv short-pkg --manifest m-short.json -q 2>short.err; rc=$?
 [ $rc -eq 2 ] && grep -q 'sources\[0\] (rand8 iid): rawNoisePath: .* has 999999 bytes' short.err && [ ! -e short-pkg ] ||
   { bad "a short raw noise file: exit $rc"; cat short.err; }
+# One source from the command line: ea_iid source ... --esv DIR makes the same package as a
+# manifest of that one source (the same registration); -o with --esv is refused.
+"$exe" source "tick4 vetted" "$samples/truerand_4bit.bin" --track non-iid --bits 4 --restart-data "$samples/truerand_4bit.bin" \
+  --esv one --device cpu -q 2>one.err || { bad "source --esv: exit $?"; cat one.err; }
+$py -c "
+import json, sys
+a = json.load(open('one/tick4_vetted/registration.json'))[1]; b = json.load(open('pkg/tick4_vetted/registration.json'))[1]
+b['physical'] = a['physical']; b['conditioningComponent'] = []  # the manifest's own fields
+sys.exit(0 if a == b else 1)" || bad "source --esv: its registration differs from the manifest's source's"
+"$exe" source x "$samples/truerand_4bit.bin" --esv one2 -o x.json 2>one2.err; rc=$?
+[ $rc -eq 2 ] && grep -q "with --esv: the package holds the report" one2.err && [ ! -e one2 ] || bad "source --esv -o: exit $rc"
+echo stale > one/tick4_vetted/stale.txt
+"$exe" source "tick4 vetted" "$samples/truerand_4bit.bin" --track non-iid --bits 4 --restart-data "$samples/truerand_4bit.bin" \
+  --esv one --device cpu -q 2>/dev/null && [ ! -e one/tick4_vetted/stale.txt ] && (cd one && sha256sum --quiet -c SHA256SUMS) ||
+  bad "an earlier package was not replaced whole"
 ls -d pkg.partial-* short-pkg.partial-* 2>/dev/null && bad "a staging folder was left behind"
 [ $fail -eq 0 ] && echo "esv package: all passed"
