@@ -187,6 +187,11 @@ MmcCounts multi_mmc_bits(const uint8_t* s, size_t n, Interrupt interrupt) {
   for (const auto& f : failures) {
     if (f) std::rethrow_exception(f);
   }
+  return multi_mmc_scoreboard(found, right, words, interrupt);
+}
+
+MmcCounts multi_mmc_scoreboard(const std::vector<uint64_t>& found, const std::vector<uint64_t>& right, size_t words,
+                               Interrupt interrupt) {
   Score score;
   replay(found, right, words, score, interrupt);
   return {score.correct, score.longest};

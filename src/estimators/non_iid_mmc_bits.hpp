@@ -1,10 +1,13 @@
-// MultiMMC's counts on bits, the fast path (non_iid_mmc_bits.cpp): the 16 orders as
-// independent passes, then the scoreboard. Internal to the estimators: multi_mmc_estimate
-// (non_iid.hpp) calls it for k = 2.
+// MultiMMC's counts order by order (non_iid_mmc_bits.cpp): on bits the 16 orders as
+// independent passes, then the scoreboard; other alphabets' orders (a pipeline, in
+// non_iid_predictors.cpp) share the scoreboard. Internal to the estimators: multi_mmc_estimate
+// (non_iid.hpp) calls them.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+
+#include <vector>
 
 #include "common/interrupt.hpp"
 
@@ -26,5 +29,18 @@ MmcCounts multi_mmc_bits(const uint8_t* bits, size_t n, Interrupt interrupt = nu
 // per-order states, step by step.)
 void multi_mmc_order_bits(const uint8_t* bits, size_t n, int d, uint64_t* found, uint64_t* right,
                           Interrupt interrupt = nullptr);
+
+// Any alphabet (non_iid_predictors.cpp): every order's bits as multi_mmc_order_bits gives
+// them for bits, the orders a pipeline of OpenMP tasks (order d's chunk of steps after
+// order d - 1's: the cascade), `found` and `right` 16 x ceil((n - 2) / 64) words, order d at
+// d x words. For n >= 3.
+void multi_mmc_symbol_states(const uint8_t* s, size_t n, std::vector<uint64_t>& found, std::vector<uint64_t>& right,
+                             Interrupt interrupt = nullptr);
+
+// The counts from every order's bits (16 orders x `words` words each, order d at d x words;
+// bit t - 2: its context was looked up and known at step t (`found`), and it predicted s[t]
+// (`right`)): the order with the most right predictions so far predicts, ties to the higher.
+MmcCounts multi_mmc_scoreboard(const std::vector<uint64_t>& found, const std::vector<uint64_t>& right, size_t words,
+                               Interrupt interrupt = nullptr);
 
 }  // namespace ea

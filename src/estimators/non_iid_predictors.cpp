@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <exception>
 #include <memory>
 
 #include "estimators/non_iid.hpp"
@@ -386,66 +387,104 @@ void bump_or_add(typename Tables::Ref r, uint8_t y) {
   }
 }
 
-// 6.3.9 over a kind of table (the same steps for any alphabet and for bits).
-template <class Tables>
-Estimate multi_mmc_with(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
-  constexpr int kOrders = 16;
-  constexpr uint64_t kMaxEntries = 100000;
-  auto tables = std::make_unique<Tables>();
-  std::array<uint64_t, kOrders> entries{};
-  const size_t predictions = n - 2;
-  // The contexts that start at the first sample, S[0..d] -> S[d+1].
-  for (int d = 0; d < kOrders && static_cast<size_t>(d) < predictions; ++d) {
-    tables->push(s[d]);
-    Tables::add(tables->get_or_create(d + 1), s[d + 1]);
-    entries[static_cast<size_t>(d)] = 1;
-  }
-  tables->restart();
-  tables->push(s[0]);
-  tables->push(s[1]);
-  Score score;
-  std::array<uint64_t, kOrders> board{};
-  int winner = 0;
-  for (size_t t = 2; t < n; ++t) {
-    throw_if_interrupted_at(interrupt, t);
-    const int counted = winner;  // the predictor whose prediction counts at t
+// 6.3.9 over any alphabet, order by order. Order d's step needs only its own table and
+// whether order d - 1 was looked up and found at that step (the cascade), so the orders run
+// as a pipeline of OpenMP tasks over chunks of kMmcChunk steps, task (d, c) after (d - 1, c)
+// and (d, c - 1): the caller's free threads take the orders side by side. Each order's bits
+// (found, right) then go through the scoreboard of the bit path (non_iid_mmc_bits.cpp).
+constexpr size_t kMmcChunk = 4096;  // steps per task (a multiple of 64: a task owns its words)
+constexpr uint64_t kMmcMaxEntries = 100000;
+
+struct MmcOrder {
+  ContextMap map;
+  uint64_t used = 0;  // (context, next value) pairs counted against the cap
+};
+
+Context context_before(const uint8_t* s, size_t t, int m) {  // s[t - m .. t - 1]
+  History h;
+  for (size_t i = t - static_cast<size_t>(m); i < t; ++i) h.push(s[i]);
+  return h.last(m);
+}
+
+// Order d's steps of chunk c: `alive` holds order d - 1's found bits (unused for d = 0).
+void mmc_order_chunk(const uint8_t* s, size_t n, int d, size_t c, MmcOrder& o, const uint64_t* alive,
+                     uint64_t* found, uint64_t* right) {
+  using T = GeneralTables;
+  const size_t first = std::max<size_t>(2 + c * kMmcChunk, static_cast<size_t>(d) + 2);
+  const size_t last = std::min(n, 2 + (c + 1) * kMmcChunk);
+  for (size_t t = first; t < last; ++t) {
+    const size_t i = t - 2;
+    const uint64_t bit = uint64_t{1} << (i & 63);
     const uint8_t y = s[t];
-    bool found = false;
-    const int top = static_cast<int>(std::min<size_t>(kOrders - 1, t - 2));
-    for (int d = 0; d <= top; ++d) {
-      uint64_t& used = entries[static_cast<size_t>(d)];
-      // Once an order misses, the higher ones are not looked up (the reference's cascade).
-      typename Tables::Ref r = nullptr;
-      if (d == 0 || found) {
-        r = tables->find(d + 1);
-        found = r != nullptr;
-      }
-      if (found) {
-        if (Tables::best(r) == y) {
-          ++board[static_cast<size_t>(d)];
-          if (board[static_cast<size_t>(d)] >= board[static_cast<size_t>(winner)]) winner = d;
-          if (d == counted) score.hit();
-        } else if (d == counted) {
-          score.miss();
+    const Context ctx = context_before(s, t, d + 1);
+    if (d == 0 || (alive[i >> 6] & bit) != 0) {
+      if (Follow* r = o.map.find(ctx)) {
+        found[i >> 6] |= bit;
+        if (T::best(r) == y) right[i >> 6] |= bit;
+        if (uint32_t* count = T::pair(r, y)) {
+          T::bump(r, count, y);
+        } else if (o.used < kMmcMaxEntries) {
+          T::add(r, y);
+          ++o.used;
         }
-        if (uint32_t* c = Tables::pair(r, y)) {
-          Tables::bump(r, c, y);
-        } else if (used < kMaxEntries) {
-          Tables::add(r, y);
-          ++used;
-        }
-      } else if (used < kMaxEntries) {
-        bump_or_add<Tables>(tables->get_or_create(d + 1), y);
-        ++used;
+        continue;
       }
     }
-    tables->push(y);
+    if (o.used < kMmcMaxEntries) {  // not looked up, or not found
+      bump_or_add<T>(o.map.get_or_create(ctx), y);
+      ++o.used;
+    }
   }
-  Estimate e;
-  e.which = NonIidEstimator::MultiMmc;
-  prediction_estimate(e, score.correct, predictions, score.longest, k);
-  return e;
 }
+
+}  // namespace
+
+void multi_mmc_symbol_states(const uint8_t* s, size_t n, std::vector<uint64_t>& found, std::vector<uint64_t>& right,
+                             Interrupt interrupt) {
+  constexpr int kOrders = 16;
+  const size_t steps = n - 2, words = (steps + 63) / 64, chunks = (steps + kMmcChunk - 1) / kMmcChunk;
+  const int orders = static_cast<int>(std::min<size_t>(kOrders, steps));
+  found.assign(kOrders * words, 0);
+  right.assign(kOrders * words, 0);
+  std::vector<MmcOrder> order(static_cast<size_t>(orders));
+  for (int d = 0; d < orders; ++d) {  // the context that starts at the first sample
+    Follow* r = order[static_cast<size_t>(d)].map.get_or_create(context_before(s, static_cast<size_t>(d) + 1, d + 1));
+    GeneralTables::add(r, s[d + 1]);
+    order[static_cast<size_t>(d)].used = 1;
+  }
+  std::vector<char> done(static_cast<size_t>(orders) * chunks);  // dependence tokens
+  char* tok = done.data();
+  char serial[kOrders] = {};  // order d's tasks one after another
+  (void)serial;
+  char none = 0;
+  std::array<std::exception_ptr, kOrders> failures;  // each written by its order's tasks, in turn
+  for (size_t c = 0; c < chunks; ++c) {
+    for (int d = 0; d < orders; ++d) {
+      const size_t below = d == 0 ? 0 : static_cast<size_t>(d - 1) * chunks + c, here = static_cast<size_t>(d) * chunks + c;
+      char* in = d == 0 ? &none : tok + below;
+      (void)in;  // (read by the depend clause alone, which GCC 12 does not count as a use)
+#pragma omp task default(none) firstprivate(c, d, in, here) shared(s, n, order, found, right, words, failures, interrupt, serial, tok) depend(in : in[0:1]) depend(out : tok[here:1]) depend(inout : serial[d])
+      {
+        try {
+          if (!failures[static_cast<size_t>(d)] && !interrupt_requested(interrupt)) {
+            const uint64_t* alive = d == 0 ? nullptr : &found[static_cast<size_t>(d - 1) * words];
+            mmc_order_chunk(s, n, d, c, order[static_cast<size_t>(d)], alive, &found[static_cast<size_t>(d) * words],
+                            &right[static_cast<size_t>(d) * words]);
+          }
+        } catch (...) {
+          failures[static_cast<size_t>(d)] = std::current_exception();
+        }
+      }
+    }
+  }
+#pragma omp taskwait
+  throw_if_interrupted(interrupt);
+  for (const auto& f : failures) {
+    if (f) std::rethrow_exception(f);
+  }
+}
+
+namespace {
 
 // 6.3.10 over a kind of table.
 template <class Tables>
@@ -498,8 +537,15 @@ Estimate lz78y_with(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
 // other alphabets a hash map per order, step by step.
 Estimate multi_mmc_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
   if (n < 3) return too_short(NonIidEstimator::MultiMmc, "multiMMC", 3);
-  if (k != 2) return multi_mmc_with<GeneralTables>(s, n, k, interrupt);
-  const MmcCounts c = multi_mmc_bits(s, n, interrupt);  // order by order (non_iid_mmc_bits.cpp)
+  // Order by order: bits in independent passes (non_iid_mmc_bits.cpp), others as a pipeline.
+  MmcCounts c;
+  if (k == 2) {
+    c = multi_mmc_bits(s, n, interrupt);
+  } else {
+    std::vector<uint64_t> found, right;
+    multi_mmc_symbol_states(s, n, found, right, interrupt);
+    c = multi_mmc_scoreboard(found, right, (n - 2 + 63) / 64, interrupt);
+  }
   Estimate e;
   e.which = NonIidEstimator::MultiMmc;
   prediction_estimate(e, c.correct, n - 2, c.longest, k);

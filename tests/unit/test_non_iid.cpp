@@ -416,6 +416,19 @@ LagCounts reference_mmc(const std::vector<uint8_t>& s, std::vector<std::vector<u
   return c;
 }
 
+// Steps where order d's bits (found, right: order d at d x words) differ from the reference's
+// states.
+size_t state_differences(const std::vector<std::vector<uint8_t>>& states, const std::vector<uint64_t>& found,
+                         const std::vector<uint64_t>& right, size_t d) {
+  const size_t steps = states[d].size(), words = (steps + 63) / 64;
+  size_t differences = 0;
+  for (size_t i = 0; i < steps; ++i) {
+    const uint64_t f = (found[d * words + i / 64] >> (i % 64)) & 1u, r = (right[d * words + i / 64] >> (i % 64)) & 1u;
+    differences += (f | (r << 1)) != states[d][i];
+  }
+  return differences;
+}
+
 }  // namespace
 
 TEST_CASE("MultiMMC (6.3.9) on bits: the orders' passes and the replayed scoreboard give the reference's counts") {
@@ -449,16 +462,11 @@ TEST_CASE("MultiMMC (6.3.9) on bits: the orders' passes and the replayed scorebo
   const LagCounts ref = reference_mmc(bits, &states);
   // Each order's pass: the reference's state at every step (order 16's cap included).
   const size_t words = (bits.size() - 2 + 63) / 64;
-  for (int d = 0; d < 16; ++d) {
-    std::vector<uint64_t> found(words, 0), right(words, 0);
-    multi_mmc_order_bits(bits.data(), bits.size(), d, found.data(), right.data());
-    size_t differences = 0;
-    for (size_t i = 0; i + 2 < bits.size(); ++i) {
-      const uint64_t state = ((found[i / 64] >> (i % 64)) & 1u) | (((right[i / 64] >> (i % 64)) & 1u) << 1);
-      differences += state != states[static_cast<size_t>(d)][i];
-    }
+  std::vector<uint64_t> found(16 * words, 0), right(16 * words, 0);
+  for (size_t d = 0; d < 16; ++d) {
+    multi_mmc_order_bits(bits.data(), bits.size(), static_cast<int>(d), &found[d * words], &right[d * words]);
     CAPTURE(d);
-    CHECK(differences == 0);
+    CHECK(state_differences(states, found, right, d) == 0);
   }
   const Estimate one = multi_mmc_estimate(bits.data(), bits.size(), 2);
   Estimate four;
@@ -469,6 +477,46 @@ TEST_CASE("MultiMMC (6.3.9) on bits: the orders' passes and the replayed scorebo
   for (const Estimate* e : {&one, static_cast<const Estimate*>(&four), &general}) {
     CHECK(value(*e, "C") == ref.correct);
     CHECK(value(*e, "r") == ref.longest + 1);
+  }
+}
+
+TEST_CASE("MultiMMC (6.3.9) on 2-8 bit symbols: the orders' pipeline of tasks gives the reference's counts") {
+  for (int bits : {2, 4, 8}) {
+    for (int kind = 0; kind < 3; ++kind) {
+      for (size_t n = 3; n <= 300; ++n) {
+        const auto s = small_data(n, bits, kind, static_cast<uint32_t>(5 * n + 2));
+        CAPTURE(bits);
+        CAPTURE(kind);
+        CAPTURE(n);
+        const Estimate e = multi_mmc_estimate(s.data(), n, 1 << bits);
+        const LagCounts ref = reference_mmc(s);
+        CHECK(value(e, "C") == ref.correct);
+        CHECK(value(e, "r") == ref.longest + 1);
+      }
+    }
+  }
+  // 110,000 uniform bytes (orders 2 to 16 reach the cap of 100,000 pairs), then 20,000 runs
+  // of 4-bit values: many chunks of 4,096 steps, on 1 and on 4 threads. Every order's state
+  // at every step, and the counts.
+  std::vector<uint8_t> s = small_data(110000, 8, 0, 41);
+  const auto runs = small_data(20000, 4, 1, 42);
+  s.insert(s.end(), runs.begin(), runs.end());
+  std::vector<std::vector<uint8_t>> states;
+  const LagCounts ref = reference_mmc(s, &states);
+  std::vector<uint64_t> found, right;
+  multi_mmc_symbol_states(s.data(), s.size(), found, right);
+  for (size_t d = 0; d < 16; ++d) {
+    CAPTURE(d);
+    CHECK(state_differences(states, found, right, d) == 0);
+  }
+  std::vector<Estimate> runs_of(2);
+  runs_of[0] = multi_mmc_estimate(s.data(), s.size(), 256);
+#pragma omp parallel num_threads(4)
+#pragma omp single
+  runs_of[1] = multi_mmc_estimate(s.data(), s.size(), 256);
+  for (const Estimate& e : runs_of) {
+    CHECK(value(e, "C") == ref.correct);
+    CHECK(value(e, "r") == ref.longest + 1);
   }
 }
 
