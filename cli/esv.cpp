@@ -17,6 +17,7 @@
 
 #include "common/error.hpp"
 #include "common/sha256.hpp"
+#include "esv_check.hpp"
 #include "esv_package.hpp"
 #include "io/samples.hpp"
 #include "lab.hpp"
@@ -251,6 +252,15 @@ std::string sums_of(const std::string& dir) {
   return t;
 }
 
+// The package as written must pass `esv check`'s registration and file checks (the rehearsal
+// is this run's own assessment): a finding that is an error leaves DIR as it was.
+void refuse_failing(const std::string& staged) {
+  for (const EsvFinding& x : check_package(staged)) {
+    if (x.severity != EsvSeverity::Error) continue;
+    throw Error(ErrorKind::Input, "esv: the package would not pass esv check, so it is not written: " + esv_finding_text(x));
+  }
+}
+
 // The staged package takes DIR's place: an earlier package (or, with --force, folder) is
 // moved aside first and removed once the new one is in place.
 void put_in_place(const std::string& staged, const std::string& dir) {
@@ -299,6 +309,7 @@ void write_package(const EsvFlags& f, const Manifest& m, const std::string& comm
   write_text_file(staged + "/" + kMarker, text_of(marker));
   const std::string sums = sums_of(staged);
   write_text_file(staged + "/SHA256SUMS", sums);
+  refuse_failing(staged);
   put_in_place(staged, f.dir);
   cleanup.keep = true;
   if (!f.quiet) {

@@ -77,6 +77,9 @@ PY
   grep -q "error: registration.json: conditioningComponent\[0\].hOut: 63.500000 is above the rehearsal's h_out 57.08" claim.out ||
   { bad "a claim above the rehearsal: exit $rc"; cat claim.out; }
 (cd pkg && sha256sum --quiet -c SHA256SUMS) || bad "SHA256SUMS does not hold"
+# README.txt names the tool once and NIST's client's command line with its run type and files.
+head -1 pkg/README.txt | grep -q "^ESV submission package written by ea_iid [0-9]" && ! grep -q "ea_iid ea_iid" pkg/README.txt &&
+  grep -q "client.py full --run_path run.json --config_path " pkg/README.txt || bad "README.txt: $(head -1 pkg/README.txt)"
 for s in rand8_iid tick4_vetted adc12_mapped; do
   head -c 5 "pkg/$s/EntropyAssessmentReport.pdf" | grep -q '%PDF-' || bad "$s: the report is not a PDF"
 done
@@ -151,5 +154,11 @@ echo stale > one/tick4_vetted/stale.txt
 "$exe" source "tick4 vetted" "$samples/truerand_4bit.bin" --track non-iid --bits 4 --restart-data "$samples/truerand_4bit.bin" \
   --esv one --device cpu -q 2>/dev/null && [ ! -e one/tick4_vetted/stale.txt ] && (cd one && sha256sum --quiet -c SHA256SUMS) ||
   bad "an earlier package was not replaced whole"
-ls -d pkg.partial-* short-pkg.partial-* 2>/dev/null && bad "a staging folder was left behind"
+# A package that would not pass esv check is not written: a vetted component named otherwise
+# than the protocol's list (HMAC-SHA-256 for HMAC-SHA2-256).
+$py -c "import json; m=json.load(open('m.json')); s=m['sources'][1]; s['conditioningComponent'][0]['description']='HMAC-SHA-256'; json.dump({'sources':[s]}, open('m-name.json','w'))"
+"$exe" esv name-pkg --manifest m-name.json --device cpu -q 2>name.err; rc=$?
+[ $rc -eq 2 ] && grep -q "would not pass esv check, so it is not written: tick4 vetted: registration.json: conditioningComponent\[0\].description" name.err &&
+  [ ! -e name-pkg ] || { bad "a vetted component's unknown name: exit $rc"; cat name.err; }
+ls -d pkg.partial-* short-pkg.partial-* name-pkg.partial-* 2>/dev/null && bad "a staging folder was left behind"
 [ $fail -eq 0 ] && echo "esv package: all passed"
