@@ -64,19 +64,20 @@ void add_check_options(CLI::App& app, CheckFlags& f) {
 
 // The rehearsal: each source read as the server reads it (esv_rehearsal_source), assessed as
 // `ea_iid source` assesses one, and its claims against the result; a source that cannot be
-// read or assessed is an error finding.
-void rehearse(const CheckFlags& f, const CommandEnv& env, const std::vector<std::string>& folders,
-              std::vector<EsvFinding>& findings) {
+// read or assessed is an error finding. Its findings name each source as check_package does
+// (`sources`, beside `folders`: the marker's name, or a lab package's folder), so that they
+// are listed under that source.
+void rehearse(const CheckFlags& f, const CommandEnv& env, const std::vector<std::string>& sources,
+              const std::vector<std::string>& folders, std::vector<EsvFinding>& findings) {
   Manifest m;
   m.path = f.dir;
-  std::vector<std::string> names;
+  std::vector<size_t> of;  // the package's source each rehearsed one is
   for (size_t k = 0; k < folders.size(); ++k) {
     try {
       m.sources.push_back(esv_rehearsal_source(folders[k], m.sources.size()));
-      names.push_back(folders[k]);
+      of.push_back(k);
     } catch (const Error& e) {
-      findings.push_back({std::filesystem::path(folders[k]).filename().string(), "rehearsal", "",
-                          "the server's steps run on the package's files", "rehearsal",
+      findings.push_back({sources[k], "rehearsal", "", "the server's steps run on the package's files", "rehearsal",
                           std::string("cannot run: ") + e.what(), EsvSeverity::Error});
     }
   }
@@ -85,14 +86,14 @@ void rehearse(const CheckFlags& f, const CommandEnv& env, const std::vector<std:
   if (!f.quiet) logger().info("rehearsal: {} sources, the server's steps on the package's files", m.sources.size());
   const std::vector<ordered_json> records = esv_assess(m, settings, env.command_line, f.quiet, *env.interrupt);
   for (size_t k = 0; k < records.size(); ++k) {
-    const std::string& name = m.sources[k].spec.name;
+    const std::string& name = sources[of[k]];
     if (records[k].value("type", std::string()) != "Source") {
       findings.push_back({name, "rehearsal", "", "the server's steps run on the package's files", "rehearsal",
                           "the assessment failed: " + records[k].value("errorMessage", std::string("no record")),
                           EsvSeverity::Error});
       continue;
     }
-    std::ifstream in(std::filesystem::path(names[k]) / "registration.json");
+    std::ifstream in(std::filesystem::path(folders[of[k]]) / "registration.json");
     const ordered_json reg = ordered_json::parse(in, nullptr, false);
     const std::vector<EsvFinding> r = esv_rehearsal_findings(reg, records[k], name);
     findings.insert(findings.end(), r.begin(), r.end());
@@ -148,7 +149,7 @@ int run_check(const CheckFlags& f, const CommandEnv& env) {
   ro.command_line = env.command_line;
   std::vector<std::string> sources, folders;
   std::vector<EsvFinding> findings = check_package(f.dir, &sources, &folders);
-  if (!f.no_rehearsal) rehearse(f, env, folders, findings);
+  if (!f.no_rehearsal) rehearse(f, env, sources, folders, findings);
   const bool json_on_stdout = json && *json == "-";
   std::FILE* text = json_on_stdout || f.quiet ? stderr : stdout;
   if (!f.quiet) write_text(text, findings_text(sources, findings), json_on_stdout ? "standard error" : "standard output");

@@ -80,7 +80,7 @@ ordered_json esv_run_file(const ordered_json& registration, const EsvFiles& file
 
 std::string esv_readme(const std::vector<std::string>& stems, const std::string& tool_version) {
   std::string t =
-      "ESV submission package written by ea_iid " + tool_version +
+      "ESV submission package written by " + tool_version +
       " (docs/esv.md)\n\n"
       "One folder per noise source:\n";
   for (const std::string& s : stems) t += "  " + s + "/\n";
@@ -101,8 +101,10 @@ std::string esv_readme(const std::vector<std::string>& stems, const std::string&
       "  2. Add the lab's PublicUseDocument.pdf to each source's folder (run.json names it), and a\n"
       "     DataCollectionAttestation if the module needs one.\n"
       "  3. Fill run.json's Certify (moduleID, vendorID, entropyID) when certifying.\n"
-      "  4. From each source's folder, with a jsons/ folder beside run.json as NIST's client expects:\n"
-      "       python3 /path/to/ESV-Server/client/client.py   (see its README for the server and credentials)\n"
+      "  4. From each source's folder (NIST's client resolves run.json's paths from its working folder and\n"
+      "     writes its log in jsons/ there: make that folder first), with your config.json (the server, the\n"
+      "     certificate, the TOTP seed: see the client's README):\n"
+      "       python3 /path/to/ESV-Server/client/client.py full --run_path run.json --config_path /path/to/config.json\n"
       "     The client registers, uploads the data files, waits for their results, then the documents.\n";
   return t;
 }

@@ -107,7 +107,11 @@ ManifestSource esv_rehearsal_source(const std::string& folder_text, size_t index
     m.spec.restart_data = (folder / data["restartTestPath"].get<std::string>()).string();
   }
   const int bits = need(reg, "bitsPerSample", &ordered_json::is_number_unsigned, "registration.json").get<int>();
-  m.bits = std::min(bits, data.value("rawNoiseSampleSize", 8));
+  m.bits = bits;
+  if (data.contains("rawNoiseSampleSize")) {  // a lab's run.json may hold any JSON there: check_package names it
+    const ordered_json& size = need(data, "rawNoiseSampleSize", &ordered_json::is_number_unsigned, "run.json: DataFiles[0]");
+    m.bits = static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(bits), size.get<uint64_t>()));
+  }
   m.iid_claim = need(reg, "iidClaim", &ordered_json::is_boolean, "registration.json").get<bool>();
   m.spec.h_submitter = need(reg, "hminEstimate", &ordered_json::is_number, "registration.json").get<double>();
   m.spec.conditioning = chain_of(reg, data, folder);

@@ -67,6 +67,19 @@ cp -r clean nomarker && rm nomarker/ea_iid-package.json nomarker/SHA256SUMS
 "$exe" esv check --no-rehearsal nomarker >nomarker.out 2>&1 || bad "a package without a marker: exit $?: $(cat nomarker.out)"
 grep -q "^esv check: nomarker: 3 sources, 0 errors, 1 warning" nomarker.out || bad "no marker: $(tail -1 nomarker.out)"
 
+# The rehearsal on a lab's package (no marker): its findings are listed under the source (its
+# folder's name, which check_package gives, not its primaryNoiseSource), and a run.json whose
+# rawNoiseSampleSize is not a number is a finding of that source, not an internal error.
+mkdir lab && cp -r clean/src-vetted lab/one && cp -r clean/src-vetted lab/two
+/usr/bin/python3 - lab/two/run.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); r[0]["DataFiles"][0]["rawNoiseSampleSize"] = "6"; json.dump(r, open(sys.argv[1], "w"))
+PY
+"$exe" esv check lab --seed 1 --device cpu >lab.out 2>&1; rc=$?
+[ $rc = 1 ] && sed -n '/^source one:/,/^source two:/p' lab.out | grep -q "^  note: rehearsal: IID tests not run" &&
+  sed -n '/^source two:/,$p' lab.out | grep -q "^  error: rehearsal: cannot run: run.json: DataFiles\[0\]: rawNoiseSampleSize" ||
+  { bad "the rehearsal of a lab's package: exit $rc"; cat lab.out; }
+
 # Usage: no DIR, not a folder: exit 2.
 "$exe" esv check >usage.out 2>&1; [ $? = 2 ] || bad "no DIR: not exit 2"
 "$exe" esv check clean/SHA256SUMS >usage.out 2>&1; [ $? = 2 ] && grep -q "is not a folder" usage.out || bad "DIR a file: $(cat usage.out)"
