@@ -39,12 +39,57 @@ Estimate too_short(NonIidEstimator which, const char* name, int need) {
 
 }  // namespace
 
+namespace {
+
+constexpr size_t kWindows[4] = {63, 255, 1023, 4095};
+
+// MultiMCW on bits: every window is odd, so its mode is its majority (never a tie) and each
+// window's prediction at step t is a sliding count. The four windows' (active, right) bits
+// per step (bit t - 63) then go through MultiMMC's scoreboard (the same rule: the most right
+// predictions so far, ties to the later predictor; the winner's prediction always counts).
+Estimate multi_mcw_bits(const uint8_t* s, size_t n, Interrupt interrupt) {
+  const size_t first = kWindows[0], words = (n - first + 63) / 64;
+  std::vector<uint64_t> found(16 * words, 0), right(16 * words, 0);
+  for (size_t j = 0; j < 4; ++j) {
+    const size_t w = kWindows[j];
+    uint64_t* f = &found[j * words];
+    uint64_t* r = &right[j * words];
+    size_t ones = 0;
+    for (size_t i = 0; i < w; ++i) ones += s[i] & 1u;
+    uint64_t f_word = 0, r_word = 0;
+    for (size_t t = w; t < n; ++t) {  // window j predicts from t = w on: the mode of s[t - w .. t - 1]
+      throw_if_interrupted_at(interrupt, t);
+      const size_t y = s[t] & 1u, i = t - first;
+      const size_t mode = 2 * ones > w ? 1 : 0;
+      f_word |= uint64_t{1} << (i & 63);
+      r_word |= static_cast<uint64_t>(mode == y) << (i & 63);
+      if ((i & 63) == 63) {
+        f[i >> 6] = f_word;
+        r[i >> 6] = r_word;
+        f_word = r_word = 0;
+      }
+      ones = ones + y - (s[t - w] & 1u);
+    }
+    if (((n - first) & 63) != 0) {
+      f[(n - first) >> 6] = f_word;
+      r[(n - first) >> 6] = r_word;
+    }
+  }
+  const MmcCounts c = multi_mmc_scoreboard(found, right, words, interrupt);
+  Estimate e;
+  e.which = NonIidEstimator::MultiMcw;
+  prediction_estimate(e, c.correct, n - first, c.longest, 2);
+  return e;
+}
+
+}  // namespace
+
 // 6.3.7: four most-common-in-window predictors (windows 63, 255, 1023, 4095); the one with
 // the most correct predictions so far predicts. A window's mode is its most frequent value,
-// ties to the one seen last.
+// ties to the one seen last. Bits take multi_mcw_bits.
 Estimate multi_mcw_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
-  constexpr size_t kWindows[4] = {63, 255, 1023, 4095};
   if (n < 4096) return too_short(NonIidEstimator::MultiMcw, "multiMCW", 4096);
+  if (k == 2) return multi_mcw_bits(s, n, interrupt);
   struct Window {
     size_t w;
     std::vector<uint32_t> count;

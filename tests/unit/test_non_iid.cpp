@@ -520,6 +520,28 @@ TEST_CASE("MultiMMC (6.3.9) on 2-8 bit symbols: the orders' pipeline of tasks gi
   }
 }
 
+TEST_CASE("MultiMCW (6.3.7) on bits: the windows' majorities and the replayed scoreboard give the one-step path's counts") {
+  // The one-step path of the general windows (k = 3 takes it; k only sets the 1/k floor of
+  // the bound) at 4,096-4,300 bits of each kind, and at 300,000 bits: uniform, then runs.
+  for (int kind = 0; kind < 3; ++kind) {
+    for (size_t n = 4096; n <= 4300; ++n) {
+      const auto s = small_data(n, 1, kind, static_cast<uint32_t>(n + 9));
+      CAPTURE(kind);
+      CAPTURE(n);
+      const Estimate bits = multi_mcw_estimate(s.data(), n, 2), general = multi_mcw_estimate(s.data(), n, 3);
+      CHECK(value(bits, "C") == value(general, "C"));
+      CHECK(value(bits, "r") == value(general, "r"));
+      CHECK(value(bits, "N") == n - 63);
+    }
+  }
+  std::vector<uint8_t> s = small_data(150000, 1, 0, 51);
+  const auto runs = small_data(150000, 1, 1, 52);
+  s.insert(s.end(), runs.begin(), runs.end());
+  const Estimate bits = multi_mcw_estimate(s.data(), s.size(), 2), general = multi_mcw_estimate(s.data(), s.size(), 3);
+  CHECK(value(bits, "C") == value(general, "C"));
+  CHECK(value(bits, "r") == value(general, "r"));
+}
+
 TEST_CASE("t-tuple and LRS from sorted windows past 65,536 keys (the MSD pass and the digits' sorts as tasks) equal the suffix array's") {
   // 300,000 bits, 1 with probability 3/4 (the most common t-tuples, runs of 1s, are seen 35
   // times up to t = 31: their counts need the order past the first 16 bits; no repeat is 64
