@@ -4,6 +4,7 @@
 // conditioned outputs of non-vetted components), those files are assessed as `ea_iid source
 // --manifest` assesses a source, and the registration, run.json, report and hashes are
 // written from that assessment: what the package claims is what its own files give.
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -49,6 +51,13 @@ using EsvFlags = EsvPackageOptions;
 // DIR: absent (made), or a folder ea_iid wrote (its marker), or an empty folder; any other
 // folder only with --force. A link or a file is refused.
 void check_package_dir(const EsvFlags& f) {
+  std::error_code ec;
+  const fs::path here = fs::current_path(ec), dir = fs::weakly_canonical(f.dir, ec);
+  const std::string rel = fs::relative(here, dir, ec).generic_string();
+  if (!ec && !rel.empty() && rel.rfind("..", 0) != 0) {
+    throw Error(ErrorKind::Usage, "esv: " + f.dir + " holds the current folder; the package replaces DIR whole: name "
+                                                     "another folder, or run from outside it");
+  }
   struct stat st {};
   if (::lstat(f.dir.c_str(), &st) != 0) return;
   if (S_ISLNK(st.st_mode)) throw Error(ErrorKind::Output, "esv: " + f.dir + ": a symbolic link: name the folder itself");
@@ -203,6 +212,13 @@ std::vector<ordered_json> assess_package(const Manifest& staged, const std::vect
       throw Error(ErrorKind::Input, staged.sources[k].where() + ": its assessment failed (" +
                                         records[k].value("errorMessage", std::string("no record")) + "); no package written");
     }
+    const ordered_json& restart = records[k]["flow"]["restart"];
+    if (restart.is_object() && restart.value("result", std::string()) != "passed") {
+      throw Error(ErrorKind::Input, staged.sources[k].where() + ": the restart tests " + restart.value("result", std::string()) +
+                                        " on the package's files (sanity check " + restart.value("sanityCheck", std::string()) +
+                                        "): no entropy stands to register and the server would not certify it; no package "
+                                        "written (ea_iid source with this source's files shows the restart tests)");
+    }
   }
   return records;
 }
@@ -267,13 +283,36 @@ void put_in_place(const std::string& staged, const std::string& dir) {
   const std::string old = dir + ".replaced-" + std::to_string(::getpid());
   const bool had = fs::exists(dir);
   if (had) fs::rename(dir, old);
-  fs::rename(staged, dir);
+  try {
+    fs::rename(staged, dir);
+  } catch (const fs::filesystem_error&) {
+    if (had) fs::rename(old, dir);  // the earlier package back where it was
+    throw;
+  }
   if (had) fs::remove_all(old);
+}
+
+// What an earlier run killed before its cleanup left beside DIR: DIR.partial-PID and
+// DIR.replaced-PID of a process that no longer runs (a live one's are left alone).
+void remove_leftovers(const std::string& dir) {
+  const fs::path d = fs::absolute(dir).lexically_normal();
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(d.parent_path(), ec)) {
+    const std::string name = e.path().filename().string(), base = d.filename().string();
+    for (const char* tag : {".partial-", ".replaced-"}) {
+      const std::string lead = base + tag;
+      if (name.rfind(lead, 0) != 0) continue;
+      const std::string pid = name.substr(lead.size());
+      if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos || pid.size() > 9) continue;
+      if (::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH) fs::remove_all(e.path(), ec);
+    }
+  }
 }
 
 void write_package(const EsvFlags& f, const Manifest& m, const std::string& command_line, const std::atomic<bool>& interrupt) {
   // Absolute: the browser that prints the report is given file paths of its own working folder.
   const std::string staged = fs::absolute(f.dir).lexically_normal().string() + ".partial-" + std::to_string(::getpid());
+  remove_leftovers(f.dir);
   fs::remove_all(staged);
   fs::create_directories(staged);
   struct Cleanup {
@@ -316,8 +355,8 @@ void write_package(const EsvFlags& f, const Manifest& m, const std::string& comm
     std::vector<LabRow> lab;
     for (size_t k = 0; k < m.sources.size(); ++k) lab.push_back(LabRow{m.sources[k].spec.name, records[k], "", m.sources[k].iid_claim});
     std::fputs(lab_text(lab).c_str(), stdout);
-    std::printf("Package: %s (%zu sources); check it before upload: ea_iid esv check %s\n", f.dir.c_str(), m.sources.size(),
-                f.dir.c_str());
+    std::printf("Package: %s (%zu source%s); check it before upload: ea_iid esv check %s\n", f.dir.c_str(), m.sources.size(),
+                m.sources.size() == 1 ? "" : "s", f.dir.c_str());
   }
 }
 

@@ -4,6 +4,7 @@
 // status 0 when no finding is an error, 1 when one is, 2 for a usage error (no DIR, DIR not a
 // folder, an output that cannot be written).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 #include <cstdio>
@@ -82,8 +83,21 @@ void rehearse(const CheckFlags& f, const CommandEnv& env, const std::vector<std:
     }
   }
   if (m.sources.empty()) return;
+  // The IID tests' options apply to the sources that claim IID (the rules refuse them where
+  // none runs), said in the package's words.
+  const bool any_iid = std::any_of(m.sources.begin(), m.sources.end(),
+                                   [](const ManifestSource& s) { return s.track() == TrackChoice::Auto; });
+  for (const CLI::Option* o : {f.engine.iterations_opt}) {
+    if (!any_iid && o && o->count()) {
+      throw Error(ErrorKind::Usage, o->get_name() + ": no source of " + f.dir + " claims IID (iidClaim), so the rehearsal "
+                                                                             "runs no IID test: leave " + o->get_name() + " out");
+    }
+  }
   const std::vector<Settings> settings = esv_settings(f.engine, m);
-  if (!f.quiet) logger().info("rehearsal: {} sources, the server's steps on the package's files", m.sources.size());
+  if (!f.quiet) {
+    logger().info("rehearsal: {} source{}, the server's steps on the package's files", m.sources.size(),
+                  m.sources.size() == 1 ? "" : "s");
+  }
   const std::vector<ordered_json> records = esv_assess(m, settings, env.command_line, f.quiet, *env.interrupt);
   for (size_t k = 0; k < records.size(); ++k) {
     const std::string& name = sources[of[k]];

@@ -1,5 +1,7 @@
 #include "esv_package.hpp"
 
+#include <cmath>
+
 #include "common/error.hpp"
 
 namespace ea {
@@ -26,7 +28,13 @@ ordered_json esv_component(const ManifestSource& m, size_t k, const ordered_json
   j["nw"] = c.nw;
   j["nOut"] = c.n_out;
   const ordered_json& h_out = assessed.contains("hOut") ? assessed["hOut"] : ordered_json();
-  j["hOut"] = h_out.is_number() ? h_out.get<double>() : 0.0;  // no entropy stood before it
+  double h = h_out.is_number() ? h_out.get<double>() : 0.0;  // no entropy stood before it
+  // The server's rule for a non-vetted, non-bijective component is hOut < minHin strictly
+  // (docs/esv-notes.md); SP 800-90B's h_out can equal h_in when h_in is far below n_out: the
+  // claim is then the next double below it (a lower claim always stands).
+  const double h_in = j["minHin"].get<double>();
+  if (!c.vetted && !c.bijective.value_or(false) && h > 0 && h >= h_in) h = std::nextafter(h_in, 0.0);
+  j["hOut"] = h;
   return j;
 }
 

@@ -151,9 +151,17 @@ sys.exit(0 if a == b else 1)" || bad "source --esv: its registration differs fro
 "$exe" source x "$samples/truerand_4bit.bin" --esv one2 -o x.json 2>one2.err; rc=$?
 [ $rc -eq 2 ] && grep -q "with --esv: the package holds the report" one2.err && [ ! -e one2 ] || bad "source --esv -o: exit $rc"
 echo stale > one/tick4_vetted/stale.txt
+mkdir one.partial-999999999  # left by a run killed before its cleanup (no such process)
 "$exe" source "tick4 vetted" "$samples/truerand_4bit.bin" --track non-iid --bits 4 --restart-data "$samples/truerand_4bit.bin" \
   --esv one --device cpu -q 2>/dev/null && [ ! -e one/tick4_vetted/stale.txt ] && (cd one && sha256sum --quiet -c SHA256SUMS) ||
   bad "an earlier package was not replaced whole"
+[ ! -e one.partial-999999999 ] || bad "a dead run's staging folder was not removed"
+# A package of non-IID sources only: --iterations has nothing to apply to (before any work).
+"$exe" esv check one --iterations 100 -q 2>it.err; rc=$?
+[ $rc -eq 2 ] && grep -q "no source of one claims IID" it.err || bad "esv check --iterations without an IID claim: exit $rc"
+# DIR holding the current folder is refused before any work.
+(cd one && "$exe" esv . --manifest ../m.json --force -q 2>../dot.err); rc=$?
+[ $rc -eq 2 ] && grep -q "holds the current folder" dot.err || bad "esv . : exit $rc"
 # A package that would not pass esv check is not written: a vetted component named otherwise
 # than the protocol's list (HMAC-SHA-256 for HMAC-SHA2-256).
 $py -c "import json; m=json.load(open('m.json')); s=m['sources'][1]; s['conditioningComponent'][0]['description']='HMAC-SHA-256'; json.dump({'sources':[s]}, open('m-name.json','w'))"

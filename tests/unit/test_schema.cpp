@@ -3,10 +3,12 @@
 // issue 45: read against the schema, then its own numbers against each other).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 
 #include "common/error.hpp"
 #include "conditioning.hpp"
+#include "esv_package.hpp"
 #include "esv_check.hpp"
 #include "record.hpp"
 #include "report.hpp"
@@ -144,4 +146,29 @@ TEST_CASE("conditioning rows: read as a result kind; NIST's test case against th
   edited = good;
   edited["conditioning"]["hOut"] = edited["testCases"][0]["h_out"] = 300.0;
   CHECK_THROWS_WITH_AS(read_record(edited, "c.json"), doctest::Contains("conditioning.hOut: above nOut"), Error);
+}
+
+TEST_CASE("esv_registration: a non-vetted, non-bijective component's hOut stays below minHin (the server's strict rule)") {
+  ManifestSource m;
+  m.spec.name = "s";
+  SourceConditioning c;
+  c.vetted = false;
+  c.n_in = c.n_out = c.nw = 64;
+  m.spec.conditioning = {c};
+  ordered_json record = {{"type", "Source"},
+                         {"flow",
+                          {{"bitsPerSample", 1},
+                           {"hValidated", 0.2},
+                           {"track", "non-IID"},
+                           {"conditioning", ordered_json::array({{{"hIn", 12.5}, {"hOut", 12.5}}})}}}};
+  ordered_json r = esv_registration(m, record);
+  const ordered_json& comp = r[1]["conditioningComponent"][0];
+  CHECK(comp["minHin"].get<double>() == 12.5);
+  CHECK(comp["hOut"].get<double>() < 12.5);
+  CHECK(comp["hOut"].get<double>() == std::nextafter(12.5, 0.0));
+  m.spec.conditioning[0].bijective = true;  // bijective: hOut == minHin is the rule
+  CHECK(esv_registration(m, record)[1]["conditioningComponent"][0]["hOut"].get<double>() == 12.5);
+  record["flow"]["conditioning"][0]["hOut"] = 10.0;  // below: as assessed
+  m.spec.conditioning[0].bijective = false;
+  CHECK(esv_registration(m, record)[1]["conditioningComponent"][0]["hOut"].get<double>() == 10.0);
 }
