@@ -109,7 +109,9 @@ void refuse_source_options(const std::vector<char*>& args) {
       {"--restart-data", "restartTestPath"},            {"--h-submitter", "hminEstimate"},
       {"--conditioning", "conditioningComponent"},      {"--n-in", "conditioningComponent[].minNin"},
       {"--n-out", "conditioningComponent[].nOut"},      {"--nw", "conditioningComponent[].nw"},
-      {"--h-prime", "conditioningComponent[].hPrime"},  {"--conditioned", "conditioningComponent[].unvettedConditionedPaths"}};
+      {"--h-prime", "conditioningComponent[].hPrime"},  {"--conditioned", "conditioningComponent[].unvettedConditionedPaths"},
+      {"--sample-format", "sampleFormat"},              {"--select-bits", "selectBits"},
+      {"--bin", "binBits"}};
   for (size_t k = 1; k < args.size(); ++k) {
     const std::string a = args[k];
     for (const auto& [flag, field] : per_source) {
