@@ -69,26 +69,34 @@ ea::SampleInput sample_input_of(const Options& o, const ea::SettingNames& names)
   return in;
 }
 
+// The Settings that `o`'s fields fill, not yet checked (the one mapping of the API's fields,
+// for one assessment and for a manifest run alike; the named choices' parsers throw ea::Error).
+ea::Settings filled_settings(const Options& o, const ea::SettingNames& names) {
+  ea::Settings s;
+  s.track = ea::track_setting(o.track, names);
+  s.width = o.bits;
+  s.prng = ea::prng_setting(o.prng, names);
+  s.iterations = o.iterations;
+  s.initial_entropy = !o.conditioned;
+  s.truncate_bitstring = o.truncate_bitstring;
+  s.early_exit = o.early_exit;
+  s.all_tests = o.all_tests;
+  s.until_decided = o.until_decided;
+  s.device = ea::device_setting(o.device, names);
+  s.gpus = o.gpus;
+  s.threads = o.threads;
+  if (o.restart) s.restart = ea::RestartSpec{*o.restart};
+  s.sample_input = sample_input_of(o, names);
+  return s;
+}
+
 // The checked Settings of `o`: the command line's rules (pipeline/settings_rules.hpp), each
 // setting named by its field here (and its Python keyword).
 ea::Settings settings_of(const Options& o) {
   const ea::SettingNames names = ea::keyword_name;
   ea::Settings s;
   try {
-    s.track = ea::track_setting(o.track, names);
-    s.width = o.bits;
-    s.prng = ea::prng_setting(o.prng, names);
-    s.iterations = o.iterations;
-    s.initial_entropy = !o.conditioned;
-    s.truncate_bitstring = o.truncate_bitstring;
-    s.early_exit = o.early_exit;
-    s.all_tests = o.all_tests;
-    s.until_decided = o.until_decided;
-    s.device = ea::device_setting(o.device, names);
-    s.gpus = o.gpus;
-    s.threads = o.threads;
-    if (o.restart) s.restart = ea::RestartSpec{*o.restart};
-    s.sample_input = sample_input_of(o, names);
+    s = filled_settings(o, names);
     ea::check_settings(s, given_of(o), names);
   } catch (const ea::Error& e) {
     throw Error("usage", e.what());
@@ -374,24 +382,15 @@ void refuse_per_source(const Options& o) {
   }
 }
 
-// The manifest run's settings from `o`, checked by the rules every front door uses (as
-// `ea_iid source --manifest` checks them), each setting named by its keyword.
+// The manifest run's settings from `o` (refuse_per_source has refused the fields a manifest
+// gives per source), filled by the one mapping of the API's fields and checked by the rules
+// every front door uses (as `ea_iid source --manifest` checks them), named by keyword.
 ea::Settings manifest_settings(const Options& o, const ea::Manifest& m) {
   const ea::SettingNames names = ea::keyword_name;
   ea::Settings s;
   try {
-    s.prng = ea::prng_setting(o.prng, names);
-    s.iterations = o.iterations;
-    s.device = ea::device_setting(o.device, names);
-    s.gpus = o.gpus;
-    s.threads = o.threads;
-    ea::SettingsGiven g;
-    const ea::SettingsGiven all = given_of(o);
-    g.iterations = all.iterations;
-    g.threads = all.threads;
-    g.prng = all.prng;
-    g.until_decided = all.until_decided;
-    ea::check_manifest_settings(m, s, g, false, names);
+    s = filled_settings(o, names);
+    ea::check_manifest_settings(m, s, given_of(o), false, names);
   } catch (const ea::Error& e) {
     throw Error("usage", e.what());
   }

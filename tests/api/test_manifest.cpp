@@ -90,6 +90,41 @@ TEST_CASE("assess_manifest gives the rows of ea_iid source --manifest --jsonl, i
   }
 }
 
+TEST_CASE("assess_manifest takes every run-wide option as ea_iid source --manifest takes its flag") {
+  // seed, prng, iterations, until_decided, device and threads: the rows record each (the API
+  // fills them by the one mapping its single assessments use, api/ea_iid.cpp filled_settings).
+  const std::string manifest = write_manifest("api-manifest-options", R"({"sources": [
+    {"primaryNoiseSource": "auto-8", "rawNoisePath": ")" + kData + R"(rand8_short.bin"},
+    {"primaryNoiseSource": "non-iid-1", "rawNoisePath": ")" + kData + R"(rand1_short.bin", "iidClaim": false}]})");
+  const std::string jsonl = cli_test::tmp("api-manifest-options-" + std::to_string(::getpid()) + ".jsonl");
+  std::remove(jsonl.c_str());
+  const cli_test::Result r = cli_test::run("source --manifest " + manifest + " --seed 3 --prng xoshiro256ss --iterations 50 " +
+                                           "--until-decided --threads 1 --device cpu -q --jsonl " + jsonl);
+  REQUIRE(r.code == 0);
+  std::vector<json> rows;
+  std::ifstream in(jsonl);
+  for (std::string line; std::getline(in, line);) rows.push_back(json::parse(line));
+  REQUIRE(rows.size() == 2);
+  const json& permutation = rows[0]["steps"]["sequential"]["permutation"];
+  CHECK(permutation["prng"] == "xoshiro256ss");
+  CHECK(permutation["iterations"] == 50);
+  CHECK(permutation["threads"] == 1);
+  ea_iid::Options o;
+  o.seed = 3;
+  o.prng = "xoshiro256ss";
+  o.iterations = 50;
+  o.until_decided = true;
+  o.threads = 1;
+  o.device = "cpu";
+  ea_iid::Assessor assessor;
+  const std::vector<ea_iid::SourceResult> got = assessor.assess_manifest(manifest, o);
+  REQUIRE(got.size() == 2);
+  for (size_t k = 0; k < 2; ++k) {
+    CAPTURE(k);
+    CHECK(stable(json::parse(got[k].json)) == stable(rows[k]));
+  }
+}
+
 TEST_CASE("assess_manifest: a source that cannot be assessed is its error result; a bad manifest throws usage") {
   const std::string empty = cli_test::tmp("api-manifest-empty-" + std::to_string(::getpid()) + ".bin");
   std::ofstream(empty).close();
