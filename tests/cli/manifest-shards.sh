@@ -4,7 +4,7 @@
 # and from a file): the rows of the whole run, of --jobs 2, of 4 shares (one of them empty:
 # the restart files outweigh the rest) joined by ea_iid merge, and of a run interrupted by
 # SIGINT (with --jobs 2) and resumed all equal the records of per-source `ea_iid source` runs
-# (minus the date, command line and timings); --jobs 3 writes the rows of --jobs 1 (the whole
+# (minus the date, command line, timings and the GPU's text); --jobs 3 writes the rows of --jobs 1 (the whole
 # run), "run" included, line for line, and shows its progress readably (one line for the run on
 # a terminal, plain lines naming the source without one); the lab
 # CSV and page of merged shares are the whole run's; merge refuses shares of another manifest,
@@ -92,9 +92,13 @@ grep -q "^Incomplete: interrupted by SIGINT after $kept of 9 sources" "$work/i.e
 python3 - "$work" <<'EOF' || fail=1
 import json, sys
 work = sys.argv[1]
-def norm(j):  # what differs between two runs of the same assessment
+# What differs between two runs of the same assessment: the date, the command, the timings, and
+# on a GPU the device's text (its free memory and the round size it allows vary with the other
+# work on the GPU; the counters do not: docs/design.md "Determinism contract").
+VOLATILE = ("dateTimeStamp", "commandline", "timings", "device", "compressionDevice")
+def norm(j):
     if isinstance(j, dict):
-        return {k: norm(v) for k, v in j.items() if k not in ("dateTimeStamp", "commandline", "timings", "run")}
+        return {k: norm(v) for k, v in j.items() if k not in VOLATILE + ("run",)}
     if isinstance(j, list):
         return [norm(x) for x in j]
     return j
@@ -127,7 +131,7 @@ if [json.loads(l)["run"]["item"] for l in jobs] != list(range(8)):
 # --jobs 1 (the whole run) and --jobs 3: the same rows, "run" included, line for line.
 def timeless(j):
     if isinstance(j, dict):
-        return {k: timeless(v) for k, v in j.items() if k not in ("dateTimeStamp", "commandline", "timings")}
+        return {k: timeless(v) for k, v in j.items() if k not in VOLATILE}
     if isinstance(j, list):
         return [timeless(x) for x in j]
     return j
