@@ -111,8 +111,11 @@ for s, claim, bits, comps in [("rand8_iid", True, 8, 0), ("tick4_vetted", False,
     check(d["rawNoiseSampleSize"] == bits, s + ": rawNoiseSampleSize")
 sys.exit(0 if ok else 1)
 PY
-pyenv_py=/root/.pyenv/shims/python3
-if [ -x "$pyenv_py" ] && "$pyenv_py" -c "import jsonschema" 2>/dev/null; then
+pyenv_py=
+for p in /usr/bin/python3 /root/.pyenv/shims/python3; do  # Debian's python3-jsonschema, else pip's
+  [ -x "$p" ] && "$p" -c "import jsonschema" 2>/dev/null && { pyenv_py=$p; break; }
+done
+if [ -n "$pyenv_py" ]; then
   "$pyenv_py" - "$esv/esv-metadata-schema.json" pkg/*/registration.json <<'PY' || bad "a registration fails ESV's schema (jsonschema)"
 import json, sys, jsonschema
 schema = json.load(open(sys.argv[1]))

@@ -154,7 +154,7 @@ TEST_CASE("esv_registration: a non-vetted, non-bijective component's hOut stays 
   SourceConditioning c;
   c.vetted = false;
   c.n_in = c.n_out = c.nw = 64;
-  m.spec.conditioning = {c};
+  m.spec.conditioning.push_back(c);
   ordered_json record = {{"type", "Source"},
                          {"flow",
                           {{"bitsPerSample", 1},
