@@ -25,6 +25,8 @@ namespace {
 
 std::string os_error(int err) { return std::strerror(err); }
 
+}  // namespace
+
 std::string folder_of(const std::string& path) {
   const auto slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";
@@ -36,6 +38,8 @@ std::string name_of(const std::string& path) {
   const auto slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
+
+namespace {
 
 // The process's umask, read without changing it (other threads may be creating files).
 mode_t current_umask() {

@@ -45,6 +45,9 @@ class InputSet {
 // relative target taken from the link's folder). -1 for any other path, and for "-".
 // Such an output is written through that descriptor: no temp file, no rename, no truncation.
 int descriptor_of(const std::string& path);
+// The folder part of a path ("." for a bare name, "/" for a name at the root) and its last part.
+std::string folder_of(const std::string& path);
+std::string name_of(const std::string& path);
 // "-" when `path` names descriptor 1 (so that -o /dev/stdout behaves as -o -), else `path`.
 // The front doors pass every output path through it right after parsing.
 std::string output_name(const std::string& path);

@@ -28,18 +28,6 @@ namespace {
 
 std::string os_error(int err) { return std::strerror(err); }
 
-std::string folder_of(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
-std::string name_of(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 // "" when `path` is a regular file this process may execute, else why not.
 std::string not_executable(const std::string& path) {
   struct stat st {};
