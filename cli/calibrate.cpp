@@ -46,7 +46,7 @@ struct Tally {
   uint32_t done = 0, rejected = 0, errors = 0;
   uint64_t permutations = 0;
   uint32_t per_test[kNumTests] = {};
-  std::string device, compression_device;
+  std::string device, compression_device, shuffle;
 };
 
 // The data set of one item: `samples` bytes of RAND_bytes, masked to `bits`.
@@ -81,6 +81,7 @@ nlohmann::ordered_json row_json(const std::string& prng, const Tally& t, uint64_
   j["seed"] = std::to_string(s.seed);
   j["device"] = t.device;
   j["compressionDevice"] = t.compression_device;
+  j["shuffle"] = t.shuffle;
   j["gpuTuning"] = gpu_tuning_json(s.tuning);
   j["permutations"] = t.permutations;
   nlohmann::ordered_json per = nlohmann::ordered_json::object();
@@ -199,6 +200,7 @@ cli::Outcome cli::calibrate_command(int argc, char** argv) {
     for (int i = 0; i < kNumTests; ++i) t.per_test[i] += a.permutation.test_failed(i) ? 1 : 0;
     t.device = a.device;
     t.compression_device = a.compression_device;
+    t.shuffle = a.shuffle;
     if (++done_all % std::max<uint64_t>(1, items.size() / 10) == 0) {
       std::fprintf(stderr, "ea_calibrate %s %d-bit: %" PRIu64 "/%zu data sets, %" PRIu64 " rejected, %.0f s\n",
                    prngs.c_str(), base.width, done_all, items.size(), rejected_all, elapsed());

@@ -148,12 +148,14 @@ class GpuCompressionBackend final : public PermutationBackend {
                            reservations_,
                            resident_,
                            log_bits_,
-                           low_bytes_};
+                           low_bytes_,
+                           &res_->bucket};
     launch_shuffle(sc, scratch_, st, buffers_->batch.get(), shuffle_copies_, count, symbols_.get(), data_.n, streams_,
                    first);
     EA_CUDA_CHECK(cudaGetLastError());
     EA_CUDA_CHECK(cudaEventRecord(res_->done.get(), st));
     EA_CUDA_CHECK(cudaEventSynchronize(res_->done.get()));
+    res_->bucket.check();  // (an error, never a result, where the bucket shuffle met a node it cannot hold)
     add_busy();
   }
 
@@ -322,6 +324,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     cuda::CudaStream stream;
     cuda::CudaEvent start, done;
     StageTimer timer;
+    BucketRoom bucket;  // the bucket shuffle's bounds and overflow count
   };
   std::unique_ptr<Resources> res_;
   double busy_ms_ = 0;

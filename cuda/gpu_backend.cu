@@ -227,7 +227,12 @@ class GpuBackend final : public PermutationBackend {
     // The generator's prepared start states and constants (src/rng/prng.hpp).
     streams_ = upload_streams(data.streams, states_, aux_, st);
     grouped_ = is_grouped(streams_.id);
-    drawn_ = streams_.id != PrngId::Philox;
+    philox_ = streams_.id == PrngId::Philox;
+    // Rows above L samples of a generator with independent words: the bucket shuffle (Philox's rows by
+    // its pass kernels, the others' columns by one thread each); targets are drawn ahead only
+    // for the Fisher-Yates rows of the other generators.
+    buckets_ = engine_uses_buckets(streams_.id, data.n);
+    drawn_ = !philox_ && !buckets_;
     allocate_targets(data);
     // `in` and the host arrays must stay put until the copies are done.
     EA_CUDA_CHECK(cudaStreamSynchronize(st));
@@ -253,7 +258,7 @@ class GpuBackend final : public PermutationBackend {
   // Binary data whose rows fit resident_fused_kernel: shuffled and tested in shared memory.
   bool binary_resident(const PermutationData& data) const {
     return fused_statistics_ && data.params.binary && data.n >= 2 && resident_ > 0 && reservations_ > 0 &&
-           rows_shuffle_serves() && resident_fused_shared(data.n) > 0;
+           !engine_uses_buckets(data.streams.id, data.n) && rows_shuffle_serves() && resident_fused_shared(data.n) > 0;
   }
 
   // Whether every round of this data set runs on the rows alone (launch_blocks with the
@@ -289,7 +294,9 @@ class GpuBackend final : public PermutationBackend {
     }
     size_t free_bytes = 0, total_bytes = 0;
     EA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const size_t per_perm = rows_only_ ? kNumTests : n + conv_per_perm + kNumTests;
+    // (the bucket shuffle's one-thread columns need a scratch column each: launch_bucket_columns)
+    const size_t scratch_column = buckets_ && !philox_ ? n : 0;
+    const size_t per_perm = rows_only_ ? kNumTests : n + conv_per_perm + kNumTests + scratch_column;
     size_t n_round =
         requested_round_
             ? requested_round_
@@ -501,7 +508,7 @@ class GpuBackend final : public PermutationBackend {
   // Whether rows are shuffled by a block each (launch_row_shuffle): Philox, or any other
   // generator whose targets have room to be drawn ahead (bind: allocate_targets).
   bool rows_shuffle_serves() const {
-    return parallel_shuffle_ > 0 && reservations_ > 0 && (!drawn_ || target_slice_ > 0);
+    return parallel_shuffle_ > 0 && reservations_ > 0 && (philox_ || (drawn_ && target_slice_ > 0));
   }
 
   // Room for the drawn targets. A sequential generator draws a permutation's 10^6 targets
@@ -667,6 +674,7 @@ class GpuBackend final : public PermutationBackend {
   // Waits for the round and copies its outcomes to `out`.
   void collect(uint32_t p0, uint32_t count, uint8_t* out) {
     EA_CUDA_CHECK(cudaStreamSynchronize(res_->stream));
+    if (buckets_) res_->bucket.check();  // an error, never a result, where a node was not held
     float shuffle_ms = 0, stats_ms = 0;
     EA_CUDA_CHECK(cudaEventElapsedTime(&shuffle_ms, res_->start.get(), res_->shuffled.get()));
     EA_CUDA_CHECK(cudaEventElapsedTime(&stats_ms, res_->shuffled.get(), res_->done.get()));
@@ -689,6 +697,8 @@ class GpuBackend final : public PermutationBackend {
   PermutationData data_;
   StreamSetView streams_;  // device pointers
   bool grouped_ = false;
+  bool philox_ = true;    // the generator is Philox (its rows shuffled by the block kernels)
+  bool buckets_ = false;  // engine_uses_buckets: the bucket shuffle for this data and generator
   size_t columns_ = 0;  // permutations the batch holds (the stride of its rows)
   cuda::DeviceBuffer<uint32_t> states_, aux_;
   cuda::DeviceBuffer<uint8_t> symbols_, batch_, conv_, outcomes_;
@@ -704,6 +714,7 @@ class GpuBackend final : public PermutationBackend {
     // halves of targets_ (drawn), and read by the shuffle on `stream` (used).
     cuda::CudaStream draw_stream;
     cuda::CudaEvent targets_drawn[2], targets_used[2];
+    BucketRoom bucket;  // the bucket shuffle's bounds and overflow count
   };
   std::unique_ptr<Resources> res_;
   cuda::PinnedBuffer<uint8_t> host_outcomes_buf_;
@@ -751,7 +762,7 @@ class GpuBackend final : public PermutationBackend {
   int skip_table_id_ = -1;  // the generator whose table skip_table_ holds
 
   ShuffleConfig shuffle_config() const {
-    return ShuffleConfig{shuffle_block_, parallel_shuffle_, reservations_, resident_, log_bits_, low_bytes_};
+    return ShuffleConfig{shuffle_block_, parallel_shuffle_, reservations_, resident_, log_bits_, low_bytes_, &res_->bucket};
   }
   const uint32_t block_statistics_;  // block-statistics: rounds up to this size, a block per permutation
   const bool fused_statistics_;      // fused-statistics: non-binary data by fused_statistics_kernel, any round

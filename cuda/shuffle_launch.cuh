@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "permutation/shuffle.hpp"
+#include "bucket_shuffle.cuh"
 #include "common/error.hpp"
 #include "rng/generators.hpp"
 #include "device_buffer.cuh"
@@ -54,7 +55,16 @@ struct ShuffleConfig {
   uint32_t resident = 0;      // blocks in flight of the variant with the row in shared memory (0: not used)
   uint32_t log_bits = 3;      // every symbol is below 2^(2^log_bits) (resident rows are packed so)
   uint32_t low_bytes = 0;     // lowest places of a row in global memory kept in shared memory (a multiple of 16)
+  // The engine's shuffle (docs/bucket-shuffle.md): with a room, rows above L samples of any
+  // non-grouped generator are shuffled by bucket passes; without one (kernel tests and
+  // benchmarks of the Fisher-Yates kernels), by Fisher-Yates on stream j.
+  BucketRoom* bucket = nullptr;
 };
+
+// Whether launches under cfg shuffle rows of n samples of these streams by bucket passes.
+inline bool bucket_serves(const ShuffleConfig& cfg, PrngId id, size_t n) {
+  return cfg.bucket && engine_uses_buckets(id, n);
+}
 
 // The bits per sample (as log2: 0 for 1 bit ... 3 for 8 bits) that hold every symbol.
 inline uint32_t symbol_log_bits(const uint8_t* symbols, size_t n) {
@@ -130,6 +140,10 @@ inline void launch_row_shuffle(const ShuffleConfig& cfg, uint8_t* rows, const ui
 
 inline void launch_row_shuffle(const ShuffleConfig& cfg, uint8_t* rows, const uint8_t* symbols, size_t n, uint64_t seed,
                                uint64_t first, uint32_t m, cudaStream_t st) {
+  if (bucket_serves(cfg, PrngId::Philox, n)) {
+    launch_bucket_rows(*cfg.bucket, rows, symbols, n, seed, first, m, st);
+    return;
+  }
   launch_row_shuffle(cfg, rows, symbols, n, PhiloxTargets{seed, first}, m, st);
 }
 
@@ -249,7 +263,8 @@ inline bool parallel_shuffle_serves(const ShuffleConfig& cfg, const StreamSetVie
 
 // Columns 0 .. count-1 of the batch become permutations first .. first+count-1: with the
 // block-per-permutation kernel where it serves and `scratch` holds (or can be given) a
-// slice of min(cfg.parallel, count) permutations, otherwise one thread per permutation.
+// slice of min(cfg.parallel, count) permutations, otherwise one thread per permutation
+// (for the bucket shuffle, with `scratch` as its scratch columns: launch_bucket_columns).
 // Small blocks spread the few thousand shuffling threads of the latter over every SM (with
 // 128-thread blocks, 10,000 threads fill only 79 of the H100's 132 SMs); four reads in
 // flight per thread (fisher_yates_pipelined<4>).
@@ -271,6 +286,10 @@ inline void launch_shuffle(const ShuffleConfig& cfg, cuda::DeviceBuffer<uint8_t>
     }
   }
   const int block = cfg.block;
+  if (bucket_serves(cfg, streams.id, n)) {
+    launch_bucket_columns(*cfg.bucket, scratch, block, batch, stride, count, symbols, n, streams, first, st);
+    return;
+  }
   const unsigned blocks = (count + block - 1) / block;
   visit_generator(streams.id, [&](auto tag) {
     using G = decltype(tag);

@@ -192,6 +192,7 @@ struct Assessment : InputFacts {
   PermutationOutcome permutation;
   int worker_threads = 0;  // the CPU threads it used (the worker's share of settings.threads)
   std::string device;      // "cpu" or the GPU's description
+  std::string shuffle;     // how the permutations are made (engine_shuffle_name)
   std::string compression_device;  // where the compression test ran (or would have)
   bool verified = false;   // --verify checked GPU permutations against the CPU
   Timings timings;

@@ -290,6 +290,7 @@ void our_permutation_lines(std::FILE* f, const Assessment& a, const ReportOption
     std::fprintf(f, "Permutation tests on %s%s, PRNG %s (--prng %s), seed %" PRIu64 " (from --seed %" PRIu64 ")\n",
                  a.device.c_str(), a.verified ? " (verified on the CPU)" : "", p.full_name, p.name, a.seed,
                  a.settings.seed);
+    if (!a.shuffle.empty()) std::fprintf(f, "Shuffle: %s\n", a.shuffle.c_str());
     std::fprintf(f, "Compression test on %s\n", a.compression_device.c_str());
     std::fprintf(f, "  %-22s %24s %7s %7s %7s  %s\n", "statistic", "unpermuted", "C0", "C1", "C2", "result");
     for (int t = 0; t < kNumTests; ++t) {

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "common/hd.hpp"
 #include "permutation/shuffle.hpp"
 #include "rng/bounded.hpp"
+#include "rng/stream_set.hpp"
 
 namespace ea {
 
@@ -37,6 +39,38 @@ struct BucketParams {
   uint32_t inner_bits = 8;  // b at every depth below (1..8)
   uint32_t leaf = 1024;     // L: a node of at most L samples is a leaf (L >= 1)
 };
+
+// The engine's parameters for a row of n samples (docs/bucket-shuffle.md, "The engine's
+// rule"): b0 = 3 up to 2^20 samples and one more per doubling above (at most 8), so that a
+// depth-1 node holds about 2^17 samples or fewer (one SM's shared memory on the GPU) up to
+// 2^25 samples; b1 = 8; L = 1024.
+constexpr size_t kBucketRootTarget = size_t{1} << 17;
+EA_HD inline BucketParams engine_bucket_params(size_t n) {
+  uint32_t b0 = 3;
+  while (b0 < 8 && (n >> b0) > kBucketRootTarget) ++b0;
+  return BucketParams{b0, 8, 1024};
+}
+// Whether the engine shuffles a row of n samples of generator id by bucket passes: Philox,
+// whose node streams let the GPU's pass kernels draw any node's labels at once, above L
+// samples (a row of at most L samples is one leaf, i.e. Fisher-Yates on stream j either
+// way). The other generators keep Fisher-Yates for now: their one stream in the canonical
+// order (OneStream) is exact on the CPU and by bucket_column on the GPU, but one thread per
+// permutation there took 3.6 s for GetTickCount_8bit against 0.5 s for their drawn
+// targets (H200, session 26); a kernel that draws each node's labels ahead (one thread per
+// permutation, as draw_targets_kernel does) would give them the pass kernels. Sobol and
+// the lane groups never: a low-discrepancy sequence's labels are far from independent (the
+// exactness argument needs i.i.d. labels), and the lane groups step 32 lanes in lockstep.
+inline bool engine_uses_buckets(PrngId id, size_t n) {
+  return id == PrngId::Philox && n > engine_bucket_params(n).leaf;
+}
+// permutation.shuffle of the JSON: how the permutations of a row of n samples are made.
+inline std::string engine_shuffle_name(PrngId id, size_t n) {
+  if (is_grouped(id)) return "Fisher-Yates, Lemire bounded draws (lane groups in lockstep)";
+  if (id != PrngId::Philox) return "Fisher-Yates, Lemire bounded draws";
+  const BucketParams p = engine_bucket_params(n);
+  return "bucket b0=" + std::to_string(p.root_bits) + " b1=" + std::to_string(p.inner_bits) +
+         " L=" + std::to_string(p.leaf) + " (Rao-Sandelius; Fisher-Yates leaves, Lemire bounded draws)";
+}
 
 EA_HD inline uint32_t bucket_bits(const BucketParams& p, uint32_t depth) {
   return depth == 0 ? p.root_bits : p.inner_bits;
@@ -105,7 +139,7 @@ struct PhiloxNodes {
 template <class G>
 struct OneStream {
   G& g;
-  G& at(uint32_t, uint32_t) const { return g; }
+  EA_HD G& at(uint32_t, uint32_t) const { return g; }
 };
 
 // The label words of a stream: kBits uniform bits per word. 32-bit words (next()), 64-bit
@@ -199,6 +233,106 @@ void bucket_shuffle(uint8_t* a, size_t n, const BucketParams& p, Streams& stream
   if (n < 2) return;
   if (scratch.size() < 2 * n) scratch.resize(2 * n);
   detail::bucket_node(a, n, 0, n, 0, p, streams, scratch.data(), order);
+}
+
+// The same permutation as bucket_shuffle() (with ChildOrder::kForward) by one thread, without
+// recursion, on a column: sample i of the row at a[i * stride]; `out` (n places, sample i at
+// out[i * out_stride]) is scratch. The root is scattered straight from `symbols` (the
+// unshuffled row, whatever a holds), so a needs no copy first. A node's labels are drawn
+// twice from a copy of its stream (counted, then scattered), so no label is stored: the
+// stream's state is all it keeps. Non-leaf nodes deeper than kBucketColumnLevels - 1 are
+// not walked: false then (a is not the permutation; the engine reports an error). With the
+// engine's parameters a depth-2 node holds 2^9 samples on average against L = 2^10, so such
+// a node would be over 20 standard deviations above its mean.
+// (The GPU's one-thread-per-permutation shuffle for the sequential generators; pinned to
+// bucket_shuffle() by tests/unit/test_bucket_shuffle.cpp.)
+constexpr uint32_t kBucketColumnLevels = 3;
+
+template <class Streams>
+EA_HD bool bucket_column(uint8_t* a, size_t stride, uint8_t* out, size_t out_stride, const uint8_t* symbols,
+                         uint32_t n, const BucketParams& p, const Streams& streams) {
+  struct Frame {
+    uint32_t start, m, depth, k, c;
+    uint32_t end[256];  // end[c]: one past bucket c's last place in the node
+  };
+  Frame stack[kBucketColumnLevels];
+  int top = -1;
+  // Shuffles node (depth, start, m) if it is a leaf, else scatters it and pushes it.
+  auto visit = [&](uint32_t depth, uint32_t start, uint32_t m) -> bool {
+    auto&& rng = streams.at(depth, start);
+    if (bucket_is_leaf(p, m, depth)) {
+      if (depth == 0)
+        for (uint32_t e = 0; e < m; ++e) a[e * stride] = symbols[e];
+      fisher_yates(a + start * stride, m, stride, rng);
+      return true;
+    }
+    if (top + 1 == static_cast<int>(kBucketColumnLevels)) return false;
+    using S = std::remove_reference_t<decltype(rng)>;
+    Frame& f = stack[++top];
+    const uint32_t b = bucket_bits(p, depth), per = labels_per_word(LabelWords<S>::kBits, b);
+    f.start = start;
+    f.m = m;
+    f.depth = depth;
+    f.k = 1u << b;
+    f.c = 0;
+    for (uint32_t c = 0; c < f.k; ++c) f.end[c] = 0;
+    const S saved = rng;
+    for (uint32_t e = 0; e < m; e += per) {  // counts
+      const uint64_t w = LabelWords<S>::next(rng);
+      for (uint32_t g = 0; g < per && e + g < m; ++g) ++f.end[label_field(w, g, b)];
+    }
+    uint32_t run = 0;  // starts
+    for (uint32_t c = 0; c < f.k; ++c) {
+      const uint32_t size = f.end[c];
+      f.end[c] = run;
+      run += size;
+    }
+    rng = saved;
+    // Scattered into a (the root, from symbols) or into out and back; f.end[c] then ends bucket c.
+    uint8_t* to = depth == 0 ? a : out + static_cast<size_t>(start) * out_stride;
+    const size_t to_stride = depth == 0 ? stride : out_stride;
+    for (uint32_t e = 0; e < m; e += per) {
+      const uint64_t w = LabelWords<S>::next(rng);
+      for (uint32_t g = 0; g < per && e + g < m; ++g) {
+        const uint8_t v = depth == 0 ? symbols[e + g] : a[(static_cast<size_t>(start) + e + g) * stride];
+        to[static_cast<size_t>(f.end[label_field(w, g, b)]++) * to_stride] = v;
+      }
+    }
+    if (depth != 0)
+      for (uint32_t e = 0; e < m; ++e) a[(static_cast<size_t>(start) + e) * stride] = to[static_cast<size_t>(e) * to_stride];
+    return true;
+  };
+  if (n < 2) {
+    if (n == 1) a[0] = symbols[0];
+    return true;
+  }
+  if (!visit(0, 0, n)) return false;
+  while (top >= 0) {
+    Frame& f = stack[top];
+    if (f.c == f.k) {
+      --top;
+      continue;
+    }
+    const uint32_t c = f.c++;
+    const uint32_t lo = c == 0 ? 0 : f.end[c - 1], hi = f.end[c];
+    if (hi - lo >= 2 && !visit(f.depth + 1, f.start + lo, hi - lo)) return false;
+  }
+  return true;
+}
+
+// The engine's shuffle of permutation j (docs/bucket-shuffle.md) on a contiguous row
+// a[0..n): bucket passes above L samples, one Fisher-Yates leaf otherwise. Philox draws
+// from its node streams (seed, j); any other non-grouped generator from its one stream g,
+// in the canonical order. `scratch` grows to 2 n bytes.
+inline void engine_bucket_shuffle_philox(uint8_t* a, size_t n, uint64_t seed, uint64_t j,
+                                         std::vector<uint8_t>& scratch) {
+  PhiloxNodes s{seed, j};
+  bucket_shuffle(a, n, engine_bucket_params(n), s, scratch);
+}
+template <class G>
+void engine_bucket_shuffle(uint8_t* a, size_t n, G& g, std::vector<uint8_t>& scratch) {
+  OneStream<G> s{g};
+  bucket_shuffle(a, n, engine_bucket_params(n), s, scratch);
 }
 
 }  // namespace ea

@@ -6,6 +6,7 @@
 
 #include "rng/generators.hpp"
 #include "rng/gf2.hpp"
+#include "permutation/bucket_shuffle.hpp"
 #include "permutation/shuffle.hpp"
 #include "rng/lane_group.hpp"
 
@@ -242,7 +243,10 @@ StreamSetView StreamSet::view() const {
   return v;
 }
 
-void shuffle_permutation(const StreamSet& set, uint64_t j, uint8_t* a, size_t n) {
+namespace {
+// Permutation j of the set as fisher_yates() on stream j (every generator; grouped
+// generators run the whole group of j on scratch copies), or as the engine's bucket shuffle.
+void permute(const StreamSet& set, uint64_t j, uint8_t* a, size_t n, bool engine) {
   if (j >= set.count()) {
     throw Error(ErrorKind::Internal, "permutation " + std::to_string(j) + " beyond the " + std::to_string(set.count()) +
                                          " prepared generator streams");
@@ -259,11 +263,23 @@ void shuffle_permutation(const StreamSet& set, uint64_t j, uint8_t* a, size_t n)
       fisher_yates_group(buffers, n, lanes);
       const auto& mine = copies[j % kLaneGroup];
       std::copy(mine.begin(), mine.end(), a);
+    } else if (engine && engine_uses_buckets(set.id(), n)) {
+      std::vector<uint8_t> scratch;
+      if constexpr (std::is_same_v<G, PhiloxGen>) {
+        engine_bucket_shuffle_philox(a, n, v.seed, j, scratch);
+      } else {
+        G g = G::make(v, j);
+        engine_bucket_shuffle(a, n, g, scratch);
+      }
     } else {
       G g = G::make(v, j);
       fisher_yates(a, n, 1, g);
     }
   });
 }
+}  // namespace
+
+void shuffle_permutation(const StreamSet& set, uint64_t j, uint8_t* a, size_t n) { permute(set, j, a, n, true); }
+void fisher_yates_permutation(const StreamSet& set, uint64_t j, uint8_t* a, size_t n) { permute(set, j, a, n, false); }
 
 }  // namespace ea

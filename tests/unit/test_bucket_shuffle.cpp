@@ -281,3 +281,110 @@ TEST_CASE("bucket shuffle: what the output depends on") {
   PhiloxStream same(kSeed, 1ull << 40);
   for (int w = 0; w < 100; ++w) REQUIRE(root.next() == same.next());
 }
+
+TEST_CASE("engine rule: b0 by n, the JSON's name, Philox only for now") {
+  CHECK(engine_bucket_params(1000000).root_bits == 3);
+  CHECK(engine_bucket_params(size_t{1} << 20).root_bits == 3);
+  CHECK(engine_bucket_params((size_t{1} << 20) + 8).root_bits == 4);
+  CHECK(engine_bucket_params(size_t{1} << 25).root_bits == 8);
+  CHECK(engine_bucket_params(size_t{1} << 30).root_bits == 8);
+  CHECK(engine_bucket_params(1000000).inner_bits == 8);
+  CHECK(engine_bucket_params(1000000).leaf == 1024);
+  CHECK(!engine_uses_buckets(PrngId::Philox, 1024));
+  CHECK(engine_uses_buckets(PrngId::Philox, 1025));
+  CHECK(!engine_uses_buckets(PrngId::Mrg31k3p, 1000000));
+  CHECK(!engine_uses_buckets(PrngId::CiBbs, 1000000));
+  CHECK(!engine_uses_buckets(PrngId::Sobol, 1000000));
+  CHECK(engine_shuffle_name(PrngId::Philox, 1000000) ==
+        "bucket b0=3 b1=8 L=1024 (Rao-Sandelius; Fisher-Yates leaves, Lemire bounded draws)");
+  CHECK(engine_shuffle_name(PrngId::CiXorlike, 1000000).rfind("Fisher-Yates", 0) == 0);
+  CHECK(engine_shuffle_name(PrngId::Sobol, 1000000).rfind("Fisher-Yates", 0) == 0);
+  CHECK(engine_shuffle_name(PrngId::Xoshiro256ss, 1000000).rfind("Fisher-Yates", 0) == 0);
+}
+
+namespace {
+// bucket_column on a column of a strided batch (stride 3, scratch stride 2) against
+// bucket_shuffle on a contiguous copy.
+template <class MakeStreams>
+bool column_equals_reference(const std::vector<uint8_t>& symbols, const BucketParams& p, MakeStreams make) {
+  const size_t n = symbols.size();
+  std::vector<uint8_t> want = symbols, scratch;
+  {
+    auto s = make();
+    bucket_shuffle(want.data(), n, p, s.streams, scratch);
+  }
+  std::vector<uint8_t> batch(3 * n + 3, 0xee), out(2 * n + 2, 0xdd);
+  auto s = make();
+  if (!bucket_column(batch.data() + 1, 3, out.data() + 1, 2, symbols.data(), static_cast<uint32_t>(n), p, s.streams))
+    return false;
+  for (size_t i = 0; i < n; ++i)
+    if (batch[1 + 3 * i] != want[i]) return false;
+  return true;
+}
+struct PhiloxMaker {
+  uint64_t j;
+  struct Out {
+    PhiloxNodes streams;
+  };
+  Out operator()() const { return Out{PhiloxNodes{kSeed, j}}; }
+};
+template <class G>
+struct OneMaker {
+  G start;
+  struct Out {
+    G g;
+    OneStream<G> streams{g};
+    explicit Out(const G& s) : g(s) {}
+  };
+  Out operator()() const { return Out(start); }
+};
+}  // namespace
+
+TEST_CASE("bucket_column (the GPU's one thread per permutation) equals bucket_shuffle for every kind of stream") {
+  for (size_t n : {size_t{1}, size_t{2}, size_t{1000}, size_t{1025}, size_t{5000}, size_t{100003}, size_t{1000000}}) {
+    std::vector<uint8_t> symbols(n);
+    for (size_t i = 0; i < n; ++i) symbols[i] = static_cast<uint8_t>((i * 37 + i / 100) & 0xff);
+    const BucketParams p = engine_bucket_params(n);
+    CHECK_MESSAGE(column_equals_reference(symbols, p, PhiloxMaker{7}), "philox n=" << n);
+    CHECK_MESSAGE(column_equals_reference(symbols, p, OneMaker<Xoshiro256ss>{xoshiro(n)}), "xoshiro256ss n=" << n);
+    StreamSet mrg(PrngId::Mrg32k3a, kSeed, 4);
+    CHECK_MESSAGE(column_equals_reference(symbols, p, OneMaker<Mrg32k3a>{Mrg32k3a::make(mrg.view(), 3)}),
+                  "mrg32k3a n=" << n);
+  }
+  // Parameters that need more levels than it keeps: it says so instead of giving a wrong row.
+  std::vector<uint8_t> symbols = iota_bytes(200);
+  std::vector<uint8_t> batch(200), out(200);
+  PhiloxNodes s{kSeed, 1};
+  CHECK(!bucket_column(batch.data(), 1, out.data(), 1, symbols.data(), 200, BucketParams{1, 1, 2}, s));
+  CHECK(bucket_column(batch.data(), 1, out.data(), 1, symbols.data(), 200, BucketParams{8, 8, 2}, s));
+}
+
+TEST_CASE("shuffle_permutation is the engine's rule: the bucket shuffle above L, Fisher-Yates at or below it") {
+  for (PrngId id : {PrngId::Philox, PrngId::Xoshiro256ss, PrngId::Xorwow, PrngId::Mrg31k3p, PrngId::Sobol}) {
+    StreamSet set(id, kSeed, 3);
+    for (size_t n : {size_t{1024}, size_t{1025}, size_t{70001}}) {
+      std::vector<uint8_t> a(n), b;
+      for (size_t i = 0; i < n; ++i) a[i] = static_cast<uint8_t>(i * 11);
+      b = a;
+      std::vector<uint8_t> fy = a;
+      shuffle_permutation(set, 2, a.data(), n);
+      fisher_yates_permutation(set, 2, fy.data(), n);
+      std::vector<uint8_t> scratch;
+      visit_generator(id, [&](auto tag) {
+        using G = decltype(tag);
+        if constexpr (std::is_same_v<G, PhiloxGen>) {
+          engine_bucket_shuffle_philox(b.data(), n, kSeed, 2, scratch);
+        } else if constexpr (!G::kGrouped) {
+          G g = G::make(set.view(), 2);
+          if (engine_uses_buckets(id, n)) {
+            engine_bucket_shuffle(b.data(), n, g, scratch);
+          } else {
+            fisher_yates(b.data(), n, 1, g);
+          }
+        }
+      });
+      CHECK_MESSAGE(a == b, prng_info(id).name << " n=" << n);
+      CHECK_MESSAGE((a == fy) == !engine_uses_buckets(id, n), prng_info(id).name << " n=" << n);
+    }
+  }
+}

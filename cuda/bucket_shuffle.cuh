@@ -1,0 +1,346 @@
+// The engine's bucket shuffle on the GPU (docs/bucket-shuffle.md; its definition and CPU
+// reference are src/permutation/bucket_shuffle.hpp), for rows above L samples:
+// - Philox rows (bucket_rows): pass 1 (bucket_root_kernel, a block per row) labels the row's
+//   samples from stream j's words and scatters them stably into its 2^b0 buckets in global
+//   memory; pass 2 (bucket_inner_kernel, a block per bucket) reads a bucket into shared
+//   memory by a stable scatter on 8-bit labels of its depth-1 node stream, shuffles each of
+//   its 256 buckets (a leaf: about 490 samples at 10^6) by one thread with Fisher-Yates on
+//   its depth-2 node stream, and writes the bucket back. Every random access is in shared
+//   memory. A warp ranks 32 consecutive samples at a time (a ballot per label bit), warp w
+//   owning the w-th sixteenth of the node, so the scatter is stable and the result the
+//   reference's whatever the launch shape.
+// - Any other non-grouped generator (bucket_columns): one thread per permutation walks the
+//   nodes in the canonical order (bucket_column(), the same code as the CPU's test of it) on
+//   a column of the interleaved batch, with a column of scratch.
+// A node that the kernels cannot hold (a depth-1 node above pass 2's room, a depth-2 node
+// above L, a non-leaf node below depth 2) is counted in BucketRoom::overflow and its row is
+// not the permutation: the backends check the count after each round and report an error
+// (Error{Device}), never a result. With the engine's parameters such a node is over 12
+// (room) or 20 (L) standard deviations above its mean up to 2^25 samples.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "check.cuh"
+#include "common/error.hpp"
+#include "device_buffer.cuh"
+#include "permutation/bucket_shuffle.hpp"
+#include "rng/generators.hpp"
+#include "rng/stream_set.hpp"
+
+namespace ea {
+
+constexpr uint32_t kBucketThreads = 512, kBucketWarps = kBucketThreads / 32;
+constexpr uint32_t kBucketInnerBits = 8;
+
+// What the bucket kernels keep between launches: the buckets' bounds of pass 1, and the
+// count of nodes they could not hold.
+struct BucketRoom {
+  cuda::DeviceBuffer<uint32_t> bounds;  // (2^b0 + 1) words per row
+  cuda::DeviceBuffer<uint32_t> overflow = cuda::DeviceBuffer<uint32_t>(1);
+  BucketRoom() { EA_CUDA_CHECK(cudaMemset(overflow.get(), 0, sizeof(uint32_t))); }
+  // The count since the last call, which resets it (after the stream's work is done).
+  uint32_t take_overflow() {
+    uint32_t h = 0;
+    EA_CUDA_CHECK(cudaMemcpy(&h, overflow.get(), sizeof h, cudaMemcpyDeviceToHost));
+    if (h) EA_CUDA_CHECK(cudaMemset(overflow.get(), 0, sizeof(uint32_t)));
+    return h;
+  }
+  // Throws Error{Device} where a node was not held.
+  void check() {
+    if (const uint32_t h = take_overflow()) {
+      throw Error(ErrorKind::Device, "the GPU's bucket shuffle met " + std::to_string(h) +
+                                         " node(s) larger than its kernels hold, so this round's permutations are "
+                                         "not the engine's; run with --device cpu (docs/bucket-shuffle.md)");
+    }
+  }
+};
+
+// The labels of super-step `base` (128 per consecutive samples of the node, per = 32 / B)
+// into the warp's lab[], lane l computing Philox block base / (4 per) + l of the node's
+// stream; with kValues also the samples below hi into val[].
+template <uint32_t B, bool kValues, class Load>
+__device__ __forceinline__ void bucket_super_labels(uint8_t* lab, uint8_t* val, uint64_t seed, uint64_t j,
+                                                    uint32_t depth, uint32_t start, uint32_t base, uint32_t hi,
+                                                    Load load) {
+  constexpr uint32_t per = 32 / B;
+  const uint32_t lane = threadIdx.x & 31;
+  if constexpr (kValues) {
+#pragma unroll
+    for (uint32_t i = 0; i < 4 * per; ++i) {
+      const uint32_t e = base + lane * 4 * per + i;
+      if (e < hi) val[lane * 4 * per + i] = load(e);
+    }
+  }
+  const philox4x32_ctr_t w = PhiloxNodeStream::block(seed, j, depth, start, base / (4 * per) + lane);
+#pragma unroll
+  for (uint32_t t = 0; t < 4; ++t) {
+#pragma unroll
+    for (uint32_t f = 0; f < per; ++f)
+      lab[lane * 4 * per + t * per + f] = static_cast<uint8_t>(label_field(w.v[t], f, B));
+  }
+  __syncwarp();
+}
+
+// The valid lanes whose label equals this lane's: one ballot per label bit.
+template <uint32_t B>
+__device__ __forceinline__ uint32_t bucket_warp_peers(uint32_t c, bool valid) {
+  uint32_t peers = __ballot_sync(0xffffffffu, valid);
+#pragma unroll
+  for (uint32_t i = 0; i < B; ++i) {
+    const bool bit = (c >> i) & 1u;
+    const uint32_t set = __ballot_sync(0xffffffffu, bit);
+    peers &= bit ? set : ~set;
+  }
+  return peers;
+}
+
+// One bucket pass over node (depth, start) of m samples of permutation j by the whole block:
+// load(e) gives sample e, store(p, v) puts v at place p of the node's output; bound[0..K]
+// receives the buckets' first places. Shared: cnt (K x kBucketWarps words), lab_all
+// (kBucketWarps x 2 x 128 per bytes).
+template <uint32_t B, class Load, class Store>
+__device__ void bucket_node_pass(uint32_t m, uint64_t seed, uint64_t j, uint32_t depth, uint32_t start, Load load,
+                                 Store store, uint32_t* cnt, uint8_t* lab_all, uint32_t* bound) {
+  constexpr uint32_t K = 1u << B, per = 32 / B, SS = 128 * per;
+  const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  uint8_t* lab = lab_all + w * 2 * SS;
+  uint8_t* val = lab + SS;
+  const uint32_t chunk = ((m + kBucketWarps - 1) / kBucketWarps + SS - 1) / SS * SS;
+  const uint32_t lo = m < w * chunk ? m : w * chunk, hi = m < lo + chunk ? m : lo + chunk;
+  for (uint32_t i = threadIdx.x; i < K * kBucketWarps; i += kBucketThreads) cnt[i] = 0;
+  __syncthreads();
+  for (int phase = 0; phase < 2; ++phase) {
+    for (uint32_t base = lo; base < hi; base += SS) {
+      if (phase == 0) {
+        bucket_super_labels<B, false>(lab, val, seed, j, depth, start, base, hi, load);
+      } else {
+        bucket_super_labels<B, true>(lab, val, seed, j, depth, start, base, hi, load);
+      }
+      for (uint32_t s = 0; s < SS && base + s < hi; s += 32) {
+        const uint32_t e = base + s + lane;
+        const bool valid = e < hi;
+        const uint32_t c = valid ? lab[s + lane] : 0u;
+        const uint32_t peers = bucket_warp_peers<B>(c, valid);
+        const bool leader = (__ffs(peers) - 1) == static_cast<int>(lane);
+        uint32_t* slot = &cnt[c * kBucketWarps + w];
+        if (phase == 1 && valid) store(*slot + __popc(peers & ((1u << lane) - 1u)), val[s + lane]);
+        __syncwarp();
+        if (valid && leader) *slot += __popc(peers);
+        __syncwarp();
+      }
+    }
+    __syncthreads();
+    if (phase == 1) break;
+    if (w == 0) {  // exclusive scan of cnt, bucket-major: warp 0, K x kBucketWarps / 32 entries a lane
+      constexpr uint32_t E = K * kBucketWarps / 32;
+      uint32_t sum = 0;
+      for (uint32_t i = 0; i < E; ++i) sum += cnt[lane * E + i];
+      uint32_t incl = sum;
+      for (uint32_t o = 1; o < 32; o <<= 1) {
+        const uint32_t v = __shfl_up_sync(0xffffffffu, incl, o);
+        if (lane >= o) incl += v;
+      }
+      uint32_t run = incl - sum;
+      for (uint32_t i = 0; i < E; ++i) {
+        const uint32_t v = cnt[lane * E + i];
+        cnt[lane * E + i] = run;
+        run += v;
+      }
+    }
+    __syncthreads();
+    for (uint32_t c = threadIdx.x; c < K; c += kBucketThreads) bound[c] = cnt[c * kBucketWarps];
+    if (threadIdx.x == 0) bound[K] = m;
+    __syncthreads();
+  }
+}
+
+// Pass 1: rows q = blockIdx.x, + gridDim.x, ... < count; row q = the root pass of
+// permutation first + q from the unshuffled symbols; its buckets' bounds at bounds[q (K + 1) ..].
+template <uint32_t B>
+__global__ void __launch_bounds__(kBucketThreads)
+    bucket_root_kernel(uint8_t* rows, const uint8_t* __restrict__ symbols, uint32_t n, uint64_t seed, uint64_t first,
+                       uint32_t count, uint32_t* bounds) {
+  constexpr uint32_t K = 1u << B;
+  __shared__ uint32_t cnt[K * kBucketWarps], bound[K + 1];
+  __shared__ uint8_t lab[kBucketWarps * 2 * 128 * (32 / B)];
+  for (uint32_t q = blockIdx.x; q < count; q += gridDim.x) {
+    uint8_t* row = rows + static_cast<size_t>(q) * n;
+    bucket_node_pass<B>(
+        n, seed, first + q, 0, 0, [&](uint32_t e) { return symbols[e]; },
+        [&](uint32_t p, uint8_t v) { row[p] = v; }, cnt, lab, bound);
+    for (uint32_t c = threadIdx.x; c <= K; c += kBucketThreads) bounds[static_cast<size_t>(q) * (K + 1) + c] = bound[c];
+    __syncthreads();
+  }
+}
+
+// Pass 2: buckets t = blockIdx.x, + gridDim.x, ... of rows 0 .. count-1 (t = q K0 + c): the
+// depth-1 node in shared memory (cap bytes), its inner pass and leaves, back to the row.
+template <uint32_t B0>
+__global__ void __launch_bounds__(kBucketThreads)
+    bucket_inner_kernel(uint8_t* rows, uint32_t n, uint64_t seed, uint64_t first, uint32_t count,
+                        const uint32_t* __restrict__ bounds, uint32_t cap, uint32_t leaf, uint32_t* overflow) {
+  constexpr uint32_t K0 = 1u << B0, K = 1u << kBucketInnerBits;
+  extern __shared__ uint8_t bucket_smem[];
+  __shared__ uint32_t cnt[K * kBucketWarps], bound[K + 1];
+  __shared__ uint8_t lab[kBucketWarps * 2 * 128 * (32 / kBucketInnerBits)];
+  uint8_t* buf = bucket_smem;
+  for (uint32_t t = blockIdx.x; t < count * K0; t += gridDim.x) {
+    const uint32_t q = t / K0, c0 = t % K0;
+    const uint64_t j = first + q;
+    const uint32_t s = bounds[static_cast<size_t>(q) * (K0 + 1) + c0];
+    const uint32_t m = bounds[static_cast<size_t>(q) * (K0 + 1) + c0 + 1] - s;
+    uint8_t* node = rows + static_cast<size_t>(q) * n + s;
+    if (m < 2) continue;
+    if (m > cap) {
+      if (threadIdx.x == 0) atomicAdd(overflow, 1u);
+      continue;
+    }
+    if (m <= leaf) {  // a leaf at depth 1
+      for (uint32_t e = threadIdx.x; e < m; e += kBucketThreads) buf[e] = node[e];
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        PhiloxNodeStream rng(seed, j, 1, s);
+        fisher_yates(buf, m, 1, rng);
+      }
+    } else {
+      bucket_node_pass<kBucketInnerBits>(
+          m, seed, j, 1, s, [&](uint32_t e) { return node[e]; }, [&](uint32_t p, uint8_t v) { buf[p] = v; }, cnt, lab,
+          bound);
+      for (uint32_t c = threadIdx.x; c < K; c += kBucketThreads) {
+        const uint32_t size = bound[c + 1] - bound[c];
+        if (size < 2) continue;
+        if (size > leaf) {  // a depth-2 node that is no leaf
+          atomicAdd(overflow, 1u);
+          continue;
+        }
+        PhiloxNodeStream rng(seed, j, 2, s + bound[c]);
+        fisher_yates(buf + bound[c], size, 1, rng);
+      }
+    }
+    __syncthreads();
+    for (uint32_t e = threadIdx.x; e < m; e += kBucketThreads) node[e] = buf[e];
+    __syncthreads();
+  }
+}
+
+// Pass 2's room for a depth-1 node of a row of n samples: its mean plus 12 standard
+// deviations, in whole 16 bytes.
+inline uint32_t bucket_inner_room(uint32_t n, uint32_t b0) {
+  const double mean = static_cast<double>(n) / (1u << b0);
+  const double sd = std::sqrt(mean * (1.0 - 1.0 / (1u << b0)));
+  return std::min<uint32_t>(n, static_cast<uint32_t>(mean + 12 * sd + 64) / 16 * 16 + 16);
+}
+
+template <uint32_t B0>
+inline void launch_bucket_rows_b(BucketRoom& room, uint8_t* rows, const uint8_t* symbols, uint32_t n, uint64_t seed,
+                                 uint64_t first, uint32_t m, cudaStream_t st) {
+  constexpr uint32_t K0 = 1u << B0;
+  const uint32_t cap = bucket_inner_room(n, B0);
+  int device = 0, sms = 0, optin = 0;
+  EA_CUDA_CHECK(cudaGetDevice(&device));
+  EA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  EA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  cudaFuncAttributes attr{};
+  EA_CUDA_CHECK(cudaFuncGetAttributes(&attr, bucket_inner_kernel<B0>));
+  if (attr.sharedSizeBytes + cap > static_cast<size_t>(optin)) {
+    throw Error(ErrorKind::Device, "rows of " + std::to_string(n) +
+                                       " samples are too long for the GPU's bucket shuffle (a bucket of " +
+                                       std::to_string(cap) + " bytes does not fit one SM); run with --device cpu");
+  }
+  EA_CUDA_CHECK(cudaFuncSetAttribute(bucket_inner_kernel<B0>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(cap)));
+  const size_t words = static_cast<size_t>(m) * (K0 + 1);
+  if (room.bounds.size() < words && !cuda::DeviceBuffer<uint32_t>::try_allocate(words, room.bounds)) {
+    throw Error(ErrorKind::Device, "GPU out of memory for the bucket shuffle's bounds");
+  }
+  int per_sm1 = 0, per_sm2 = 0;
+  EA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm1, bucket_root_kernel<B0>, kBucketThreads, 0));
+  EA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm2, bucket_inner_kernel<B0>, kBucketThreads, cap));
+  const uint32_t grid1 = std::min<uint32_t>(m, static_cast<uint32_t>(std::max(per_sm1, 1) * sms));
+  const uint64_t tasks = static_cast<uint64_t>(m) * K0;
+  const uint32_t grid2 = static_cast<uint32_t>(std::min<uint64_t>(tasks, static_cast<uint64_t>(std::max(per_sm2, 1)) * sms));
+  bucket_root_kernel<B0><<<grid1, kBucketThreads, 0, st>>>(rows, symbols, n, seed, first, m, room.bounds.get());
+  EA_CUDA_CHECK(cudaGetLastError());
+  bucket_inner_kernel<B0><<<grid2, kBucketThreads, cap, st>>>(rows, n, seed, first, m, room.bounds.get(), cap,
+                                                              engine_bucket_params(n).leaf, room.overflow.get());
+  EA_CUDA_CHECK(cudaGetLastError());
+}
+
+// Rows 0 .. m-1 of `rows` (n bytes each, n above L) become permutations first .. first+m-1
+// of the Philox streams under `seed`, by the engine's bucket shuffle.
+inline void launch_bucket_rows(BucketRoom& room, uint8_t* rows, const uint8_t* symbols, size_t n, uint64_t seed,
+                               uint64_t first, uint32_t m, cudaStream_t st) {
+  if (m == 0) return;
+  if (n >= (size_t{1} << 32)) throw Error(ErrorKind::Device, "rows of 2^32 samples or more: run with --device cpu");
+  const uint32_t nn = static_cast<uint32_t>(n);
+  switch (engine_bucket_params(n).root_bits) {
+    case 3: launch_bucket_rows_b<3>(room, rows, symbols, nn, seed, first, m, st); break;
+    case 4: launch_bucket_rows_b<4>(room, rows, symbols, nn, seed, first, m, st); break;
+    case 5: launch_bucket_rows_b<5>(room, rows, symbols, nn, seed, first, m, st); break;
+    case 6: launch_bucket_rows_b<6>(room, rows, symbols, nn, seed, first, m, st); break;
+    case 7: launch_bucket_rows_b<7>(room, rows, symbols, nn, seed, first, m, st); break;
+    default: launch_bucket_rows_b<8>(room, rows, symbols, nn, seed, first, m, st); break;
+  }
+}
+
+// Thread q: column q of the interleaved batch (sample i at batch[i * stride + q]) becomes
+// permutation first + q of G's streams, by bucket_column() with scratch column q of `out`
+// (sample i at out[i * out_stride + q]).
+template <class G>
+__global__ void bucket_column_kernel(uint8_t* batch, size_t stride, uint32_t count, uint8_t* out, size_t out_stride,
+                                     const uint8_t* __restrict__ symbols, uint32_t n, StreamSetView streams,
+                                     uint64_t first, uint32_t* overflow) {
+  const uint32_t q = blockIdx.x * blockDim.x + threadIdx.x;
+  if (q >= count) return;
+  const BucketParams p = engine_bucket_params(n);
+  bool ok = false;
+  if constexpr (std::is_same_v<G, PhiloxGen>) {
+    const PhiloxNodes s{streams.seed, first + q};
+    ok = bucket_column(batch + q, stride, out + q, out_stride, symbols, n, p, s);
+  } else {
+    G g = G::make(streams, first + q);
+    const OneStream<G> s{g};
+    ok = bucket_column(batch + q, stride, out + q, out_stride, symbols, n, p, s);
+  }
+  if (!ok) atomicAdd(overflow, 1u);
+}
+
+// Columns 0 .. count-1 of the batch become permutations first .. first+count-1 of a
+// non-grouped generator by bucket_column_kernel, `block` threads a block; `scratch` holds
+// (or is given) the scratch columns, as many at a time as it can hold (at least 32).
+inline void launch_bucket_columns(BucketRoom& room, cuda::DeviceBuffer<uint8_t>& scratch, int block, uint8_t* batch,
+                                  size_t stride, uint32_t count, const uint8_t* symbols, size_t n,
+                                  const StreamSetView& streams, uint64_t first, cudaStream_t st) {
+  if (count == 0) return;
+  if (n >= (size_t{1} << 32)) throw Error(ErrorKind::Device, "rows of 2^32 samples or more: run with --device cpu");
+  const size_t want = static_cast<size_t>(count) * n;
+  if (scratch.size() < want) (void)cuda::DeviceBuffer<uint8_t>::try_allocate(want, scratch);
+  uint32_t chunk = static_cast<uint32_t>(std::min<size_t>(count, scratch.size() / n));
+  if (chunk < std::min<uint32_t>(count, 32)) {
+    if (!cuda::DeviceBuffer<uint8_t>::try_allocate(std::min<size_t>(count, 32) * n, scratch)) {
+      throw Error(ErrorKind::Device, "GPU out of memory for the bucket shuffle's scratch columns");
+    }
+    chunk = std::min<uint32_t>(count, 32);
+  }
+  for (uint32_t c0 = 0; c0 < count; c0 += chunk) {
+    const uint32_t m = std::min(chunk, count - c0);
+    const unsigned blocks = (m + block - 1) / block;
+    visit_generator(streams.id, [&](auto tag) {
+      using G = decltype(tag);
+      if constexpr (!G::kGrouped) {
+        bucket_column_kernel<G><<<blocks, block, 0, st>>>(batch + c0, stride, m, scratch.get(), m, symbols,
+                                                          static_cast<uint32_t>(n), streams, first + c0,
+                                                          room.overflow.get());
+      }
+    });
+    EA_CUDA_CHECK(cudaGetLastError());
+  }
+}
+
+}  // namespace ea
