@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "common/error.hpp"
+#include "permutation/bucket_cpu.hpp"
 #include "permutation/bucket_shuffle.hpp"
 #include "permutation/permutation.hpp"
 #include "permutation/shuffle.hpp"
@@ -110,14 +111,15 @@ class CpuBackend final : public PermutationBackend {
     const auto t0 = std::chrono::steady_clock::now();
     parallel_for(first, first + count, [&](uint64_t j, Worker& w) {
       w.buffer.assign(data_.symbols, data_.symbols + data_.n);
-      // The engine's shuffle (src/permutation/bucket_shuffle.hpp): bucket passes, or for a
-      // row of at most L samples Fisher-Yates on stream j (the blocked form: the same draws).
+      // The engine's shuffle (src/permutation/bucket_shuffle.hpp): for Philox above L samples
+      // the bucket shuffle (its fast path, bucket_cpu.hpp), else Fisher-Yates on stream j
+      // (the blocked form: the same draws).
       const bool buckets = engine_uses_buckets(data_.streams.id, data_.n);
       visit_generator(data_.streams.id, [&](auto tag) {
         using G = decltype(tag);
         if constexpr (std::is_same_v<G, PhiloxGen>) {
           if (buckets) {
-            engine_bucket_shuffle_philox(w.buffer.data(), data_.n, data_.streams.seed, j, w.bucket);
+            bucket_shuffle_philox_cpu(w.buffer.data(), data_.n, data_.streams.seed, j, w.bucket);
           } else {
             // The same words as PhiloxGen's, computed many blocks at a time.
             PhiloxBatchStream& rng = w.philox(data_.streams.seed, j);
@@ -125,11 +127,7 @@ class CpuBackend final : public PermutationBackend {
           }
         } else if constexpr (!G::kGrouped) {
           G rng = G::make(data_.streams, j);
-          if (buckets) {
-            engine_bucket_shuffle(w.buffer.data(), data_.n, rng, w.bucket);
-          } else {
-            fisher_yates_blocked(w.buffer.data(), data_.n, rng, w.targets.data());
-          }
+          fisher_yates_blocked(w.buffer.data(), data_.n, rng, w.targets.data());
         }
       });
       evaluate(w.buffer.data(), mask, w, outcomes + (j - first) * kNumTests);
@@ -147,7 +145,7 @@ class CpuBackend final : public PermutationBackend {
   struct Worker {
     std::vector<uint8_t> buffer;
     std::vector<uint32_t> targets = std::vector<uint32_t>(kShuffleBlock);
-    std::vector<uint8_t> bucket;  // the bucket shuffle's scratch (2 n bytes)
+    BucketCpuScratch bucket;  // the bucket shuffle's scratch (2 n bytes)
     std::unique_ptr<PhiloxBatchStream> batch;  // 4 kB of words: kept off the stack
     PhiloxBatchStream& philox(uint64_t seed, uint64_t stream) {
       if (batch) {

@@ -11,9 +11,9 @@ constexpr uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
 
 // One block, as Random123's philox4x32_R(10): a round, then nine times a key bump and a
 // round.
-void philox_one(uint64_t seed, uint64_t stream, uint64_t b, uint32_t* out) {
-  uint32_t x0 = static_cast<uint32_t>(b), x1 = static_cast<uint32_t>(b >> 32);
-  uint32_t x2 = static_cast<uint32_t>(stream), x3 = static_cast<uint32_t>(stream >> 32);
+// Counter (x0, x1, low half of x23, high half of x23).
+void philox_one_counter(uint64_t seed, uint32_t x0, uint32_t x1, uint64_t x23, uint32_t* out) {
+  uint32_t x2 = static_cast<uint32_t>(x23), x3 = static_cast<uint32_t>(x23 >> 32);
   uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
   for (int r = 0; r < 10; ++r) {
     if (r > 0) {
@@ -33,6 +33,9 @@ void philox_one(uint64_t seed, uint64_t stream, uint64_t b, uint32_t* out) {
   out[1] = x1;
   out[2] = x2;
   out[3] = x3;
+}
+void philox_one(uint64_t seed, uint64_t stream, uint64_t b, uint32_t* out) {
+  philox_one_counter(seed, static_cast<uint32_t>(b), static_cast<uint32_t>(b >> 32), stream, out);
 }
 
 #define EA_AVX2 __attribute__((target("avx2")))
@@ -72,8 +75,11 @@ EA_AVX2 inline void store_transposed(__m256i x0, __m256i x1, __m256i x2, __m256i
 // 8 (g / 2) + (g % 2) + 2 t, t = 0..3), written as 64 words in stream order. Each word
 // lives in the low half of its lane: _mm256_mul_epu32 reads only that half, so the high
 // halves (whatever the xors leave there) are never cleared. rk0, rk1: the ten round keys.
+// kFixedX1: counter word 1 is `x1` for every block (philox_counter_blocks), else the
+// block number's high half.
+template <bool kFixedX1 = false>
 EA_AVX2 inline void philox_sixteen(const __m256i* rk0, const __m256i* rk1, uint64_t stream, uint64_t first,
-                                   uint32_t* out) {
+                                   uint32_t* out, uint32_t fixed_x1 = 0) {
   constexpr int kGroups = 4;
   const __m256i m0 = _mm256_set1_epi64x(kM0), m1 = _mm256_set1_epi64x(kM1);
   __m256i x0[kGroups], x1[kGroups], x2[kGroups], x3[kGroups];
@@ -82,7 +88,7 @@ EA_AVX2 inline void philox_sixteen(const __m256i* rk0, const __m256i* rk1, uint6
     const __m256i b =
         _mm256_add_epi64(_mm256_set1_epi64x(static_cast<int64_t>(first)), _mm256_setr_epi64x(o, o + 2, o + 4, o + 6));
     x0[g] = b;
-    x1[g] = _mm256_srli_epi64(b, 32);
+    x1[g] = kFixedX1 ? _mm256_set1_epi64x(fixed_x1) : _mm256_srli_epi64(b, 32);
     x2[g] = _mm256_set1_epi64x(static_cast<int64_t>(stream));
     x3[g] = _mm256_srli_epi64(x2[g], 32);
   }
@@ -100,6 +106,21 @@ EA_AVX2 inline void philox_sixteen(const __m256i* rk0, const __m256i* rk1, uint6
     store_transposed(interleave_low(x0[2 * h], x0[2 * h + 1]), interleave_low(x1[2 * h], x1[2 * h + 1]),
                      interleave_low(x2[2 * h], x2[2 * h + 1]), interleave_low(x3[2 * h], x3[2 * h + 1]), out + 32 * h);
   }
+}
+
+EA_AVX2 void philox_counter_blocks_avx2(uint64_t seed, uint32_t x1, uint64_t x23, uint32_t first, uint32_t blocks,
+                                        uint32_t* out) {
+  __m256i rk0[10], rk1[10];
+  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+  for (int r = 0; r < 10; ++r) {
+    rk0[r] = _mm256_set1_epi64x(k0);
+    rk1[r] = _mm256_set1_epi64x(k1);
+    k0 += kW0;
+    k1 += kW1;
+  }
+  uint32_t done = 0;
+  for (; done + 16 <= blocks; done += 16) philox_sixteen<true>(rk0, rk1, x23, first + done, out + 4 * done, x1);
+  for (; done < blocks; ++done) philox_one_counter(seed, first + done, x1, x23, out + 4 * done);
 }
 
 EA_AVX2 void philox_blocks_avx2(uint64_t seed, uint64_t stream, uint64_t first, uint32_t blocks, uint32_t* out) {
@@ -147,6 +168,15 @@ size_t philox_draw_eights(const uint32_t* words, uint32_t words_size, uint32_t& 
                           uint32_t top) {
   static const bool avx2 = __builtin_cpu_supports("avx2");
   return avx2 ? draw_eights_avx2(words, words_size, idx, t, m, top) : 0;
+}
+
+void philox_counter_blocks(uint64_t seed, uint32_t x1, uint64_t x23, uint32_t first, uint32_t blocks, uint32_t* out) {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) {
+    philox_counter_blocks_avx2(seed, x1, x23, first, blocks, out);
+    return;
+  }
+  for (uint32_t done = 0; done < blocks; ++done) philox_one_counter(seed, first + done, x1, x23, out + 4 * done);
 }
 
 void philox_blocks(uint64_t seed, uint64_t stream, uint64_t first, uint32_t blocks, uint32_t* out) {

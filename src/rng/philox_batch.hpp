@@ -14,6 +14,11 @@ namespace ea {
 // first .. first+blocks-1 of PhiloxStream(seed, stream)) to out[0 .. 4*blocks-1].
 void philox_blocks(uint64_t seed, uint64_t stream, uint64_t first, uint32_t blocks, uint32_t* out);
 
+// The same for the counters (first + k, x1, low half of x23, high half of x23), k = 0 ..
+// blocks-1 (first + blocks <= 2^32): the bucket shuffle's node streams
+// (src/permutation/bucket_cpu.hpp).
+void philox_counter_blocks(uint64_t seed, uint32_t x1, uint64_t x23, uint32_t first, uint32_t blocks, uint32_t* out);
+
 // Draws bounded(top), bounded(top - 1), ... into t from words[idx ..], eight at a time, as
 // long as eight draws are left (of m), eight words are left in the buffer (of words_size)
 // and no word w of the eight could be rejected by Lemire's method (the low half of w s

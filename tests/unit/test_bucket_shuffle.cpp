@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "estimators/estimators.hpp"
+#include "permutation/bucket_cpu.hpp"
 #include "permutation/bucket_shuffle.hpp"
 #include "permutation/shuffle.hpp"
 #include "rng/generators.hpp"
@@ -385,6 +386,22 @@ TEST_CASE("shuffle_permutation is the engine's rule: the bucket shuffle above L,
       });
       CHECK_MESSAGE(a == b, prng_info(id).name << " n=" << n);
       CHECK_MESSAGE((a == fy) == !engine_uses_buckets(id, n), prng_info(id).name << " n=" << n);
+    }
+  }
+}
+
+TEST_CASE("bucket_shuffle_philox_cpu (the CPU backend's fast path) equals the reference with Philox nodes") {
+  BucketCpuScratch scratch;
+  for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{1000}, size_t{1024}, size_t{1025}, size_t{70001},
+                   size_t{1000000}, (size_t{1} << 21) + 3}) {
+    std::vector<uint8_t> symbols(n);
+    for (size_t i = 0; i < n; ++i) symbols[i] = static_cast<uint8_t>((i * 37 + i / 100) & 0xff);
+    for (uint64_t j : {uint64_t{0}, uint64_t{5}, (uint64_t{1} << 40) + 3}) {
+      std::vector<uint8_t> want = symbols, got = symbols, ref_scratch;
+      PhiloxNodes s{kSeed, j};
+      bucket_shuffle(want.data(), n, engine_bucket_params(n), s, ref_scratch);
+      bucket_shuffle_philox_cpu(got.data(), n, kSeed, j, scratch);
+      CHECK_MESSAGE(got == want, "n=" << n << " j=" << j);
     }
   }
 }
