@@ -231,7 +231,7 @@ class GpuBackend final : public PermutationBackend {
     // Rows above L samples of a generator with independent words: the bucket shuffle (Philox's rows by
     // its pass kernels, the others' columns by one thread each); targets are drawn ahead only
     // for the Fisher-Yates rows of the other generators.
-    buckets_ = engine_uses_buckets(streams_.id, data.n);
+    buckets_ = engine_uses_buckets(streams_.id, data.n, data.params.binary);
     drawn_ = !philox_ && !buckets_;
     allocate_targets(data);
     // `in` and the host arrays must stay put until the copies are done.
@@ -258,7 +258,7 @@ class GpuBackend final : public PermutationBackend {
   // Binary data whose rows fit resident_fused_kernel: shuffled and tested in shared memory.
   bool binary_resident(const PermutationData& data) const {
     return fused_statistics_ && data.params.binary && data.n >= 2 && resident_ > 0 && reservations_ > 0 &&
-           !engine_uses_buckets(data.streams.id, data.n) && rows_shuffle_serves() && resident_fused_shared(data.n) > 0;
+           !engine_uses_buckets(data.streams.id, data.n, data.params.binary) && rows_shuffle_serves() && resident_fused_shared(data.n) > 0;
   }
 
   // Whether every round of this data set runs on the rows alone (launch_blocks with the
@@ -762,7 +762,8 @@ class GpuBackend final : public PermutationBackend {
   int skip_table_id_ = -1;  // the generator whose table skip_table_ holds
 
   ShuffleConfig shuffle_config() const {
-    return ShuffleConfig{shuffle_block_, parallel_shuffle_, reservations_, resident_, log_bits_, low_bytes_, &res_->bucket};
+    return ShuffleConfig{shuffle_block_, parallel_shuffle_, reservations_, resident_, log_bits_, low_bytes_,
+                        buckets_ ? &res_->bucket : nullptr};
   }
   const uint32_t block_statistics_;  // block-statistics: rounds up to this size, a block per permutation
   const bool fused_statistics_;      // fused-statistics: non-binary data by fused_statistics_kernel, any round

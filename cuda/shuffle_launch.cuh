@@ -55,15 +55,16 @@ struct ShuffleConfig {
   uint32_t resident = 0;      // blocks in flight of the variant with the row in shared memory (0: not used)
   uint32_t log_bits = 3;      // every symbol is below 2^(2^log_bits) (resident rows are packed so)
   uint32_t low_bytes = 0;     // lowest places of a row in global memory kept in shared memory (a multiple of 16)
-  // The engine's shuffle (docs/bucket-shuffle.md): with a room, rows above L samples of any
-  // non-grouped generator are shuffled by bucket passes; without one (kernel tests and
-  // benchmarks of the Fisher-Yates kernels), by Fisher-Yates on stream j.
+  // The engine's shuffle (docs/bucket-shuffle.md): with a room (the backends give one where
+  // engine_uses_buckets() holds for the data), Philox rows above L samples are shuffled by
+  // bucket passes; without one (binary data, kernel tests and benchmarks of the Fisher-Yates
+  // kernels), by Fisher-Yates on stream j.
   BucketRoom* bucket = nullptr;
 };
 
 // Whether launches under cfg shuffle rows of n samples of these streams by bucket passes.
 inline bool bucket_serves(const ShuffleConfig& cfg, PrngId id, size_t n) {
-  return cfg.bucket && engine_uses_buckets(id, n);
+  return cfg.bucket && engine_uses_buckets(id, n, false);
 }
 
 // The bits per sample (as log2: 0 for 1 bit ... 3 for 8 bits) that hold every symbol.

@@ -404,7 +404,7 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
     // and the report says so (their unpermuted statistics are still given).
     const StreamSet none(cfg.prng, a.seed, 0);
     const PermutationData pd = permutation_data(a, d, none);
-    a.shuffle = engine_shuffle_name(cfg.prng, pd.n);
+    a.shuffle = engine_shuffle_name(cfg.prng, pd.n, pd.params.binary);
     a.original = pd.original;
     a.permutation.threshold = decision_threshold(cfg.iterations);
     const std::vector<std::string> failed = a.failed_families();
@@ -418,7 +418,7 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
     // Start states of every permutation's stream, made on the host in order of j.
     const StreamSet streams(cfg.prng, a.seed, cfg.iterations);
     PermutationData pd = permutation_data(a, d, streams);
-    a.shuffle = engine_shuffle_name(cfg.prng, pd.n);
+    a.shuffle = engine_shuffle_name(cfg.prng, pd.n, pd.params.binary);
     run_permutation_stage(a, pd, cfg, hooks, slot, original_bzip2);
   }
   a.timings.total = seconds_since(start);

@@ -60,13 +60,18 @@ EA_HD inline BucketParams engine_bucket_params(size_t n) {
 // permutation, as draw_targets_kernel does) would give them the pass kernels. Sobol and
 // the lane groups never: a low-discrepancy sequence's labels are far from independent (the
 // exactness argument needs i.i.d. labels), and the lane groups step 32 lanes in lockstep.
-inline bool engine_uses_buckets(PrngId id, size_t n) {
-  return id == PrngId::Philox && n > engine_bucket_params(n).leaf;
+// Binary data (two symbols) keeps Fisher-Yates too: packed 8 samples a byte, a row of up to
+// about 1.2 million samples fits one SM, where resident_fused_kernel already shuffles and
+// tests it with every random access on chip (GetTickCount_1bit's 10,000 permutations:
+// 0.29 s, against 0.44 s by buckets into global memory; H200, session 26).
+inline bool engine_uses_buckets(PrngId id, size_t n, bool binary) {
+  return id == PrngId::Philox && !binary && n > engine_bucket_params(n).leaf;
 }
 // permutation.shuffle of the JSON: how the permutations of a row of n samples are made.
-inline std::string engine_shuffle_name(PrngId id, size_t n) {
+inline std::string engine_shuffle_name(PrngId id, size_t n, bool binary) {
   if (is_grouped(id)) return "Fisher-Yates, Lemire bounded draws (lane groups in lockstep)";
-  if (id != PrngId::Philox) return "Fisher-Yates, Lemire bounded draws";
+  // (a row of at most L samples is the bucket shuffle's one leaf: named by the rule)
+  if (id != PrngId::Philox || binary) return "Fisher-Yates, Lemire bounded draws";
   const BucketParams p = engine_bucket_params(n);
   return "bucket b0=" + std::to_string(p.root_bits) + " b1=" + std::to_string(p.inner_bits) +
          " L=" + std::to_string(p.leaf) + " (Rao-Sandelius; Fisher-Yates leaves, Lemire bounded draws)";

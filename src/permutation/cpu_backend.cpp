@@ -114,7 +114,7 @@ class CpuBackend final : public PermutationBackend {
       // The engine's shuffle (src/permutation/bucket_shuffle.hpp): for Philox above L samples
       // the bucket shuffle (its fast path, bucket_cpu.hpp), else Fisher-Yates on stream j
       // (the blocked form: the same draws).
-      const bool buckets = engine_uses_buckets(data_.streams.id, data_.n);
+      const bool buckets = engine_uses_buckets(data_.streams.id, data_.n, data_.params.binary);
       visit_generator(data_.streams.id, [&](auto tag) {
         using G = decltype(tag);
         if constexpr (std::is_same_v<G, PhiloxGen>) {

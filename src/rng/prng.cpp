@@ -246,7 +246,7 @@ StreamSetView StreamSet::view() const {
 namespace {
 // Permutation j of the set as fisher_yates() on stream j (every generator; grouped
 // generators run the whole group of j on scratch copies), or as the engine's bucket shuffle.
-void permute(const StreamSet& set, uint64_t j, uint8_t* a, size_t n, bool engine) {
+void permute(const StreamSet& set, uint64_t j, uint8_t* a, size_t n, bool engine, bool binary = false) {
   if (j >= set.count()) {
     throw Error(ErrorKind::Internal, "permutation " + std::to_string(j) + " beyond the " + std::to_string(set.count()) +
                                          " prepared generator streams");
@@ -263,7 +263,7 @@ void permute(const StreamSet& set, uint64_t j, uint8_t* a, size_t n, bool engine
       fisher_yates_group(buffers, n, lanes);
       const auto& mine = copies[j % kLaneGroup];
       std::copy(mine.begin(), mine.end(), a);
-    } else if (engine && engine_uses_buckets(set.id(), n)) {
+    } else if (engine && engine_uses_buckets(set.id(), n, binary)) {
       std::vector<uint8_t> scratch;
       if constexpr (std::is_same_v<G, PhiloxGen>) {
         engine_bucket_shuffle_philox(a, n, v.seed, j, scratch);
@@ -279,7 +279,9 @@ void permute(const StreamSet& set, uint64_t j, uint8_t* a, size_t n, bool engine
 }
 }  // namespace
 
-void shuffle_permutation(const StreamSet& set, uint64_t j, uint8_t* a, size_t n) { permute(set, j, a, n, true); }
+void shuffle_permutation(const StreamSet& set, uint64_t j, uint8_t* a, size_t n, bool binary) {
+  permute(set, j, a, n, true, binary);
+}
 void fisher_yates_permutation(const StreamSet& set, uint64_t j, uint8_t* a, size_t n) { permute(set, j, a, n, false); }
 
 }  // namespace ea

@@ -81,8 +81,9 @@ std::vector<uint32_t> sobol_directions();
 
 // Shuffles a[0..n) as permutation j of the set, by the engine's rule (any generator; the
 // bucket shuffle of src/permutation/bucket_shuffle.hpp, grouped generators' Fisher-Yates on
-// the whole group of j on scratch copies). For tests and tools; the backends shuffle directly.
-void shuffle_permutation(const StreamSet& set, uint64_t j, uint8_t* a, size_t n);
+// the whole group of j on scratch copies). `binary`: the data's alphabet has two symbols
+// (engine_uses_buckets). For tests and tools; the backends shuffle directly.
+void shuffle_permutation(const StreamSet& set, uint64_t j, uint8_t* a, size_t n, bool binary = false);
 // The same with Fisher-Yates on stream j for every generator (the kernels that carry out
 // Fisher-Yates steps: lane groups, and rows of at most L samples, where both rules agree).
 void fisher_yates_permutation(const StreamSet& set, uint64_t j, uint8_t* a, size_t n);

@@ -283,7 +283,7 @@ TEST_CASE("bucket shuffle: what the output depends on") {
   for (int w = 0; w < 100; ++w) REQUIRE(root.next() == same.next());
 }
 
-TEST_CASE("engine rule: b0 by n, the JSON's name, Philox only for now") {
+TEST_CASE("engine rule: b0 by n, the JSON's name, Philox on non-binary data only for now") {
   CHECK(engine_bucket_params(1000000).root_bits == 3);
   CHECK(engine_bucket_params(size_t{1} << 20).root_bits == 3);
   CHECK(engine_bucket_params((size_t{1} << 20) + 8).root_bits == 4);
@@ -291,16 +291,18 @@ TEST_CASE("engine rule: b0 by n, the JSON's name, Philox only for now") {
   CHECK(engine_bucket_params(size_t{1} << 30).root_bits == 8);
   CHECK(engine_bucket_params(1000000).inner_bits == 8);
   CHECK(engine_bucket_params(1000000).leaf == 1024);
-  CHECK(!engine_uses_buckets(PrngId::Philox, 1024));
-  CHECK(engine_uses_buckets(PrngId::Philox, 1025));
-  CHECK(!engine_uses_buckets(PrngId::Mrg31k3p, 1000000));
-  CHECK(!engine_uses_buckets(PrngId::CiBbs, 1000000));
-  CHECK(!engine_uses_buckets(PrngId::Sobol, 1000000));
-  CHECK(engine_shuffle_name(PrngId::Philox, 1000000) ==
+  CHECK(!engine_uses_buckets(PrngId::Philox, 1024, false));
+  CHECK(engine_uses_buckets(PrngId::Philox, 1025, false));
+  CHECK(!engine_uses_buckets(PrngId::Philox, 1000000, true));
+  CHECK(!engine_uses_buckets(PrngId::Mrg31k3p, 1000000, false));
+  CHECK(!engine_uses_buckets(PrngId::CiBbs, 1000000, false));
+  CHECK(!engine_uses_buckets(PrngId::Sobol, 1000000, false));
+  CHECK(engine_shuffle_name(PrngId::Philox, 1000000, false) ==
         "bucket b0=3 b1=8 L=1024 (Rao-Sandelius; Fisher-Yates leaves, Lemire bounded draws)");
-  CHECK(engine_shuffle_name(PrngId::CiXorlike, 1000000).rfind("Fisher-Yates", 0) == 0);
-  CHECK(engine_shuffle_name(PrngId::Sobol, 1000000).rfind("Fisher-Yates", 0) == 0);
-  CHECK(engine_shuffle_name(PrngId::Xoshiro256ss, 1000000).rfind("Fisher-Yates", 0) == 0);
+  CHECK(engine_shuffle_name(PrngId::Philox, 1000000, true) == "Fisher-Yates, Lemire bounded draws");
+  CHECK(engine_shuffle_name(PrngId::CiXorlike, 1000000, false).rfind("Fisher-Yates", 0) == 0);
+  CHECK(engine_shuffle_name(PrngId::Sobol, 1000000, false).rfind("Fisher-Yates", 0) == 0);
+  CHECK(engine_shuffle_name(PrngId::Xoshiro256ss, 1000000, false).rfind("Fisher-Yates", 0) == 0);
 }
 
 namespace {
@@ -377,7 +379,7 @@ TEST_CASE("shuffle_permutation is the engine's rule: the bucket shuffle above L,
           engine_bucket_shuffle_philox(b.data(), n, kSeed, 2, scratch);
         } else if constexpr (!G::kGrouped) {
           G g = G::make(set.view(), 2);
-          if (engine_uses_buckets(id, n)) {
+          if (engine_uses_buckets(id, n, false)) {
             engine_bucket_shuffle(b.data(), n, g, scratch);
           } else {
             fisher_yates(b.data(), n, 1, g);
@@ -385,7 +387,7 @@ TEST_CASE("shuffle_permutation is the engine's rule: the bucket shuffle above L,
         }
       });
       CHECK_MESSAGE(a == b, prng_info(id).name << " n=" << n);
-      CHECK_MESSAGE((a == fy) == !engine_uses_buckets(id, n), prng_info(id).name << " n=" << n);
+      CHECK_MESSAGE((a == fy) == !engine_uses_buckets(id, n, false), prng_info(id).name << " n=" << n);
     }
   }
 }
