@@ -10,6 +10,19 @@ namespace ea {
 
 namespace {
 
+// The counter words 1 and 2-3 of node (depth, start) of permutation j (PhiloxNodeStream::block;
+// at depth 0 PhiloxStream(seed, j), below 2^32 blocks).
+void node_counter(uint64_t j, uint32_t depth, uint32_t start, uint32_t& x1, uint64_t& x23) {
+  if (depth == 0) {
+    x1 = 0;
+    x23 = j;
+  } else {
+    x1 = start;
+    const uint64_t hi = 0x80000000u | (depth << 24) | (static_cast<uint32_t>(j >> 32) & 0xffffffu);
+    x23 = hi << 32 | static_cast<uint32_t>(j);
+  }
+}
+
 // PhiloxNodeStream's words (node (depth, start) of permutation j), kBlocks blocks at a time.
 class NodeWords {
  public:
@@ -20,14 +33,7 @@ class NodeWords {
   // blocks than that, in multiples of 16; a leaf of 490 samples would otherwise compute
   // 1,024 words).
   NodeWords(uint64_t seed, uint64_t j, uint32_t depth, uint32_t start, size_t words) : seed_(seed), want_(words) {
-    if (depth == 0) {  // PhiloxStream(seed, j): counter (block, 0, lo32(j), hi32(j)) below 2^32 blocks
-      x1_ = 0;
-      x23_ = j;
-    } else {
-      x1_ = start;
-      const uint64_t hi = 0x80000000u | (depth << 24) | (static_cast<uint32_t>(j >> 32) & 0xffffffu);
-      x23_ = hi << 32 | static_cast<uint32_t>(j);
-    }
+    node_counter(j, depth, start, x1_, x23_);
   }
   EA_FORCEINLINE uint32_t next() {
     if (index_ == kWords) refill();
@@ -67,28 +73,33 @@ class NodeWords {
 
 inline void draw_targets(NodeWords& rng, uint32_t* t, size_t m, uint32_t top) { rng.draw(t, m, top); }
 
-// lab[e] = label e of a node of m samples, B bits each, from its words (draw_labels() of the
-// reference); cnt[e % 4][c] counts label c.
+// lab[e] = label e of a node of m samples, B bits each, from its words w[0 ..] (draw_labels()
+// of the reference); cnt[e % 4][c] counts label c.
 template <uint32_t B>
-void labels(NodeWords& rng, uint8_t* lab, size_t m, uint32_t (&cnt)[4][256]) {
+void labels(const uint32_t* w, uint8_t* lab, size_t m, uint32_t (&cnt)[4][256]) {
   constexpr uint32_t per = 32 / B, mask = (1u << B) - 1u;
+  for (size_t e = 0, i = 0; e < m; e += per, ++i) {
+    const uint32_t x = w[i];
+    const uint32_t fields = m - e < per ? static_cast<uint32_t>(m - e) : per;
+    for (uint32_t f = 0; f < fields; ++f) {
+      const uint32_t c = (x >> (B * f)) & mask;
+      lab[e + f] = static_cast<uint8_t>(c);
+      ++cnt[f & 3][c];
+    }
+  }
+}
+// B = 8: the labels are the words' bytes (little-endian, the low field first), counted in place.
+inline const uint8_t* byte_labels(const uint32_t* w, size_t m, uint32_t (&cnt)[4][256]) {
+  const uint8_t* lab = reinterpret_cast<const uint8_t*>(w);
   size_t e = 0;
-  for (; e + per <= m; e += per) {
-    const uint32_t w = rng.next();
-    for (uint32_t f = 0; f < per; ++f) {
-      const uint32_t c = (w >> (B * f)) & mask;
-      lab[e + f] = static_cast<uint8_t>(c);
-      ++cnt[f & 3][c];
-    }
+  for (; e + 4 <= m; e += 4) {
+    ++cnt[0][lab[e]];
+    ++cnt[1][lab[e + 1]];
+    ++cnt[2][lab[e + 2]];
+    ++cnt[3][lab[e + 3]];
   }
-  if (e < m) {
-    const uint32_t w = rng.next();
-    for (uint32_t f = 0; e + f < m; ++f) {
-      const uint32_t c = (w >> (B * f)) & mask;
-      lab[e + f] = static_cast<uint8_t>(c);
-      ++cnt[f & 3][c];
-    }
-  }
+  for (; e < m; ++e) ++cnt[0][lab[e]];
+  return lab;
 }
 
 struct Walk {
@@ -104,27 +115,35 @@ struct Walk {
   void node(size_t start, size_t m, uint32_t depth, bool in_out) {
     uint8_t* const out_base = s.bytes.data() + n;
     const bool leaf = bucket_is_leaf(p, m, depth);
-    const uint32_t b = bucket_bits(p, depth), k = 1u << b, per = labels_per_word(32, b);
-    NodeWords rng(seed, j, depth, static_cast<uint32_t>(start), leaf ? m : (m + per - 1) / per);
     if (leaf) {
+      NodeWords rng(seed, j, depth, static_cast<uint32_t>(start), m);
       if (in_out) std::copy(out_base + start, out_base + start + m, a + start);
       fisher_yates_blocked(a + start, m, rng, s.targets.data());
       return;
     }
-    uint8_t* lab = s.bytes.data() + start;
+    const uint32_t b = bucket_bits(p, depth), k = 1u << b, per = labels_per_word(32, b);
+    // The node's label words at once: blocks 0 .. of its stream (a non-leaf node's stream
+    // serves its labels alone).
+    const size_t words = (m + per - 1) / per, blocks = (words + 3) / 4;
+    if (s.words.size() < 4 * blocks) s.words.resize(4 * blocks);
+    uint32_t x1 = 0;
+    uint64_t x23 = 0;
+    node_counter(j, depth, static_cast<uint32_t>(start), x1, x23);
+    philox_counter_blocks(seed, x1, x23, 0, static_cast<uint32_t>(blocks), s.words.data());
     const uint8_t* src = (in_out ? out_base : a) + start;
     uint8_t* dst = (in_out ? a : out_base) + start;
     // The labels, counted as they are made (four tables: no chain of increments through
     // one counter).
     uint32_t cnt[4][256];
     for (auto& t : cnt) std::fill(t, t + k, 0u);
+    const uint8_t* lab = s.bytes.data() + start;
     switch (b) {
-      case 3: labels<3>(rng, lab, m, cnt); break;
-      case 4: labels<4>(rng, lab, m, cnt); break;
-      case 5: labels<5>(rng, lab, m, cnt); break;
-      case 6: labels<6>(rng, lab, m, cnt); break;
-      case 7: labels<7>(rng, lab, m, cnt); break;
-      default: labels<8>(rng, lab, m, cnt); break;
+      case 3: labels<3>(s.words.data(), s.bytes.data() + start, m, cnt); break;
+      case 4: labels<4>(s.words.data(), s.bytes.data() + start, m, cnt); break;
+      case 5: labels<5>(s.words.data(), s.bytes.data() + start, m, cnt); break;
+      case 6: labels<6>(s.words.data(), s.bytes.data() + start, m, cnt); break;
+      case 7: labels<7>(s.words.data(), s.bytes.data() + start, m, cnt); break;
+      default: lab = byte_labels(s.words.data(), m, cnt); break;
     }
     // The stable scatter (stable_scatter() without its counting pass).
     uint32_t bound[257], next[256];

@@ -17,6 +17,7 @@ namespace ea {
 struct BucketCpuScratch {
   std::vector<uint8_t> bytes;
   std::vector<uint32_t> targets;
+  std::vector<uint32_t> words;  // a node's label words
 };
 
 // a[0..n) (n < 2^32) becomes permutation j of the Philox streams under `seed` by the engine's
