@@ -9,9 +9,12 @@
 //   memory. A warp ranks 32 consecutive samples at a time (a ballot per label bit), warp w
 //   owning the w-th sixteenth of the node, so the scatter is stable and the result the
 //   reference's whatever the launch shape.
-// - Any other non-grouped generator (bucket_columns): one thread per permutation walks the
-//   nodes in the canonical order (bucket_column(), the same code as the CPU's test of it) on
-//   a column of the interleaved batch, with a column of scratch.
+// - One thread per permutation (bucket_column_kernel, launch_bucket_columns) walks the nodes
+//   (bucket_column(), the same code as the CPU's test of it) on a column of the interleaved
+//   batch, with a column of scratch: Philox's rows where the pass kernels do not serve
+//   (parallel-shuffle=0, or buckets too large for the GPU's shared memory:
+//   bucket_rows_fit); instantiated for every generator with independent words, whose
+//   canonical order (OneStream) the engine does not use yet (docs/bucket-shuffle.md).
 // A node that the kernels cannot hold (a depth-1 node above pass 2's room, a depth-2 node
 // above L, a non-leaf node below depth 2) is counted in BucketRoom::overflow and its row is
 // not the permutation: the backends check the count after each round and report an error
@@ -44,16 +47,19 @@ struct BucketRoom {
   cuda::DeviceBuffer<uint32_t> bounds;  // (2^b0 + 1) words per row
   cuda::DeviceBuffer<uint32_t> overflow = cuda::DeviceBuffer<uint32_t>(1);
   BucketRoom() { EA_CUDA_CHECK(cudaMemset(overflow.get(), 0, sizeof(uint32_t))); }
-  // The count since the last call, which resets it (after the stream's work is done).
-  uint32_t take_overflow() {
+  // The count to zero, in order on `st` (a backend's stream: a new data set).
+  void reset(cudaStream_t st) { EA_CUDA_CHECK(cudaMemsetAsync(overflow.get(), 0, sizeof(uint32_t), st)); }
+  // The count since the last call, which resets it: after the work on `st` so far.
+  uint32_t take_overflow(cudaStream_t st = nullptr) {
     uint32_t h = 0;
-    EA_CUDA_CHECK(cudaMemcpy(&h, overflow.get(), sizeof h, cudaMemcpyDeviceToHost));
-    if (h) EA_CUDA_CHECK(cudaMemset(overflow.get(), 0, sizeof(uint32_t)));
+    EA_CUDA_CHECK(cudaMemcpyAsync(&h, overflow.get(), sizeof h, cudaMemcpyDeviceToHost, st));
+    EA_CUDA_CHECK(cudaStreamSynchronize(st));
+    if (h) reset(st);
     return h;
   }
   // Throws Error{Device} where a node was not held.
-  void check() {
-    if (const uint32_t h = take_overflow()) {
+  void check(cudaStream_t st = nullptr) {
+    if (const uint32_t h = take_overflow(st)) {
       throw Error(ErrorKind::Device, "the GPU's bucket shuffle met " + std::to_string(h) +
                                          " node(s) larger than its kernels hold, so this round's permutations are "
                                          "not the engine's; run with --device cpu (docs/bucket-shuffle.md)");
@@ -237,24 +243,61 @@ inline uint32_t bucket_inner_room(uint32_t n, uint32_t b0) {
   return std::min<uint32_t>(n, static_cast<uint32_t>(mean + 12 * sd + 64) / 16 * 16 + 16);
 }
 
+// The dynamic shared memory pass 2 may have on the current device: all that its static
+// part leaves of the opt-in maximum (set once as the kernel's attribute: a value that does
+// not depend on n, so threads launching rows of different lengths do not race).
+template <uint32_t B0>
+inline size_t bucket_inner_shared_max() {
+  int device = 0, optin = 0;
+  EA_CUDA_CHECK(cudaGetDevice(&device));
+  EA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  cudaFuncAttributes attr{};
+  EA_CUDA_CHECK(cudaFuncGetAttributes(&attr, bucket_inner_kernel<B0>));
+  return static_cast<size_t>(optin) > attr.sharedSizeBytes ? static_cast<size_t>(optin) - attr.sharedSizeBytes : 0;
+}
+
+// Calls f(std::integral_constant<uint32_t, b0>) for the engine's b0 of rows of n samples.
+template <class F>
+inline void visit_root_bits(size_t n, F&& f) {
+  switch (engine_bucket_params(n).root_bits) {
+    case 3: f(std::integral_constant<uint32_t, 3>{}); break;
+    case 4: f(std::integral_constant<uint32_t, 4>{}); break;
+    case 5: f(std::integral_constant<uint32_t, 5>{}); break;
+    case 6: f(std::integral_constant<uint32_t, 6>{}); break;
+    case 7: f(std::integral_constant<uint32_t, 7>{}); break;
+    default: f(std::integral_constant<uint32_t, 8>{}); break;
+  }
+}
+
+// Whether the pass kernels can shuffle rows of n samples on the current device: pass 2's
+// room for a depth-1 node in one block's shared memory (H100/H200: up to about 4.9 x 10^7
+// samples; GPUs with 99 KB a block, such as sm_86/89, not at 10^6). Where they cannot, the
+// backends shuffle such rows by one thread per column (launch_bucket_columns): the same
+// permutations.
+inline bool bucket_rows_fit(size_t n) {
+  if (n >= (size_t{1} << 32)) return false;
+  bool fit = false;
+  visit_root_bits(n, [&](auto b0) {
+    fit = bucket_inner_room(static_cast<uint32_t>(n), decltype(b0)::value) <= bucket_inner_shared_max<decltype(b0)::value>();
+  });
+  return fit;
+}
+
 template <uint32_t B0>
 inline void launch_bucket_rows_b(BucketRoom& room, uint8_t* rows, const uint8_t* symbols, uint32_t n, uint64_t seed,
                                  uint64_t first, uint32_t m, cudaStream_t st) {
   constexpr uint32_t K0 = 1u << B0;
   const uint32_t cap = bucket_inner_room(n, B0);
-  int device = 0, sms = 0, optin = 0;
+  int device = 0, sms = 0;
   EA_CUDA_CHECK(cudaGetDevice(&device));
   EA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  EA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  cudaFuncAttributes attr{};
-  EA_CUDA_CHECK(cudaFuncGetAttributes(&attr, bucket_inner_kernel<B0>));
-  if (attr.sharedSizeBytes + cap > static_cast<size_t>(optin)) {
-    throw Error(ErrorKind::Device, "rows of " + std::to_string(n) +
-                                       " samples are too long for the GPU's bucket shuffle (a bucket of " +
-                                       std::to_string(cap) + " bytes does not fit one SM); run with --device cpu");
+  const size_t shared_max = bucket_inner_shared_max<B0>();
+  if (cap > shared_max) {  // (the callers ask bucket_rows_fit first)
+    throw Error(ErrorKind::Internal, "rows of " + std::to_string(n) + " samples given to the bucket pass kernels, "
+                                         "whose buckets do not fit this GPU's shared memory");
   }
   EA_CUDA_CHECK(cudaFuncSetAttribute(bucket_inner_kernel<B0>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(cap)));
+                                     static_cast<int>(shared_max)));
   const size_t words = static_cast<size_t>(m) * (K0 + 1);
   if (room.bounds.size() < words && !cuda::DeviceBuffer<uint32_t>::try_allocate(words, room.bounds)) {
     throw Error(ErrorKind::Device, "GPU out of memory for the bucket shuffle's bounds");
@@ -278,15 +321,9 @@ inline void launch_bucket_rows(BucketRoom& room, uint8_t* rows, const uint8_t* s
                                uint64_t first, uint32_t m, cudaStream_t st) {
   if (m == 0) return;
   if (n >= (size_t{1} << 32)) throw Error(ErrorKind::Device, "rows of 2^32 samples or more: run with --device cpu");
-  const uint32_t nn = static_cast<uint32_t>(n);
-  switch (engine_bucket_params(n).root_bits) {
-    case 3: launch_bucket_rows_b<3>(room, rows, symbols, nn, seed, first, m, st); break;
-    case 4: launch_bucket_rows_b<4>(room, rows, symbols, nn, seed, first, m, st); break;
-    case 5: launch_bucket_rows_b<5>(room, rows, symbols, nn, seed, first, m, st); break;
-    case 6: launch_bucket_rows_b<6>(room, rows, symbols, nn, seed, first, m, st); break;
-    case 7: launch_bucket_rows_b<7>(room, rows, symbols, nn, seed, first, m, st); break;
-    default: launch_bucket_rows_b<8>(room, rows, symbols, nn, seed, first, m, st); break;
-  }
+  visit_root_bits(n, [&](auto b0) {
+    launch_bucket_rows_b<decltype(b0)::value>(room, rows, symbols, static_cast<uint32_t>(n), seed, first, m, st);
+  });
 }
 
 // Thread q: column q of the interleaved batch (sample i at batch[i * stride + q]) becomes

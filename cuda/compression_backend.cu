@@ -155,7 +155,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     EA_CUDA_CHECK(cudaGetLastError());
     EA_CUDA_CHECK(cudaEventRecord(res_->done.get(), st));
     EA_CUDA_CHECK(cudaEventSynchronize(res_->done.get()));
-    res_->bucket.check();  // (an error, never a result, where the bucket shuffle met a node it cannot hold)
+    res_->bucket.check(st);  // (an error, never a result, where the bucket shuffle met a node it cannot hold)
     add_busy();
   }
 

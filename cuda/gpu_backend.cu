@@ -228,11 +228,13 @@ class GpuBackend final : public PermutationBackend {
     streams_ = upload_streams(data.streams, states_, aux_, st);
     grouped_ = is_grouped(streams_.id);
     philox_ = streams_.id == PrngId::Philox;
-    // Rows above L samples of a generator with independent words: the bucket shuffle (Philox's rows by
-    // its pass kernels, the others' columns by one thread each); targets are drawn ahead only
-    // for the Fisher-Yates rows of the other generators.
+    // Philox's non-binary rows above L samples: the bucket shuffle (its pass kernels, or where
+    // their buckets do not fit this GPU's shared memory one thread per column); targets are
+    // drawn ahead for the other generators' Fisher-Yates rows.
     buckets_ = engine_uses_buckets(streams_.id, data.n, data.params.binary);
+    rows_fit_ = !buckets_ || bucket_rows_fit(data.n);
     drawn_ = !philox_ && !buckets_;
+    res_->bucket.reset(res_->stream);
     allocate_targets(data);
     // `in` and the host arrays must stay put until the copies are done.
     EA_CUDA_CHECK(cudaStreamSynchronize(st));
@@ -295,7 +297,7 @@ class GpuBackend final : public PermutationBackend {
     size_t free_bytes = 0, total_bytes = 0;
     EA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     // (the bucket shuffle's one-thread columns need a scratch column each: launch_bucket_columns)
-    const size_t scratch_column = buckets_ && !philox_ ? n : 0;
+    const size_t scratch_column = buckets_ && !rows_shuffle_serves() ? n : 0;
     const size_t per_perm = rows_only_ ? kNumTests : n + conv_per_perm + kNumTests + scratch_column;
     size_t n_round =
         requested_round_
@@ -508,7 +510,7 @@ class GpuBackend final : public PermutationBackend {
   // Whether rows are shuffled by a block each (launch_row_shuffle): Philox, or any other
   // generator whose targets have room to be drawn ahead (bind: allocate_targets).
   bool rows_shuffle_serves() const {
-    return parallel_shuffle_ > 0 && reservations_ > 0 && (philox_ || (drawn_ && target_slice_ > 0));
+    return parallel_shuffle_ > 0 && reservations_ > 0 && ((philox_ && rows_fit_) || (drawn_ && target_slice_ > 0));
   }
 
   // Room for the drawn targets. A sequential generator draws a permutation's 10^6 targets
@@ -674,7 +676,7 @@ class GpuBackend final : public PermutationBackend {
   // Waits for the round and copies its outcomes to `out`.
   void collect(uint32_t p0, uint32_t count, uint8_t* out) {
     EA_CUDA_CHECK(cudaStreamSynchronize(res_->stream));
-    if (buckets_) res_->bucket.check();  // an error, never a result, where a node was not held
+    if (buckets_) res_->bucket.check(res_->stream);  // an error, never a result, where a node was not held
     float shuffle_ms = 0, stats_ms = 0;
     EA_CUDA_CHECK(cudaEventElapsedTime(&shuffle_ms, res_->start.get(), res_->shuffled.get()));
     EA_CUDA_CHECK(cudaEventElapsedTime(&stats_ms, res_->shuffled.get(), res_->done.get()));
@@ -699,6 +701,7 @@ class GpuBackend final : public PermutationBackend {
   bool grouped_ = false;
   bool philox_ = true;    // the generator is Philox (its rows shuffled by the block kernels)
   bool buckets_ = false;  // engine_uses_buckets: the bucket shuffle for this data and generator
+  bool rows_fit_ = true;  // bucket_rows_fit: the bucket shuffle's pass kernels serve this data's rows
   size_t columns_ = 0;  // permutations the batch holds (the stride of its rows)
   cuda::DeviceBuffer<uint32_t> states_, aux_;
   cuda::DeviceBuffer<uint8_t> symbols_, batch_, conv_, outcomes_;

@@ -273,7 +273,8 @@ inline void launch_shuffle(const ShuffleConfig& cfg, cuda::DeviceBuffer<uint8_t>
                            uint8_t* batch, size_t stride, uint32_t count, const uint8_t* symbols, size_t n,
                            const StreamSetView& streams, uint64_t first) {
   if (count == 0) return;
-  if (parallel_shuffle_serves(cfg, streams) && n >= 2) {
+  // (the bucket shuffle's rows need buckets that fit shared memory: else its columns below)
+  if (parallel_shuffle_serves(cfg, streams) && n >= 2 && (!bucket_serves(cfg, streams.id, n) || bucket_rows_fit(n))) {
     const uint32_t slice = std::min(cfg.parallel, count);
     const size_t need = static_cast<size_t>(slice) * n;
     if (scratch.size() >= need || cuda::DeviceBuffer<uint8_t>::try_allocate(need, scratch)) {

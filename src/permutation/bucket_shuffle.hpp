@@ -70,8 +70,8 @@ inline bool engine_uses_buckets(PrngId id, size_t n, bool binary) {
 // permutation.shuffle of the JSON: how the permutations of a row of n samples are made.
 inline std::string engine_shuffle_name(PrngId id, size_t n, bool binary) {
   if (is_grouped(id)) return "Fisher-Yates, Lemire bounded draws (lane groups in lockstep)";
-  // (a row of at most L samples is the bucket shuffle's one leaf: named by the rule)
-  if (id != PrngId::Philox || binary) return "Fisher-Yates, Lemire bounded draws";
+  // (a row of at most L samples: Fisher-Yates on stream j, the bucket shuffle's one leaf)
+  if (!engine_uses_buckets(id, n, binary)) return "Fisher-Yates, Lemire bounded draws";
   const BucketParams p = engine_bucket_params(n);
   return "bucket b0=" + std::to_string(p.root_bits) + " b1=" + std::to_string(p.inner_bits) +
          " L=" + std::to_string(p.leaf) + " (Rao-Sandelius; Fisher-Yates leaves, Lemire bounded draws)";
@@ -325,10 +325,11 @@ EA_HD bool bucket_column(uint8_t* a, size_t stride, uint8_t* out, size_t out_str
   return true;
 }
 
-// The engine's shuffle of permutation j (docs/bucket-shuffle.md) on a contiguous row
+// The bucket shuffle with the engine's parameters of permutation j on a contiguous row
 // a[0..n): bucket passes above L samples, one Fisher-Yates leaf otherwise. Philox draws
-// from its node streams (seed, j); any other non-grouped generator from its one stream g,
-// in the canonical order. `scratch` grows to 2 n bytes.
+// from its node streams (seed, j): the engine's shuffle (engine_uses_buckets); any other
+// generator with independent words from its one stream g in the canonical order, which the
+// engine does not use yet (tests pin bucket_column_kernel to it). `scratch` grows to 2 n bytes.
 inline void engine_bucket_shuffle_philox(uint8_t* a, size_t n, uint64_t seed, uint64_t j,
                                          std::vector<uint8_t>& scratch) {
   PhiloxNodes s{seed, j};

@@ -300,6 +300,7 @@ TEST_CASE("engine rule: b0 by n, the JSON's name, Philox on non-binary data only
   CHECK(engine_shuffle_name(PrngId::Philox, 1000000, false) ==
         "bucket b0=3 b1=8 L=1024 (Rao-Sandelius; Fisher-Yates leaves, Lemire bounded draws)");
   CHECK(engine_shuffle_name(PrngId::Philox, 1000000, true) == "Fisher-Yates, Lemire bounded draws");
+  CHECK(engine_shuffle_name(PrngId::Philox, 1024, false) == "Fisher-Yates, Lemire bounded draws");
   CHECK(engine_shuffle_name(PrngId::CiXorlike, 1000000, false).rfind("Fisher-Yates", 0) == 0);
   CHECK(engine_shuffle_name(PrngId::Sobol, 1000000, false).rfind("Fisher-Yates", 0) == 0);
   CHECK(engine_shuffle_name(PrngId::Xoshiro256ss, 1000000, false).rfind("Fisher-Yates", 0) == 0);
@@ -395,10 +396,12 @@ TEST_CASE("shuffle_permutation is the engine's rule: the bucket shuffle above L,
 TEST_CASE("bucket_shuffle_philox_cpu (the CPU backend's fast path) equals the reference with Philox nodes") {
   BucketCpuScratch scratch;
   for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{1000}, size_t{1024}, size_t{1025}, size_t{70001},
-                   size_t{1000000}, (size_t{1} << 21) + 3}) {
+                   size_t{1000000}, (size_t{1} << 21) + 3, (size_t{1} << 22) + 1, (size_t{1} << 23) + 1,
+                   (size_t{1} << 24) + 1, (size_t{1} << 25) + 1}) {
     std::vector<uint8_t> symbols(n);
     for (size_t i = 0; i < n; ++i) symbols[i] = static_cast<uint8_t>((i * 37 + i / 100) & 0xff);
     for (uint64_t j : {uint64_t{0}, uint64_t{5}, (uint64_t{1} << 40) + 3}) {
+      if (n > 2500000 && j != 5) continue;  // (b0 = 5 .. 8 below: one permutation each)
       std::vector<uint8_t> want = symbols, got = symbols, ref_scratch;
       PhiloxNodes s{kSeed, j};
       bucket_shuffle(want.data(), n, engine_bucket_params(n), s, ref_scratch);
