@@ -563,7 +563,8 @@ std::string assessment_numbers(const ordered_json& a) {
   const auto& perm = at(a, {"permutation"});
   if (!perm.is_null()) {
     h += "<p class=\"muted\">Permutation tests: seed " + html_escape(text(perm, "seed")) + " (" +
-         html_escape(seed_text(at(perm, {"seed"}))) + "), " + html_escape(text(perm, "prng")) + ", " +
+         html_escape(seed_text(at(perm, {"seed"}))) + "), " + html_escape(text(perm, "prng")) +
+         (text(perm, "shuffle").empty() ? std::string() : " (" + html_escape(text(perm, "shuffle")) + ")") + ", " +
          fnum(at(perm, {"permutationsRun"}), "%.0f") + " permutations run of " + fnum(at(perm, {"iterations"}), "%.0f") +
          " (threshold " + fnum(at(perm, {"decisionThreshold"}), "%.0f") + "), on " + html_escape(text(perm, "device")) +
          (text(perm, "note").empty() ? "" : "; " + html_escape(perm["note"].get<std::string>())) + "</p>";
