@@ -108,9 +108,8 @@ EA_AVX2 inline void philox_sixteen(const __m256i* rk0, const __m256i* rk1, uint6
   }
 }
 
-EA_AVX2 void philox_counter_blocks_avx2(uint64_t seed, uint32_t x1, uint64_t x23, uint32_t first, uint32_t blocks,
-                                        uint32_t* out) {
-  __m256i rk0[10], rk1[10];
+// The ten round keys of `seed` in every lane.
+EA_AVX2 inline void round_keys(uint64_t seed, __m256i* rk0, __m256i* rk1) {
   uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
   for (int r = 0; r < 10; ++r) {
     rk0[r] = _mm256_set1_epi64x(k0);
@@ -118,6 +117,12 @@ EA_AVX2 void philox_counter_blocks_avx2(uint64_t seed, uint32_t x1, uint64_t x23
     k0 += kW0;
     k1 += kW1;
   }
+}
+
+EA_AVX2 void philox_counter_blocks_avx2(uint64_t seed, uint32_t x1, uint64_t x23, uint32_t first, uint32_t blocks,
+                                        uint32_t* out) {
+  __m256i rk0[10], rk1[10];
+  round_keys(seed, rk0, rk1);
   uint32_t done = 0;
   for (; done + 16 <= blocks; done += 16) philox_sixteen<true>(rk0, rk1, x23, first + done, out + 4 * done, x1);
   for (; done < blocks; ++done) philox_one_counter(seed, first + done, x1, x23, out + 4 * done);
@@ -125,13 +130,7 @@ EA_AVX2 void philox_counter_blocks_avx2(uint64_t seed, uint32_t x1, uint64_t x23
 
 EA_AVX2 void philox_blocks_avx2(uint64_t seed, uint64_t stream, uint64_t first, uint32_t blocks, uint32_t* out) {
   __m256i rk0[10], rk1[10];
-  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
-  for (int r = 0; r < 10; ++r) {
-    rk0[r] = _mm256_set1_epi64x(k0);
-    rk1[r] = _mm256_set1_epi64x(k1);
-    k0 += kW0;
-    k1 += kW1;
-  }
+  round_keys(seed, rk0, rk1);
   uint32_t done = 0;
   for (; done + 16 <= blocks; done += 16) philox_sixteen(rk0, rk1, stream, first + done, out + 4 * done);
   for (; done < blocks; ++done) philox_one(seed, stream, first + done, out + 4 * done);
