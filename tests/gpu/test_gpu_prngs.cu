@@ -273,12 +273,12 @@ int main(int argc, char** argv) {
     jobs.push_back(j);
     src.push_back(&l);
   }
-  KatJob* djobs;
-  uint64_t* dout;
-  int* dok;
-  CHECK_CUDA(cudaMalloc(&djobs, jobs.size() * sizeof(KatJob)));
-  CHECK_CUDA(cudaMalloc(&dout, jobs.size() * kMaxOut * 8));
-  CHECK_CUDA(cudaMalloc(&dok, jobs.size() * sizeof(int)));
+  cuda::DeviceBuffer<KatJob> d_jobs(jobs.size());
+  cuda::DeviceBuffer<uint64_t> d_out(jobs.size() * kMaxOut);
+  cuda::DeviceBuffer<int> d_ok(jobs.size());
+  KatJob* djobs = d_jobs.get();
+  uint64_t* dout = d_out.get();
+  int* dok = d_ok.get();
   CHECK_CUDA(cudaMemcpy(djobs, jobs.data(), jobs.size() * sizeof(KatJob), cudaMemcpyHostToDevice));
   kat_kernel<<<1, 64>>>(djobs, dout, static_cast<int>(jobs.size()), dok);
   CHECK_CUDA(cudaGetLastError());
