@@ -71,9 +71,22 @@ Estimate most_common_value_estimate(const uint8_t* s, size_t n, int k, Interrupt
 Estimate collision_estimate(const uint8_t* bits, size_t n, Interrupt interrupt = nullptr);
 Estimate markov_estimate(const uint8_t* bits, size_t n, Interrupt interrupt = nullptr);
 Estimate compression_estimate(const uint8_t* bits, size_t n, Interrupt interrupt = nullptr);
-// The t-tuple and LRS estimates: one suffix order and LCP for both (sorted windows of 64
-// bits where no repeat is that long, else libdivsufsort's suffix array; `suffix_array`
-// forces the latter, for tests). Returns {t-tuple, LRS}.
+// The counts the t-tuple and LRS estimates read, for t = 1 .. v (index 0 unused): the
+// largest count of a t-tuple and the number of pairs of equal t-tuples (the sum of
+// C(count, 2) over distinct t-tuples), v the longest repeated substring's length.
+struct TupleCounts {
+  enum class Path { Windows, WindowsAndTies, SuffixArray };
+  Path path = Path::SuffixArray;  // how the suffix order and LCPs were found
+  uint64_t v = 0;
+  std::vector<uint64_t> most;
+  std::vector<uint64_t> pairs;
+};
+// One suffix order and LCP for both: sorted windows of 64 bits, the windows two suffixes
+// share then compared on (Path::WindowsAndTies), unless the data is so repetitive that
+// libdivsufsort's suffix array is quicker; `suffix_array` forces the latter (the reference
+// of the tests).
+TupleCounts tuple_counts(const uint8_t* s, size_t n, bool suffix_array = false, Interrupt interrupt = nullptr);
+// The t-tuple and LRS estimates from tuple_counts(). Returns {t-tuple, LRS}.
 std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n, bool suffix_array = false,
                                               Interrupt interrupt = nullptr);
 Estimate multi_mcw_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt = nullptr);

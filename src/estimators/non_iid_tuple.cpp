@@ -5,6 +5,7 @@
 // reference in long double.
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <optional>
 #include <utility>
 
@@ -17,12 +18,6 @@ namespace {
 
 constexpr long double kZalphaL = 2.575829303548900384158L;
 constexpr uint64_t kTupleCutoff = 35;  // t-tuple: tuples seen at least 35 times
-
-struct TupleCounts {
-  uint64_t v = 0;                 // the longest repeated substring's length
-  std::vector<uint64_t> most;     // most[t]: the largest count of a t-tuple, t = 1..v
-  std::vector<uint64_t> pairs;    // pairs[t]: sum over distinct t-tuples of C(count, 2)
-};
 
 // Bottom-up walk of the LCP intervals, from the LCP of each suffix with the one before it in
 // sorted order (lcp(r), r = 1..n-1; v the largest): an interval of c suffixes with LCP value l
@@ -73,44 +68,51 @@ TupleCounts walk_intervals(size_t n, uint64_t v, Lcp lcp, Interrupt interrupt) {
   return out;
 }
 
-// LSD radix sort of 64-bit keys, 16 bits a pass (passes where every key has the same digit
-// are skipped).
-void radix_sort(std::vector<uint64_t>& keys) {
-  std::vector<uint64_t> tmp(keys.size());
-  std::vector<size_t> count(65536);
-  for (int shift = 0; shift < 64; shift += 16) {
-    std::fill(count.begin(), count.end(), 0);
-    for (uint64_t k : keys) ++count[(k >> shift) & 0xFFFF];
-    if (count[(keys[0] >> shift) & 0xFFFF] == keys.size()) continue;
-    size_t sum = 0;
-    for (auto& c : count) {
-      const size_t x = c;
+// LSD radix sort of keys[0 .. m) on their bits lo .. hi - 1, 8 bits a pass (the digits'
+// counts from one read; a pass where every key has the same digit is skipped); tmp: m keys.
+void lsd_sort(uint64_t* keys, uint64_t* tmp, size_t m, int lo, int hi) {
+  if (m < 2) return;
+  const int passes = (hi - lo + 7) / 8;
+  uint32_t count[8][256] = {};
+  for (size_t i = 0; i < m; ++i) {
+    const uint64_t k = keys[i] >> lo;
+    for (int d = 0; d < passes; ++d) ++count[d][(k >> (8 * d)) & 0xff];
+  }
+  uint64_t *src = keys, *dst = tmp;
+  for (int d = 0; d < passes; ++d) {
+    const int shift = lo + 8 * d;
+    if (count[d][(src[0] >> shift) & 0xff] == m) continue;
+    uint32_t sum = 0;
+    for (uint32_t& c : count[d]) {
+      const uint32_t x = c;
       c = sum;
       sum += x;
     }
-    for (uint64_t k : keys) tmp[count[(k >> shift) & 0xFFFF]++] = k;
-    keys.swap(tmp);
+    for (size_t i = 0; i < m; ++i) dst[count[d][(src[i] >> shift) & 0xff]++] = src[i];
+    std::swap(src, dst);
   }
+  if (src != keys) std::copy(src, src + m, keys);
 }
 
-// The same order for many keys, on the free threads of the caller's team: one MSD pass on
-// the top 16 of the key's `used` low bits (per-chunk counts, then each chunk scattered to its
-// places, a task per chunk), then each digit's keys sorted (a task per 256 digits). Sorted
-// keys are one array whatever the split, so the result is radix_sort's for any thread count.
-void sort_keys(std::vector<uint64_t>& keys, int used) {
-  constexpr size_t kChunks = 16, kDigits = size_t{1} << 16, kGroup = 256;
+// Keys ordered on their bits lo .. used - 1 (the bits above are 0; used - lo >= 8; the order
+// of keys alike there is the input order), on the free threads of the caller's team: one
+// MSD pass on the top 8 bits (per-chunk counts, then each chunk scattered to its places, a
+// task per chunk), then each digit's keys by lsd_sort (in cache for a million keys or so; a
+// task per 16 digits). The result is the same for any thread count.
+void sort_keys(std::vector<uint64_t>& keys, int lo, int used) {
+  constexpr size_t kChunks = 16, kDigits = 256, kGroup = 16;
   const size_t n = keys.size();
+  std::vector<uint64_t> out(n);
   if (n < (size_t{1} << 16) || n >= (size_t{1} << 32)) {
-    radix_sort(keys);
+    lsd_sort(keys.data(), out.data(), n, lo, used);
     return;
   }
-  const int shift = used - 16;
+  const int shift = used - 8;
   std::vector<uint32_t> at(kChunks * kDigits, 0);  // [chunk][digit]: counts, then places
-  std::vector<uint64_t> out(n);
   auto chunk = [n](size_t c) { return n * c / kChunks; };
   for (size_t c = 0; c < kChunks; ++c) {
 #pragma omp task default(none) firstprivate(c) shared(keys, at, chunk, shift)
-    for (size_t i = chunk(c); i < chunk(c + 1); ++i) ++at[c * kDigits + (keys[i] >> shift)];
+    for (size_t i = chunk(c); i < chunk(c + 1); ++i) ++at[c * kDigits + ((keys[i] >> shift) & 0xff)];
   }
 #pragma omp taskwait
   std::vector<uint32_t> start(kDigits + 1, 0);
@@ -126,101 +128,289 @@ void sort_keys(std::vector<uint64_t>& keys, int used) {
   start[kDigits] = sum;
   for (size_t c = 0; c < kChunks; ++c) {
 #pragma omp task default(none) firstprivate(c) shared(keys, at, out, chunk, shift)
-    for (size_t i = chunk(c); i < chunk(c + 1); ++i) out[at[c * kDigits + (keys[i] >> shift)]++] = keys[i];
+    for (size_t i = chunk(c); i < chunk(c + 1); ++i) out[at[c * kDigits + ((keys[i] >> shift) & 0xff)]++] = keys[i];
   }
 #pragma omp taskwait
   for (size_t g = 0; g < kDigits; g += kGroup) {
-#pragma omp task default(none) firstprivate(g) shared(out, start)
-    for (size_t d = g; d < g + kGroup; ++d) std::sort(out.begin() + start[d], out.begin() + start[d + 1]);
+#pragma omp task default(none) firstprivate(g) shared(out, keys, start, lo, shift)
+    for (size_t d = g; d < g + kGroup; ++d) lsd_sort(out.data() + start[d], keys.data() + start[d], start[d + 1] - start[d], lo, shift);
   }
 #pragma omp taskwait
   keys.swap(out);
 }
 
-// The suffixes' order and LCPs from their first W symbols (b bits each, W = 64 / b) alone:
-// exact whenever no two suffixes share W symbols, which is checked (else nullopt: the
-// caller builds the suffix array). One radix sort and one pass in order, instead of
-// libdivsufsort and the random accesses of the LCP arrays: what bitstrings of data that is
-// not heavily repetitive take (truerand_8bit's 8,000,000 bits: longest repeat 43).
+// The symbols packed b bits each, the first at the most significant end of word 0, zeros
+// past the end: window(x) is the key of symbols x .. x + w - 1 as the sorted keys hold it.
+class PackedText {
+ public:
+  PackedText(const uint8_t* s, size_t n, int b, int used) : b_(b), used_(used), words_((n * b + 63) / 64 + 2, 0) {
+    for (size_t i = 0; i < n; ++i) {
+      const size_t bit = i * static_cast<size_t>(b);
+      const int sh = static_cast<int>(bit & 63);
+      const uint64_t v = s[i];
+      // (a symbol of b bits at bit offset sh: its high part in word bit / 64)
+      if (sh + b <= 64) {
+        words_[bit >> 6] |= v << (64 - sh - b);
+      } else {
+        words_[bit >> 6] |= v >> (sh + b - 64);
+        words_[(bit >> 6) + 1] |= v << (128 - sh - b);
+      }
+    }
+  }
+  uint64_t window(size_t x) const {
+    const size_t bit = x * static_cast<size_t>(b_);
+    const int sh = static_cast<int>(bit & 63);
+    const uint64_t* w = words_.data() + (bit >> 6);
+    const uint64_t top = sh == 0 ? w[0] : (w[0] << sh) | (w[1] >> (64 - sh));
+    return used_ == 64 ? top : top >> (64 - used_);
+  }
+
+ private:
+  int b_, used_;
+  std::vector<uint64_t> words_;
+};
+
+// Thrown when the suffixes that share their first symbols take more comparisons than a
+// suffix array would.
+struct TooRepetitive {};
+
+// Two suffixes p < q of n symbols (a window: w symbols, `used` bits, b bits a symbol) whose
+// first `from` symbols are equal, compared a window at a time: {their LCP, q's suffix sorts
+// first}. Each window compared takes one of `budget` (TooRepetitive once none is left).
+struct SuffixCompare {
+  const PackedText& text;
+  size_t n, w;
+  int used, b;
+  size_t budget;
+
+  std::pair<uint64_t, bool> operator()(size_t p, size_t q, size_t from) {
+    for (size_t k = from;; k += w) {
+      if (budget == 0) throw TooRepetitive{};
+      --budget;
+      const size_t a = p + k, c = q + k;
+      if (c >= n) return {k, true};  // q's suffix has ended: a prefix of p's
+      const uint64_t wa = text.window(a), wc = text.window(c);
+      const size_t lc = std::min(w, n - c);  // (q's suffix is the shorter)
+      if (wa == wc && lc == w) continue;
+      const size_t h = wa == wc ? w : static_cast<size_t>((__builtin_clzll(wa ^ wc) - (64 - used)) / b);
+      if (h < lc) return {k + h, wc < wa};
+      return {k + lc, true};  // q's suffix ends in this window, a prefix of p's
+    }
+  }
+};
+
+// The layout of a sort key: the first `width` symbols of a suffix (b bits each) above its
+// start (`pos_bits` bits), so that the sorted keys order the suffixes on their first
+// `width` symbols and give each one's start.
+struct KeyLayout {
+  int b, pos_bits;
+  size_t width;
+  uint64_t window(uint64_t key) const { return key >> pos_bits; }
+  uint32_t start(uint64_t key) const { return static_cast<uint32_t>(key & ((uint64_t{1} << pos_bits) - 1)); }
+};
+
+// Suffixes that share their first symbols put in suffix order, with the LCPs of consecutive
+// ones: sorted on their next window (its padded symbols and how many are real), those still
+// alike then on the window after, and so on (two suffixes by SuffixCompare). Every window
+// read takes one of cmp's budget; TooRepetitive past it or past 4,096 windows deep.
+struct TieOrder {
+  SuffixCompare cmp;
+  std::vector<uint64_t> lcps;  // appended in order
+  struct Next {
+    uint64_t win;
+    size_t len;
+    uint32_t pos;
+  };
+  std::vector<Next> arena;  // each level's windows, the deeper levels above
+
+  void order(uint32_t* first, size_t g, size_t from, int depth) {
+    if (g == 2) {
+      const uint32_t p = std::min(first[0], first[1]), q = std::max(first[0], first[1]);
+      const auto [lcp, q_first] = cmp(p, q, from);
+      first[0] = q_first ? q : p;
+      first[1] = q_first ? p : q;
+      lcps.push_back(lcp);
+      return;
+    }
+    const size_t w = cmp.w, base = arena.size();
+    if (depth > 4096 || cmp.budget < g) throw TooRepetitive{};
+    cmp.budget -= g;
+    arena.resize(base + g);
+    for (size_t i = 0; i < g; ++i) {
+      const size_t a = first[i] + from, len = a >= cmp.n ? 0 : std::min(w, cmp.n - a);
+      arena[base + i] = Next{len == 0 ? 0 : cmp.text.window(a), len, first[i]};
+    }
+    std::sort(arena.begin() + static_cast<std::ptrdiff_t>(base), arena.end(),
+              [](const Next& x, const Next& y) { return x.win != y.win ? x.win < y.win : x.len < y.len; });
+    for (size_t i = 0; i < g; ++i) first[i] = arena[base + i].pos;
+    for (size_t i = 0, j = 0; i < g; i = j) {
+      const Next at = arena[base + i];
+      for (j = i + 1; j < g && at.len == w && arena[base + j].win == at.win && arena[base + j].len == w;) ++j;
+      if (i > 0) {
+        const Next& prev = arena[base + i - 1];
+        const uint64_t x = prev.win ^ at.win;
+        const size_t h = x == 0 ? w : static_cast<size_t>((__builtin_clzll(x) - (64 - cmp.used)) / cmp.b);
+        lcps.push_back(from + std::min(h, std::min(prev.len, at.len)));
+      }
+      if (j - i >= 2) order(first + i, j - i, from + w, depth + 1);
+    }
+    arena.resize(base);
+  }
+};
+
+// Runs of sorted keys with one window ("ties") put in suffix order, in place (TieOrder, past
+// their first `width` symbols), in 16 pieces split between runs, a task each on the free
+// threads of the caller's team. Returns the LCPs of consecutive keys within the runs, run
+// after run in key order (all >= width), or nullopt where that would take longer than a
+// suffix array (a piece of m keys reading more than 4m + 2^16 windows).
+std::optional<std::vector<uint64_t>> order_ties(std::vector<uint64_t>& keys, const KeyLayout& k, const PackedText& text,
+                                                size_t n, int used, Interrupt interrupt) {
+  constexpr size_t kPieces = 16;
+  std::vector<size_t> cut(kPieces + 1, keys.size());
+  for (size_t c = 0; c < kPieces; ++c) {
+    size_t at = keys.size() * c / kPieces;
+    while (at > 0 && at < keys.size() && k.window(keys[at]) == k.window(keys[at - 1])) ++at;
+    cut[c] = std::max(at, c > 0 ? cut[c - 1] : 0);
+  }
+  std::vector<std::vector<uint64_t>> lcps(kPieces);
+  std::vector<char> failed(kPieces, 0);
+  std::vector<std::exception_ptr> error(kPieces);
+  for (size_t c = 0; c < kPieces; ++c) {
+#pragma omp task default(none) firstprivate(c) shared(keys, k, text, n, used, interrupt, cut, lcps, failed, error)
+    try {
+      const size_t m = cut[c + 1] - cut[c];
+      TieOrder tie{SuffixCompare{text, n, static_cast<size_t>(used / k.b), used, k.b, 4 * m + (size_t{1} << 16)}, {}, {}};
+      std::vector<uint32_t> pos;
+      for (size_t i = cut[c], e = 0; i < cut[c + 1]; i = e) {
+        throw_if_interrupted_at(interrupt, i);
+        const uint64_t win = k.window(keys[i]);
+        for (e = i + 1; e < cut[c + 1] && k.window(keys[e]) == win;) ++e;
+        if (e - i < 2) continue;
+        pos.resize(e - i);
+        for (size_t r = i; r < e; ++r) pos[r - i] = k.start(keys[r]);
+        tie.order(pos.data(), pos.size(), k.width, 0);
+        for (size_t r = i; r < e; ++r) keys[r] = win << k.pos_bits | pos[r - i];
+      }
+      lcps[c] = std::move(tie.lcps);
+    } catch (const TooRepetitive&) {
+      failed[c] = 1;
+    } catch (...) {
+      error[c] = std::current_exception();
+    }
+  }
+#pragma omp taskwait
+  for (const auto& e : error) {
+    if (e) std::rethrow_exception(e);
+  }
+  if (std::find(failed.begin(), failed.end(), 1) != failed.end()) return std::nullopt;
+  std::vector<uint64_t> all = std::move(lcps[0]);
+  for (size_t c = 1; c < kPieces; ++c) all.insert(all.end(), lcps[c].begin(), lcps[c].end());
+  return all;
+}
+
+// The sort keys of the suffixes with `width` symbols (starts 0 .. n - width) sorted, or
+// nullopt for data so repetitive (more than half of the first 2^20 windows tied) that
+// the suffix array is quicker.
+std::optional<std::vector<uint64_t>> sorted_keys(const PackedText& text, size_t n, const KeyLayout& k, int used,
+                                                 Interrupt interrupt) {
+  const size_t full = n - k.width + 1;
+  const int key_bits = static_cast<int>(k.width) * k.b + k.pos_bits;
+  const int drop = used - static_cast<int>(k.width) * k.b;  // (window() holds `used` bits)
+  std::vector<uint64_t> keys(full);
+  for (size_t i = 0; i < full; ++i) keys[i] = (text.window(i) >> drop) << k.pos_bits | i;
+  {
+    std::vector<uint64_t> head(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(full, 1u << 20)));
+    sort_keys(head, k.pos_bits, key_bits);
+    size_t tied = 0;
+    for (size_t i = 1; i < head.size(); ++i) tied += k.window(head[i]) == k.window(head[i - 1]);
+    if (tied > head.size() / 2) return std::nullopt;
+  }
+  throw_if_interrupted(interrupt);
+  sort_keys(keys, k.pos_bits, key_bits);
+  throw_if_interrupted(interrupt);
+  return keys;
+}
+
+// The suffixes' order and LCPs from their first `width` symbols (b bits each, and the
+// suffix's start, in a 64-bit key: one radix sort), the suffixes that share those compared
+// on (order_ties), then one pass in order: instead of libdivsufsort and the random accesses
+// of the LCP arrays. Nullopt for data so repetitive that the caller's suffix array is quicker.
 std::optional<TupleCounts> tuple_counts_by_windows(const uint8_t* s, size_t n, Interrupt interrupt) {
   uint8_t top = 0;
   for (size_t i = 0; i < n; ++i) top = std::max(top, s[i]);
   int b = 1;
   while ((1u << b) <= top) ++b;
-  const size_t w = static_cast<size_t>(64 / b);
-  if (n <= w) return std::nullopt;
-  const int used = static_cast<int>(w) * b;  // the key's low `used` bits hold the window
-  const uint64_t mask = used == 64 ? ~uint64_t{0} : (uint64_t{1} << used) - 1;
-  // Full windows (positions 0 .. n - w), then the w - 1 shorter suffixes at the end, each
-  // zero-padded: a shorter suffix sorts before a longer one with the same first symbols.
-  const size_t full = n - w + 1;
-  std::vector<uint64_t> keys(full);
-  uint64_t k = 0;
-  for (size_t j = 0; j < w; ++j) k = (k << b) | s[j];
-  keys[0] = k;
-  for (size_t i = 1; i < full; ++i) {
-    k = ((k << b) | s[i + w - 1]) & mask;
-    keys[i] = k;
-  }
-  {
-    // Repetitive data (a repeat of w symbols among the first 2^20 windows) goes to the suffix
-    // array at once, before the whole sort: the check below would refuse it anyway.
-    std::vector<uint64_t> head(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(full, 1u << 20)));
-    sort_keys(head, used);
-    if (std::adjacent_find(head.begin(), head.end()) != head.end()) return std::nullopt;
-  }
-  throw_if_interrupted(interrupt);
-  sort_keys(keys, used);
-  throw_if_interrupted(interrupt);
-  std::vector<std::pair<uint64_t, uint8_t>> tails;  // (padded key, length)
-  for (size_t i = full; i < n; ++i) {
-    uint64_t t = 0;
-    for (size_t j = i; j < n; ++j) t = (t << b) | s[j];
-    tails.emplace_back(t << (b * static_cast<int>(w - (n - i))), static_cast<uint8_t>(n - i));
-  }
+  KeyLayout k{b, 1, 0};
+  while ((size_t{1} << k.pos_bits) < n) ++k.pos_bits;
+  k.width = static_cast<size_t>((64 - k.pos_bits) / b);
+  if (n >= (size_t{1} << 32) || k.width < 2 || n <= k.width) return std::nullopt;
+  const int used = 64 / b * b;  // PackedText's windows (64 / b symbols), for the comparisons
+  const PackedText text(s, n, b, used);
+  auto keys = sorted_keys(text, n, k, used, interrupt);
+  if (!keys) return std::nullopt;
+  const auto ties = order_ties(*keys, k, text, n, used, interrupt);
+  if (!ties) return std::nullopt;
+  // The width - 1 shorter suffixes at the end (zero-padded windows: a shorter suffix sorts
+  // before a longer one with the same first symbols), merged before equal full windows.
+  const size_t full = n - k.width + 1;
+  const int drop = used - static_cast<int>(k.width) * b;
+  std::vector<std::pair<uint64_t, uint8_t>> tails;  // (padded window, length)
+  for (size_t i = full; i < n; ++i) tails.emplace_back(text.window(i) >> drop, static_cast<uint8_t>(n - i));
   std::sort(tails.begin(), tails.end());
-  // Merged order: keys[] with the tails inserted before equal keys.
-  std::vector<uint64_t> key(n);
-  std::vector<uint8_t> len(n);
-  size_t a = 0, c = 0;
-  for (size_t r = 0; r < n; ++r) {
-    if (c < tails.size() && (a == full || tails[c].first <= keys[a])) {
-      key[r] = tails[c].first;
-      len[r] = tails[c++].second;
-    } else {
-      key[r] = keys[a++];
-      len[r] = static_cast<uint8_t>(w);
-    }
-  }
-  keys.clear();
-  keys.shrink_to_fit();
+  constexpr uint8_t kTied = 0xff;  // lcp[r] of two full windows alike: the next of *ties
   std::vector<uint8_t> lcp(n, 0);
-  uint64_t v = 0;
-  throw_if_interrupted(interrupt);
-  for (size_t r = 1; r < n; ++r) {
-    const uint64_t x = key[r - 1] ^ key[r];
-    uint64_t h = x == 0 ? w : static_cast<uint64_t>((__builtin_clzll(x) - (64 - used)) / b);
-    h = std::min<uint64_t>(h, std::min(len[r - 1], len[r]));
-    if (h >= w) return std::nullopt;  // two suffixes share w symbols: the windows cannot order them
-    lcp[r] = static_cast<uint8_t>(h);
-    v = std::max(v, h);
+  uint64_t v = ties->empty() ? 0 : *std::max_element(ties->begin(), ties->end());
+  uint64_t prev_win = 0, prev_len = 0;
+  for (size_t r = 0, a = 0, c = 0; r < n; ++r) {
+    throw_if_interrupted_at(interrupt, r);
+    uint64_t win, len = k.width;
+    if (c < tails.size() && (a == full || tails[c].first <= k.window((*keys)[a]))) {
+      win = tails[c].first;
+      len = tails[c++].second;
+    } else {
+      win = k.window((*keys)[a++]);
+    }
+    if (r > 0) {
+      const uint64_t x = prev_win ^ win;
+      uint64_t h = x == 0 ? k.width : static_cast<uint64_t>((__builtin_clzll(x) - (64 - (k.width * b))) / b);
+      h = std::min<uint64_t>(h, std::min(prev_len, len));
+      lcp[r] = h >= k.width ? kTied : static_cast<uint8_t>(h);
+      if (h < k.width) v = std::max(v, h);
+    }
+    prev_win = win;
+    prev_len = len;
   }
-  return walk_intervals(n, v, [&lcp](uint64_t r) { return static_cast<uint64_t>(lcp[r]); }, interrupt);
+  keys.reset();
+  size_t next = 0;  // (walk_intervals reads lcp(r) once for each r, in order)
+  auto at = [&](uint64_t r) -> uint64_t { return lcp[r] == kTied ? (*ties)[next++] : lcp[r]; };
+  TupleCounts out = walk_intervals(n, v, at, interrupt);
+  out.path = ties->empty() ? TupleCounts::Path::Windows : TupleCounts::Path::WindowsAndTies;
+  return out;
 }
 
-// (libdivsufsort's suffix array takes no interrupt: it is looked at before and after it)
+}  // namespace
+
 TupleCounts tuple_counts(const uint8_t* s, size_t n, bool suffix_array, Interrupt interrupt) {
   if (!suffix_array) {
     if (auto fast = tuple_counts_by_windows(s, n, interrupt)) return std::move(*fast);
   }
+  // (libdivsufsort's suffix array takes no interrupt: it is looked at before and after it)
   throw_if_interrupted(interrupt);
-  const SuffixArrays a = suffix_arrays(s, n);
+  SuffixArrays a = suffix_arrays(s, n);
   throw_if_interrupted(interrupt);
+  // The LCPs in suffix order, in place of the suffix array (one gather: its random reads are
+  // independent of each other here, not behind walk_intervals' branches).
   uint64_t v = 0;
-  for (int32_t h : a.plcp) v = std::max<uint64_t>(v, static_cast<uint64_t>(h));
-  return walk_intervals(
-      n, v, [&a](uint64_t r) { return static_cast<uint64_t>(a.plcp[static_cast<size_t>(a.sa[r])]); }, interrupt);
+  for (size_t r = 0; r < n; ++r) {
+    a.sa[r] = a.plcp[static_cast<size_t>(a.sa[r])];
+    v = std::max<uint64_t>(v, static_cast<uint64_t>(a.sa[r]));
+  }
+  TupleCounts out = walk_intervals(n, v, [&a](uint64_t r) { return static_cast<uint64_t>(a.sa[r]); }, interrupt);
+  out.path = TupleCounts::Path::SuffixArray;
+  return out;
 }
+
+namespace {
 
 void put(Estimate& e, const char* label, EstimateLine::Kind kind, long double value) {
   e.lines.push_back({label, kind, value});

@@ -572,3 +572,93 @@ TEST_CASE("t-tuple and LRS from sorted windows past 65,536 keys (the MSD pass an
     }
   }
 }
+
+namespace {
+
+// Every count the t-tuple and LRS estimates read, by sorted windows (and their ties) against
+// libdivsufsort's suffix array.
+void check_tuple_counts(const std::vector<uint8_t>& s, TupleCounts::Path path, const char* what) {
+  INFO(what);
+  const TupleCounts reference = tuple_counts(s.data(), s.size(), true);
+  std::vector<TupleCounts> runs(2);
+  runs[0] = tuple_counts(s.data(), s.size());
+#pragma omp parallel num_threads(4)
+#pragma omp single
+  runs[1] = tuple_counts(s.data(), s.size());
+  REQUIRE(reference.path == TupleCounts::Path::SuffixArray);
+  for (const TupleCounts& c : runs) {
+    CHECK(c.path == path);
+    CHECK(c.v == reference.v);
+    CHECK(c.most == reference.most);
+    CHECK(c.pairs == reference.pairs);
+  }
+}
+
+std::vector<uint8_t> random_symbols(size_t n, uint32_t top, uint32_t seed) {
+  std::vector<uint8_t> s(n);
+  uint64_t x = seed;
+  for (auto& v : s) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    v = static_cast<uint8_t>((x >> 33) % (top + 1));
+  }
+  return s;
+}
+
+// `copies` copies of s[from, from + len) written over s at pseudo-random places (the last
+// one ending at the text's end).
+void plant_repeats(std::vector<uint8_t>& s, size_t from, size_t len, int copies, uint32_t seed) {
+  uint64_t x = seed;
+  const std::vector<uint8_t> piece(s.begin() + static_cast<std::ptrdiff_t>(from), s.begin() + static_cast<std::ptrdiff_t>(from + len));
+  for (int c = 0; c < copies; ++c) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const size_t at = c + 1 == copies ? s.size() - len : (x >> 20) % (s.size() - len);
+    std::copy(piece.begin(), piece.end(), s.begin() + static_cast<std::ptrdiff_t>(at));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("tuple_counts: sorted windows and their ties give the suffix array's counts for every t") {
+  using Path = TupleCounts::Path;
+  // No repeat as long as a key's window (41 symbols of 1 bit for 300,000 bits): one sort.
+  check_tuple_counts(random_symbols(300000, 1, 7), Path::Windows, "random bits");
+  // Repeats longer than the window, two copies (SuffixCompare) and 5 or 40 (windows sorted
+  // level by level, groups past 16), up to 700 bits (11 windows deep), one ending at the end.
+  for (size_t len : {60, 130, 700}) {
+    for (int copies : {2, 5, 40}) {
+      std::vector<uint8_t> bits = random_symbols(300000, 1, 11);
+      plant_repeats(bits, 1000, len, copies, static_cast<uint32_t>(len) + copies);
+      plant_repeats(bits, 5000, len / 2 + 50, copies, 3);
+      check_tuple_counts(bits, Path::WindowsAndTies, ("bits, repeats of " + std::to_string(len)).c_str());
+    }
+  }
+  // A repeat that is the text's last L symbols: for some L the shorter suffix ends exactly
+  // where a window would start (by SuffixCompare for 2 copies, by the sorted windows for 3).
+  for (int copies : {2, 3}) {
+    for (size_t len = 100; len < 170; ++len) {
+      std::vector<uint8_t> bits = random_symbols(20000, 1, static_cast<uint32_t>(len));
+      plant_repeats(bits, 100, len, copies, 5);
+      check_tuple_counts(bits, Path::WindowsAndTies, ("bits, the last " + std::to_string(len) + " repeated").c_str());
+    }
+  }
+  // Symbols of 3 bits (keys and windows not a multiple of the symbol: 21 symbols, 63 bits),
+  // 4 bits and 8 bits, with repeats.
+  for (uint32_t top : {5u, 15u, 200u}) {
+    std::vector<uint8_t> s = random_symbols(100000, top, top);
+    plant_repeats(s, 300, 40, 30, top);
+    plant_repeats(s, 900, 9, 3, top + 1);
+    check_tuple_counts(s, Path::WindowsAndTies, ("symbols up to " + std::to_string(top)).c_str());
+  }
+  // Biased bits (runs of 1s: most windows alike at the start, many groups).
+  std::vector<uint8_t> biased = random_symbols(200000, 7, 5);
+  for (auto& v : biased) v = v != 0;
+  check_tuple_counts(biased, Path::WindowsAndTies, "bits, 1 with probability 7/8");
+  // A third of the text copied once (too many windows read for the ties: the suffix array),
+  // and a period of 7 (more than half the windows alike: the suffix array at once).
+  std::vector<uint8_t> twice = random_symbols(110000, 1, 9);
+  std::copy(twice.begin(), twice.begin() + 40000, twice.begin() + 40000);
+  check_tuple_counts(twice, Path::SuffixArray, "40,000 bits twice");
+  std::vector<uint8_t> periodic(50000);
+  for (size_t i = 0; i < periodic.size(); ++i) periodic[i] = static_cast<uint8_t>(i % 7 == 0);
+  check_tuple_counts(periodic, Path::SuffixArray, "period 7");
+}
