@@ -81,10 +81,10 @@ struct TupleCounts {
   std::vector<uint64_t> most;
   std::vector<uint64_t> pairs;
 };
-// One suffix order and LCP for both: sorted windows of 64 bits, the windows two suffixes
-// share then compared on (Path::WindowsAndTies), unless the data is so repetitive that
-// libdivsufsort's suffix array is quicker; `suffix_array` forces the latter (the reference
-// of the tests).
+// One suffix order and LCP for both: 64-bit keys of a suffix's first symbols and its start,
+// radix-sorted (Path::Windows), the suffixes alike there ordered on their next windows
+// (Path::WindowsAndTies), unless the data is so repetitive that libdivsufsort's suffix array
+// is quicker; `suffix_array` forces the latter (the reference of the tests).
 TupleCounts tuple_counts(const uint8_t* s, size_t n, bool suffix_array = false, Interrupt interrupt = nullptr);
 // The t-tuple and LRS estimates from tuple_counts(). Returns {t-tuple, LRS}.
 std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n, bool suffix_array = false,

@@ -4,6 +4,7 @@
 // t-tuples (the sum of C(count, 2)), exactly as integers; the estimates then follow the
 // reference in long double.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <exception>
 #include <optional>
@@ -140,7 +141,8 @@ void sort_keys(std::vector<uint64_t>& keys, int lo, int used) {
 }
 
 // The symbols packed b bits each, the first at the most significant end of word 0, zeros
-// past the end: window(x) is the key of symbols x .. x + w - 1 as the sorted keys hold it.
+// past the end: window(x) is symbols x .. x + w - 1 (w = 64 / b) as a `used`-bit number, the
+// first symbol highest (a sort key's window is its top `width` symbols).
 class PackedText {
  public:
   PackedText(const uint8_t* s, size_t n, int b, int used) : b_(b), used_(used), words_((n * b + 63) / 64 + 2, 0) {
@@ -275,14 +277,18 @@ std::optional<std::vector<uint64_t>> order_ties(std::vector<uint64_t>& keys, con
   std::vector<std::vector<uint64_t>> lcps(kPieces);
   std::vector<char> failed(kPieces, 0);
   std::vector<std::exception_ptr> error(kPieces);
+  std::atomic<bool> stop{false};  // a piece failed: the others stop at their next run
   for (size_t c = 0; c < kPieces; ++c) {
-#pragma omp task default(none) firstprivate(c) shared(keys, k, text, n, used, interrupt, cut, lcps, failed, error)
+#pragma omp task default(none) firstprivate(c) shared(keys, k, text, n, used, interrupt, cut, lcps, failed, error, stop)
     try {
       const size_t m = cut[c + 1] - cut[c];
       TieOrder tie{SuffixCompare{text, n, static_cast<size_t>(used / k.b), used, k.b, 4 * m + (size_t{1} << 16)}, {}, {}};
       std::vector<uint32_t> pos;
-      for (size_t i = cut[c], e = 0; i < cut[c + 1]; i = e) {
-        throw_if_interrupted_at(interrupt, i);
+      for (size_t i = cut[c], e = 0, look = i; i < cut[c + 1] && !stop.load(std::memory_order_relaxed); i = e) {
+        if (i >= look) {
+          throw_if_interrupted(interrupt);
+          look = i + 65536;
+        }
         const uint64_t win = k.window(keys[i]);
         for (e = i + 1; e < cut[c + 1] && k.window(keys[e]) == win;) ++e;
         if (e - i < 2) continue;
@@ -294,8 +300,10 @@ std::optional<std::vector<uint64_t>> order_ties(std::vector<uint64_t>& keys, con
       lcps[c] = std::move(tie.lcps);
     } catch (const TooRepetitive&) {
       failed[c] = 1;
+      stop = true;
     } catch (...) {
       error[c] = std::current_exception();
+      stop = true;
     }
   }
 #pragma omp taskwait
@@ -318,13 +326,13 @@ std::optional<std::vector<uint64_t>> sorted_keys(const PackedText& text, size_t 
   const int drop = used - static_cast<int>(k.width) * k.b;  // (window() holds `used` bits)
   std::vector<uint64_t> keys(full);
   for (size_t i = 0; i < full; ++i) keys[i] = (text.window(i) >> drop) << k.pos_bits | i;
-  {
-    std::vector<uint64_t> head(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(full, 1u << 20)));
-    sort_keys(head, k.pos_bits, key_bits);
-    size_t tied = 0;
-    for (size_t i = 1; i < head.size(); ++i) tied += k.window(head[i]) == k.window(head[i - 1]);
-    if (tied > head.size() / 2) return std::nullopt;
-  }
+  std::vector<uint64_t> head(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(full, 1u << 20)));
+  sort_keys(head, k.pos_bits, key_bits);
+  size_t tied = 0;
+  for (size_t i = 1; i < head.size(); ++i) tied += k.window(head[i]) == k.window(head[i - 1]);
+  if (tied > head.size() / 2) return std::nullopt;
+  if (head.size() == full) return head;  // (the head was every window)
+  head = {};
   throw_if_interrupted(interrupt);
   sort_keys(keys, k.pos_bits, key_bits);
   throw_if_interrupted(interrupt);

@@ -210,7 +210,8 @@ TEST_CASE("lag and t-tuple/LRS fast paths give the general paths' counts") {
     for (size_t i = 0; i < tt.lines.size(); ++i) CHECK(tt.lines[i].value == tt2.lines[i].value);
     for (size_t i = 0; i < lrs.lines.size(); ++i) CHECK(lrs.lines[i].value == lrs2.lines[i].value);
   }
-  // A repeat of 100 bits: the windows cannot order it, the suffix array is used.
+  // A repeat of 100 bits: longer than a sort key's window (suffixes ordered on their next
+  // windows).
   std::vector<uint8_t> repeated = bits;
   repeated.insert(repeated.end(), bits.begin(), bits.begin() + 100);
   CHECK(value(tuple_estimates(repeated.data(), repeated.size()).second, "v") >= 100);
@@ -620,7 +621,8 @@ void plant_repeats(std::vector<uint8_t>& s, size_t from, size_t len, int copies,
 
 TEST_CASE("tuple_counts: sorted windows and their ties give the suffix array's counts for every t") {
   using Path = TupleCounts::Path;
-  // No repeat as long as a key's window (41 symbols of 1 bit for 300,000 bits): one sort.
+  // No repeat as long as a key's window (45 symbols of 1 bit, 19 bits of start, for 300,000
+  // bits): one sort.
   check_tuple_counts(random_symbols(300000, 1, 7), Path::Windows, "random bits");
   // Repeats longer than the window, two copies (SuffixCompare) and 5 or 40 (windows sorted
   // level by level, groups past 16), up to 700 bits (11 windows deep), one ending at the end.
@@ -661,4 +663,31 @@ TEST_CASE("tuple_counts: sorted windows and their ties give the suffix array's c
   std::vector<uint8_t> periodic(50000);
   for (size_t i = 0; i < periodic.size(); ++i) periodic[i] = static_cast<uint8_t>(i % 7 == 0);
   check_tuple_counts(periodic, Path::SuffixArray, "period 7");
+}
+
+TEST_CASE("tuple_counts: short texts, lengths about powers of two and symbols of 1 to 8 bits equal the suffix array's") {
+  // Random, a period of 3 and a repeat at the end; every symbol width; n from 2 (a window
+  // longer than the text) past the key's width and about powers of two (the start's bits).
+  std::vector<size_t> lengths;
+  for (size_t n = 2; n <= 80; ++n) lengths.push_back(n);
+  for (size_t p = 7; p <= 17; p += 2) {
+    for (size_t d : {size_t{0}, size_t{1}, size_t{2}}) lengths.push_back((size_t{1} << p) - 1 + d);
+  }
+  for (uint32_t top : {1u, 2u, 5u, 9u, 17u, 40u, 100u, 255u}) {
+    for (size_t n : lengths) {
+      for (int kind = 0; kind < 3; ++kind) {
+        std::vector<uint8_t> s = random_symbols(n, top, static_cast<uint32_t>(n * 3 + kind));
+        if (kind == 1) {
+          for (size_t i = 3; i < n; ++i) s[i] = s[i - 3];
+        } else if (kind == 2 && n >= 8) {
+          plant_repeats(s, 0, n / 4 + 1, 2, static_cast<uint32_t>(n));
+        }
+        INFO("symbols up to " << top << ", n = " << n << ", kind " << kind);
+        const TupleCounts reference = tuple_counts(s.data(), n, true), c = tuple_counts(s.data(), n);
+        CHECK(c.v == reference.v);
+        CHECK(c.most == reference.most);
+        CHECK(c.pairs == reference.pairs);
+      }
+    }
+  }
 }
