@@ -8,6 +8,7 @@
 #include <array>
 #include <cstring>
 #include <exception>
+#include <immintrin.h>
 #include <memory>
 
 #include "estimators/non_iid.hpp"
@@ -357,8 +358,11 @@ class ContextMap {
 class GeneralTables {
  public:
   using Ref = Follow*;
+  using Cursor = History;  // the symbols before a step, for find_at
   void push(uint8_t v) { h_.push(v); }
   void restart() { h_ = History{}; }
+  static void advance(Cursor& c, uint8_t v) { c.push(v); }
+  Ref find_at(int m, const Cursor& c) { return dict_[static_cast<size_t>(m)].find(c.last(m)); }
   Ref find(int m) { return dict_[static_cast<size_t>(m)].find(h_.last(m)); }
   Ref get_or_create(int m) { return dict_[static_cast<size_t>(m)].get_or_create(h_.last(m)); }
   static uint8_t best(Ref r) { return r->best; }
@@ -405,8 +409,14 @@ class BinaryTables {
   BinaryTables() {
     for (int m = 1; m <= 16; ++m) t_[static_cast<size_t>(m)].assign(size_t{2} << m, 0);
   }
+  using Cursor = uint32_t;  // the bits before a step, for find_at
   void push(uint8_t v) { h_ = (h_ << 1) | (v & 1u); }
   void restart() { h_ = 0; }
+  static void advance(Cursor& c, uint8_t v) { c = (c << 1) | (v & 1u); }
+  Ref find_at(int m, Cursor c) {
+    Ref r = &t_[static_cast<size_t>(m)][2 * (c & ((1u << m) - 1))];
+    return (r[0] | r[1]) ? r : nullptr;
+  }
   Ref find(int m) {
     Ref r = get_or_create(m);
     return (r[0] | r[1]) ? r : nullptr;
@@ -539,10 +549,85 @@ void multi_mmc_symbol_states(const uint8_t* s, size_t n, std::vector<uint64_t>& 
 
 namespace {
 
-// 6.3.10 over a kind of table.
+constexpr int kLzLengths = 16;
+constexpr size_t kLzSpan = 16384;  // steps a task of lz78y_full takes at once
+
+// best[t] = the largest of key[j * kLzSpan + t], j = 0 .. 15, t < m (keys below 2^63).
+void lz_best_keys(const uint64_t* key, size_t m, uint64_t* best) {
+  for (size_t t = 0; t < m; ++t) {
+    uint64_t b = 0;
+    for (size_t j = 0; j < kLzLengths; ++j) b = std::max(b, key[j * kLzSpan + t]);
+    best[t] = b;
+  }
+}
+// The same, 4 steps at a time by AVX2's signed 64-bit compare.
+__attribute__((target("avx2"))) void lz_best_keys_avx2(const uint64_t* key, size_t m, uint64_t* best) {
+  size_t t = 0;
+  for (; t + 4 <= m; t += 4) {
+    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(key + t));
+    for (size_t j = 1; j < kLzLengths; ++j) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(key + j * kLzSpan + t));
+      b = _mm256_blendv_epi8(b, v, _mm256_cmpgt_epi64(v, b));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(best + t), b);
+  }
+  if (t < m) lz_best_keys(key + t, m - t, best + t);
+}
+
+// LZ78Y once its dictionary is full (no context is added any more): each length's table then
+// changes only by its own contexts' counts, so the 16 lengths run side by side, a task each
+// over spans of kLzSpan steps, from step t0 on. Each step's candidate of each length is kept
+// as a key (best count, length, predicted value), the largest being the reference's
+// prediction (the most frequent next value, ties to the longer context); then the span's
+// steps are scored in order.
+template <class Tables>
+void lz78y_full(Tables& tables, const uint8_t* s, size_t n, size_t t0, Score& score, Interrupt interrupt) {
+  std::vector<uint64_t> key(kLzLengths * kLzSpan), best(kLzSpan);
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  std::array<std::exception_ptr, kLzLengths> failure;
+  Tables* tp = &tables;
+  uint64_t* kp = key.data();
+  for (size_t a = t0; a < n; a += kLzSpan) {
+    const size_t b = std::min(n, a + kLzSpan);
+    for (int j = 1; j <= kLzLengths; ++j) {
+#pragma omp task default(none) firstprivate(a, b, j, tp, kp, s) shared(failure)
+      try {
+        typename Tables::Cursor c{};
+        for (size_t i = a - kLzLengths; i < a; ++i) Tables::advance(c, s[i]);
+        uint64_t* out = kp + static_cast<size_t>(j - 1) * kLzSpan;
+        for (size_t t = a; t < b; ++t) {
+          uint64_t k = 0;
+          if (typename Tables::Ref r = tp->find_at(j, c)) {
+            k = uint64_t{Tables::best_count(r)} << 13 | uint64_t(j) << 8 | Tables::best(r);
+            bump_or_add<Tables>(r, s[t]);
+          }
+          out[t - a] = k;
+          Tables::advance(c, s[t]);
+        }
+      } catch (...) {
+        failure[static_cast<size_t>(j - 1)] = std::current_exception();
+      }
+    }
+#pragma omp taskwait
+    for (const auto& f : failure) {
+      if (f) std::rethrow_exception(f);
+    }
+    throw_if_interrupted(interrupt);
+    (avx2 ? lz_best_keys_avx2 : lz_best_keys)(kp, b - a, best.data());
+    for (size_t t = a; t < b; ++t) {
+      if (best[t - a] != 0 && static_cast<uint8_t>(best[t - a]) == s[t]) {
+        score.hit();
+      } else {
+        score.miss();
+      }
+    }
+  }
+}
+
+// 6.3.10 over a kind of table: step by step while contexts are added, then lz78y_full.
 template <class Tables>
 Estimate lz78y_with(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
-  constexpr int kLengths = 16;
+  constexpr int kLengths = kLzLengths;
   constexpr uint64_t kMaxContexts = 65536;
   auto tables = std::make_unique<Tables>();
   for (int i = 0; i < kLengths; ++i) tables->push(s[i]);
@@ -552,6 +637,10 @@ Estimate lz78y_with(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
   Score score;
   for (size_t t = kLengths + 1; t < n; ++t) {
     throw_if_interrupted_at(interrupt, t);
+    if (size >= kMaxContexts) {
+      lz78y_full(*tables, s, n, t, score, interrupt);
+      break;
+    }
     const uint8_t y = s[t];
     bool have = false;
     uint32_t most = 0;

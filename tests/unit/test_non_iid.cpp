@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <array>
 #include <map>
+#include <string>
+#include <unordered_map>
 #include <set>
 #include <vector>
 
@@ -688,6 +691,77 @@ TEST_CASE("tuple_counts: short texts, lengths about powers of two and symbols of
         CHECK(c.most == reference.most);
         CHECK(c.pairs == reference.pairs);
       }
+    }
+  }
+}
+
+namespace {
+
+// SP 800-90B 6.3.10 step by step as the sequential code runs it (NIST ea_non_iid 1.1.8's
+// loop: the dictionary of contexts of lengths 1-16, at most 65,536 contexts, the longest
+// context with the most frequent next value predicting, ties to the larger value): the
+// reference formulation of lz78y_estimate's side-by-side lengths once the dictionary is full.
+Estimate reference_lz78y(const std::vector<uint8_t>& s, int k) {
+  std::array<std::unordered_map<std::string, std::map<uint8_t, uint32_t>>, 17> dict;
+  auto context = [&s](size_t t, size_t j) { return std::string(s.begin() + static_cast<std::ptrdiff_t>(t - j), s.begin() + static_cast<std::ptrdiff_t>(t)); };
+  for (size_t j = 1; j <= 16; ++j) dict[j][context(16, j)][s[16]] = 1;
+  size_t size = 16;
+  uint64_t correct = 0, run = 0, longest = 0;
+  for (size_t t = 17; t < s.size(); ++t) {
+    uint32_t most = 0;
+    int prediction = -1;
+    for (size_t j = 16; j >= 1; --j) {
+      auto it = dict[j].find(context(t, j));
+      if (it != dict[j].end()) {
+        uint32_t bc = 0;
+        int best = 0;
+        for (const auto& [y, c] : it->second) {
+          if (c >= bc) {  // (values in increasing order: ties to the larger)
+            bc = c;
+            best = y;
+          }
+        }
+        if (bc > most) {
+          most = bc;
+          prediction = best;
+        }
+        ++it->second[s[t]];
+      } else if (size < 65536) {
+        dict[j][context(t, j)][s[t]] = 1;
+        ++size;
+      }
+    }
+    if (prediction == s[t]) {
+      ++correct;
+      longest = std::max(longest, ++run);
+    } else {
+      run = 0;
+    }
+  }
+  Estimate e;
+  e.which = NonIidEstimator::Lz78y;
+  prediction_estimate(e, correct, s.size() - 17, longest, k);
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("LZ78Y: the lengths side by side once the dictionary is full give the step-by-step counts") {
+  // 40,000 bytes (the dictionary full after about 4,400 steps), 90,000 bits (after about
+  // 24,000) and bits that are mostly runs, on 1 and 4 threads: C, N, r and the bound.
+  std::vector<uint8_t> bytes = random_symbols(40000, 255, 17), bits = random_symbols(90000, 1, 19);
+  std::vector<uint8_t> runs = random_symbols(90000, 7, 23);
+  for (auto& v : runs) v = v != 0;
+  for (const auto& [data, k] : {std::pair{&bytes, 256}, std::pair{&bits, 2}, std::pair{&runs, 2}}) {
+    const Estimate reference = reference_lz78y(*data, k);
+    Estimate e[2];
+    e[0] = lz78y_estimate(data->data(), data->size(), k);
+#pragma omp parallel num_threads(4)
+#pragma omp single
+    e[1] = lz78y_estimate(data->data(), data->size(), k);
+    for (const Estimate& x : e) {
+      REQUIRE(x.lines.size() == reference.lines.size());
+      for (size_t i = 0; i < x.lines.size(); ++i) CHECK(x.lines[i].value == reference.lines[i].value);
     }
   }
 }
