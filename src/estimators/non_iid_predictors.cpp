@@ -467,11 +467,13 @@ void mmc_order_chunk(const uint8_t* s, size_t n, int d, size_t c, MmcOrder& o, c
   using T = GeneralTables;
   const size_t first = std::max<size_t>(2 + c * kMmcChunk, static_cast<size_t>(d) + 2);
   const size_t last = std::min(n, 2 + (c + 1) * kMmcChunk);
-  for (size_t t = first; t < last; ++t) {
+  History h;  // s[t - d - 1 .. t - 1], pushed along
+  for (size_t i = first - static_cast<size_t>(d) - 1; i < first; ++i) h.push(s[i]);
+  for (size_t t = first; t < last; h.push(s[t]), ++t) {
     const size_t i = t - 2;
     const uint64_t bit = uint64_t{1} << (i & 63);
     const uint8_t y = s[t];
-    const Context ctx = context_before(s, t, d + 1);
+    const Context ctx = h.last(d + 1);
     if (d == 0 || (alive[i >> 6] & bit) != 0) {
       if (Follow* r = o.map.find(ctx)) {
         found[i >> 6] |= bit;
