@@ -363,6 +363,8 @@ class GeneralTables {
   void restart() { h_ = History{}; }
   static void advance(Cursor& c, uint8_t v) { c.push(v); }
   Ref find_at(int m, const Cursor& c) { return dict_[static_cast<size_t>(m)].find(c.last(m)); }
+  Ref get_or_create_at(int m, const Cursor& c) { return dict_[static_cast<size_t>(m)].get_or_create(c.last(m)); }
+  static bool never_full(const uint8_t*, size_t, uint64_t) { return false; }  // (not worked out)
   Ref find(int m) { return dict_[static_cast<size_t>(m)].find(h_.last(m)); }
   Ref get_or_create(int m) { return dict_[static_cast<size_t>(m)].get_or_create(h_.last(m)); }
   static uint8_t best(Ref r) { return r->best; }
@@ -413,9 +415,31 @@ class BinaryTables {
   void push(uint8_t v) { h_ = (h_ << 1) | (v & 1u); }
   void restart() { h_ = 0; }
   static void advance(Cursor& c, uint8_t v) { c = (c << 1) | (v & 1u); }
+  Ref get_or_create_at(int m, Cursor c) { return &t_[static_cast<size_t>(m)][2 * (c & ((1u << m) - 1))]; }
   Ref find_at(int m, Cursor c) {
-    Ref r = &t_[static_cast<size_t>(m)][2 * (c & ((1u << m) - 1))];
+    Ref r = get_or_create_at(m, c);
     return (r[0] | r[1]) ? r : nullptr;
+  }
+  // Whether LZ78Y's contexts of n bits (lengths 1-16, steps 16 .. n - 1) are at most `cap`
+  // in all, so that its dictionary never refuses one: each length's context at a step is the
+  // low bits of the 16 bits before it, so they are counted from the set of those.
+  static bool never_full(const uint8_t* s, size_t n, uint64_t cap) {
+    std::vector<uint64_t> seen(1024, 0);  // the 16-bit contexts (65,536 bits)
+    uint32_t v = 0;
+    for (size_t i = 0; i + 1 < n; ++i) {
+      v = ((v << 1) | (s[i] & 1u)) & 0xffffu;
+      if (i >= 15) seen[v >> 6] |= uint64_t{1} << (v & 63);
+    }
+    uint64_t total = 0;
+    for (int m = 1; m <= 16; ++m) {
+      std::vector<uint64_t> shorter(((size_t{1} << m) + 63) / 64, 0);
+      for (uint32_t w = 0; w < 65536; ++w) {
+        const uint32_t x = w & ((1u << m) - 1);
+        if ((seen[w >> 6] >> (w & 63)) & 1) shorter[x >> 6] |= uint64_t{1} << (x & 63);
+      }
+      for (uint64_t word : shorter) total += static_cast<uint64_t>(__builtin_popcountll(word));
+    }
+    return total <= cap;
   }
   Ref find(int m) {
     Ref r = get_or_create(m);
@@ -582,8 +606,10 @@ __attribute__((target("avx2"))) void lz_best_keys_avx2(const uint64_t* key, size
 // as a key (best count, length, predicted value), the largest being the reference's
 // prediction (the most frequent next value, ties to the longer context); then the span's
 // steps are scored in order.
+// (`grow`: the dictionary never fills (Tables::never_full): a context not found is added.)
 template <class Tables>
-void lz78y_full(Tables& tables, const uint8_t* s, size_t n, size_t t0, Score& score, Interrupt interrupt) {
+void lz78y_full(Tables& tables, const uint8_t* s, size_t n, size_t t0, Score& score, Interrupt interrupt,
+                bool grow = false) {
   std::vector<uint64_t> key(kLzLengths * kLzSpan), best(kLzSpan);
   static const bool avx2 = __builtin_cpu_supports("avx2");
   std::array<std::exception_ptr, kLzLengths> failure;
@@ -592,7 +618,7 @@ void lz78y_full(Tables& tables, const uint8_t* s, size_t n, size_t t0, Score& sc
   for (size_t a = t0; a < n; a += kLzSpan) {
     const size_t b = std::min(n, a + kLzSpan);
     for (int j = 1; j <= kLzLengths; ++j) {
-#pragma omp task default(none) firstprivate(a, b, j, tp, kp, s) shared(failure)
+#pragma omp task default(none) firstprivate(a, b, j, tp, kp, s, grow) shared(failure)
       try {
         typename Tables::Cursor c{};
         for (size_t i = a - kLzLengths; i < a; ++i) Tables::advance(c, s[i]);
@@ -602,6 +628,8 @@ void lz78y_full(Tables& tables, const uint8_t* s, size_t n, size_t t0, Score& sc
           if (typename Tables::Ref r = tp->find_at(j, c)) {
             k = uint64_t{Tables::best_count(r)} << 13 | uint64_t(j) << 8 | Tables::best(r);
             bump_or_add<Tables>(r, s[t]);
+          } else if (grow) {
+            Tables::add(tp->get_or_create_at(j, c), s[t]);
           }
           out[t - a] = k;
           Tables::advance(c, s[t]);
@@ -637,7 +665,12 @@ Estimate lz78y_with(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
   uint64_t size = kLengths;
   tables->push(s[kLengths]);
   Score score;
-  for (size_t t = kLengths + 1; t < n; ++t) {
+  size_t steps_end = n;  // the steps left to the loop below
+  if (Tables::never_full(s, n, kMaxContexts)) {
+    lz78y_full(*tables, s, n, kLengths + 1, score, interrupt, true);
+    steps_end = kLengths + 1;
+  }
+  for (size_t t = kLengths + 1; t < steps_end; ++t) {
     throw_if_interrupted_at(interrupt, t);
     if (size >= kMaxContexts) {
       lz78y_full(*tables, s, n, t, score, interrupt);

@@ -746,13 +746,17 @@ Estimate reference_lz78y(const std::vector<uint8_t>& s, int k) {
 
 }  // namespace
 
-TEST_CASE("LZ78Y: the lengths side by side once the dictionary is full give the step-by-step counts") {
+TEST_CASE("LZ78Y: the lengths side by side once the dictionary is full (or for bits that never fill it) give the step-by-step counts") {
   // 40,000 bytes (the dictionary full after about 4,400 steps), 90,000 bits (after about
   // 24,000) and bits that are mostly runs, on 1 and 4 threads: C, N, r and the bound.
   std::vector<uint8_t> bytes = random_symbols(40000, 255, 17), bits = random_symbols(90000, 1, 19);
   std::vector<uint8_t> runs = random_symbols(90000, 7, 23);
   for (auto& v : runs) v = v != 0;
-  for (const auto& [data, k] : {std::pair{&bytes, 256}, std::pair{&bits, 2}, std::pair{&runs, 2}}) {
+  // Bits whose contexts never fill the dictionary (a period of 97 with a bit flipped every
+  // 500 or so: the lengths side by side from the first step, adding contexts).
+  std::vector<uint8_t> few = random_symbols(60000, 1, 29), flips = random_symbols(60000, 499, 31);
+  for (size_t i = 97; i < few.size(); ++i) few[i] = static_cast<uint8_t>(few[i - 97] ^ (flips[i] == 0));
+  for (const auto& [data, k] : {std::pair{&bytes, 256}, std::pair{&bits, 2}, std::pair{&runs, 2}, std::pair{&few, 2}}) {
     const Estimate reference = reference_lz78y(*data, k);
     Estimate e[2];
     e[0] = lz78y_estimate(data->data(), data->size(), k);
