@@ -426,7 +426,7 @@ class BinaryTables {
   static bool never_full(const uint8_t* s, size_t n, uint64_t cap) {
     std::vector<uint64_t> seen(1024, 0);  // the 16-bit contexts (65,536 bits)
     uint32_t v = 0;
-    for (size_t i = 0; i + 1 < n; ++i) {
+    for (size_t i = 0; i + 1 < n; ++i) {  // (the last step's contexts too: never looked up again)
       v = ((v << 1) | (s[i] & 1u)) & 0xffffu;
       if (i >= 15) seen[v >> 6] |= uint64_t{1} << (v & 63);
     }
@@ -600,13 +600,13 @@ __attribute__((target("avx2"))) void lz_best_keys_avx2(const uint64_t* key, size
   if (t < m) lz_best_keys(key + t, m - t, best + t);
 }
 
-// LZ78Y once its dictionary is full (no context is added any more): each length's table then
-// changes only by its own contexts' counts, so the 16 lengths run side by side, a task each
-// over spans of kLzSpan steps, from step t0 on. Each step's candidate of each length is kept
-// as a key (best count, length, predicted value), the largest being the reference's
-// prediction (the most frequent next value, ties to the longer context); then the span's
-// steps are scored in order.
-// (`grow`: the dictionary never fills (Tables::never_full): a context not found is added.)
+// LZ78Y from step t0 on where the lengths no longer share anything: once its dictionary is
+// full (no context is added any more: each length's table changes only by its own contexts'
+// counts), or with `grow` where it never fills (Tables::never_full: a context not found is
+// always added). The 16 lengths run side by side, a task each over spans of kLzSpan steps.
+// Each step's candidate of each length is kept as a key (best count, length, predicted
+// value), the largest being the reference's prediction (the most frequent next value, ties
+// to the longer context); then the span's steps are scored in order.
 template <class Tables>
 void lz78y_full(Tables& tables, const uint8_t* s, size_t n, size_t t0, Score& score, Interrupt interrupt,
                 bool grow = false) {
@@ -654,7 +654,8 @@ void lz78y_full(Tables& tables, const uint8_t* s, size_t n, size_t t0, Score& sc
   }
 }
 
-// 6.3.10 over a kind of table: step by step while contexts are added, then lz78y_full.
+// 6.3.10 over a kind of table: step by step while contexts are added, then lz78y_full (from
+// the first step where the dictionary never fills).
 template <class Tables>
 Estimate lz78y_with(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
   constexpr int kLengths = kLzLengths;

@@ -700,7 +700,8 @@ namespace {
 // SP 800-90B 6.3.10 step by step as the sequential code runs it (NIST ea_non_iid 1.1.8's
 // loop: the dictionary of contexts of lengths 1-16, at most 65,536 contexts, the longest
 // context with the most frequent next value predicting, ties to the larger value): the
-// reference formulation of lz78y_estimate's side-by-side lengths once the dictionary is full.
+// reference formulation of lz78y_estimate's side-by-side lengths (once the dictionary is
+// full, or from the start for bits that never fill it).
 Estimate reference_lz78y(const std::vector<uint8_t>& s, int k) {
   std::array<std::unordered_map<std::string, std::map<uint8_t, uint32_t>>, 17> dict;
   auto context = [&s](size_t t, size_t j) { return std::string(s.begin() + static_cast<std::ptrdiff_t>(t - j), s.begin() + static_cast<std::ptrdiff_t>(t)); };
@@ -748,7 +749,8 @@ Estimate reference_lz78y(const std::vector<uint8_t>& s, int k) {
 
 TEST_CASE("LZ78Y: the lengths side by side once the dictionary is full (or for bits that never fill it) give the step-by-step counts") {
   // 40,000 bytes (the dictionary full after about 4,400 steps), 90,000 bits (after about
-  // 24,000) and bits that are mostly runs, on 1 and 4 threads: C, N, r and the bound.
+  // 24,000) and bits that are mostly runs (18,278 contexts: they never fill it), on 1 and 4
+  // threads: C, N, r and the bound.
   std::vector<uint8_t> bytes = random_symbols(40000, 255, 17), bits = random_symbols(90000, 1, 19);
   std::vector<uint8_t> runs = random_symbols(90000, 7, 23);
   for (auto& v : runs) v = v != 0;
