@@ -610,13 +610,15 @@ __attribute__((target("avx2"))) void lz_best_keys_avx2(const uint64_t* key, size
 template <class Tables>
 void lz78y_full(Tables& tables, const uint8_t* s, size_t n, size_t t0, Score& score, Interrupt interrupt,
                 bool grow = false) {
-  std::vector<uint64_t> key(kLzLengths * kLzSpan), best(kLzSpan);
+  std::vector<uint64_t> key(2 * kLzLengths * kLzSpan), best(kLzSpan);  // two spans' keys
   static const bool avx2 = __builtin_cpu_supports("avx2");
   std::array<std::exception_ptr, kLzLengths> failure;
   Tables* tp = &tables;
-  uint64_t* kp = key.data();
-  for (size_t a = t0; a < n; a += kLzSpan) {
+  // Span `a`'s 16 tasks, writing key half `half` (a length's tasks run one span after another:
+  // the caller waits for a span's tasks before it starts the next span's).
+  auto start = [&](size_t a, size_t half) {
     const size_t b = std::min(n, a + kLzSpan);
+    uint64_t* kp = key.data() + half * kLzLengths * kLzSpan;
     for (int j = 1; j <= kLzLengths; ++j) {
 #pragma omp task default(none) firstprivate(a, b, j, tp, kp, s, grow) shared(failure)
       try {
@@ -638,12 +640,18 @@ void lz78y_full(Tables& tables, const uint8_t* s, size_t n, size_t t0, Score& sc
         failure[static_cast<size_t>(j - 1)] = std::current_exception();
       }
     }
+  };
+  // Span a's steps scored in order while the tasks of the span after it run.
+  start(t0, 0);
 #pragma omp taskwait
+  for (size_t a = t0, half = 0; a < n; a += kLzSpan, half ^= 1) {
     for (const auto& f : failure) {
       if (f) std::rethrow_exception(f);
     }
     throw_if_interrupted(interrupt);
-    (avx2 ? lz_best_keys_avx2 : lz_best_keys)(kp, b - a, best.data());
+    if (a + kLzSpan < n) start(a + kLzSpan, half ^ 1);
+    const size_t b = std::min(n, a + kLzSpan);
+    (avx2 ? lz_best_keys_avx2 : lz_best_keys)(key.data() + half * kLzLengths * kLzSpan, b - a, best.data());
     for (size_t t = a; t < b; ++t) {
       if (best[t - a] != 0 && static_cast<uint8_t>(best[t - a]) == s[t]) {
         score.hit();
@@ -651,6 +659,7 @@ void lz78y_full(Tables& tables, const uint8_t* s, size_t n, size_t t0, Score& sc
         score.miss();
       }
     }
+#pragma omp taskwait
   }
 }
 
