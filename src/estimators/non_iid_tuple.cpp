@@ -339,6 +339,114 @@ std::optional<std::vector<uint64_t>> sorted_keys(const PackedText& text, size_t 
   return keys;
 }
 
+// For t = 1 .. m (m symbols of b bits in at most 16 bits): the largest count of a t-tuple and
+// the pairs of equal t-tuples, from the m-tuples counted directly (16 pieces as tasks; each
+// t's counts then summed from the next one's, plus the suffix of exactly t symbols).
+void count_short_tuples(const PackedText& text, size_t n, int b, int used, uint64_t m, TupleCounts& out) {
+  constexpr size_t kPieces = 16;
+  const int bits = static_cast<int>(m) * b;
+  const size_t tuples = n - m + 1;
+  std::vector<std::vector<uint32_t>> part(kPieces);
+  for (size_t c = 0; c < kPieces; ++c) {
+#pragma omp task default(none) firstprivate(c, bits, tuples, used) shared(part, text)
+    {
+      part[c].assign(size_t{1} << bits, 0);
+      for (size_t i = tuples * c / kPieces; i < tuples * (c + 1) / kPieces; ++i) ++part[c][text.window(i) >> (used - bits)];
+    }
+  }
+#pragma omp taskwait
+  std::vector<uint64_t> cnt(size_t{1} << bits, 0), shorter;
+  for (const auto& p : part) {
+    for (size_t x = 0; x < cnt.size(); ++x) cnt[x] += p[x];
+  }
+  for (uint64_t t = m;; --t) {
+    uint64_t most = 0, pairs = 0;
+    for (uint64_t c : cnt) {
+      most = std::max(most, c);
+      pairs += c * (c - 1) / 2;  // (0 for c = 0)
+    }
+    out.most[t] = most;
+    out.pairs[t] = pairs;
+    if (t == 1) break;
+    shorter.assign(cnt.size() >> b, 0);
+    for (size_t x = 0; x < cnt.size(); ++x) shorter[x >> b] += cnt[x];
+    const int tb = static_cast<int>(t - 1) * b;
+    shorter[text.window(n - (t - 1)) >> (used - tb)] += 1;  // the suffix of t - 1 symbols
+    cnt.swap(shorter);
+  }
+}
+
+// walk_intervals for the levels above m: the ranks cut into 64 chunks, each starting at a rank
+// whose LCP is at most m (no interval above m crosses one), walked as tasks; an interval's
+// pairs count for t in (max(lp, m), l]. lcp[r] == kTied takes the next of `ties`.
+// Returns false (nothing done) where v is too large for a table a chunk.
+bool walk_above(const std::vector<uint8_t>& lcp, uint8_t tied, const std::vector<uint64_t>& ties, size_t n, uint64_t m,
+                TupleCounts& out, Interrupt interrupt) {
+  constexpr size_t kChunks = 64;
+  const uint64_t v = out.v;
+  if (v > 4096 || n < kChunks * 1024) return false;
+  std::vector<size_t> cut(kChunks + 1, n), tie_at(kChunks + 1, 0);
+  for (size_t c = 0, r = 0, tied_seen = 0; c < kChunks; ++c) {
+    size_t want = std::max(r, n * c / kChunks);
+    for (; r < want; ++r) tied_seen += lcp[r] == tied;
+    while (r < n && (lcp[r] == tied || lcp[r] > m)) tied_seen += lcp[r++] == tied;
+    cut[c] = r;
+    tie_at[c] = tied_seen;
+  }
+  std::vector<std::vector<uint64_t>> best(kChunks), diff(kChunks);
+  std::vector<std::exception_ptr> error(kChunks);
+  for (size_t c = 0; c < kChunks; ++c) {
+#pragma omp task default(none) firstprivate(c, tied, m, v, n) shared(lcp, ties, cut, tie_at, best, diff, error, interrupt)
+    try {
+      best[c].assign(v + 2, 0);
+      diff[c].assign(v + 2, 0);
+      size_t next = tie_at[c];
+      auto at = [&](size_t r) -> uint64_t { return r >= n ? 0 : lcp[r] == tied ? ties[next++] : lcp[r]; };
+      struct Open {
+        uint64_t lcp, lb;
+      };
+      std::vector<Open> stack{{0, cut[c]}};
+      for (size_t r = cut[c] + 1; r <= cut[c + 1] && cut[c] < n; ++r) {
+        throw_if_interrupted_at(interrupt, r);
+        const uint64_t h = at(r);
+        uint64_t lb = r - 1;
+        while (h < stack.back().lcp) {
+          const Open top = stack.back();
+          stack.pop_back();
+          if (top.lcp > m) {  // (the levels up to m are counted directly)
+            const uint64_t parent = std::max({h, stack.back().lcp, m}), count = r - top.lb;
+            best[c][top.lcp] = std::max(best[c][top.lcp], count);
+            diff[c][parent + 1] += count * (count - 1) / 2;
+            diff[c][top.lcp + 1] -= count * (count - 1) / 2;
+          }
+          lb = top.lb;
+        }
+        if (h > stack.back().lcp) stack.push_back({h, lb});
+      }
+    } catch (...) {
+      error[c] = std::current_exception();
+    }
+  }
+#pragma omp taskwait
+  for (const auto& e : error) {
+    if (e) std::rethrow_exception(e);
+  }
+  uint64_t running = 0, most = 1;
+  std::vector<uint64_t> top(v + 2, 0);
+  for (size_t c = 0; c < kChunks; ++c) {
+    for (uint64_t t = m + 1; t <= v; ++t) top[t] = std::max(top[t], best[c][t]);
+  }
+  for (uint64_t t = m + 1; t <= v; ++t) {
+    for (size_t c = 0; c < kChunks; ++c) running += diff[c][t];
+    out.pairs[t] = running;
+  }
+  for (uint64_t t = v; t > m; --t) {
+    most = std::max(most, top[t]);
+    out.most[t] = most;
+  }
+  return true;
+}
+
 // The suffixes' order and LCPs from their first `width` symbols (b bits each, and the
 // suffix's start, in a 64-bit key: one radix sort), the suffixes that share those compared
 // on (order_ties), then one pass in order: instead of libdivsufsort and the random accesses
@@ -389,9 +497,18 @@ std::optional<TupleCounts> tuple_counts_by_windows(const uint8_t* s, size_t n, I
     prev_len = len;
   }
   keys.reset();
-  size_t next = 0;  // (walk_intervals reads lcp(r) once for each r, in order)
-  auto at = [&](uint64_t r) -> uint64_t { return lcp[r] == kTied ? (*ties)[next++] : lcp[r]; };
-  TupleCounts out = walk_intervals(n, v, at, interrupt);
+  TupleCounts out;
+  const uint64_t m = std::min<uint64_t>(v, static_cast<uint64_t>(16 / b));  // (levels counted directly)
+  out.v = v;
+  out.most.assign(v + 2, 1);
+  out.pairs.assign(v + 2, 0);
+  if (m >= 1 && walk_above(lcp, kTied, *ties, n, m, out, interrupt)) {
+    count_short_tuples(text, n, b, used, m, out);
+  } else {
+    size_t next = 0;  // (walk_intervals reads lcp(r) once for each r, in order)
+    auto at = [&](uint64_t r) -> uint64_t { return lcp[r] == kTied ? (*ties)[next++] : lcp[r]; };
+    out = walk_intervals(n, v, at, interrupt);
+  }
   out.path = ties->empty() ? TupleCounts::Path::Windows : TupleCounts::Path::WindowsAndTies;
   return out;
 }
