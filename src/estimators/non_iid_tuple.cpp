@@ -325,7 +325,12 @@ std::optional<std::vector<uint64_t>> sorted_keys(const PackedText& text, size_t 
   const int key_bits = static_cast<int>(k.width) * k.b + k.pos_bits;
   const int drop = used - static_cast<int>(k.width) * k.b;  // (window() holds `used` bits)
   std::vector<uint64_t> keys(full);
-  for (size_t i = 0; i < full; ++i) keys[i] = (text.window(i) >> drop) << k.pos_bits | i;
+  constexpr size_t kPieces = 16;  // (tasks)
+  for (size_t c = 0; c < kPieces; ++c) {
+#pragma omp task default(none) firstprivate(c, full, drop) shared(keys, text, k)
+    for (size_t i = full * c / kPieces; i < full * (c + 1) / kPieces; ++i) keys[i] = (text.window(i) >> drop) << k.pos_bits | i;
+  }
+#pragma omp taskwait
   std::vector<uint64_t> head(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(full, 1u << 20)));
   sort_keys(head, k.pos_bits, key_bits);
   size_t tied = 0;
