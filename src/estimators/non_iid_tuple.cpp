@@ -347,19 +347,18 @@ std::optional<std::vector<uint64_t>> sorted_keys(const PackedText& text, size_t 
 // For t = 1 .. m (m symbols of b bits in at most 16 bits): the largest count of a t-tuple and
 // the pairs of equal t-tuples, from the m-tuples counted directly (16 pieces as tasks; each
 // t's counts then summed from the next one's, plus the suffix of exactly t symbols).
-void count_short_tuples(const PackedText& text, size_t n, int b, int used, uint64_t m, TupleCounts& out) {
+void count_short_tuples(const PackedText& text, size_t n, int b, int used, uint64_t m, TupleCounts& out,
+                        Interrupt interrupt) {
   constexpr size_t kPieces = 16;
   const int bits = static_cast<int>(m) * b;
   const size_t tuples = n - m + 1;
-  std::vector<std::vector<uint32_t>> part(kPieces);
+  std::vector<std::vector<uint32_t>> part(kPieces, std::vector<uint32_t>(size_t{1} << bits, 0));
   for (size_t c = 0; c < kPieces; ++c) {
 #pragma omp task default(none) firstprivate(c, bits, tuples, used) shared(part, text)
-    {
-      part[c].assign(size_t{1} << bits, 0);
-      for (size_t i = tuples * c / kPieces; i < tuples * (c + 1) / kPieces; ++i) ++part[c][text.window(i) >> (used - bits)];
-    }
+    for (size_t i = tuples * c / kPieces; i < tuples * (c + 1) / kPieces; ++i) ++part[c][text.window(i) >> (used - bits)];
   }
 #pragma omp taskwait
+  throw_if_interrupted(interrupt);
   std::vector<uint64_t> cnt(size_t{1} << bits, 0), shorter;
   for (const auto& p : part) {
     for (size_t x = 0; x < cnt.size(); ++x) cnt[x] += p[x];
@@ -384,12 +383,13 @@ void count_short_tuples(const PackedText& text, size_t n, int b, int used, uint6
 // walk_intervals for the levels above m: the ranks cut into 64 chunks, each starting at a rank
 // whose LCP is at most m (no interval above m crosses one), walked as tasks; an interval's
 // pairs count for t in (max(lp, m), l]. lcp[r] == kTied takes the next of `ties`.
-// Returns false (nothing done) where v is too large for a table a chunk.
+// Returns false (nothing done) where v is too large for a table a chunk or n below 65,536.
 bool walk_above(const std::vector<uint8_t>& lcp, uint8_t tied, const std::vector<uint64_t>& ties, size_t n, uint64_t m,
                 TupleCounts& out, Interrupt interrupt) {
   constexpr size_t kChunks = 64;
   const uint64_t v = out.v;
   if (v > 4096 || n < kChunks * 1024) return false;
+  if (v <= m) return true;  // (no level above m)
   std::vector<size_t> cut(kChunks + 1, n), tie_at(kChunks + 1, 0);
   for (size_t c = 0, r = 0, tied_seen = 0; c < kChunks; ++c) {
     size_t want = std::max(r, n * c / kChunks);
@@ -508,7 +508,7 @@ std::optional<TupleCounts> tuple_counts_by_windows(const uint8_t* s, size_t n, I
   out.most.assign(v + 2, 1);
   out.pairs.assign(v + 2, 0);
   if (m >= 1 && walk_above(lcp, kTied, *ties, n, m, out, interrupt)) {
-    count_short_tuples(text, n, b, used, m, out);
+    count_short_tuples(text, n, b, used, m, out, interrupt);
   } else {
     size_t next = 0;  // (walk_intervals reads lcp(r) once for each r, in order)
     auto at = [&](uint64_t r) -> uint64_t { return lcp[r] == kTied ? (*ties)[next++] : lcp[r]; };

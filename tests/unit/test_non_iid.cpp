@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <array>
+#include <functional>
 #include <map>
+#include <tuple>
 #include <string>
 #include <unordered_map>
 #include <set>
@@ -666,6 +668,30 @@ TEST_CASE("tuple_counts: sorted windows and their ties give the suffix array's c
   std::vector<uint8_t> periodic(50000);
   for (size_t i = 0; i < periodic.size(); ++i) periodic[i] = static_cast<uint8_t>(i % 7 == 0);
   check_tuple_counts(periodic, Path::SuffixArray, "period 7");
+  // A de Bruijn sequence of order 16 (every 16 bits once: v = 15, every level counted
+  // directly) and one of order 3 over 64 symbols (6 bits: v = 2 = m).
+  for (const auto& [k, order, n] : {std::tuple{2, 16, size_t{65551}}, std::tuple{64, 3, size_t{70000}}}) {
+    std::vector<uint8_t> cyclic, a(static_cast<size_t>(order) + 1, 0);
+    std::function<void(int, int)> db = [&](int t, int p) {  // (Fredricksen, Kessler, Maiorana)
+      if (t > order) {
+        if (order % p == 0) cyclic.insert(cyclic.end(), a.begin() + 1, a.begin() + p + 1);
+        return;
+      }
+      a[static_cast<size_t>(t)] = a[static_cast<size_t>(t - p)];
+      db(t + 1, p);
+      for (int j = a[static_cast<size_t>(t - p)] + 1; j < k; ++j) {
+        a[static_cast<size_t>(t)] = static_cast<uint8_t>(j);
+        db(t + 1, t);
+      }
+    };
+    db(1, 1);
+    std::vector<uint8_t> s;
+    while (s.size() < n) s.insert(s.end(), cyclic.begin(), cyclic.end());
+    s.resize(n);
+    const TupleCounts c = tuple_counts(s.data(), s.size());
+    CHECK(c.v == static_cast<uint64_t>(order - 1) + (n > cyclic.size() + order - 1 ? n - cyclic.size() : 0));
+    check_tuple_counts(s, Path::Windows, ("de Bruijn, order " + std::to_string(order)).c_str());
+  }
 }
 
 TEST_CASE("tuple_counts: short texts, lengths about powers of two and symbols of 1 to 8 bits equal the suffix array's") {
