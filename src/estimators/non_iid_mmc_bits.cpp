@@ -113,14 +113,16 @@ struct Score {
 // The scoreboard over the orders' bits: the order with the most right predictions so far
 // predicts (ties to the higher order); its prediction counts where its context was known.
 // A block where only the winner can reach the highest score keeps that winner throughout.
-__attribute__((target_clones("popcnt", "default"))) void replay(const std::vector<uint64_t>& found, const std::vector<uint64_t>& right, size_t words, Score& score,
+// Returns false where the interrupt was set (nothing here may throw: GCC's dispatcher of a
+// clone in this file is taken for nothrow, and an exception through it ends the process).
+__attribute__((target_clones("popcnt", "default"))) bool replay(const std::vector<uint64_t>& found, const std::vector<uint64_t>& right, size_t words, Score& score,
             Interrupt interrupt) {
   std::array<uint64_t, kOrders> board{};
   int winner = 0;
   uint64_t high = 0;
   std::array<int, kOrders> candidates{};
   for (size_t w = 0; w < words; ++w) {
-    if (w % (kInterruptStride / 64) == 0) throw_if_interrupted(interrupt);
+    if (w % (kInterruptStride / 64) == 0 && interrupt_requested(interrupt)) return false;
     int count = 0;
     for (int d = 0; d < kOrders; ++d) {
       const uint64_t reach = board[d] + static_cast<uint64_t>(__builtin_popcountll(right[d * words + w]));
@@ -152,6 +154,7 @@ __attribute__((target_clones("popcnt", "default"))) void replay(const std::vecto
       }
     }
   }
+  return true;
 }
 
 }  // namespace
@@ -193,7 +196,7 @@ MmcCounts multi_mmc_bits(const uint8_t* s, size_t n, Interrupt interrupt) {
 MmcCounts multi_mmc_scoreboard(const std::vector<uint64_t>& found, const std::vector<uint64_t>& right, size_t words,
                                Interrupt interrupt) {
   Score score;
-  replay(found, right, words, score, interrupt);
+  if (!replay(found, right, words, score, interrupt)) throw_if_interrupted(interrupt);
   return {score.correct, score.longest};
 }
 

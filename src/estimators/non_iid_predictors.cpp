@@ -170,28 +170,29 @@ __attribute__((optimize("O3"), target_clones("avx2", "default"))) uint64_t lag_s
 // against the bits d before them), every lag's score advanced by its popcount, and the
 // steps replayed one by one only for the lags that can reach the winner's score within the
 // block (score + matches in the block >= the highest score): a lag that cannot is never
-// the largest matching lag with the highest score, so it changes no winner. Returns the
-// first step not done. (popcnt where the CPU has it: without it, 25% of the time went to
-// libgcc's software popcount.)
-__attribute__((target_clones("popcnt", "default"))) size_t lag_blocks(const uint8_t* s, size_t n, size_t t0, std::array<uint64_t, 129>& board, size_t& winner,
-                  uint64_t& high, Score& score, Interrupt interrupt) {
-  std::vector<uint64_t> packed(n / 64 + 2, 0);
-  for (size_t i = 0; i < n; ++i) packed[i >> 6] |= static_cast<uint64_t>(s[i] & 1u) << (i & 63);
-  auto window = [&packed](size_t p) {  // bits p .. p + 63 (bit j: sample p + j)
+// the largest matching lag with the highest score, so it changes no winner. `packed`: the
+// bits, 64 a word. Returns the first step not done (early where the interrupt is set).
+// (popcnt where the CPU has it: the baseline build called libgcc's software popcount, 25%
+// of the time. Nothing here may throw: GCC's dispatcher of a clone in this file is taken
+// for nothrow, and an exception through it ends the process.)
+__attribute__((target_clones("popcnt", "default"))) size_t lag_blocks_core(const uint64_t* packed, size_t n, size_t t0,
+                                                                       std::array<uint64_t, 129>& board, size_t& winner,
+                                                                       uint64_t& high, Score& score, Interrupt interrupt) {
+  auto window = [packed](size_t p) {  // bits p .. p + 63 (bit j: sample p + j)
     const size_t w = p >> 6, o = p & 63;
     return o == 0 ? packed[w] : (packed[w] >> o) | (packed[w + 1] << (64 - o));
   };
   std::array<uint64_t, 129> mask{};
-  std::vector<int> candidates;
+  std::array<int, 128> candidates{};
   size_t t = t0;
   for (size_t block = 0; t + 64 <= n; t += 64, ++block) {
-    if (block % (kInterruptStride / 64) == 0) throw_if_interrupted(interrupt);  // every 65,536 steps
+    if (block % (kInterruptStride / 64) == 0 && interrupt_requested(interrupt)) break;  // every 65,536 steps
     const uint64_t here = window(t);
-    candidates.clear();
+    int count = 0;
     for (int d = 1; d <= 128; ++d) {
       mask[d] = ~(window(t - static_cast<size_t>(d)) ^ here);
       const uint64_t reach = board[d] + static_cast<uint64_t>(__builtin_popcountll(mask[d]));
-      if (reach >= high) candidates.push_back(d);
+      if (reach >= high) candidates[count++] = d;
       if (reach < high) board[d] = reach;  // never a winner in this block: its score at the end
     }
     for (int j = 0; j < 64; ++j) {
@@ -201,7 +202,8 @@ __attribute__((target_clones("popcnt", "default"))) size_t lag_blocks(const uint
         score.miss();
       }
       uint64_t best = 0;
-      for (int d : candidates) {
+      for (int c = 0; c < count; ++c) {
+        const int d = candidates[c];
         const uint64_t match = (mask[d] >> j) & 1u;
         board[d] += match;
         best = std::max(best, ((board[d] << 8) | static_cast<uint64_t>(d)) * match);
@@ -212,6 +214,15 @@ __attribute__((target_clones("popcnt", "default"))) size_t lag_blocks(const uint
       }
     }
   }
+  return t;
+}
+
+size_t lag_blocks(const uint8_t* s, size_t n, size_t t0, std::array<uint64_t, 129>& board, size_t& winner,
+                  uint64_t& high, Score& score, Interrupt interrupt) {
+  std::vector<uint64_t> packed(n / 64 + 2, 0);
+  for (size_t i = 0; i < n; ++i) packed[i >> 6] |= static_cast<uint64_t>(s[i] & 1u) << (i & 63);
+  const size_t t = lag_blocks_core(packed.data(), n, t0, board, winner, high, score, interrupt);
+  throw_if_interrupted(interrupt);
   return t;
 }
 
