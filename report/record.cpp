@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "common/error.hpp"
+#include "permutation/bucket_shuffle.hpp"
 #include "report.hpp"
 #include "schema.hpp"
 #include "settings_fields.hpp"
@@ -503,6 +504,42 @@ Record read_record(ordered_json j, const std::string& where) {
   return r;
 }
 
+namespace {
+
+// An assessment row whose permutations this ea_iid would make by another shuffle (a row of an
+// ea_iid before issue 48's bucket shuffle, c12ea72: its counters cannot be reproduced here,
+// so it cannot stand beside rows made now as one run). Rows without the fields are left to
+// the schema's checks.
+void check_shuffle(const Record& row, const std::string& at) {
+  if (row.kind != Record::Kind::Assessment) return;
+  const ordered_json& j = row.json;
+  const auto perm = j.find("permutation");
+  const auto input = j.find("input");
+  const auto cases = j.find("testCases");
+  if (perm == j.end() || input == j.end() || cases == j.end() || !perm->is_object() || !input->is_object() ||
+      !cases->is_array() || cases->empty() || !(*cases)[0].is_object()) {
+    return;
+  }
+  const auto prng = perm->find("prng"), shuffle = perm->find("shuffle");
+  const auto samples = input->find("samples"), binary = (*cases)[0].find("binary");
+  if (prng == perm->end() || shuffle == perm->end() || samples == input->end() || binary == (*cases)[0].end() ||
+      !prng->is_string() || !shuffle->is_string() || !samples->is_number_unsigned() || !binary->is_boolean()) {
+    return;
+  }
+  const std::optional<PrngId> id = parse_prng(prng->get<std::string>());
+  if (!id) return;
+  const std::string now = engine_shuffle_name(*id, samples->get<uint64_t>(), binary->get<bool>());
+  if (shuffle->get<std::string>() != now) {
+    throw Error(ErrorKind::Input, at + "its permutations were made by \"" + shuffle->get<std::string>() +
+                                      "\", where this ea_iid makes them by \"" + now +
+                                      "\" (a row of an older ea_iid: its counters cannot be reproduced by this one); "
+                                      "rows of one run only: assess that item again, or finish the run with the "
+                                      "ea_iid that wrote the row");
+  }
+}
+
+}  // namespace
+
 void check_same_run(const Record& row, const std::string& where, RunIdentity& id, const std::string& who) {
   const std::string at = who + ": " + where + ": ";
   if (!row.run) throw Error(ErrorKind::Input, at + "not a line of ea_iid --jsonl (no valid \"run\" field)");
@@ -524,6 +561,7 @@ void check_same_run(const Record& row, const std::string& where, RunIdentity& id
   same(id.seed, *row.user_seed, "--seed", as_is);
   same(id.items, row.run->items, "the list's length", number);
   same(id.shares, row.run->shares(), "the number of shares", number);
+  check_shuffle(row, at);
   // The assessments' result-changing settings (a restart row's are in its "rows").
   const bool non_iid = row.kind == Record::Kind::NonIid;
   const ordered_json* a = row.kind == Record::Kind::Assessment || non_iid ? &row.json

@@ -92,7 +92,9 @@ struct RunIdentity {
 };
 // The one check of a row's "run" against the run it is read into (merge and --resume):
 // a row without a valid "run", without the list digest or the seed, or whose list, seed,
-// length, shares or settings differ from `id`'s, throws Error{Input} "WHO: WHERE: ...";
+// length, shares or settings differ from `id`'s, or an assessment row whose permutations
+// this ea_iid would make by another shuffle (permutation.shuffle against
+// engine_shuffle_name: a row of an older ea_iid), throws Error{Input} "WHO: WHERE: ...";
 // what `id` lacks is set from the row.
 void check_same_run(const Record& row, const std::string& where, RunIdentity& id, const std::string& who);
 

@@ -508,7 +508,7 @@ TEST_CASE("--resume with -o DIR/ alone: the files present are kept, the missing 
   CHECK(run("--resume " + kSamples + "rand8_short.bin").code == 2);  // nothing to continue
 }
 
-TEST_CASE("merge refuses shares of another seed, generator, iteration count or list, and edited rows") {
+TEST_CASE("merge refuses shares of another seed, generator, iteration count, list or shuffle, and edited rows") {
   const std::string dir = tmp("mixed-" + std::to_string(::getpid()));
   REQUIRE(std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str()) == 0);
   const std::string files = " " + kSamples + "rand8_short.bin " + kSamples + "rand4_short.bin";
@@ -553,6 +553,10 @@ TEST_CASE("merge refuses shares of another seed, generator, iteration count or l
   refused(edited("run", [](nlohmann::json& r) { r["run"] = nlohmann::json::object(); }), ":1: run.item: missing (and 4 more)");
   refused(edited("no-run", [](nlohmann::json& r) { r.erase("run"); }), ":1: not a line of ea_iid --jsonl");
   refused(edited("bits", [](nlohmann::json& r) { r["input"]["bitsPerSymbol"] = 40; }), ":1: input.bitsPerSymbol: 40 is not one of [1,2,3,4,5,6,7,8]");
+  // A share of an ea_iid before the bucket shuffle (Fisher-Yates for every row then).
+  refused(edited("shuffle", [](nlohmann::json& r) { r["permutation"]["shuffle"] = "Fisher-Yates, Lemire bounded draws"; }),
+          ":1: its permutations were made by \"Fisher-Yates, Lemire bounded draws\", where this ea_iid makes them by "
+          "\"bucket b0=");
 }
 
 TEST_CASE("standard error closed: diagnostics never reach the JSONL; a closed pipe is exit 2") {

@@ -257,6 +257,20 @@ TEST_CASE("--resume checks every earlier row's run as merge does: another seed, 
   r = run("--device cpu -q --iterations 50 --resume --jsonl " + i + files);
   CHECK(r.code == 2);
   CHECK_MESSAGE(r.err.find(i + ":2: not a line of ea_iid --jsonl") != std::string::npos, r.err);
+  // A row of an ea_iid before the bucket shuffle (10,000 8-bit samples were shuffled by
+  // Fisher-Yates then): its counters cannot be reproduced now, so it is not kept as this
+  // run's; the file is left as it was.
+  REQUIRE(rows[0]["permutation"]["shuffle"].get<std::string>().rfind("bucket b0=", 0) == 0);
+  edited = rows;
+  edited[0]["permutation"]["shuffle"] = "Fisher-Yates, Lemire bounded draws";
+  write_rows(i, edited);
+  const std::string old_rows = slurp(i);
+  r = run("--device cpu -q --iterations 50 --resume --jsonl " + i + files);
+  CHECK(r.code == 2);
+  CHECK_MESSAGE(r.err.find(i + ":1: its permutations were made by \"Fisher-Yates, Lemire bounded draws\", where this "
+                               "ea_iid makes them by \"bucket b0=") != std::string::npos,
+                r.err);
+  CHECK(slurp(i) == old_rows);
 }
 
 TEST_CASE("-q: an interrupted batch's 'Incomplete' line goes to standard error, nothing to standard output") {
