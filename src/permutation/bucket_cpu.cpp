@@ -233,7 +233,8 @@ struct Walk {
     }
     std::vector<std::array<uint32_t, 257>>& bound = s.bounds;
     bound.resize(k0);
-    std::vector<std::array<uint32_t, 256>> next(k0);
+    std::vector<std::array<uint32_t, 256>>& next = s.next;
+    next.resize(k0);
     const uint8_t* child_labels[256];
     for (uint32_t c = 0; c < k0; ++c) {
       uint32_t g[256] = {};
