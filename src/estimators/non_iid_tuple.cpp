@@ -20,41 +20,48 @@ namespace {
 constexpr long double kZalphaL = 2.575829303548900384158L;
 constexpr uint64_t kTupleCutoff = 35;  // t-tuple: tuples seen at least 35 times
 
-// Bottom-up walk of the LCP intervals, from the LCP of each suffix with the one before it in
-// sorted order (lcp(r), r = 1..n-1; v the largest): an interval of c suffixes with LCP value l
-// whose enclosing interval has LCP value lp is one t-tuple occurring c times for each t in
-// (lp, l].
+// Bottom-up walk of the LCP intervals of ranks lo .. hi, from the LCP of each suffix with the
+// one before it in sorted order (lcp(r), r = lo + 1 .. hi; lcp(hi) is 0 at the end of the
+// ranks; no interval above m crosses lo or hi): an interval of c suffixes with LCP value
+// l > m whose enclosing interval has LCP value lp is one t-tuple occurring c times for each t
+// in (max(lp, m), l]: best[l] = the largest such c, and its C(c, 2) pairs go into the
+// difference array over t, diff (mod 2^64). The one owner of the walk: walk_intervals (all
+// ranks, m = 0) and walk_above (chunks of ranks, the levels above m) call it.
+template <class Lcp>
+void walk_range(size_t lo, size_t hi, uint64_t m, Lcp lcp, uint64_t* best, uint64_t* diff, Interrupt interrupt) {
+  struct Open {
+    uint64_t lcp, lb;
+  };
+  std::vector<Open> stack{{0, lo}};
+  for (size_t r = lo + 1; r <= hi; ++r) {
+    throw_if_interrupted_at(interrupt, r);
+    const uint64_t h = lcp(r);
+    uint64_t lb = r - 1;
+    while (h < stack.back().lcp) {
+      const Open top = stack.back();
+      stack.pop_back();
+      if (top.lcp > m) {  // (the levels up to m are counted elsewhere)
+        const uint64_t parent = std::max({h, stack.back().lcp, m}), count = r - top.lb;
+        best[top.lcp] = std::max(best[top.lcp], count);
+        diff[parent + 1] += count * (count - 1) / 2;
+        diff[top.lcp + 1] -= count * (count - 1) / 2;
+      }
+      lb = top.lb;
+    }
+    if (h > stack.back().lcp) stack.push_back({h, lb});
+  }
+}
+
+// Every t's largest count and pairs from the LCPs of all n ranks (v the largest): walk_range
+// over ranks 0 .. n with m = 0.
 template <class Lcp>
 TupleCounts walk_intervals(size_t n, uint64_t v, Lcp lcp, Interrupt interrupt) {
   TupleCounts out;
   out.v = v;
   out.most.assign(v + 2, 1);
-  std::vector<uint64_t> best(v + 2, 0);
-  std::vector<uint64_t> diff(v + 2, 0);  // pairs by a difference array over t (mod 2^64)
-  struct Open {
-    uint64_t lcp;
-    uint64_t lb;
-  };
-  std::vector<Open> stack{{0, 0}};
-  auto close = [&](const Open& top, uint64_t rb, uint64_t parent) {
-    const uint64_t c = rb - top.lb + 1;
-    best[top.lcp] = std::max(best[top.lcp], c);
-    const uint64_t p = c * (c - 1) / 2;
-    diff[parent + 1] += p;
-    diff[top.lcp + 1] -= p;
-  };
-  for (uint64_t r = 1; r <= n; ++r) {
-    throw_if_interrupted_at(interrupt, r);
-    const uint64_t h = r < n ? lcp(r) : 0;
-    uint64_t lb = r - 1;
-    while (h < stack.back().lcp) {
-      const Open top = stack.back();
-      stack.pop_back();
-      close(top, r - 1, std::max(h, stack.back().lcp));
-      lb = top.lb;
-    }
-    if (h > stack.back().lcp) stack.push_back({h, lb});
-  }
+  std::vector<uint64_t> best(v + 2, 0), diff(v + 2, 0);
+  walk_range(0, n, 0, [&lcp, n](uint64_t r) -> uint64_t { return r < n ? lcp(r) : 0; }, best.data(), diff.data(),
+             interrupt);
   out.pairs.assign(v + 2, 0);
   uint64_t running = 0;
   for (uint64_t t = 1; t <= v; ++t) {
@@ -380,7 +387,7 @@ void count_short_tuples(const PackedText& text, size_t n, int b, int used, uint6
   }
 }
 
-// walk_intervals for the levels above m: the ranks cut into 64 chunks, each starting at a rank
+// walk_range for the levels above m: the ranks cut into 64 chunks, each starting at a rank
 // whose LCP is at most m (no interval above m crosses one), walked as tasks; an interval's
 // pairs count for t in (max(lp, m), l]. lcp[r] == kTied takes the next of `ties`.
 // Returns false (nothing done) where v is too large for a table a chunk or n below 65,536.
@@ -407,27 +414,7 @@ bool walk_above(const std::vector<uint8_t>& lcp, uint8_t tied, const std::vector
       diff[c].assign(v + 2, 0);
       size_t next = tie_at[c];
       auto at = [&](size_t r) -> uint64_t { return r >= n ? 0 : lcp[r] == tied ? ties[next++] : lcp[r]; };
-      struct Open {
-        uint64_t lcp, lb;
-      };
-      std::vector<Open> stack{{0, cut[c]}};
-      for (size_t r = cut[c] + 1; r <= cut[c + 1] && cut[c] < n; ++r) {
-        throw_if_interrupted_at(interrupt, r);
-        const uint64_t h = at(r);
-        uint64_t lb = r - 1;
-        while (h < stack.back().lcp) {
-          const Open top = stack.back();
-          stack.pop_back();
-          if (top.lcp > m) {  // (the levels up to m are counted directly)
-            const uint64_t parent = std::max({h, stack.back().lcp, m}), count = r - top.lb;
-            best[c][top.lcp] = std::max(best[c][top.lcp], count);
-            diff[c][parent + 1] += count * (count - 1) / 2;
-            diff[c][top.lcp + 1] -= count * (count - 1) / 2;
-          }
-          lb = top.lb;
-        }
-        if (h > stack.back().lcp) stack.push_back({h, lb});
-      }
+      if (cut[c] < n) walk_range(cut[c], cut[c + 1], m, at, best[c].data(), diff[c].data(), interrupt);
     } catch (...) {
       error[c] = std::current_exception();
     }
