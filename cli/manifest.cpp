@@ -250,6 +250,7 @@ void check_earlier_row(const Record& row, const std::string& at, const Manifest&
   if (row.kind == Record::Kind::Source && row.json["source"] != m.sources[k].spec.name) {
     bad("the row of " + m.sources[k].where() + " names the source " + row.json["source"].get<std::string>());
   }
+  check_row_shuffle(row, "--resume: " + at + ": ");
 }
 
 EarlierRows read_earlier(const std::string& path, const Manifest& m, const std::optional<Shard>& shard,

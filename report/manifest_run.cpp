@@ -340,6 +340,7 @@ SourceShares read_source_shares(const std::vector<std::string>& files) {
       begin = end + 1;
       const size_t k = check_source_run(row, where, one);
       check_source_settings(row.json, where, one);
+      check_row_shuffle(row, "merge: " + where + ": ");
       if (const auto [at, fresh] = where_of.emplace(k, where); !fresh) {
         refuse_row(where, "source " + std::to_string(k) + " is in " + at->second + " too; each share once");
       }

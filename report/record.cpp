@@ -506,17 +506,17 @@ Record read_record(ordered_json j, const std::string& where) {
 
 namespace {
 
-// An assessment row whose permutations this ea_iid would make by another shuffle (a row of an
+// An IID assessment whose permutations this ea_iid would make by another shuffle (one of an
 // ea_iid before issue 48's bucket shuffle, c12ea72: its counters cannot be reproduced here,
-// so it cannot stand beside rows made now as one run). Rows without the fields are left to
-// the schema's checks.
-void check_shuffle(const Record& row, const std::string& at) {
-  if (row.kind != Record::Kind::Assessment) return;
-  const ordered_json& j = row.json;
-  const auto perm = j.find("permutation");
-  const auto input = j.find("input");
-  const auto cases = j.find("testCases");
-  if (perm == j.end() || input == j.end() || cases == j.end() || !perm->is_object() || !input->is_object() ||
+// so its row cannot stand beside rows made now as one run). `what` names the assessment
+// inside the row ("" for the row itself). Assessments without the fields are left to the
+// schema's checks.
+void check_assessment_shuffle(const ordered_json* a, const std::string& at, const std::string& what) {
+  if (!a || !a->is_object()) return;
+  const auto perm = a->find("permutation");
+  const auto input = a->find("input");
+  const auto cases = a->find("testCases");
+  if (perm == a->end() || input == a->end() || cases == a->end() || !perm->is_object() || !input->is_object() ||
       !cases->is_array() || cases->empty() || !(*cases)[0].is_object()) {
     return;
   }
@@ -530,15 +530,35 @@ void check_shuffle(const Record& row, const std::string& at) {
   if (!id) return;
   const std::string now = engine_shuffle_name(*id, samples->get<uint64_t>(), binary->get<bool>());
   if (shuffle->get<std::string>() != now) {
-    throw Error(ErrorKind::Input, at + "its permutations were made by \"" + shuffle->get<std::string>() +
+    throw Error(ErrorKind::Input, at + what + "its permutations were made by \"" + shuffle->get<std::string>() +
                                       "\", where this ea_iid makes them by \"" + now +
                                       "\" (a row of an older ea_iid: its counters cannot be reproduced by this one); "
-                                      "rows of one run only: assess that item again, or finish the run with the "
-                                      "ea_iid that wrote the row");
+                                      "rows of one run only: remove that line (or the file) and run again, or finish "
+                                      "the run with the ea_iid that wrote it");
   }
 }
 
 }  // namespace
+
+void check_row_shuffle(const Record& row, const std::string& at) {
+  auto member = [](const ordered_json* o, const char* key) -> const ordered_json* {
+    if (!o || !o->is_object()) return nullptr;
+    const auto it = o->find(key);
+    return it == o->end() ? nullptr : &*it;
+  };
+  const ordered_json* j = &row.json;
+  if (row.kind == Record::Kind::Assessment) check_assessment_shuffle(j, at, "");
+  if (row.kind == Record::Kind::Restart) {
+    check_assessment_shuffle(member(j, "rows"), at, "rows: ");
+    check_assessment_shuffle(member(j, "columns"), at, "columns: ");
+  }
+  if (row.kind == Record::Kind::Source) {
+    const ordered_json* steps = member(j, "steps");
+    check_assessment_shuffle(member(steps, "sequential"), at, "steps.sequential: ");
+    check_assessment_shuffle(member(member(steps, "restart"), "rows"), at, "steps.restart.rows: ");
+    check_assessment_shuffle(member(member(steps, "restart"), "columns"), at, "steps.restart.columns: ");
+  }
+}
 
 void check_same_run(const Record& row, const std::string& where, RunIdentity& id, const std::string& who) {
   const std::string at = who + ": " + where + ": ";
@@ -561,7 +581,7 @@ void check_same_run(const Record& row, const std::string& where, RunIdentity& id
   same(id.seed, *row.user_seed, "--seed", as_is);
   same(id.items, row.run->items, "the list's length", number);
   same(id.shares, row.run->shares(), "the number of shares", number);
-  check_shuffle(row, at);
+  check_row_shuffle(row, at);
   // The assessments' result-changing settings (a restart row's are in its "rows").
   const bool non_iid = row.kind == Record::Kind::NonIid;
   const ordered_json* a = row.kind == Record::Kind::Assessment || non_iid ? &row.json

@@ -98,6 +98,14 @@ struct RunIdentity {
 // what `id` lacks is set from the row.
 void check_same_run(const Record& row, const std::string& where, RunIdentity& id, const std::string& who);
 
+// The IID assessments a row holds (the row itself, a restart row's rows and columns, a
+// source row's sequential step and its restart test's rows and columns): one whose
+// permutation.shuffle is not the one this ea_iid makes for its generator, sample count and
+// alphabet (engine_shuffle_name: a row of an ea_iid before the bucket shuffle) throws
+// Error{Input} "WHERE-PREFIX[what: ]its permutations were made by ...". check_same_run calls
+// it; so do the manifest's --resume and merge.
+void check_row_shuffle(const Record& row, const std::string& at);
+
 // The verdicts of a set of rows, for the summary line and the exit status.
 struct Tally {
   size_t results = 0, errors = 0, skipped = 0;

@@ -557,6 +557,24 @@ TEST_CASE("merge refuses shares of another seed, generator, iteration count, lis
   refused(edited("shuffle", [](nlohmann::json& r) { r["permutation"]["shuffle"] = "Fisher-Yates, Lemire bounded draws"; }),
           ":1: its permutations were made by \"Fisher-Yates, Lemire bounded draws\", where this ea_iid makes them by "
           "\"bucket b0=");
+  // A restart row's IID assessments of its rows and columns: today's merge (no false
+  // refusal), an older shuffle in its columns refused.
+  const std::string restart = dir + "/restart.jsonl";
+  REQUIRE(run("--restart 1 --track iid --bits 8 --seed 1 --device cpu --iterations 50 -q --jsonl " + restart + " " +
+              EA_TEST_DATA_DIR "/restart/restart_carryover_8bit.bin")
+              .code == 0);
+  CHECK(run("merge -q --force " + dir + "/restart-merged.jsonl " + restart).code == 0);
+  auto rows = jsonl(restart);
+  REQUIRE(rows.size() == 1);
+  REQUIRE(rows[0]["columns"]["permutation"]["shuffle"].get<std::string>().rfind("bucket b0=", 0) == 0);
+  rows[0]["columns"]["permutation"]["shuffle"] = "Fisher-Yates, Lemire bounded draws";
+  {
+    std::ofstream out(dir + "/restart.damaged");
+    out << rows[0].dump() << "\n";
+  }
+  Result m = run("merge -q --force " + dir + "/bad.jsonl " + dir + "/restart.damaged");
+  CHECK(m.code == 2);
+  CHECK_MESSAGE(m.err.find(":1: columns: its permutations were made by \"Fisher-Yates") != std::string::npos, m.err);
 }
 
 TEST_CASE("standard error closed: diagnostics never reach the JSONL; a closed pipe is exit 2") {
