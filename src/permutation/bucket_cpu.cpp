@@ -7,6 +7,9 @@
 #include "permutation/shuffle.hpp"
 #include "rng/philox_batch.hpp"
 
+// (a word's label bytes are read in place, the low byte first: draw_labels()'s order)
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "bucket_cpu reads label bytes in little-endian order");
+
 namespace ea {
 
 namespace {
@@ -170,7 +173,7 @@ void split(const uint32_t* w, const uint8_t* src, size_t m, uint8_t* dst, uint32
 // (each of 10^6 samples: 1.4 + 1.2 ns for the two splits, session 28).
 template <uint32_t B0>
 void fused_scatter(const uint32_t* w0, const uint8_t* const* child_labels, const uint8_t* src, size_t m, uint8_t* dst,
-                   uint32_t (*next)[256]) {
+                   std::array<uint32_t, 256>* next) {
   constexpr uint32_t per = 32 / B0, mask = (1u << B0) - 1u;
   const uint8_t* cur[1u << B0];
   for (uint32_t c = 0; c <= mask; ++c) cur[c] = child_labels[c];
@@ -247,7 +250,7 @@ struct Walk {
       }
     }
     uint8_t* const out = s.bytes.data();
-    auto* nx = reinterpret_cast<uint32_t(*)[256]>(next.data());
+    std::array<uint32_t, 256>* const nx = next.data();
     switch (b0) {
       case 3: fused_scatter<3>(s.words.data(), child_labels, a, m, out, nx); break;
       case 4: fused_scatter<4>(s.words.data(), child_labels, a, m, out, nx); break;
@@ -318,12 +321,17 @@ struct Walk {
 
 }  // namespace
 
-void bucket_shuffle_philox_cpu(uint8_t* a, size_t n, uint64_t seed, uint64_t j, BucketCpuScratch& scratch) {
+void bucket_shuffle_philox_cpu(uint8_t* a, size_t n, uint64_t seed, uint64_t j, BucketCpuScratch& scratch,
+                               const BucketParams& params) {
   if (n < 2) return;
   if (scratch.bytes.size() < n) scratch.bytes.resize(n);
   if (scratch.targets.size() < kShuffleBlock) scratch.targets.resize(kShuffleBlock);
-  Walk w{a, n, seed, j, engine_bucket_params(n), scratch};
+  Walk w{a, n, seed, j, params, scratch};
   w.node(0, n, 0, false);
+}
+
+void bucket_shuffle_philox_cpu(uint8_t* a, size_t n, uint64_t seed, uint64_t j, BucketCpuScratch& scratch) {
+  bucket_shuffle_philox_cpu(a, n, seed, j, scratch, engine_bucket_params(n));
 }
 
 }  // namespace ea

@@ -14,9 +14,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "permutation/bucket_shuffle.hpp"
+
 namespace ea {
 
-// Scratch of one thread: n bytes, a leaf's targets and a node's label words.
+// Scratch of one thread: n bytes for the scatters, a leaf's targets, a node's label words
+// and the root's children's (about n bytes more: the fused root).
 struct BucketCpuScratch {
   std::vector<uint8_t> bytes;
   std::vector<uint32_t> targets;
@@ -29,5 +32,9 @@ struct BucketCpuScratch {
 // a[0..n) (n < 2^32) becomes permutation j of the Philox streams under `seed` by the engine's
 // rule: the bucket shuffle with engine_bucket_params(n) (one Fisher-Yates leaf at n <= L).
 void bucket_shuffle_philox_cpu(uint8_t* a, size_t n, uint64_t seed, uint64_t j, BucketCpuScratch& scratch);
+// The same with other parameters (the tests' way to every branch: b0 below 3, b1 other than 8,
+// small leaves); bucket_shuffle() with PhiloxNodes and `params`.
+void bucket_shuffle_philox_cpu(uint8_t* a, size_t n, uint64_t seed, uint64_t j, BucketCpuScratch& scratch,
+                               const BucketParams& params);
 
 }  // namespace ea

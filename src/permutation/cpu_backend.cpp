@@ -145,7 +145,7 @@ class CpuBackend final : public PermutationBackend {
   struct Worker {
     std::vector<uint8_t> buffer;
     std::vector<uint32_t> targets = std::vector<uint32_t>(kShuffleBlock);
-    BucketCpuScratch bucket;  // the bucket shuffle's scratch (n bytes)
+    BucketCpuScratch bucket;  // the bucket shuffle's scratch (about 2.4 n bytes)
     std::unique_ptr<PhiloxBatchStream> batch;  // 4 kB of words: kept off the stack
     PhiloxBatchStream& philox(uint64_t seed, uint64_t stream) {
       if (batch) {

@@ -395,8 +395,10 @@ TEST_CASE("shuffle_permutation is the engine's rule: the bucket shuffle above L,
 
 TEST_CASE("bucket_shuffle_philox_cpu (the CPU backend's fast path) equals the reference with Philox nodes") {
   BucketCpuScratch scratch;
-  for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{1000}, size_t{1024}, size_t{1025}, size_t{70001},
-                   size_t{1000000}, (size_t{1} << 21) + 3, (size_t{1} << 22) + 1, (size_t{1} << 23) + 1,
+  // (4000: the root's children all leaves; 8192 and 8500: some leaves, some inner nodes of
+  // 256 buckets, so the root is split alone; 12000 and up: the fused root)
+  for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{1000}, size_t{1024}, size_t{1025}, size_t{4000}, size_t{8192},
+                   size_t{8500}, size_t{12000}, size_t{70001}, size_t{1000000}, (size_t{1} << 21) + 3, (size_t{1} << 22) + 1, (size_t{1} << 23) + 1,
                    (size_t{1} << 24) + 1, (size_t{1} << 25) + 1}) {
     std::vector<uint8_t> symbols(n);
     for (size_t i = 0; i < n; ++i) symbols[i] = static_cast<uint8_t>((i * 37 + i / 100) & 0xff);
@@ -407,6 +409,22 @@ TEST_CASE("bucket_shuffle_philox_cpu (the CPU backend's fast path) equals the re
       bucket_shuffle(want.data(), n, engine_bucket_params(n), s, ref_scratch);
       bucket_shuffle_philox_cpu(got.data(), n, kSeed, j, scratch);
       CHECK_MESSAGE(got == want, "n=" << n << " j=" << j);
+    }
+  }
+  // Other parameters reach the rest: small leaves under the fused root (inner nodes at depth
+  // 2 and below, buckets of one sample), a root of fewer than 3 bits and inner nodes of other
+  // than 8 bits (no fused root), 4..8-bit roots split alone.
+  for (const BucketParams& p : {BucketParams{3, 8, 16}, BucketParams{2, 8, 64}, BucketParams{1, 8, 64},
+                                BucketParams{3, 7, 64}, BucketParams{4, 5, 64}, BucketParams{6, 8, 16},
+                                BucketParams{8, 8, 4}, BucketParams{5, 2, 300}}) {
+    for (size_t n : {size_t{3}, size_t{500}, size_t{70001}}) {
+      std::vector<uint8_t> symbols(n);
+      for (size_t i = 0; i < n; ++i) symbols[i] = static_cast<uint8_t>((i * 41 + i / 7) & 0xff);
+      std::vector<uint8_t> want = symbols, got = symbols, ref_scratch;
+      PhiloxNodes s{kSeed, 9};
+      bucket_shuffle(want.data(), n, p, s, ref_scratch);
+      bucket_shuffle_philox_cpu(got.data(), n, kSeed, 9, scratch, p);
+      CHECK_MESSAGE(got == want, "b0=" << p.root_bits << " b1=" << p.inner_bits << " L=" << p.leaf << " n=" << n);
     }
   }
 }
