@@ -96,7 +96,9 @@ ManifestSource esv_rehearsal_source(const std::string& folder_text, size_t index
   const ordered_json& reg = doc[1];
   const ordered_json run = read_document(folder / "run.json");
   if (!run.is_array() || run.empty()) throw Error(ErrorKind::Input, "run.json: not an array of one object");
-  const ordered_json& files = need(run[0], "DataFiles", &ordered_json::is_array, "run.json");
+  // (copies, not references: GCC 13's -Wdangling-reference takes the temporary `where`
+  // string for what need() returns a reference into)
+  const ordered_json files = need(run[0], "DataFiles", &ordered_json::is_array, "run.json");
   if (files.empty()) throw Error(ErrorKind::Input, "run.json: DataFiles: empty");
   const ordered_json& data = files[0];
   ManifestSource m;
@@ -109,7 +111,7 @@ ManifestSource esv_rehearsal_source(const std::string& folder_text, size_t index
   const int bits = need(reg, "bitsPerSample", &ordered_json::is_number_unsigned, "registration.json").get<int>();
   m.bits = bits;
   if (data.contains("rawNoiseSampleSize")) {  // a lab's run.json may hold any JSON there: check_package names it
-    const ordered_json& size = need(data, "rawNoiseSampleSize", &ordered_json::is_number_unsigned, "run.json: DataFiles[0]");
+    const ordered_json size = need(data, "rawNoiseSampleSize", &ordered_json::is_number_unsigned, "run.json: DataFiles[0]");
     m.bits = static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(bits), size.get<uint64_t>()));
   }
   m.iid_claim = need(reg, "iidClaim", &ordered_json::is_boolean, "registration.json").get<bool>();
