@@ -70,13 +70,26 @@ struct BucketRoom {
 // The labels of super-step `base` (128 per consecutive samples of the node, per = 32 / B)
 // into the warp's lab[], lane l computing Philox block base / (4 per) + l of the node's
 // stream; with kValues also the samples below hi into val[].
+// B = 8: a lane's 16 labels are its block's 16 bytes (little-endian, the low field first) and
+// its 16 samples are packed in registers, each written by one 16-byte store (lab and val are
+// 16-byte aligned): 16 byte stores a lane, 4 lanes to a bank, kept pass 2 waiting on shared
+// memory (Nsight Compute, H200, session 28: L1/shared throughput 78.7%, its inner pass 63%
+// of GetTickCount_8bit's kernel time).
 template <uint32_t B, bool kValues, class Load>
 __device__ __forceinline__ void bucket_super_labels(uint8_t* lab, uint8_t* val, uint64_t seed, uint64_t j,
                                                     uint32_t depth, uint32_t start, uint32_t base, uint32_t hi,
                                                     Load load) {
   constexpr uint32_t per = 32 / B;
   const uint32_t lane = threadIdx.x & 31;
-  if constexpr (kValues) {
+  if constexpr (kValues && B == 8) {
+    uint32_t v[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (uint32_t i = 0; i < 16; ++i) {
+      const uint32_t e = base + lane * 16 + i;
+      if (e < hi) v[i / 4] |= static_cast<uint32_t>(load(e)) << (8 * (i % 4));
+    }
+    *reinterpret_cast<uint4*>(val + lane * 16) = make_uint4(v[0], v[1], v[2], v[3]);
+  } else if constexpr (kValues) {
 #pragma unroll
     for (uint32_t i = 0; i < 4 * per; ++i) {
       const uint32_t e = base + lane * 4 * per + i;
@@ -84,11 +97,15 @@ __device__ __forceinline__ void bucket_super_labels(uint8_t* lab, uint8_t* val, 
     }
   }
   const philox4x32_ctr_t w = PhiloxNodeStream::block(seed, j, depth, start, base / (4 * per) + lane);
+  if constexpr (B == 8) {
+    *reinterpret_cast<uint4*>(lab + lane * 16) = make_uint4(w.v[0], w.v[1], w.v[2], w.v[3]);
+  } else {
 #pragma unroll
-  for (uint32_t t = 0; t < 4; ++t) {
+    for (uint32_t t = 0; t < 4; ++t) {
 #pragma unroll
-    for (uint32_t f = 0; f < per; ++f)
-      lab[lane * 4 * per + t * per + f] = static_cast<uint8_t>(label_field(w.v[t], f, B));
+      for (uint32_t f = 0; f < per; ++f)
+        lab[lane * 4 * per + t * per + f] = static_cast<uint8_t>(label_field(w.v[t], f, B));
+    }
   }
   __syncwarp();
 }
@@ -174,7 +191,7 @@ __global__ void __launch_bounds__(kBucketThreads)
                        uint32_t count, uint32_t* bounds) {
   constexpr uint32_t K = 1u << B;
   __shared__ uint32_t cnt[K * kBucketWarps], bound[K + 1];
-  __shared__ uint8_t lab[kBucketWarps * 2 * 128 * (32 / B)];
+  __shared__ __align__(16) uint8_t lab[kBucketWarps * 2 * 128 * (32 / B)];
   for (uint32_t q = blockIdx.x; q < count; q += gridDim.x) {
     uint8_t* row = rows + static_cast<size_t>(q) * n;
     bucket_node_pass<B>(
@@ -194,7 +211,7 @@ __global__ void __launch_bounds__(kBucketThreads)
   constexpr uint32_t K0 = 1u << B0, K = 1u << kBucketInnerBits;
   extern __shared__ uint8_t bucket_smem[];
   __shared__ uint32_t cnt[K * kBucketWarps], bound[K + 1];
-  __shared__ uint8_t lab[kBucketWarps * 2 * 128 * (32 / kBucketInnerBits)];
+  __shared__ __align__(16) uint8_t lab[kBucketWarps * 2 * 128 * (32 / kBucketInnerBits)];
   uint8_t* buf = bucket_smem;
   for (uint32_t t = blockIdx.x; t < count * K0; t += gridDim.x) {
     const uint32_t q = t / K0, c0 = t % K0;
