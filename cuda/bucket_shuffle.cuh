@@ -40,6 +40,13 @@ namespace ea {
 
 constexpr uint32_t kBucketThreads = 512, kBucketWarps = kBucketThreads / 32;
 constexpr uint32_t kBucketInnerBits = 8;
+// A bucket pass's count slots in shared memory: bucket c's count of warp w at
+// c * kBucketCntStride + w, one pad word a bucket, so that a warp's lanes of different
+// labels reach different banks (with a stride of 16 words they met in two banks: up to
+// 16-way conflicts on every step's read and update); bucket_cnt_words(K) words, a whole
+// number of 32 (the scan's share a lane).
+constexpr uint32_t kBucketCntStride = kBucketWarps + 1;
+__host__ __device__ constexpr uint32_t bucket_cnt_words(uint32_t k) { return (k * kBucketCntStride + 31) / 32 * 32; }
 
 // What the bucket kernels keep between launches: the buckets' bounds of pass 1, and the
 // count of nodes they could not hold.
@@ -125,7 +132,7 @@ __device__ __forceinline__ uint32_t bucket_warp_peers(uint32_t c, bool valid) {
 
 // One bucket pass over node (depth, start) of m samples of permutation j by the whole block:
 // load(e) gives sample e, store(p, v) puts v at place p of the node's output; bound[0..K]
-// receives the buckets' first places. Shared: cnt (K x kBucketWarps words), lab_all
+// receives the buckets' first places. Shared: cnt (bucket_cnt_words(K) words), lab_all
 // (kBucketWarps x 2 x 128 per bytes).
 template <uint32_t B, class Load, class Store>
 __device__ void bucket_node_pass(uint32_t m, uint64_t seed, uint64_t j, uint32_t depth, uint32_t start, Load load,
@@ -136,7 +143,7 @@ __device__ void bucket_node_pass(uint32_t m, uint64_t seed, uint64_t j, uint32_t
   uint8_t* val = lab + SS;
   const uint32_t chunk = ((m + kBucketWarps - 1) / kBucketWarps + SS - 1) / SS * SS;
   const uint32_t lo = m < w * chunk ? m : w * chunk, hi = m < lo + chunk ? m : lo + chunk;
-  for (uint32_t i = threadIdx.x; i < K * kBucketWarps; i += kBucketThreads) cnt[i] = 0;
+  for (uint32_t i = threadIdx.x; i < bucket_cnt_words(K); i += kBucketThreads) cnt[i] = 0;
   __syncthreads();
   for (int phase = 0; phase < 2; ++phase) {
     for (uint32_t base = lo; base < hi; base += SS) {
@@ -151,7 +158,7 @@ __device__ void bucket_node_pass(uint32_t m, uint64_t seed, uint64_t j, uint32_t
         const uint32_t c = valid ? lab[s + lane] : 0u;
         const uint32_t peers = bucket_warp_peers<B>(c, valid);
         const bool leader = (__ffs(peers) - 1) == static_cast<int>(lane);
-        uint32_t* slot = &cnt[c * kBucketWarps + w];
+        uint32_t* slot = &cnt[c * kBucketCntStride + w];
         if (phase == 1 && valid) store(*slot + __popc(peers & ((1u << lane) - 1u)), val[s + lane]);
         __syncwarp();
         if (valid && leader) *slot += __popc(peers);
@@ -160,8 +167,8 @@ __device__ void bucket_node_pass(uint32_t m, uint64_t seed, uint64_t j, uint32_t
     }
     __syncthreads();
     if (phase == 1) break;
-    if (w == 0) {  // exclusive scan of cnt, bucket-major: warp 0, K x kBucketWarps / 32 entries a lane
-      constexpr uint32_t E = K * kBucketWarps / 32;
+    if (w == 0) {  // exclusive scan of cnt, bucket-major (the pads hold 0): warp 0, E entries a lane
+      constexpr uint32_t E = bucket_cnt_words(K) / 32;
       uint32_t sum = 0;
       for (uint32_t i = 0; i < E; ++i) sum += cnt[lane * E + i];
       uint32_t incl = sum;
@@ -177,7 +184,7 @@ __device__ void bucket_node_pass(uint32_t m, uint64_t seed, uint64_t j, uint32_t
       }
     }
     __syncthreads();
-    for (uint32_t c = threadIdx.x; c < K; c += kBucketThreads) bound[c] = cnt[c * kBucketWarps];
+    for (uint32_t c = threadIdx.x; c < K; c += kBucketThreads) bound[c] = cnt[c * kBucketCntStride];
     if (threadIdx.x == 0) bound[K] = m;
     __syncthreads();
   }
@@ -190,7 +197,7 @@ __global__ void __launch_bounds__(kBucketThreads)
     bucket_root_kernel(uint8_t* rows, const uint8_t* __restrict__ symbols, uint32_t n, uint64_t seed, uint64_t first,
                        uint32_t count, uint32_t* bounds) {
   constexpr uint32_t K = 1u << B;
-  __shared__ uint32_t cnt[K * kBucketWarps], bound[K + 1];
+  __shared__ uint32_t cnt[bucket_cnt_words(K)], bound[K + 1];
   __shared__ __align__(16) uint8_t lab[kBucketWarps * 2 * 128 * (32 / B)];
   for (uint32_t q = blockIdx.x; q < count; q += gridDim.x) {
     uint8_t* row = rows + static_cast<size_t>(q) * n;
@@ -210,7 +217,7 @@ __global__ void __launch_bounds__(kBucketThreads)
                         const uint32_t* __restrict__ bounds, uint32_t cap, uint32_t leaf, uint32_t* overflow) {
   constexpr uint32_t K0 = 1u << B0, K = 1u << kBucketInnerBits;
   extern __shared__ uint8_t bucket_smem[];
-  __shared__ uint32_t cnt[K * kBucketWarps], bound[K + 1];
+  __shared__ uint32_t cnt[bucket_cnt_words(K)], bound[K + 1];
   __shared__ __align__(16) uint8_t lab[kBucketWarps * 2 * 128 * (32 / kBucketInnerBits)];
   uint8_t* buf = bucket_smem;
   for (uint32_t t = blockIdx.x; t < count * K0; t += gridDim.x) {
