@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <type_traits>
 
 #include "permutation/bucket_shuffle.hpp"
 #include "permutation/shuffle.hpp"
@@ -186,6 +187,22 @@ void fused_scatter(const uint32_t* w0, const uint8_t* const* child_labels, const
   for (uint32_t x = e < m ? w0[i] : 0; e < m; ++e, x >>= B0) place(x & mask, src[e]);
 }
 
+// f(std::integral_constant<uint32_t, b>{}) for a label width b of 1..8 (BucketParams):
+// the one place the kernels above are instantiated for every width.
+template <class F>
+void with_bits(uint32_t b, F&& f) {
+  switch (b) {
+    case 1: f(std::integral_constant<uint32_t, 1>{}); break;
+    case 2: f(std::integral_constant<uint32_t, 2>{}); break;
+    case 3: f(std::integral_constant<uint32_t, 3>{}); break;
+    case 4: f(std::integral_constant<uint32_t, 4>{}); break;
+    case 5: f(std::integral_constant<uint32_t, 5>{}); break;
+    case 6: f(std::integral_constant<uint32_t, 6>{}); break;
+    case 7: f(std::integral_constant<uint32_t, 7>{}); break;
+    default: f(std::integral_constant<uint32_t, 8>{}); break;
+  }
+}
+
 struct Walk {
   uint8_t* a;
   size_t n;
@@ -213,14 +230,7 @@ struct Walk {
     if (bucket_bits(p, 1) != 8 || b0 < 3 || bucket_is_leaf(p, m, 0)) return false;
     label_words(0, 0, m, b0, s.words, 0);
     uint32_t cnt[256] = {};
-    switch (b0) {
-      case 3: count_fields<3>(s.words.data(), m, cnt); break;
-      case 4: count_fields<4>(s.words.data(), m, cnt); break;
-      case 5: count_fields<5>(s.words.data(), m, cnt); break;
-      case 6: count_fields<6>(s.words.data(), m, cnt); break;
-      case 7: count_fields<7>(s.words.data(), m, cnt); break;
-      default: count_fields<8>(s.words.data(), m, cnt); break;
-    }
+    with_bits(b0, [&](auto B) { count_fields<B()>(s.words.data(), m, cnt); });
     uint32_t start[257];
     start[0] = 0;
     for (uint32_t c = 0; c < k0; ++c) {
@@ -251,14 +261,7 @@ struct Walk {
     }
     uint8_t* const out = s.bytes.data();
     std::array<uint32_t, 256>* const nx = next.data();
-    switch (b0) {
-      case 3: fused_scatter<3>(s.words.data(), child_labels, a, m, out, nx); break;
-      case 4: fused_scatter<4>(s.words.data(), child_labels, a, m, out, nx); break;
-      case 5: fused_scatter<5>(s.words.data(), child_labels, a, m, out, nx); break;
-      case 6: fused_scatter<6>(s.words.data(), child_labels, a, m, out, nx); break;
-      case 7: fused_scatter<7>(s.words.data(), child_labels, a, m, out, nx); break;
-      default: fused_scatter<8>(s.words.data(), child_labels, a, m, out, nx); break;
-    }
+    with_bits(b0, [&](auto B) { fused_scatter<B()>(s.words.data(), child_labels, a, m, out, nx); });
     for (uint32_t c = 0; c < k0; ++c) {
       for (uint32_t d = 0; d < 256; ++d) {
         const size_t size = bound[c][d + 1] - bound[c][d];
@@ -298,16 +301,7 @@ struct Walk {
     uint8_t* dst = (in_out ? a : out_base) + start;
     uint32_t bound[257];
     const uint32_t* w = s.words.data();
-    switch (b) {  // (b is 1..8: BucketParams)
-      case 1: split<1>(w, src, m, dst, bound); break;
-      case 2: split<2>(w, src, m, dst, bound); break;
-      case 3: split<3>(w, src, m, dst, bound); break;
-      case 4: split<4>(w, src, m, dst, bound); break;
-      case 5: split<5>(w, src, m, dst, bound); break;
-      case 6: split<6>(w, src, m, dst, bound); break;
-      case 7: split<7>(w, src, m, dst, bound); break;
-      default: split<8>(w, src, m, dst, bound); break;
-    }
+    with_bits(b, [&](auto B) { split<B()>(w, src, m, dst, bound); });
     for (uint32_t c = 0; c < k; ++c) {
       const size_t size = bound[c + 1] - bound[c];
       if (size >= 2) {
