@@ -188,6 +188,7 @@ class GpuCompressionBackend final : public PermutationBackend {
       throw Error(ErrorKind::Device, "data set size not supported by the GPU compression test");
     }
     cudaStream_t st = res_->stream;
+    codes_ = text_codes(data);
     cuda::upload(symbols_, data.symbols, data.n, st);
     log_bits_ = symbol_log_bits(data.symbols, data.n);
     cuda::upload(raw_of_, data.raw_of, 256, st);
@@ -225,6 +226,20 @@ class GpuCompressionBackend final : public PermutationBackend {
   }
 
 
+  // The characters of the data set's text (every permutation's text has the same ones).
+  static CharCodes text_codes(const PermutationData& data) {
+    bool present[256] = {}, used[256] = {};
+    for (size_t i = 0; i < data.n; ++i) present[data.symbols[i]] = true;
+    for (int v = 0; v < 256; ++v) {
+      if (!present[v]) continue;
+      uint8_t digits[3];
+      const uint32_t k = write_decimal(data.raw_of[v], digits);
+      for (uint32_t j = 0; j < k; ++j) used[digits[j]] = true;
+    }
+    used[static_cast<uint8_t>(' ')] = data.n > 1;
+    return char_codes(used);
+  }
+
   // Buffers for data sets of up to n samples and about 1/16 more text than text_len.
   // Copies per round: about tuning_.bz_chars text characters in all (default 2^26), at
   // most 64, fewer when memory_share_ of the free memory does not hold them; halved on an
@@ -261,7 +276,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     const uint32_t total = copies * text_len;
     const size_t samples = static_cast<size_t>(copies) * n;
     if (!cuda::DeviceBuffer<uint8_t>::try_allocate(static_cast<size_t>(shuffle_copies) * n, b->batch) ||
-        !cuda::DeviceBuffer<uint8_t>::try_allocate(total, b->last) || !b->text.allocate(samples, total) ||
+        !cuda::DeviceBuffer<uint8_t>::try_allocate(static_cast<size_t>(total) + CodingBuffers::kPad, b->last) || !b->text.allocate(samples, total) ||
         !b->blocks.allocate(slots, copies) || !b->bwt.allocate(total, slots) ||
         !b->coding.allocate(total, slots, bz::block_limit(kLevel))) {
       return false;
@@ -287,7 +302,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     EA_CUDA_CHECK(cudaGetLastError());
     timer.mark(2, st);
     const uint32_t slots = count * per_perm_;
-    unresolved_ += bwt_blocks(b.text.text.get(), total, t, slots, b.bwt, b.last.get(), st, timer);
+    unresolved_ += bwt_blocks(b.text.text.get(), total, t, slots, codes_, b.bwt, b.last.get(), st, timer);
     code_blocks(b.last.get(), t, slots, b.coding, st, timer);
     timer.sync(st);
     timer.add_host(t0);
@@ -314,6 +329,7 @@ class GpuCompressionBackend final : public PermutationBackend {
   uint32_t low_bytes_ = 0;     // low-shared: places of a row in global memory kept in shared memory
   uint32_t log_bits_ = 3;      // bits per sample that hold every symbol, as log2
   uint32_t unresolved_ = 0;  // tied rotations (identical) over the data set's rounds
+  CharCodes codes_{};        // the text's characters
   cuda::DeviceBuffer<uint32_t> states_, aux_;
   cuda::DeviceBuffer<uint8_t> symbols_, raw_of_;
   std::unique_ptr<RoundBuffers> buffers_;

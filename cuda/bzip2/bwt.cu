@@ -1,8 +1,9 @@
 // The Burrows-Wheeler transform of many blocks at once on the GPU, by prefix doubling:
-// pass 0 sorts every rotation of every block on (block slot, first 13-14 characters) with
-// one CUB radix sort; each doubling pass h then sorts only the rotations still tied, on
-// (rank, rank of the rotation h characters later), until no rotation is tied or h reaches
-// the longest block. Characters are decimal text (' ' and digits: 4-bit codes).
+// pass 0 sorts every rotation of every block on (block slot, first characters as digits in
+// base radix: 13-14 characters of decimal text with 11 of them, 29-30 with 3) with one CUB
+// radix sort of at most 56 key bits; each doubling pass h then sorts only the rotations
+// still tied, on (rank, rank of the rotation h characters later), until no rotation is tied
+// or h reaches the longest block. Characters are decimal text (' ' and digits).
 #include <cub/cub.cuh>
 
 #include <algorithm>
@@ -16,12 +17,13 @@ namespace ea::gpubz {
 
 namespace {
 
-// Text characters in sort order (' ' < '0' < ... < '9') as 4-bit codes.
-__device__ __forceinline__ uint64_t char_code(uint8_t c) { return c == ' ' ? 0 : static_cast<uint64_t>(c - '0' + 1); }
-
-// Pass 0 keys: block slot, then the first `chars` characters of the rotation at q.
-__global__ void first_keys_kernel(const uint8_t* text, uint32_t total, BlockTable t, int chars, uint64_t* keys,
-                                  uint32_t* vals) {
+// Pass 0 keys: block slot, then the first `chars` characters of the rotation at q as digits
+// in base codes.radix.
+__global__ void first_keys_kernel(const uint8_t* text, uint32_t total, BlockTable t, CharCodes codes, int chars,
+                                  uint64_t* keys, uint32_t* vals) {
+  __shared__ uint8_t code[256];
+  for (int c = threadIdx.x; c < 256; c += blockDim.x) code[c] = codes.code[c];
+  __syncthreads();
   const uint32_t q = blockIdx.x * blockDim.x + threadIdx.x;
   if (q >= total) return;
   const uint32_t b = t.slot_of(q);
@@ -29,11 +31,25 @@ __global__ void first_keys_kernel(const uint8_t* text, uint32_t total, BlockTabl
   uint32_t o = q - begin;
   uint64_t key = static_cast<uint64_t>(b);
   for (int c = 0; c < chars; ++c) {
-    key = (key << 4) | char_code(text[begin + o]);
+    key = key * codes.radix + code[text[begin + o]];
     o = o + 1 == len ? 0 : o + 1;
   }
   keys[q] = key;
   vals[q] = q;
+}
+
+// Characters in pass 0's keys: as many as keep (slot, characters) within 56 bits (seven
+// 8-bit radix sort passes); `span` becomes the number of distinct keys.
+constexpr uint64_t kFirstKeyLimit = uint64_t{1} << 56;
+int first_key_chars(uint32_t slots, uint32_t radix, uint64_t& span) {
+  span = slots;
+  if (radix < 2) return 1;  // one character (a single-digit text): every rotation is equal
+  int chars = 0;
+  while (span <= kFirstKeyLimit / radix) {
+    span *= radix;
+    ++chars;
+  }
+  return std::max(chars, 1);
 }
 
 // head[i] = i where a new key starts, else 0 (a max-scan then gives each element its
@@ -160,17 +176,28 @@ bool BwtWorkspace::allocate(uint32_t total, uint32_t slots) {
   return true;
 }
 
-uint32_t bwt_blocks(const uint8_t* text, uint32_t total, const BlockTable& t, uint32_t slots, BwtWorkspace& ws,
-                    uint8_t* last, cudaStream_t st, StageTimer& timer) {
+CharCodes char_codes(const bool (&used)[256]) {
+  CharCodes c{};
+  c.radix = 0;
+  for (int k = 0; k < 256; ++k) {
+    c.code[k] = static_cast<uint8_t>(c.radix);
+    if (used[k]) ++c.radix;
+  }
+  return c;
+}
+
+uint32_t bwt_blocks(const uint8_t* text, uint32_t total, const BlockTable& t, uint32_t slots, const CharCodes& codes,
+                    BwtWorkspace& ws, uint8_t* last, cudaStream_t st, StageTimer& timer) {
   // Pass 0 on (slot, first characters).
-  const int slot_bits = bits_for(slots);
-  const int chars = (64 - slot_bits) / 4;
+  uint64_t span = 0;
+  const int chars = first_key_chars(slots, codes.radix, span);
   cub::DoubleBuffer<uint64_t> keys(ws.keys[0].get(), ws.keys[1].get());
   cub::DoubleBuffer<uint32_t> vals(ws.vals[0].get(), ws.vals[1].get());
-  first_keys_kernel<<<grid_for(total), kThreads, 0, st>>>(text, total, t, chars, keys.Current(), vals.Current());
+  first_keys_kernel<<<grid_for(total), kThreads, 0, st>>>(text, total, t, codes, chars, keys.Current(),
+                                                          vals.Current());
   size_t bytes = ws.temp.size();
   EA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(ws.temp.get(), bytes, keys, vals, static_cast<int>(total), 0,
-                                                slot_bits + 4 * chars, st));
+                                                bits_for(span - 1), st));
   head_kernel<<<grid_for(total), kThreads, 0, st>>>(keys.Current(), total, ws.head_a.get());
   max_scan(ws, ws.head_a.get(), total, st);
   first_ranks_kernel<<<grid_for(total), kThreads, 0, st>>>(keys.Current(), vals.Current(), ws.head_a.get(), total,
@@ -237,8 +264,10 @@ std::vector<uint8_t> gpu_bwt(const std::vector<uint8_t>& text, const std::vector
   if (sum != text.size() || block_lengths.empty() || sum >= (uint64_t{1} << 31)) {
     throw Error(ErrorKind::Usage, "gpu_bwt: the block lengths must be positive and add up to the text's length");
   }
+  bool used[256] = {};
   for (uint8_t c : text) {
     if (c != ' ' && (c < '0' || c > '9')) throw Error(ErrorKind::Usage, "gpu_bwt: the text must be decimal text");
+    used[c] = true;
   }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices <= gpu_id) {
@@ -268,7 +297,8 @@ std::vector<uint8_t> gpu_bwt(const std::vector<uint8_t>& text, const std::vector
   BwtWorkspace ws;
   if (!ws.allocate(total, slots)) throw Error(ErrorKind::Device, "GPU out of memory");
   StageTimer timer(false);
-  bwt_blocks(d_text.get(), total, table.table(slots, total, longest), slots, ws, d_last.get(), stream, timer);
+  bwt_blocks(d_text.get(), total, table.table(slots, total, longest), slots, char_codes(used), ws, d_last.get(), stream,
+             timer);
   std::vector<uint8_t> last(total);
   EA_CUDA_CHECK(cudaMemcpyAsync(last.data(), d_last.get(), total, cudaMemcpyDeviceToHost, stream));
   EA_CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -16,12 +16,21 @@ struct BwtWorkspace {
   bool allocate(uint32_t total, uint32_t slots);
 };
 
+// The characters a round's texts use, numbered in sort order: pass 0's keys hold the first
+// characters of a rotation as digits in base `radix` (decimal text of 1-bit samples uses 3
+// characters, of wider samples up to 11).
+struct CharCodes {
+  uint8_t code[256];
+  uint32_t radix;
+};
+CharCodes char_codes(const bool (&used)[256]);
+
 // last[i] = the character before the i-th smallest rotation of its block, for the blocks of
 // `t` (slots 0 .. slots-1; blocks in slot order, each block's rotations at its own
-// positions). Rotations still tied when the doubling reaches the longest block are
+// positions), whose characters are all among `codes`. Rotations still tied when the doubling reaches the longest block are
 // identical (periodic blocks) and are ordered by position: any order gives the same
 // transform. Marks stages 3, 4 and 5 of `timer`. Returns the number of tied rotations.
-uint32_t bwt_blocks(const uint8_t* text, uint32_t total, const BlockTable& t, uint32_t slots, BwtWorkspace& ws,
-                    uint8_t* last, cudaStream_t st, StageTimer& timer);
+uint32_t bwt_blocks(const uint8_t* text, uint32_t total, const BlockTable& t, uint32_t slots, const CharCodes& codes,
+                    BwtWorkspace& ws, uint8_t* last, cudaStream_t st, StageTimer& timer);
 
 }  // namespace ea::gpubz

@@ -16,6 +16,12 @@ struct MtfTable {
   uint8_t* selectors;  // slot b at selectors + (begin[b] + b) / 50 + b
 };
 
+// Slot b's move-to-front values start at a multiple of 4 (groups of 50 values then start
+// 4-byte aligned) with room for len + 1 values.
+__device__ __forceinline__ size_t values_offset(uint32_t begin, uint32_t b) {
+  return (static_cast<size_t>(begin) + 4 * static_cast<size_t>(b) + 3) & ~size_t{3};
+}
+
 __device__ __forceinline__ size_t selector_offset(uint32_t begin, uint32_t b) {
   return (static_cast<size_t>(begin) + b) / bz::kGroupSize + b;
 }
@@ -36,34 +42,75 @@ struct Segments {
   uint32_t per_slot;
 };
 
-__global__ void byte_map_kernel(const uint8_t* last, BlockTable t, MtfTable m, Segments sg) {
-  const uint32_t b = blockIdx.x;
+// The bytes in use of each block as four 64-bit masks (grid: kMapSplit CTAs a slot, each a
+// share of the block's bytes, read 16 at a time where aligned); map_kernel then numbers them.
+constexpr uint32_t kMapSplit = 8;
+
+__device__ __forceinline__ void mark_byte(uint64_t (&mask)[4], uint32_t c) {
+  const uint64_t bit = uint64_t{1} << (c & 63);
+  mask[0] |= c < 64 ? bit : 0;
+  mask[1] |= (c >> 6) == 1 ? bit : 0;
+  mask[2] |= (c >> 6) == 2 ? bit : 0;
+  mask[3] |= (c >> 6) == 3 ? bit : 0;
+}
+
+__global__ void byte_mask_kernel(const uint8_t* last, BlockTable t, unsigned long long* masks) {
+  const uint32_t b = blockIdx.y;
   const uint32_t len = t.len[b];
-  __shared__ bool used[256];
-  for (int k = threadIdx.x; k < 256; k += blockDim.x) used[k] = false;
-  __syncthreads();
-  const uint8_t* block = last + t.begin[b];  // the block's bytes, in another order
-  for (uint32_t i = threadIdx.x; i < len; i += blockDim.x) used[block[i]] = true;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    int ranges = 0;
-    m.in_use[b] = bz::map_used_bytes(used, sg.seq_of + static_cast<size_t>(b) * 256, ranges);
-    m.ranges[b] = ranges;
+  const uint8_t* block = last + t.begin[b];
+  const uint32_t share = (len + kMapSplit - 1) / kMapSplit;
+  const uint32_t from = min(len, blockIdx.x * share), to = min(len, from + share);
+  uint64_t mask[4] = {0, 0, 0, 0};
+  // Bytes before the first 16-byte boundary and after the last one, one at a time.
+  const uint32_t head = min(to - from, static_cast<uint32_t>((16 - (reinterpret_cast<uintptr_t>(block + from) & 15)) & 15));
+  const uint32_t words = (to - from - head) / 16;
+  for (uint32_t i = from + threadIdx.x; i < from + head; i += blockDim.x) mark_byte(mask, block[i]);
+  const uint4* w = reinterpret_cast<const uint4*>(block + from + head);
+  for (uint32_t k = threadIdx.x; k < words; k += blockDim.x) {
+    const uint4 x = w[k];
+    const uint32_t parts[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) mark_byte(mask, (parts[q] >> (8 * j)) & 0xff);
+  }
+  for (uint32_t i = from + head + 16 * words + threadIdx.x; i < to; i += blockDim.x) mark_byte(mask, block[i]);
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    uint64_t m = mask[q];
+    for (int d = 16; d > 0; d /= 2) m |= __shfl_xor_sync(0xffffffffu, m, d);
+    if ((threadIdx.x & 31) == 0 && m) atomicOr(&masks[4 * b + q], static_cast<unsigned long long>(m));
   }
 }
 
-// f(symbol index) for the n bytes at s, fetched 16 at a time ahead of f.
+// One thread a slot: the byte map (seq_of), the bytes in use and their 16-byte ranges.
+__global__ void map_kernel(const unsigned long long* masks, BlockTable t, MtfTable m, Segments sg, uint32_t slots) {
+  const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b >= slots) return;
+  bool used[256];
+  for (int c = 0; c < 256; ++c) used[c] = (masks[4 * b + c / 64] >> (c % 64)) & 1;
+  int ranges = 0;
+  m.in_use[b] = bz::map_used_bytes(used, sg.seq_of + static_cast<size_t>(b) * 256, ranges);
+  m.ranges[b] = ranges;
+}
+
+// f(symbol index) for the n bytes at s, read 16 at a time from 16-byte aligned words (the
+// buffer holds 15 bytes after its last block: CodingBuffers::kPad).
 template <class F>
 __device__ __forceinline__ void for_each_symbol(const uint8_t* s, uint32_t n, const uint8_t* seq_of, F&& f) {
-  uint32_t i = 0;
-  for (; i + 16 <= n; i += 16) {
+  const uint32_t skip = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(s) & 15);
+  const uint4* words = reinterpret_cast<const uint4*>(s - skip);
+  for (uint32_t at = 0; at < skip + n; at += 16) {
+    const uint4 x = words[at / 16];
+    const uint32_t parts[4] = {x.x, x.y, x.z, x.w};
     uint8_t c[16];
 #pragma unroll
-    for (int k = 0; k < 16; ++k) c[k] = seq_of[s[i + k]];
+    for (int k = 0; k < 16; ++k) c[k] = seq_of[(parts[k / 4] >> (8 * (k % 4))) & 0xffu];
 #pragma unroll
-    for (int k = 0; k < 16; ++k) f(c[k]);
+    for (int k = 0; k < 16; ++k) {
+      if (at + k >= skip && at + k < skip + n) f(c[k]);
+    }
   }
-  for (; i < n; ++i) f(seq_of[s[i]]);
 }
 
 // Grid (segments, slots): the segment of this thread (k, n symbols), or false.
@@ -121,14 +168,26 @@ __global__ void places_kernel(const uint8_t* last, BlockTable t, MtfTable m, Seg
   const uint32_t b = blockIdx.y;
   const uint32_t at = b * sg.per_slot + k;
   uint64_t order = sg.start[at];
-  uint8_t* out = places + t.begin[b] + k * kSegment;
+  // The places 16 at a time into the segment's own aligned room.
+  uint4* out = reinterpret_cast<uint4*>(places + static_cast<size_t>(at) * kSegment);
   uint32_t i = 0;
+  uint4 word = make_uint4(0, 0, 0, 0);
   bz::ZeroRunSummary zr;
   for_each_symbol(last + t.begin[b] + k * kSegment, n, seq_of, [&](uint64_t c) {
-    const int r = bz::packed_move_to_front(order, c);
-    out[i++] = static_cast<uint8_t>(r);
-    zr.add(static_cast<uint32_t>(r));
+    const uint32_t r = static_cast<uint32_t>(bz::packed_move_to_front(order, c));
+    const uint32_t byte = r << (8 * (i & 3)), part = (i >> 2) & 3;
+    word.x |= part == 0 ? byte : 0;
+    word.y |= part == 1 ? byte : 0;
+    word.z |= part == 2 ? byte : 0;
+    word.w |= part == 3 ? byte : 0;
+    if ((i & 15) == 15) {
+      out[i / 16] = word;
+      word = make_uint4(0, 0, 0, 0);
+    }
+    ++i;
+    zr.add(r);
   });
+  if (i & 15) out[i / 16] = word;
   zr.close();
   sg.lead[at] = zr.lead;
   sg.inner[at] = zr.inner;
@@ -147,7 +206,7 @@ __global__ void zero_run_offsets_kernel(const uint8_t* last, BlockTable t, MtfTa
     return;
   }
   const int in_use = m.in_use[b];
-  uint16_t* out = m.values + t.begin[b] + b;
+  uint16_t* out = m.values + values_offset(t.begin[b], b);
   int32_t* freq = m.freq + static_cast<size_t>(b) * bz::kMaxAlpha;
   if (in_use > 16) {
     m.count[b] = bz::mtf_encode(last + t.begin[b], static_cast<int32_t>(len), sg.seq_of + static_cast<size_t>(b) * 256,
@@ -164,8 +223,28 @@ __global__ void zero_run_offsets_kernel(const uint8_t* last, BlockTable t, MtfTa
   m.count[b] = w;
 }
 
-// Grid (segments, slots): each segment's values from its offset, counted in shared memory
-// and added to the block's frequencies (integers: the order of the additions is free).
+
+// Counts of the values 0..19 (blocks with at most 16 byte values have at most 18) in
+// registers: 12 bits each, five to a word (a segment writes fewer than 4,096 values: its
+// places and the digits of one zero run; a group has 50).
+constexpr int kSmallAlpha = 20;
+struct SmallCounts {
+  uint64_t w[4] = {0, 0, 0, 0};
+  __device__ __forceinline__ void add(uint32_t v) {
+    const uint64_t one = uint64_t{1} << (12 * (v % 5));
+    const uint32_t k = v / 5;
+    w[0] += k == 0 ? one : 0;
+    w[1] += k == 1 ? one : 0;
+    w[2] += k == 2 ? one : 0;
+    w[3] += k == 3 ? one : 0;
+  }
+  __device__ __forceinline__ uint32_t of(int v) const { return (w[v / 5] >> (12 * (v % 5))) & 0xfff; }
+};
+static_assert(kSegment + 32 < 4096, "a segment's count of one value must fit 12 bits");
+
+// Grid (segments, slots): each segment's values from its offset, counted in registers, then
+// in shared memory, and added to the block's frequencies (integers: the order of the
+// additions is free).
 __global__ void zero_run_values_kernel(BlockTable t, MtfTable m, Segments sg, const uint8_t* places) {
   __shared__ int32_t counts[bz::kMaxAlpha];
   for (int v = threadIdx.x; v < bz::kMaxAlpha; v += blockDim.x) counts[v] = 0;
@@ -174,11 +253,15 @@ __global__ void zero_run_values_kernel(BlockTable t, MtfTable m, Segments sg, co
   const bool mine = segment_range(t, m, k, n);
   const uint32_t b = blockIdx.y;
   if (mine) {
-    int32_t* shared_counts = counts;
     const uint32_t at = b * sg.per_slot + k;
     int32_t w = static_cast<int32_t>(sg.out_at[at]);
-    bz::zero_run_values(places + t.begin[b] + k * kSegment, n, sg.carry_at[at], m.values + t.begin[b] + b, w,
-                        [shared_counts](uint16_t v) { atomicAdd(&shared_counts[v], 1); });
+    SmallCounts own;
+    bz::zero_run_values(places + static_cast<size_t>(at) * kSegment, n, sg.carry_at[at], m.values + values_offset(t.begin[b], b), w,
+                        [&own](uint16_t v) { own.add(v); });
+    for (int v = 0; v < m.in_use[b] + 2; ++v) {
+      const uint32_t c = own.of(v);
+      if (c) atomicAdd(&counts[v], static_cast<int32_t>(c));
+    }
   }
   __syncthreads();
   const int alpha = m.in_use[b] + 2;
@@ -188,10 +271,24 @@ __global__ void zero_run_values_kernel(BlockTable t, MtfTable m, Segments sg, co
   }
 }
 
+// f(v) for a group's `count` values (4-byte aligned: values_offset), read two at a time.
+template <class F>
+__device__ __forceinline__ void for_group_values(const uint16_t* v, int count, F&& f) {
+  const uint32_t* pairs = reinterpret_cast<const uint32_t*>(v);
+  int i = 0;
+  for (; i + 2 <= count; i += 2) {
+    const uint32_t w = pairs[i / 2];
+    f(w & 0xffffu);
+    f(w >> 16);
+  }
+  if (i < count) f(v[i]);
+}
+
 // One CTA per block: the steps of bz::block_bits_from_mtf with the groups shared among
 // the threads (frequencies summed with shared-memory atomics: integers, so the order does
 // not matter) and the sequential parts on thread 0.
-__global__ void __launch_bounds__(kThreads) block_bits_kernel(BlockTable t, MtfTable m, unsigned long long* bits) {
+constexpr int kBitsThreads = 1024;
+__global__ void __launch_bounds__(kBitsThreads) block_bits_kernel(BlockTable t, MtfTable m, unsigned long long* bits) {
   const uint32_t b = blockIdx.x;
   const int32_t n_mtf = m.count[b];
   if (n_mtf == 0) {
@@ -200,8 +297,9 @@ __global__ void __launch_bounds__(kThreads) block_bits_kernel(BlockTable t, MtfT
   }
   __shared__ uint8_t len[bz::kMaxTables][bz::kMaxAlpha];
   __shared__ int32_t rfreq[bz::kMaxTables][bz::kMaxAlpha];
+  __shared__ uint64_t packed[bz::kMaxAlpha];
   __shared__ unsigned long long data_bits;
-  const uint16_t* values = m.values + t.begin[b] + b;
+  const uint16_t* values = m.values + values_offset(t.begin[b], b);
   uint8_t* selectors = m.selectors + selector_offset(t.begin[b], b);
   const int alpha = m.in_use[b] + 2;
   const int tables = bz::table_count(n_mtf);
@@ -213,20 +311,43 @@ __global__ void __launch_bounds__(kThreads) block_bits_kernel(BlockTable t, MtfT
   __syncthreads();
   for (int pass = 0; pass < bz::kPasses; ++pass) {
     for (int k = threadIdx.x; k < bz::kMaxTables * bz::kMaxAlpha; k += blockDim.x) (&rfreq[0][0])[k] = 0;
+    for (int v = threadIdx.x; v < alpha; v += blockDim.x) packed[v] = bz::packed_lengths(len, tables, v);
     __syncthreads();
     for (int32_t g = threadIdx.x; g < groups; g += blockDim.x) {
       const int32_t gs = g * bz::kGroupSize;
       const int count = n_mtf - gs < bz::kGroupSize ? static_cast<int>(n_mtf - gs) : bz::kGroupSize;
-      const int bt = bz::best_table(values + gs, count, len, tables);
+      uint64_t sum = 0;
+      SmallCounts c;
+      for_group_values(values + gs, count, [&](uint32_t v) {
+        sum += packed[v];
+        c.add(v);
+      });
+      const int bt = bz::best_of_costs(sum, tables);
       selectors[g] = static_cast<uint8_t>(bt);
-      for (int i = 0; i < count; ++i) atomicAdd(&rfreq[bt][values[gs + i]], 1);
+      if (alpha <= kSmallAlpha) {
+        for (int v = 0; v < alpha; ++v) {
+          const uint32_t k = c.of(v);
+          if (k) atomicAdd(&rfreq[bt][v], static_cast<int32_t>(k));
+        }
+      } else {
+        for (int i = 0; i < count; ++i) atomicAdd(&rfreq[bt][values[gs + i]], 1);
+      }
     }
     __syncthreads();
     if (threadIdx.x < tables) bz::code_lengths(len[threadIdx.x], rfreq[threadIdx.x], alpha, bz::kMaxCodeLength);
     __syncthreads();
   }
+  // Each group's data bits: its selected table's field of the packed sum.
+  for (int v = threadIdx.x; v < alpha; v += blockDim.x) packed[v] = bz::packed_lengths(len, tables, v);
+  __syncthreads();
   unsigned long long own = 0;
-  for (int32_t g = threadIdx.x; g < groups; g += blockDim.x) own += bz::group_data_bits(values, n_mtf, g, selectors, len);
+  for (int32_t g = threadIdx.x; g < groups; g += blockDim.x) {
+    const int32_t gs = g * bz::kGroupSize;
+    const int count = n_mtf - gs < bz::kGroupSize ? static_cast<int>(n_mtf - gs) : bz::kGroupSize;
+    uint64_t sum = 0;
+    for_group_values(values + gs, count, [&](uint32_t v) { sum += packed[v]; });
+    own += bz::table_cost(sum, selectors[g]);
+  }
   atomicAdd(&data_bits, own);
   __syncthreads();
   if (threadIdx.x == 0) bits[b] = data_bits + bz::block_side_bits(selectors, groups, len, tables, alpha, m.ranges[b]);
@@ -238,7 +359,8 @@ bool CodingBuffers::allocate(uint32_t total, uint32_t slots, uint32_t block_limi
   using cuda::DeviceBuffer;
   seg_per_slot = (block_limit + 64) / kSegment + 1;
   const size_t segs = static_cast<size_t>(slots) * seg_per_slot;
-  const bool ok = DeviceBuffer<uint16_t>::try_allocate(static_cast<size_t>(total) + slots, values) &&
+  const bool ok = DeviceBuffer<uint16_t>::try_allocate(static_cast<size_t>(total) + 4 * static_cast<size_t>(slots) + 4,
+                                                       values) &&
                   DeviceBuffer<int32_t>::try_allocate(static_cast<size_t>(slots) * bz::kMaxAlpha, freq) &&
                   DeviceBuffer<int32_t>::try_allocate(slots, count) &&
                   DeviceBuffer<int32_t>::try_allocate(slots, in_use) &&
@@ -246,9 +368,10 @@ bool CodingBuffers::allocate(uint32_t total, uint32_t slots, uint32_t block_limi
                   DeviceBuffer<uint8_t>::try_allocate((static_cast<size_t>(total) + slots) / bz::kGroupSize +
                                                           2 * static_cast<size_t>(slots) + 1,
                                                       selectors) &&
-                  DeviceBuffer<uint8_t>::try_allocate(total, places) &&
+                  DeviceBuffer<uint8_t>::try_allocate(segs * kSegment, places) &&
                   DeviceBuffer<uint8_t>::try_allocate(static_cast<size_t>(slots) * 256, seq_maps) &&
                   DeviceBuffer<unsigned long long>::try_allocate(slots, bits) &&
+                  DeviceBuffer<unsigned long long>::try_allocate(4 * static_cast<size_t>(slots), byte_masks) &&
                   DeviceBuffer<uint64_t>::try_allocate(segs, seg_sig) &&
                   DeviceBuffer<uint64_t>::try_allocate(segs, seg_start) &&
                   DeviceBuffer<uint32_t>::try_allocate(segs, seg_seen) &&
@@ -267,7 +390,9 @@ void code_blocks(const uint8_t* last, const BlockTable& t, uint32_t slots, Codin
   Segments sg{cb.seg_sig.get(),  cb.seg_seen.get(),  cb.seg_start.get(), cb.seq_maps.get(),
               cb.seg_lead.get(), cb.seg_inner.get(), cb.seg_trail.get(), cb.seg_out.get(),
               cb.seg_carry.get(), cb.seg_per_slot};
-  byte_map_kernel<<<slots, kThreads, 0, st>>>(last, t, mt, sg);
+  EA_CUDA_CHECK(cudaMemsetAsync(cb.byte_masks.get(), 0, cb.byte_masks.size() * sizeof(unsigned long long), st));
+  byte_mask_kernel<<<dim3(kMapSplit, slots), kThreads, 0, st>>>(last, t, cb.byte_masks.get());
+  map_kernel<<<grid_for(slots, 64), 64, 0, st>>>(cb.byte_masks.get(), t, mt, sg, slots);
   const dim3 seg_grid((cb.seg_per_slot + 63) / 64, slots);
   signature_kernel<<<seg_grid, 64, 0, st>>>(last, t, mt, sg);
   starts_kernel<<<grid_for(slots, 64), 64, 0, st>>>(t, mt, sg, slots);
@@ -275,7 +400,7 @@ void code_blocks(const uint8_t* last, const BlockTable& t, uint32_t slots, Codin
   zero_run_offsets_kernel<<<grid_for(slots, 64), 64, 0, st>>>(last, t, mt, sg, slots);
   zero_run_values_kernel<<<seg_grid, 64, 0, st>>>(t, mt, sg, cb.places.get());
   timer.mark(6, st);
-  block_bits_kernel<<<slots, kThreads, 0, st>>>(t, mt, cb.bits.get());
+  block_bits_kernel<<<slots, kBitsThreads, 0, st>>>(t, mt, cb.bits.get());
   EA_CUDA_CHECK(cudaGetLastError());
   EA_CUDA_CHECK(cudaMemcpyAsync(cb.host_bits.get(), cb.bits.get(), slots * sizeof(unsigned long long),
                                 cudaMemcpyDeviceToHost, st));

@@ -8,10 +8,13 @@ namespace ea::gpubz {
 
 // Device memory of the coding of up to `total` transformed characters in `slots` blocks.
 struct CodingBuffers {
+  // Bytes the transform's buffer (code_blocks' `last`) must hold after its last block: its
+  // readers load aligned 16-byte words.
+  static constexpr uint32_t kPad = 16;
   cuda::DeviceBuffer<uint16_t> values;
   cuda::DeviceBuffer<int32_t> freq, count, in_use, ranges;
   cuda::DeviceBuffer<uint8_t> selectors, places, seq_maps;
-  cuda::DeviceBuffer<unsigned long long> bits;
+  cuda::DeviceBuffer<unsigned long long> bits, byte_masks;
   cuda::DeviceBuffer<uint64_t> seg_sig, seg_start;
   cuda::DeviceBuffer<uint32_t> seg_seen, seg_lead, seg_inner, seg_trail, seg_out, seg_carry;
   cuda::PinnedBuffer<unsigned long long> host_bits;
@@ -20,7 +23,8 @@ struct CodingBuffers {
   bool allocate(uint32_t total, uint32_t slots, uint32_t block_limit);
 };
 
-// The bits of every block slot of `t` (0 for unused slots), from `last` (the transform);
+// The bits of every block slot of `t` (0 for unused slots), from `last` (the transform,
+// in a buffer of CodingBuffers::kPad bytes more);
 // copied to host_bits on stream st (valid after the stream is synchronised). Marks stages 6
 // and 7 of `timer`.
 void code_blocks(const uint8_t* last, const BlockTable& t, uint32_t slots, CodingBuffers& cb, cudaStream_t st,

@@ -13,7 +13,7 @@
 //     sort on the host, prefix doubling on the GPU);
 //  3. move-to-front with zero runs written in bijective base 2 (mtf_encode);
 //  4. Huffman coding with 2-6 tables chosen per group of 50 symbols, refined in 4 passes
-//     (initial_tables, best_table, code_lengths), selectors move-to-front coded, tables
+//     (initial_tables, best_table_packed, code_lengths), selectors move-to-front coded, tables
 //     delta coded (block_bits_from_mtf; the GPU runs the same steps with one group per
 //     thread).
 // Everything here is integer arithmetic, so the host and the device agree exactly.
@@ -313,6 +313,44 @@ EA_HD inline int best_table(const uint16_t* v, int count, const uint8_t (*len)[k
   return best;
 }
 
+// Every table's length of value v side by side, table t in bits kCostBits * t and up: a
+// group's cost under all the tables is then one sum of its values' packed lengths (50
+// values of at most 17 bits each: a table's cost fits its 10 bits).
+constexpr int kCostBits = 10;
+static_assert(kGroupSize * kMaxCodeLength < (1 << kCostBits) && kCostBits * kMaxTables <= 64,
+              "a group's cost under one table must fit its field");
+EA_HD inline uint64_t packed_lengths(const uint8_t (*len)[kMaxAlpha], int tables, int v) {
+  uint64_t p = 0;
+  for (int t = 0; t < tables; ++t) p |= static_cast<uint64_t>(len[t][v]) << (kCostBits * t);
+  return p;
+}
+
+// A group's cost under table t from the sum of its values' packed lengths.
+EA_HD inline uint32_t table_cost(uint64_t sum, int t) {
+  return static_cast<uint32_t>((sum >> (kCostBits * t)) & ((uint64_t{1} << kCostBits) - 1));
+}
+
+// The table of fewest bits (the first one on a tie) from the sum of a group's packed lengths.
+EA_HD inline int best_of_costs(uint64_t sum, int tables) {
+  int best = 0;
+  uint32_t best_cost = table_cost(sum, 0);
+  for (int t = 1; t < tables; ++t) {
+    const uint32_t c = table_cost(sum, t);
+    if (c < best_cost) {
+      best = t;
+      best_cost = c;
+    }
+  }
+  return best;
+}
+
+// best_table's choice from the packed lengths (packed[v] = packed_lengths(len, tables, v)).
+EA_HD inline int best_table_packed(const uint16_t* v, int count, const uint64_t* packed, int tables) {
+  uint64_t sum = 0;
+  for (int i = 0; i < count; ++i) sum += packed[v[i]];
+  return best_of_costs(sum, tables);
+}
+
 // Huffman code lengths for freq[0..alpha) (a zero count weighs as 1), built with a binary
 // heap of nodes whose weight carries the subtree depth in its low 8 bits (so that equal
 // counts prefer shallow subtrees); when a code is longer than max_len, every count is
@@ -457,6 +495,10 @@ EA_HD inline int map_bytes_in_use(const uint8_t* block, int32_t len, uint8_t* se
 struct TableState {
   uint8_t len[kMaxTables][kMaxAlpha];
   int32_t rfreq[kMaxTables][kMaxAlpha];
+  uint64_t packed[kMaxAlpha];  // packed_lengths of each value
+  EA_HD void pack(int tables, int alpha) {
+    for (int v = 0; v < alpha; ++v) packed[v] = packed_lengths(len, tables, v);
+  }
 };
 
 // Bits of one block from its move-to-front values, sequentially (the host; the GPU kernel
@@ -469,12 +511,13 @@ EA_HD inline uint64_t block_bits_from_mtf(const uint16_t* mtfv, int32_t n_mtf, c
   const int32_t groups = (n_mtf + kGroupSize - 1) / kGroupSize;
   initial_tables(st.len, tables, alpha, freq, n_mtf);
   for (int pass = 0; pass < kPasses; ++pass) {
+    st.pack(tables, alpha);
     for (int t = 0; t < tables; ++t)
       for (int v = 0; v < alpha; ++v) st.rfreq[t][v] = 0;
     for (int32_t g = 0; g < groups; ++g) {
       const int32_t gs = g * kGroupSize;
       const int count = n_mtf - gs < kGroupSize ? static_cast<int>(n_mtf - gs) : kGroupSize;
-      const int bt = best_table(mtfv + gs, count, st.len, tables);
+      const int bt = best_table_packed(mtfv + gs, count, st.packed, tables);
       selectors[g] = static_cast<uint8_t>(bt);
       for (int i = 0; i < count; ++i) ++st.rfreq[bt][mtfv[gs + i]];
     }

@@ -112,6 +112,39 @@ TEST_CASE("bzip2 model: packed move-to-front places + zero-run coding (<= 16 sym
   }
 }
 
+TEST_CASE("bzip2 model: the table chosen from packed lengths equals best_table's (ties, lengths 0-17)") {
+  std::mt19937_64 rng(5);
+  uint8_t len[ea::bz::kMaxTables][ea::bz::kMaxAlpha];
+  uint64_t packed[ea::bz::kMaxAlpha];
+  std::vector<uint16_t> v(ea::bz::kGroupSize);
+  int differ = 0, ties = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int tables = 2 + static_cast<int>(rng() % 5), alpha = 3 + static_cast<int>(rng() % 256);
+    // Long codes everywhere in some trials (the largest sums), few distinct lengths in
+    // others (ties between tables).
+    const int top = trial % 3 == 0 ? 17 : trial % 3 == 1 ? 2 : 15;
+    for (int t = 0; t < tables; ++t)
+      for (int a = 0; a < alpha; ++a) len[t][a] = static_cast<uint8_t>(trial % 7 == 0 ? top : rng() % (top + 1));
+    for (int a = 0; a < alpha; ++a) packed[a] = ea::bz::packed_lengths(len, tables, a);
+    const int count = 1 + static_cast<int>(rng() % ea::bz::kGroupSize);
+    for (auto& x : v) x = static_cast<uint16_t>(rng() % alpha);
+    const int want = ea::bz::best_table(v.data(), count, len, tables);
+    const int got = ea::bz::best_table_packed(v.data(), count, packed, tables);
+    differ += want != got;
+    // The chosen table's field of the packed sum is the group's bits under it (the GPU's
+    // data bits).
+    uint64_t sum = 0;
+    uint32_t chosen = 0;
+    for (int i = 0; i < count; ++i) sum += packed[v[i]], chosen += len[got][v[i]];
+    differ += ea::bz::table_cost(sum, got) != chosen;
+    uint32_t c0 = 0, c1 = 0;
+    for (int i = 0; i < count; ++i) c0 += len[0][v[i]], c1 += len[1][v[i]];
+    ties += c0 == c1;
+  }
+  CHECK(differ == 0);
+  CHECK(ties > 1000);  // the first-table-on-a-tie rule was exercised
+}
+
 TEST_CASE("bzip2 model: move-to-front by segments (signatures composed in order) equals one pass") {
   std::mt19937_64 rng(29);
   for (int trial = 0; trial < 40; ++trial) {
