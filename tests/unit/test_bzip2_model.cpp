@@ -4,6 +4,7 @@
 #include <bzlib.h>
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "stats/bzip2_model.hpp"
 #include "stats/bzip2_size.hpp"
 #include "stats/compression.hpp"
+#include "stats/token_bwt.hpp"
 
 namespace {
 
@@ -241,4 +243,68 @@ TEST_CASE("bzip2 model: zero-run coding in segments (summaries, offsets, values 
     CHECK(std::equal(fa, fa + in_use + 2, fb));
   }
   CHECK(trials_with_empty_segments > 20);  // segments with no non-zero place were covered
+}
+
+TEST_CASE("bzip2 model: the transform by numbers (token_bwt) equals the suffix sort's on cut decimal text") {
+  std::mt19937_64 rng(29);
+  int compared = 0, wrapped_long = 0, starts_at_space = 0, ends_at_space = 0;
+  auto check = [&](const std::vector<uint8_t>& text, size_t from, size_t to) {
+    const std::vector<uint8_t> want = ea::bz::rotation_bwt(text.data() + from, to - from);
+    const std::vector<uint8_t> got = ea::bz::token_bwt(text.data() + from, to - from);
+    if (std::find(text.begin() + static_cast<std::ptrdiff_t>(from), text.begin() + static_cast<std::ptrdiff_t>(to),
+                  ' ') == text.begin() + static_cast<std::ptrdiff_t>(to)) {
+      CHECK(got.empty());  // one number: no tokens
+      return;
+    }
+    INFO("block [" << from << ", " << to << ") of " << text.size());
+    REQUIRE(got == want);
+    ++compared;
+    starts_at_space += text[from] == ' ';
+    ends_at_space += text[to - 1] == ' ';
+    // A wrap token longer than any number (the block's end and start joined).
+    size_t head = 0, tail = 0;
+    while (from + head < to && text[from + head] != ' ') ++head;
+    while (tail < to - from && text[to - 1 - tail] != ' ') ++tail;
+    wrapped_long += head + tail > 3;
+  };
+  std::vector<std::vector<uint8_t>> samples;
+  for (int bits : {1, 4, 8}) {
+    std::vector<uint8_t> s(20000);
+    for (auto& x : s) x = static_cast<uint8_t>(rng() & ((1u << bits) - 1));
+    samples.push_back(s);
+  }
+  samples.push_back(std::vector<uint8_t>(5000, 7));    // one number repeated: periodic
+  samples.push_back(std::vector<uint8_t>(5000, 200));
+  {
+    std::vector<uint8_t> alt(6000);
+    for (size_t i = 0; i < alt.size(); ++i) alt[i] = static_cast<uint8_t>(i % 2 ? 10 : 1);  // "1 10 1 10"
+    samples.push_back(alt);
+    std::vector<uint8_t> runs;
+    while (runs.size() < 8000) runs.insert(runs.end(), 1 + rng() % 30, static_cast<uint8_t>(rng() % 3 * 100));
+    samples.push_back(runs);
+  }
+  samples.push_back({42});
+  samples.push_back({0, 255});
+  for (const auto& s : samples) {
+    const std::vector<uint8_t> text = ea::decimal_text_bytes(s);
+    check(text, 0, text.size());
+    for (int cut = 0; cut < 40; ++cut) {  // blocks starting and ending anywhere
+      const size_t from = rng() % text.size();
+      const size_t to = from + 1 + rng() % std::min<size_t>(text.size() - from, cut % 4 == 0 ? 12 : 3000);
+      check(text, from, to);
+    }
+  }
+  // bzip2's own cuts of a long text (blocks of 499,981 characters).
+  std::vector<uint8_t> big(300000);
+  for (auto& x : big) x = static_cast<uint8_t>(rng());
+  const std::vector<uint8_t> text = ea::decimal_text_bytes(big);
+  size_t from = 0;
+  for (const auto& b : ea::bz::split_rle1_blocks(text.data(), text.size(), ea::bz::block_limit(5))) {
+    check(text, from, from + b.size());
+    from += b.size();
+  }
+  CHECK(compared > 250);
+  CHECK(wrapped_long > 10);
+  CHECK(starts_at_space > 10);
+  CHECK(ends_at_space > 10);
 }
