@@ -253,7 +253,8 @@ class GpuCompressionBackend final : public PermutationBackend {
     const double target = static_cast<double>(std::max<uint64_t>(1, tuning_.bz_chars));
     size_t free_bytes = 0, total_bytes = 0;
     EA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const double per_copy = 51.0 * text_len + 9.0 * static_cast<double>(n);
+    // (the move-to-front places take a 2,048-byte room a segment: about one block more a copy)
+    const double per_copy = 51.0 * text_len + 9.0 * static_cast<double>(n) + 2.0 * bz::block_limit(kLevel);
     uint32_t copies = static_cast<uint32_t>(std::max(1.0, std::min({64.0, target / text_len,
                                                                       memory_share_ * free_bytes / per_copy})));
     copies = static_cast<uint32_t>(std::min<uint64_t>(copies, (uint64_t{1} << 32) / text_len - 1));
@@ -276,11 +277,14 @@ class GpuCompressionBackend final : public PermutationBackend {
     const uint32_t total = copies * text_len;
     const size_t samples = static_cast<size_t>(copies) * n;
     if (!cuda::DeviceBuffer<uint8_t>::try_allocate(static_cast<size_t>(shuffle_copies) * n, b->batch) ||
-        !cuda::DeviceBuffer<uint8_t>::try_allocate(static_cast<size_t>(total) + CodingBuffers::kPad, b->last) || !b->text.allocate(samples, total) ||
+        !cuda::DeviceBuffer<uint8_t>::try_allocate(static_cast<size_t>(total) + CodingBuffers::kPad, b->last) ||
+        !b->text.allocate(samples, total) ||
         !b->blocks.allocate(slots, copies) || !b->bwt.allocate(total, slots) ||
         !b->coding.allocate(total, slots, bz::block_limit(kLevel))) {
       return false;
     }
+    // The transform's padding is read (and ignored) by 16-byte loads: defined bytes there.
+    EA_CUDA_CHECK(cudaMemset(b->last.get(), 0, b->last.size()));
     buffers_ = std::move(b);
     copies_ = copies;
     shuffle_copies_ = shuffle_copies;

@@ -42,14 +42,14 @@ __global__ void first_keys_kernel(const uint8_t* text, uint32_t total, BlockTabl
 // 8-bit radix sort passes); `span` becomes the number of distinct keys.
 constexpr uint64_t kFirstKeyLimit = uint64_t{1} << 56;
 int first_key_chars(uint32_t slots, uint32_t radix, uint64_t& span) {
-  span = slots;
-  if (radix < 2) return 1;  // one character (a single-digit text): every rotation is equal
+  span = std::max<uint32_t>(slots, 1);
+  if (radix < 2) return 1;  // one kind of character: every rotation of a block is equal
   int chars = 0;
-  while (span <= kFirstKeyLimit / radix) {
+  do {  // (slots < 2^32 and radix <= 256: one character always fits)
     span *= radix;
     ++chars;
-  }
-  return std::max(chars, 1);
+  } while (span <= kFirstKeyLimit / radix);
+  return chars;
 }
 
 // head[i] = i where a new key starts, else 0 (a max-scan then gives each element its

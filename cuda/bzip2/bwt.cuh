@@ -27,9 +27,10 @@ CharCodes char_codes(const bool (&used)[256]);
 
 // last[i] = the character before the i-th smallest rotation of its block, for the blocks of
 // `t` (slots 0 .. slots-1; blocks in slot order, each block's rotations at its own
-// positions), whose characters are all among `codes`. Rotations still tied when the doubling reaches the longest block are
-// identical (periodic blocks) and are ordered by position: any order gives the same
-// transform. Marks stages 3, 4 and 5 of `timer`. Returns the number of tied rotations.
+// positions), whose characters are all among `codes`. Rotations still tied when the
+// doubling reaches the longest block are identical (periodic blocks) and are ordered by
+// position: any order gives the same transform. Marks stages 3, 4 and 5 of `timer`.
+// Returns the number of tied rotations.
 uint32_t bwt_blocks(const uint8_t* text, uint32_t total, const BlockTable& t, uint32_t slots, const CharCodes& codes,
                     BwtWorkspace& ws, uint8_t* last, cudaStream_t st, StageTimer& timer);
 

@@ -8,7 +8,7 @@ namespace ea::gpubz {
 namespace {
 
 struct MtfTable {
-  uint16_t* values;  // block slot b at values + begin[b] + b (at most len + 1 values)
+  uint16_t* values;  // block slot b at values + values_offset(begin[b], b) (at most len + 1 values)
   int32_t* freq;     // kMaxAlpha per slot
   int32_t* count;
   int32_t* in_use;
@@ -62,7 +62,8 @@ __global__ void byte_mask_kernel(const uint8_t* last, BlockTable t, unsigned lon
   const uint32_t from = min(len, blockIdx.x * share), to = min(len, from + share);
   uint64_t mask[4] = {0, 0, 0, 0};
   // Bytes before the first 16-byte boundary and after the last one, one at a time.
-  const uint32_t head = min(to - from, static_cast<uint32_t>((16 - (reinterpret_cast<uintptr_t>(block + from) & 15)) & 15));
+  const uint32_t to_boundary = static_cast<uint32_t>((16 - (reinterpret_cast<uintptr_t>(block + from) & 15)) & 15);
+  const uint32_t head = min(to - from, to_boundary);
   const uint32_t words = (to - from - head) / 16;
   for (uint32_t i = from + threadIdx.x; i < from + head; i += blockDim.x) mark_byte(mask, block[i]);
   const uint4* w = reinterpret_cast<const uint4*>(block + from + head);
@@ -84,7 +85,7 @@ __global__ void byte_mask_kernel(const uint8_t* last, BlockTable t, unsigned lon
 }
 
 // One thread a slot: the byte map (seq_of), the bytes in use and their 16-byte ranges.
-__global__ void map_kernel(const unsigned long long* masks, BlockTable t, MtfTable m, Segments sg, uint32_t slots) {
+__global__ void map_kernel(const unsigned long long* masks, MtfTable m, Segments sg, uint32_t slots) {
   const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
   if (b >= slots) return;
   bool used[256];
@@ -223,7 +224,6 @@ __global__ void zero_run_offsets_kernel(const uint8_t* last, BlockTable t, MtfTa
   m.count[b] = w;
 }
 
-
 // Counts of the values 0..19 (blocks with at most 16 byte values have at most 18) in
 // registers: 12 bits each, five to a word (a segment writes fewer than 4,096 values: its
 // places and the digits of one zero run; a group has 50).
@@ -256,7 +256,8 @@ __global__ void zero_run_values_kernel(BlockTable t, MtfTable m, Segments sg, co
     const uint32_t at = b * sg.per_slot + k;
     int32_t w = static_cast<int32_t>(sg.out_at[at]);
     SmallCounts own;
-    bz::zero_run_values(places + static_cast<size_t>(at) * kSegment, n, sg.carry_at[at], m.values + values_offset(t.begin[b], b), w,
+    uint16_t* values = m.values + values_offset(t.begin[b], b);
+    bz::zero_run_values(places + static_cast<size_t>(at) * kSegment, n, sg.carry_at[at], values, w,
                         [&own](uint16_t v) { own.add(v); });
     for (int v = 0; v < m.in_use[b] + 2; ++v) {
       const uint32_t c = own.of(v);
@@ -317,7 +318,7 @@ __global__ void __launch_bounds__(kBitsThreads) block_bits_kernel(BlockTable t, 
       const int32_t gs = g * bz::kGroupSize;
       const int count = n_mtf - gs < bz::kGroupSize ? static_cast<int>(n_mtf - gs) : bz::kGroupSize;
       uint64_t sum = 0;
-      SmallCounts c;
+      SmallCounts c;  // (used where alpha <= kSmallAlpha; larger values are not counted in it)
       for_group_values(values + gs, count, [&](uint32_t v) {
         sum += packed[v];
         c.add(v);
@@ -392,7 +393,7 @@ void code_blocks(const uint8_t* last, const BlockTable& t, uint32_t slots, Codin
               cb.seg_carry.get(), cb.seg_per_slot};
   EA_CUDA_CHECK(cudaMemsetAsync(cb.byte_masks.get(), 0, cb.byte_masks.size() * sizeof(unsigned long long), st));
   byte_mask_kernel<<<dim3(kMapSplit, slots), kThreads, 0, st>>>(last, t, cb.byte_masks.get());
-  map_kernel<<<grid_for(slots, 64), 64, 0, st>>>(cb.byte_masks.get(), t, mt, sg, slots);
+  map_kernel<<<grid_for(slots, 64), 64, 0, st>>>(cb.byte_masks.get(), mt, sg, slots);
   const dim3 seg_grid((cb.seg_per_slot + 63) / 64, slots);
   signature_kernel<<<seg_grid, 64, 0, st>>>(last, t, mt, sg);
   starts_kernel<<<grid_for(slots, 64), 64, 0, st>>>(t, mt, sg, slots);

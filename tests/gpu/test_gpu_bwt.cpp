@@ -68,6 +68,11 @@ int main() {
     cases.push_back({"periodic 1-bit (0 1 0 1 ...)", periodic});
   }
   cases.push_back({"one sample", {42}});
+  // Texts of one kind of character (pass 0's radix 1) and of 5 and 9 kinds (2- and 3-bit).
+  cases.push_back({"one sample, one digit", {7}});
+  cases.push_back({"one sample of equal digits", {111}});
+  cases.push_back({"2-bit random", random_samples(60000, 2)});
+  cases.push_back({"3-bit random", random_samples(60000, 3)});
   int failures = 0, checked = 0;
   for (const auto& c : cases) {
     const std::vector<uint8_t> text = ea::decimal_text_bytes(c.samples);
