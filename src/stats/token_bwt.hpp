@@ -21,8 +21,17 @@
 
 namespace ea::bz {
 
-// The transform of block[0..len) (decimal text: digits and ' '), equal to rotation_bwt's;
-// empty when the block has no space (one number: the caller uses rotation_bwt).
+// The longest token handled: a number of 3 digits cut by the block's end joined to one of
+// 3 at its start (decimal text of 8-bit values).
+constexpr size_t kTokenDigits = 6;
+
+// The transform of block[0..len) (decimal text: digits and ' '), equal to rotation_bwt's,
+// by the steps the GPU is to take: tokens coded in 10 bits (2 x a number's rank among the
+// block's inner numbers + 1; the wrapped token even where it is none of them), pass 0 on 5
+// tokens' codes and prefix doubling over the token rotations, then every character keyed
+// by its tail as 6 base-11 digits, emitted in the token rotations' order and sorted stably.
+// Empty when the block has no space (one number), a token of more than kTokenDigits
+// digits or more than 511 distinct numbers: the caller uses rotation_bwt.
 std::vector<uint8_t> token_bwt(const uint8_t* block, size_t len);
 
 }  // namespace ea::bz
