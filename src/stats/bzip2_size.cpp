@@ -2,6 +2,8 @@
 
 #include <divsufsort.h>
 
+#include <algorithm>
+
 #include "common/error.hpp"
 #include "stats/bzip2_model.hpp"
 
@@ -42,6 +44,23 @@ std::vector<std::vector<uint8_t>> split_rle1_blocks(const uint8_t* in, size_t n,
 }
 
 std::vector<uint8_t> rotation_bwt(const uint8_t* block, size_t len) {
+  if (len > kDirectRotations) return suffix_sort_bwt(block, len);
+  // Rotations compared directly (equal ones give equal transform bytes in either order).
+  std::vector<uint32_t> rot(len);
+  for (uint32_t i = 0; i < len; ++i) rot[i] = i;
+  std::sort(rot.begin(), rot.end(), [&](uint32_t a, uint32_t b) {
+    for (size_t i = 0; i < len; ++i) {
+      const uint8_t x = block[(a + i) % len], y = block[(b + i) % len];
+      if (x != y) return x < y;
+    }
+    return false;
+  });
+  std::vector<uint8_t> last(len);
+  for (size_t i = 0; i < len; ++i) last[i] = block[(rot[i] + len - 1) % len];
+  return last;
+}
+
+std::vector<uint8_t> suffix_sort_bwt(const uint8_t* block, size_t len) {
   // Rotations of the block in sorted order: the suffixes of block+block that start in the
   // first copy (two different rotations differ within len bytes; equal ones give equal
   // transform bytes in either order).

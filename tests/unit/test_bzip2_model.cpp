@@ -317,3 +317,19 @@ TEST_CASE("bzip2 model: the transform by numbers (token_bwt) equals the suffix s
   CHECK(starts_at_space > 10);
   CHECK(ends_at_space > 10);
 }
+
+TEST_CASE("bzip2 model: small blocks' rotations compared directly equal the suffix sort's transform") {
+  std::mt19937_64 rng(64);
+  int compared = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    const size_t len = 1 + rng() % ea::bz::kDirectRotations;
+    std::vector<uint8_t> block(len);
+    const int kinds = 1 + static_cast<int>(rng() % 4);          // few symbols: many equal prefixes
+    const size_t period = 1 + rng() % (trial % 3 == 0 ? 3 : len);  // periodic blocks: equal rotations
+    for (size_t i = 0; i < len; ++i) block[i] = i < period ? static_cast<uint8_t>('0' + rng() % kinds) : block[i - period];
+    INFO("block of " << len);
+    REQUIRE(ea::bz::rotation_bwt(block.data(), len) == ea::bz::suffix_sort_bwt(block.data(), len));
+    ++compared;
+  }
+  CHECK(compared == 4000);
+}
