@@ -138,7 +138,7 @@ uint32_t bwt_blocks(const uint8_t* text, uint32_t total, const BlockTable& t, ui
 namespace ea {
 
 std::vector<uint8_t> gpu_bwt(const std::vector<uint8_t>& text, const std::vector<uint32_t>& block_lengths,
-                             int gpu_id) {
+                             int gpu_id, bool* by_numbers) {
   using namespace gpubz;
   uint64_t sum = 0;
   uint32_t longest = 1;
@@ -184,9 +184,12 @@ std::vector<uint8_t> gpu_bwt(const std::vector<uint8_t>& text, const std::vector
   if (!ws.allocate(total, slots)) throw Error(ErrorKind::Device, "GPU out of memory");
   StageTimer timer(false);
   Numbers numbers{};
-  const bool numbered = numbers_of_text(text, numbers);
-  bwt_blocks(d_text.get(), total, table.table(slots, total, longest), slots, char_codes(used),
-             numbered ? &numbers : nullptr, ws, d_last.get(), stream, timer);
+  const BlockTable t = table.table(slots, total, longest);
+  uint32_t tied = 0;
+  const bool numbered = numbers_of_text(text, numbers) &&
+                        token_transform(d_text.get(), total, t, slots, numbers, ws, d_last.get(), stream, timer, tied);
+  if (!numbered) bwt_blocks(d_text.get(), total, t, slots, char_codes(used), nullptr, ws, d_last.get(), stream, timer);
+  if (by_numbers) *by_numbers = numbered;
   std::vector<uint8_t> last(total);
   EA_CUDA_CHECK(cudaMemcpyAsync(last.data(), d_last.get(), total, cudaMemcpyDeviceToHost, stream));
   EA_CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -87,6 +87,9 @@ __global__ void token_slots_kernel(const uint32_t* spaces, const uint32_t* count
 // around the block's end) as a digits code, and its code among `numbers`.
 __global__ void token_kernel(const uint8_t* text, const uint32_t* spaces, uint32_t s, TokenTable tt, BlockTable t,
                              Numbers numbers, uint32_t* tok_digits, uint32_t* tok_code) {
+  __shared__ uint32_t table[256];  // (the parameter's entries read at different places per thread serialise)
+  for (uint32_t k = threadIdx.x; k < numbers.count; k += blockDim.x) table[k] = numbers.code[k];
+  __syncthreads();
   const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
   if (g >= s) return;
   const uint32_t b = tt.slot_of(g);
@@ -105,13 +108,13 @@ __global__ void token_kernel(const uint8_t* text, const uint32_t* spaces, uint32
   uint32_t lo = 0, hi = numbers.count;
   while (lo < hi) {
     const uint32_t mid = (lo + hi) / 2;
-    if (numbers.code[mid] < code) {
+    if (table[mid] < code) {
       lo = mid + 1;
     } else {
       hi = mid;
     }
   }
-  tok_code[g] = 2 * lo + (lo < numbers.count && numbers.code[lo] == code ? 1u : 0u);
+  tok_code[g] = 2 * lo + (lo < numbers.count && table[lo] == code ? 1u : 0u);
 }
 
 // Pass 0 keys: slot, then the codes of `tokens` numbers from g on (cyclic in its block).
@@ -184,7 +187,7 @@ Numbers numbers_of_values(const bool (&present)[256]) {
 }
 
 bool numbers_of_text(const std::vector<uint8_t>& text, Numbers& numbers) {
-  std::set<uint32_t> codes;
+  std::set<uint32_t> codes = {0};  // the empty number: between two spaces in a row
   for (size_t i = 0; i < text.size();) {
     if (text[i] == ' ') {
       ++i;
