@@ -73,11 +73,12 @@ class GpuCompressionBackend final : public PermutationBackend {
   double model_original() const { return model_original_; }
 
   std::string profile() const override {
-    char buf[480];
+    char buf[560];
     int len = std::snprintf(buf, sizeof buf, "GPU compression: %.3f s busy", busy_ms_ / 1000.0);
     if (res_->timer.enabled()) {
       static const char* kNames[StageTimer::kStages] = {"text", "split", "sort", "doubling", "bwt", "mtf", "bits"};
-      len += std::snprintf(buf + len, sizeof buf - len, " (%u rotations tied at the end;", unresolved_);
+      len += std::snprintf(buf + len, sizeof buf - len, " (%u rotations tied at the end, %u rounds by characters;",
+                           unresolved_, buffers_ ? buffers_->bwt.by_characters : 0u);
       for (int k = 0; k < StageTimer::kStages && len < static_cast<int>(sizeof buf); ++k) {
         len += std::snprintf(buf + len, sizeof buf - len, " %s %.3f s", kNames[k], res_->timer.total_ms(k) / 1000.0);
       }
@@ -205,6 +206,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     per_perm_ = text_len_ / bz::block_limit(kLevel) + 2;
     busy_ms_ = 0;
     unresolved_ = 0;
+    if (buffers_) buffers_->bwt.by_characters = 0;
     res_->timer.clear();
     // The self-check: the original data must give libbz2's length.
     copy_original_kernel<<<grid_for(data.n), kThreads, 0, st>>>(buffers_->batch.get(), shuffle_copies_, symbols_.get(),

@@ -118,7 +118,10 @@ CharCodes char_codes(const bool (&used)[256]) {
 uint32_t bwt_blocks(const uint8_t* text, uint32_t total, const BlockTable& t, uint32_t slots, const CharCodes& codes,
                     const Numbers* numbers, BwtWorkspace& ws, uint8_t* last, cudaStream_t st, StageTimer& timer) {
   uint32_t tied = 0;
-  if (numbers && token_transform(text, total, t, slots, *numbers, ws, last, st, timer, tied)) return tied;
+  if (numbers) {
+    if (token_transform(text, total, t, slots, *numbers, ws, last, st, timer, tied)) return tied;
+    ++ws.by_characters;  // (a block of one number, or more than 2^11 slots)
+  }
   // Pass 0 on (slot, first characters).
   uint64_t span = 0;
   const int chars = first_key_chars(slots, codes.radix, span);

@@ -19,6 +19,7 @@ struct BwtWorkspace {
   // number and its count.
   cuda::DeviceBuffer<uint32_t> tok_digits, tok_code, tok_begin, tok_len;
   cuda::PinnedBuffer<uint32_t> host_selected, host_lens, host_text_lens;
+  uint32_t by_characters = 0;  // rounds bwt_blocks sorted by characters though given numbers
   bool allocate(uint32_t total, uint32_t slots);
 };
 
