@@ -27,13 +27,14 @@ struct BwtWorkspace {
 // digit d as d + 1, padded with 0), sorted, distinct: the transform by numbers codes each
 // of a block's numbers by its place among them (2 x place + 1; the number that wraps around
 // the block's end, 2 x the numbers below it where it is none of them).
+constexpr uint32_t kMaxNumbers = 257;  // the 256 values' numbers and the empty one
 struct Numbers {
-  uint32_t code[256];
+  uint32_t code[kMaxNumbers];
   uint32_t count;
 };
 // From the values (0-255) present in the samples.
 Numbers numbers_of_values(const bool (&present)[256]);
-// From decimal text: false where a number has more than 3 digits or there are more than 256
+// From decimal text: false where a number has more than 3 digits or there are more than kMaxNumbers
 // distinct ones (the transform then sorts characters).
 bool numbers_of_text(const std::vector<uint8_t>& text, Numbers& numbers);
 

@@ -20,7 +20,6 @@ namespace ea::gpubz {
 namespace {
 
 __constant__ uint32_t kPow11[7] = {1, 11, 121, 1331, 14641, 161051, 1771561};  // 11^0 .. 11^6
-constexpr int kCodeBits = 10;   // a number's code (at most 2 x 256 + 1)
 constexpr int kTailBits = 21;   // a number's rest as 6 base-11 digits (< 11^6)
 constexpr int kFirstKeyBits = 56;
 
@@ -87,7 +86,7 @@ __global__ void token_slots_kernel(const uint32_t* spaces, const uint32_t* count
 // around the block's end) as a digits code, and its code among `numbers`.
 __global__ void token_kernel(const uint8_t* text, const uint32_t* spaces, uint32_t s, TokenTable tt, BlockTable t,
                              Numbers numbers, uint32_t* tok_digits, uint32_t* tok_code) {
-  __shared__ uint32_t table[256];  // (the parameter's entries read at different places per thread serialise)
+  __shared__ uint32_t table[kMaxNumbers];  // (the parameter's entries read at different places per thread serialise)
   for (uint32_t k = threadIdx.x; k < numbers.count; k += blockDim.x) table[k] = numbers.code[k];
   __syncthreads();
   const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
@@ -117,9 +116,10 @@ __global__ void token_kernel(const uint8_t* text, const uint32_t* spaces, uint32
   tok_code[g] = 2 * lo + (lo < numbers.count && table[lo] == code ? 1u : 0u);
 }
 
-// Pass 0 keys: slot, then the codes of `tokens` numbers from g on (cyclic in its block).
-__global__ void token_first_keys_kernel(const uint32_t* tok_code, uint32_t s, TokenTable tt, int tokens,
-                                        uint64_t* keys, uint32_t* vals) {
+// Pass 0 keys: slot, then the codes (< radix) of `tokens` numbers from g on (cyclic in its
+// block), in base radix.
+__global__ void token_first_keys_kernel(const uint32_t* tok_code, uint32_t s, TokenTable tt, uint32_t radix,
+                                        int tokens, uint64_t* keys, uint32_t* vals) {
   const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
   if (g >= s) return;
   const uint32_t b = tt.slot_of(g);
@@ -127,7 +127,7 @@ __global__ void token_first_keys_kernel(const uint32_t* tok_code, uint32_t s, To
   uint32_t o = g - first;
   uint64_t key = b;
   for (int i = 0; i < tokens; ++i) {
-    key = key << kCodeBits | tok_code[first + o];
+    key = key * radix + tok_code[first + o];
     o = o + 1 == count ? 0 : o + 1;
   }
   keys[g] = key;
@@ -201,7 +201,7 @@ bool numbers_of_text(const std::vector<uint8_t>& text, Numbers& numbers) {
     codes.insert(code);
     i = j;
   }
-  if (codes.size() > 256) return false;
+  if (codes.size() > kMaxNumbers) return false;
   numbers = Numbers{};
   numbers.count = static_cast<uint32_t>(codes.size());
   std::copy(codes.begin(), codes.end(), numbers.code);
@@ -234,11 +234,21 @@ bool token_transform(const uint8_t* text, uint32_t total, const BlockTable& t, u
   token_kernel<<<grid_for(s), kThreads, 0, st>>>(text, ws.list.get(), s, tt, t, numbers, ws.tok_digits.get(),
                                                  ws.tok_code.get());
   // The rotations of numbers in order (ws.host_lens still holds each slot's count).
-  const int tokens = std::max(1, (kFirstKeyBits - slot_bits) / kCodeBits);
-  token_first_keys_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.tok_code.get(), s, tt, tokens, ws.keys[0].get(),
-                                                            ws.vals[0].get());
+  // As many codes (2 x count + 1 of them: present numbers odd, absent ones even) as fit in
+  // kFirstKeyBits beside the slot: 5 for 8-bit values, 9 for 4-bit, 20 for 1-bit.
+  const uint32_t radix = 2 * numbers.count + 1;
+  const uint64_t room = (uint64_t{1} << kFirstKeyBits) >> slot_bits;
+  uint64_t span = radix;
+  int tokens = 1;
+  while (span * radix <= room) {
+    span *= radix;
+    ++tokens;
+  }
+  token_first_keys_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.tok_code.get(), s, tt, radix, tokens,
+                                                            ws.keys[0].get(), ws.vals[0].get());
   EA_CUDA_CHECK(cudaGetLastError());
-  tied = sort_rotations(tt, s, slots, slot_bits + kCodeBits * tokens, static_cast<uint64_t>(tokens), ws, st, timer);
+  const int key_bits = bits_for(static_cast<uint64_t>(slots) * span - 1);
+  tied = sort_rotations(tt, s, slots, key_bits, static_cast<uint64_t>(tokens), ws, st, timer);
   // Every character from its number's rotation, then stably on (slot, the rest of its number).
   emit_counts_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.head_a.get(), s, tt, ws.tok_digits.get(), ws.list.get());
   bytes = ws.temp.size();
