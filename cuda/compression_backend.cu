@@ -73,11 +73,12 @@ class GpuCompressionBackend final : public PermutationBackend {
   double model_original() const { return model_original_; }
 
   std::string profile() const override {
-    char buf[480];
+    char buf[560];
     int len = std::snprintf(buf, sizeof buf, "GPU compression: %.3f s busy", busy_ms_ / 1000.0);
     if (res_->timer.enabled()) {
       static const char* kNames[StageTimer::kStages] = {"text", "split", "sort", "doubling", "bwt", "mtf", "bits"};
-      len += std::snprintf(buf + len, sizeof buf - len, " (%u rotations tied at the end;", unresolved_);
+      len += std::snprintf(buf + len, sizeof buf - len, " (%u rotations tied at the end, %u rounds by characters;",
+                           unresolved_, buffers_ ? buffers_->bwt.by_characters : 0u);
       for (int k = 0; k < StageTimer::kStages && len < static_cast<int>(sizeof buf); ++k) {
         len += std::snprintf(buf + len, sizeof buf - len, " %s %.3f s", kNames[k], res_->timer.total_ms(k) / 1000.0);
       }
@@ -189,6 +190,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     }
     cudaStream_t st = res_->stream;
     codes_ = text_codes(data);
+    numbers_ = text_numbers(data);
     cuda::upload(symbols_, data.symbols, data.n, st);
     log_bits_ = symbol_log_bits(data.symbols, data.n);
     cuda::upload(raw_of_, data.raw_of, 256, st);
@@ -204,6 +206,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     per_perm_ = text_len_ / bz::block_limit(kLevel) + 2;
     busy_ms_ = 0;
     unresolved_ = 0;
+    if (buffers_) buffers_->bwt.by_characters = 0;
     res_->timer.clear();
     // The self-check: the original data must give libbz2's length.
     copy_original_kernel<<<grid_for(data.n), kThreads, 0, st>>>(buffers_->batch.get(), shuffle_copies_, symbols_.get(),
@@ -240,6 +243,14 @@ class GpuCompressionBackend final : public PermutationBackend {
     return char_codes(used);
   }
 
+  // The numbers of the data set's text (its values present).
+  static Numbers text_numbers(const PermutationData& data) {
+    bool present[256] = {}, values[256] = {};
+    for (size_t i = 0; i < data.n; ++i) present[data.symbols[i]] = true;
+    for (int v = 0; v < 256; ++v) values[data.raw_of[v]] = values[data.raw_of[v]] || present[v];
+    return numbers_of_values(values);
+  }
+
   // Buffers for data sets of up to n samples and about 1/16 more text than text_len.
   // Copies per round: about tuning_.bz_chars text characters in all (default 2^26), at
   // most 64, fewer when memory_share_ of the free memory does not hold them; halved on an
@@ -254,7 +265,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     size_t free_bytes = 0, total_bytes = 0;
     EA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     // (the move-to-front places take a 2,048-byte room a segment: about one block more a copy)
-    const double per_copy = 51.0 * text_len + 9.0 * static_cast<double>(n) + 2.0 * bz::block_limit(kLevel);
+    const double per_copy = 59.0 * text_len + 9.0 * static_cast<double>(n) + 2.0 * bz::block_limit(kLevel);
     uint32_t copies = static_cast<uint32_t>(std::max(1.0, std::min({64.0, target / text_len,
                                                                       memory_share_ * free_bytes / per_copy})));
     copies = static_cast<uint32_t>(std::min<uint64_t>(copies, (uint64_t{1} << 32) / text_len - 1));
@@ -306,7 +317,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     EA_CUDA_CHECK(cudaGetLastError());
     timer.mark(2, st);
     const uint32_t slots = count * per_perm_;
-    unresolved_ += bwt_blocks(b.text.text.get(), total, t, slots, codes_, b.bwt, b.last.get(), st, timer);
+    unresolved_ += bwt_blocks(b.text.text.get(), total, t, slots, codes_, &numbers_, b.bwt, b.last.get(), st, timer);
     code_blocks(b.last.get(), t, slots, b.coding, st, timer);
     timer.sync(st);
     timer.add_host(t0);
@@ -334,6 +345,7 @@ class GpuCompressionBackend final : public PermutationBackend {
   uint32_t log_bits_ = 3;      // bits per sample that hold every symbol, as log2
   uint32_t unresolved_ = 0;  // tied rotations (identical) over the data set's rounds
   CharCodes codes_{};        // the text's characters
+  Numbers numbers_{};        // and its numbers
   cuda::DeviceBuffer<uint32_t> states_, aux_;
   cuda::DeviceBuffer<uint8_t> symbols_, raw_of_;
   std::unique_ptr<RoundBuffers> buffers_;

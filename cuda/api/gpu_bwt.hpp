@@ -10,7 +10,9 @@
 
 namespace ea {
 
+// by_numbers (when given): whether the transform by numbers (cuda/bzip2/tokens.cu) made it,
+// rather than the sort of characters.
 std::vector<uint8_t> gpu_bwt(const std::vector<uint8_t>& text, const std::vector<uint32_t>& block_lengths,
-                             int gpu_id = 0);
+                             int gpu_id = 0, bool* by_numbers = nullptr);
 
 }  // namespace ea

@@ -73,15 +73,20 @@ int main() {
   cases.push_back({"one sample of equal digits", {111}});
   cases.push_back({"2-bit random", random_samples(60000, 2)});
   cases.push_back({"3-bit random", random_samples(60000, 3)});
+  // Small blocks by numbers: at most 2,048 blocks of 7 and 40 characters (numbers wrapped
+  // at both ends, blocks of one space).
+  cases.push_back({"8-bit random, small", random_samples(2000, 8)});
   int failures = 0, checked = 0;
   for (const auto& c : cases) {
     const std::vector<uint8_t> text = ea::decimal_text_bytes(c.samples);
-    for (uint32_t piece : {0u, 1u, 5u, 4097u}) {
+    for (uint32_t piece : {0u, 1u, 5u, 7u, 40u, 4097u}) {
       if (piece == 1 && text.size() > 5000) continue;  // one-character blocks: small texts only
+      if ((piece == 7 || piece == 40) && text.size() > 20000) continue;
       const std::vector<uint32_t> lens = cuts(text, piece);
       std::vector<uint8_t> got;
+      bool by_numbers = false;
       try {
-        got = ea::gpu_bwt(text, lens);
+        got = ea::gpu_bwt(text, lens, 0, &by_numbers);
       } catch (const ea::Error& e) {
         std::printf("FAIL %s (blocks of %u): %s\n", c.name.c_str(), piece, e.what());
         ++failures;
@@ -95,10 +100,23 @@ int main() {
         if (!same) std::printf("FAIL %s: block %zu of %zu differs\n", c.name.c_str(), b, lens.size());
         at += lens[b];
       }
+      // Where every block has a space (and there are at most 2,048), the transform by numbers
+      // must have made them.
+      bool numbers_expected = lens.size() <= 2048;
+      for (size_t b = 0, from = 0; b < lens.size(); from += lens[b], ++b) {
+        numbers_expected = numbers_expected && std::find(text.begin() + static_cast<long>(from),
+                                                         text.begin() + static_cast<long>(from + lens[b]),
+                                                         ' ') != text.begin() + static_cast<long>(from + lens[b]);
+      }
+      if (numbers_expected && !by_numbers) {
+        std::printf("FAIL %s: the transform by numbers was not used\n", c.name.c_str());
+        same = false;
+      }
       ++checked;
       failures += same ? 0 : 1;
-      std::printf("%s %s: %zu characters, %zu blocks (%s)\n", same ? "ok  " : "FAIL", c.name.c_str(), text.size(),
-                  lens.size(), piece ? ("pieces of " + std::to_string(piece)).c_str() : "bzip2 block cuts");
+      std::printf("%s %s: %zu characters, %zu blocks (%s, by %s)\n", same ? "ok  " : "FAIL", c.name.c_str(), text.size(),
+                  lens.size(), piece ? ("pieces of " + std::to_string(piece)).c_str() : "bzip2 block cuts",
+                  by_numbers ? "numbers" : "characters");
     }
   }
   std::printf("gpu_bwt: %d of %d checks failed\n", failures, checked);

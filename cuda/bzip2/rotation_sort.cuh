@@ -1,0 +1,161 @@
+// The sort of many blocks' cyclic rotations at once (cuda/bzip2/bwt.cu: rotations of
+// characters; cuda/bzip2/tokens.cu: rotations of numbers): pass 0 on keys the caller
+// writes (block slot first), then prefix doubling of the rotations still tied on (rank,
+// rank of the rotation h places later), until none is tied or h reaches the longest block.
+// A Table gives a position's block: slot_of(q), begin[b] and len[b] (BlockTable for
+// characters, TokenTable for numbers).
+#pragma once
+
+#include <cub/cub.cuh>
+
+#include <algorithm>
+
+#include "bzip2/bwt.cuh"
+
+namespace ea::gpubz {
+namespace {
+
+// head[i] = i where a new key starts, else 0 (a max-scan then gives each element its
+// group's first index).
+__global__ void head_kernel(const uint64_t* keys, uint32_t m, uint32_t* head) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < m) head[i] = (i == 0 || keys[i] != keys[i - 1]) ? i : 0;
+}
+
+// Pair passes: also where the rank half (key >> 32) changes.
+__global__ void pair_head_kernel(const uint64_t* keys, uint32_t m, uint32_t* sub, uint32_t* group) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  sub[i] = (i == 0 || keys[i] != keys[i - 1]) ? i : 0;
+  group[i] = (i == 0 || (keys[i] >> 32) != (keys[i - 1] >> 32)) ? i : 0;
+}
+
+__device__ __forceinline__ bool tied(const uint64_t* keys, uint32_t m, uint32_t i) {
+  return (i > 0 && keys[i] == keys[i - 1]) || (i + 1 < m && keys[i] == keys[i + 1]);
+}
+
+// After pass 0 the rank of a rotation is its group's first index among all sorted
+// rotations (blocks in order, so a block's ranks are its own positions).
+__global__ void first_ranks_kernel(const uint64_t* keys, const uint32_t* vals, const uint32_t* group, uint32_t m,
+                                   uint32_t* rank, uint8_t* unresolved) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  rank[vals[i]] = group[i];
+  unresolved[i] = tied(keys, m, i);
+}
+
+// Doubling pass h: key = (rank of q, rank of the rotation h places later).
+template <class Table>
+__global__ void pair_keys_kernel(const uint32_t* list, uint32_t m, const uint32_t* rank, uint32_t h, Table t,
+                                 uint64_t* keys, uint32_t* vals) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  const uint32_t q = list[i];
+  const uint32_t b = t.slot_of(q);
+  const uint32_t begin = t.begin[b], len = t.len[b];
+  const uint32_t later = begin + static_cast<uint32_t>((static_cast<uint64_t>(q - begin) + h) % len);
+  keys[i] = (static_cast<uint64_t>(rank[q]) << 32) | rank[later];
+  vals[i] = q;
+}
+
+// New rank = old group start + offset of the new subgroup within it; `last` breaks the
+// remaining ties by position (they are identical rotations: any order gives the same
+// transform).
+__global__ void pair_ranks_kernel(const uint64_t* keys, const uint32_t* vals, const uint32_t* sub,
+                                  const uint32_t* group, uint32_t m, bool last, uint32_t* rank,
+                                  uint8_t* unresolved) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  rank[vals[i]] = static_cast<uint32_t>(keys[i] >> 32) + ((last ? i : sub[i]) - group[i]);
+  unresolved[i] = tied(keys, m, i);
+}
+
+__global__ void position_ranks_kernel(const uint32_t* vals, uint32_t m, uint32_t* rank) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < m) rank[vals[i]] = i;
+}
+
+__global__ void invert_kernel(const uint32_t* rank, uint32_t total, uint32_t* order) {
+  const uint32_t q = blockIdx.x * blockDim.x + threadIdx.x;
+  if (q < total) order[rank[q]] = q;
+}
+
+struct MaxOp {
+  __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
+};
+
+inline void max_scan(BwtWorkspace& ws, uint32_t* data, uint32_t m, cudaStream_t st) {
+  size_t bytes = ws.temp.size();
+  EA_CUDA_CHECK(cub::DeviceScan::InclusiveScan(ws.temp.get(), bytes, data, data, MaxOp{}, static_cast<int>(m), st));
+}
+
+inline uint32_t select_unresolved(BwtWorkspace& ws, const uint32_t* vals, uint32_t m, cudaStream_t st,
+                                  StageTimer& timer) {
+  size_t bytes = ws.temp.size();
+  EA_CUDA_CHECK(cub::DeviceSelect::Flagged(ws.temp.get(), bytes, vals, ws.flags.get(), ws.list.get(),
+                                           ws.selected.get(), static_cast<int>(m), st));
+  EA_CUDA_CHECK(
+      cudaMemcpyAsync(ws.host_selected.get(), ws.selected.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
+  timer.sync(st);
+  return *ws.host_selected.get();
+}
+
+// After the caller's pass-0 keys (ws.keys[0], ws.vals[0] = 0 .. total-1; `key_bits` of
+// them, `h` places compared) and its copy of the blocks' lengths into ws.host_lens (on st;
+// read after the first selection waits for the stream): the sorted rotations' positions in
+// ws.head_a (rotations still tied at the end are identical and ordered by position). Marks
+// stages 3 and 4 of `timer`. Returns the number of tied rotations.
+template <class Table>
+uint32_t sort_rotations(const Table& t, uint32_t total, uint32_t slots, int key_bits, uint64_t h, BwtWorkspace& ws,
+                        cudaStream_t st, StageTimer& timer) {
+  cub::DoubleBuffer<uint64_t> keys(ws.keys[0].get(), ws.keys[1].get());
+  cub::DoubleBuffer<uint32_t> vals(ws.vals[0].get(), ws.vals[1].get());
+  size_t bytes = ws.temp.size();
+  EA_CUDA_CHECK(
+      cub::DeviceRadixSort::SortPairs(ws.temp.get(), bytes, keys, vals, static_cast<int>(total), 0, key_bits, st));
+  head_kernel<<<grid_for(total), kThreads, 0, st>>>(keys.Current(), total, ws.head_a.get());
+  max_scan(ws, ws.head_a.get(), total, st);
+  first_ranks_kernel<<<grid_for(total), kThreads, 0, st>>>(keys.Current(), vals.Current(), ws.head_a.get(), total,
+                                                           ws.rank.get(), ws.flags.get());
+  EA_CUDA_CHECK(cudaGetLastError());
+  uint32_t m = select_unresolved(ws, vals.Current(), total, st, timer);
+  timer.mark(3, st);
+  const uint32_t longest = *std::max_element(ws.host_lens.get(), ws.host_lens.get() + slots);
+  const int rank_bits = bits_for(total);
+  bool paired = false;
+  uint32_t sorted = 0;  // elements of the last pair pass
+  while (m > 0 && h < longest) {
+    pair_keys_kernel<<<grid_for(m), kThreads, 0, st>>>(ws.list.get(), m, ws.rank.get(), static_cast<uint32_t>(h), t,
+                                                       keys.Current(), vals.Current());
+    bytes = ws.temp.size();
+    EA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(ws.temp.get(), bytes, keys, vals, static_cast<int>(m), 0,
+                                                  32 + rank_bits, st));
+    pair_head_kernel<<<grid_for(m), kThreads, 0, st>>>(keys.Current(), m, ws.head_a.get(), ws.head_b.get());
+    max_scan(ws, ws.head_a.get(), m, st);
+    max_scan(ws, ws.head_b.get(), m, st);
+    pair_ranks_kernel<<<grid_for(m), kThreads, 0, st>>>(keys.Current(), vals.Current(), ws.head_a.get(),
+                                                        ws.head_b.get(), m, false, ws.rank.get(), ws.flags.get());
+    EA_CUDA_CHECK(cudaGetLastError());
+    paired = true;
+    sorted = m;
+    m = select_unresolved(ws, vals.Current(), m, st, timer);
+    h *= 2;
+  }
+  if (m > 0) {
+    // Identical rotations (periodic blocks): any order among them.
+    if (paired) {
+      pair_ranks_kernel<<<grid_for(sorted), kThreads, 0, st>>>(keys.Current(), vals.Current(), ws.head_a.get(),
+                                                               ws.head_b.get(), sorted, true, ws.rank.get(),
+                                                               ws.flags.get());
+    } else {
+      position_ranks_kernel<<<grid_for(total), kThreads, 0, st>>>(vals.Current(), total, ws.rank.get());
+    }
+  }
+  timer.mark(4, st);
+  invert_kernel<<<grid_for(total), kThreads, 0, st>>>(ws.rank.get(), total, ws.head_a.get());
+  EA_CUDA_CHECK(cudaGetLastError());
+  return m;
+}
+
+}  // namespace
+}  // namespace ea::gpubz
