@@ -29,7 +29,7 @@ __device__ __forceinline__ size_t selector_offset(uint32_t begin, uint32_t b) {
 // Move-to-front and zero-run coding in segments of kSegment symbols (bz::packed_* and
 // bz::ZeroRunSummary in src/stats/bzip2_model.hpp; blocks with at most 16 byte values, which
 // decimal text always is; others are coded by one thread in zero_run_offsets_kernel).
-constexpr uint32_t kSegment = 2048;
+constexpr uint32_t kSegment = 512;  // (2,048 left 7 warps an SM on the H200)
 
 struct Segments {
   uint64_t* sig;    // the segment's list when started from the identity
@@ -148,17 +148,50 @@ __global__ void signature_kernel(const uint8_t* last, BlockTable t, MtfTable m, 
   sg.seen[b * sg.per_slot + k] = seen;
 }
 
-__global__ void starts_kernel(BlockTable t, MtfTable m, Segments sg, uint32_t slots) {
-  const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b >= slots || t.len[b] == 0 || m.in_use[b] > 16) return;
-  const int in_use = m.in_use[b];
-  uint64_t start = bz::packed_identity(in_use);
-  const uint32_t segments = (t.len[b] + kSegment - 1) / kSegment;
-  for (uint32_t k = 0; k < segments; ++k) {
-    const uint32_t at = b * sg.per_slot + k;
-    sg.start[at] = start;
-    start = bz::packed_compose(sg.sig[at], sg.seen[at], start, in_use);
+// Warp shuffles of a trivially copyable T, a 32-bit word at a time.
+template <class T>
+__device__ __forceinline__ T shuffle_words(T x, int lane, bool up) {
+  static_assert(sizeof(T) % 4 == 0, "whole words");
+  uint32_t w[sizeof(T) / 4];
+  memcpy(w, &x, sizeof(T));
+  for (auto& v : w) v = up ? __shfl_up_sync(0xffffffffu, v, lane) : __shfl_sync(0xffffffffu, v, lane);
+  memcpy(&x, w, sizeof(T));
+  return x;
+}
+
+// One warp: store(k, the combination of items 0 .. k-1) for k < n (op associative, identity
+// its identity); returns the combination of all n. A slot's segments are scanned this way
+// (bz::then_segment, bz::then_summary) instead of one thread composing them in order.
+template <class T, class Load, class Op, class Store>
+__device__ __forceinline__ T warp_exclusive_scan(uint32_t n, const T& identity, Load&& load, Op&& op, Store&& store) {
+  const uint32_t lane = threadIdx.x & 31;
+  T carry = identity;
+  for (uint32_t k0 = 0; k0 < n; k0 += 32) {
+    const uint32_t k = k0 + lane;
+    T x = k < n ? load(k) : identity;
+    for (int d = 1; d < 32; d *= 2) {
+      const T y = shuffle_words(x, d, true);
+      if (lane >= static_cast<uint32_t>(d)) x = op(y, x);
+    }
+    const T before = shuffle_words(x, 1, true);
+    if (k < n) store(k, lane == 0 ? carry : op(carry, before));
+    carry = op(carry, shuffle_words(x, 31, false));
   }
+  return carry;
+}
+
+// A warp a slot: the list at each segment's start (the segments' effects scanned).
+__global__ void starts_kernel(BlockTable t, MtfTable m, Segments sg) {
+  const uint32_t b = blockIdx.x;
+  if (t.len[b] == 0 || m.in_use[b] > 16) return;
+  const int in_use = m.in_use[b];
+  const size_t at = static_cast<size_t>(b) * sg.per_slot;
+  const uint32_t segments = (t.len[b] + kSegment - 1) / kSegment;
+  warp_exclusive_scan(
+      segments, bz::MtfEffect{bz::packed_identity(in_use), 0},
+      [&](uint32_t k) { return bz::MtfEffect{sg.sig[at + k], sg.seen[at + k]}; },
+      [in_use](const bz::MtfEffect& x, const bz::MtfEffect& y) { return bz::then_segment(x, y, in_use); },
+      [&](uint32_t k, const bz::MtfEffect& before) { sg.start[at + k] = before.sig; });
 }
 
 // The places of each segment, and its summary for the zero-run coding.
@@ -195,33 +228,45 @@ __global__ void places_kernel(const uint8_t* last, BlockTable t, MtfTable m, Seg
   sg.trail[at] = zr.trail;
 }
 
-// One thread per block: the segments' offsets, the last zero run and EOB, and the
-// frequencies of those (the segments add theirs in zero_run_values_kernel); for blocks with
-// more than 16 byte values, the whole move-to-front and zero-run coding.
-__global__ void zero_run_offsets_kernel(const uint8_t* last, BlockTable t, MtfTable m, Segments sg, uint32_t slots) {
-  const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b >= slots) return;
+// A warp a block: the segments' offsets (their summaries scanned), the last zero run and
+// EOB, and the frequencies of those (the segments add theirs in zero_run_values_kernel); for
+// blocks with more than 16 byte values, the whole move-to-front and zero-run coding on one
+// thread.
+__global__ void zero_run_offsets_kernel(const uint8_t* last, BlockTable t, MtfTable m, Segments sg) {
+  const uint32_t b = blockIdx.x, lane = threadIdx.x;
   const uint32_t len = t.len[b];
   if (len == 0) {
-    m.count[b] = 0;
+    if (lane == 0) m.count[b] = 0;
     return;
   }
   const int in_use = m.in_use[b];
   uint16_t* out = m.values + values_offset(t.begin[b], b);
   int32_t* freq = m.freq + static_cast<size_t>(b) * bz::kMaxAlpha;
   if (in_use > 16) {
-    m.count[b] = bz::mtf_encode(last + t.begin[b], static_cast<int32_t>(len), sg.seq_of + static_cast<size_t>(b) * 256,
-                                in_use, out, freq);
+    if (lane == 0) {
+      m.count[b] = bz::mtf_encode(last + t.begin[b], static_cast<int32_t>(len),
+                                  sg.seq_of + static_cast<size_t>(b) * 256, in_use, out, freq);
+    }
     return;
   }
   const size_t at = static_cast<size_t>(b) * sg.per_slot;
   const uint32_t segments = (len + kSegment - 1) / kSegment;
-  uint32_t pending = 0;
-  int32_t w = static_cast<int32_t>(bz::zero_run_offsets(sg.lead + at, sg.inner + at, sg.trail + at, segments,
-                                                        sg.out_at + at, sg.carry_at + at, pending));
-  for (int v = 0; v < in_use + 2; ++v) freq[v] = 0;
-  bz::zero_run_finish(pending, in_use, out, w, [freq](uint16_t v) { ++freq[v]; });
-  m.count[b] = w;
+  for (int v = static_cast<int>(lane); v < in_use + 2; v += 32) freq[v] = 0;
+  const bz::ZeroRunSummary all = warp_exclusive_scan(
+      segments, bz::ZeroRunSummary{},
+      [&](uint32_t k) { return bz::ZeroRunSummary{sg.lead[at + k], sg.inner[at + k], sg.trail[at + k]}; },
+      [](const bz::ZeroRunSummary& x, const bz::ZeroRunSummary& y) { return bz::then_summary(x, y); },
+      [&](uint32_t k, const bz::ZeroRunSummary& before) {
+        bz::offsets_after(before, sg.out_at[at + k], sg.carry_at[at + k]);
+      });
+  __syncwarp();  // (the frequencies zeroed)
+  if (lane == 0) {
+    uint32_t body = 0, pending = 0;
+    bz::offsets_after(all, body, pending);
+    int32_t w = static_cast<int32_t>(body);
+    bz::zero_run_finish(pending, in_use, out, w, [freq](uint16_t v) { ++freq[v]; });
+    m.count[b] = w;
+  }
 }
 
 // Counts of the values 0..19 (blocks with at most 16 byte values have at most 18) in
@@ -242,6 +287,41 @@ struct SmallCounts {
 };
 static_assert(kSegment + 32 < 4096, "a segment's count of one value must fit 12 bits");
 
+// A segment's values written in order from value w of base: one at a time up to a 16-byte
+// boundary, then eight to a 16-byte store, the last ones one at a time (close): never past
+// the segment's own values, where the next segment writes.
+struct StagedValues {
+  uint16_t* base;
+  int32_t w;  // the first value not yet stored
+  uint4 word = make_uint4(0, 0, 0, 0);
+  uint32_t fill = 0;
+  __device__ __forceinline__ void put(uint32_t v) {
+    if (fill == 0 && (reinterpret_cast<uintptr_t>(base + w) & 15) != 0) {
+      base[w++] = static_cast<uint16_t>(v);
+      return;
+    }
+    const uint32_t part = fill >> 1, x = v << (16 * (fill & 1));
+    word.x |= part == 0 ? x : 0;
+    word.y |= part == 1 ? x : 0;
+    word.z |= part == 2 ? x : 0;
+    word.w |= part == 3 ? x : 0;
+    if (++fill == 8) {
+      *reinterpret_cast<uint4*>(base + w) = word;
+      w += 8;
+      word = make_uint4(0, 0, 0, 0);
+      fill = 0;
+    }
+  }
+  __device__ __forceinline__ void close() {
+    const uint32_t parts[4] = {word.x, word.y, word.z, word.w};
+    for (uint32_t i = 0; i < fill; ++i) {
+      base[w + static_cast<int32_t>(i)] = static_cast<uint16_t>(parts[i >> 1] >> (16 * (i & 1)));
+    }
+    w += static_cast<int32_t>(fill);
+    fill = 0;
+  }
+};
+
 // Grid (segments, slots): each segment's values from its offset, counted in registers, then
 // in shared memory, and added to the block's frequencies (integers: the order of the
 // additions is free).
@@ -254,11 +334,13 @@ __global__ void zero_run_values_kernel(BlockTable t, MtfTable m, Segments sg, co
   const uint32_t b = blockIdx.y;
   if (mine) {
     const uint32_t at = b * sg.per_slot + k;
-    int32_t w = static_cast<int32_t>(sg.out_at[at]);
     SmallCounts own;
-    uint16_t* values = m.values + values_offset(t.begin[b], b);
-    bz::zero_run_values(places + static_cast<size_t>(at) * kSegment, n, sg.carry_at[at], values, w,
-                        [&own](uint16_t v) { own.add(v); });
+    StagedValues out{m.values + values_offset(t.begin[b], b), static_cast<int32_t>(sg.out_at[at])};
+    bz::zero_run_values_emitted(places + static_cast<size_t>(at) * kSegment, n, sg.carry_at[at], [&](uint16_t v) {
+      out.put(v);
+      own.add(v);
+    });
+    out.close();
     for (int v = 0; v < m.in_use[b] + 2; ++v) {
       const uint32_t c = own.of(v);
       if (c) atomicAdd(&counts[v], static_cast<int32_t>(c));
@@ -271,6 +353,23 @@ __global__ void zero_run_values_kernel(BlockTable t, MtfTable m, Segments sg, co
     if (counts[v]) atomicAdd(&m.freq[static_cast<size_t>(b) * bz::kMaxAlpha + v], counts[v]);
   }
 }
+
+// The Huffman stage of bz::block_bits_from_mtf spread over many CTAs a block, so that every
+// SM has work: the starting tables (init_tables_kernel, a warp a block), then each pass's
+// table choice (choose_kernel: a thread a group, grid (chunks of kChunkGroups, slots)) and
+// new code lengths (lengths_kernel, a lane a table), then the data bits (data_bits_kernel)
+// and the side bits (side_bits_kernel: the selectors' move-to-front in a warp's pieces).
+constexpr int kHuffThreads = 256;
+constexpr int kChunkGroups = 4 * kHuffThreads;
+constexpr size_t kTableRoom = static_cast<size_t>(bz::kMaxTables) * bz::kMaxAlpha;  // a slot's tables
+
+struct HuffTables {
+  uint8_t* len;    // slot b: kTableRoom code lengths from len + b * kTableRoom
+  int32_t* rfreq;  // slot b: the counts under each table in this pass
+  using Rows = uint8_t (*)[bz::kMaxAlpha];
+  __device__ __forceinline__ Rows lens(uint32_t b) const { return reinterpret_cast<Rows>(len + b * kTableRoom); }
+  __device__ __forceinline__ int32_t* counts(uint32_t b) const { return rfreq + b * kTableRoom; }
+};
 
 // f(v) for a group's `count` values (4-byte aligned: values_offset), read two at a time.
 template <class F>
@@ -285,73 +384,137 @@ __device__ __forceinline__ void for_group_values(const uint16_t* v, int count, F
   if (i < count) f(v[i]);
 }
 
-// One CTA per block: the steps of bz::block_bits_from_mtf with the groups shared among
-// the threads (frequencies summed with shared-memory atomics: integers, so the order does
-// not matter) and the sequential parts on thread 0.
-constexpr int kBitsThreads = 1024;
-__global__ void __launch_bounds__(kBitsThreads) block_bits_kernel(BlockTable t, MtfTable m, unsigned long long* bits) {
+__device__ __forceinline__ int32_t group_count(int32_t n_mtf, int32_t g) {
+  const int32_t left = n_mtf - g * bz::kGroupSize;
+  return left < bz::kGroupSize ? left : bz::kGroupSize;
+}
+
+__global__ void init_tables_kernel(MtfTable m, HuffTables h, unsigned long long* bits) {
   const uint32_t b = blockIdx.x;
   const int32_t n_mtf = m.count[b];
-  if (n_mtf == 0) {
-    if (threadIdx.x == 0) bits[b] = 0;
-    return;
-  }
-  __shared__ uint8_t len[bz::kMaxTables][bz::kMaxAlpha];
-  __shared__ int32_t rfreq[bz::kMaxTables][bz::kMaxAlpha];
-  __shared__ uint64_t packed[bz::kMaxAlpha];
-  __shared__ unsigned long long data_bits;
-  const uint16_t* values = m.values + values_offset(t.begin[b], b);
-  uint8_t* selectors = m.selectors + selector_offset(t.begin[b], b);
-  const int alpha = m.in_use[b] + 2;
-  const int tables = bz::table_count(n_mtf);
-  const int32_t groups = (n_mtf + bz::kGroupSize - 1) / bz::kGroupSize;
+  if (threadIdx.x == 0) bits[b] = 0;
+  if (n_mtf == 0) return;
+  int32_t* counts = h.counts(b);
+  for (size_t k = threadIdx.x; k < kTableRoom; k += blockDim.x) counts[k] = 0;
   if (threadIdx.x == 0) {
-    bz::initial_tables(len, tables, alpha, m.freq + static_cast<size_t>(b) * bz::kMaxAlpha, n_mtf);
-    data_bits = 0;
+    bz::initial_tables(h.lens(b), bz::table_count(n_mtf), m.in_use[b] + 2,
+                       m.freq + static_cast<size_t>(b) * bz::kMaxAlpha, n_mtf);
   }
-  __syncthreads();
-  for (int pass = 0; pass < bz::kPasses; ++pass) {
-    for (int k = threadIdx.x; k < bz::kMaxTables * bz::kMaxAlpha; k += blockDim.x) (&rfreq[0][0])[k] = 0;
-    for (int v = threadIdx.x; v < alpha; v += blockDim.x) packed[v] = bz::packed_lengths(len, tables, v);
-    __syncthreads();
-    for (int32_t g = threadIdx.x; g < groups; g += blockDim.x) {
-      const int32_t gs = g * bz::kGroupSize;
-      const int count = n_mtf - gs < bz::kGroupSize ? static_cast<int>(n_mtf - gs) : bz::kGroupSize;
-      uint64_t sum = 0;
-      SmallCounts c;  // (used where alpha <= kSmallAlpha; larger values are not counted in it)
-      for_group_values(values + gs, count, [&](uint32_t v) {
-        sum += packed[v];
-        c.add(v);
-      });
-      const int bt = bz::best_of_costs(sum, tables);
-      selectors[g] = static_cast<uint8_t>(bt);
-      if (alpha <= kSmallAlpha) {
-        for (int v = 0; v < alpha; ++v) {
-          const uint32_t k = c.of(v);
-          if (k) atomicAdd(&rfreq[bt][v], static_cast<int32_t>(k));
-        }
-      } else {
-        for (int i = 0; i < count; ++i) atomicAdd(&rfreq[bt][values[gs + i]], 1);
-      }
-    }
-    __syncthreads();
-    if (threadIdx.x < tables) bz::code_lengths(len[threadIdx.x], rfreq[threadIdx.x], alpha, bz::kMaxCodeLength);
-    __syncthreads();
-  }
-  // Each group's data bits: its selected table's field of the packed sum.
+}
+
+// The packed lengths of the slot's tables into shared memory (synchronises the CTA).
+__device__ __forceinline__ void load_packed(const HuffTables& h, uint32_t b, int tables, int alpha, uint64_t* packed) {
+  const HuffTables::Rows len = h.lens(b);
   for (int v = threadIdx.x; v < alpha; v += blockDim.x) packed[v] = bz::packed_lengths(len, tables, v);
   __syncthreads();
-  unsigned long long own = 0;
-  for (int32_t g = threadIdx.x; g < groups; g += blockDim.x) {
-    const int32_t gs = g * bz::kGroupSize;
-    const int count = n_mtf - gs < bz::kGroupSize ? static_cast<int>(n_mtf - gs) : bz::kGroupSize;
+}
+
+// Grid (chunks, slots): each group's best table (selectors) and the counts of its values
+// under it, added in shared memory, then into the slot's rfreq (integers: any order).
+__global__ void __launch_bounds__(kHuffThreads) choose_kernel(BlockTable t, MtfTable m, HuffTables h) {
+  const uint32_t b = blockIdx.y;
+  const int32_t n_mtf = m.count[b];
+  const int32_t groups = (n_mtf + bz::kGroupSize - 1) / bz::kGroupSize;
+  const int32_t first = static_cast<int32_t>(blockIdx.x) * kChunkGroups;
+  if (first >= groups) return;
+  __shared__ uint64_t packed[bz::kMaxAlpha];
+  __shared__ int32_t counts[bz::kMaxTables][bz::kMaxAlpha];
+  const int alpha = m.in_use[b] + 2, tables = bz::table_count(n_mtf);
+  for (int k = threadIdx.x; k < tables * alpha; k += blockDim.x) counts[k / alpha][k % alpha] = 0;
+  load_packed(h, b, tables, alpha, packed);
+  const uint16_t* values = m.values + values_offset(t.begin[b], b);
+  uint8_t* selectors = m.selectors + selector_offset(t.begin[b], b);
+  const int32_t last = min(groups, first + kChunkGroups);
+  for (int32_t g = first + static_cast<int32_t>(threadIdx.x); g < last; g += blockDim.x) {
+    const int count = group_count(n_mtf, g);
     uint64_t sum = 0;
-    for_group_values(values + gs, count, [&](uint32_t v) { sum += packed[v]; });
+    SmallCounts c;  // (used where alpha <= kSmallAlpha; larger values are not counted in it)
+    for_group_values(values + g * bz::kGroupSize, count, [&](uint32_t v) {
+      sum += packed[v];
+      c.add(v);
+    });
+    const int bt = bz::best_of_costs(sum, tables);
+    selectors[g] = static_cast<uint8_t>(bt);
+    if (alpha <= kSmallAlpha) {
+      for (int v = 0; v < alpha; ++v) {
+        const uint32_t k = c.of(v);
+        if (k) atomicAdd(&counts[bt][v], static_cast<int32_t>(k));
+      }
+    } else {
+      for_group_values(values + g * bz::kGroupSize, count, [&](uint32_t v) { atomicAdd(&counts[bt][v], 1); });
+    }
+  }
+  __syncthreads();
+  int32_t* slot_counts = h.counts(b);
+  for (int k = threadIdx.x; k < tables * alpha; k += blockDim.x) {
+    const int32_t c = counts[k / alpha][k % alpha];
+    if (c) atomicAdd(&slot_counts[(k / alpha) * bz::kMaxAlpha + k % alpha], c);
+  }
+}
+
+// A warp a slot: the pass's new code lengths (a lane a table), its counts then cleared.
+__global__ void lengths_kernel(MtfTable m, HuffTables h) {
+  const uint32_t b = blockIdx.x;
+  const int32_t n_mtf = m.count[b];
+  if (n_mtf == 0) return;
+  const int tables = bz::table_count(n_mtf);
+  int32_t* counts = h.counts(b);
+  if (static_cast<int>(threadIdx.x) < tables) {
+    bz::code_lengths(h.lens(b)[threadIdx.x], counts + threadIdx.x * bz::kMaxAlpha, m.in_use[b] + 2,
+                     bz::kMaxCodeLength);
+  }
+  __syncwarp();
+  for (size_t k = threadIdx.x; k < kTableRoom; k += blockDim.x) counts[k] = 0;
+}
+
+// Grid (chunks, slots): the data bits of each group under its selected table.
+__global__ void __launch_bounds__(kHuffThreads) data_bits_kernel(BlockTable t, MtfTable m, HuffTables h,
+                                                                  unsigned long long* bits) {
+  const uint32_t b = blockIdx.y;
+  const int32_t n_mtf = m.count[b];
+  const int32_t groups = (n_mtf + bz::kGroupSize - 1) / bz::kGroupSize;
+  const int32_t first = static_cast<int32_t>(blockIdx.x) * kChunkGroups;
+  if (first >= groups) return;
+  __shared__ uint64_t packed[bz::kMaxAlpha];
+  __shared__ unsigned long long sum_bits;
+  if (threadIdx.x == 0) sum_bits = 0;
+  load_packed(h, b, bz::table_count(n_mtf), m.in_use[b] + 2, packed);
+  const uint16_t* values = m.values + values_offset(t.begin[b], b);
+  const uint8_t* selectors = m.selectors + selector_offset(t.begin[b], b);
+  const int32_t last = min(groups, first + kChunkGroups);
+  unsigned long long own = 0;
+  for (int32_t g = first + static_cast<int32_t>(threadIdx.x); g < last; g += blockDim.x) {
+    uint64_t sum = 0;
+    for_group_values(values + g * bz::kGroupSize, group_count(n_mtf, g), [&](uint32_t v) { sum += packed[v]; });
     own += bz::table_cost(sum, selectors[g]);
   }
-  atomicAdd(&data_bits, own);
+  atomicAdd(&sum_bits, own);
   __syncthreads();
-  if (threadIdx.x == 0) bits[b] = data_bits + bz::block_side_bits(selectors, groups, len, tables, alpha, m.ranges[b]);
+  if (threadIdx.x == 0) atomicAdd(&bits[b], sum_bits);
+}
+
+// A warp a slot: the side bits, the selectors' move-to-front in 32 pieces (each from the
+// last uses before it: a scan).
+__global__ void side_bits_kernel(BlockTable t, MtfTable m, HuffTables h, unsigned long long* bits) {
+  const uint32_t b = blockIdx.x, lane = threadIdx.x;
+  const int32_t n_mtf = m.count[b];
+  if (n_mtf == 0) return;
+  const int32_t groups = (n_mtf + bz::kGroupSize - 1) / bz::kGroupSize, per = (groups + 31) / 32;
+  const int tables = bz::table_count(n_mtf);
+  const uint8_t* selectors = m.selectors + selector_offset(t.begin[b], b);
+  bz::SelectorUse before = bz::no_selector_use();
+  warp_exclusive_scan(
+      32u, bz::no_selector_use(),
+      [&](uint32_t k) {
+        const int32_t from = min(groups, static_cast<int32_t>(k) * per);
+        return bz::selector_use(selectors, from, min(groups, from + per));
+      },
+      [](const bz::SelectorUse& x, const bz::SelectorUse& y) { return bz::then_use(x, y); },
+      [&](uint32_t, const bz::SelectorUse& u) { before = u; });
+  const int32_t from = min(groups, static_cast<int32_t>(lane) * per);
+  unsigned long long own = bz::selector_bits(selectors, from, min(groups, from + per), before, tables);
+  for (int d = 16; d > 0; d /= 2) own += __shfl_xor_sync(0xffffffffu, own, d);
+  if (lane == 0) bits[b] += own + bz::side_bits_but_selectors(h.lens(b), tables, m.in_use[b] + 2, m.ranges[b]);
 }
 
 }  // namespace
@@ -359,6 +522,7 @@ __global__ void __launch_bounds__(kBitsThreads) block_bits_kernel(BlockTable t, 
 bool CodingBuffers::allocate(uint32_t total, uint32_t slots, uint32_t block_limit) {
   using cuda::DeviceBuffer;
   seg_per_slot = (block_limit + 64) / kSegment + 1;
+  max_groups = (block_limit + 64 + 1 + bz::kGroupSize - 1) / bz::kGroupSize + 1;  // (len + 1 values a block)
   const size_t segs = static_cast<size_t>(slots) * seg_per_slot;
   const bool ok = DeviceBuffer<uint16_t>::try_allocate(static_cast<size_t>(total) + 4 * static_cast<size_t>(slots) + 4,
                                                        values) &&
@@ -380,7 +544,9 @@ bool CodingBuffers::allocate(uint32_t total, uint32_t slots, uint32_t block_limi
                   DeviceBuffer<uint32_t>::try_allocate(segs, seg_inner) &&
                   DeviceBuffer<uint32_t>::try_allocate(segs, seg_trail) &&
                   DeviceBuffer<uint32_t>::try_allocate(segs, seg_out) &&
-                  DeviceBuffer<uint32_t>::try_allocate(segs, seg_carry);
+                  DeviceBuffer<uint32_t>::try_allocate(segs, seg_carry) &&
+                  DeviceBuffer<uint8_t>::try_allocate(slots * kTableRoom, huff_len) &&
+                  DeviceBuffer<int32_t>::try_allocate(slots * kTableRoom, huff_freq);
   if (ok) host_bits = cuda::PinnedBuffer<unsigned long long>(slots);
   return ok;
 }
@@ -396,12 +562,20 @@ void code_blocks(const uint8_t* last, const BlockTable& t, uint32_t slots, Codin
   map_kernel<<<grid_for(slots, 64), 64, 0, st>>>(cb.byte_masks.get(), mt, sg, slots);
   const dim3 seg_grid((cb.seg_per_slot + 63) / 64, slots);
   signature_kernel<<<seg_grid, 64, 0, st>>>(last, t, mt, sg);
-  starts_kernel<<<grid_for(slots, 64), 64, 0, st>>>(t, mt, sg, slots);
+  starts_kernel<<<slots, 32, 0, st>>>(t, mt, sg);
   places_kernel<<<seg_grid, 64, 0, st>>>(last, t, mt, sg, cb.places.get());
-  zero_run_offsets_kernel<<<grid_for(slots, 64), 64, 0, st>>>(last, t, mt, sg, slots);
+  zero_run_offsets_kernel<<<slots, 32, 0, st>>>(last, t, mt, sg);
   zero_run_values_kernel<<<seg_grid, 64, 0, st>>>(t, mt, sg, cb.places.get());
   timer.mark(6, st);
-  block_bits_kernel<<<slots, kBitsThreads, 0, st>>>(t, mt, cb.bits.get());
+  const HuffTables h{cb.huff_len.get(), cb.huff_freq.get()};
+  const dim3 chunk_grid((cb.max_groups + kChunkGroups - 1) / kChunkGroups, slots);
+  init_tables_kernel<<<slots, 32, 0, st>>>(mt, h, cb.bits.get());
+  for (int pass = 0; pass < bz::kPasses; ++pass) {
+    choose_kernel<<<chunk_grid, kHuffThreads, 0, st>>>(t, mt, h);
+    lengths_kernel<<<slots, 32, 0, st>>>(mt, h);
+  }
+  data_bits_kernel<<<chunk_grid, kHuffThreads, 0, st>>>(t, mt, h, cb.bits.get());
+  side_bits_kernel<<<slots, 32, 0, st>>>(t, mt, h, cb.bits.get());
   EA_CUDA_CHECK(cudaGetLastError());
   EA_CUDA_CHECK(cudaMemcpyAsync(cb.host_bits.get(), cb.bits.get(), slots * sizeof(unsigned long long),
                                 cudaMemcpyDeviceToHost, st));

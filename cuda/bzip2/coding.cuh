@@ -17,8 +17,10 @@ struct CodingBuffers {
   cuda::DeviceBuffer<unsigned long long> bits, byte_masks;
   cuda::DeviceBuffer<uint64_t> seg_sig, seg_start;
   cuda::DeviceBuffer<uint32_t> seg_seen, seg_lead, seg_inner, seg_trail, seg_out, seg_carry;
+  cuda::DeviceBuffer<uint8_t> huff_len;   // each slot's Huffman tables' code lengths
+  cuda::DeviceBuffer<int32_t> huff_freq;  // and the counts under them in a pass
   cuda::PinnedBuffer<unsigned long long> host_bits;
-  uint32_t seg_per_slot = 0;
+  uint32_t seg_per_slot = 0, max_groups = 0;
   // False when the device memory is short (the object is then dropped whole).
   bool allocate(uint32_t total, uint32_t slots, uint32_t block_limit);
 };

@@ -54,18 +54,25 @@ EA_HD inline size_t slice_block_end(const uint8_t* in, size_t n, size_t begin, u
   return q + 2 <= n ? q : n;
 }
 
-// Zero run of length z >= 1, written as bijective base-2 digits (RUNA = 1, RUNB = 2),
-// least significant first; count(s) is called for each digit s.
-template <class Count>
-EA_HD inline void put_zero_run_counted(uint32_t z, uint16_t* out, int32_t& w, Count&& count) {
+// Zero run of length z >= 1 as bijective base-2 digits (RUNA = 1, RUNB = 2), least
+// significant first: emit(s) for each digit s.
+template <class Emit>
+EA_HD inline void zero_run_emit(uint32_t z, Emit&& emit) {
   --z;
   for (;;) {
-    const uint16_t s = (z & 1) ? kRunB : kRunA;
-    out[w++] = s;
-    count(s);
+    emit(static_cast<uint16_t>((z & 1) ? kRunB : kRunA));
     if (z < 2) break;
     z = (z - 2) / 2;
   }
+}
+
+// The same digits written at out[w..] (w advanced); count(s) is called for each digit s.
+template <class Count>
+EA_HD inline void put_zero_run_counted(uint32_t z, uint16_t* out, int32_t& w, Count&& count) {
+  zero_run_emit(z, [&](uint16_t s) {
+    out[w++] = s;
+    count(s);
+  });
 }
 
 EA_HD inline void put_zero_run(uint32_t z, uint16_t* out, int32_t& w, int32_t* freq) {
@@ -170,24 +177,34 @@ EA_HD inline uint64_t packed_compose(uint64_t sig, uint32_t seen, uint64_t start
   return out;
 }
 
+// The move-to-front effect of a run of segments: (sig, seen) as for one segment.
+// then_segment(a, b) is a followed by b; it is associative with (packed_identity(n), 0) as
+// its identity, so the lists at the segments' starts are an exclusive scan (the GPU's).
+struct MtfEffect {
+  uint64_t sig;
+  uint32_t seen;
+};
+EA_HD inline MtfEffect then_segment(const MtfEffect& a, const MtfEffect& b, int n_in_use) {
+  return {packed_compose(b.sig, b.seen, a.sig, n_in_use), a.seen | b.seen};
+}
+
 // Zero-run coding of move-to-front places[0..n) (0 = the front symbol again) that follow
 // `pending` zeros not yet written: writes the values (zero runs as RUNA/RUNB, place r as
 // r + 1) at out[w..], advancing w, calls count(v) for each, and returns the zeros after the
 // last non-zero place (not written: they belong to the run that what follows ends).
-template <class Count>
-EA_HD inline uint32_t zero_run_values(const uint8_t* places, uint32_t n, uint32_t pending, uint16_t* out, int32_t& w,
-                                      Count&& count) {
+// zero_run_values_emitted calls emit(v) for each value in order instead.
+template <class Emit>
+EA_HD inline uint32_t zero_run_values_emitted(const uint8_t* places, uint32_t n, uint32_t pending, Emit&& emit) {
   auto step = [&](uint32_t r) {
     if (r == 0) {
       ++pending;
       return;
     }
     if (pending) {
-      put_zero_run_counted(pending, out, w, count);
+      zero_run_emit(pending, emit);
       pending = 0;
     }
-    out[w++] = static_cast<uint16_t>(r + 1);
-    count(static_cast<uint16_t>(r + 1));
+    emit(static_cast<uint16_t>(r + 1));
   };
   uint32_t i = 0;
   for (; i + 16 <= n; i += 16) {  // 16 fetched ahead of the chain of updates
@@ -199,6 +216,15 @@ EA_HD inline uint32_t zero_run_values(const uint8_t* places, uint32_t n, uint32_
   }
   for (; i < n; ++i) step(places[i]);
   return pending;
+}
+
+template <class Count>
+EA_HD inline uint32_t zero_run_values(const uint8_t* places, uint32_t n, uint32_t pending, uint16_t* out, int32_t& w,
+                                      Count&& count) {
+  return zero_run_values_emitted(places, n, pending, [&](uint16_t v) {
+    out[w++] = v;
+    count(v);
+  });
 }
 
 // The end of a block's values: the last zero run (`pending` zeros) and EOB.
@@ -248,6 +274,42 @@ struct ZeroRunSummary {
     if (inner == 0) lead = trail;
   }
 };
+
+// Segments a then b as one summary (the empty summary is its identity; associative), so that
+// the offsets are an exclusive scan (the GPU's): offsets_after gives segment k's offsets
+// from the summary of segments 0 .. k-1, as zero_run_offsets does in order.
+EA_HD inline ZeroRunSummary then_summary(const ZeroRunSummary& a, const ZeroRunSummary& b) {
+  ZeroRunSummary r;
+  if (b.inner == 0) {  // b is all zeros
+    if (a.inner == 0) {
+      r.lead = r.trail = a.lead + b.lead;
+    } else {
+      r = a;
+      r.trail = a.trail + b.lead;
+    }
+    return r;
+  }
+  r.trail = b.trail;
+  if (a.inner == 0) {
+    r.lead = a.lead + b.lead;
+    r.inner = b.inner;
+    return r;
+  }
+  const uint32_t z = a.trail + b.lead;
+  r.lead = a.lead;
+  r.inner = a.inner + (z ? zero_run_digits(z) : 0) + b.inner;
+  return r;
+}
+
+EA_HD inline void offsets_after(const ZeroRunSummary& before, uint32_t& out_at, uint32_t& carry_at) {
+  if (before.inner == 0) {
+    out_at = 0;
+    carry_at = before.lead;
+    return;
+  }
+  out_at = (before.lead ? zero_run_digits(before.lead) : 0) + before.inner;
+  carry_at = before.trail;
+}
 
 // Segment k's summary at (lead[k], inner[k], trail[k]); writes the values before segment k
 // (out_at[k]) and the zeros carried into it (carry_at[k]), and returns the values of all the
@@ -424,9 +486,25 @@ EA_HD inline void code_lengths(uint8_t* len, const int32_t* freq, int alpha, int
 // Bits of the block parts that do not depend on the groups' data: header, symbol map
 // (16 bits + 16 per 16-byte range in use), table count and selector count, the
 // move-to-front coded selectors and the delta-coded tables.
+// The side bits but the selectors': header, symbol map, counts and the delta-coded tables.
+EA_HD inline uint64_t side_bits_but_selectors(const uint8_t (*len)[kMaxAlpha], int tables, int alpha,
+                                              int ranges_in_use) {
+  uint64_t bits = kBlockHeaderBits + 16 + 16 * static_cast<uint64_t>(ranges_in_use) + 3 + 15;
+  for (int t = 0; t < tables; ++t) {
+    int curr = len[t][0];
+    bits += 5;
+    for (int v = 0; v < alpha; ++v) {
+      const int d = len[t][v] - curr;
+      bits += 2 * static_cast<uint64_t>(d < 0 ? -d : d) + 1;
+      curr = len[t][v];
+    }
+  }
+  return bits;
+}
+
 EA_HD inline uint64_t block_side_bits(const uint8_t* selectors, int32_t n_selectors, const uint8_t (*len)[kMaxAlpha],
                                       int tables, int alpha, int ranges_in_use) {
-  uint64_t bits = kBlockHeaderBits + 16 + 16 * static_cast<uint64_t>(ranges_in_use) + 3 + 15;
+  uint64_t bits = side_bits_but_selectors(len, tables, alpha, ranges_in_use);
   uint8_t pos[kMaxTables];
   for (int t = 0; t < tables; ++t) pos[t] = static_cast<uint8_t>(t);
   for (int32_t i = 0; i < n_selectors; ++i) {
@@ -442,14 +520,42 @@ EA_HD inline uint64_t block_side_bits(const uint8_t* selectors, int32_t n_select
     pos[0] = carried;
     bits += static_cast<uint64_t>(j) + 1;
   }
-  for (int t = 0; t < tables; ++t) {
-    int curr = len[t][0];
-    bits += 5;
-    for (int v = 0; v < alpha; ++v) {
-      const int d = len[t][v] - curr;
-      bits += 2 * static_cast<uint64_t>(d < 0 ? -d : d) + 1;
-      curr = len[t][v];
-    }
+  return bits;
+}
+
+// The selectors' move-to-front in pieces (the GPU's warp): the list at any point holds the
+// tables by their last use, latest first, then the unused ones in order. So a piece's state
+// is each table's last use (-1: none), pieces combine by the later use (then_use: associative,
+// no_selector_use its identity), and a piece's bits follow from the state before it.
+struct SelectorUse {
+  int32_t last[kMaxTables];
+};
+EA_HD inline SelectorUse no_selector_use() {
+  SelectorUse u;
+  for (int t = 0; t < kMaxTables; ++t) u.last[t] = -1;
+  return u;
+}
+EA_HD inline SelectorUse then_use(const SelectorUse& a, const SelectorUse& b) {
+  SelectorUse u;
+  for (int t = 0; t < kMaxTables; ++t) u.last[t] = a.last[t] > b.last[t] ? a.last[t] : b.last[t];
+  return u;
+}
+// The last uses in selectors[from, to).
+EA_HD inline SelectorUse selector_use(const uint8_t* selectors, int32_t from, int32_t to) {
+  SelectorUse u = no_selector_use();
+  for (int32_t i = from; i < to; ++i) u.last[selectors[i]] = i;
+  return u;
+}
+// The move-to-front bits (place + 1 each) of selectors[from, to) after the uses `before`.
+EA_HD inline uint64_t selector_bits(const uint8_t* selectors, int32_t from, int32_t to, SelectorUse use, int tables) {
+  uint64_t bits = 0;
+  for (int32_t i = from; i < to; ++i) {
+    const int s = selectors[i];
+    const int32_t mine = use.last[s];
+    int place = 0;
+    for (int t = 0; t < tables; ++t) place += mine >= 0 ? use.last[t] > mine : (use.last[t] >= 0 || t < s);
+    bits += static_cast<uint64_t>(place) + 1;
+    use.last[s] = i;
   }
   return bits;
 }

@@ -159,6 +159,7 @@ TEST_CASE("bzip2 model: move-to-front by segments (signatures composed in order)
     // Signatures in "parallel", starts composed in order, places coded per segment.
     std::vector<uint8_t> places(last.size());
     uint64_t start = ea::bz::packed_identity(in_use);
+    std::vector<ea::bz::MtfEffect> effects;
     for (int32_t s0 = 0; s0 < len; s0 += seg) {
       const int32_t s1 = std::min(len, s0 + seg);
       uint64_t sig = ea::bz::packed_identity(in_use);
@@ -171,6 +172,19 @@ TEST_CASE("bzip2 model: move-to-front by segments (signatures composed in order)
       for (int32_t i = s0; i < s1; ++i) places[i] = static_cast<uint8_t>(ea::bz::packed_move_to_front(order, seq_of[last[i]]));
       start = ea::bz::packed_compose(sig, seen, start, in_use);
       REQUIRE(start == order);  // the composed list is the list the segment ends with
+      effects.push_back({sig, seen});
+    }
+    // The GPU's scan: the effect of segments 0..k applied to the identity is the list after
+    // segment k, whatever the grouping of the composition (tree-shaped as a warp scan).
+    ea::bz::MtfEffect all{ea::bz::packed_identity(in_use), 0};
+    for (const auto& e : effects) all = ea::bz::then_segment(all, e, in_use);
+    CHECK(all.sig == start);
+    if (effects.size() >= 3) {
+      const size_t cut = 1 + static_cast<size_t>(trial) % (effects.size() - 2);
+      ea::bz::MtfEffect left{ea::bz::packed_identity(in_use), 0}, right = left;
+      for (size_t k = 0; k < cut; ++k) left = ea::bz::then_segment(left, effects[k], in_use);
+      for (size_t k = cut; k < effects.size(); ++k) right = ea::bz::then_segment(right, effects[k], in_use);
+      CHECK(ea::bz::then_segment(left, right, in_use).sig == start);
     }
     std::vector<uint16_t> a(last.size() + 1), b(last.size() + 1);
     int32_t fa[ea::bz::kMaxAlpha], fb[ea::bz::kMaxAlpha];
@@ -221,6 +235,27 @@ TEST_CASE("bzip2 model: zero-run coding in segments (summaries, offsets, values 
     uint32_t pending = 0;
     const uint32_t body = ea::bz::zero_run_offsets(lead.data(), inner.data(), trail.data(), segments, out_at.data(),
                                                    carry_at.data(), pending);
+    // The GPU's scan: the summary of segments 0..k-1, combined in a tree, gives the offsets.
+    std::vector<ea::bz::ZeroRunSummary> summaries(segments);
+    for (uint32_t k = 0; k < segments; ++k) summaries[k] = {lead[k], inner[k], trail[k]};
+    std::vector<ea::bz::ZeroRunSummary> prefix(segments + 1);
+    for (uint32_t k = 0; k < segments; ++k) prefix[k + 1] = ea::bz::then_summary(prefix[k], summaries[k]);
+    bool scan_agrees = true;
+    for (uint32_t k = 0; k <= segments; ++k) {
+      uint32_t o = 0, c = 0;
+      ea::bz::offsets_after(prefix[k], o, c);
+      scan_agrees = scan_agrees && o == (k < segments ? out_at[k] : body) && c == (k < segments ? carry_at[k] : pending);
+    }
+    CHECK(scan_agrees);
+    if (segments >= 3) {  // another grouping: (0..m-1) then (m..end)
+      const uint32_t m = 1 + static_cast<uint32_t>(trial) % (segments - 2);
+      ea::bz::ZeroRunSummary right;
+      for (uint32_t k = m; k < segments; ++k) right = ea::bz::then_summary(right, summaries[k]);
+      uint32_t o = 0, c = 0;
+      ea::bz::offsets_after(ea::bz::then_summary(prefix[m], right), o, c);
+      CHECK(o == body);
+      CHECK(c == pending);
+    }
     std::vector<uint16_t> a(len + 1), b(len + 1, 0xffff);
     int32_t fa[ea::bz::kMaxAlpha], fb[ea::bz::kMaxAlpha] = {};
     auto count = [&fb](uint16_t v) { ++fb[v]; };
@@ -243,6 +278,36 @@ TEST_CASE("bzip2 model: zero-run coding in segments (summaries, offsets, values 
     CHECK(std::equal(fa, fa + in_use + 2, fb));
   }
   CHECK(trials_with_empty_segments > 20);  // segments with no non-zero place were covered
+}
+
+TEST_CASE("bzip2 model: the selectors' move-to-front bits in pieces (last uses combined) equal one pass") {
+  std::mt19937_64 rng(41);
+  uint8_t len[ea::bz::kMaxTables][ea::bz::kMaxAlpha] = {};
+  for (int trial = 0; trial < 400; ++trial) {
+    const int tables = 2 + static_cast<int>(rng() % 5);
+    const int32_t n = 1 + static_cast<int32_t>(rng() % (trial < 200 ? 40 : 6000));
+    // Selectors with long stretches of one table and some tables never used.
+    std::vector<uint8_t> sel(static_cast<size_t>(n));
+    const int used = 1 + static_cast<int>(rng() % static_cast<uint64_t>(tables));
+    for (int32_t i = 0; i < n; ++i) {
+      sel[i] = (i > 0 && rng() % 4 != 0) ? sel[i - 1] : static_cast<uint8_t>(rng() % static_cast<uint64_t>(used));
+    }
+    const uint64_t want = ea::bz::block_side_bits(sel.data(), n, len, tables, 3, 1) -
+                          ea::bz::side_bits_but_selectors(len, tables, 3, 1);
+    // Pieces cut at random places, each from the uses of all before it (a warp's scan).
+    const int pieces = 1 + static_cast<int>(rng() % 40);
+    std::vector<int32_t> cut = {0, n};
+    for (int k = 1; k < pieces; ++k) cut.push_back(static_cast<int32_t>(rng() % static_cast<uint64_t>(n + 1)));
+    std::sort(cut.begin(), cut.end());
+    ea::bz::SelectorUse before = ea::bz::no_selector_use();
+    uint64_t got = 0;
+    for (size_t k = 0; k + 1 < cut.size(); ++k) {
+      got += ea::bz::selector_bits(sel.data(), cut[k], cut[k + 1], before, tables);
+      before = ea::bz::then_use(before, ea::bz::selector_use(sel.data(), cut[k], cut[k + 1]));
+    }
+    INFO("trial " << trial << ": " << n << " selectors, " << tables << " tables, " << pieces << " pieces");
+    REQUIRE(got == want);
+  }
 }
 
 TEST_CASE("bzip2 model: the transform by numbers (token_bwt) equals the suffix sort's on cut decimal text") {
