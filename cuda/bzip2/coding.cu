@@ -144,8 +144,9 @@ __global__ void signature_kernel(const uint8_t* last, BlockTable t, MtfTable m, 
     seen |= 1u << c;
     bz::packed_move_to_front(order, c);
   });
-  sg.sig[b * sg.per_slot + k] = order;
-  sg.seen[b * sg.per_slot + k] = seen;
+  const size_t at = static_cast<size_t>(b) * sg.per_slot + k;
+  sg.sig[at] = order;
+  sg.seen[at] = seen;
 }
 
 // Warp shuffles of a trivially copyable T, a 32-bit word at a time.
@@ -200,7 +201,7 @@ __global__ void places_kernel(const uint8_t* last, BlockTable t, MtfTable m, Seg
   uint32_t k, n;
   if (!segment_of(t, m, sg, seq_of, k, n)) return;
   const uint32_t b = blockIdx.y;
-  const uint32_t at = b * sg.per_slot + k;
+  const size_t at = static_cast<size_t>(b) * sg.per_slot + k;
   uint64_t order = sg.start[at];
   // The places 16 at a time into the segment's own aligned room.
   uint4* out = reinterpret_cast<uint4*>(places + static_cast<size_t>(at) * kSegment);
@@ -322,6 +323,16 @@ struct StagedValues {
   }
 };
 
+// 16 places from an aligned 16-byte word (a segment's places start at a multiple of kSegment).
+struct AlignedLoad16 {
+  __device__ __forceinline__ void operator()(const uint8_t* p, uint8_t (&r)[16]) const {
+    const uint4 x = *reinterpret_cast<const uint4*>(p);
+    const uint32_t parts[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+    for (int k = 0; k < 16; ++k) r[k] = static_cast<uint8_t>(parts[k / 4] >> (8 * (k % 4)));
+  }
+};
+
 // Grid (segments, slots): each segment's values from its offset, counted in registers, then
 // in shared memory, and added to the block's frequencies (integers: the order of the
 // additions is free).
@@ -333,13 +344,16 @@ __global__ void zero_run_values_kernel(BlockTable t, MtfTable m, Segments sg, co
   const bool mine = segment_range(t, m, k, n);
   const uint32_t b = blockIdx.y;
   if (mine) {
-    const uint32_t at = b * sg.per_slot + k;
+    const size_t at = static_cast<size_t>(b) * sg.per_slot + k;
     SmallCounts own;
     StagedValues out{m.values + values_offset(t.begin[b], b), static_cast<int32_t>(sg.out_at[at])};
-    bz::zero_run_values_emitted(places + static_cast<size_t>(at) * kSegment, n, sg.carry_at[at], [&](uint16_t v) {
-      out.put(v);
-      own.add(v);
-    });
+    bz::zero_run_values_emitted(
+        places + static_cast<size_t>(at) * kSegment, n, sg.carry_at[at],
+        [&](uint16_t v) {
+          out.put(v);
+          own.add(v);
+        },
+        AlignedLoad16{});
     out.close();
     for (int v = 0; v < m.in_use[b] + 2; ++v) {
       const uint32_t c = own.of(v);
@@ -389,11 +403,14 @@ __device__ __forceinline__ int32_t group_count(int32_t n_mtf, int32_t g) {
   return left < bz::kGroupSize ? left : bz::kGroupSize;
 }
 
-__global__ void init_tables_kernel(MtfTable m, HuffTables h, unsigned long long* bits) {
+__global__ void init_tables_kernel(MtfTable m, HuffTables h, uint32_t max_groups, unsigned long long* bits) {
   const uint32_t b = blockIdx.x;
   const int32_t n_mtf = m.count[b];
   if (threadIdx.x == 0) bits[b] = 0;
   if (n_mtf == 0) return;
+  // The chunk grid covers max_groups (CodingBuffers::allocate); more would leave groups out
+  // of the size: a device error, never a size.
+  if (static_cast<uint32_t>(n_mtf + bz::kGroupSize - 1) / bz::kGroupSize > max_groups) __trap();
   int32_t* counts = h.counts(b);
   for (size_t k = threadIdx.x; k < kTableRoom; k += blockDim.x) counts[k] = 0;
   if (threadIdx.x == 0) {
@@ -569,7 +586,7 @@ void code_blocks(const uint8_t* last, const BlockTable& t, uint32_t slots, Codin
   timer.mark(6, st);
   const HuffTables h{cb.huff_len.get(), cb.huff_freq.get()};
   const dim3 chunk_grid((cb.max_groups + kChunkGroups - 1) / kChunkGroups, slots);
-  init_tables_kernel<<<slots, 32, 0, st>>>(mt, h, cb.bits.get());
+  init_tables_kernel<<<slots, 32, 0, st>>>(mt, h, cb.max_groups, cb.bits.get());
   for (int pass = 0; pass < bz::kPasses; ++pass) {
     choose_kernel<<<chunk_grid, kHuffThreads, 0, st>>>(t, mt, h);
     lengths_kernel<<<slots, 32, 0, st>>>(mt, h);

@@ -192,9 +192,17 @@ EA_HD inline MtfEffect then_segment(const MtfEffect& a, const MtfEffect& b, int 
 // `pending` zeros not yet written: writes the values (zero runs as RUNA/RUNB, place r as
 // r + 1) at out[w..], advancing w, calls count(v) for each, and returns the zeros after the
 // last non-zero place (not written: they belong to the run that what follows ends).
-// zero_run_values_emitted calls emit(v) for each value in order instead.
-template <class Emit>
-EA_HD inline uint32_t zero_run_values_emitted(const uint8_t* places, uint32_t n, uint32_t pending, Emit&& emit) {
+// zero_run_values_emitted calls emit(v) for each value in order instead; load16 fetches 16
+// places at a time (the GPU's reads one aligned 16-byte word).
+struct BytewiseLoad16 {
+  EA_HD void operator()(const uint8_t* p, uint8_t (&r)[16]) const {
+    EA_UNROLL
+    for (int k = 0; k < 16; ++k) r[k] = p[k];
+  }
+};
+template <class Emit, class Load16 = BytewiseLoad16>
+EA_HD inline uint32_t zero_run_values_emitted(const uint8_t* places, uint32_t n, uint32_t pending, Emit&& emit,
+                                              Load16 load16 = {}) {
   auto step = [&](uint32_t r) {
     if (r == 0) {
       ++pending;
@@ -209,8 +217,7 @@ EA_HD inline uint32_t zero_run_values_emitted(const uint8_t* places, uint32_t n,
   uint32_t i = 0;
   for (; i + 16 <= n; i += 16) {  // 16 fetched ahead of the chain of updates
     uint8_t r[16];
-    EA_UNROLL
-    for (int k = 0; k < 16; ++k) r[k] = places[i + k];
+    load16(places + i, r);
     EA_UNROLL
     for (int k = 0; k < 16; ++k) step(r[k]);
   }
@@ -483,10 +490,8 @@ EA_HD inline void code_lengths(uint8_t* len, const int32_t* freq, int alpha, int
   }
 }
 
-// Bits of the block parts that do not depend on the groups' data: header, symbol map
-// (16 bits + 16 per 16-byte range in use), table count and selector count, the
-// move-to-front coded selectors and the delta-coded tables.
-// The side bits but the selectors': header, symbol map, counts and the delta-coded tables.
+// The side bits but the selectors': header, symbol map (16 bits + 16 per 16-byte range in
+// use), table count and selector count, and the delta-coded tables.
 EA_HD inline uint64_t side_bits_but_selectors(const uint8_t (*len)[kMaxAlpha], int tables, int alpha,
                                               int ranges_in_use) {
   uint64_t bits = kBlockHeaderBits + 16 + 16 * static_cast<uint64_t>(ranges_in_use) + 3 + 15;
@@ -502,6 +507,8 @@ EA_HD inline uint64_t side_bits_but_selectors(const uint8_t (*len)[kMaxAlpha], i
   return bits;
 }
 
+// Bits of the block parts that do not depend on the groups' data: those and the
+// move-to-front coded selectors.
 EA_HD inline uint64_t block_side_bits(const uint8_t* selectors, int32_t n_selectors, const uint8_t (*len)[kMaxAlpha],
                                       int tables, int alpha, int ranges_in_use) {
   uint64_t bits = side_bits_but_selectors(len, tables, alpha, ranges_in_use);
