@@ -30,6 +30,7 @@ __device__ __forceinline__ size_t selector_offset(uint32_t begin, uint32_t b) {
 // bz::ZeroRunSummary in src/stats/bzip2_model.hpp; blocks with at most 16 byte values, which
 // decimal text always is; others are coded by one thread in zero_run_offsets_kernel).
 constexpr uint32_t kSegment = 512;  // (2,048 left 7 warps an SM on the H200)
+static_assert(kSegment <= 65536, "bz::FirstUses holds 16-bit places in a segment");
 
 struct Segments {
   uint64_t* sig;    // the segment's list when started from the identity

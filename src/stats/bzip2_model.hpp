@@ -140,8 +140,9 @@ EA_HD inline int lowest_set_bit(uint64_t x) {
 // move-to-front list after a segment is the segment's symbols by last occurrence (most
 // recent first), then the other symbols in their order before it. So each segment's
 // "signature" (its list when started from any list, and the set of symbols it has) can be
-// computed in parallel, the list at each segment's start found by composing signatures in
-// order, and the segments coded in parallel from there.
+// computed in parallel and the list at each segment's start found by composing signatures
+// (a scan); each segment's places come from the same pass, from the identity list, with its
+// symbols' first uses fixed from that start (FirstUses, first_use_place).
 EA_HD inline uint64_t packed_identity(int n_in_use) {
   uint64_t order = 0;
   for (int k = 0; k < 16; ++k) order |= static_cast<uint64_t>(k < n_in_use ? k : 15) << (4 * k);
@@ -195,8 +196,8 @@ EA_HD inline MtfEffect then_segment(const MtfEffect& a, const MtfEffect& b, int 
 // FirstUses records those uses as the pass meets them; first_use_place gives their places.
 struct FirstUses {
   uint32_t count = 0;
-  uint8_t symbol[16];
-  uint16_t at[16];  // index in the segment (segments of at most 65,536 symbols)
+  uint8_t symbol[16] = {};
+  uint16_t at[16] = {};  // index in the segment (segments of at most 65,536 symbols)
   EA_HD void note(uint32_t seen_before, uint32_t c, uint32_t i) {
     if ((seen_before >> c) & 1) return;
     symbol[count] = static_cast<uint8_t>(c);
