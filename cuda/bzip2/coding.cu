@@ -30,6 +30,7 @@ __device__ __forceinline__ size_t selector_offset(uint32_t begin, uint32_t b) {
 // bz::ZeroRunSummary in src/stats/bzip2_model.hpp; blocks with at most 16 byte values, which
 // decimal text always is; others are coded by one thread in zero_run_offsets_kernel).
 constexpr uint32_t kSegment = 512;  // (2,048 left 7 warps an SM on the H200)
+static_assert(kSegment <= 65536, "bz::FirstUses holds 16-bit places in a segment");
 
 struct Segments {
   uint64_t* sig;    // the segment's list when started from the identity
@@ -39,6 +40,7 @@ struct Segments {
   // Zero-run coding: the segment's bz::ZeroRunSummary, then the values before it and the
   // zeros carried into it (bz::zero_run_offsets).
   uint32_t *lead, *inner, *trail, *out_at, *carry_at;
+  bz::FirstUses* first;  // its symbols' first uses (places_kernel, for fix_kernel)
   uint32_t per_slot;
 };
 
@@ -133,22 +135,6 @@ __device__ __forceinline__ bool segment_of(const BlockTable& t, const MtfTable& 
   return segment_range(t, m, k, n);
 }
 
-__global__ void signature_kernel(const uint8_t* last, BlockTable t, MtfTable m, Segments sg) {
-  __shared__ uint8_t seq_of[256];
-  uint32_t k, n;
-  if (!segment_of(t, m, sg, seq_of, k, n)) return;
-  const uint32_t b = blockIdx.y;
-  uint64_t order = bz::packed_identity(m.in_use[b]);
-  uint32_t seen = 0;
-  for_each_symbol(last + t.begin[b] + k * kSegment, n, seq_of, [&](uint64_t c) {
-    seen |= 1u << c;
-    bz::packed_move_to_front(order, c);
-  });
-  const size_t at = static_cast<size_t>(b) * sg.per_slot + k;
-  sg.sig[at] = order;
-  sg.seen[at] = seen;
-}
-
 // Warp shuffles of a trivially copyable T, a 32-bit word at a time.
 template <class T>
 __device__ __forceinline__ T shuffle_words(T x, int lane, bool up) {
@@ -195,20 +181,28 @@ __global__ void starts_kernel(BlockTable t, MtfTable m, Segments sg) {
       [&](uint32_t k, const bz::MtfEffect& before) { sg.start[at + k] = before.sig; });
 }
 
-// The places of each segment, and its summary for the zero-run coding.
+// A segment's one move-to-front pass, from the identity list (bz::FirstUses): its places,
+// right but at its symbols' first uses (fix_kernel sets those once the starts are known),
+// its signature, its first uses, and the zero-run summary of its places after the first
+// (which the start list does not change: a first use after the first place is never in
+// front).
 __global__ void places_kernel(const uint8_t* last, BlockTable t, MtfTable m, Segments sg, uint8_t* places) {
   __shared__ uint8_t seq_of[256];
   uint32_t k, n;
   if (!segment_of(t, m, sg, seq_of, k, n)) return;
   const uint32_t b = blockIdx.y;
   const size_t at = static_cast<size_t>(b) * sg.per_slot + k;
-  uint64_t order = sg.start[at];
+  uint64_t order = bz::packed_identity(m.in_use[b]);
+  uint32_t seen = 0;
+  bz::FirstUses first;
   // The places 16 at a time into the segment's own aligned room.
   uint4* out = reinterpret_cast<uint4*>(places + static_cast<size_t>(at) * kSegment);
   uint32_t i = 0;
   uint4 word = make_uint4(0, 0, 0, 0);
   bz::ZeroRunSummary zr;
   for_each_symbol(last + t.begin[b] + k * kSegment, n, seq_of, [&](uint64_t c) {
+    first.note(seen, static_cast<uint32_t>(c), i);
+    seen |= 1u << c;
     const uint32_t r = static_cast<uint32_t>(bz::packed_move_to_front(order, c));
     const uint32_t byte = r << (8 * (i & 3)), part = (i >> 2) & 3;
     word.x |= part == 0 ? byte : 0;
@@ -219,14 +213,41 @@ __global__ void places_kernel(const uint8_t* last, BlockTable t, MtfTable m, Seg
       out[i / 16] = word;
       word = make_uint4(0, 0, 0, 0);
     }
+    if (i > 0) zr.add(r);
     ++i;
-    zr.add(r);
   });
   if (i & 15) out[i / 16] = word;
   zr.close();
   sg.lead[at] = zr.lead;
   sg.inner[at] = zr.inner;
   sg.trail[at] = zr.trail;
+  sg.sig[at] = order;
+  sg.seen[at] = seen;
+  sg.first[at] = first;
+}
+
+// Grid (segments, slots), after starts_kernel: the first uses' places from the segment's
+// start list (bz::first_use_place), and the zero-run summary of all its places.
+__global__ void fix_kernel(BlockTable t, MtfTable m, Segments sg, uint8_t* places) {
+  uint32_t k, n;
+  if (!segment_range(t, m, k, n)) return;
+  const size_t at = static_cast<size_t>(blockIdx.y) * sg.per_slot + k;
+  const bz::FirstUses f = sg.first[at];
+  const uint64_t start = sg.start[at];
+  uint8_t* own = places + at * kSegment;
+  uint32_t front = 0;  // the first place (the first symbol is a first use)
+  for (uint32_t j = 0; j < f.count; ++j) {
+    const uint32_t p = bz::first_use_place(f, j, start);
+    own[f.at[j]] = static_cast<uint8_t>(p);
+    if (j == 0) front = p;
+  }
+  bz::ZeroRunSummary head;
+  head.add(front);
+  head.close();
+  const bz::ZeroRunSummary all = bz::then_summary(head, bz::ZeroRunSummary{sg.lead[at], sg.inner[at], sg.trail[at]});
+  sg.lead[at] = all.lead;
+  sg.inner[at] = all.inner;
+  sg.trail[at] = all.trail;
 }
 
 // A warp a block: the segments' offsets (their summaries scanned), the last zero run and
@@ -557,6 +578,7 @@ bool CodingBuffers::allocate(uint32_t total, uint32_t slots, uint32_t block_limi
                   DeviceBuffer<uint64_t>::try_allocate(segs, seg_sig) &&
                   DeviceBuffer<uint64_t>::try_allocate(segs, seg_start) &&
                   DeviceBuffer<uint32_t>::try_allocate(segs, seg_seen) &&
+                  DeviceBuffer<bz::FirstUses>::try_allocate(segs, seg_first) &&
                   DeviceBuffer<uint32_t>::try_allocate(segs, seg_lead) &&
                   DeviceBuffer<uint32_t>::try_allocate(segs, seg_inner) &&
                   DeviceBuffer<uint32_t>::try_allocate(segs, seg_trail) &&
@@ -573,14 +595,14 @@ void code_blocks(const uint8_t* last, const BlockTable& t, uint32_t slots, Codin
   MtfTable mt{cb.values.get(), cb.freq.get(), cb.count.get(), cb.in_use.get(), cb.ranges.get(), cb.selectors.get()};
   Segments sg{cb.seg_sig.get(),  cb.seg_seen.get(),  cb.seg_start.get(), cb.seq_maps.get(),
               cb.seg_lead.get(), cb.seg_inner.get(), cb.seg_trail.get(), cb.seg_out.get(),
-              cb.seg_carry.get(), cb.seg_per_slot};
+              cb.seg_carry.get(), cb.seg_first.get(), cb.seg_per_slot};
   EA_CUDA_CHECK(cudaMemsetAsync(cb.byte_masks.get(), 0, cb.byte_masks.size() * sizeof(unsigned long long), st));
   byte_mask_kernel<<<dim3(kMapSplit, slots), kThreads, 0, st>>>(last, t, cb.byte_masks.get());
   map_kernel<<<grid_for(slots, 64), 64, 0, st>>>(cb.byte_masks.get(), mt, sg, slots);
   const dim3 seg_grid((cb.seg_per_slot + 63) / 64, slots);
-  signature_kernel<<<seg_grid, 64, 0, st>>>(last, t, mt, sg);
-  starts_kernel<<<slots, 32, 0, st>>>(t, mt, sg);
   places_kernel<<<seg_grid, 64, 0, st>>>(last, t, mt, sg, cb.places.get());
+  starts_kernel<<<slots, 32, 0, st>>>(t, mt, sg);
+  fix_kernel<<<seg_grid, 64, 0, st>>>(t, mt, sg, cb.places.get());
   zero_run_offsets_kernel<<<slots, 32, 0, st>>>(last, t, mt, sg);
   zero_run_values_kernel<<<seg_grid, 64, 0, st>>>(t, mt, sg, cb.places.get());
   timer.mark(6, st);

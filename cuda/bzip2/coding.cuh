@@ -3,6 +3,7 @@
 #pragma once
 
 #include "bzip2/common.cuh"
+#include "stats/bzip2_model.hpp"
 
 namespace ea::gpubz {
 
@@ -17,6 +18,7 @@ struct CodingBuffers {
   cuda::DeviceBuffer<unsigned long long> bits, byte_masks;
   cuda::DeviceBuffer<uint64_t> seg_sig, seg_start;
   cuda::DeviceBuffer<uint32_t> seg_seen, seg_lead, seg_inner, seg_trail, seg_out, seg_carry;
+  cuda::DeviceBuffer<bz::FirstUses> seg_first;
   cuda::DeviceBuffer<uint8_t> huff_len;   // each slot's Huffman tables' code lengths
   cuda::DeviceBuffer<int32_t> huff_freq;  // and the counts under them in a pass
   cuda::PinnedBuffer<unsigned long long> host_bits;
