@@ -449,14 +449,22 @@ __device__ __forceinline__ void load_packed(const HuffTables& h, uint32_t b, int
   __syncthreads();
 }
 
+// Grid (chunks, slots): this CTA's groups first .. last - 1 of its slot's n_mtf values, or
+// false where its chunk is past them.
+__device__ __forceinline__ bool chunk_groups(int32_t n_mtf, int32_t& first, int32_t& last) {
+  const int32_t groups = (n_mtf + bz::kGroupSize - 1) / bz::kGroupSize;
+  first = static_cast<int32_t>(blockIdx.x) * kChunkGroups;
+  last = min(groups, first + kChunkGroups);
+  return first < groups;
+}
+
 // Grid (chunks, slots): each group's best table (selectors) and the counts of its values
 // under it, added in shared memory, then into the slot's rfreq (integers: any order).
 __global__ void __launch_bounds__(kHuffThreads) choose_kernel(BlockTable t, MtfTable m, HuffTables h) {
   const uint32_t b = blockIdx.y;
   const int32_t n_mtf = m.count[b];
-  const int32_t groups = (n_mtf + bz::kGroupSize - 1) / bz::kGroupSize;
-  const int32_t first = static_cast<int32_t>(blockIdx.x) * kChunkGroups;
-  if (first >= groups) return;
+  int32_t first = 0, last = 0;
+  if (!chunk_groups(n_mtf, first, last)) return;
   __shared__ uint64_t packed[bz::kMaxAlpha];
   __shared__ int32_t counts[bz::kMaxTables][bz::kMaxAlpha];
   __shared__ uint32_t tile[kHuffThreads * kGroupPairs];
@@ -465,7 +473,6 @@ __global__ void __launch_bounds__(kHuffThreads) choose_kernel(BlockTable t, MtfT
   load_packed(h, b, tables, alpha, packed);
   const uint16_t* values = m.values + values_offset(t.begin[b], b);
   uint8_t* selectors = m.selectors + selector_offset(t.begin[b], b);
-  const int32_t last = min(groups, first + kChunkGroups);
   for_tile_groups(values, n_mtf, first, last, tile, [&](int32_t g, const uint32_t* group, int count) {
     uint64_t sum = 0;
     SmallCounts c;  // (used where alpha <= kSmallAlpha; larger values are not counted in it)
@@ -512,9 +519,8 @@ __global__ void __launch_bounds__(kHuffThreads) data_bits_kernel(BlockTable t, M
                                                                   unsigned long long* bits) {
   const uint32_t b = blockIdx.y;
   const int32_t n_mtf = m.count[b];
-  const int32_t groups = (n_mtf + bz::kGroupSize - 1) / bz::kGroupSize;
-  const int32_t first = static_cast<int32_t>(blockIdx.x) * kChunkGroups;
-  if (first >= groups) return;
+  int32_t first = 0, last = 0;
+  if (!chunk_groups(n_mtf, first, last)) return;
   __shared__ uint64_t packed[bz::kMaxAlpha];
   __shared__ uint32_t tile[kHuffThreads * kGroupPairs];
   __shared__ unsigned long long sum_bits;
@@ -522,7 +528,6 @@ __global__ void __launch_bounds__(kHuffThreads) data_bits_kernel(BlockTable t, M
   load_packed(h, b, bz::table_count(n_mtf), m.in_use[b] + 2, packed);
   const uint16_t* values = m.values + values_offset(t.begin[b], b);
   const uint8_t* selectors = m.selectors + selector_offset(t.begin[b], b);
-  const int32_t last = min(groups, first + kChunkGroups);
   unsigned long long own = 0;
   for_tile_groups(values, n_mtf, first, last, tile, [&](int32_t g, const uint32_t* group, int count) {
     uint64_t sum = 0;
