@@ -406,46 +406,47 @@ struct HuffTables {
   __device__ __forceinline__ int32_t* counts(uint32_t b) const { return rfreq + b * kTableRoom; }
 };
 
-constexpr int kGroupPairs = bz::kGroupSize / 2;
-
 // Values of group g (at most kGroupSize; the groups of a block's n_mtf values).
 __device__ __forceinline__ int32_t group_count(int32_t n_mtf, int32_t g) {
   const int32_t left = n_mtf - g * bz::kGroupSize;
   return left < bz::kGroupSize ? left : bz::kGroupSize;
 }
 
-// A CTA's groups first .. last - 1 in tiles of kHuffThreads groups: a tile's values are read
-// side by side (4-byte pairs: a warp load is one 128-byte line) into shared memory, then
-// thread k gets group g0 + k: f(g, its pairs in the tile, its count). (A thread reading its
-// own 100-byte group makes a warp load touch 25 lines: choose took 0.67 ms a round of 4
-// passes on the H200.) Every thread of the CTA must call it (it synchronises).
+// f(v) for a group's `count` values (4-byte aligned: values_offset), read two at a time.
 template <class F>
-__device__ __forceinline__ void for_tile_groups(const uint16_t* values, int32_t n_mtf, int32_t first, int32_t last,
-                                                uint32_t* tile, F&& f) {
-  const uint32_t* pairs = reinterpret_cast<const uint32_t*>(values);
-  const int32_t end_pair = (n_mtf + 1) / 2;
-  for (int32_t g0 = first; g0 < last; g0 += kHuffThreads) {
-    const int32_t p0 = g0 * kGroupPairs, pn = min(end_pair, min(last, g0 + kHuffThreads) * kGroupPairs) - p0;
-    __syncthreads();  // (the tile before is done with)
-    for (int32_t p = static_cast<int32_t>(threadIdx.x); p < pn; p += static_cast<int32_t>(blockDim.x)) {
-      tile[p] = pairs[p0 + p];
-    }
-    __syncthreads();
-    const int32_t g = g0 + static_cast<int32_t>(threadIdx.x);
-    if (g < last) f(g, tile + threadIdx.x * kGroupPairs, static_cast<int>(group_count(n_mtf, g)));
-  }
-}
-
-// f(v) for a group's `count` values from its pairs (the low half first).
-template <class F>
-__device__ __forceinline__ void for_pair_values(const uint32_t* pairs, int count, F&& f) {
-  for (int i = 0; 2 * i < count; ++i) {
-    const uint32_t w = pairs[i];
+__device__ __forceinline__ void for_group_values(const uint16_t* v, int count, F&& f) {
+  const uint32_t* pairs = reinterpret_cast<const uint32_t*>(v);
+  int i = 0;
+  for (; i + 2 <= count; i += 2) {
+    const uint32_t w = pairs[i / 2];
     f(w & 0xffffu);
-    if (2 * i + 1 < count) f(w >> 16);
+    f(w >> 16);
   }
+  if (i < count) f(v[i]);
 }
 
+// Blocks of at most kSmallAlpha values (decimal text always): each group's counts of its
+// values, 16 bits each, two to a word (word j: values 2j and 2j + 1), counted once
+// (group_counts_kernel) for the four table-choice passes and the data bits. Word j of the
+// group at selector index s is at words[j * stride + s] (a warp's groups side by side).
+constexpr int kCountWords = kSmallAlpha / 2;
+struct GroupCounts {
+  uint32_t* words;
+  size_t stride;
+};
+
+// The words of a block of `alpha` values in use (the rest are 0).
+__device__ __forceinline__ int count_words(int alpha) { return (alpha + 1) / 2; }
+
+// A warp's sum of x (all 32 lanes take part; a field of 16 bits holds 32 groups' counts).
+__device__ __forceinline__ uint32_t warp_sum(uint32_t x) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(0xffffffffu, x);
+#else
+  for (int d = 16; d > 0; d /= 2) x += __shfl_xor_sync(0xffffffffu, x, d);
+  return x;
+#endif
+}
 
 __global__ void init_tables_kernel(MtfTable m, HuffTables h, uint32_t max_groups, unsigned long long* bits) {
   const uint32_t b = blockIdx.x;
@@ -463,10 +464,27 @@ __global__ void init_tables_kernel(MtfTable m, HuffTables h, uint32_t max_groups
   }
 }
 
-// The packed lengths of the slot's tables into shared memory (synchronises the CTA).
-__device__ __forceinline__ void load_packed(const HuffTables& h, uint32_t b, int tables, int alpha, uint64_t* packed) {
+// The slot's tables' code lengths in shared memory: bz::packed_lengths of each value, and
+// for the counts' path the same split into two 32-bit halves of three tables each (zero
+// past alpha). A group's sum of lengths under one table is below 2^kCostBits, so sums of
+// halves keep their fields apart and lo | hi << 3 * kCostBits is the packed sum.
+struct SharedLengths {
+  uint64_t packed[bz::kMaxAlpha];
+  uint32_t lo[kSmallAlpha], hi[kSmallAlpha];
+};
+constexpr int kHalfShift = 3 * bz::kCostBits;
+static_assert(bz::kMaxTables <= 6 && kHalfShift <= 32, "three tables' costs to a 32-bit half");
+
+// (synchronises the CTA)
+__device__ __forceinline__ void load_lengths(const HuffTables& h, uint32_t b, int tables, int alpha,
+                                             SharedLengths& out) {
   const HuffTables::Rows len = h.lens(b);
-  for (int v = threadIdx.x; v < alpha; v += blockDim.x) packed[v] = bz::packed_lengths(len, tables, v);
+  for (int v = threadIdx.x; v < alpha; v += blockDim.x) out.packed[v] = bz::packed_lengths(len, tables, v);
+  for (int v = threadIdx.x; v < kSmallAlpha; v += blockDim.x) {
+    const uint64_t p = v < alpha ? bz::packed_lengths(len, tables, v) : 0;
+    out.lo[v] = static_cast<uint32_t>(p & ((uint64_t{1} << kHalfShift) - 1));
+    out.hi[v] = static_cast<uint32_t>(p >> kHalfShift);
+  }
   __syncthreads();
 }
 
@@ -479,39 +497,113 @@ __device__ __forceinline__ bool chunk_groups(int32_t n_mtf, int32_t& first, int3
   return first < groups;
 }
 
+// Grid (chunks, slots), blocks of at most kSmallAlpha values: each group's counts.
+__global__ void __launch_bounds__(kHuffThreads) group_counts_kernel(BlockTable t, MtfTable m, GroupCounts gc) {
+  const uint32_t b = blockIdx.y;
+  const int32_t n_mtf = m.count[b];
+  const int alpha = m.in_use[b] + 2;
+  int32_t first = 0, last = 0;
+  if (alpha > kSmallAlpha || !chunk_groups(n_mtf, first, last)) return;
+  const uint16_t* values = m.values + values_offset(t.begin[b], b);
+  const size_t sel0 = selector_offset(t.begin[b], b);
+  for (int32_t g = first + static_cast<int32_t>(threadIdx.x); g < last; g += blockDim.x) {
+    SmallCounts c;
+    for_group_values(values + g * bz::kGroupSize, group_count(n_mtf, g), [&](uint32_t v) { c.add(v); });
+    for (int j = 0; j < count_words(alpha); ++j) {
+      gc.words[j * gc.stride + sel0 + g] = c.of(2 * j) | (c.of(2 * j + 1) << 16);
+    }
+  }
+}
+
+// A group's counts (all 0 where it is not `valid`).
+__device__ __forceinline__ void load_counts(const GroupCounts& gc, size_t s, bool valid, int words,
+                                            uint32_t (&w)[kCountWords]) {
+#pragma unroll
+  for (int j = 0; j < kCountWords; ++j) w[j] = valid && j < words ? gc.words[j * gc.stride + s] : 0;
+}
+
+// The packed sum of a group's lengths (as bz::packed_lengths summed over its values).
+__device__ __forceinline__ uint64_t counts_cost_sum(const uint32_t (&w)[kCountWords], int words,
+                                                    const SharedLengths& L) {
+  uint32_t lo = 0, hi = 0;
+#pragma unroll
+  for (int j = 0; j < kCountWords; ++j) {
+    if (j < words) {
+      const uint32_t x = w[j] & 0xffffu, y = w[j] >> 16;
+      lo += x * L.lo[2 * j] + y * L.lo[2 * j + 1];
+      hi += x * L.hi[2 * j] + y * L.hi[2 * j + 1];
+    }
+  }
+  return lo | (static_cast<uint64_t>(hi) << kHalfShift);
+}
+
+// choose_kernel's groups from their counts: a thread a group, then each table's counts
+// summed over a warp's groups that chose it (one reduction a word, not an atomic a value
+// whose lanes collide on the same counter).
+__device__ __forceinline__ void choose_by_counts(const GroupCounts& gc, size_t sel0, int32_t first, int32_t last,
+                                                 int alpha, int tables, const SharedLengths& L, uint8_t* selectors,
+                                                 int32_t (*counts)[bz::kMaxAlpha]) {
+  const int words = count_words(alpha);
+  const bool lane0 = (threadIdx.x & 31) == 0;
+  for (int32_t g0 = first; g0 < last; g0 += static_cast<int32_t>(blockDim.x)) {  // (the same trips for all)
+    const int32_t g = g0 + static_cast<int32_t>(threadIdx.x);
+    const bool valid = g < last;
+    uint32_t w[kCountWords];
+    load_counts(gc, sel0 + g, valid, words, w);
+    int bt = -1;
+    if (valid) {
+      bt = bz::best_of_costs(counts_cost_sum(w, words, L), tables);
+      selectors[g] = static_cast<uint8_t>(bt);
+    }
+    for (int tb = 0; tb < tables; ++tb) {
+      const bool mine = bt == tb;
+      if (!__any_sync(0xffffffffu, mine)) continue;
+#pragma unroll
+      for (int j = 0; j < kCountWords; ++j) {
+        if (j >= words) break;
+        const uint32_t sum = warp_sum(mine ? w[j] : 0u);
+        if (lane0 && (sum & 0xffffu)) atomicAdd(&counts[tb][2 * j], static_cast<int32_t>(sum & 0xffffu));
+        if (lane0 && (sum >> 16)) atomicAdd(&counts[tb][2 * j + 1], static_cast<int32_t>(sum >> 16));
+      }
+    }
+  }
+}
+
+// choose_kernel's groups from their values (blocks of more than kSmallAlpha values).
+__device__ __forceinline__ void choose_by_values(const uint16_t* values, int32_t n_mtf, int32_t first, int32_t last,
+                                                 int tables, const SharedLengths& L, uint8_t* selectors,
+                                                 int32_t (*counts)[bz::kMaxAlpha]) {
+  for (int32_t g = first + static_cast<int32_t>(threadIdx.x); g < last; g += blockDim.x) {
+    const uint16_t* v = values + g * bz::kGroupSize;
+    const int count = group_count(n_mtf, g);
+    uint64_t sum = 0;
+    for_group_values(v, count, [&](uint32_t x) { sum += L.packed[x]; });
+    const int bt = bz::best_of_costs(sum, tables);
+    selectors[g] = static_cast<uint8_t>(bt);
+    for_group_values(v, count, [&](uint32_t x) { atomicAdd(&counts[bt][x], 1); });
+  }
+}
+
 // Grid (chunks, slots): each group's best table (selectors) and the counts of its values
 // under it, added in shared memory, then into the slot's rfreq (integers: any order).
-__global__ void __launch_bounds__(kHuffThreads) choose_kernel(BlockTable t, MtfTable m, HuffTables h) {
+__global__ void __launch_bounds__(kHuffThreads) choose_kernel(BlockTable t, MtfTable m, HuffTables h,
+                                                              GroupCounts gc) {
   const uint32_t b = blockIdx.y;
   const int32_t n_mtf = m.count[b];
   int32_t first = 0, last = 0;
   if (!chunk_groups(n_mtf, first, last)) return;
-  __shared__ uint64_t packed[bz::kMaxAlpha];
+  __shared__ SharedLengths lengths;
   __shared__ int32_t counts[bz::kMaxTables][bz::kMaxAlpha];
-  __shared__ uint32_t tile[kHuffThreads * kGroupPairs];
   const int alpha = m.in_use[b] + 2, tables = bz::table_count(n_mtf);
   for (int k = threadIdx.x; k < tables * alpha; k += blockDim.x) counts[k / alpha][k % alpha] = 0;
-  load_packed(h, b, tables, alpha, packed);
-  const uint16_t* values = m.values + values_offset(t.begin[b], b);
-  uint8_t* selectors = m.selectors + selector_offset(t.begin[b], b);
-  for_tile_groups(values, n_mtf, first, last, tile, [&](int32_t g, const uint32_t* group, int count) {
-    uint64_t sum = 0;
-    SmallCounts c;  // (used where alpha <= kSmallAlpha; larger values are not counted in it)
-    for_pair_values(group, count, [&](uint32_t v) {
-      sum += packed[v];
-      c.add(v);
-    });
-    const int bt = bz::best_of_costs(sum, tables);
-    selectors[g] = static_cast<uint8_t>(bt);
-    if (alpha <= kSmallAlpha) {
-      for (int v = 0; v < alpha; ++v) {
-        const uint32_t k = c.of(v);
-        if (k) atomicAdd(&counts[bt][v], static_cast<int32_t>(k));
-      }
-    } else {
-      for_pair_values(group, count, [&](uint32_t v) { atomicAdd(&counts[bt][v], 1); });
-    }
-  });
+  load_lengths(h, b, tables, alpha, lengths);
+  const size_t sel0 = selector_offset(t.begin[b], b);
+  if (alpha <= kSmallAlpha) {
+    choose_by_counts(gc, sel0, first, last, alpha, tables, lengths, m.selectors + sel0, counts);
+  } else {
+    choose_by_values(m.values + values_offset(t.begin[b], b), n_mtf, first, last, tables, lengths,
+                     m.selectors + sel0, counts);
+  }
   __syncthreads();
   int32_t* slot_counts = h.counts(b);
   for (int k = threadIdx.x; k < tables * alpha; k += blockDim.x) {
@@ -537,24 +629,31 @@ __global__ void lengths_kernel(MtfTable m, HuffTables h) {
 
 // Grid (chunks, slots): the data bits of each group under its selected table.
 __global__ void __launch_bounds__(kHuffThreads) data_bits_kernel(BlockTable t, MtfTable m, HuffTables h,
-                                                                  unsigned long long* bits) {
+                                                                  GroupCounts gc, unsigned long long* bits) {
   const uint32_t b = blockIdx.y;
   const int32_t n_mtf = m.count[b];
   int32_t first = 0, last = 0;
   if (!chunk_groups(n_mtf, first, last)) return;
-  __shared__ uint64_t packed[bz::kMaxAlpha];
-  __shared__ uint32_t tile[kHuffThreads * kGroupPairs];
+  __shared__ SharedLengths lengths;
   __shared__ unsigned long long sum_bits;
   if (threadIdx.x == 0) sum_bits = 0;
-  load_packed(h, b, bz::table_count(n_mtf), m.in_use[b] + 2, packed);
+  const int alpha = m.in_use[b] + 2;
+  load_lengths(h, b, bz::table_count(n_mtf), alpha, lengths);
+  const size_t sel0 = selector_offset(t.begin[b], b);
+  const uint8_t* selectors = m.selectors + sel0;
   const uint16_t* values = m.values + values_offset(t.begin[b], b);
-  const uint8_t* selectors = m.selectors + selector_offset(t.begin[b], b);
   unsigned long long own = 0;
-  for_tile_groups(values, n_mtf, first, last, tile, [&](int32_t g, const uint32_t* group, int count) {
+  for (int32_t g = first + static_cast<int32_t>(threadIdx.x); g < last; g += blockDim.x) {
     uint64_t sum = 0;
-    for_pair_values(group, count, [&](uint32_t v) { sum += packed[v]; });
+    if (alpha <= kSmallAlpha) {
+      uint32_t w[kCountWords];
+      load_counts(gc, sel0 + g, true, count_words(alpha), w);
+      sum = counts_cost_sum(w, count_words(alpha), lengths);
+    } else {
+      for_group_values(values + g * bz::kGroupSize, group_count(n_mtf, g), [&](uint32_t v) { sum += lengths.packed[v]; });
+    }
     own += bz::table_cost(sum, selectors[g]);
-  });
+  }
   atomicAdd(&sum_bits, own);
   __syncthreads();
   if (threadIdx.x == 0) atomicAdd(&bits[b], sum_bits);
@@ -591,15 +690,15 @@ bool CodingBuffers::allocate(uint32_t total, uint32_t slots, uint32_t block_limi
   seg_per_slot = (block_limit + 64) / kSegment + 1;
   max_groups = (block_limit + 64 + 1 + bz::kGroupSize - 1) / bz::kGroupSize + 1;  // (len + 1 values a block)
   const size_t segs = static_cast<size_t>(slots) * seg_per_slot;
+  const size_t group_room = (static_cast<size_t>(total) + slots) / bz::kGroupSize + 2 * static_cast<size_t>(slots) + 1;
   const bool ok = DeviceBuffer<uint16_t>::try_allocate(static_cast<size_t>(total) + 4 * static_cast<size_t>(slots) + 4,
                                                        values) &&
                   DeviceBuffer<int32_t>::try_allocate(static_cast<size_t>(slots) * bz::kMaxAlpha, freq) &&
                   DeviceBuffer<int32_t>::try_allocate(slots, count) &&
                   DeviceBuffer<int32_t>::try_allocate(slots, in_use) &&
                   DeviceBuffer<int32_t>::try_allocate(slots, ranges) &&
-                  DeviceBuffer<uint8_t>::try_allocate((static_cast<size_t>(total) + slots) / bz::kGroupSize +
-                                                          2 * static_cast<size_t>(slots) + 1,
-                                                      selectors) &&
+                  DeviceBuffer<uint8_t>::try_allocate(group_room, selectors) &&
+                  DeviceBuffer<uint32_t>::try_allocate(kCountWords * group_room, group_counts) &&
                   DeviceBuffer<uint8_t>::try_allocate(segs * kSegment, places) &&
                   DeviceBuffer<uint8_t>::try_allocate(static_cast<size_t>(slots) * 256, seq_maps) &&
                   DeviceBuffer<unsigned long long>::try_allocate(slots, bits) &&
@@ -637,12 +736,14 @@ void code_blocks(const uint8_t* last, const BlockTable& t, uint32_t slots, Codin
   timer.mark(6, st);
   const HuffTables h{cb.huff_len.get(), cb.huff_freq.get()};
   const dim3 chunk_grid((cb.max_groups + kChunkGroups - 1) / kChunkGroups, slots);
+  const GroupCounts gc{cb.group_counts.get(), cb.selectors.size()};
   init_tables_kernel<<<slots, 32, 0, st>>>(mt, h, cb.max_groups, cb.bits.get());
+  group_counts_kernel<<<chunk_grid, kHuffThreads, 0, st>>>(t, mt, gc);
   for (int pass = 0; pass < bz::kPasses; ++pass) {
-    choose_kernel<<<chunk_grid, kHuffThreads, 0, st>>>(t, mt, h);
+    choose_kernel<<<chunk_grid, kHuffThreads, 0, st>>>(t, mt, h, gc);
     lengths_kernel<<<slots, 32, 0, st>>>(mt, h);
   }
-  data_bits_kernel<<<chunk_grid, kHuffThreads, 0, st>>>(t, mt, h, cb.bits.get());
+  data_bits_kernel<<<chunk_grid, kHuffThreads, 0, st>>>(t, mt, h, gc, cb.bits.get());
   side_bits_kernel<<<slots, 32, 0, st>>>(t, mt, h, cb.bits.get());
   EA_CUDA_CHECK(cudaGetLastError());
   EA_CUDA_CHECK(cudaMemcpyAsync(cb.host_bits.get(), cb.bits.get(), slots * sizeof(unsigned long long),

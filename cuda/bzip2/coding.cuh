@@ -15,6 +15,7 @@ struct CodingBuffers {
   cuda::DeviceBuffer<uint16_t> values;
   cuda::DeviceBuffer<int32_t> freq, count, in_use, ranges;
   cuda::DeviceBuffer<uint8_t> selectors, places, seq_maps;
+  cuda::DeviceBuffer<uint32_t> group_counts;  // each group's counts of its values (small alphabets)
   cuda::DeviceBuffer<unsigned long long> bits, byte_masks;
   cuda::DeviceBuffer<uint64_t> seg_sig, seg_start;
   cuda::DeviceBuffer<uint32_t> seg_seen, seg_lead, seg_inner, seg_trail, seg_out, seg_carry;
