@@ -30,6 +30,7 @@ __device__ __forceinline__ size_t selector_offset(uint32_t begin, uint32_t b) {
 // bz::ZeroRunSummary in src/stats/bzip2_model.hpp; blocks with at most 16 byte values, which
 // decimal text always is; others are coded by one thread in zero_run_offsets_kernel).
 constexpr uint32_t kSegment = 512;  // (2,048 left 7 warps an SM on the H200)
+static_assert(kSegment <= 65536, "bz::FirstUses holds 16-bit places in a segment");
 
 struct Segments {
   uint64_t* sig;    // the segment's list when started from the identity
@@ -39,6 +40,7 @@ struct Segments {
   // Zero-run coding: the segment's bz::ZeroRunSummary, then the values before it and the
   // zeros carried into it (bz::zero_run_offsets).
   uint32_t *lead, *inner, *trail, *out_at, *carry_at;
+  bz::FirstUses* first;  // its symbols' first uses (places_kernel, for fix_kernel)
   uint32_t per_slot;
 };
 
@@ -133,22 +135,6 @@ __device__ __forceinline__ bool segment_of(const BlockTable& t, const MtfTable& 
   return segment_range(t, m, k, n);
 }
 
-__global__ void signature_kernel(const uint8_t* last, BlockTable t, MtfTable m, Segments sg) {
-  __shared__ uint8_t seq_of[256];
-  uint32_t k, n;
-  if (!segment_of(t, m, sg, seq_of, k, n)) return;
-  const uint32_t b = blockIdx.y;
-  uint64_t order = bz::packed_identity(m.in_use[b]);
-  uint32_t seen = 0;
-  for_each_symbol(last + t.begin[b] + k * kSegment, n, seq_of, [&](uint64_t c) {
-    seen |= 1u << c;
-    bz::packed_move_to_front(order, c);
-  });
-  const size_t at = static_cast<size_t>(b) * sg.per_slot + k;
-  sg.sig[at] = order;
-  sg.seen[at] = seen;
-}
-
 // Warp shuffles of a trivially copyable T, a 32-bit word at a time.
 template <class T>
 __device__ __forceinline__ T shuffle_words(T x, int lane, bool up) {
@@ -195,20 +181,28 @@ __global__ void starts_kernel(BlockTable t, MtfTable m, Segments sg) {
       [&](uint32_t k, const bz::MtfEffect& before) { sg.start[at + k] = before.sig; });
 }
 
-// The places of each segment, and its summary for the zero-run coding.
+// A segment's one move-to-front pass, from the identity list (bz::FirstUses): its places,
+// right but at its symbols' first uses (fix_kernel sets those once the starts are known),
+// its signature, its first uses, and the zero-run summary of its places after the first
+// (which the start list does not change: a first use after the first place is never in
+// front).
 __global__ void places_kernel(const uint8_t* last, BlockTable t, MtfTable m, Segments sg, uint8_t* places) {
   __shared__ uint8_t seq_of[256];
   uint32_t k, n;
   if (!segment_of(t, m, sg, seq_of, k, n)) return;
   const uint32_t b = blockIdx.y;
   const size_t at = static_cast<size_t>(b) * sg.per_slot + k;
-  uint64_t order = sg.start[at];
+  uint64_t order = bz::packed_identity(m.in_use[b]);
+  uint32_t seen = 0;
+  bz::FirstUses first;
   // The places 16 at a time into the segment's own aligned room.
   uint4* out = reinterpret_cast<uint4*>(places + static_cast<size_t>(at) * kSegment);
   uint32_t i = 0;
   uint4 word = make_uint4(0, 0, 0, 0);
   bz::ZeroRunSummary zr;
   for_each_symbol(last + t.begin[b] + k * kSegment, n, seq_of, [&](uint64_t c) {
+    first.note(seen, static_cast<uint32_t>(c), i);
+    seen |= 1u << c;
     const uint32_t r = static_cast<uint32_t>(bz::packed_move_to_front(order, c));
     const uint32_t byte = r << (8 * (i & 3)), part = (i >> 2) & 3;
     word.x |= part == 0 ? byte : 0;
@@ -219,14 +213,41 @@ __global__ void places_kernel(const uint8_t* last, BlockTable t, MtfTable m, Seg
       out[i / 16] = word;
       word = make_uint4(0, 0, 0, 0);
     }
+    if (i > 0) zr.add(r);
     ++i;
-    zr.add(r);
   });
   if (i & 15) out[i / 16] = word;
   zr.close();
   sg.lead[at] = zr.lead;
   sg.inner[at] = zr.inner;
   sg.trail[at] = zr.trail;
+  sg.sig[at] = order;
+  sg.seen[at] = seen;
+  sg.first[at] = first;
+}
+
+// Grid (segments, slots), after starts_kernel: the first uses' places from the segment's
+// start list (bz::first_use_place), and the zero-run summary of all its places.
+__global__ void fix_kernel(BlockTable t, MtfTable m, Segments sg, uint8_t* places) {
+  uint32_t k, n;
+  if (!segment_range(t, m, k, n)) return;
+  const size_t at = static_cast<size_t>(blockIdx.y) * sg.per_slot + k;
+  const bz::FirstUses f = sg.first[at];
+  const uint64_t start = sg.start[at];
+  uint8_t* own = places + at * kSegment;
+  uint32_t front = 0;  // the first place (the first symbol is a first use)
+  for (uint32_t j = 0; j < f.count; ++j) {
+    const uint32_t p = bz::first_use_place(f, j, start);
+    own[f.at[j]] = static_cast<uint8_t>(p);
+    if (j == 0) front = p;
+  }
+  bz::ZeroRunSummary head;
+  head.add(front);
+  head.close();
+  const bz::ZeroRunSummary all = bz::then_summary(head, bz::ZeroRunSummary{sg.lead[at], sg.inner[at], sg.trail[at]});
+  sg.lead[at] = all.lead;
+  sg.inner[at] = all.inner;
+  sg.trail[at] = all.trail;
 }
 
 // A warp a block: the segments' offsets (their summaries scanned), the last zero run and
@@ -385,6 +406,12 @@ struct HuffTables {
   __device__ __forceinline__ int32_t* counts(uint32_t b) const { return rfreq + b * kTableRoom; }
 };
 
+// Values of group g (at most kGroupSize; the groups of a block's n_mtf values).
+__device__ __forceinline__ int32_t group_count(int32_t n_mtf, int32_t g) {
+  const int32_t left = n_mtf - g * bz::kGroupSize;
+  return left < bz::kGroupSize ? left : bz::kGroupSize;
+}
+
 // f(v) for a group's `count` values (4-byte aligned: values_offset), read two at a time.
 template <class F>
 __device__ __forceinline__ void for_group_values(const uint16_t* v, int count, F&& f) {
@@ -398,9 +425,27 @@ __device__ __forceinline__ void for_group_values(const uint16_t* v, int count, F
   if (i < count) f(v[i]);
 }
 
-__device__ __forceinline__ int32_t group_count(int32_t n_mtf, int32_t g) {
-  const int32_t left = n_mtf - g * bz::kGroupSize;
-  return left < bz::kGroupSize ? left : bz::kGroupSize;
+// Blocks of at most kSmallAlpha values (decimal text always): each group's counts of its
+// values, 16 bits each, two to a word (word j: values 2j and 2j + 1), counted once
+// (group_counts_kernel) for the four table-choice passes and the data bits. Word j of the
+// group at selector index s is at words[j * stride + s] (a warp's groups side by side).
+constexpr int kCountWords = kSmallAlpha / 2;
+struct GroupCounts {
+  uint32_t* words;
+  size_t stride;
+};
+
+// The words of a block of `alpha` values in use (the rest are 0).
+__device__ __forceinline__ int count_words(int alpha) { return (alpha + 1) / 2; }
+
+// A warp's sum of x (all 32 lanes take part; a field of 16 bits holds 32 groups' counts).
+__device__ __forceinline__ uint32_t warp_sum(uint32_t x) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(0xffffffffu, x);
+#else
+  for (int d = 16; d > 0; d /= 2) x += __shfl_xor_sync(0xffffffffu, x, d);
+  return x;
+#endif
 }
 
 __global__ void init_tables_kernel(MtfTable m, HuffTables h, uint32_t max_groups, unsigned long long* bits) {
@@ -419,47 +464,145 @@ __global__ void init_tables_kernel(MtfTable m, HuffTables h, uint32_t max_groups
   }
 }
 
-// The packed lengths of the slot's tables into shared memory (synchronises the CTA).
-__device__ __forceinline__ void load_packed(const HuffTables& h, uint32_t b, int tables, int alpha, uint64_t* packed) {
+// The slot's tables' code lengths in shared memory: bz::packed_lengths of each value, and
+// for the counts' path the same split into two 32-bit halves of three tables each (zero
+// past alpha). A group's sum of lengths under one table is below 2^kCostBits, so sums of
+// halves keep their fields apart and lo | hi << 3 * kCostBits is the packed sum.
+struct SharedLengths {
+  uint64_t packed[bz::kMaxAlpha];
+  uint32_t lo[kSmallAlpha], hi[kSmallAlpha];
+};
+constexpr int kHalfShift = 3 * bz::kCostBits;
+static_assert(bz::kMaxTables <= 6 && kHalfShift <= 32, "three tables' costs to a 32-bit half");
+
+// (synchronises the CTA)
+__device__ __forceinline__ void load_lengths(const HuffTables& h, uint32_t b, int tables, int alpha,
+                                             SharedLengths& out) {
   const HuffTables::Rows len = h.lens(b);
-  for (int v = threadIdx.x; v < alpha; v += blockDim.x) packed[v] = bz::packed_lengths(len, tables, v);
+  for (int v = threadIdx.x; v < alpha; v += blockDim.x) out.packed[v] = bz::packed_lengths(len, tables, v);
+  for (int v = threadIdx.x; v < kSmallAlpha; v += blockDim.x) {
+    const uint64_t p = v < alpha ? bz::packed_lengths(len, tables, v) : 0;
+    out.lo[v] = static_cast<uint32_t>(p & ((uint64_t{1} << kHalfShift) - 1));
+    out.hi[v] = static_cast<uint32_t>(p >> kHalfShift);
+  }
   __syncthreads();
+}
+
+// Grid (chunks, slots): this CTA's groups first .. last - 1 of its slot's n_mtf values, or
+// false where its chunk is past them.
+__device__ __forceinline__ bool chunk_groups(int32_t n_mtf, int32_t& first, int32_t& last) {
+  const int32_t groups = (n_mtf + bz::kGroupSize - 1) / bz::kGroupSize;
+  first = static_cast<int32_t>(blockIdx.x) * kChunkGroups;
+  last = min(groups, first + kChunkGroups);
+  return first < groups;
+}
+
+// Grid (chunks, slots), blocks of at most kSmallAlpha values: each group's counts.
+__global__ void __launch_bounds__(kHuffThreads) group_counts_kernel(BlockTable t, MtfTable m, GroupCounts gc) {
+  const uint32_t b = blockIdx.y;
+  const int32_t n_mtf = m.count[b];
+  const int alpha = m.in_use[b] + 2;
+  int32_t first = 0, last = 0;
+  if (alpha > kSmallAlpha || !chunk_groups(n_mtf, first, last)) return;
+  const uint16_t* values = m.values + values_offset(t.begin[b], b);
+  const size_t sel0 = selector_offset(t.begin[b], b);
+  for (int32_t g = first + static_cast<int32_t>(threadIdx.x); g < last; g += blockDim.x) {
+    SmallCounts c;
+    for_group_values(values + g * bz::kGroupSize, group_count(n_mtf, g), [&](uint32_t v) { c.add(v); });
+    for (int j = 0; j < count_words(alpha); ++j) {
+      gc.words[j * gc.stride + sel0 + g] = c.of(2 * j) | (c.of(2 * j + 1) << 16);
+    }
+  }
+}
+
+// A group's counts (all 0 where it is not `valid`).
+__device__ __forceinline__ void load_counts(const GroupCounts& gc, size_t s, bool valid, int words,
+                                            uint32_t (&w)[kCountWords]) {
+#pragma unroll
+  for (int j = 0; j < kCountWords; ++j) w[j] = valid && j < words ? gc.words[j * gc.stride + s] : 0;
+}
+
+// The packed sum of a group's lengths (as bz::packed_lengths summed over its values).
+__device__ __forceinline__ uint64_t counts_cost_sum(const uint32_t (&w)[kCountWords], int words,
+                                                    const SharedLengths& L) {
+  uint32_t lo = 0, hi = 0;
+#pragma unroll
+  for (int j = 0; j < kCountWords; ++j) {
+    if (j < words) {
+      const uint32_t x = w[j] & 0xffffu, y = w[j] >> 16;
+      lo += x * L.lo[2 * j] + y * L.lo[2 * j + 1];
+      hi += x * L.hi[2 * j] + y * L.hi[2 * j + 1];
+    }
+  }
+  return lo | (static_cast<uint64_t>(hi) << kHalfShift);
+}
+
+// choose_kernel's groups from their counts: a thread a group, then each table's counts
+// summed over a warp's groups that chose it (one reduction a word, not an atomic a value
+// whose lanes collide on the same counter).
+__device__ __forceinline__ void choose_by_counts(const GroupCounts& gc, size_t sel0, int32_t first, int32_t last,
+                                                 int alpha, int tables, const SharedLengths& L, uint8_t* selectors,
+                                                 int32_t (*counts)[bz::kMaxAlpha]) {
+  const int words = count_words(alpha);
+  const bool lane0 = (threadIdx.x & 31) == 0;
+  for (int32_t g0 = first; g0 < last; g0 += static_cast<int32_t>(blockDim.x)) {  // (the same trips for all)
+    const int32_t g = g0 + static_cast<int32_t>(threadIdx.x);
+    const bool valid = g < last;
+    uint32_t w[kCountWords];
+    load_counts(gc, sel0 + g, valid, words, w);
+    int bt = -1;
+    if (valid) {
+      bt = bz::best_of_costs(counts_cost_sum(w, words, L), tables);
+      selectors[g] = static_cast<uint8_t>(bt);
+    }
+    for (int tb = 0; tb < tables; ++tb) {
+      const bool mine = bt == tb;
+      if (!__any_sync(0xffffffffu, mine)) continue;
+#pragma unroll
+      for (int j = 0; j < kCountWords; ++j) {
+        if (j >= words) break;
+        const uint32_t sum = warp_sum(mine ? w[j] : 0u);
+        if (lane0 && (sum & 0xffffu)) atomicAdd(&counts[tb][2 * j], static_cast<int32_t>(sum & 0xffffu));
+        if (lane0 && (sum >> 16)) atomicAdd(&counts[tb][2 * j + 1], static_cast<int32_t>(sum >> 16));
+      }
+    }
+  }
+}
+
+// choose_kernel's groups from their values (blocks of more than kSmallAlpha values).
+__device__ __forceinline__ void choose_by_values(const uint16_t* values, int32_t n_mtf, int32_t first, int32_t last,
+                                                 int tables, const SharedLengths& L, uint8_t* selectors,
+                                                 int32_t (*counts)[bz::kMaxAlpha]) {
+  for (int32_t g = first + static_cast<int32_t>(threadIdx.x); g < last; g += blockDim.x) {
+    const uint16_t* v = values + g * bz::kGroupSize;
+    const int count = group_count(n_mtf, g);
+    uint64_t sum = 0;
+    for_group_values(v, count, [&](uint32_t x) { sum += L.packed[x]; });
+    const int bt = bz::best_of_costs(sum, tables);
+    selectors[g] = static_cast<uint8_t>(bt);
+    for_group_values(v, count, [&](uint32_t x) { atomicAdd(&counts[bt][x], 1); });
+  }
 }
 
 // Grid (chunks, slots): each group's best table (selectors) and the counts of its values
 // under it, added in shared memory, then into the slot's rfreq (integers: any order).
-__global__ void __launch_bounds__(kHuffThreads) choose_kernel(BlockTable t, MtfTable m, HuffTables h) {
+__global__ void __launch_bounds__(kHuffThreads) choose_kernel(BlockTable t, MtfTable m, HuffTables h,
+                                                              GroupCounts gc) {
   const uint32_t b = blockIdx.y;
   const int32_t n_mtf = m.count[b];
-  const int32_t groups = (n_mtf + bz::kGroupSize - 1) / bz::kGroupSize;
-  const int32_t first = static_cast<int32_t>(blockIdx.x) * kChunkGroups;
-  if (first >= groups) return;
-  __shared__ uint64_t packed[bz::kMaxAlpha];
+  int32_t first = 0, last = 0;
+  if (!chunk_groups(n_mtf, first, last)) return;
+  __shared__ SharedLengths lengths;
   __shared__ int32_t counts[bz::kMaxTables][bz::kMaxAlpha];
   const int alpha = m.in_use[b] + 2, tables = bz::table_count(n_mtf);
   for (int k = threadIdx.x; k < tables * alpha; k += blockDim.x) counts[k / alpha][k % alpha] = 0;
-  load_packed(h, b, tables, alpha, packed);
-  const uint16_t* values = m.values + values_offset(t.begin[b], b);
-  uint8_t* selectors = m.selectors + selector_offset(t.begin[b], b);
-  const int32_t last = min(groups, first + kChunkGroups);
-  for (int32_t g = first + static_cast<int32_t>(threadIdx.x); g < last; g += blockDim.x) {
-    const int count = group_count(n_mtf, g);
-    uint64_t sum = 0;
-    SmallCounts c;  // (used where alpha <= kSmallAlpha; larger values are not counted in it)
-    for_group_values(values + g * bz::kGroupSize, count, [&](uint32_t v) {
-      sum += packed[v];
-      c.add(v);
-    });
-    const int bt = bz::best_of_costs(sum, tables);
-    selectors[g] = static_cast<uint8_t>(bt);
-    if (alpha <= kSmallAlpha) {
-      for (int v = 0; v < alpha; ++v) {
-        const uint32_t k = c.of(v);
-        if (k) atomicAdd(&counts[bt][v], static_cast<int32_t>(k));
-      }
-    } else {
-      for_group_values(values + g * bz::kGroupSize, count, [&](uint32_t v) { atomicAdd(&counts[bt][v], 1); });
-    }
+  load_lengths(h, b, tables, alpha, lengths);
+  const size_t sel0 = selector_offset(t.begin[b], b);
+  if (alpha <= kSmallAlpha) {
+    choose_by_counts(gc, sel0, first, last, alpha, tables, lengths, m.selectors + sel0, counts);
+  } else {
+    choose_by_values(m.values + values_offset(t.begin[b], b), n_mtf, first, last, tables, lengths,
+                     m.selectors + sel0, counts);
   }
   __syncthreads();
   int32_t* slot_counts = h.counts(b);
@@ -486,23 +629,29 @@ __global__ void lengths_kernel(MtfTable m, HuffTables h) {
 
 // Grid (chunks, slots): the data bits of each group under its selected table.
 __global__ void __launch_bounds__(kHuffThreads) data_bits_kernel(BlockTable t, MtfTable m, HuffTables h,
-                                                                  unsigned long long* bits) {
+                                                                  GroupCounts gc, unsigned long long* bits) {
   const uint32_t b = blockIdx.y;
   const int32_t n_mtf = m.count[b];
-  const int32_t groups = (n_mtf + bz::kGroupSize - 1) / bz::kGroupSize;
-  const int32_t first = static_cast<int32_t>(blockIdx.x) * kChunkGroups;
-  if (first >= groups) return;
-  __shared__ uint64_t packed[bz::kMaxAlpha];
+  int32_t first = 0, last = 0;
+  if (!chunk_groups(n_mtf, first, last)) return;
+  __shared__ SharedLengths lengths;
   __shared__ unsigned long long sum_bits;
   if (threadIdx.x == 0) sum_bits = 0;
-  load_packed(h, b, bz::table_count(n_mtf), m.in_use[b] + 2, packed);
+  const int alpha = m.in_use[b] + 2;
+  load_lengths(h, b, bz::table_count(n_mtf), alpha, lengths);
+  const size_t sel0 = selector_offset(t.begin[b], b);
+  const uint8_t* selectors = m.selectors + sel0;
   const uint16_t* values = m.values + values_offset(t.begin[b], b);
-  const uint8_t* selectors = m.selectors + selector_offset(t.begin[b], b);
-  const int32_t last = min(groups, first + kChunkGroups);
   unsigned long long own = 0;
   for (int32_t g = first + static_cast<int32_t>(threadIdx.x); g < last; g += blockDim.x) {
     uint64_t sum = 0;
-    for_group_values(values + g * bz::kGroupSize, group_count(n_mtf, g), [&](uint32_t v) { sum += packed[v]; });
+    if (alpha <= kSmallAlpha) {
+      uint32_t w[kCountWords];
+      load_counts(gc, sel0 + g, true, count_words(alpha), w);
+      sum = counts_cost_sum(w, count_words(alpha), lengths);
+    } else {
+      for_group_values(values + g * bz::kGroupSize, group_count(n_mtf, g), [&](uint32_t v) { sum += lengths.packed[v]; });
+    }
     own += bz::table_cost(sum, selectors[g]);
   }
   atomicAdd(&sum_bits, own);
@@ -541,15 +690,15 @@ bool CodingBuffers::allocate(uint32_t total, uint32_t slots, uint32_t block_limi
   seg_per_slot = (block_limit + 64) / kSegment + 1;
   max_groups = (block_limit + 64 + 1 + bz::kGroupSize - 1) / bz::kGroupSize + 1;  // (len + 1 values a block)
   const size_t segs = static_cast<size_t>(slots) * seg_per_slot;
+  const size_t group_room = (static_cast<size_t>(total) + slots) / bz::kGroupSize + 2 * static_cast<size_t>(slots) + 1;
   const bool ok = DeviceBuffer<uint16_t>::try_allocate(static_cast<size_t>(total) + 4 * static_cast<size_t>(slots) + 4,
                                                        values) &&
                   DeviceBuffer<int32_t>::try_allocate(static_cast<size_t>(slots) * bz::kMaxAlpha, freq) &&
                   DeviceBuffer<int32_t>::try_allocate(slots, count) &&
                   DeviceBuffer<int32_t>::try_allocate(slots, in_use) &&
                   DeviceBuffer<int32_t>::try_allocate(slots, ranges) &&
-                  DeviceBuffer<uint8_t>::try_allocate((static_cast<size_t>(total) + slots) / bz::kGroupSize +
-                                                          2 * static_cast<size_t>(slots) + 1,
-                                                      selectors) &&
+                  DeviceBuffer<uint8_t>::try_allocate(group_room, selectors) &&
+                  DeviceBuffer<uint32_t>::try_allocate(kCountWords * group_room, group_counts) &&
                   DeviceBuffer<uint8_t>::try_allocate(segs * kSegment, places) &&
                   DeviceBuffer<uint8_t>::try_allocate(static_cast<size_t>(slots) * 256, seq_maps) &&
                   DeviceBuffer<unsigned long long>::try_allocate(slots, bits) &&
@@ -557,6 +706,7 @@ bool CodingBuffers::allocate(uint32_t total, uint32_t slots, uint32_t block_limi
                   DeviceBuffer<uint64_t>::try_allocate(segs, seg_sig) &&
                   DeviceBuffer<uint64_t>::try_allocate(segs, seg_start) &&
                   DeviceBuffer<uint32_t>::try_allocate(segs, seg_seen) &&
+                  DeviceBuffer<bz::FirstUses>::try_allocate(segs, seg_first) &&
                   DeviceBuffer<uint32_t>::try_allocate(segs, seg_lead) &&
                   DeviceBuffer<uint32_t>::try_allocate(segs, seg_inner) &&
                   DeviceBuffer<uint32_t>::try_allocate(segs, seg_trail) &&
@@ -573,25 +723,27 @@ void code_blocks(const uint8_t* last, const BlockTable& t, uint32_t slots, Codin
   MtfTable mt{cb.values.get(), cb.freq.get(), cb.count.get(), cb.in_use.get(), cb.ranges.get(), cb.selectors.get()};
   Segments sg{cb.seg_sig.get(),  cb.seg_seen.get(),  cb.seg_start.get(), cb.seq_maps.get(),
               cb.seg_lead.get(), cb.seg_inner.get(), cb.seg_trail.get(), cb.seg_out.get(),
-              cb.seg_carry.get(), cb.seg_per_slot};
+              cb.seg_carry.get(), cb.seg_first.get(), cb.seg_per_slot};
   EA_CUDA_CHECK(cudaMemsetAsync(cb.byte_masks.get(), 0, cb.byte_masks.size() * sizeof(unsigned long long), st));
   byte_mask_kernel<<<dim3(kMapSplit, slots), kThreads, 0, st>>>(last, t, cb.byte_masks.get());
   map_kernel<<<grid_for(slots, 64), 64, 0, st>>>(cb.byte_masks.get(), mt, sg, slots);
   const dim3 seg_grid((cb.seg_per_slot + 63) / 64, slots);
-  signature_kernel<<<seg_grid, 64, 0, st>>>(last, t, mt, sg);
-  starts_kernel<<<slots, 32, 0, st>>>(t, mt, sg);
   places_kernel<<<seg_grid, 64, 0, st>>>(last, t, mt, sg, cb.places.get());
+  starts_kernel<<<slots, 32, 0, st>>>(t, mt, sg);
+  fix_kernel<<<seg_grid, 64, 0, st>>>(t, mt, sg, cb.places.get());
   zero_run_offsets_kernel<<<slots, 32, 0, st>>>(last, t, mt, sg);
   zero_run_values_kernel<<<seg_grid, 64, 0, st>>>(t, mt, sg, cb.places.get());
   timer.mark(6, st);
   const HuffTables h{cb.huff_len.get(), cb.huff_freq.get()};
   const dim3 chunk_grid((cb.max_groups + kChunkGroups - 1) / kChunkGroups, slots);
+  const GroupCounts gc{cb.group_counts.get(), cb.selectors.size()};
   init_tables_kernel<<<slots, 32, 0, st>>>(mt, h, cb.max_groups, cb.bits.get());
+  group_counts_kernel<<<chunk_grid, kHuffThreads, 0, st>>>(t, mt, gc);
   for (int pass = 0; pass < bz::kPasses; ++pass) {
-    choose_kernel<<<chunk_grid, kHuffThreads, 0, st>>>(t, mt, h);
+    choose_kernel<<<chunk_grid, kHuffThreads, 0, st>>>(t, mt, h, gc);
     lengths_kernel<<<slots, 32, 0, st>>>(mt, h);
   }
-  data_bits_kernel<<<chunk_grid, kHuffThreads, 0, st>>>(t, mt, h, cb.bits.get());
+  data_bits_kernel<<<chunk_grid, kHuffThreads, 0, st>>>(t, mt, h, gc, cb.bits.get());
   side_bits_kernel<<<slots, 32, 0, st>>>(t, mt, h, cb.bits.get());
   EA_CUDA_CHECK(cudaGetLastError());
   EA_CUDA_CHECK(cudaMemcpyAsync(cb.host_bits.get(), cb.bits.get(), slots * sizeof(unsigned long long),

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "bzip2/common.cuh"
+#include "stats/bzip2_model.hpp"
 
 namespace ea::gpubz {
 
@@ -14,9 +15,11 @@ struct CodingBuffers {
   cuda::DeviceBuffer<uint16_t> values;
   cuda::DeviceBuffer<int32_t> freq, count, in_use, ranges;
   cuda::DeviceBuffer<uint8_t> selectors, places, seq_maps;
+  cuda::DeviceBuffer<uint32_t> group_counts;  // each group's counts of its values (small alphabets)
   cuda::DeviceBuffer<unsigned long long> bits, byte_masks;
   cuda::DeviceBuffer<uint64_t> seg_sig, seg_start;
   cuda::DeviceBuffer<uint32_t> seg_seen, seg_lead, seg_inner, seg_trail, seg_out, seg_carry;
+  cuda::DeviceBuffer<bz::FirstUses> seg_first;
   cuda::DeviceBuffer<uint8_t> huff_len;   // each slot's Huffman tables' code lengths
   cuda::DeviceBuffer<int32_t> huff_freq;  // and the counts under them in a pass
   cuda::PinnedBuffer<unsigned long long> host_bits;

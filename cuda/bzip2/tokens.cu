@@ -108,15 +108,7 @@ __global__ void token_kernel(const uint8_t* text, const uint32_t* spaces, uint32
     code = code * 11 + (i < n ? text[at] - '0' + 1u : 0u);
   }
   tok_digits[g] = code;
-  uint32_t lo = 0, hi = numbers.count;
-  while (lo < hi) {
-    const uint32_t mid = (lo + hi) / 2;
-    if (table[mid] < code) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
+  const uint32_t lo = lower_bound(table, numbers.count, code);
   tok_code[g] = 2 * lo + (lo < numbers.count && table[lo] == code ? 1u : 0u);
 }
 

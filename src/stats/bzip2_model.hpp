@@ -140,8 +140,9 @@ EA_HD inline int lowest_set_bit(uint64_t x) {
 // move-to-front list after a segment is the segment's symbols by last occurrence (most
 // recent first), then the other symbols in their order before it. So each segment's
 // "signature" (its list when started from any list, and the set of symbols it has) can be
-// computed in parallel, the list at each segment's start found by composing signatures in
-// order, and the segments coded in parallel from there.
+// computed in parallel and the list at each segment's start found by composing signatures
+// (a scan); each segment's places come from the same pass, from the identity list, with its
+// symbols' first uses fixed from that start (FirstUses, first_use_place).
 EA_HD inline uint64_t packed_identity(int n_in_use) {
   uint64_t order = 0;
   for (int k = 0; k < 16; ++k) order |= static_cast<uint64_t>(k < n_in_use ? k : 15) << (4 * k);
@@ -186,6 +187,34 @@ struct MtfEffect {
 };
 EA_HD inline MtfEffect then_segment(const MtfEffect& a, const MtfEffect& b, int n_in_use) {
   return {packed_compose(b.sig, b.seen, a.sig, n_in_use), a.seen | b.seen};
+}
+
+// One move-to-front pass a segment (the GPU's): its places as if it started from the
+// identity list are right except at each symbol's first use in the segment (at most 16), a
+// place that depends on the list the segment really starts with: the symbols already used
+// in the segment stand before it, then those of the start list not used yet, in its order.
+// FirstUses records those uses as the pass meets them; first_use_place gives their places.
+struct FirstUses {
+  uint32_t count = 0;
+  uint8_t symbol[16] = {};
+  uint16_t at[16] = {};  // index in the segment (segments of at most 65,536 symbols)
+  EA_HD void note(uint32_t seen_before, uint32_t c, uint32_t i) {
+    if ((seen_before >> c) & 1) return;
+    symbol[count] = static_cast<uint8_t>(c);
+    at[count] = static_cast<uint16_t>(i);
+    ++count;
+  }
+};
+EA_HD inline uint32_t first_use_place(const FirstUses& f, uint32_t k, uint64_t start) {
+  uint32_t before = 0;  // the symbols the segment used before its first use k
+  for (uint32_t j = 0; j < k; ++j) before |= 1u << f.symbol[j];
+  uint32_t place = k;
+  for (int p = 0; p < 16; ++p) {
+    const uint32_t v = static_cast<uint32_t>((start >> (4 * p)) & 0xf);
+    if (v == f.symbol[k]) break;
+    place += ((before >> v) & 1) ? 0u : 1u;
+  }
+  return place;
 }
 
 // Zero-run coding of move-to-front places[0..n) (0 = the front symbol again) that follow

@@ -197,6 +197,64 @@ TEST_CASE("bzip2 model: move-to-front by segments (signatures composed in order)
   }
 }
 
+TEST_CASE("bzip2 model: move-to-front from the identity with the first uses' places fixed equals the pass from the start") {
+  std::mt19937_64 rng(43);
+  int fixed = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int in_use = 1 + static_cast<int>(rng() % 16);
+    const uint32_t len = 1 + static_cast<uint32_t>(rng() % (trial < 1500 ? 12 : 600));
+    std::vector<uint8_t> seg(len);
+    // Some symbols never used, which ones shuffled.
+    std::vector<uint8_t> symbols(static_cast<size_t>(in_use));
+    for (int v = 0; v < in_use; ++v) symbols[static_cast<size_t>(v)] = static_cast<uint8_t>(v);
+    std::shuffle(symbols.begin(), symbols.end(), rng);
+    const int alphabet = 1 + static_cast<int>(rng() % static_cast<uint64_t>(in_use));
+    for (auto& c : seg) c = symbols[rng() % static_cast<uint64_t>(alphabet)];
+    // A start list reached by moving random symbols to the front.
+    uint64_t start = ea::bz::packed_identity(in_use);
+    for (int k = static_cast<int>(rng() % 40); k > 0; --k) {
+      ea::bz::packed_move_to_front(start, rng() % static_cast<uint64_t>(in_use));
+    }
+    std::vector<uint8_t> want(len), got(len);
+    uint64_t order = start;
+    for (uint32_t i = 0; i < len; ++i) want[i] = static_cast<uint8_t>(ea::bz::packed_move_to_front(order, seg[i]));
+    // As places_kernel and fix_kernel (cuda/bzip2/coding.cu): the pass from the identity with
+    // the zero-run summary of the places after the first, then the first uses fixed and the
+    // first place's summary put before the rest's.
+    uint64_t from_identity = ea::bz::packed_identity(in_use);
+    uint32_t seen = 0;
+    ea::bz::FirstUses f;
+    ea::bz::ZeroRunSummary rest, whole;
+    for (uint32_t i = 0; i < len; ++i) {
+      f.note(seen, seg[i], i);
+      seen |= 1u << seg[i];
+      got[i] = static_cast<uint8_t>(ea::bz::packed_move_to_front(from_identity, seg[i]));
+      if (i > 0) rest.add(got[i]);
+      whole.add(want[i]);
+    }
+    rest.close();
+    whole.close();
+    uint32_t front = 0;
+    for (uint32_t k = 0; k < f.count; ++k) {
+      const uint8_t place = static_cast<uint8_t>(ea::bz::first_use_place(f, k, start));
+      fixed += place != got[f.at[k]];
+      got[f.at[k]] = place;
+      if (k == 0) front = place;
+    }
+    ea::bz::ZeroRunSummary head;
+    head.add(front);
+    head.close();
+    const ea::bz::ZeroRunSummary joined = ea::bz::then_summary(head, rest);
+    INFO("trial " << trial << ": " << len << " symbols of " << in_use);
+    REQUIRE(got == want);
+    CHECK(joined.lead == whole.lead);
+    CHECK(joined.inner == whole.inner);
+    CHECK(joined.trail == whole.trail);
+    CHECK(f.count == static_cast<uint32_t>(__builtin_popcount(seen)));
+  }
+  CHECK(fixed > 1000);  // the start list mattered
+}
+
 TEST_CASE("bzip2 model: zero-run coding in segments (summaries, offsets, values from each offset) equals one pass") {
   std::mt19937_64 rng(37);
   CHECK(ea::bz::zero_run_digits(1) == 1);
