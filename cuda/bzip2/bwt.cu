@@ -81,7 +81,10 @@ bool BwtWorkspace::allocate(uint32_t total, uint32_t slots) {
                   DeviceBuffer<uint32_t>::try_allocate(total, tok_digits) &&
                   DeviceBuffer<uint32_t>::try_allocate(total, tok_code) &&
                   DeviceBuffer<uint32_t>::try_allocate(std::max<uint32_t>(slots, 1), tok_begin) &&
-                  DeviceBuffer<uint32_t>::try_allocate(std::max<uint32_t>(slots, 1), tok_len);
+                  DeviceBuffer<uint32_t>::try_allocate(std::max<uint32_t>(slots, 1), tok_len) &&
+                  DeviceBuffer<uint32_t>::try_allocate(kTailKeys, short_class) &&
+                  DeviceBuffer<uint32_t>::try_allocate(kWrapRests * static_cast<size_t>(std::max<uint32_t>(slots, 1)),
+                                                       wrap_rests);
   if (!ok) return false;
   // CUB scratch: the largest of what the sorts, the scans and the selections need.
   size_t bytes[7] = {};
@@ -95,8 +98,8 @@ bool BwtWorkspace::allocate(uint32_t total, uint32_t slots) {
   EA_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes[2], vals[0].get(), flags.get(), list.get(), selected.get(), n));
   EA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes[3], k32, v8, n));
   EA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes[4], list.get(), head_b.get(), n));
-  EA_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes[5], thrust::counting_iterator<uint32_t>(0), flags.get(),
-                                           list.get(), selected.get(), n));
+  EA_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes[5], thrust::counting_iterator<uint32_t>(0), list.get(),
+                                      selected.get(), n, IsSpace{nullptr}));
   bytes[6] = 1;
   if (!DeviceBuffer<uint8_t>::try_allocate(*std::max_element(bytes, bytes + 7), temp)) return false;
   host_selected = cuda::PinnedBuffer<uint32_t>(1);

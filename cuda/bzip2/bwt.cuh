@@ -9,6 +9,15 @@
 
 namespace ea::gpubz {
 
+// The places of a text's spaces are selected by this predicate (tokens.cu).
+struct IsSpace {
+  const uint8_t* text;
+  __device__ bool operator()(uint32_t i) const { return text[i] == ' '; }
+};
+
+constexpr uint32_t kTailKeys = 1u << 13;  // the transform by numbers' keys of rests (tokens.cu)
+constexpr uint32_t kWrapRests = 8;        // a block's rests beyond its numbers' (tokens.cu)
+
 // Device memory of the transform of up to `total` characters in up to `slots` blocks. allocate() is all or
 // nothing for the caller: on false, the object is dropped and with it what it holds.
 struct BwtWorkspace {
@@ -18,6 +27,9 @@ struct BwtWorkspace {
   // The transform by numbers (tokens.cu): each number's digits and code; each slot's first
   // number and its count.
   cuda::DeviceBuffer<uint32_t> tok_digits, tok_code, tok_begin, tok_len;
+  // The final sort's classes of rests (tokens.cu's RestClasses): kTailKeys entries, and
+  // kWrapRests a slot.
+  cuda::DeviceBuffer<uint32_t> short_class, wrap_rests;
   cuda::PinnedBuffer<uint32_t> host_selected, host_lens, host_text_lens;
   uint32_t by_characters = 0;  // rounds bwt_blocks sorted by characters though given numbers
   bool allocate(uint32_t total, uint32_t slots);

@@ -194,7 +194,8 @@ __global__ void places_kernel(const uint8_t* last, BlockTable t, MtfTable m, Seg
   const size_t at = static_cast<size_t>(b) * sg.per_slot + k;
   uint64_t order = bz::packed_identity(m.in_use[b]);
   uint32_t seen = 0;
-  bz::FirstUses first;
+  bz::FirstUses& first = sg.first[at];  // (noted in place: its arrays indexed by count would sit in local memory)
+  first.count = 0;
   // The places 16 at a time into the segment's own aligned room.
   uint4* out = reinterpret_cast<uint4*>(places + static_cast<size_t>(at) * kSegment);
   uint32_t i = 0;
@@ -223,7 +224,6 @@ __global__ void places_kernel(const uint8_t* last, BlockTable t, MtfTable m, Seg
   sg.trail[at] = zr.trail;
   sg.sig[at] = order;
   sg.seen[at] = seen;
-  sg.first[at] = first;
 }
 
 // Grid (segments, slots), after starts_kernel: the first uses' places from the segment's
@@ -232,7 +232,7 @@ __global__ void fix_kernel(BlockTable t, MtfTable m, Segments sg, uint8_t* place
   uint32_t k, n;
   if (!segment_range(t, m, k, n)) return;
   const size_t at = static_cast<size_t>(blockIdx.y) * sg.per_slot + k;
-  const bz::FirstUses f = sg.first[at];
+  const bz::FirstUses& f = sg.first[at];  // (read in place: a copy would sit in local memory)
   const uint64_t start = sg.start[at];
   uint8_t* own = places + at * kSegment;
   uint32_t front = 0;  // the first place (the first symbol is a first use)
@@ -305,7 +305,13 @@ struct SmallCounts {
     w[2] += k == 2 ? one : 0;
     w[3] += k == 3 ? one : 0;
   }
-  __device__ __forceinline__ uint32_t of(int v) const { return (w[v / 5] >> (12 * (v % 5))) & 0xfff; }
+  // (w picked by selects: an index not known at compile time would put w in local memory,
+  // and every add() would then load and store it there)
+  __device__ __forceinline__ uint32_t of(int v) const {
+    const int k = v / 5;
+    const uint64_t x = k == 0 ? w[0] : k == 1 ? w[1] : k == 2 ? w[2] : w[3];
+    return static_cast<uint32_t>(x >> (12 * (v % 5))) & 0xfffu;
+  }
 };
 static_assert(kSegment + 32 < 4096, "a segment's count of one value must fit 12 bits");
 
@@ -335,9 +341,10 @@ struct StagedValues {
     }
   }
   __device__ __forceinline__ void close() {
-    const uint32_t parts[4] = {word.x, word.y, word.z, word.w};
     for (uint32_t i = 0; i < fill; ++i) {
-      base[w + static_cast<int32_t>(i)] = static_cast<uint16_t>(parts[i >> 1] >> (16 * (i & 1)));
+      const uint32_t part = i >> 1;  // (selects, not an indexed array: see SmallCounts::of)
+      const uint32_t x = part == 0 ? word.x : part == 1 ? word.y : part == 2 ? word.z : word.w;
+      base[w + static_cast<int32_t>(i)] = static_cast<uint16_t>(x >> (16 * (i & 1)));
     }
     w += static_cast<int32_t>(fill);
     fill = 0;

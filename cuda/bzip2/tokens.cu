@@ -3,7 +3,9 @@
 // block's end); the rotations of numbers are sorted (rotation_sort.cuh, pass 0 on the codes
 // of 4-5 numbers); then every character, keyed by (block slot, the rest of its number as 6
 // base-11 digits), is emitted in its next number's rotation order and sorted stably: the
-// sorted characters' preceding characters are the transform.
+// sorted characters' preceding characters are the transform. The final sort's key holds the
+// rest's class (its rank among the rests its block can have: RestClasses) instead of the
+// rest, so that it fits 16 bits (2 radix passes instead of 3) for a share of the slots.
 #include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
@@ -54,11 +56,6 @@ __device__ __forceinline__ uint32_t digit_count(uint32_t code) {
   uint32_t n = 0;
   while (n < bz::kTokenDigits && digit_at(code, static_cast<int>(n)) != 0) ++n;
   return n;
-}
-
-__global__ void space_flags_kernel(const uint8_t* text, uint32_t total, uint8_t* flags) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < total) flags[i] = text[i] == ' ';
 }
 
 __device__ __forceinline__ uint32_t lower_bound(const uint32_t* a, uint32_t n, uint32_t x) {
@@ -160,18 +157,137 @@ __device__ __forceinline__ uint32_t tail_key(uint32_t code, uint32_t n, uint32_t
   return head << 2 | (1 + below);
 }
 
-// Rotation (k, j) of the number k before sorted place r: key (slot, digits j.. of k: tail_key),
-// the character before it (digit j - 1, or the space before k).
+// The final sort's classes of rests. A block's characters have the rests of the round's
+// numbers (the same in every block: classes_kernel ranks their tail keys) and those of the
+// block's number around its end that are none of them (at most kTokenDigits + 1 a block:
+// wrap_rests_kernel). A rest's class is the count of those below it in its block, so that
+// classes order a block's rests as their tail keys do, in fewer bits; a rest that is none of
+// them is a device error (never a size).
+static_assert(kTailKeys == 1u << kTailBits && bz::kTokenDigits + 1 <= kWrapRests, "BwtWorkspace's room for classes");
+
+struct RestClasses {
+  uint32_t* short_class;  // kTailKeys: (the numbers' rests below key) << 1 | (key is one of them)
+  uint32_t* wrap;         // kWrapRests a slot: its other tail keys, then ~0u
+  int class_bits;         // a block's classes fit these bits
+  int piece_bits;         // the slot's place in its piece of slots: the key's top bits
+  // Slot b's other tail keys, read once for all the characters of a number.
+  __device__ __forceinline__ void load_wrap(uint32_t b, uint32_t (&w)[kWrapRests]) const {
+    const uint4* p = reinterpret_cast<const uint4*>(wrap + b * kWrapRests);
+    const uint4 x = p[0], y = p[1];
+    const uint32_t v[kWrapRests] = {x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w};
+#pragma unroll
+    for (uint32_t i = 0; i < kWrapRests; ++i) w[i] = v[i];
+  }
+  __device__ __forceinline__ uint32_t key(uint32_t b, uint32_t tk, const uint32_t (&w)[kWrapRests]) const {
+    const uint32_t own = short_class[tk];
+    uint32_t c = own >> 1;
+    bool known = own & 1;
+#pragma unroll
+    for (uint32_t i = 0; i < kWrapRests; ++i) {
+      c += w[i] < tk;
+      known |= w[i] == tk;
+    }
+    if (!known || (c >> class_bits) != 0) __trap();
+    return (b & ((1u << piece_bits) - 1)) << class_bits | c;
+  }
+};
+
+// One CTA: RestClasses::short_class from the numbers' rests.
+__global__ void classes_kernel(Numbers numbers, uint32_t* short_class) {
+  __shared__ uint32_t present[kTailKeys / 32], below[kTailKeys / 32];
+  for (uint32_t k = threadIdx.x; k < kTailKeys / 32; k += blockDim.x) present[k] = 0;
+  __syncthreads();
+  for (uint32_t i = threadIdx.x; i < numbers.count; i += blockDim.x) {
+    const uint32_t code = numbers.code[i], n = digit_count(code);
+    for (uint32_t j = 0; j <= n; ++j) {
+      const uint32_t k = tail_key(code, n, j);
+      atomicOr(&present[k / 32], 1u << (k % 32));
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    uint32_t sum = 0;
+    for (uint32_t k = 0; k < kTailKeys / 32; ++k) {
+      below[k] = sum;
+      sum += __popc(present[k]);
+    }
+  }
+  __syncthreads();
+  for (uint32_t k = threadIdx.x; k < kTailKeys; k += blockDim.x) {
+    const uint32_t w = present[k / 32], bit = k % 32;
+    short_class[k] = (below[k / 32] + __popc(w & ((1u << bit) - 1))) << 1 | ((w >> bit) & 1);
+  }
+}
+
+// A thread a slot: RestClasses::wrap, the rests of its last number (the one around its end)
+// that are not the numbers'.
+__global__ void wrap_rests_kernel(TokenTable tt, const uint32_t* tok_digits, RestClasses rc) {
+  const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b >= tt.slots) return;
+  uint32_t* own = rc.wrap + b * kWrapRests;
+  uint32_t k = 0;
+  if (tt.len[b] > 0) {
+    const uint32_t code = tok_digits[tt.begin[b] + tt.len[b] - 1], n = digit_count(code);
+    for (uint32_t j = 0; j <= n; ++j) {
+      const uint32_t tk = tail_key(code, n, j);
+      if (!(rc.short_class[tk] & 1)) own[k++] = tk;
+    }
+  }
+  for (; k < kWrapRests; ++k) own[k] = ~0u;
+}
+
+// Rotation (k, j) of the number k before sorted place r: key (slot, the class of digits j..
+// of k), the character before it (digit j - 1, or the space before k).
 __global__ void emit_kernel(const uint32_t* order, const uint32_t* offsets, uint32_t s, TokenTable tt,
-                            const uint32_t* tok_digits, uint32_t* keys, uint8_t* chars) {
+                            const uint32_t* tok_digits, RestClasses rc, uint32_t* keys, uint8_t* chars) {
   const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= s) return;
   uint32_t b = 0;
   const uint32_t code = tok_digits[number_before(order, r, tt, b)];
   const uint32_t n = digit_count(code), at = offsets[r];
+  uint32_t wrap[kWrapRests];
+  rc.load_wrap(b, wrap);
   for (uint32_t j = 0; j <= n; ++j) {
-    keys[at + j] = b << kTailBits | tail_key(code, n, j);
+    keys[at + j] = rc.key(b, tail_key(code, n, j), wrap);
     chars[at + j] = j == 0 ? static_cast<uint8_t>(' ') : static_cast<uint8_t>('0' + digit_at(code, j - 1) - 1);
+  }
+}
+
+// The numbers' distinct rests (digits j.. of each, as tails of 6 base-11 digits): at least
+// classes_kernel's count of their tail keys.
+uint32_t rests_of_numbers(const Numbers& numbers) {
+  constexpr uint32_t kTails = 1771561;  // 11^6
+  std::set<uint32_t> tails;
+  for (uint32_t i = 0; i < numbers.count; ++i) {
+    const uint32_t code = numbers.code[i];
+    uint32_t n = 0;
+    for (uint32_t p = kTails / 11; n < bz::kTokenDigits && (code / p) % 11 != 0; p /= 11) ++n;
+    uint64_t tail = code;
+    for (uint32_t j = 0; j <= n; ++j, tail = tail * 11 % kTails) tails.insert(static_cast<uint32_t>(tail));
+  }
+  return static_cast<uint32_t>(tails.size());
+}
+
+// The characters sorted stably on their keys, in pieces of 2^piece_bits slots (a piece's
+// characters are contiguous: emitted in slot order), into `last`.
+void sort_pieces(uint32_t slots, int piece_bits, int key_bits, BwtWorkspace& ws, uint8_t* last, cudaStream_t st) {
+  const uint32_t* lens = ws.host_text_lens.get();
+  uint32_t from = 0;
+  for (uint32_t first = 0; first < slots; first += 1u << piece_bits) {
+    const uint32_t end = std::min<uint64_t>(slots, uint64_t{first} + (1u << piece_bits));
+    uint32_t n = 0;
+    for (uint32_t b = first; b < end; ++b) n += lens[b];
+    if (n == 0) continue;
+    cub::DoubleBuffer<uint32_t> keys(reinterpret_cast<uint32_t*>(ws.keys[0].get()) + from,
+                                     reinterpret_cast<uint32_t*>(ws.keys[1].get()) + from);
+    cub::DoubleBuffer<uint8_t> chars(ws.flags.get() + from, last + from);
+    size_t bytes = ws.temp.size();
+    EA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(ws.temp.get(), bytes, keys, chars, static_cast<int>(n), 0, key_bits,
+                                                  st));
+    if (chars.Current() != last + from) {
+      EA_CUDA_CHECK(cudaMemcpyAsync(last + from, chars.Current(), n, cudaMemcpyDeviceToDevice, st));
+    }
+    from += n;
   }
 }
 
@@ -221,11 +337,9 @@ bool token_transform(const uint8_t* text, uint32_t total, const BlockTable& t, u
   const int slot_bits = bits_for(slots - 1);
   if (slots == 0 || slot_bits + kTailBits > 32 || numbers.count == 0) return false;
   // The spaces' places (a block's numbers follow them), then each slot's numbers.
-  space_flags_kernel<<<grid_for(total), kThreads, 0, st>>>(text, total, ws.flags.get());
   size_t bytes = ws.temp.size();
-  EA_CUDA_CHECK(cub::DeviceSelect::Flagged(ws.temp.get(), bytes, thrust::counting_iterator<uint32_t>(0),
-                                           ws.flags.get(), ws.list.get(), ws.selected.get(), static_cast<int>(total),
-                                           st));
+  EA_CUDA_CHECK(cub::DeviceSelect::If(ws.temp.get(), bytes, thrust::counting_iterator<uint32_t>(0), ws.list.get(),
+                                      ws.selected.get(), static_cast<int>(total), IsSpace{text}, st));
   token_slots_kernel<<<grid_for(slots, 64), 64, 0, st>>>(ws.list.get(), ws.selected.get(), t, slots,
                                                          ws.tok_begin.get(), ws.tok_len.get());
   EA_CUDA_CHECK(cudaGetLastError());
@@ -268,23 +382,21 @@ bool token_transform(const uint8_t* text, uint32_t total, const BlockTable& t, u
   EA_CUDA_CHECK(cudaGetLastError());
   const int key_bits = bits_for(static_cast<uint64_t>(slots) * span - 1);
   tied = sort_rotations(tt, s, slots, key_bits, static_cast<uint64_t>(tokens), ws, st, timer);
-  // Every character from its number's rotation, then stably on (slot, the rest of its number).
+  // Every character from its number's rotation, then stably on (slot, the class of the rest
+  // of its number): in pieces of slots whose keys fit 16 bits where a round's do not.
+  const int class_bits = bits_for(rests_of_numbers(numbers) + bz::kTokenDigits);
+  const int piece_bits = slot_bits + class_bits <= 16 ? slot_bits : std::max(16 - class_bits, 1);
+  const RestClasses rc{ws.short_class.get(), ws.wrap_rests.get(), class_bits, piece_bits};
+  classes_kernel<<<1, kThreads, 0, st>>>(numbers, rc.short_class);
+  wrap_rests_kernel<<<grid_for(slots, 64), 64, 0, st>>>(tt, ws.tok_digits.get(), rc);
   emit_counts_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.head_a.get(), s, tt, ws.tok_digits.get(), ws.list.get());
   bytes = ws.temp.size();
   EA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(ws.temp.get(), bytes, ws.list.get(), ws.head_b.get(), static_cast<int>(s),
                                               st));
-  cub::DoubleBuffer<uint32_t> keys(reinterpret_cast<uint32_t*>(ws.keys[0].get()),
-                                   reinterpret_cast<uint32_t*>(ws.keys[1].get()));
-  cub::DoubleBuffer<uint8_t> chars(ws.flags.get(), last);
-  emit_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.head_a.get(), ws.head_b.get(), s, tt, ws.tok_digits.get(),
-                                                keys.Current(), chars.Current());
+  emit_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.head_a.get(), ws.head_b.get(), s, tt, ws.tok_digits.get(), rc,
+                                                reinterpret_cast<uint32_t*>(ws.keys[0].get()), ws.flags.get());
   EA_CUDA_CHECK(cudaGetLastError());
-  bytes = ws.temp.size();
-  EA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(ws.temp.get(), bytes, keys, chars, static_cast<int>(total), 0,
-                                                slot_bits + kTailBits, st));
-  if (chars.Current() != last) {
-    EA_CUDA_CHECK(cudaMemcpyAsync(last, chars.Current(), total, cudaMemcpyDeviceToDevice, st));
-  }
+  sort_pieces(slots, piece_bits, piece_bits + class_bits, ws, last, st);
   timer.mark(5, st);
   return true;
 }
