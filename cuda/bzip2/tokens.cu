@@ -22,7 +22,11 @@ namespace ea::gpubz {
 
 namespace {
 
-__constant__ uint32_t kPow11[7] = {1, 11, 121, 1331, 14641, 161051, 1771561};  // 11^0 .. 11^6
+// A digits code's first digit is code / kFirst; its rests' first 3 digits are tail / kHead.
+// (Constants, so that divisions by them are multiplications: the powers of 11 read from
+// constant memory made emit_kernel's divisions real ones.)
+constexpr uint32_t kFirst = 161051;  // 11^5
+constexpr uint32_t kHead = 1331;     // 11^3
 // The final sort's key below the slot: a number's rest by its first 3 base-11 digits (11
 // bits), then 2 bits that order the rests longer than 3 digits (only the number that wraps
 // around a block's end has any: at most 3 of them) after the others with those 3 digits.
@@ -51,10 +55,11 @@ struct TokenTable {
 };
 
 // Digit i (0 first) of a digits code, 0 past its last digit; its number of digits.
-__device__ __forceinline__ uint32_t digit_at(uint32_t code, int i) { return (code / kPow11[5 - i]) % 11; }
+// The code of digits 1.. of a digits code (its first digit dropped, the rest moved up).
+__device__ __forceinline__ uint32_t shift_digits(uint32_t code) { return code % kFirst * 11; }
 __device__ __forceinline__ uint32_t digit_count(uint32_t code) {
   uint32_t n = 0;
-  while (n < bz::kTokenDigits && digit_at(code, static_cast<int>(n)) != 0) ++n;
+  for (; n < bz::kTokenDigits && code / kFirst != 0; ++n) code = shift_digits(code);
   return n;
 }
 
@@ -144,17 +149,24 @@ __global__ void emit_counts_kernel(const uint32_t* order, uint32_t s, TokenTable
   counts[r] = digit_count(tok_digits[number_before(order, r, tt, b)]) + 1;
 }
 
-// The 13-bit key of rest j of a number with digits code `code` and n digits (kTailBits).
-__device__ __forceinline__ uint32_t tail_key(uint32_t code, uint32_t n, uint32_t j) {
-  const uint32_t tail = static_cast<uint32_t>((static_cast<uint64_t>(code) * kPow11[j]) % kPow11[6]);
-  const uint32_t head = tail / kPow11[3];
-  if (tail % kPow11[3] == 0) return head << 2;
+// The 13-bit key (kTailBits) of the rest of a number (digits code `code`, n digits) whose
+// digits code is `tail` (code with j digits shifted out).
+__device__ __forceinline__ uint32_t tail_key_of(uint32_t code, uint32_t n, uint32_t tail) {
+  const uint32_t head = tail / kHead;
+  if (tail % kHead == 0) return head << 2;
   uint32_t below = 0;  // the same number's longer rests with this head and less
-  for (uint32_t i = 0; i <= n; ++i) {
-    const uint32_t other = static_cast<uint32_t>((static_cast<uint64_t>(code) * kPow11[i]) % kPow11[6]);
-    below += other / kPow11[3] == head && other % kPow11[3] != 0 && other < tail;
+  uint32_t other = code;
+  for (uint32_t i = 0; i <= n; ++i, other = shift_digits(other)) {
+    below += other / kHead == head && other % kHead != 0 && other < tail;
   }
   return head << 2 | (1 + below);
+}
+
+// The same for rest j.
+__device__ __forceinline__ uint32_t tail_key(uint32_t code, uint32_t n, uint32_t j) {
+  uint32_t tail = code;
+  for (uint32_t i = 0; i < j; ++i) tail = shift_digits(tail);
+  return tail_key_of(code, n, tail);
 }
 
 // The final sort's classes of rests. A block's characters have the rests of the round's
@@ -247,9 +259,13 @@ __global__ void emit_kernel(const uint32_t* order, const uint32_t* offsets, uint
   const uint32_t n = digit_count(code), at = offsets[r];
   uint32_t wrap[kWrapRests];
   rc.load_wrap(b, wrap);
+  uint32_t tail = code;  // digits j.. of the number
+  uint8_t before = ' ';   // the character before them
   for (uint32_t j = 0; j <= n; ++j) {
-    keys[at + j] = rc.key(b, tail_key(code, n, j), wrap);
-    chars[at + j] = j == 0 ? static_cast<uint8_t>(' ') : static_cast<uint8_t>('0' + digit_at(code, j - 1) - 1);
+    keys[at + j] = rc.key(b, tail_key_of(code, n, tail), wrap);
+    chars[at + j] = before;
+    before = static_cast<uint8_t>('0' + tail / kFirst - 1);
+    tail = shift_digits(tail);
   }
 }
 
