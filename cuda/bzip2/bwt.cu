@@ -83,6 +83,7 @@ bool BwtWorkspace::allocate(uint32_t total, uint32_t slots) {
                   DeviceBuffer<uint32_t>::try_allocate(std::max<uint32_t>(slots, 1), tok_begin) &&
                   DeviceBuffer<uint32_t>::try_allocate(std::max<uint32_t>(slots, 1), tok_len) &&
                   DeviceBuffer<uint32_t>::try_allocate(kTailKeys, short_class) &&
+                  DeviceBuffer<uint16_t>::try_allocate(kShortTokens, short_tokens) &&
                   DeviceBuffer<uint32_t>::try_allocate(kWrapRests * static_cast<size_t>(std::max<uint32_t>(slots, 1)),
                                                        wrap_rests);
   if (!ok) return false;
@@ -105,6 +106,7 @@ bool BwtWorkspace::allocate(uint32_t total, uint32_t slots) {
   host_selected = cuda::PinnedBuffer<uint32_t>(1);
   host_lens = cuda::PinnedBuffer<uint32_t>(std::max<uint32_t>(slots, 1));
   host_text_lens = cuda::PinnedBuffer<uint32_t>(std::max<uint32_t>(slots, 1));
+  host_short_tokens = cuda::PinnedBuffer<uint16_t>(kShortTokens);
   return true;
 }
 

@@ -17,6 +17,7 @@ struct IsSpace {
 
 constexpr uint32_t kTailKeys = 1u << 13;  // the transform by numbers' keys of rests (tokens.cu)
 constexpr uint32_t kWrapRests = 8;        // a block's rests beyond its numbers' (tokens.cu)
+constexpr uint32_t kShortTokens = 1331;   // the digits codes of up to 3 digits, by code / 11^3 (tokens.cu)
 
 // Device memory of the transform of up to `total` characters in up to `slots` blocks. allocate() is all or
 // nothing for the caller: on false, the object is dropped and with it what it holds.
@@ -30,6 +31,9 @@ struct BwtWorkspace {
   // The final sort's classes of rests (tokens.cu's RestClasses): kTailKeys entries, and
   // kWrapRests a slot.
   cuda::DeviceBuffer<uint32_t> short_class, wrap_rests;
+  // The token codes of the numbers of up to 3 digits (tokens.cu's short_tokens).
+  cuda::DeviceBuffer<uint16_t> short_tokens;
+  cuda::PinnedBuffer<uint16_t> host_short_tokens;
   cuda::PinnedBuffer<uint32_t> host_selected, host_lens, host_text_lens;
   uint32_t by_characters = 0;  // rounds bwt_blocks sorted by characters though given numbers
   bool allocate(uint32_t total, uint32_t slots);

@@ -27,6 +27,7 @@ namespace {
 // constant memory made emit_kernel's divisions real ones.)
 constexpr uint32_t kFirst = 161051;  // 11^5
 constexpr uint32_t kHead = 1331;     // 11^3
+static_assert(kShortTokens == kHead, "BwtWorkspace's room for the short numbers' tokens");
 // The final sort's key below the slot: a number's rest by its first 3 base-11 digits (11
 // bits), then 2 bits that order the rests longer than 3 digits (only the number that wraps
 // around a block's end has any: at most 3 of them) after the others with those 3 digits.
@@ -88,13 +89,23 @@ __global__ void token_slots_kernel(const uint32_t* spaces, const uint32_t* count
   tok_len[b] = hi - lo;
 }
 
+// The token code (2 x its place among the numbers, + 1 where it is one) of each digits code
+// of at most 3 digits (a multiple of 11^3), by code / 11^3: token_kernel looks those up in
+// global memory (searching a shared copy of the numbers' table collided on banks, 4.6-way
+// on the H200; a shared copy of this table per CTA took longer than the search).
+void short_tokens(const Numbers& numbers, uint16_t* token) {
+  for (uint32_t i = 0; i < kShortTokens; ++i) {
+    const uint32_t code = i * kHead;
+    const uint32_t lo = static_cast<uint32_t>(std::lower_bound(numbers.code, numbers.code + numbers.count, code) -
+                                              numbers.code);
+    token[i] = static_cast<uint16_t>(2 * lo + (lo < numbers.count && numbers.code[lo] == code ? 1u : 0u));
+  }
+}
+
 // Number g: its digits (after space g, up to the next space of its block, the last one
 // around the block's end) as a digits code, and its code among `numbers`.
 __global__ void token_kernel(const uint8_t* text, const uint32_t* spaces, uint32_t s, TokenTable tt, BlockTable t,
-                             Numbers numbers, uint32_t* tok_digits, uint32_t* tok_code) {
-  __shared__ uint32_t table[kMaxNumbers];  // (the parameter's entries read at different places per thread serialise)
-  for (uint32_t k = threadIdx.x; k < numbers.count; k += blockDim.x) table[k] = numbers.code[k];
-  __syncthreads();
+                             Numbers numbers, const uint16_t* short_token, uint32_t* tok_digits, uint32_t* tok_code) {
   const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
   if (g >= s) return;
   const uint32_t b = tt.slot_of(g);
@@ -110,8 +121,20 @@ __global__ void token_kernel(const uint8_t* text, const uint32_t* spaces, uint32
     code = code * 11 + (i < n ? text[at] - '0' + 1u : 0u);
   }
   tok_digits[g] = code;
-  const uint32_t lo = lower_bound(table, numbers.count, code);
-  tok_code[g] = 2 * lo + (lo < numbers.count && table[lo] == code ? 1u : 0u);
+  if (code % kHead == 0) {
+    tok_code[g] = __ldg(short_token + code / kHead);
+    return;
+  }
+  uint32_t lo = 0, hi = numbers.count;  // (the number around a block's end may be longer)
+  while (lo < hi) {
+    const uint32_t mid = (lo + hi) / 2;
+    if (numbers.code[mid] < code) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  tok_code[g] = 2 * lo + (lo < numbers.count && numbers.code[lo] == code ? 1u : 0u);
 }
 
 // Pass 0 keys: slot, then the codes (< radix) of `tokens` numbers from g on (cyclic in its
@@ -369,8 +392,11 @@ bool token_transform(const uint8_t* text, uint32_t total, const BlockTable& t, u
   }
   const uint32_t s = *ws.host_selected.get();
   const TokenTable tt{ws.tok_begin.get(), ws.tok_len.get(), slots};
-  token_kernel<<<grid_for(s), kThreads, 0, st>>>(text, ws.list.get(), s, tt, t, numbers, ws.tok_digits.get(),
-                                                 ws.tok_code.get());
+  short_tokens(numbers, ws.host_short_tokens.get());  // (the stream has finished with the last round's copy)
+  EA_CUDA_CHECK(cudaMemcpyAsync(ws.short_tokens.get(), ws.host_short_tokens.get(), kShortTokens * sizeof(uint16_t),
+                                cudaMemcpyHostToDevice, st));
+  token_kernel<<<grid_for(s), kThreads, 0, st>>>(text, ws.list.get(), s, tt, t, numbers, ws.short_tokens.get(),
+                                                 ws.tok_digits.get(), ws.tok_code.get());
   // The rotations of numbers in order (ws.host_lens still holds each slot's count).
   // Codes (2 x count + 1 of them: present numbers odd, absent ones even) beside the slot: as
   // many as fit in 48 bits (6 radix passes) where random data's numbers there carry at least
