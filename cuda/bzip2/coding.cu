@@ -293,7 +293,10 @@ __global__ void zero_run_offsets_kernel(const uint8_t* last, BlockTable t, MtfTa
 
 // Counts of the values 0..19 (blocks with at most 16 byte values have at most 18) in
 // registers: 12 bits each, five to a word (a segment writes fewer than 4,096 values: its
-// places and the digits of one zero run; a group has 50).
+// places and the digits of one zero run; a group has 50). Callers keep v < kSmallAlpha.
+// (The compression test codes decimal text: at most 11 byte values, 13 values here. Blocks
+// of 14-20 values and the paths for more, which its tests never reach, rest on the same
+// arithmetic; a helper's model checked the counts path for 3-20 values, session 31.)
 constexpr int kSmallAlpha = 20;
 struct SmallCounts {
   uint64_t w[4] = {0, 0, 0, 0};

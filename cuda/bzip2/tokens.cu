@@ -28,9 +28,10 @@ namespace {
 constexpr uint32_t kFirst = 161051;  // 11^5
 constexpr uint32_t kHead = 1331;     // 11^3
 static_assert(kShortTokens == kHead, "BwtWorkspace's room for the short numbers' tokens");
-// The final sort's key below the slot: a number's rest by its first 3 base-11 digits (11
-// bits), then 2 bits that order the rests longer than 3 digits (only the number that wraps
-// around a block's end has any: at most 3 of them) after the others with those 3 digits.
+// A rest's tail key (ranked into its class for the final sort: RestClasses): its first 3
+// base-11 digits (11 bits), then 2 bits that order the rests longer than 3 digits (only the
+// number that wraps around a block's end has any: at most 3 of them) after the others with
+// those 3 digits.
 constexpr int kTailBits = 13;
 constexpr int kFirstKeyBits = 56;
 
@@ -55,8 +56,8 @@ struct TokenTable {
   }
 };
 
-// Digit i (0 first) of a digits code, 0 past its last digit; its number of digits.
-// The code of digits 1.. of a digits code (its first digit dropped, the rest moved up).
+// The code of digits 1.. of a digits code (its first digit dropped, the rest moved up); a
+// digits code's number of digits.
 __device__ __forceinline__ uint32_t shift_digits(uint32_t code) { return code % kFirst * 11; }
 __device__ __forceinline__ uint32_t digit_count(uint32_t code) {
   uint32_t n = 0;
