@@ -299,7 +299,7 @@ Backends choose_backends(Assessment& a, const PermutationData& pd, const Setting
   // GPU or on the CPU cores, do not wait for libbz2 (up to 0.45 s of a data.pi run on the
   // H100, docs/performance-history.md); a CPU run's statistical tests get a backend of their own.
   if (!b.gpu_compression) {
-    b.cpu_compression = std::make_unique<DeferredBackend>("cpu (libbz2)", [pd, original_bzip2, threads = slot.cpu_threads(cfg)] {
+    b.cpu_compression = std::make_unique<DeferredBackend>("cpu (libbz2)", [pd, original_bzip2, threads = slot.compression_threads(cfg)] {
       PermutationData with_length = pd;
       with_length.original.v[kNumFastTests] = original_bzip2();
       return make_cpu_backend(with_length, threads);
@@ -355,7 +355,7 @@ void run_permutation_stage(Assessment& a, PermutationData& pd, const Settings& c
                  std::to_string(slot.gpu_compression_model_original()) +
                  " bytes for the original data where libbz2 gives " + std::to_string(pd.original.v[kNumFastTests]));
     }
-    b.cpu_compression = make_cpu_backend(pd, slot.cpu_threads(cfg));
+    b.cpu_compression = make_cpu_backend(pd, slot.compression_threads(cfg));
     b.compression = b.cpu_compression.get();
     a.compression_device = "cpu (libbz2)";
     dc.concurrent_compression = false;

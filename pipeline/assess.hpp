@@ -129,6 +129,13 @@ class DeviceSlot {
   void set_cpu_threads(int n) { cpu_threads_ = n; }
   int cpu_threads(const Settings& s) const { return cpu_threads_ > 0 ? cpu_threads_ : s.threads; }
   int cpu_threads_set() const { return cpu_threads_; }
+  // The threads of the compression test's libbz2 runs on the CPU: cpu_threads unless set
+  // (`n` > 0). A restart assessment's two data sets each get half the threads for their
+  // statistical tests but all of them for libbz2: the data set whose tests end first would
+  // otherwise leave half the cores idle while the other one's libbz2 runs on one thread.
+  void set_compression_threads(int n) { compression_threads_ = n; }
+  int compression_threads(const Settings& s) const { return compression_threads_ > 0 ? compression_threads_ : cpu_threads(s); }
+  int compression_threads_set() const { return compression_threads_; }
   // Whether this worker has GPU entries (a run may still fall back to the CPU).
   bool has_gpus() const { return !gpus_.empty(); }
 
@@ -142,6 +149,7 @@ class DeviceSlot {
 
   std::vector<GpuShare> gpus_;
   int cpu_threads_ = 0;
+  int compression_threads_ = 0;
   std::future<void> warming_;  // waited for before any backend is made (and on destruction)
   Group fast_, compression_;
 };

@@ -100,19 +100,28 @@ RestartAssessment assess_restart(const Dataset& d, const Settings& settings, con
   }
 
   // The IID tests of both data sets at once: each an assessment of its own (its seed from
-  // the user's seed and its own samples), half of the CPU threads each.
+  // the user's seed and its own samples).
   Settings each = settings;
   each.restart.reset();
   each.initial_entropy = true;
-  // Half of this worker's CPU threads each, for as long as both run.
-  const int half = std::max(1, slot.cpu_threads(settings) / 2);
+  // Half of this worker's CPU threads each for the statistical tests; all of them for
+  // libbz2 (DeviceSlot::compression_threads: on a 2-core machine the columns' compression
+  // test of truerand_1bit ran 205 permutations on one thread for 50 s after the rows were
+  // done).
+  const int all = slot.cpu_threads(settings), half = std::max(1, all / 2);
   struct Share {
     DeviceSlot& slot;
-    int before;
-    ~Share() { slot.set_cpu_threads(before); }
-  } rows_share{slot, slot.cpu_threads_set()}, columns_share{column_slot, column_slot.cpu_threads_set()};
-  slot.set_cpu_threads(half);
-  column_slot.set_cpu_threads(half);
+    int threads, compression;
+    ~Share() {
+      slot.set_cpu_threads(threads);
+      slot.set_compression_threads(compression);
+    }
+  } rows_share{slot, slot.cpu_threads_set(), slot.compression_threads_set()},
+      columns_share{column_slot, column_slot.cpu_threads_set(), column_slot.compression_threads_set()};
+  for (DeviceSlot* s : {&slot, &column_slot}) {
+    s->set_cpu_threads(half);
+    s->set_compression_threads(all);
+  }
   Hooks column_hooks;
   column_hooks.interrupt = hooks.interrupt;
   column_hooks.note = hooks.note;
