@@ -134,7 +134,9 @@ class DeviceSlot {
   // statistical tests but all of them for libbz2: the data set whose tests end first would
   // otherwise leave half the cores idle while the other one's libbz2 runs on one thread.
   void set_compression_threads(int n) { compression_threads_ = n; }
-  int compression_threads(const Settings& s) const { return compression_threads_ > 0 ? compression_threads_ : cpu_threads(s); }
+  int compression_threads(const Settings& s) const {
+    return compression_threads_ > 0 ? compression_threads_ : cpu_threads(s);
+  }
   int compression_threads_set() const { return compression_threads_; }
   // Whether this worker has GPU entries (a run may still fall back to the CPU).
   bool has_gpus() const { return !gpus_.empty(); }
