@@ -19,6 +19,16 @@ constexpr uint32_t kTailKeys = 1u << 13;  // the transform by numbers' keys of r
 constexpr uint32_t kWrapRests = 8;        // a block's rests beyond its numbers' (tokens.cu)
 constexpr uint32_t kShortTokens = 1331;   // the digits codes of up to 3 digits, by code / 11^3 (tokens.cu)
 
+// The numbers of a round's texts as bz::token_bwt codes them (kTokenDigits base-11 digits,
+// digit d as d + 1, padded with 0), sorted, distinct: the transform by numbers codes each
+// of a block's numbers by its place among them (2 x place + 1; the number that wraps around
+// the block's end, 2 x the numbers below it where it is none of them).
+constexpr uint32_t kMaxNumbers = 257;  // the 256 values' numbers and the empty one
+struct Numbers {
+  uint32_t code[kMaxNumbers];
+  uint32_t count;
+};
+
 // Device memory of the transform of up to `total` characters in up to `slots` blocks. allocate() is all or
 // nothing for the caller: on false, the object is dropped and with it what it holds.
 struct BwtWorkspace {
@@ -35,19 +45,16 @@ struct BwtWorkspace {
   cuda::DeviceBuffer<uint16_t> short_tokens;
   cuda::PinnedBuffer<uint16_t> host_short_tokens;
   cuda::PinnedBuffer<uint32_t> host_selected, host_lens, host_text_lens;
+  // The last round's numbers and what they alone decide (tokens.cu's number_tables): the
+  // short numbers' tokens and the classes of their rests on the device, the bits of a block's
+  // classes; kept while a round's numbers are the same.
+  Numbers numbers{};
+  bool numbers_kept = false;
+  int class_bits = 0;
   uint32_t by_characters = 0;  // rounds bwt_blocks sorted by characters though given numbers
   bool allocate(uint32_t total, uint32_t slots);
 };
 
-// The numbers of a round's texts as bz::token_bwt codes them (kTokenDigits base-11 digits,
-// digit d as d + 1, padded with 0), sorted, distinct: the transform by numbers codes each
-// of a block's numbers by its place among them (2 x place + 1; the number that wraps around
-// the block's end, 2 x the numbers below it where it is none of them).
-constexpr uint32_t kMaxNumbers = 257;  // the 256 values' numbers and the empty one
-struct Numbers {
-  uint32_t code[kMaxNumbers];
-  uint32_t count;
-};
 // From the values (0-255) present in the samples.
 Numbers numbers_of_values(const bool (&present)[256]);
 // From decimal text: false where a number has more than 3 digits or there are more than kMaxNumbers

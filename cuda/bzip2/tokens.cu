@@ -58,8 +58,8 @@ struct TokenTable {
 
 // The code of digits 1.. of a digits code (its first digit dropped, the rest moved up); a
 // digits code's number of digits.
-__device__ __forceinline__ uint32_t shift_digits(uint32_t code) { return code % kFirst * 11; }
-__device__ __forceinline__ uint32_t digit_count(uint32_t code) {
+__host__ __device__ __forceinline__ uint32_t shift_digits(uint32_t code) { return code % kFirst * 11; }
+__host__ __device__ __forceinline__ uint32_t digit_count(uint32_t code) {
   uint32_t n = 0;
   for (; n < bz::kTokenDigits && code / kFirst != 0; ++n) code = shift_digits(code);
   return n;
@@ -296,16 +296,34 @@ __global__ void emit_kernel(const uint32_t* order, const uint32_t* offsets, uint
 // The numbers' distinct rests (digits j.. of each, as tails of 6 base-11 digits): at least
 // classes_kernel's count of their tail keys.
 uint32_t rests_of_numbers(const Numbers& numbers) {
-  constexpr uint32_t kTails = 1771561;  // 11^6
   std::set<uint32_t> tails;
   for (uint32_t i = 0; i < numbers.count; ++i) {
-    const uint32_t code = numbers.code[i];
-    uint32_t n = 0;
-    for (uint32_t p = kTails / 11; n < bz::kTokenDigits && (code / p) % 11 != 0; p /= 11) ++n;
-    uint64_t tail = code;
-    for (uint32_t j = 0; j <= n; ++j, tail = tail * 11 % kTails) tails.insert(static_cast<uint32_t>(tail));
+    const uint32_t code = numbers.code[i], n = digit_count(code);
+    uint32_t tail = code;
+    for (uint32_t j = 0; j <= n; ++j, tail = shift_digits(tail)) tails.insert(tail);
   }
   return static_cast<uint32_t>(tails.size());
+}
+
+// What a round's numbers alone decide, kept in `ws` while the next rounds' numbers are the
+// same (the rounds of one data set): the short numbers' tokens (copied to the device), the
+// classes of the numbers' rests (classes_kernel) and the bits of a block's classes.
+// (token_transform has waited for the stream: no copy from host_short_tokens is pending.)
+int number_tables(const Numbers& numbers, BwtWorkspace& ws, cudaStream_t st) {
+  if (ws.numbers_kept && ws.numbers.count == numbers.count &&
+      std::equal(numbers.code, numbers.code + numbers.count, ws.numbers.code)) {
+    return ws.class_bits;
+  }
+  ws.numbers_kept = false;
+  short_tokens(numbers, ws.host_short_tokens.get());
+  EA_CUDA_CHECK(cudaMemcpyAsync(ws.short_tokens.get(), ws.host_short_tokens.get(), kShortTokens * sizeof(uint16_t),
+                                cudaMemcpyHostToDevice, st));
+  classes_kernel<<<1, kThreads, 0, st>>>(numbers, ws.short_class.get());
+  EA_CUDA_CHECK(cudaGetLastError());
+  ws.class_bits = bits_for(rests_of_numbers(numbers) + bz::kTokenDigits);
+  ws.numbers = numbers;
+  ws.numbers_kept = true;
+  return ws.class_bits;
 }
 
 // The characters sorted stably on their keys, in pieces of 2^piece_bits slots (a piece's
@@ -329,6 +347,53 @@ void sort_pieces(uint32_t slots, int piece_bits, int key_bits, BwtWorkspace& ws,
     }
     from += n;
   }
+}
+
+// Pass 0's keys: codes (2 x count + 1 of them: present numbers odd, absent ones even)
+// beside the slot: as many as fit in 48 bits (6 radix passes) where random data's
+// numbers there carry at least 8 bits more than log2 of a block's numbers (rotations then
+// seldom tie), else as many as fit in kFirstKeyBits. On the H200 (10,000 permutations, sort
+// and doubling): 8-bit values 4 numbers 0.12 s faster than 5; 4-bit 7 numbers 0.12 s faster
+// than 9; 1-bit 17 numbers (17 bits for 2^19 numbers a block) 0.73 s slower than 20. Then
+// the doubling (sort_rotations).
+uint32_t sort_numbers(const TokenTable& tt, uint32_t s, uint32_t slots, int slot_bits, uint32_t radix, uint32_t most,
+                      uint32_t count, BwtWorkspace& ws, cudaStream_t st, StageTimer& timer) {
+  const double needed = std::log2(std::max(most, 1u)) + 8, per_number = std::log2(count);
+  int tokens = 0;
+  uint64_t span = 1;
+  for (const int bits : {48, kFirstKeyBits}) {
+    const uint64_t room = bits > slot_bits ? (uint64_t{1} << bits) >> slot_bits : 1;
+    tokens = 1;
+    span = radix;
+    while (span <= room / radix) {
+      span *= radix;
+      ++tokens;
+    }
+    if (tokens * per_number >= needed) break;
+  }
+  token_first_keys_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.tok_code.get(), s, tt, radix, tokens,
+                                                            ws.keys[0].get(), ws.vals[0].get());
+  EA_CUDA_CHECK(cudaGetLastError());
+  const int key_bits = bits_for(static_cast<uint64_t>(slots) * span - 1);
+  return sort_rotations(tt, s, slots, key_bits, static_cast<uint64_t>(tokens), ws, st, timer);
+}
+
+// Every character from its number's rotation (the rotations' order in ws.head_a), then
+// stably on (slot, the class of the rest of its number), into `last`: in pieces of slots
+// whose keys fit 16 bits where a round's do not.
+void emit_characters(const TokenTable& tt, uint32_t s, uint32_t slots, int slot_bits, int class_bits,
+                     BwtWorkspace& ws, uint8_t* last, cudaStream_t st) {
+  const int piece_bits = slot_bits + class_bits <= 16 ? slot_bits : std::max(16 - class_bits, 1);
+  const RestClasses rc{ws.short_class.get(), ws.wrap_rests.get(), class_bits, piece_bits};
+  wrap_rests_kernel<<<grid_for(slots, 64), 64, 0, st>>>(tt, ws.tok_digits.get(), rc);
+  emit_counts_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.head_a.get(), s, tt, ws.tok_digits.get(), ws.list.get());
+  size_t bytes = ws.temp.size();
+  EA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(ws.temp.get(), bytes, ws.list.get(), ws.head_b.get(), static_cast<int>(s),
+                                              st));
+  emit_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.head_a.get(), ws.head_b.get(), s, tt, ws.tok_digits.get(), rc,
+                                                reinterpret_cast<uint32_t*>(ws.keys[0].get()), ws.flags.get());
+  EA_CUDA_CHECK(cudaGetLastError());
+  sort_pieces(slots, piece_bits, piece_bits + class_bits, ws, last, st);
 }
 
 }  // namespace
@@ -393,53 +458,14 @@ bool token_transform(const uint8_t* text, uint32_t total, const BlockTable& t, u
   }
   const uint32_t s = *ws.host_selected.get();
   const TokenTable tt{ws.tok_begin.get(), ws.tok_len.get(), slots};
-  short_tokens(numbers, ws.host_short_tokens.get());  // (the stream has finished with the last round's copy)
-  EA_CUDA_CHECK(cudaMemcpyAsync(ws.short_tokens.get(), ws.host_short_tokens.get(), kShortTokens * sizeof(uint16_t),
-                                cudaMemcpyHostToDevice, st));
+  const int class_bits = number_tables(numbers, ws, st);
   token_kernel<<<grid_for(s), kThreads, 0, st>>>(text, ws.list.get(), s, tt, t, numbers, ws.short_tokens.get(),
                                                  ws.tok_digits.get(), ws.tok_code.get());
   // The rotations of numbers in order (ws.host_lens still holds each slot's count).
-  // Codes (2 x count + 1 of them: present numbers odd, absent ones even) beside the slot: as
-  // many as fit in 48 bits (6 radix passes) where random data's numbers there carry at least
-  // 8 bits more than log2 of a block's numbers (rotations then seldom tie), else as many as
-  // fit in kFirstKeyBits. On the H200 (10,000 permutations, sort and doubling): 8-bit values
-  // 4 numbers 0.12 s faster than 5; 4-bit 7 numbers 0.12 s faster than 9; 1-bit 17 numbers
-  // (17 bits for 2^19 numbers a block) 0.73 s slower than 20.
   const uint32_t radix = 2 * numbers.count + 1;
   const uint32_t most = *std::max_element(ws.host_lens.get(), ws.host_lens.get() + slots);
-  const double needed = std::log2(std::max(most, 1u)) + 8, per_number = std::log2(numbers.count);
-  int tokens = 0;
-  uint64_t span = 1;
-  for (const int bits : {48, kFirstKeyBits}) {
-    const uint64_t room = bits > slot_bits ? (uint64_t{1} << bits) >> slot_bits : 1;
-    tokens = 1;
-    span = radix;
-    while (span <= room / radix) {
-      span *= radix;
-      ++tokens;
-    }
-    if (tokens * per_number >= needed) break;
-  }
-  token_first_keys_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.tok_code.get(), s, tt, radix, tokens,
-                                                            ws.keys[0].get(), ws.vals[0].get());
-  EA_CUDA_CHECK(cudaGetLastError());
-  const int key_bits = bits_for(static_cast<uint64_t>(slots) * span - 1);
-  tied = sort_rotations(tt, s, slots, key_bits, static_cast<uint64_t>(tokens), ws, st, timer);
-  // Every character from its number's rotation, then stably on (slot, the class of the rest
-  // of its number): in pieces of slots whose keys fit 16 bits where a round's do not.
-  const int class_bits = bits_for(rests_of_numbers(numbers) + bz::kTokenDigits);
-  const int piece_bits = slot_bits + class_bits <= 16 ? slot_bits : std::max(16 - class_bits, 1);
-  const RestClasses rc{ws.short_class.get(), ws.wrap_rests.get(), class_bits, piece_bits};
-  classes_kernel<<<1, kThreads, 0, st>>>(numbers, rc.short_class);
-  wrap_rests_kernel<<<grid_for(slots, 64), 64, 0, st>>>(tt, ws.tok_digits.get(), rc);
-  emit_counts_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.head_a.get(), s, tt, ws.tok_digits.get(), ws.list.get());
-  bytes = ws.temp.size();
-  EA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(ws.temp.get(), bytes, ws.list.get(), ws.head_b.get(), static_cast<int>(s),
-                                              st));
-  emit_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.head_a.get(), ws.head_b.get(), s, tt, ws.tok_digits.get(), rc,
-                                                reinterpret_cast<uint32_t*>(ws.keys[0].get()), ws.flags.get());
-  EA_CUDA_CHECK(cudaGetLastError());
-  sort_pieces(slots, piece_bits, piece_bits + class_bits, ws, last, st);
+  tied = sort_numbers(tt, s, slots, slot_bits, radix, most, numbers.count, ws, st, timer);
+  emit_characters(tt, s, slots, slot_bits, class_bits, ws, last, st);
   timer.mark(5, st);
   return true;
 }
