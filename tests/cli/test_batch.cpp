@@ -21,8 +21,6 @@ using namespace cli_test;
 
 namespace {
 
-const std::string kSamples = std::string(EA_TEST_DATA_DIR) + "/samples/";
-
 std::vector<nlohmann::json> jsonl(const std::string& path) {
   std::vector<nlohmann::json> out;
   std::ifstream in(path);

@@ -29,8 +29,6 @@ using namespace cli_test;
 
 namespace {
 
-const std::string kSamples = std::string(EA_TEST_DATA_DIR) + "/samples/";
-
 bool exists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
