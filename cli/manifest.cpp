@@ -173,7 +173,7 @@ class MadeFolder {
 // Before any work: every output against the others and the inputs. -o's folder is made
 // (`made`, removed again if the run is refused before any work).
 SourcePaths check_manifest_outputs(const ManifestFlags& f, const Manifest& m, const InputSet& inputs,
-                          std::unique_ptr<MadeFolder>& made) {
+                                   std::unique_ptr<MadeFolder>& made) {
   SourcePaths p;
   std::vector<std::pair<std::string, std::string>> outs;
   if (f.dir_opt->count()) {
@@ -254,7 +254,7 @@ void check_earlier_row(const Record& row, const std::string& at, const Manifest&
 }
 
 EarlierSources read_earlier_sources(const std::string& path, const Manifest& m, const std::optional<Shard>& shard,
-                         const std::vector<size_t>& mine) {
+                                    const std::vector<size_t>& mine) {
   if (path == "-" || descriptor_of(path) >= 0) throw Error(ErrorKind::Usage, "--resume continues a --jsonl file: name the file");
   EarlierSources e;
   std::ifstream in(path, std::ios::binary);
