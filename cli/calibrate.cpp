@@ -42,7 +42,7 @@ struct CalibrateOptions {
   double max_seconds_value = 0;
 };
 
-struct Tally {
+struct CalibrationTally {
   uint32_t done = 0, rejected = 0, errors = 0;
   uint64_t permutations = 0;
   uint32_t per_test[kNumTests] = {};
@@ -61,7 +61,7 @@ Dataset random_dataset(uint64_t samples, int bits) {
   return make_dataset(std::move(bytes), bits);
 }
 
-nlohmann::ordered_json row_json(const std::string& prng, const Tally& t, uint64_t samples, const Settings& s,
+nlohmann::ordered_json row_json(const std::string& prng, const CalibrationTally& t, uint64_t samples, const Settings& s,
                                 double seconds) {
   // Wilson score interval, 95%.
   const double n = t.done, p = n > 0 ? t.rejected / n : 0, z = 1.959963984540054;
@@ -179,13 +179,13 @@ cli::Outcome cli::calibrate_command(int argc, char** argv) {
 
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&t0] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-  std::vector<Tally> totals(names.size());
+  std::vector<CalibrationTally> totals(names.size());
   uint64_t done_all = 0, rejected_all = 0;
   std::string first_error;
   RunObserver obs;
   if (o.max_seconds_value > 0) obs.may_start = [&] { return elapsed() <= o.max_seconds_value; };
   obs.finished = [&](size_t k, const Item&, ItemResult& r) {
-    Tally& t = totals[k % names.size()];
+    CalibrationTally& t = totals[k % names.size()];
     if (r.status != ItemResult::Status::Assessed) {
       ++t.errors;
       if (first_error.empty()) first_error = cli::worded(r.message, r.remedy);

@@ -137,7 +137,7 @@ std::string findings_text(const std::vector<std::string>& sources, const std::ve
   return out;
 }
 
-std::string summary_line(const std::string& dir, size_t sources, const std::vector<EsvFinding>& findings) {
+std::string esv_summary_line(const std::string& dir, size_t sources, const std::vector<EsvFinding>& findings) {
   size_t n[3] = {0, 0, 0};
   for (const EsvFinding& f : findings) ++n[static_cast<int>(f.severity)];
   return "esv check: " + dir + ": " + plural(sources, "source") + ", " + plural(n[0], "error") + ", " +
@@ -167,7 +167,7 @@ int run_check(const CheckFlags& f, const CommandEnv& env) {
   const bool json_on_stdout = json && *json == "-";
   std::FILE* text = json_on_stdout || f.quiet ? stderr : stdout;
   if (!f.quiet) write_text(text, findings_text(sources, findings), json_on_stdout ? "standard error" : "standard output");
-  write_text(text, summary_line(f.dir, sources.size(), findings) + "\n", text == stderr ? "standard error" : "standard output");
+  write_text(text, esv_summary_line(f.dir, sources.size(), findings) + "\n", text == stderr ? "standard error" : "standard output");
   flush_checked(text, text == stderr ? "standard error" : "standard output");
   if (json) write_file_atomically(*json, dump_json(esv_check_json(f.dir, sources, findings, ro), 2) + "\n", inputs, "--json");
   for (const EsvFinding& x : findings) {

@@ -128,7 +128,7 @@ struct SourcePaths {
   std::vector<std::string> json, html, pdf;  // pdf: with --pdf
 };
 
-std::string folder_of(const std::string& dir) {
+std::string folder_path(const std::string& dir) {
   struct stat st {};
   const bool folder = !dir.empty() && (dir.back() == '/' || (::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)));
   if (!folder) {
@@ -172,12 +172,12 @@ class MadeFolder {
 
 // Before any work: every output against the others and the inputs. -o's folder is made
 // (`made`, removed again if the run is refused before any work).
-SourcePaths check_outputs(const ManifestFlags& f, const Manifest& m, const InputSet& inputs,
-                          std::unique_ptr<MadeFolder>& made) {
+SourcePaths check_manifest_outputs(const ManifestFlags& f, const Manifest& m, const InputSet& inputs,
+                                   std::unique_ptr<MadeFolder>& made) {
   SourcePaths p;
   std::vector<std::pair<std::string, std::string>> outs;
   if (f.dir_opt->count()) {
-    const std::string dir = folder_of(f.dir);
+    const std::string dir = folder_path(f.dir);
     for (const ManifestSource& s : m.sources) {
       p.json.push_back(dir + s.stem + ".json");
       p.html.push_back(dir + s.stem + ".html");
@@ -208,7 +208,7 @@ SourcePaths check_outputs(const ManifestFlags& f, const Manifest& m, const Input
 
 // --resume: the rows of the earlier run, by source; error rows and a cut-off last line are
 // dropped (those sources run again).
-struct EarlierRows {
+struct EarlierSources {
   std::map<size_t, ordered_json> kept;
   std::optional<uint64_t> seed;
   bool rewrite = false;  // the file loses a cut-off line or error rows
@@ -219,7 +219,7 @@ struct EarlierRows {
 // One earlier row (read by read_record) checked against this manifest: a source's row or an
 // error row, its place (in this run's share), the manifest's digest, the seed.
 void check_earlier_row(const Record& row, const std::string& at, const Manifest& m, const std::optional<Shard>& shard,
-                       const std::vector<size_t>& mine, EarlierRows& e) {
+                       const std::vector<size_t>& mine, EarlierSources& e) {
   const auto bad = [&at](const std::string& what) {
     throw Error(ErrorKind::Input, "--resume: " + at + ": " + what + "; resume with the same manifest and options, or write "
                                                                      "to another file");
@@ -253,10 +253,10 @@ void check_earlier_row(const Record& row, const std::string& at, const Manifest&
   check_row_shuffle(row, "--resume: " + at + ": ");
 }
 
-EarlierRows read_earlier(const std::string& path, const Manifest& m, const std::optional<Shard>& shard,
-                         const std::vector<size_t>& mine) {
+EarlierSources read_earlier_sources(const std::string& path, const Manifest& m, const std::optional<Shard>& shard,
+                                    const std::vector<size_t>& mine) {
   if (path == "-" || descriptor_of(path) >= 0) throw Error(ErrorKind::Usage, "--resume continues a --jsonl file: name the file");
-  EarlierRows e;
+  EarlierSources e;
   std::ifstream in(path, std::ios::binary);
   if (!in) return e;  // a new file: nothing to keep
   std::ostringstream all;
@@ -401,7 +401,7 @@ ManifestHooks hooks_of(ManifestRun& r, ManifestProgress& progress) {
 
 // The sources of this run in manifest order: kept rows reported again, the others assessed,
 // --jobs at once. Stops at a signal (the sources that ended are still written).
-void run_sources(ManifestRun& r, const EarlierRows& earlier, const std::atomic<bool>& interrupt) {
+void run_sources(ManifestRun& r, const EarlierSources& earlier, const std::atomic<bool>& interrupt) {
   std::vector<size_t> todo;
   for (size_t k : r.mine) {
     if (auto at = earlier.kept.find(k); at != earlier.kept.end()) {
@@ -495,7 +495,7 @@ std::vector<size_t> sources_of(const ManifestFlags& f, const Manifest& m) {
 
 // The run's seed: --seed, else the earlier rows', else drawn from the OS; none (nothing
 // drawn, nothing logged, --seed not compared) when no source draws random numbers.
-std::optional<uint64_t> run_seed(const EngineChoice& engine, const EarlierRows& earlier, bool draws) {
+std::optional<uint64_t> run_seed(const EngineChoice& engine, const EarlierSources& earlier, bool draws) {
   if (!draws) return std::nullopt;
   if (engine.seed && earlier.seed && *engine.seed != *earlier.seed) {
     throw Error(ErrorKind::Usage, "--resume: --seed " + std::to_string(*engine.seed) + " differs from the earlier rows' " +
@@ -531,9 +531,9 @@ int run_manifest(ManifestFlags& f, const std::string& command_line, const std::a
     }
   }
   std::unique_ptr<MadeFolder> made;  // -o's folder: removed if the run is refused before any work
-  const SourcePaths paths = check_outputs(f, m, inputs, made);
+  const SourcePaths paths = check_manifest_outputs(f, m, inputs, made);
   ManifestRun r{f, m, paths, inputs, sources_of(f, m), {}, std::nullopt, {}, nullptr, {}, 0, false, &interrupt};
-  const EarlierRows earlier = f.resume ? read_earlier(f.jsonl, m, f.shard, r.mine) : EarlierRows{};
+  const EarlierSources earlier = f.resume ? read_earlier_sources(f.jsonl, m, f.shard, r.mine) : EarlierSources{};
   for (const ManifestSource& s : m.sources) r.settings.push_back(manifest_source_settings(s, base, f.permutation_counters));
   r.seed = run_seed(engine, earlier, std::any_of(r.settings.begin(), r.settings.end(), draws_random_numbers));
   for (Settings& s : r.settings) s.seed = r.seed ? *r.seed : engine.seed.value_or(0);

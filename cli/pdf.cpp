@@ -26,14 +26,14 @@ namespace ea::cli {
 
 namespace {
 
-std::string os_error(int err) { return std::strerror(err); }
+std::string error_text(int err) { return std::strerror(err); }
 
 // "" when `path` is a regular file this process may execute, else why not.
 std::string not_executable(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return os_error(errno);
+  if (::stat(path.c_str(), &st) != 0) return error_text(errno);
   if (!S_ISREG(st.st_mode)) return "not a regular file";
-  if (::access(path.c_str(), X_OK) != 0) return "not executable: " + os_error(errno);
+  if (::access(path.c_str(), X_OK) != 0) return "not executable: " + error_text(errno);
   return "";
 }
 
@@ -87,7 +87,7 @@ class WorkFolder {
     path_ = folder + "/." + name_of(pdf_path) + ".XXXXXX";
     if (!::mkdtemp(&path_[0])) {
       throw Error(ErrorKind::Output, what + " " + pdf_path + ": cannot make a temporary folder in " + folder + ": " +
-                                         os_error(errno));
+                                         error_text(errno));
     }
     path_ = absolute(path_);
   }
@@ -150,7 +150,7 @@ pid_t start_browser(std::vector<std::string> args, const std::string& work, cons
     const int err = errno;
     if (in >= 0) ::close(in);
     if (log >= 0) ::close(log);
-    throw Error(ErrorKind::Output, what + ": cannot prepare the browser's run: " + os_error(err));
+    throw Error(ErrorKind::Output, what + ": cannot prepare the browser's run: " + error_text(err));
   }
   const pid_t pid = ::fork();
   if (pid == 0) {
@@ -166,7 +166,7 @@ pid_t start_browser(std::vector<std::string> args, const std::string& work, cons
   const int err = errno;
   ::close(in);
   ::close(log);
-  if (pid < 0) throw Error(ErrorKind::Output, what + ": cannot start the browser: " + os_error(err));
+  if (pid < 0) throw Error(ErrorKind::Output, what + ": cannot start the browser: " + error_text(err));
   ::setpgid(pid, pid);  // as the child does: whichever runs first (EACCES once it has exec'd)
   return pid;
 }
@@ -191,7 +191,7 @@ int wait_browser(pid_t pid, int timeout_seconds, const std::atomic<bool>* interr
     if (r < 0 && errno != EINTR) {
       const int err = errno;
       kill_browser(pid);
-      throw Error(ErrorKind::Output, what + ": cannot wait for the browser " + exe + ": " + os_error(err));
+      throw Error(ErrorKind::Output, what + ": cannot wait for the browser " + exe + ": " + error_text(err));
     }
     if (interrupt && interrupt->load()) {
       kill_browser(pid);

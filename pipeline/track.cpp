@@ -12,7 +12,7 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 
-double seconds_since(clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); }
+double seconds_from(clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); }
 
 // The estimates started beside the permutation tests, and their time.
 struct Early {
@@ -38,7 +38,7 @@ Assessment iid_track(const Dataset& d, const Settings& s, const Hooks& hooks, De
         early.run = std::async(std::launch::async, [&d, &s, &slot, &hooks] {
           const auto n0 = clock::now();
           Early::Timed t{estimates_stage(d, s, slot, hooks.interrupt)};
-          t.seconds = seconds_since(n0);
+          t.seconds = seconds_from(n0);
           return t;
         });
       } catch (const std::system_error&) {
@@ -56,12 +56,12 @@ Assessment iid_track(const Dataset& d, const Settings& s, const Hooks& hooks, De
     Early::Timed t = early.run.get();  // (a verdict decided by chi-square or LRS stays "not IID")
     a.non_iid = std::move(t.estimates);
     a.timings.non_iid = t.seconds;
-    a.timings.total = seconds_since(a0);
+    a.timings.total = seconds_from(a0);
   } else if (auto_track && needs_estimates(a, EstimatesRule::NotIid)) {
     if (hooks.note) hooks.note(label + ": not IID; the non-IID estimates follow");
     const auto n0 = clock::now();
     a.non_iid = estimates_stage(d, s, slot, hooks.interrupt);
-    a.timings.non_iid = seconds_since(n0);
+    a.timings.non_iid = seconds_from(n0);
     a.timings.total += a.timings.non_iid;
   }
   return a;

@@ -11,7 +11,7 @@ using nlohmann::ordered_json;
 
 namespace {
 
-std::string num(long double v) { return format_conditioning_number(v); }
+std::string long_number(long double v) { return format_conditioning_number(v); }
 
 }  // namespace
 
@@ -20,20 +20,20 @@ void print_nist_conditioning(std::FILE* f, const ConditioningAssessment& a, bool
   const ConditioningInput& in = r.input;
   if (!quiet) {
     std::fprintf(f, "n_in = %" PRIu32 "\nn_out = %" PRIu32 "\nnw = %" PRIu32 "\nh_in = %s\n", in.n_in, in.n_out, r.nw,
-                 num(in.h_in).c_str());
-    if (!in.vetted) std::fprintf(f, "h' = %s\n", num(in.h_prime).c_str());
+                 long_number(in.h_in).c_str());
+    if (!in.vetted) std::fprintf(f, "h' = %s\n", long_number(in.h_prime).c_str());
   }
   for (long p : r.precisions) std::fprintf(f, "Attempting to compute entropy with %ld bits of precision.\n", p);
   if (quiet) return;
-  std::fprintf(f, "Output_Entropy(*) = %s", num(r.output_entropy).c_str());
-  if (r.close_n_out) std::fprintf(f, "; Close to n_out (epsilon = 2^(-%s))", num(r.epsilon_n_out).c_str());
-  if (r.close_h_in) std::fprintf(f, "; Close to h_in (epsilon = 2^(-%s))", num(r.epsilon_h_in).c_str());
-  if (r.close_nw) std::fprintf(f, "; Close to nw (epsilon = 2^(-%s))", num(r.epsilon_nw).c_str());
+  std::fprintf(f, "Output_Entropy(*) = %s", long_number(r.output_entropy).c_str());
+  if (r.close_n_out) std::fprintf(f, "; Close to n_out (epsilon = 2^(-%s))", long_number(r.epsilon_n_out).c_str());
+  if (r.close_h_in) std::fprintf(f, "; Close to h_in (epsilon = 2^(-%s))", long_number(r.epsilon_h_in).c_str());
+  if (r.close_nw) std::fprintf(f, "; Close to nw (epsilon = 2^(-%s))", long_number(r.epsilon_nw).c_str());
   std::fprintf(f, "\n");
   if (in.vetted) {
-    std::fprintf(f, "(Vetted) h_out = %s\n", num(r.h_out).c_str());
+    std::fprintf(f, "(Vetted) h_out = %s\n", long_number(r.h_out).c_str());
     if (r.near_full) {
-      std::fprintf(f, "epsilon = 2^(-%s)", num(r.epsilon_n_out).c_str());
+      std::fprintf(f, "epsilon = 2^(-%s)", long_number(r.epsilon_n_out).c_str());
       if (r.full_entropy_candidate) {
         std::fprintf(f,
                      ": FIPS 140-3 IG D.K Resolution 19 Full Entropy if the conditioning component security strength "
@@ -43,9 +43,9 @@ void print_nist_conditioning(std::FILE* f, const ConditioningAssessment& a, bool
       std::fprintf(f, "\n");
     }
   } else {
-    std::fprintf(f, "0.999 * n_out = %s\n", num(r.bound_n_out).c_str());
-    std::fprintf(f, "h' * n_out = %s\n", num(r.bound_h_prime).c_str());
-    std::fprintf(f, "(Non-vetted) h_out = %s\n", num(r.h_out).c_str());
+    std::fprintf(f, "0.999 * n_out = %s\n", long_number(r.bound_n_out).c_str());
+    std::fprintf(f, "h' * n_out = %s\n", long_number(r.bound_h_prime).c_str());
+    std::fprintf(f, "(Non-vetted) h_out = %s\n", long_number(r.h_out).c_str());
   }
 }
 
@@ -60,19 +60,19 @@ void print_conditioning_text(std::FILE* f, const ConditioningAssessment& a, cons
   std::fprintf(f, "Conditioning component (SP 800-90B 3.1.5), %s: n_in %" PRIu32 ", n_out %" PRIu32 ", nw %" PRIu32,
                in.vetted ? "vetted" : "non-vetted", in.n_in, in.n_out, in.nw);
   if (r.nw != in.nw) std::fprintf(f, " (%" PRIu32 " used: at most n_in)", r.nw);
-  std::fprintf(f, ", h_in %s\n", num(in.h_in).c_str());
+  std::fprintf(f, ", h_in %s\n", long_number(in.h_in).c_str());
   if (a.conditioned) {
     const NonIidAssessment& c = *a.conditioned;
     std::fprintf(f, "h' from %s: %" PRIu64 " samples, %d-bit (%s)\n", c.path.c_str(), c.samples, c.width,
                  a.conditioned_iid ? "IID claim: the bitstring's MCV estimate" : "non-IID: the bitstring's estimates, -c");
     if (o.verbose >= 1) print_non_iid_estimates(f, c.estimates, c.width, o);
   }
-  if (!in.vetted) std::fprintf(f, "h': %s bits per bit\n", num(in.h_prime).c_str());
-  std::fprintf(f, "Output_Entropy(n_in, n_out, nw, h_in) = %s", num(r.output_entropy).c_str());
+  if (!in.vetted) std::fprintf(f, "h': %s bits per bit\n", long_number(in.h_prime).c_str());
+  std::fprintf(f, "Output_Entropy(n_in, n_out, nw, h_in) = %s", long_number(r.output_entropy).c_str());
   const std::pair<bool, const char*> close[] = {{r.close_n_out, "n_out"}, {r.close_h_in, "h_in"}, {r.close_nw, "nw"}};
   const long double eps[] = {r.epsilon_n_out, r.epsilon_h_in, r.epsilon_nw};
   for (int k = 0; k < 3; ++k) {
-    if (close[k].first) std::fprintf(f, "; within 2^-%s of %s", num(eps[k]).c_str(), close[k].second);
+    if (close[k].first) std::fprintf(f, "; within 2^-%s of %s", long_number(eps[k]).c_str(), close[k].second);
   }
   std::fprintf(f, "\n");
   if (o.verbose >= 1) {
@@ -81,15 +81,15 @@ void print_conditioning_text(std::FILE* f, const ConditioningAssessment& a, cons
     std::fprintf(f, " bits\n");
   }
   if (!in.vetted) {
-    std::fprintf(f, "0.999 x n_out = %s\nh' x n_out = %s\n", num(r.bound_n_out).c_str(), num(r.bound_h_prime).c_str());
+    std::fprintf(f, "0.999 x n_out = %s\nh' x n_out = %s\n", long_number(r.bound_n_out).c_str(), long_number(r.bound_h_prime).c_str());
   } else if (r.near_full) {
-    std::fprintf(f, "Output_Entropy > 0.999 x n_out: epsilon = 2^-%s%s\n", num(r.epsilon_n_out).c_str(),
+    std::fprintf(f, "Output_Entropy > 0.999 x n_out: epsilon = 2^-%s%s\n", long_number(r.epsilon_n_out).c_str(),
                  r.full_entropy_candidate
                      ? " and h_in >= n_out + 64: full entropy (FIPS 140-3 IG D.K resolution 19) if the component's "
                        "security strength is at least n_out"
                      : "");
   }
-  std::fprintf(f, "h_out: %s bits of min-entropy per %" PRIu32 "-bit output (%s)\n", num(r.h_out).c_str(), in.n_out,
+  std::fprintf(f, "h_out: %s bits of min-entropy per %" PRIu32 "-bit output (%s)\n", long_number(r.h_out).c_str(), in.n_out,
                in.vetted ? "vetted: Output_Entropy" : "non-vetted: min(Output_Entropy, 0.999 x n_out, h' x n_out)");
   if (o.timing) std::fprintf(f, "Timing: %.3f s\n", a.seconds);
 }
@@ -119,7 +119,7 @@ ordered_json conditioning_json(const ConditioningAssessment& a, const ReportOpti
   // Long doubles as NIST prints them (22 significant digits, truncated), and as numbers.
   auto both = [&c](const char* key, long double v) {
     c[key] = static_cast<double>(v);
-    c[std::string(key) + "Text"] = num(v);
+    c[std::string(key) + "Text"] = long_number(v);
   };
   both("hIn", in.h_in);
   if (in.vetted) {
@@ -134,9 +134,9 @@ ordered_json conditioning_json(const ConditioningAssessment& a, const ReportOpti
   c["precisions"] = r.precisions;
   both("outputEntropy", r.output_entropy);
   ordered_json eps;
-  eps["nOut"] = num(r.epsilon_n_out);
-  eps["hIn"] = num(r.epsilon_h_in);
-  eps["nw"] = num(r.epsilon_nw);
+  eps["nOut"] = long_number(r.epsilon_n_out);
+  eps["hIn"] = long_number(r.epsilon_h_in);
+  eps["nw"] = long_number(r.epsilon_nw);
   c["epsilonExponents"] = eps;  // -log2(1 - Output_Entropy / max) for each max
   ordered_json close = ordered_json::array();
   if (r.close_n_out) close.push_back("n_out");
@@ -147,8 +147,8 @@ ordered_json conditioning_json(const ConditioningAssessment& a, const ReportOpti
     c["boundNOut"] = nullptr;
     c["boundHPrime"] = nullptr;
   } else {
-    c["boundNOut"] = num(r.bound_n_out);
-    c["boundHPrime"] = num(r.bound_h_prime);
+    c["boundNOut"] = long_number(r.bound_n_out);
+    c["boundHPrime"] = long_number(r.bound_h_prime);
   }
   c["fullEntropyCandidate"] = r.full_entropy_candidate;
   both("hOut", r.h_out);

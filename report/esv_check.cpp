@@ -167,7 +167,7 @@ const ordered_json* check_shape(const ordered_json& doc, Sink& sink) {
   return doc.size() >= 2 && doc[1].is_object() ? &doc[1] : nullptr;
 }
 
-std::optional<double> number(const ordered_json& o, const char* key) {
+std::optional<double> number_at(const ordered_json& o, const char* key) {
   return o.contains(key) && o[key].is_number() ? std::optional<double>(o[key].get<double>()) : std::nullopt;
 }
 
@@ -213,7 +213,7 @@ void check_top_level(const ordered_json& reg, Sink& sink) {
     sink.error("bitsPerSample", std::to_string(*bits) + " where the data files hold one sample of at most 8 bits a byte",
                "bitsPerSample is the data files' sample width, 1..8", esv::kPackage);
   }
-  const std::optional<double> h = number(reg, "hminEstimate");
+  const std::optional<double> h = number_at(reg, "hminEstimate");
   if (h && bits && *h > static_cast<double>(*bits)) {
     sink.error("hminEstimate", reg["hminEstimate"].dump() + " is above bitsPerSample " + std::to_string(*bits),
                "0 <= hminEstimate <= bitsPerSample", "server rule RegisterRequest/hMinEstimate.json");
@@ -259,7 +259,7 @@ void check_inequalities(const ordered_json& c, const std::string& at, bool vette
                              : bijective ? "server rule NonVetted/bijective.json"
                                          : "server rule NonVetted/nonBijective.json";
   for (const Inequality& q : rules) {
-    const std::optional<double> a = number(c, q.a), b = number(c, q.b);
+    const std::optional<double> a = number_at(c, q.a), b = number_at(c, q.b);
     if (!a || !b || holds(*a, q.op, *b)) continue;
     const std::string rel = std::string(q.a) + " " + q.op + " " + q.b;
     sink.error(join(at, q.a), std::string(q.a) + " = " + c[q.a].dump() + ", " + q.b + " = " + c[q.b].dump() + ": " + rel +

@@ -88,7 +88,7 @@ struct Source {
 };
 
 // The sources: the marker's, or (a lab's package) the folders holding a registration.json.
-std::string text_of(const ordered_json& o, const char* key) {
+std::string field_text(const ordered_json& o, const char* key) {
   return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
 }
 
@@ -98,11 +98,11 @@ std::vector<Source> find_sources(const fs::path& root, Sink& sink, bool* has_mar
   const std::optional<ordered_json> m = read_json(root / kMarker, marker, false);
   *has_marker = m.has_value();
   if (m) {
-    if (text_of(*m, "tool") != "ea_iid" || !m->contains("sources") || !(*m)["sources"].is_array()) {
+    if (field_text(*m, "tool") != "ea_iid" || !m->contains("sources") || !(*m)["sources"].is_array()) {
       marker.error("", "not an ea_iid package index (tool \"ea_iid\", sources[])", "the package's marker", esv::kPackage);
     } else {
       for (const ordered_json& s : (*m)["sources"]) {
-        const std::string name = text_of(s, "name"), folder = text_of(s, "folder");
+        const std::string name = field_text(s, "name"), folder = field_text(s, "folder");
         if (folder.empty() || folder.find('/') != std::string::npos || folder == "." || folder == "..") {
           marker.error("sources", "a source without a folder of its own: " + s.dump(), "sources[].folder", esv::kPackage);
         } else {

@@ -63,7 +63,7 @@ std::vector<SourceConditioning> chain_of(const ordered_json& reg, const ordered_
 
 bool above(double claim, double found) { return claim > found + 1e-9 * std::max(1.0, std::fabs(found)); }
 
-std::string num(const ordered_json& v) {
+std::string json_number(const ordered_json& v) {
   if (!v.is_number()) return "-";
   char b[32];
   std::snprintf(b, sizeof b, "%.6f", v.get<double>());
@@ -73,16 +73,16 @@ std::string num(const ordered_json& v) {
 // The note with every number the rehearsal computed.
 std::string numbers_of(const ordered_json& flow) {
   std::string t = "IID tests " + (flow["verdict"].is_null() ? std::string("not run (non-IID claim)") : flow["verdict"].get<std::string>()) +
-                  "; H_original " + num(flow["hOriginal"]) + ", H_bitstring " + num(flow["hBitstring"]) + ", assessed " +
-                  num(flow["hAssessed"]) + "; H_I " + num(flow["hI"]);
+                  "; H_original " + json_number(flow["hOriginal"]) + ", H_bitstring " + json_number(flow["hBitstring"]) + ", assessed " +
+                  json_number(flow["hAssessed"]) + "; H_I " + json_number(flow["hI"]);
   if (flow["restart"].is_object()) {
     const ordered_json& r = flow["restart"];
-    t += "; restart tests " + r.value("result", std::string("?")) + " (H_r " + num(r["hR"]) + ", H_c " + num(r["hC"]) + ")";
+    t += "; restart tests " + r.value("result", std::string("?")) + " (H_r " + json_number(r["hR"]) + ", H_c " + json_number(r["hC"]) + ")";
   }
-  t += "; entropy that stands " + num(flow["hValidated"]);
+  t += "; entropy that stands " + json_number(flow["hValidated"]);
   const ordered_json& chain = flow["conditioning"];
   for (size_t k = 0; chain.is_array() && k < chain.size(); ++k) {
-    t += "; component " + std::to_string(k + 1) + " h_in " + num(chain[k]["hIn"]) + ", h_out " + num(chain[k]["hOut"]);
+    t += "; component " + std::to_string(k + 1) + " h_in " + json_number(chain[k]["hIn"]) + ", h_out " + json_number(chain[k]["hOut"]);
   }
   return t;
 }
@@ -135,13 +135,13 @@ std::vector<EsvFinding> esv_rehearsal_findings(const ordered_json& registration,
   const double claim = reg.value("hminEstimate", 0.0);
   if (above(claim, flow["hAssessed"].get<double>())) {
     add(EsvSeverity::Error, "hminEstimate", "at most the entropy the raw noise is assessed at", "SP 800-90B 3.1.3",
-        num(reg["hminEstimate"]) + " is above the rehearsal's estimate " + num(flow["hAssessed"]) + " of rawNoise");
+        json_number(reg["hminEstimate"]) + " is above the rehearsal's estimate " + json_number(flow["hAssessed"]) + " of rawNoise");
   }
   if (flow["restart"].is_object() && flow["restart"].value("result", std::string()) != "passed") {
     add(EsvSeverity::Error, "hminEstimate", "the restart tests pass with H_I = hminEstimate", "SP 800-90B 3.1.4",
         "the rehearsal's restart tests " + flow["restart"].value("result", std::string("did not pass")) + " (sanity check " +
-            flow["restart"].value("sanityCheck", std::string("?")) + ", H_r " + num(flow["restart"]["hR"]) + ", H_c " +
-            num(flow["restart"]["hC"]) + ", H_I " + num(flow["hI"]) + ")");
+            flow["restart"].value("sanityCheck", std::string("?")) + ", H_r " + json_number(flow["restart"]["hR"]) + ", H_c " +
+            json_number(flow["restart"]["hC"]) + ", H_I " + json_number(flow["hI"]) + ")");
   }
   const ordered_json& comps = reg.contains("conditioningComponent") ? reg["conditioningComponent"] : ordered_json::array();
   const ordered_json& chain = flow["conditioning"];
@@ -149,12 +149,12 @@ std::vector<EsvFinding> esv_rehearsal_findings(const ordered_json& registration,
     const std::string at = "conditioningComponent[" + std::to_string(k) + "].";
     if (comps[k].contains("minHin") && comps[k]["minHin"].is_number() && above(comps[k]["minHin"].get<double>(), chain[k].value("hIn", 0.0))) {
       add(EsvSeverity::Error, at + "minHin", "at most the entropy that stands at its input", "SP 800-90B 3.1.5",
-          num(comps[k]["minHin"]) + " is above the rehearsal's h_in " + num(chain[k]["hIn"]));
+          json_number(comps[k]["minHin"]) + " is above the rehearsal's h_in " + json_number(chain[k]["hIn"]));
     }
     if (comps[k].contains("hOut") && comps[k]["hOut"].is_number() &&
         (!chain[k]["hOut"].is_number() || above(comps[k]["hOut"].get<double>(), chain[k]["hOut"].get<double>()))) {
       add(EsvSeverity::Error, at + "hOut", "at most the component's output entropy", "SP 800-90B 3.1.5",
-          num(comps[k]["hOut"]) + " is above the rehearsal's h_out " + num(chain[k]["hOut"]));
+          json_number(comps[k]["hOut"]) + " is above the rehearsal's h_out " + json_number(chain[k]["hOut"]));
     }
   }
   out.push_back({source, "rehearsal", "", "what the server's steps compute on the package's files", "rehearsal",

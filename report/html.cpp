@@ -14,7 +14,19 @@
 
 namespace ea {
 
-using namespace rows;
+// (Using-declarations, not `using namespace rows`: the sources of a unity batch share a scope.)
+using rows::block_of;
+using rows::html_escape;
+using rows::is_assessment;
+using rows::is_non_iid;
+using rows::is_restart;
+using rows::iso_date;
+using rows::notes_of;
+using rows::number;
+using rows::ordered_json;
+using rows::parts_of;
+using rows::seed_text;
+using rows::text;
 
 namespace {
 

@@ -42,7 +42,7 @@ bool is_iid_result(const ordered_json& r) {
          !r.contains("skipped") && r.value("errorLevel", 0) == 0 && r.contains("verdict") && r.contains("permutation");
 }
 
-std::string number(const char* f, double v) {
+std::string formatted(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
@@ -71,11 +71,11 @@ void finish_files(Rejections& out) {
 
 }  // namespace
 
-std::string expectation_text(double e) { return number(e >= 10 ? "%.1f" : "%.2g", e); }
+std::string expectation_text(double e) { return formatted(e >= 10 ? "%.1f" : "%.2g", e); }
 
 std::string p_value_text(double p) {
   if (p < 1e-12) return "p < 1e-12";
-  return "p = " + number(p >= 0.01 ? "%.2f" : "%.2g", p);
+  return "p = " + formatted(p >= 0.01 ? "%.2f" : "%.2g", p);
 }
 
 std::optional<Rejections> count_rejections(const std::vector<ordered_json>& rows) {

@@ -10,7 +10,7 @@ using nlohmann::ordered_json;
 
 namespace {
 
-const char* pass_fail(bool p) { return p ? "Passed" : "Failed"; }
+const char* passed_failed(bool p) { return p ? "Passed" : "Failed"; }
 
 const char* cutoff_name(CutoffMethod m) { return m == CutoffMethod::Exact ? "exact" : "simulation"; }
 
@@ -43,9 +43,9 @@ void print_nist_restart_iid(std::FILE* f, const RestartAssessment& r, int level)
   const bool perm = rows.permutation.passed() && cols.permutation.passed();
   auto family = [&](const char* short_name, const char* long_name, bool passed) {
     if (level == 1 || level == 2) {
-      std::fprintf(f, "** %s %s\n\n", pass_fail(passed), short_name);
+      std::fprintf(f, "** %s %s\n\n", passed_failed(passed), short_name);
     } else if (level > 2) {
-      std::fprintf(f, "%s: %s\n", long_name, pass_fail(passed));
+      std::fprintf(f, "%s: %s\n", long_name, passed_failed(passed));
     }
   };
   if (level == 1 || level == 2) std::fprintf(f, "Calculating baseline statistics...\n");

@@ -40,6 +40,12 @@ plain_only+="|cli/until-decided-full|cli/restart-batch"
 # under the sanitizers, session 30); "every generator: the same counters ..." runs that code
 # without early exit here on 300 permutations.
 plain_only+="|without early exit every test runs all 10,000 permutations|--no-early-exit runs 10,000 permutations"
+# Statistical checks whose time under the sanitizers is many draws of code that smaller
+# cases here run too (the bucket shuffle, the health tests' simulation, the restart
+# simulation: 36 of the job's test seconds, session 32), and the wide captures' end-to-end
+# case (30 s; their readers have unit cases and the fuzz target here).
+plain_only+="|bucket shuffle: position marginals|bucket shuffle: every order of n = 4..8"
+plain_only+="|the Monte Carlo check: observed rates|the simulation: reproducible from its seed|cli/wide-captures"
 ctest --test-dir "$build" -L "unit|cli" -E "$plain_only" -j"$jobs" --output-on-failure
 
 echo "+ fuzz_inputs --seed $seed --seconds $seconds"

@@ -35,7 +35,7 @@ struct EstimatorNames {
   const char* key;
   const char* section;
 };
-constexpr EstimatorNames kNames[kNonIidEstimators] = {
+constexpr EstimatorNames kEstimatorNames[kNonIidEstimators] = {
     {"Most Common Value Estimate", "mostCommonValue", "6.3.1"},
     {"Collision Estimate", "collision", "6.3.2"},
     {"Markov Estimate", "markov", "6.3.3"},
@@ -49,9 +49,9 @@ constexpr EstimatorNames kNames[kNonIidEstimators] = {
 };
 }  // namespace
 
-const char* estimator_nist_name(NonIidEstimator e) { return kNames[static_cast<int>(e)].nist; }
-const char* estimator_key(NonIidEstimator e) { return kNames[static_cast<int>(e)].key; }
-const char* estimator_section(NonIidEstimator e) { return kNames[static_cast<int>(e)].section; }
+const char* estimator_nist_name(NonIidEstimator e) { return kEstimatorNames[static_cast<int>(e)].nist; }
+const char* estimator_key(NonIidEstimator e) { return kEstimatorNames[static_cast<int>(e)].key; }
+const char* estimator_section(NonIidEstimator e) { return kEstimatorNames[static_cast<int>(e)].section; }
 
 bool close_enough(double a, double b) {
   if (std::isnan(a) || std::isnan(b)) return false;

@@ -90,7 +90,7 @@ void order_pass(const uint8_t* s, size_t n, int d, uint64_t* found, uint64_t* ri
   }
 }
 
-struct Score {
+struct BitScore {
   uint64_t correct = 0, run = 0, longest = 0;
   // One block's predictions of one order: `right` (a subset of `found`) hits, found & ~right
   // misses, the steps where its context was unknown neither (the run goes on over them).
@@ -115,7 +115,7 @@ struct Score {
 // A block where only the winner can reach the highest score keeps that winner throughout.
 // Returns false where the interrupt was set (nothing here may throw: GCC's dispatcher of a
 // clone in this file is taken for nothrow, and an exception through it ends the process).
-__attribute__((target_clones("popcnt", "default"))) bool replay(const std::vector<uint64_t>& found, const std::vector<uint64_t>& right, size_t words, Score& score,
+__attribute__((target_clones("popcnt", "default"))) bool replay(const std::vector<uint64_t>& found, const std::vector<uint64_t>& right, size_t words, BitScore& score,
             Interrupt interrupt) {
   std::array<uint64_t, kOrders> board{};
   int winner = 0;
@@ -195,7 +195,7 @@ MmcCounts multi_mmc_bits(const uint8_t* s, size_t n, Interrupt interrupt) {
 
 MmcCounts multi_mmc_scoreboard(const std::vector<uint64_t>& found, const std::vector<uint64_t>& right, size_t words,
                                Interrupt interrupt) {
-  Score score;
+  BitScore score;
   if (!replay(found, right, words, score, interrupt)) throw_if_interrupted(interrupt);
   return {score.correct, score.longest};
 }

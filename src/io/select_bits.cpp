@@ -11,7 +11,7 @@ namespace ea {
 
 namespace {
 
-int popcount(uint32_t v) {
+int bit_count(uint32_t v) {
   int n = 0;
   for (; v != 0; v &= v - 1) ++n;
   return n;
@@ -249,7 +249,7 @@ MaskSearch greedy(const std::vector<uint32_t>& values, uint32_t active, int w, i
 
 MaskSearch search_mask(const std::vector<uint32_t>& values, uint32_t varying, int bits, int threads) {
   const uint32_t active = active_bits(values, varying);
-  const int n = popcount(active);
+  const int n = bit_count(active);
   const int w = std::min(bits, n);
   MaskSearch r;
   if (n == 0) {

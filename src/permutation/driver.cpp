@@ -12,7 +12,7 @@ namespace ea {
 
 namespace {
 
-int popcount(TestMask m) { return __builtin_popcount(m); }
+int tests_in(TestMask m) { return __builtin_popcount(m); }
 
 // One phase: the backend's permutations until no test in `mask` is active or the
 // iteration limit is reached. Returns the number of permutations whose outcomes were
@@ -34,7 +34,7 @@ uint32_t run_phase(PermutationBackend& backend, const char* phase, TestMask mask
     if (cfg.progress) {
       const uint32_t left = expected_permutations_left(counters, active, done, cfg.iterations,
                                                        decision_threshold(cfg.iterations), cfg.early_exit);
-      cfg.progress(phase, done, popcount(active), left);
+      cfg.progress(phase, done, tests_in(active), left);
     }
     if (cfg.interrupt && cfg.interrupt->load()) throw Error(ErrorKind::Interrupted, "interrupted");
     if (cancel && cancel->load()) return 0;

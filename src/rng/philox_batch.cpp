@@ -188,3 +188,5 @@ void philox_blocks(uint64_t seed, uint64_t stream, uint64_t first, uint32_t bloc
 }
 
 }  // namespace ea
+
+#undef EA_AVX2  // (this source's alone: a unity batch compiles several sources as one)

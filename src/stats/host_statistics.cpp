@@ -389,3 +389,5 @@ void host_conversions(const uint8_t* bits, size_t n, uint8_t* conv1, uint8_t* co
 }
 
 }  // namespace ea
+
+#undef EA_AVX2  // (this source's alone: a unity batch compiles several sources as one)

@@ -96,7 +96,7 @@ ea_iid::Options api_options(const json& settings) {
   return o;
 }
 
-const std::string kSamples = std::string(EA_TEST_DATA_DIR) + "/samples/rand8_short.bin";
+const std::string kSampleFile = std::string(EA_TEST_DATA_DIR) + "/samples/rand8_short.bin";
 
 // The manifest's field of each setting a manifest gives per source (but the track: iidClaim).
 const std::map<std::string, std::string>& manifest_fields() {
@@ -112,7 +112,7 @@ const std::map<std::string, std::string>& manifest_fields() {
 // sampleFormat, selectBits, binBits) and the rest; false where the manifest door cannot
 // express the row (as `ea_iid source`, and a track other than non-iid).
 bool manifest_of(const json& settings, json& doc, json& rest) {
-  json src = {{"primaryNoiseSource", "refusal"}, {"rawNoisePath", kSamples}};
+  json src = {{"primaryNoiseSource", "refusal"}, {"rawNoisePath", kSampleFile}};
   rest = json::object();
   for (const auto& [key, v] : settings.items()) {
     if (key == "track") {
@@ -159,7 +159,7 @@ TEST_CASE("the command line refuses every row of the settings table (exit 2)") {
     std::string args;
     REQUIRE(cli_args(row["settings"], false, args));
     CAPTURE(args);
-    const cli_test::Result r = cli_test::run("-q" + args + " " + kSamples);
+    const cli_test::Result r = cli_test::run("-q" + args + " " + kSampleFile);
     CHECK(r.code == 2);
     CHECK(r.out.empty());
     check_message(row, r.err, true);
@@ -173,7 +173,7 @@ TEST_CASE("ea_iid source refuses every row of the settings table it can express 
     if (!cli_args(row["settings"], true, args)) continue;
     ++expressed;
     CAPTURE(args);
-    const cli_test::Result r = cli_test::run("source refusal " + kSamples + " -q" + args);
+    const cli_test::Result r = cli_test::run("source refusal " + kSampleFile + " -q" + args);
     CHECK(r.code == 2);
     check_message(row, r.err, true);
   }

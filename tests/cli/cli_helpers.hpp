@@ -17,6 +17,9 @@ struct Result {
   std::string out, err;
 };
 
+// The bundled sample files' folder, with its trailing slash.
+inline const std::string kSamples = std::string(EA_TEST_DATA_DIR) + "/samples/";
+
 inline std::string tmp(const std::string& name) { return std::string(EA_TEST_TMP_DIR) + "/" + name; }
 
 inline std::string slurp(const std::string& path) {

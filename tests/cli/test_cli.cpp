@@ -25,8 +25,6 @@ namespace {
 
 using namespace cli_test;
 
-const std::string kSamples = std::string(EA_TEST_DATA_DIR) + "/samples/";
-
 // An input error with -o given: one line on stderr, exit 2, the error JSON in -o.
 void check_error(const std::string& args, const std::string& message) {
   CAPTURE(args);

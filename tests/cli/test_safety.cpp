@@ -28,8 +28,6 @@ using namespace cli_test;
 
 namespace {
 
-const std::string kSamples = std::string(EA_TEST_DATA_DIR) + "/samples/";
-
 // The first n samples of a bundled file, written to `path`.
 std::string sample_file(const std::string& path, const std::string& sample = "truerand_8bit.bin", size_t n = 20000) {
   std::ifstream in(kSamples + sample, std::ios::binary);
@@ -61,7 +59,8 @@ std::string link_of(const std::string& p) {
   return n < 0 ? "" : std::string(buf, static_cast<size_t>(n));
 }
 
-bool exists(const std::string& p) {
+// Whether `p` exists, a dangling link included (lstat).
+bool present(const std::string& p) {
   struct stat st {};
   return ::lstat(p.c_str(), &st) == 0;
 }
@@ -79,9 +78,9 @@ std::vector<std::string> entries(const std::string& dir) {
 }
 
 // A background ea_iid (exec'ed, so that the pid is ea_iid's own) that a test signals.
-struct Child {
+struct SignalledChild {
   pid_t pid = -1;
-  Child(const std::string& dir, const std::vector<std::string>& args, const std::string& out) {
+  SignalledChild(const std::string& dir, const std::vector<std::string>& args, const std::string& out) {
     pid = fork();
     if (pid == 0) {
       if (::chdir(dir.c_str()) != 0) _exit(126);
@@ -181,11 +180,11 @@ TEST_CASE("case 2: a per-file write failure in batch -o DIR/ is that item's erro
   CHECK(r.code == 2);
   CHECK(r.err.find("-o od/x.bin.json: is a folder") != std::string::npos);
   CHECK(r.out == "");
-  CHECK_FALSE(exists(d + "/od/y.bin.json"));
+  CHECK_FALSE(present(d + "/od/y.bin.json"));
   // A folder put in the way after the checks (while ea_iid waits on the FIFO ff): the write
   // of ff's result fails when it finishes; that is its error, the batch goes on.
   REQUIRE(::mkfifo((d + "/ff").c_str(), 0644) == 0);
-  Child c(d, {"--allow-stream", "--seed", "1", "--iterations", "200", "-o", "od/", "ff", "y.bin"}, d + "/od.log");
+  SignalledChild c(d, {"--allow-stream", "--seed", "1", "--iterations", "200", "-o", "od/", "ff", "y.bin"}, d + "/od.log");
   {
     int fd = -1;  // opens once the reader is there: every check is done by then
     for (int i = 0; i < 400 && fd < 0; ++i) {
@@ -216,14 +215,14 @@ TEST_CASE("case 3: two inputs with one base name get two output names (a short h
   sample_file(d + "/d2/s.bin", "truerand_4bit.bin", 3000);
   Result r = run_in(d, "-q --iterations 200 --blocks 1500 -o out/ d1/s.bin d2/s.bin");
   CHECK(r.code == 0);
-  CHECK_FALSE(exists(d + "/out/s.bin.block0.json"));
+  CHECK_FALSE(present(d + "/out/s.bin.block0.json"));
   // SHA-256("d1/s.bin") and SHA-256("d2/s.bin") begin with these 8 hex digits.
   const std::string h1 = "49bc9e28", h2 = "f45ffac3";
   for (const std::string& h : {h1, h2}) {
     for (int b = 0; b < 2; ++b) {
       const std::string name = d + "/out/s.bin." + h + ".block" + std::to_string(b) + ".json";
       CAPTURE(name);
-      REQUIRE(exists(name));
+      REQUIRE(present(name));
       auto j = nlohmann::json::parse(slurp(name));
       CHECK(j["input"]["path"] == (h == h1 ? "d1/s.bin" : "d2/s.bin"));
     }
@@ -297,10 +296,10 @@ TEST_CASE("case 6: write errors are errors; concurrent --append lines stay whole
   // Two processes appending to one file: every line parses, none is lost.
   std::string files;
   for (int k = 0; k < 12; ++k) files += " x.bin";
-  Child one(d, {"-q", "--seed", "1", "--iterations", "20", "--device", "cpu", "--jobs", "4", "--append", "--jsonl",
+  SignalledChild one(d, {"-q", "--seed", "1", "--iterations", "20", "--device", "cpu", "--jobs", "4", "--append", "--jsonl",
                 "shared.jsonl", "--blocks", "300", "x.bin", "x.bin"},
             d + "/one.log");
-  Child two(d, {"-q", "--seed", "2", "--iterations", "20", "--device", "cpu", "--jobs", "4", "--append", "--jsonl",
+  SignalledChild two(d, {"-q", "--seed", "2", "--iterations", "20", "--device", "cpu", "--jobs", "4", "--append", "--jsonl",
                 "shared.jsonl", "--blocks", "300", "x.bin", "x.bin"},
             d + "/two.log");
   CHECK(one.wait() == 0);
@@ -341,22 +340,22 @@ TEST_CASE("case 7: FIFOs never hang; SIGINT/SIGTERM end a wait with 130/143, in 
   const std::string d = scratch("safe7");
   sample_file(d + "/x.bin", "truerand_8bit.bin", 3000);
   REQUIRE(::mkfifo((d + "/ff").c_str(), 0644) == 0);
-  Child refused(d, {"ff"}, d + "/refused.log");
+  SignalledChild refused(d, {"ff"}, d + "/refused.log");
   CHECK(refused.wait() == 2);
   CHECK(slurp(d + "/refused.log").find("is a FIFO (named pipe), not a regular file; pass --allow-stream") !=
         std::string::npos);
 
-  Child single(d, {"--allow-stream", "--seed", "1", "ff"}, d + "/single.log");
+  SignalledChild single(d, {"--allow-stream", "--seed", "1", "ff"}, d + "/single.log");
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   ::kill(single.pid, SIGINT);
   CHECK(single.wait() == 130);
 
-  Child term(d, {"--allow-stream", "--seed", "1", "ff"}, d + "/term.log");
+  SignalledChild term(d, {"--allow-stream", "--seed", "1", "ff"}, d + "/term.log");
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   ::kill(term.pid, SIGTERM);
   CHECK(term.wait() == 143);
 
-  Child batch(d, {"--allow-stream", "--seed", "1", "--iterations", "50", "--jsonl", "b.jsonl", "x.bin", "ff"},
+  SignalledChild batch(d, {"--allow-stream", "--seed", "1", "--iterations", "50", "--jsonl", "b.jsonl", "x.bin", "ff"},
               d + "/batch.log");
   for (int i = 0; i < 200 && slurp(d + "/b.jsonl").empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ::kill(batch.pid, SIGINT);  // the first signal ends it (the worker waits on the FIFO)
@@ -431,7 +430,7 @@ TEST_CASE("case 9: the recorded SHA-256 is that of exactly the bytes assessed") 
   const std::string d = scratch("safe9");
   const std::string x = sample_file(d + "/x.bin", "truerand_8bit.bin", 5000);
   REQUIRE(::mkfifo((d + "/ff").c_str(), 0644) == 0);
-  Child c(d, {"--allow-stream", "--seed", "1", "--iterations", "20", "-q", "-o", "ff.json", "ff"}, d + "/c.log");
+  SignalledChild c(d, {"--allow-stream", "--seed", "1", "--iterations", "20", "-q", "-o", "ff.json", "ff"}, d + "/c.log");
   {
     // Opens once the reader is there (never blocks the test if it is not).
     int fd = -1;
@@ -621,7 +620,7 @@ TEST_CASE("case 12: any other link, FIFO or device at an output is refused befor
     CHECK(link_of(d + "/dangling.json") == "nowhere.json");
     CHECK(link_of(d + "/null-link") == "/dev/null");
     CHECK(link_of(d + "/out/x.bin.json") == "../victim.txt");
-    CHECK_FALSE(exists(d + "/nowhere.json"));
+    CHECK_FALSE(present(d + "/nowhere.json"));
     struct stat st {};
     REQUIRE(::lstat((d + "/fifo").c_str(), &st) == 0);
     CHECK(S_ISFIFO(st.st_mode));

@@ -22,7 +22,7 @@ using namespace ea;
 namespace {
 
 // n samples of `bits` bits each, from a fixed generator.
-std::vector<uint8_t> random_samples(size_t n, int bits) {
+std::vector<uint8_t> random_symbols(size_t n, int bits) {
   std::mt19937_64 g(7);
   std::vector<uint8_t> s(n);
   for (auto& x : s) x = static_cast<uint8_t>(g() & ((1u << bits) - 1));
@@ -39,7 +39,7 @@ bool interrupted(const std::function<void()>& call) {
 }
 
 // The same estimate: its value and every intermediate line.
-bool same(const Estimate& a, const Estimate& b) {
+bool same_estimate(const Estimate& a, const Estimate& b) {
   if (a.evaluated != b.evaluated || a.entropy != b.entropy || a.lines.size() != b.lines.size()) return false;
   for (size_t i = 0; i < a.lines.size(); ++i) {
     if (a.lines[i].label != b.lines[i].label || a.lines[i].value != b.lines[i].value) return false;
@@ -51,7 +51,7 @@ bool same(const Estimate& a, const Estimate& b) {
 
 TEST_CASE("each non-IID estimator given a set flag throws Interrupted on a large input, and an unset flag changes nothing") {
   // 2,000,000 bits and 300,000 bytes: every estimator's loop passes several checks.
-  const std::vector<uint8_t> bits = random_samples(2000000, 1), bytes = random_samples(300000, 8);
+  const std::vector<uint8_t> bits = random_symbols(2000000, 1), bytes = random_symbols(300000, 8);
   const uint8_t* b = bits.data();
   const uint8_t* l = bytes.data();
   const size_t nb = bits.size(), nl = bytes.size();
@@ -77,7 +77,7 @@ TEST_CASE("each non-IID estimator given a set flag throws Interrupted on a large
     CHECK(interrupted([&] { call(&set); }));
     const Estimate plain = call(nullptr);
     CHECK(plain.evaluated);
-    CHECK(same(call(&unset), plain));
+    CHECK(same_estimate(call(&unset), plain));
   }
 }
 
@@ -95,7 +95,7 @@ TEST_CASE("MultiMMC's scoreboard (a popcnt clone, which must not throw itself) g
 }
 
 TEST_CASE("the pool of estimates given a set flag throws Interrupted (any thread count)") {
-  const Dataset d = make_dataset(random_samples(200000, 8), 8);
+  const Dataset d = make_dataset(random_symbols(200000, 8), 8);
   std::atomic<bool> set{true};
   for (int threads : {1, 2}) {
     CAPTURE(threads);

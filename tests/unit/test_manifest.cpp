@@ -15,7 +15,7 @@ namespace {
 const std::string kFolder = std::string(EA_TEST_DATA_DIR) + "/samples";
 
 // The error message of parsing `text`, or "" when it parses.
-std::string error_of(const std::string& text) {
+std::string manifest_error(const std::string& text) {
   try {
     parse_manifest(text, "m.json", kFolder);
   } catch (const Error& e) {
@@ -81,61 +81,61 @@ TEST_CASE("manifest: a conditioning chain in sequencePosition order, whatever th
 }
 
 TEST_CASE("manifest: errors name the source by index and name, and the field") {
-  CHECK(error_of("{").find("m.json: not a JSON document") == 0);
-  CHECK(error_of("[]").find("m.json: expected an object") == 0);
-  CHECK(error_of(R"({"sources": []})").find("m.json: sources: expected an array of at least one source") == 0);
-  CHECK(error_of(R"({"sources": [], "x": 1})").find("m.json: x: unknown field") == 0);
-  CHECK(error_of(one(R"("rawNoisePath": "rand8_short.bin", "colour": 1)")) == "m.json: sources[1] (b): colour: unknown field");
-  CHECK(error_of(one(R"("bitsPerSample": 8)")) == "m.json: sources[1] (b): rawNoisePath: missing (required)");
-  CHECK(error_of(R"({"sources": [{"rawNoisePath": "rand8_short.bin"}]})") ==
+  CHECK(manifest_error("{").find("m.json: not a JSON document") == 0);
+  CHECK(manifest_error("[]").find("m.json: expected an object") == 0);
+  CHECK(manifest_error(R"({"sources": []})").find("m.json: sources: expected an array of at least one source") == 0);
+  CHECK(manifest_error(R"({"sources": [], "x": 1})").find("m.json: x: unknown field") == 0);
+  CHECK(manifest_error(one(R"("rawNoisePath": "rand8_short.bin", "colour": 1)")) == "m.json: sources[1] (b): colour: unknown field");
+  CHECK(manifest_error(one(R"("bitsPerSample": 8)")) == "m.json: sources[1] (b): rawNoisePath: missing (required)");
+  CHECK(manifest_error(R"({"sources": [{"rawNoisePath": "rand8_short.bin"}]})") ==
         "m.json: sources[0] (no primaryNoiseSource): primaryNoiseSource: missing (required)");
-  CHECK(error_of(one(R"("rawNoisePath": "nope.bin")")) ==
+  CHECK(manifest_error(one(R"("rawNoisePath": "nope.bin")")) ==
         "m.json: sources[1] (b): rawNoisePath: " + kFolder + "/nope.bin: No such file or directory");
-  CHECK(error_of(one(R"("rawNoisePath": "rand8_short.bin", "restartTestPath": "rand1_short.bin")"))
+  CHECK(manifest_error(one(R"("rawNoisePath": "rand8_short.bin", "restartTestPath": "rand1_short.bin")"))
             .find("m.json: sources[1] (b): restartTestPath: " + kFolder + "/rand1_short.bin: a restart data set holds exactly") == 0);
-  CHECK(error_of(one(R"("rawNoisePath": "rand8_short.bin", "bitsPerSample": "8")")) ==
+  CHECK(manifest_error(one(R"("rawNoisePath": "rand8_short.bin", "bitsPerSample": "8")")) ==
         "m.json: sources[1] (b): bitsPerSample: expected an integer, got \"8\"");
-  CHECK(error_of(one(R"("rawNoisePath": "rand8_short.bin", "bitsPerSample": 9)")) ==
+  CHECK(manifest_error(one(R"("rawNoisePath": "rand8_short.bin", "bitsPerSample": 9)")) ==
         "m.json: sources[1] (b): bitsPerSample: 9 is out of range (1 to 8)");  // the rules' words (settings_rules.hpp)
-  CHECK(error_of(one(R"("rawNoisePath": "rand8_short.bin", "iidClaim": 1)")) ==
+  CHECK(manifest_error(one(R"("rawNoisePath": "rand8_short.bin", "iidClaim": 1)")) ==
         "m.json: sources[1] (b): iidClaim: expected true or false, got 1");
-  CHECK(error_of(one(R"("rawNoisePath": "rand8_short.bin", "bitsPerSample": 1, "hminEstimate": 2)")) ==
+  CHECK(manifest_error(one(R"("rawNoisePath": "rand8_short.bin", "bitsPerSample": 1, "hminEstimate": 2)")) ==
         "m.json: sources[1] (b): hminEstimate: expected a number greater than 0 and at most 1, got 2");
-  CHECK(error_of(one(R"("rawNoisePath": "rand8_short.bin", "numberOfRestarts": 500)"))
+  CHECK(manifest_error(one(R"("rawNoisePath": "rand8_short.bin", "numberOfRestarts": 500)"))
             .find("m.json: sources[1] (b): numberOfRestarts: 500: the restart tests") == 0);
-  CHECK(error_of(R"({"sources": [{"primaryNoiseSource": "a", "rawNoisePath": "rand8_short.bin"},
+  CHECK(manifest_error(R"({"sources": [{"primaryNoiseSource": "a", "rawNoisePath": "rand8_short.bin"},
                                  {"primaryNoiseSource": "a", "rawNoisePath": "rand8_short.bin"}]})") ==
         "m.json: sources[1] (a): primaryNoiseSource: the name of sources[0] (a) too; names must differ");
-  CHECK(error_of(R"({"sources": [{"primaryNoiseSource": "a b", "rawNoisePath": "rand8_short.bin"},
+  CHECK(manifest_error(R"({"sources": [{"primaryNoiseSource": "a b", "rawNoisePath": "rand8_short.bin"},
                                  {"primaryNoiseSource": "a/b", "rawNoisePath": "rand8_short.bin"}]})")
             .find("m.json: sources[1] (a/b): primaryNoiseSource: its file name a_b is sources[0] (a b)'s too") == 0);
-  CHECK(error_of(R"({"sources": [{"rawNoisePath": "rand8_short.bin", "primaryNoiseSource": ")" + std::string(65, 'x') + "\"}]}")
+  CHECK(manifest_error(R"({"sources": [{"rawNoisePath": "rand8_short.bin", "primaryNoiseSource": ")" + std::string(65, 'x') + "\"}]}")
             .find("primaryNoiseSource: expected 1 to 64 characters (ESV's limit), got 65") != std::string::npos);
 }
 
 TEST_CASE("manifest: conditioning components' errors name the component and its field") {
   const std::string comp = R"("rawNoisePath": "rand8_short.bin", "conditioningComponent": )";
-  CHECK(error_of(one(comp + R"({"vetted": true})")) ==
+  CHECK(manifest_error(one(comp + R"({"vetted": true})")) ==
         "m.json: sources[1] (b): conditioningComponent: expected an array, got {\"vetted\":true}");
-  CHECK(error_of(one(comp + R"([{"sequencePosition": 1, "vetted": true, "minNin": 512, "nOut": 256}])")) ==
+  CHECK(manifest_error(one(comp + R"([{"sequencePosition": 1, "vetted": true, "minNin": 512, "nOut": 256}])")) ==
         "m.json: sources[1] (b): conditioningComponent[0].nw: missing (required)");
-  CHECK(error_of(one(comp + R"([{"sequencePosition": 2, "vetted": true, "minNin": 512, "nOut": 256, "nw": 256}])")) ==
+  CHECK(manifest_error(one(comp + R"([{"sequencePosition": 2, "vetted": true, "minNin": 512, "nOut": 256, "nw": 256}])")) ==
         "m.json: sources[1] (b): conditioningComponent[0].sequencePosition: 2: the 1 components take the positions 1..1, "
         "each once");
-  CHECK(error_of(one(comp + R"([{"sequencePosition": 1, "vetted": true, "minNin": 512, "nOut": 256, "nw": 256},
+  CHECK(manifest_error(one(comp + R"([{"sequencePosition": 1, "vetted": true, "minNin": 512, "nOut": 256, "nw": 256},
                                 {"sequencePosition": 1, "vetted": true, "minNin": 512, "nOut": 256, "nw": 256}])"))
             .find("conditioningComponent[1].sequencePosition: 1: the 2 components take the positions 1..2") != std::string::npos);
-  CHECK(error_of(one(comp + R"([{"sequencePosition": 1, "vetted": true, "minNin": 512, "nOut": 256, "nw": 256, "hPrime": 0.5}])")) ==
+  CHECK(manifest_error(one(comp + R"([{"sequencePosition": 1, "vetted": true, "minNin": 512, "nOut": 256, "nw": 256, "hPrime": 0.5}])")) ==
         "m.json: sources[1] (b): conditioningComponent[0].hPrime: applies to a non-vetted component (\"vetted\": false)");
-  CHECK(error_of(one(comp + R"([{"sequencePosition": 1, "vetted": false, "minNin": 512, "nOut": 256, "nw": 256, "hPrime": 0.5,
+  CHECK(manifest_error(one(comp + R"([{"sequencePosition": 1, "vetted": false, "minNin": 512, "nOut": 256, "nw": 256, "hPrime": 0.5,
                                   "validationNumber": "A1"}])")) ==
         "m.json: sources[1] (b): conditioningComponent[0].validationNumber: applies to a vetted component (\"vetted\": true): "
         "a non-vetted one has no ACVTS validation");
-  CHECK(error_of(one(comp + R"([{"sequencePosition": 1, "vetted": false, "minNin": 512, "nOut": 256, "nw": 256}])")) ==
+  CHECK(manifest_error(one(comp + R"([{"sequencePosition": 1, "vetted": false, "minNin": 512, "nOut": 256, "nw": 256}])")) ==
         "m.json: sources[1] (b): conditioningComponent[0].hPrime: a non-vetted component needs h': hPrime or "
         "unvettedConditionedPaths (one of them)");
-  CHECK(error_of(one(comp + R"([{"sequencePosition": 1, "vetted": false, "minNin": 512, "nOut": 256, "nw": 256, "hPrime": 1.5}])")) ==
+  CHECK(manifest_error(one(comp + R"([{"sequencePosition": 1, "vetted": false, "minNin": 512, "nOut": 256, "nw": 256, "hPrime": 1.5}])")) ==
         "m.json: sources[1] (b): conditioningComponent[0].hPrime: expected a number greater than 0 and at most 1, got 1.5");
-  CHECK(error_of(one(comp + R"([{"sequencePosition": 1, "vetted": true, "minNin": 256, "nOut": 512, "nw": 256}])")) ==
+  CHECK(manifest_error(one(comp + R"([{"sequencePosition": 1, "vetted": true, "minNin": 256, "nOut": 512, "nw": 256}])")) ==
         "m.json: sources[1] (b): conditioningComponent[0].nOut: 512 is more than minNin 256");
 }
