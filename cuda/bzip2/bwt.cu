@@ -68,6 +68,7 @@ __global__ void bwt_kernel(const uint8_t* text, const uint32_t* order, uint32_t 
 
 bool BwtWorkspace::allocate(uint32_t total, uint32_t slots) {
   using cuda::DeviceBuffer;
+  numbers_kept = false;  // (the tables go with the buffers allocated below)
   const bool ok = DeviceBuffer<uint64_t>::try_allocate(total, keys[0]) &&
                   DeviceBuffer<uint64_t>::try_allocate(total, keys[1]) &&
                   DeviceBuffer<uint32_t>::try_allocate(total, vals[0]) &&
