@@ -140,6 +140,10 @@ class DeviceSlot {
   int compression_threads_set() const { return compression_threads_; }
   // Whether this worker has GPU entries (a run may still fall back to the CPU).
   bool has_gpus() const { return !gpus_.empty(); }
+  // The t-tuple and LRS estimates' LCPs from the worker's first GPU (gpu_suffix_lcps) for
+  // texts of kGpuSuffixesFrom symbols or more, unless s.device is cpu or there is no GPU;
+  // empty: the CPU's.
+  SuffixLcpSource suffix_lcps(const Settings& s) const;
 
  private:
   struct Group {
@@ -157,6 +161,9 @@ class DeviceSlot {
 };
 
 constexpr uint64_t kMinSamples = 1000000;  // the reference's MIN_SIZE
+// The shortest text whose suffixes the GPU sorts for the t-tuple and LRS estimates (shorter
+// ones: the CPU, quicker there; docs/performance-history.md, session 33).
+constexpr size_t kGpuSuffixesFrom = size_t{1} << 21;
 
 enum class Verdict { Iid, NotIid, Inconclusive };
 const char* verdict_name(Verdict v);
