@@ -99,11 +99,12 @@ DeviceSlot::DeviceSlot(std::vector<GpuShare> gpus, bool warm_up) : gpus_(std::mo
 }
 
 SuffixLcpSource DeviceSlot::suffix_lcps(const Settings& s) const {
-  if (s.device == DeviceChoice::Cpu || gpus_.empty()) return {};
+  const uint64_t from = s.tuning.suffixes;
+  if (from == 0 || gpus_.empty() || s.device == DeviceChoice::Cpu) return {};
+  if (s.device == DeviceChoice::Auto && !context_made_) return {};
   const int gpu = gpus_.front().gpu;
-  const bool must = s.device == DeviceChoice::Gpu;
-  return [gpu, must](const uint8_t* p, size_t n, Interrupt interrupt) -> std::optional<SuffixLcps> {
-    if (n < kGpuSuffixesFrom || (!must && gpu_count() == 0)) return std::nullopt;
+  return [gpu, from](const uint8_t* p, size_t n, Interrupt interrupt) -> std::optional<SuffixLcps> {
+    if (n < from) return std::nullopt;
     return gpu_suffix_lcps(p, n, gpu, interrupt);
   };
 }
@@ -138,6 +139,7 @@ PermutationBackend& DeviceSlot::bind(Group& g, Factory make, const PermutationDa
       if (error) std::rethrow_exception(error);
     }
     g.parts = std::move(parts);
+    context_made_ = true;
     if (g.parts.size() > 1) {
       std::vector<PermutationBackend*> raw;
       for (auto& p : g.parts) raw.push_back(p.get());

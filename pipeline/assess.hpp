@@ -141,8 +141,11 @@ class DeviceSlot {
   // Whether this worker has GPU entries (a run may still fall back to the CPU).
   bool has_gpus() const { return !gpus_.empty(); }
   // The t-tuple and LRS estimates' LCPs from the worker's first GPU (gpu_suffix_lcps) for
-  // texts of kGpuSuffixesFrom symbols or more, unless s.device is cpu or there is no GPU;
-  // empty: the CPU's.
+  // texts of s.tuning.suffixes symbols or more, with --device gpu or, on auto, once this
+  // slot has made a GPU backend (its context is there: the default track's estimates beside
+  // the permutation tests, a batch's later items); empty (the CPU's) otherwise: a CUDA
+  // context alone costs a short non-IID run more than the CPU's sort (docs/performance-history.md,
+  // session 33).
   SuffixLcpSource suffix_lcps(const Settings& s) const;
 
  private:
@@ -157,13 +160,11 @@ class DeviceSlot {
   int cpu_threads_ = 0;
   int compression_threads_ = 0;
   std::future<void> warming_;  // waited for before any backend is made (and on destruction)
+  std::atomic<bool> context_made_{false};  // a GPU backend was made (suffix_lcps reads it from other threads)
   Group fast_, compression_;
 };
 
 constexpr uint64_t kMinSamples = 1000000;  // the reference's MIN_SIZE
-// The shortest text whose suffixes the GPU sorts for the t-tuple and LRS estimates (shorter
-// ones: the CPU, quicker there; docs/performance-history.md, session 33).
-constexpr size_t kGpuSuffixesFrom = size_t{1} << 21;
 
 enum class Verdict { Iid, NotIid, Inconclusive };
 const char* verdict_name(Verdict v);
