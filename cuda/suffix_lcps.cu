@@ -16,11 +16,11 @@
 #include <cub/cub.cuh>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "check.cuh"
 #include "common/error.hpp"
-#include "device_buffer.cuh"
 #include "gpu_backends.hpp"
 #include "gpu_suffixes.hpp"
 
@@ -115,6 +115,58 @@ __global__ void narrow_kernel(const uint32_t* lcp, uint32_t n, uint8_t* out) {
   if (r < n) out[r] = static_cast<uint8_t>(min(lcp[r], static_cast<uint32_t>(kLongLcp)));
 }
 
+// Device memory from the stream-ordered allocator, given back on its stream: neither takes
+// or frees it with a device-wide synchronisation (cudaFree waits for every stream, so the
+// estimates beside the permutation tests would wait for their round).
+template <class T>
+class StreamBuffer {
+ public:
+  StreamBuffer() = default;
+  StreamBuffer(const StreamBuffer&) = delete;
+  StreamBuffer& operator=(const StreamBuffer&) = delete;
+  StreamBuffer(StreamBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), st_(o.st_) {}
+  ~StreamBuffer() { reset(); }
+  // False (nothing held) where the memory is short.
+  bool allocate(size_t count, cudaStream_t st) {
+    reset();
+    void* p = nullptr;
+    if (cudaMallocAsync(&p, std::max<size_t>(count, 1) * sizeof(T), st) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    p_ = static_cast<T*>(p);
+    st_ = st;
+    return true;
+  }
+  void reset() noexcept {
+    if (p_) cudaFreeAsync(p_, st_);
+    p_ = nullptr;
+  }
+  T* get() const { return p_; }
+
+ private:
+  T* p_ = nullptr;
+  cudaStream_t st_{};
+};
+
+// A stream of the device's highest priority: its blocks go first where the permutation
+// tests' kernels hold the GPU.
+class PriorityStream {
+ public:
+  PriorityStream() {
+    int least = 0, greatest = 0;
+    EA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    EA_CUDA_CHECK(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, greatest));
+  }
+  ~PriorityStream() { cudaStreamDestroy(s_); }
+  PriorityStream(const PriorityStream&) = delete;
+  PriorityStream& operator=(const PriorityStream&) = delete;
+  operator cudaStream_t() const { return s_; }
+
+ private:
+  cudaStream_t s_{};
+};
+
 struct MaxOp {
   __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
 };
@@ -126,23 +178,21 @@ struct IsLong {
 // The device memory of one text: keys and suffixes (double buffers), each level's ranks, the
 // group starts, the LCPs and CUB's scratch.
 struct Workspace {
-  cuda::DeviceBuffer<uint8_t> text, narrow, temp;
-  cuda::DeviceBuffer<uint64_t> words, keys[2];
-  cuda::DeviceBuffer<uint32_t> vals[2], head, group, lcp, long_lcps, selected;
-  cuda::DeviceBuffer<unsigned long long> groups;
-  std::vector<cuda::DeviceBuffer<uint32_t>> ranks;
+  explicit Workspace(cudaStream_t s) : st(s) {}
+  cudaStream_t st;
+  StreamBuffer<uint8_t> text, narrow, temp;
+  StreamBuffer<uint64_t> words, keys[2];
+  StreamBuffer<uint32_t> vals[2], head, group, lcp, long_lcps, selected;
+  StreamBuffer<unsigned long long> groups;
+  std::vector<StreamBuffer<uint32_t>> ranks;
   size_t temp_bytes = 0;
   int current = 0;  // keys[current], vals[current]: the last sort's output
 
   bool allocate(uint32_t n, size_t word_count) {
-    using cuda::DeviceBuffer;
-    if (!(DeviceBuffer<uint8_t>::try_allocate(n, text) && DeviceBuffer<uint8_t>::try_allocate(n, narrow) &&
-          DeviceBuffer<uint64_t>::try_allocate(word_count, words) && DeviceBuffer<uint64_t>::try_allocate(n, keys[0]) &&
-          DeviceBuffer<uint64_t>::try_allocate(n, keys[1]) && DeviceBuffer<uint32_t>::try_allocate(n, vals[0]) &&
-          DeviceBuffer<uint32_t>::try_allocate(n, vals[1]) && DeviceBuffer<uint32_t>::try_allocate(n, head) &&
-          DeviceBuffer<uint32_t>::try_allocate(n, group) && DeviceBuffer<uint32_t>::try_allocate(n, lcp) &&
-          DeviceBuffer<uint32_t>::try_allocate(n, long_lcps) && DeviceBuffer<uint32_t>::try_allocate(1, selected) &&
-          DeviceBuffer<unsigned long long>::try_allocate(1, groups))) {
+    if (!(text.allocate(n, st) && narrow.allocate(n, st) && words.allocate(word_count, st) &&
+          keys[0].allocate(n, st) && keys[1].allocate(n, st) && vals[0].allocate(n, st) && vals[1].allocate(n, st) &&
+          head.allocate(n, st) && group.allocate(n, st) && lcp.allocate(n, st) && long_lcps.allocate(n, st) &&
+          selected.allocate(1, st) && groups.allocate(1, st))) {
       return false;
     }
     size_t bytes[3] = {};
@@ -153,7 +203,7 @@ struct Workspace {
     EA_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, bytes[1], head.get(), group.get(), MaxOp{}, count));
     EA_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes[2], lcp.get(), long_lcps.get(), selected.get(), count, IsLong{}));
     temp_bytes = std::max({bytes[0], bytes[1], bytes[2], size_t{1}});
-    return DeviceBuffer<uint8_t>::try_allocate(temp_bytes, temp);
+    return temp.allocate(temp_bytes, st);
   }
 };
 
@@ -172,8 +222,8 @@ uint64_t sort_and_rank(Workspace& ws, uint32_t n, int end_bit, cudaStream_t st) 
   EA_CUDA_CHECK(cudaGetLastError());
   bytes = ws.temp_bytes;
   EA_CUDA_CHECK(cub::DeviceScan::InclusiveScan(ws.temp.get(), bytes, ws.head.get(), ws.group.get(), MaxOp{}, count, st));
-  cuda::DeviceBuffer<uint32_t> rank;
-  if (!cuda::DeviceBuffer<uint32_t>::try_allocate(n, rank)) return 0;
+  StreamBuffer<uint32_t> rank;
+  if (!rank.allocate(n, st)) return 0;
   scatter_kernel<<<grid_for(n), kThreads, 0, st>>>(v.Current(), ws.group.get(), n, rank.get());
   EA_CUDA_CHECK(cudaGetLastError());
   ws.ranks.push_back(std::move(rank));
@@ -234,9 +284,9 @@ std::optional<SuffixLcps> gpu_suffix_lcps(const uint8_t* s, size_t n, int gpu_id
   const int cb = bit_width(static_cast<uint64_t>(W));
   const auto count = static_cast<uint32_t>(n);
   const size_t word_count = (n * static_cast<size_t>(b) + 63) / 64 + 2;
-  Workspace ws;
+  PriorityStream st;  // (before the workspace: its memory goes back on the stream)
+  Workspace ws(st);
   if (!ws.allocate(count, word_count)) return std::nullopt;
-  cuda::CudaStream st;
   EA_CUDA_CHECK(cudaMemcpyAsync(ws.text.get(), s, n, cudaMemcpyHostToDevice, st));
   pack_kernel<<<grid_for(word_count), kThreads, 0, st>>>(ws.text.get(), count, b, ws.words.get(), word_count);
   EA_CUDA_CHECK(cudaGetLastError());
@@ -244,8 +294,8 @@ std::optional<SuffixLcps> gpu_suffix_lcps(const uint8_t* s, size_t n, int gpu_id
   throw_if_interrupted(interrupt);
   std::vector<const uint32_t*> levels;
   for (const auto& r : ws.ranks) levels.push_back(r.get());
-  cuda::DeviceBuffer<const uint32_t*> level_table;
-  if (!cuda::DeviceBuffer<const uint32_t*>::try_allocate(levels.size(), level_table)) return std::nullopt;
+  StreamBuffer<const uint32_t*> level_table;
+  if (!level_table.allocate(levels.size(), st)) return std::nullopt;
   EA_CUDA_CHECK(cudaMemcpyAsync(level_table.get(), levels.data(), levels.size() * sizeof(levels[0]),
                                 cudaMemcpyHostToDevice, st));
   // (the top level's ranks are all different: the halving starts below it)
@@ -265,7 +315,9 @@ std::optional<SuffixLcps> gpu_suffix_lcps(const uint8_t* s, size_t n, int gpu_id
   EA_CUDA_CHECK(cudaMemcpyAsync(out.lcp.data(), ws.narrow.get(), n, cudaMemcpyDeviceToHost, st));
   EA_CUDA_CHECK(cudaStreamSynchronize(st));
   out.long_lcps.resize(selected);
-  EA_CUDA_CHECK(cudaMemcpy(out.long_lcps.data(), ws.long_lcps.get(), selected * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+  EA_CUDA_CHECK(cudaMemcpyAsync(out.long_lcps.data(), ws.long_lcps.get(), selected * sizeof(uint32_t),
+                                cudaMemcpyDeviceToHost, st));
+  EA_CUDA_CHECK(cudaStreamSynchronize(st));
   return out;
 }
 
