@@ -93,7 +93,6 @@ DeviceSlot::DeviceSlot(std::vector<GpuShare> gpus, bool warm_up) : gpus_(std::mo
   std::vector<int> ids;
   for (const GpuShare& g : gpus_)
     if (std::find(ids.begin(), ids.end(), g.gpu) == ids.end()) ids.push_back(g.gpu);
-  warming_up_ = true;
   warming_ = std::async(std::launch::async, [ids] {
     for (int id : ids) (void)warm_up_gpu(id);
   });
@@ -101,12 +100,10 @@ DeviceSlot::DeviceSlot(std::vector<GpuShare> gpus, bool warm_up) : gpus_(std::mo
 
 SuffixLcpSource DeviceSlot::suffix_lcps(const Settings& s) const {
   const uint64_t from = s.tuning.suffixes;
-  if (from == 0 || gpus_.empty() || s.device == DeviceChoice::Cpu) return {};
-  const bool automatic = s.device == DeviceChoice::Auto;
-  if (automatic && !context_made_ && !warming_up_) return {};
+  if (from == 0 || gpus_.empty() || s.device != DeviceChoice::Gpu) return {};
   const int gpu = gpus_.front().gpu;
-  return [gpu, from, automatic](const uint8_t* p, size_t n, Interrupt interrupt) -> std::optional<SuffixLcps> {
-    if (n < from || (automatic && gpu_count() == 0)) return std::nullopt;  // (auto: no GPU after all)
+  return [gpu, from](const uint8_t* p, size_t n, Interrupt interrupt) -> std::optional<SuffixLcps> {
+    if (n < from) return std::nullopt;
     return gpu_suffix_lcps(p, n, gpu, interrupt);
   };
 }
@@ -141,7 +138,6 @@ PermutationBackend& DeviceSlot::bind(Group& g, Factory make, const PermutationDa
       if (error) std::rethrow_exception(error);
     }
     g.parts = std::move(parts);
-    context_made_ = true;
     if (g.parts.size() > 1) {
       std::vector<PermutationBackend*> raw;
       for (auto& p : g.parts) raw.push_back(p.get());

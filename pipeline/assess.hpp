@@ -141,11 +141,10 @@ class DeviceSlot {
   // Whether this worker has GPU entries (a run may still fall back to the CPU).
   bool has_gpus() const { return !gpus_.empty(); }
   // The t-tuple and LRS estimates' LCPs from the worker's first GPU (gpu_suffix_lcps) for
-  // texts of s.tuning.suffixes symbols or more, with --device gpu or, on auto, where this
-  // slot warms its GPU up or has made a GPU backend (the context is made anyway: the default
-  // track's estimates beside the permutation tests, a batch's later items); empty (the
-  // CPU's) otherwise: a CUDA context alone costs a short non-IID run more than the CPU's
-  // sort (docs/performance-history.md, session 33).
+  // texts of s.tuning.suffixes symbols or more, with --device gpu; empty (the CPU's)
+  // otherwise. On auto the CPU's: a CUDA context alone costs a short non-IID run more than
+  // the CPU's sort, and beside the permutation tests (the default track, a batch) the GPU's
+  // took as long as the CPU's (docs/performance-history.md, session 33).
   SuffixLcpSource suffix_lcps(const Settings& s) const;
 
  private:
@@ -160,8 +159,6 @@ class DeviceSlot {
   int cpu_threads_ = 0;
   int compression_threads_ = 0;
   std::future<void> warming_;  // waited for before any backend is made (and on destruction)
-  std::atomic<bool> context_made_{false};  // a GPU backend was made (suffix_lcps reads it from other threads)
-  bool warming_up_ = false;                // the constructor started warming_ (then constant)
   Group fast_, compression_;
 };
 
