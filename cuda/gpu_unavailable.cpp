@@ -2,6 +2,7 @@
 #include "common/error.hpp"
 #include "gpu_backends.hpp"
 #include "gpu_health.hpp"
+#include "gpu_suffixes.hpp"
 
 namespace ea {
 
@@ -20,6 +21,10 @@ double gpu_compression_model_original(const PermutationBackend&) {
 }
 
 GpuHealthSimulation simulate_health_on_gpu(const HealthCutoffs&, int, const HealthSimulationSpec&, int) {
+  throw Error(ErrorKind::Device, "no GPU available: this ea_iid was built without CUDA support");
+}
+
+std::optional<SuffixLcps> gpu_suffix_lcps(const uint8_t*, size_t, int, Interrupt) {
   throw Error(ErrorKind::Device, "no GPU available: this ea_iid was built without CUDA support");
 }
 

@@ -12,6 +12,7 @@
 
 #include "common/error.hpp"
 #include "common/sha256.hpp"
+#include "gpu_suffixes.hpp"
 #include "permutation/bucket_shuffle.hpp"
 #include "permutation/deferred.hpp"
 #include "permutation/split.hpp"
@@ -95,6 +96,16 @@ DeviceSlot::DeviceSlot(std::vector<GpuShare> gpus, bool warm_up) : gpus_(std::mo
   warming_ = std::async(std::launch::async, [ids] {
     for (int id : ids) (void)warm_up_gpu(id);
   });
+}
+
+SuffixLcpSource DeviceSlot::suffix_lcps(const Settings& s) const {
+  const uint64_t from = s.tuning.suffixes;
+  if (from == 0 || gpus_.empty() || s.device != DeviceChoice::Gpu) return {};
+  const int gpu = gpus_.front().gpu;
+  return [gpu, from](const uint8_t* p, size_t n, Interrupt interrupt) -> std::optional<SuffixLcps> {
+    if (n < from) return std::nullopt;
+    return gpu_suffix_lcps(p, n, gpu, interrupt);
+  };
 }
 
 PermutationBackend& DeviceSlot::bind(Group& g, Factory make, const PermutationData& pd, const Settings& s) {

@@ -140,6 +140,12 @@ class DeviceSlot {
   int compression_threads_set() const { return compression_threads_; }
   // Whether this worker has GPU entries (a run may still fall back to the CPU).
   bool has_gpus() const { return !gpus_.empty(); }
+  // The t-tuple and LRS estimates' LCPs from the worker's first GPU (gpu_suffix_lcps) for
+  // texts of s.tuning.suffixes symbols or more, with --device gpu; empty (the CPU's)
+  // otherwise. On auto the CPU's: a CUDA context alone costs a short non-IID run more than
+  // the CPU's sort, and beside the permutation tests (the default track, a batch) the GPU's
+  // took as long as the CPU's (docs/performance-history.md, session 33).
+  SuffixLcpSource suffix_lcps(const Settings& s) const;
 
  private:
   struct Group {

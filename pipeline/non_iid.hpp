@@ -28,7 +28,9 @@ struct NonIidAssessment : InputFacts {
 // The estimates of a loaded data set with settings.initial_entropy (-i/-c) and
 // settings.truncate_bitstring (-t), on settings.threads threads (`threads` > 0 overrides).
 // `interrupt` set: Error{Interrupted}, within a fraction of a second (no assessment).
+// `lcps`: where the t-tuple and LRS estimates' LCPs come from (DeviceSlot::suffix_lcps), none:
+// the CPU.
 NonIidAssessment assess_non_iid(const Dataset& data, const Settings& settings, int threads = 0,
-                                Interrupt interrupt = nullptr);
+                                Interrupt interrupt = nullptr, const SuffixLcpSource& lcps = {});
 
 }  // namespace ea

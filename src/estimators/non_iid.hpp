@@ -10,6 +10,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,20 +77,40 @@ Estimate compression_estimate(const uint8_t* bits, size_t n, Interrupt interrupt
 // largest count of a t-tuple and the number of pairs of equal t-tuples (the sum of
 // C(count, 2) over distinct t-tuples), v the longest repeated substring's length.
 struct TupleCounts {
-  enum class Path { Windows, WindowsAndTies, SuffixArray };
+  // Given: from the LCPs of a SuffixLcpSource (the GPU's, cuda/api/gpu_suffixes.hpp).
+  enum class Path { Windows, WindowsAndTies, SuffixArray, Given };
   Path path = Path::SuffixArray;  // how the suffix order and LCPs were found
   uint64_t v = 0;
   std::vector<uint64_t> most;
   std::vector<uint64_t> pairs;
 };
-// One suffix order and LCP for both: 64-bit keys of a suffix's first symbols and its start,
-// radix-sorted (Path::Windows), the suffixes alike there ordered on their next windows
-// (Path::WindowsAndTies), unless the data is so repetitive that libdivsufsort's suffix array
-// is quicker; `suffix_array` forces the latter (the reference of the tests).
-TupleCounts tuple_counts(const uint8_t* s, size_t n, bool suffix_array = false, Interrupt interrupt = nullptr);
+// The LCPs of the sorted suffixes of s[0 .. n) in suffix order (lcp[r]: the LCP of the
+// suffixes of ranks r - 1 and r; lcp[0] = 0), as another engine gives them: a value of
+// kLongLcp or more is kLongLcp in `lcp` and the value itself the next of `long_lcps`.
+constexpr uint8_t kLongLcp = 255;
+struct SuffixLcps {
+  std::vector<uint8_t> lcp;
+  std::vector<uint32_t> long_lcps;  // in rank order
+};
+// Where the LCPs may come from instead of this layer's own sort (the pipeline passes the
+// GPU's): SuffixLcps of s[0 .. n), or nullopt to leave them to the CPU.
+using SuffixLcpSource = std::function<std::optional<SuffixLcps>(const uint8_t* s, size_t n, Interrupt interrupt)>;
+// The reference formulation of a SuffixLcps: libdivsufsort's suffix array and its LCPs
+// (stats/suffix_array.hpp), what another engine's must equal.
+SuffixLcps suffix_lcps(const uint8_t* s, size_t n);
+// The counts from given LCPs (Path::Given): the levels up to 16 / b symbols from the tuples
+// counted directly, the others from the LCP intervals, as tuple_counts does.
+TupleCounts tuple_counts_from_lcps(const uint8_t* s, size_t n, const SuffixLcps& lcps, Interrupt interrupt = nullptr);
+// One suffix order and LCP for both: the source's where it gives them (Path::Given), else
+// 64-bit keys of a suffix's first symbols and its start, radix-sorted (Path::Windows), the
+// suffixes alike there ordered on their next windows (Path::WindowsAndTies), unless the data
+// is so repetitive that libdivsufsort's suffix array is quicker; `suffix_array` forces the
+// latter (the reference of the tests).
+TupleCounts tuple_counts(const uint8_t* s, size_t n, bool suffix_array = false, Interrupt interrupt = nullptr,
+                         const SuffixLcpSource& source = {});
 // The t-tuple and LRS estimates from tuple_counts(). Returns {t-tuple, LRS}.
 std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n, bool suffix_array = false,
-                                              Interrupt interrupt = nullptr);
+                                              Interrupt interrupt = nullptr, const SuffixLcpSource& source = {});
 Estimate multi_mcw_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt = nullptr);
 Estimate lag_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt = nullptr);
 Estimate multi_mmc_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt = nullptr);
@@ -140,8 +162,10 @@ constexpr uint64_t kTruncatedBits = 1000000;
 // Runs the estimates of `d` on up to `threads` threads (each estimator, literal and
 // bitstring, is one task). The same numbers for any thread count. `interrupt` set: every
 // task stops within its next check and Error{Interrupted} is thrown (no estimates).
+// `lcps`: the t-tuple and LRS estimates' source of LCPs (tuple_counts), none: the CPU's; its
+// task starts first.
 NonIidEstimates non_iid_estimates(const Dataset& d, bool initial_entropy, bool truncate_bitstring, int threads,
-                                  Interrupt interrupt = nullptr);
+                                  Interrupt interrupt = nullptr, const SuffixLcpSource& lcps = {});
 
 // The literal estimates alone (no bitstring, as with -i on any alphabet) of several data
 // sets, all their estimates one pool of tasks on up to `threads` threads: what NIST

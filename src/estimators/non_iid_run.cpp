@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 
 #include "estimators/non_iid.hpp"
 
@@ -30,7 +31,8 @@ struct Task {
   E which;
 };
 
-void run_task(const Task& t, const std::vector<uint8_t>& s, int k, NonIidEstimates& out, Interrupt interrupt) {
+void run_task(const Task& t, const std::vector<uint8_t>& s, int k, NonIidEstimates& out, Interrupt interrupt,
+              const SuffixLcpSource& lcps) {
   auto& slot = t.bitstring ? out.bitstring : out.literal;
   const double start = omp_get_wtime();
   struct Stamp {  // the task's time on its estimate(s), however it ends
@@ -51,7 +53,7 @@ void run_task(const Task& t, const std::vector<uint8_t>& s, int k, NonIidEstimat
     case E::Markov: slot[2] = markov_estimate(p, n, interrupt); break;
     case E::Compression: slot[3] = compression_estimate(p, n, interrupt); break;
     case E::TTuple: {
-      auto both = tuple_estimates(p, n, false, interrupt);
+      auto both = tuple_estimates(p, n, false, interrupt, lcps);
       slot[4] = std::move(both.first);
       slot[5] = std::move(both.second);
       break;
@@ -111,16 +113,21 @@ void set_minima(Part& p) {
 // Runs every estimate of every part as one pool of tasks on up to `threads` threads. Once
 // `interrupt` is set, the running tasks stop at their next check, none starts, and
 // Error{Interrupted} is thrown.
-void run_parts(std::vector<Part>& parts, int threads, Interrupt interrupt) {
-  // The slowest first, so that a few threads finish together.
-  const E order[] = {E::MultiMmc, E::Lz78y, E::TTuple, E::MultiMcw, E::Lag,
-                     E::Compression, E::Collision, E::Markov, E::MostCommon};
+void run_parts(std::vector<Part>& parts, int threads, Interrupt interrupt, const SuffixLcpSource& lcps = {}) {
+  // The slowest first, so that a few threads finish together; with a source of LCPs (a GPU,
+  // which may first need its context) the t-tuple first.
+  const E cpu_order[] = {E::MultiMmc, E::Lz78y, E::TTuple, E::MultiMcw, E::Lag,
+                         E::Compression, E::Collision, E::Markov, E::MostCommon};
+  const E given_order[] = {E::TTuple, E::MultiMmc, E::Lz78y, E::MultiMcw, E::Lag,
+                           E::Compression, E::Collision, E::Markov, E::MostCommon};
+  const E* order = lcps ? given_order : cpu_order;
   struct Job {
     size_t part;
     Task task;
   };
   std::vector<Job> jobs;
-  for (E which : order) {
+  for (const E* w = order; w != order + std::size(cpu_order); ++w) {
+    const E which = *w;
     const bool binary_only = which == E::Collision || which == E::Markov || which == E::Compression;
     for (size_t k = 0; k < parts.size(); ++k) {
       const Part& p = parts[k];
@@ -135,7 +142,7 @@ void run_parts(std::vector<Part>& parts, int threads, Interrupt interrupt) {
     const Task& t = jobs[i].task;
     try {
       throw_if_interrupted(interrupt);
-      run_task(t, t.bitstring ? p.bits : p.d->symbols, t.bitstring ? 2 : p.d->alphabet, p.out, interrupt);
+      run_task(t, t.bitstring ? p.bits : p.d->symbols, t.bitstring ? 2 : p.d->alphabet, p.out, interrupt, lcps);
     } catch (...) {
       failures[i] = std::current_exception();
     }
@@ -150,7 +157,7 @@ void run_parts(std::vector<Part>& parts, int threads, Interrupt interrupt) {
 }  // namespace
 
 NonIidEstimates non_iid_estimates(const Dataset& d, bool initial_entropy, bool truncate_bitstring, int threads,
-                                  Interrupt interrupt) {
+                                  Interrupt interrupt, const SuffixLcpSource& lcps) {
   std::vector<Part> parts(1);
   Part& p = parts[0];
   p.d = &d;
@@ -162,7 +169,7 @@ NonIidEstimates non_iid_estimates(const Dataset& d, bool initial_entropy, bool t
     p.bits = bitstring_of(d, truncate_bitstring ? kTruncatedBits : 0);
     p.out.bits = p.bits.size();
   }
-  run_parts(parts, threads, interrupt);
+  run_parts(parts, threads, interrupt, lcps);
   return std::move(parts[0].out);
 }
 

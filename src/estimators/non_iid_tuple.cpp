@@ -10,6 +10,7 @@
 #include <optional>
 #include <utility>
 
+#include "common/error.hpp"
 #include "estimators/non_iid.hpp"
 #include "stats/suffix_array.hpp"
 
@@ -352,17 +353,26 @@ std::optional<std::vector<uint64_t>> sorted_keys(const PackedText& text, size_t 
 }
 
 // For t = 1 .. m (m symbols of b bits in at most 16 bits): the largest count of a t-tuple and
-// the pairs of equal t-tuples, from the m-tuples counted directly (16 pieces as tasks; each
-// t's counts then summed from the next one's, plus the suffix of exactly t symbols).
-void count_short_tuples(const PackedText& text, size_t n, int b, int used, uint64_t m, TupleCounts& out,
-                        Interrupt interrupt) {
+// the pairs of equal t-tuples, from the m-tuples counted directly (16 pieces as tasks, each
+// rolling its m-tuple along its symbols; each t's counts then summed from the next one's,
+// plus the suffix of exactly t symbols).
+void count_short_tuples(const uint8_t* s, size_t n, int b, uint64_t m, TupleCounts& out, Interrupt interrupt) {
   constexpr size_t kPieces = 16;
   const int bits = static_cast<int>(m) * b;
   const size_t tuples = n - m + 1;
+  const uint32_t mask = (uint32_t{1} << bits) - 1;
   std::vector<std::vector<uint32_t>> part(kPieces, std::vector<uint32_t>(size_t{1} << bits, 0));
   for (size_t c = 0; c < kPieces; ++c) {
-#pragma omp task default(none) firstprivate(c, bits, tuples, used) shared(part, text)
-    for (size_t i = tuples * c / kPieces; i < tuples * (c + 1) / kPieces; ++i) ++part[c][text.window(i) >> (used - bits)];
+#pragma omp task default(none) firstprivate(c, b, m, mask, tuples) shared(part, s)
+    {
+      const size_t from = tuples * c / kPieces, to = tuples * (c + 1) / kPieces;
+      uint32_t roll = 0;  // symbols i - m + 1 .. i, the last lowest
+      for (size_t i = from; i + 1 < from + m; ++i) roll = (roll << b | s[i]) & mask;
+      for (size_t i = from; i < to; ++i) {
+        roll = (roll << b | s[i + m - 1]) & mask;
+        ++part[c][roll];
+      }
+    }
   }
 #pragma omp taskwait
   throw_if_interrupted(interrupt);
@@ -381,8 +391,9 @@ void count_short_tuples(const PackedText& text, size_t n, int b, int used, uint6
     if (t == 1) break;
     shorter.assign(cnt.size() >> b, 0);
     for (size_t x = 0; x < cnt.size(); ++x) shorter[x >> b] += cnt[x];
-    const int tb = static_cast<int>(t - 1) * b;
-    shorter[text.window(n - (t - 1)) >> (used - tb)] += 1;  // the suffix of t - 1 symbols
+    uint32_t last = 0;  // the suffix of t - 1 symbols
+    for (size_t i = n - (t - 1); i < n; ++i) last = last << b | s[i];
+    shorter[last] += 1;
     cnt.swap(shorter);
   }
 }
@@ -439,15 +450,41 @@ bool walk_above(const std::vector<uint8_t>& lcp, uint8_t tied, const std::vector
   return true;
 }
 
+// The bits of the largest of s[0 .. n) (at least 1).
+int symbol_bits(const uint8_t* s, size_t n) {
+  uint8_t top = 0;
+  for (size_t i = 0; i < n; ++i) top = std::max(top, s[i]);
+  int b = 1;
+  while ((1u << b) <= top) ++b;
+  return b;
+}
+
+// The counts from the LCPs in suffix order (lcp[r] == tied takes the next of `ties`; v the
+// largest): the levels up to m = min(v, 16 / b) from the m-tuples, those above by walk_above,
+// or every level by walk_intervals where walk_above declines.
+TupleCounts counts_from_lcps(const uint8_t* s, size_t n, int b, const std::vector<uint8_t>& lcp, uint8_t tied,
+                             const std::vector<uint64_t>& ties, uint64_t v, Interrupt interrupt) {
+  TupleCounts out;
+  const uint64_t m = std::min<uint64_t>(v, static_cast<uint64_t>(16 / b));  // (levels counted directly)
+  out.v = v;
+  out.most.assign(v + 2, 1);
+  out.pairs.assign(v + 2, 0);
+  if (m >= 1 && walk_above(lcp, tied, ties, n, m, out, interrupt)) {
+    count_short_tuples(s, n, b, m, out, interrupt);
+  } else {
+    size_t next = 0;  // (walk_intervals reads lcp(r) once for each r, in order)
+    auto at = [&](uint64_t r) -> uint64_t { return lcp[r] == tied ? ties[next++] : lcp[r]; };
+    out = walk_intervals(n, v, at, interrupt);
+  }
+  return out;
+}
+
 // The suffixes' order and LCPs from their first `width` symbols (b bits each, and the
 // suffix's start, in a 64-bit key: one radix sort), the suffixes that share those compared
 // on (order_ties), then one pass in order: instead of libdivsufsort and the random accesses
 // of the LCP arrays. Nullopt for data so repetitive that the caller's suffix array is quicker.
 std::optional<TupleCounts> tuple_counts_by_windows(const uint8_t* s, size_t n, Interrupt interrupt) {
-  uint8_t top = 0;
-  for (size_t i = 0; i < n; ++i) top = std::max(top, s[i]);
-  int b = 1;
-  while ((1u << b) <= top) ++b;
+  const int b = symbol_bits(s, n);
   KeyLayout k{b, 1, 0};
   while ((size_t{1} << k.pos_bits) < n) ++k.pos_bits;
   k.width = static_cast<size_t>((64 - k.pos_bits) / b);
@@ -489,25 +526,41 @@ std::optional<TupleCounts> tuple_counts_by_windows(const uint8_t* s, size_t n, I
     prev_len = len;
   }
   keys.reset();
-  TupleCounts out;
-  const uint64_t m = std::min<uint64_t>(v, static_cast<uint64_t>(16 / b));  // (levels counted directly)
-  out.v = v;
-  out.most.assign(v + 2, 1);
-  out.pairs.assign(v + 2, 0);
-  if (m >= 1 && walk_above(lcp, kTied, *ties, n, m, out, interrupt)) {
-    count_short_tuples(text, n, b, used, m, out, interrupt);
-  } else {
-    size_t next = 0;  // (walk_intervals reads lcp(r) once for each r, in order)
-    auto at = [&](uint64_t r) -> uint64_t { return lcp[r] == kTied ? (*ties)[next++] : lcp[r]; };
-    out = walk_intervals(n, v, at, interrupt);
-  }
+  TupleCounts out = counts_from_lcps(s, n, b, lcp, kTied, *ties, v, interrupt);
   out.path = ties->empty() ? TupleCounts::Path::Windows : TupleCounts::Path::WindowsAndTies;
   return out;
 }
 
 }  // namespace
 
-TupleCounts tuple_counts(const uint8_t* s, size_t n, bool suffix_array, Interrupt interrupt) {
+SuffixLcps suffix_lcps(const uint8_t* s, size_t n) {
+  const SuffixArrays a = suffix_arrays(s, n);
+  SuffixLcps out;
+  out.lcp.resize(n);
+  for (size_t r = 0; r < n; ++r) {
+    const auto l = static_cast<uint32_t>(a.plcp[static_cast<size_t>(a.sa[r])]);
+    out.lcp[r] = static_cast<uint8_t>(std::min<uint32_t>(l, kLongLcp));
+    if (l >= kLongLcp) out.long_lcps.push_back(l);
+  }
+  return out;
+}
+
+TupleCounts tuple_counts_from_lcps(const uint8_t* s, size_t n, const SuffixLcps& l, Interrupt interrupt) {
+  if (l.lcp.size() != n) throw Error(ErrorKind::Internal, "tuple_counts_from_lcps: the LCPs are not one a suffix");
+  uint64_t v = 0;
+  for (uint8_t x : l.lcp) v = std::max<uint64_t>(v, x == kLongLcp ? 0 : x);
+  std::vector<uint64_t> ties(l.long_lcps.begin(), l.long_lcps.end());
+  for (uint64_t x : ties) v = std::max(v, x);
+  TupleCounts out = counts_from_lcps(s, n, symbol_bits(s, n), l.lcp, kLongLcp, ties, v, interrupt);
+  out.path = TupleCounts::Path::Given;
+  return out;
+}
+
+TupleCounts tuple_counts(const uint8_t* s, size_t n, bool suffix_array, Interrupt interrupt,
+                         const SuffixLcpSource& source) {
+  if (!suffix_array && source && n >= 2) {
+    if (auto given = source(s, n, interrupt)) return tuple_counts_from_lcps(s, n, *given, interrupt);
+  }
   if (!suffix_array) {
     if (auto fast = tuple_counts_by_windows(s, n, interrupt)) return std::move(*fast);
   }
@@ -540,7 +593,8 @@ long double upper_bound(long double p_max, size_t n) {
 
 }  // namespace
 
-std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n, bool suffix_array, Interrupt interrupt) {
+std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n, bool suffix_array, Interrupt interrupt,
+                                              const SuffixLcpSource& source) {
   Estimate tt, lrs;
   tt.which = NonIidEstimator::TTuple;
   lrs.which = NonIidEstimator::Lrs;
@@ -548,7 +602,7 @@ std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n, bool s
     tt.reason = lrs.reason = "fewer than 2 samples";
     return {tt, lrs};
   }
-  const TupleCounts c = tuple_counts(s, n, suffix_array, interrupt);
+  const TupleCounts c = tuple_counts(s, n, suffix_array, interrupt, source);
   if (c.v == 0) {  // the reference stops on an assertion here
     tt.reason = lrs.reason = "no symbol is repeated";
     return {tt, lrs};

@@ -694,6 +694,58 @@ TEST_CASE("tuple_counts: sorted windows and their ties give the suffix array's c
   }
 }
 
+TEST_CASE("tuple_counts_from_lcps: given LCPs (the GPU's form) give the suffix array's counts") {
+  // Each text's LCPs from libdivsufsort in SuffixLcps' form (values of 255 and more apart),
+  // counted by tuple_counts_from_lcps, directly and through a source: the levels up to 16 / b
+  // from the tuples and walk_above (random bits, repeats of 300 and 700 bits: long LCPs,
+  // 8-bit symbols), walk_intervals where v > 4,096 (a third of the text twice, a period of 7)
+  // or n < 65,536 (short texts).
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> texts;
+  texts.emplace_back("random bits", random_symbols(300000, 1, 7));
+  for (size_t len : {300, 700}) {
+    std::vector<uint8_t> bits = random_symbols(300000, 1, 13);
+    plant_repeats(bits, 1000, len, 40, static_cast<uint32_t>(len));
+    texts.emplace_back("bits, 40 repeats of " + std::to_string(len), bits);
+  }
+  std::vector<uint8_t> bytes = random_symbols(200000, 255, 3);
+  plant_repeats(bytes, 500, 30, 50, 4);
+  texts.emplace_back("8-bit symbols with repeats", bytes);
+  std::vector<uint8_t> twice = random_symbols(110000, 1, 9);
+  std::copy(twice.begin(), twice.begin() + 40000, twice.begin() + 40000);
+  texts.emplace_back("40,000 bits twice", twice);
+  std::vector<uint8_t> periodic(70000);
+  for (size_t i = 0; i < periodic.size(); ++i) periodic[i] = static_cast<uint8_t>(i % 7 == 0);
+  texts.emplace_back("period 7", periodic);
+  texts.emplace_back("3,000 4-bit symbols", random_symbols(3000, 15, 21));
+  texts.emplace_back("2 symbols", std::vector<uint8_t>{1, 1});
+  for (const auto& [what, s] : texts) {
+    INFO(what);
+    const TupleCounts reference = tuple_counts(s.data(), s.size(), true);
+    const SuffixLcps l = suffix_lcps(s.data(), s.size());
+    const TupleCounts given = tuple_counts_from_lcps(s.data(), s.size(), l);
+    int asked = 0;
+    const SuffixLcpSource source = [&](const uint8_t* p, size_t n, Interrupt) -> std::optional<SuffixLcps> {
+      ++asked;
+      return suffix_lcps(p, n);
+    };
+    const TupleCounts through = tuple_counts(s.data(), s.size(), false, nullptr, source);
+    CHECK(asked == 1);
+    for (const TupleCounts* c : {&given, &through}) {
+      CHECK(c->path == TupleCounts::Path::Given);
+      CHECK(c->v == reference.v);
+      CHECK(c->most == reference.most);
+      CHECK(c->pairs == reference.pairs);
+    }
+  }
+  // A source that declines leaves the counts to the CPU.
+  const std::vector<uint8_t> s = random_symbols(100000, 1, 5);
+  const TupleCounts cpu = tuple_counts(s.data(), s.size(), false, nullptr,
+                                       [](const uint8_t*, size_t, Interrupt) { return std::optional<SuffixLcps>{}; });
+  CHECK(cpu.path == TupleCounts::Path::Windows);
+  CHECK(cpu.pairs == tuple_counts(s.data(), s.size(), true).pairs);
+  CHECK_THROWS(tuple_counts_from_lcps(s.data(), s.size(), SuffixLcps{}));
+}
+
 TEST_CASE("tuple_counts: short texts, lengths about powers of two and symbols of 1 to 8 bits equal the suffix array's") {
   // Random, a period of 3 and a repeat at the end; every symbol width; n from 2 (a window
   // longer than the text) past the key's width and about powers of two (the start's bits).
