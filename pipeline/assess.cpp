@@ -103,7 +103,7 @@ SuffixLcpSource DeviceSlot::suffix_lcps(const Settings& s) const {
   if (from == 0 || gpus_.empty() || s.device != DeviceChoice::Gpu) return {};
   const int gpu = gpus_.front().gpu;
   return [gpu, from](const uint8_t* p, size_t n, Interrupt interrupt) -> std::optional<SuffixLcps> {
-    if (n < from) return std::nullopt;
+    if (n < from || n > static_cast<size_t>(std::numeric_limits<int>::max())) return std::nullopt;  // (CUB's int counts)
     return gpu_suffix_lcps(p, n, gpu, interrupt);
   };
 }

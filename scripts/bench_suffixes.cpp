@@ -1,8 +1,8 @@
 // Benchmark: the t-tuple and LRS counts (tuple_counts) on the CPU against the GPU's suffix
 // LCPs (gpu_suffix_lcps) plus the host's counting from them (tuple_counts_from_lcps), best
 // of 3 each, for each file's symbols, its bitstring and the bitstring's first 2^20 and 2^21
-// bits: the case of pipeline/assess.hpp's kGpuSuffixesFrom. The GPU's first call (its
-// context) is timed apart.
+// bits: the cases of `--gpu-tuning suffixes` (pipeline/assess.cpp, DeviceSlot::suffix_lcps).
+// The GPU's first call (its context) is timed apart.
 //
 // build: the target bench_suffixes (CUDA builds)
 // usage: bench_suffixes THREADS FILE...   (each file 8-bit or narrower samples, one a byte)
@@ -16,6 +16,7 @@
 #include <functional>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "estimators/non_iid.hpp"
@@ -68,7 +69,16 @@ int main(int argc, char** argv) {
     for (const auto& [what, s] : texts) {
       const double cpu = best_of_3([&] { (void)ea::tuple_counts(s.data(), s.size()); }, threads);
       ea::SuffixLcps l;
-      const double gpu = best_of_3([&] { l = *ea::gpu_suffix_lcps(s.data(), s.size(), 0); }, 1);
+      bool declined = false;
+      const double gpu = best_of_3([&] {
+        auto got = ea::gpu_suffix_lcps(s.data(), s.size(), 0);
+        declined = !got;
+        if (got) l = std::move(*got);
+      }, 1);
+      if (declined) {
+        std::printf("%-28s %-10s n %9zu: the GPU declined (device memory)\n", argv[a], what.c_str(), s.size());
+        continue;
+      }
       const double host = best_of_3([&] { (void)ea::tuple_counts_from_lcps(s.data(), s.size(), l); }, threads);
       std::printf("%-28s %-10s n %9zu: CPU %.3f s; GPU LCPs %.3f s + counts %.3f s = %.3f s\n", argv[a], what.c_str(),
                   s.size(), cpu, gpu, host, gpu + host);

@@ -14,9 +14,11 @@ namespace ea {
 
 // The suffixes of s[0 .. n) (symbols of at most 8 bits) sorted on GPU gpu_id by prefix
 // doubling, and the LCP of each with the one before it, equal to suffix_lcps(s, n) (the
-// reference: libdivsufsort). Nullopt where the device memory is short or n >= 2^32 - 1 (the
-// caller counts on the CPU). Throws Error{Device} (no usable GPU, a CUDA failure) or
-// Error{Interrupted} (`interrupt`, looked at between passes).
+// reference: libdivsufsort). Nullopt where the device memory is short, n < 2 or n >= 2^32 - 1
+// (the caller counts on the CPU). n must be below 2^31 (CUB's counts are int): the caller
+// checks that (DeviceSlot::suffix_lcps does). Throws Error{Device} (no usable GPU, a CUDA
+// failure: with --device gpu an error, as for the permutation tests) or Error{Interrupted}
+// (`interrupt`, looked at between passes).
 std::optional<SuffixLcps> gpu_suffix_lcps(const uint8_t* s, size_t n, int gpu_id, Interrupt interrupt = nullptr);
 
 }  // namespace ea

@@ -548,9 +548,19 @@ SuffixLcps suffix_lcps(const uint8_t* s, size_t n) {
 TupleCounts tuple_counts_from_lcps(const uint8_t* s, size_t n, const SuffixLcps& l, Interrupt interrupt) {
   if (l.lcp.size() != n) throw Error(ErrorKind::Internal, "tuple_counts_from_lcps: the LCPs are not one a suffix");
   uint64_t v = 0;
-  for (uint8_t x : l.lcp) v = std::max<uint64_t>(v, x == kLongLcp ? 0 : x);
+  size_t escapes = 0;
+  for (uint8_t x : l.lcp) {
+    v = std::max<uint64_t>(v, x == kLongLcp ? 0 : x);
+    escapes += x == kLongLcp;
+  }
+  if (escapes != l.long_lcps.size() || (n > 0 && l.lcp[0] != 0)) {
+    throw Error(ErrorKind::Internal, "tuple_counts_from_lcps: the long LCPs do not match their escapes");
+  }
   std::vector<uint64_t> ties(l.long_lcps.begin(), l.long_lcps.end());
-  for (uint64_t x : ties) v = std::max(v, x);
+  for (uint64_t x : ties) {
+    if (x < kLongLcp) throw Error(ErrorKind::Internal, "tuple_counts_from_lcps: a long LCP below 255");
+    v = std::max(v, x);
+  }
   TupleCounts out = counts_from_lcps(s, n, symbol_bits(s, n), l.lcp, kLongLcp, ties, v, interrupt);
   out.path = TupleCounts::Path::Given;
   return out;

@@ -744,6 +744,9 @@ TEST_CASE("tuple_counts_from_lcps: given LCPs (the GPU's form) give the suffix a
   CHECK(cpu.path == TupleCounts::Path::Windows);
   CHECK(cpu.pairs == tuple_counts(s.data(), s.size(), true).pairs);
   CHECK_THROWS(tuple_counts_from_lcps(s.data(), s.size(), SuffixLcps{}));
+  SuffixLcps l = suffix_lcps(s.data(), s.size());
+  l.long_lcps.push_back(300);  // (no escape for it)
+  CHECK_THROWS(tuple_counts_from_lcps(s.data(), s.size(), l));
 }
 
 TEST_CASE("tuple_counts: short texts, lengths about powers of two and symbols of 1 to 8 bits equal the suffix array's") {
