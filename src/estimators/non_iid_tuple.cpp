@@ -77,6 +77,29 @@ TupleCounts walk_intervals(size_t n, uint64_t v, Lcp lcp, Interrupt interrupt) {
   return out;
 }
 
+// An allocator whose vectors leave new elements uninitialised (a resize writes nothing): the
+// sort keys' 64 MB for 8,000,000 suffixes are then first touched by the tasks that fill them,
+// not zeroed by one thread first.
+template <class T>
+struct DefaultInit : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = DefaultInit<U>;
+  };
+  DefaultInit() = default;
+  template <class U>
+  DefaultInit(const DefaultInit<U>&) noexcept {}
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    if constexpr (sizeof...(Args) == 0) {
+      ::new (static_cast<void*>(p)) U;
+    } else {
+      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+  }
+};
+using Keys = std::vector<uint64_t, DefaultInit<uint64_t>>;
+
 // LSD radix sort of keys[0 .. m) on their bits lo .. hi - 1, 8 bits a pass (the digits'
 // counts from one read; a pass where every key has the same digit is skipped); tmp: m keys.
 void lsd_sort(uint64_t* keys, uint64_t* tmp, size_t m, int lo, int hi) {
@@ -108,10 +131,10 @@ void lsd_sort(uint64_t* keys, uint64_t* tmp, size_t m, int lo, int hi) {
 // MSD pass on the top 8 bits (per-chunk counts, then each chunk scattered to its places, a
 // task per chunk), then each digit's keys by lsd_sort (in cache for a million keys or so; a
 // task per 16 digits). The result is the same for any thread count.
-void sort_keys(std::vector<uint64_t>& keys, int lo, int used) {
+void sort_keys(Keys& keys, int lo, int used) {
   constexpr size_t kChunks = 16, kDigits = 256, kGroup = 16;
   const size_t n = keys.size();
-  std::vector<uint64_t> out(n);
+  Keys out(n);  // (not zeroed: every place is written)
   if (n < (size_t{1} << 16) || n >= (size_t{1} << 32)) {
     lsd_sort(keys.data(), out.data(), n, lo, used);
     return;
@@ -273,7 +296,7 @@ struct TieOrder {
 // threads of the caller's team. Returns the LCPs of consecutive keys within the runs, run
 // after run in key order (all >= width), or nullopt where that would take longer than a
 // suffix array (a piece of m keys reading more than 4m + 2^16 windows).
-std::optional<std::vector<uint64_t>> order_ties(std::vector<uint64_t>& keys, const KeyLayout& k, const PackedText& text,
+std::optional<std::vector<uint64_t>> order_ties(Keys& keys, const KeyLayout& k, const PackedText& text,
                                                 size_t n, int used, Interrupt interrupt) {
   constexpr size_t kPieces = 16;
   std::vector<size_t> cut(kPieces + 1, keys.size());
@@ -327,19 +350,19 @@ std::optional<std::vector<uint64_t>> order_ties(std::vector<uint64_t>& keys, con
 // The sort keys of the suffixes with `width` symbols (starts 0 .. n - width) sorted, or
 // nullopt for data so repetitive (more than half of the first 2^20 windows tied) that
 // the suffix array is quicker.
-std::optional<std::vector<uint64_t>> sorted_keys(const PackedText& text, size_t n, const KeyLayout& k, int used,
+std::optional<Keys> sorted_keys(const PackedText& text, size_t n, const KeyLayout& k, int used,
                                                  Interrupt interrupt) {
   const size_t full = n - k.width + 1;
   const int key_bits = static_cast<int>(k.width) * k.b + k.pos_bits;
   const int drop = used - static_cast<int>(k.width) * k.b;  // (window() holds `used` bits)
-  std::vector<uint64_t> keys(full);
+  Keys keys(full);  // (not zeroed: the tasks write every key)
   constexpr size_t kPieces = 16;  // (tasks)
   for (size_t c = 0; c < kPieces; ++c) {
 #pragma omp task default(none) firstprivate(c, full, drop) shared(keys, text, k)
     for (size_t i = full * c / kPieces; i < full * (c + 1) / kPieces; ++i) keys[i] = (text.window(i) >> drop) << k.pos_bits | i;
   }
 #pragma omp taskwait
-  std::vector<uint64_t> head(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(full, 1u << 20)));
+  Keys head(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(full, 1u << 20)));
   sort_keys(head, k.pos_bits, key_bits);
   size_t tied = 0;
   for (size_t i = 1; i < head.size(); ++i) tied += k.window(head[i]) == k.window(head[i - 1]);
@@ -479,6 +502,77 @@ TupleCounts counts_from_lcps(const uint8_t* s, size_t n, int b, const std::vecto
   return out;
 }
 
+// The LCP of each suffix with the one before it in suffix order (lcp[r], r >= 1; `tied` where
+// their first `width` symbols are alike), from the sorted keys of the full windows and the
+// width - 1 shorter suffixes at the end (zero-padded windows: a shorter suffix sorts before
+// a longer one with the same first symbols), merged before equal full windows. In 16 pieces
+// of ranks as tasks: tail c has rank place[c] + c, place[c] the first key whose window is not
+// below its own. Returns the largest LCP below `width`.
+uint64_t merged_lcps(const Keys& keys, const KeyLayout& k, const PackedText& text, size_t n, int used,
+                     uint8_t tied, std::vector<uint8_t>& lcp, Interrupt interrupt) {
+  constexpr size_t kPieces = 16;
+  const size_t full = n - k.width + 1;
+  const int drop = used - static_cast<int>(k.width) * k.b;
+  std::vector<std::pair<uint64_t, uint8_t>> tails;  // (padded window, length)
+  for (size_t i = full; i < n; ++i) tails.emplace_back(text.window(i) >> drop, static_cast<uint8_t>(n - i));
+  std::sort(tails.begin(), tails.end());
+  std::vector<size_t> rank_of_tail(tails.size());
+  for (size_t c = 0; c < tails.size(); ++c) {
+    const auto at = std::partition_point(keys.begin(), keys.end(),
+                                         [&](uint64_t key) { return k.window(key) < tails[c].first; });
+    rank_of_tail[c] = static_cast<size_t>(at - keys.begin()) + c;
+  }
+  // (window, length) of merged rank r: tail c where rank_of_tail[c] == r, else the key after
+  // the tails ranked below r.
+  auto at_rank = [&](size_t r, size_t& key, size_t& tail) {
+    tail = static_cast<size_t>(std::lower_bound(rank_of_tail.begin(), rank_of_tail.end(), r) - rank_of_tail.begin());
+    key = r - tail;
+  };
+  std::vector<uint64_t> most(kPieces, 0);
+  std::vector<std::exception_ptr> error(kPieces);
+  for (size_t p = 0; p < kPieces; ++p) {
+#pragma omp task default(none) firstprivate(p, tied) shared(keys, k, tails, rank_of_tail, at_rank, lcp, most, error, n, interrupt)
+    try {
+      const size_t r0 = std::max<size_t>(1, n * p / kPieces), r1 = n * (p + 1) / kPieces;
+      if (r0 < r1) {
+        size_t a = 0, c = 0;
+        at_rank(r0 - 1, a, c);
+        auto next = [&](uint64_t& win, uint64_t& len) {
+          if (c < tails.size() && rank_of_tail[c] == a + c) {
+            win = tails[c].first;
+            len = tails[c++].second;
+          } else {
+            win = k.window(keys[a++]);
+            len = k.width;
+          }
+        };
+        uint64_t prev_win = 0, prev_len = 0, top = 0;
+        next(prev_win, prev_len);
+        for (size_t r = r0; r < r1; ++r) {
+          throw_if_interrupted_at(interrupt, r);
+          uint64_t win = 0, len = 0;
+          next(win, len);
+          const uint64_t x = prev_win ^ win;
+          uint64_t h = x == 0 ? k.width : static_cast<uint64_t>((__builtin_clzll(x) - (64 - (k.width * k.b))) / k.b);
+          h = std::min<uint64_t>(h, std::min(prev_len, len));
+          lcp[r] = h >= k.width ? tied : static_cast<uint8_t>(h);
+          if (h < k.width) top = std::max(top, h);
+          prev_win = win;
+          prev_len = len;
+        }
+        most[p] = top;
+      }
+    } catch (...) {
+      error[p] = std::current_exception();
+    }
+  }
+#pragma omp taskwait
+  for (const auto& e : error) {
+    if (e) std::rethrow_exception(e);
+  }
+  return *std::max_element(most.begin(), most.end());
+}
+
 // The suffixes' order and LCPs from their first `width` symbols (b bits each, and the
 // suffix's start, in a 64-bit key: one radix sort), the suffixes that share those compared
 // on (order_ties), then one pass in order: instead of libdivsufsort and the random accesses
@@ -495,36 +589,10 @@ std::optional<TupleCounts> tuple_counts_by_windows(const uint8_t* s, size_t n, I
   if (!keys) return std::nullopt;
   const auto ties = order_ties(*keys, k, text, n, used, interrupt);
   if (!ties) return std::nullopt;
-  // The width - 1 shorter suffixes at the end (zero-padded windows: a shorter suffix sorts
-  // before a longer one with the same first symbols), merged before equal full windows.
-  const size_t full = n - k.width + 1;
-  const int drop = used - static_cast<int>(k.width) * b;
-  std::vector<std::pair<uint64_t, uint8_t>> tails;  // (padded window, length)
-  for (size_t i = full; i < n; ++i) tails.emplace_back(text.window(i) >> drop, static_cast<uint8_t>(n - i));
-  std::sort(tails.begin(), tails.end());
   constexpr uint8_t kTied = 0xff;  // lcp[r] of two full windows alike: the next of *ties
   std::vector<uint8_t> lcp(n, 0);
-  uint64_t v = ties->empty() ? 0 : *std::max_element(ties->begin(), ties->end());
-  uint64_t prev_win = 0, prev_len = 0;
-  for (size_t r = 0, a = 0, c = 0; r < n; ++r) {
-    throw_if_interrupted_at(interrupt, r);
-    uint64_t win, len = k.width;
-    if (c < tails.size() && (a == full || tails[c].first <= k.window((*keys)[a]))) {
-      win = tails[c].first;
-      len = tails[c++].second;
-    } else {
-      win = k.window((*keys)[a++]);
-    }
-    if (r > 0) {
-      const uint64_t x = prev_win ^ win;
-      uint64_t h = x == 0 ? k.width : static_cast<uint64_t>((__builtin_clzll(x) - (64 - (k.width * b))) / b);
-      h = std::min<uint64_t>(h, std::min(prev_len, len));
-      lcp[r] = h >= k.width ? kTied : static_cast<uint8_t>(h);
-      if (h < k.width) v = std::max(v, h);
-    }
-    prev_win = win;
-    prev_len = len;
-  }
+  uint64_t v = merged_lcps(*keys, k, text, n, used, kTied, lcp, interrupt);
+  if (!ties->empty()) v = std::max(v, *std::max_element(ties->begin(), ties->end()));
   keys.reset();
   TupleCounts out = counts_from_lcps(s, n, b, lcp, kTied, *ties, v, interrupt);
   out.path = ties->empty() ? TupleCounts::Path::Windows : TupleCounts::Path::WindowsAndTies;
