@@ -244,7 +244,7 @@ std::map<std::string, std::string> brief_lines() {
       {"--jsonl", "one JSON line per assessment ('-': standard output)"},
       {"--seed", "64-bit seed of the shuffles (default: drawn from the OS, then printed)"},
       {"--prng", "generator of the shuffles (default philox; see --list-prngs)"},
-      {"--device", "where the permutation tests run (auto: the GPU if usable; gpu: also the t-tuple's suffix sort)"},
+      {"--device", "where the permutation tests run (auto: the GPU if usable)"},
       {"--threads", "CPU threads (default: all cores; a batch divides them among --jobs)"},
   };
 }
