@@ -12,17 +12,7 @@
 namespace ea {
 
 GpuHealthSimulation simulate_health_on_gpu(const HealthCutoffs& c, int bits, const HealthSimulationSpec& spec, int gpu_id) {
-  int devices = 0;
-  const cudaError_t e = cudaGetDeviceCount(&devices);
-  if (e != cudaSuccess || devices == 0) {
-    (void)cudaGetLastError();
-    throw Error(ErrorKind::Device,
-                std::string("no usable GPU: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device found"));
-  }
-  if (gpu_id < 0 || gpu_id >= devices) {
-    throw Error(ErrorKind::Device, "no GPU with index " + std::to_string(gpu_id) + " (" + std::to_string(devices) + " found)");
-  }
-  EA_CUDA_CHECK(cudaSetDevice(gpu_id));
+  cuda::select_gpu(gpu_id);
   cudaDeviceProp prop{};
   EA_CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu_id));
   GpuHealthSimulation r;

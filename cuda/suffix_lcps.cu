@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <climits>
 #include <cub/cub.cuh>
 #include <optional>
 #include <string>
@@ -186,7 +187,7 @@ struct Workspace {
   StreamBuffer<unsigned long long> groups;
   std::vector<StreamBuffer<uint32_t>> ranks;
   size_t temp_bytes = 0;
-  int current = 0;  // keys[current], vals[current]: the last sort's output
+  const uint32_t* sorted = nullptr;  // the last sort's suffixes (vals[0] or vals[1])
 
   bool allocate(uint32_t n, size_t word_count) {
     if (!(text.allocate(n, st) && narrow.allocate(n, st) && words.allocate(word_count, st) &&
@@ -216,7 +217,7 @@ uint64_t sort_and_rank(Workspace& ws, uint32_t n, int end_bit, cudaStream_t st) 
   size_t bytes = ws.temp_bytes;
   const int count = static_cast<int>(n);
   EA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(ws.temp.get(), bytes, k, v, count, 0, end_bit, st));
-  ws.current = k.Current() == ws.keys[0].get() ? 0 : 1;
+  ws.sorted = v.Current();
   EA_CUDA_CHECK(cudaMemsetAsync(ws.groups.get(), 0, sizeof(unsigned long long), st));
   heads_kernel<<<grid_for(n), kThreads, 0, st>>>(k.Current(), n, ws.head.get(), ws.groups.get());
   EA_CUDA_CHECK(cudaGetLastError());
@@ -239,7 +240,7 @@ int bit_width(uint64_t x) {
   return w;
 }
 
-// The sorted suffixes (ws.vals[ws.current]) and every level's ranks, level 0 on W symbols
+// The sorted suffixes (ws.sorted) and every level's ranks, level 0 on W symbols
 // of b bits and cb bits of length. False where the device memory is short.
 bool sort_suffixes(Workspace& ws, uint32_t n, int b, int W, int cb, cudaStream_t st, Interrupt interrupt) {
   first_keys_kernel<<<grid_for(n), kThreads, 0, st>>>(ws.words.get(), n, b, W, cb, ws.keys[0].get(), ws.vals[0].get());
@@ -257,25 +258,11 @@ bool sort_suffixes(Workspace& ws, uint32_t n, int b, int W, int cb, cudaStream_t
   return groups == n;
 }
 
-void use_gpu(int gpu_id) {
-  int devices = 0;
-  const cudaError_t e = cudaGetDeviceCount(&devices);
-  if (e != cudaSuccess || devices == 0) {
-    (void)cudaGetLastError();
-    throw Error(ErrorKind::Device,
-                std::string("no usable GPU: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device found"));
-  }
-  if (gpu_id < 0 || gpu_id >= devices) {
-    throw Error(ErrorKind::Device, "no GPU with index " + std::to_string(gpu_id) + " (" + std::to_string(devices) + " found)");
-  }
-  EA_CUDA_CHECK(cudaSetDevice(gpu_id));
-}
-
 }  // namespace
 
 std::optional<SuffixLcps> gpu_suffix_lcps(const uint8_t* s, size_t n, int gpu_id, Interrupt interrupt) {
-  if (n < 2 || n >= (size_t{1} << 32) - 1) return std::nullopt;
-  use_gpu(gpu_id);
+  if (n < 2 || n > static_cast<size_t>(INT_MAX)) return std::nullopt;  // (CUB counts in int)
+  cuda::select_gpu(gpu_id);
   uint8_t top = 0;
   for (size_t i = 0; i < n; ++i) top = std::max(top, s[i]);
   const int b = std::max(1, bit_width(top));
@@ -292,16 +279,15 @@ std::optional<SuffixLcps> gpu_suffix_lcps(const uint8_t* s, size_t n, int gpu_id
   EA_CUDA_CHECK(cudaGetLastError());
   if (!sort_suffixes(ws, count, b, W, cb, st, interrupt)) return std::nullopt;
   throw_if_interrupted(interrupt);
+  ws.ranks.pop_back();  // (the top level's ranks are all different: the halving starts below it)
   std::vector<const uint32_t*> levels;
   for (const auto& r : ws.ranks) levels.push_back(r.get());
   StreamBuffer<const uint32_t*> level_table;
   if (!level_table.allocate(levels.size(), st)) return std::nullopt;
   EA_CUDA_CHECK(cudaMemcpyAsync(level_table.get(), levels.data(), levels.size() * sizeof(levels[0]),
                                 cudaMemcpyHostToDevice, st));
-  // (the top level's ranks are all different: the halving starts below it)
-  lcp_kernel<<<grid_for(n), kThreads, 0, st>>>(ws.vals[ws.current].get(), level_table.get(),
-                                               static_cast<int>(levels.size()) - 1, count, W, ws.words.get(), b,
-                                               ws.lcp.get());
+  lcp_kernel<<<grid_for(n), kThreads, 0, st>>>(ws.sorted, level_table.get(), static_cast<int>(levels.size()), count,
+                                               W, ws.words.get(), b, ws.lcp.get());
   EA_CUDA_CHECK(cudaGetLastError());
   narrow_kernel<<<grid_for(n), kThreads, 0, st>>>(ws.lcp.get(), count, ws.narrow.get());
   EA_CUDA_CHECK(cudaGetLastError());

@@ -1,6 +1,7 @@
 // The GPU's suffix order and LCPs (cuda/suffix_lcps.cu) against libdivsufsort's
 // (ea::suffix_lcps): every LCP equal, long ones included, for texts of 1 to 8 bits a symbol,
-// random and repetitive (runs, periods, a copied third, all symbols equal), short and about
+// random and repetitive (runs, periods, a copied third, all symbols equal, random blocks of 2
+// to 7 bits repeated), short and about
 // powers of two, and the bitstrings and symbols of the sample files (not with --small); then the t-tuple and
 // LRS counts through the GPU equal the suffix array's. Exit 77 (skipped) without a GPU.
 #include <cstdio>
@@ -92,7 +93,15 @@ int main(int argc, char** argv) {
       std::printf("gpu_suffixes: %d checks, %d failed\n", checks, failures);
       return failures == 0 ? 0 : 1;
     }
-    for (uint8_t v : {0, 1, 255}) check_text("all " + std::to_string(v), std::vector<uint8_t>(300000, v));
+    for (uint8_t v : {0, 1, 5, 100, 255}) check_text("all " + std::to_string(v), std::vector<uint8_t>(300000, v));
+    for (int bits : {2, 3, 5, 7}) {  // a random block repeated: long LCPs at widths between 1 and 8 bits
+      for (size_t block : {3, 64, 999}) {
+        const std::vector<uint8_t> b = random_symbols(rng, block, bits);
+        std::vector<uint8_t> s(200000);
+        for (size_t i = 0; i < s.size(); ++i) s[i] = b[i % block];
+        check_text("a random " + std::to_string(bits) + "-bit block of " + std::to_string(block) + " repeated", s);
+      }
+    }
     for (size_t period : {2, 7, 61, 1000}) {
       std::vector<uint8_t> s(250000);
       for (size_t i = 0; i < s.size(); ++i) s[i] = static_cast<uint8_t>(i % period == 0);
