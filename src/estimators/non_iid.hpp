@@ -124,6 +124,10 @@ void prediction_estimate(Estimate& e, uint64_t correct, uint64_t predictions, ui
 
 // The reference's bisection for a decreasing function f on [low, high] where f(p) = target
 // (utils.h in NIST's code): at most 1076 halvings; `fail` when the target leaves the bracket.
+// ahead(lb, p, hb) is called before each f(p), p the midpoint of the bracket [lb, hb]: a
+// caller may evaluate f there and at the next midpoints at once (the search is unchanged).
+template <class F, class Ahead>
+double decreasing_root(F f, double target, double low, double high, double fail, Ahead ahead);
 template <class F>
 double decreasing_root(F f, double target, double low, double high, double fail);
 

@@ -1,10 +1,14 @@
 // The most common value, collision, Markov and compression estimates (SP 800-90B 6.3.1 to
 // 6.3.4) as NIST ea_non_iid 1.1.8 computes them; the prediction bound the four predictors
 // share; the names of the estimators.
+#include <omp.h>
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "estimators/estimators.hpp"
 #include "estimators/non_iid.hpp"
@@ -205,23 +209,31 @@ Estimate markov_estimate(const uint8_t* bits, size_t n, Interrupt interrupt) {
 
 namespace {
 
-// log2l(i), computed once per estimate for every i the searches reach (the same values as
-// computing them each time: the bisection evaluates G about a hundred times).
+// log2l(i) for every i below size() (the same values as computing them each time: the
+// bisection evaluates G about a hundred times), filled between the searches' passes and
+// read by their tasks.
 class Log2Table {
  public:
-  long double operator()(uint64_t i) {
-    while (values_.size() <= i) values_.push_back(log2l(static_cast<long double>(values_.size())));
-    return values_[i];
+  long double operator()(uint64_t i) const {
+    return i < values_.size() ? values_[i] : log2l(static_cast<long double>(i));
+  }
+  void fill_to(uint64_t end) {
+    while (values_.size() < end) values_.push_back(log2l(static_cast<long double>(values_.size())));
   }
 
  private:
   std::vector<long double> values_;
 };
 
+struct GValue {
+  double g = 0;
+  uint64_t reached = 0;  // the largest i whose log2 the sums read
+};
+
 // The compression estimate's expected statistic G(z) for `blocks` blocks of which the first
 // `d` fill the dictionary, in the reference's mix of long double terms and Kahan-summed
 // doubles (its sum stops once a term no longer counts).
-double compression_g(double z, uint64_t blocks, uint64_t d, Log2Table& log2_of) {
+GValue compression_g(double z, uint64_t blocks, uint64_t d, const Log2Table& log2_of) {
   const uint64_t v = blocks - d;
   const long double b_term = 1.0L - static_cast<long double>(z);
   long double bi = b_term;
@@ -232,7 +244,8 @@ double compression_g(double z, uint64_t blocks, uint64_t d, Log2Table& log2_of) 
   }
   const double ad1 = ai;
   bool truncated = false;
-  for (uint64_t i = d + 1; i < blocks; ++i) {
+  uint64_t i = d + 1;
+  for (; i < blocks; ++i) {
     const long double term = log2_of(i) * bi;
     kahan(ai, ai_c, static_cast<double>(term));
     const long double scaled = static_cast<long double>(blocks - i) * term;
@@ -251,7 +264,83 @@ double compression_g(double z, uint64_t blocks, uint64_t d, Log2Table& log2_of) 
     f = t;
   }
   if (!truncated) kahan(ai, ai_c, static_cast<double>(log2l(static_cast<long double>(blocks)) * bi));
-  return ((1.0 / static_cast<double>(v)) * z) * std::fma(z, f, ai - ad1);
+  return {((1.0 / static_cast<double>(v)) * z) * std::fma(z, f, ai - ad1), i};
+}
+
+// The expected statistic at p, 63 G((1 - p) / 63) + G(p) fused as the reference's build
+// fuses it, kept for every p evaluated. ahead() evaluates a bracket's midpoint and the
+// midpoints of `depth` - 1 levels below it at once, each point's two sums a task on the
+// free threads of the caller's team: the search's values unchanged, its passes a depth-th.
+class Expectation {
+ public:
+  Expectation(uint64_t blocks, uint64_t d, int depth, Interrupt interrupt)
+      : blocks_(blocks), d_(d), depth_(depth), interrupt_(interrupt) {}
+
+  double operator()(double p) {
+    for (const auto& k : known_) {
+      if (k.first == p) return k.second;
+    }
+    evaluate({p});
+    return known_.back().second;
+  }
+
+  // Before the search: `low`, and the first `depth` levels of its midpoints in [low, high].
+  void first(double low, double high) {
+    std::vector<double> ps{low};
+    below(low, (low + high) / 2.0, high, depth_, ps);
+    evaluate(ps);
+  }
+
+  void ahead(double lb, double p, double hb) {
+    for (const auto& k : known_) {
+      if (k.first == p) return;
+    }
+    std::vector<double> ps;
+    below(lb, p, hb, depth_, ps);
+    evaluate(ps);
+  }
+
+ private:
+  // p, then the points the search takes next from [lb, hb] (levels - 1 halvings deep).
+  static void below(double lb, double p, double hb, int levels, std::vector<double>& out) {
+    out.push_back(p);
+    if (levels <= 1) return;
+    below(lb, (lb + p) / 2.0, p, levels - 1, out);
+    below(p, (p + hb) / 2.0, hb, levels - 1, out);
+  }
+
+  void evaluate(const std::vector<double>& ps) {
+    throw_if_interrupted(interrupt_);  // (each sum passes over the blocks)
+    std::vector<GValue> wide(ps.size()), narrow(ps.size());
+    const uint64_t blocks = blocks_, d = d_;
+    const Log2Table& log2_of = log2_of_;
+    for (size_t k = 0; k < ps.size(); ++k) {
+#pragma omp task default(none) firstprivate(k, blocks, d) shared(ps, wide, log2_of)
+      wide[k] = compression_g((1.0 - ps[k]) / 63.0, blocks, d, log2_of);
+#pragma omp task default(none) firstprivate(k, blocks, d) shared(ps, narrow, log2_of)
+      narrow[k] = compression_g(ps[k], blocks, d, log2_of);
+    }
+#pragma omp taskwait
+    uint64_t reached = 0;
+    for (size_t k = 0; k < ps.size(); ++k) {
+      known_.emplace_back(ps[k], std::fma(63.0, wide[k].g, narrow[k].g));
+      reached = std::max({reached, wide[k].reached, narrow[k].reached});
+    }
+    log2_of_.fill_to(reached + 1);
+  }
+
+  uint64_t blocks_, d_;
+  int depth_;
+  Interrupt interrupt_;
+  Log2Table log2_of_;
+  std::vector<std::pair<double, double>> known_;
+};
+
+// How many levels of the search's midpoints a pass evaluates: as many as the caller's team
+// has threads for (7 points' 14 sums at 12 threads and more), one alone.
+int search_depth() {
+  const int team = omp_get_num_threads();
+  return team >= 12 ? 3 : team >= 6 ? 2 : 1;
 }
 
 }  // namespace
@@ -292,14 +381,14 @@ Estimate compression_estimate(const uint8_t* bits, size_t n, Interrupt interrupt
   line(e, "X-bar", Kind::Real, x_bar);
   line(e, "sigma-hat", Kind::Real, sigma);
   line(e, "X-bar'", Kind::Real, x_prime);
-  Log2Table log2_of;
-  auto expected = [blocks, &log2_of, interrupt](double p) {
-    throw_if_interrupted(interrupt);  // each evaluation passes over every block
-    return std::fma(63.0, compression_g((1.0 - p) / 63.0, blocks, kD, log2_of), compression_g(p, blocks, kD, log2_of));
-  };
   constexpr double kLow = 1.0 / 64.0;
+  Expectation expected(blocks, kD, search_depth(), interrupt);
+  expected.first(kLow, 1.0);
   double p = -1;
-  if (expected(kLow) > x_prime) p = decreasing_root(expected, x_prime, kLow, 1.0, kLow);
+  if (expected(kLow) > x_prime) {
+    p = decreasing_root([&expected](double q) { return expected(q); }, x_prime, kLow, 1.0, kLow,
+                        [&expected](double lb, double q, double hb) { expected.ahead(lb, q, hb); });
+  }
   if (p > kLow) {
     e.entropy = -std::log2(p) / static_cast<double>(kB) + 0.0;  // (0, not -0)
     note(e, "Found p.");

@@ -15,13 +15,14 @@ inline bool in_closed(double x, double a, double b) { return a > b ? (b <= x && 
 inline bool in_open(double x, double a, double b) { return a > b ? (b < x && x < a) : (a < x && x < b); }
 }  // namespace root_detail
 
-template <class F>
-double decreasing_root(F f, double target, double low, double high, double fail) {
+template <class F, class Ahead>
+double decreasing_root(F f, double target, double low, double high, double fail, Ahead ahead) {
   using root_detail::in_closed;
   using root_detail::in_open;
   double lb = low, hb = high;
   double lval = std::numeric_limits<double>::infinity(), hval = -std::numeric_limits<double>::infinity();
   double p = (lb + hb) / 2.0;
+  ahead(lb, p, hb);
   double fv = f(p);
   for (int j = 0; j < 1076; ++j) {
     if (close_enough(fv, target)) return p;
@@ -39,10 +40,16 @@ double decreasing_root(F f, double target, double low, double high, double fail)
     p = (lb + hb) / 2.0;
     if (!in_open(p, lb, hb)) return hb;
     if (previous == p) return hb;
+    ahead(lb, p, hb);
     fv = f(p);
     if (!in_closed(fv, lval, hval)) return hb;
   }
   return p;
+}
+
+template <class F>
+double decreasing_root(F f, double target, double low, double high, double fail) {
+  return decreasing_root(f, target, low, high, fail, [](double, double, double) {});
 }
 
 }  // namespace ea

@@ -101,6 +101,34 @@ TEST_CASE("compression (6.3.4): 1000 blocks of 6 bits or fewer cannot be evaluat
   CHECK(c.entropy == 0.0);
 }
 
+TEST_CASE("compression (6.3.4): the search's points evaluated a pass at a time give one thread's values") {
+  // 1, 6 and 12 threads evaluate 1, 3 and 7 of the search's points a pass (its depth); the
+  // lines and the entropy are the same to the last bit, for a search near p = 1/64 (fair bits)
+  // and one that goes far up (long runs of zeros).
+  for (int kind = 0; kind < 2; ++kind) {
+    std::vector<uint8_t> bits(120000);
+    uint32_t x = 20261130u + static_cast<uint32_t>(kind);
+    for (auto& b : bits) {
+      x = x * 1664525u + 1013904223u;
+      b = kind == 0 ? static_cast<uint8_t>(x >> 31) : static_cast<uint8_t>((x >> 24) < 12);
+    }
+    const Estimate one = compression_estimate(bits.data(), bits.size());
+    REQUIRE(one.evaluated);
+    for (int threads : {6, 12}) {
+      Estimate e;
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+      e = compression_estimate(bits.data(), bits.size());
+      CAPTURE(kind);
+      CAPTURE(threads);
+      CHECK(e.entropy == one.entropy);
+      REQUIRE(e.lines.size() == one.lines.size());
+      for (size_t i = 0; i < e.lines.size(); ++i) CHECK(e.lines[i].value == one.lines[i].value);
+    }
+    CHECK(one.entropy < (kind == 0 ? 1.01 : 0.9));
+  }
+}
+
 TEST_CASE("t-tuple and LRS (6.3.5, 6.3.6) of 0101010101: no 35-fold tuple; the LRS at W = v = 8") {
   const std::vector<uint8_t> s{0, 1, 0, 1, 0, 1, 0, 1, 0, 1};
   const auto [tt, lrs] = tuple_estimates(s.data(), s.size());
