@@ -72,7 +72,8 @@ struct Estimate {
 Estimate most_common_value_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt = nullptr);
 Estimate collision_estimate(const uint8_t* bits, size_t n, Interrupt interrupt = nullptr);
 Estimate markov_estimate(const uint8_t* bits, size_t n, Interrupt interrupt = nullptr);
-Estimate compression_estimate(const uint8_t* bits, size_t n, Interrupt interrupt = nullptr);
+// `threads`: how many threads its search may keep busy (the result is the same for any).
+Estimate compression_estimate(const uint8_t* bits, size_t n, Interrupt interrupt = nullptr, int threads = 1);
 // The counts the t-tuple and LRS estimates read, for t = 1 .. v (index 0 unused): the
 // largest count of a t-tuple and the number of pairs of equal t-tuples (the sum of
 // C(count, 2) over distinct t-tuples), v the longest repeated substring's length.

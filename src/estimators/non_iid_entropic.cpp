@@ -1,12 +1,12 @@
 // The most common value, collision, Markov and compression estimates (SP 800-90B 6.3.1 to
 // 6.3.4) as NIST ea_non_iid 1.1.8 computes them; the prediction bound the four predictors
 // share; the names of the estimators.
-#include <omp.h>
-
 #include <algorithm>
+#include <atomic>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -269,12 +269,15 @@ GValue compression_g(double z, uint64_t blocks, uint64_t d, const Log2Table& log
 
 // The expected statistic at p, 63 G((1 - p) / 63) + G(p) fused as the reference's build
 // fuses it, kept for every p evaluated. ahead() evaluates a bracket's midpoint and the
-// midpoints of `depth` - 1 levels below it at once, each point's two sums a task on the
-// free threads of the caller's team: the search's values unchanged, its passes a depth-th.
+// midpoints of `depth` - 1 levels below it at once, their sums shared by `threads` threads
+// (the caller's and helpers of its own: the OpenMP team's queue of tasks is the other
+// estimates'): the search's values unchanged, in a depth-th of its passes.
 class Expectation {
  public:
-  Expectation(uint64_t blocks, uint64_t d, int depth, Interrupt interrupt)
-      : blocks_(blocks), d_(d), depth_(depth), interrupt_(interrupt) {}
+  Expectation(uint64_t blocks, uint64_t d, int threads, Interrupt interrupt)
+      : blocks_(blocks), d_(d), threads_(std::max(1, threads)), interrupt_(interrupt) {
+    depth_ = threads_ >= 8 ? 3 : threads_ >= 4 ? 2 : 1;  // (2^depth - 1 points, two sums each)
+  }
 
   double operator()(double p) {
     for (const auto& k : known_) {
@@ -309,45 +312,58 @@ class Expectation {
     below(p, (p + hb) / 2.0, hb, levels - 1, out);
   }
 
+  struct Sum {
+    double z;
+    size_t point;
+    bool wide;  // G((1 - p) / 63), else G(p)
+    GValue value;
+  };
+
+  // Every point's two sums, the longest (the smallest z: its terms fade slowest) first.
   void evaluate(const std::vector<double>& ps) {
     throw_if_interrupted(interrupt_);  // (each sum passes over the blocks)
-    std::vector<GValue> wide(ps.size()), narrow(ps.size());
-    const uint64_t blocks = blocks_, d = d_;
-    const Log2Table& log2_of = log2_of_;
+    std::vector<Sum> sums;
     for (size_t k = 0; k < ps.size(); ++k) {
-#pragma omp task default(none) firstprivate(k, blocks, d) shared(ps, wide, log2_of)
-      wide[k] = compression_g((1.0 - ps[k]) / 63.0, blocks, d, log2_of);
-#pragma omp task default(none) firstprivate(k, blocks, d) shared(ps, narrow, log2_of)
-      narrow[k] = compression_g(ps[k], blocks, d, log2_of);
+      sums.push_back({(1.0 - ps[k]) / 63.0, k, true, {}});
+      sums.push_back({ps[k], k, false, {}});
     }
-#pragma omp taskwait
+    std::stable_sort(sums.begin(), sums.end(), [](const Sum& a, const Sum& b) { return a.z < b.z; });
+    std::atomic<size_t> next{0};
+    auto work = [this, &sums, &next] {
+      for (size_t j; (j = next.fetch_add(1)) < sums.size();) sums[j].value = compression_g(sums[j].z, blocks_, d_, log2_of_);
+    };
+    {
+      struct Helpers {  // joined however this block ends
+        std::vector<std::thread> t;
+        ~Helpers() {
+          for (auto& x : t) x.join();
+        }
+      } helpers;
+      for (size_t h = 1; h < std::min(static_cast<size_t>(threads_), sums.size()); ++h) helpers.t.emplace_back(work);
+      work();
+    }
+    std::vector<double> wide(ps.size()), narrow(ps.size());
     uint64_t reached = 0;
-    for (size_t k = 0; k < ps.size(); ++k) {
-      known_.emplace_back(ps[k], std::fma(63.0, wide[k].g, narrow[k].g));
-      reached = std::max({reached, wide[k].reached, narrow[k].reached});
+    for (const Sum& x : sums) {
+      (x.wide ? wide : narrow)[x.point] = x.value.g;
+      reached = std::max(reached, x.value.reached);
     }
+    for (size_t k = 0; k < ps.size(); ++k) known_.emplace_back(ps[k], std::fma(63.0, wide[k], narrow[k]));
     log2_of_.fill_to(reached + 1);
   }
 
   uint64_t blocks_, d_;
-  int depth_;
+  int threads_, depth_ = 1;
   Interrupt interrupt_;
   Log2Table log2_of_;
   std::vector<std::pair<double, double>> known_;
 };
 
-// How many levels of the search's midpoints a pass evaluates: as many as the caller's team
-// has threads for (7 points' 14 sums at 12 threads and more), one alone.
-int search_depth() {
-  const int team = omp_get_num_threads();
-  return team >= 12 ? 3 : team >= 6 ? 2 : 1;
-}
-
 }  // namespace
 
 // 6.3.4: Maurer's universal statistic over 6-bit blocks, a dictionary of 1000 blocks, and
 // the p whose expected statistic is its lower bound.
-Estimate compression_estimate(const uint8_t* bits, size_t n, Interrupt interrupt) {
+Estimate compression_estimate(const uint8_t* bits, size_t n, Interrupt interrupt, int threads) {
   Estimate e;
   e.which = NonIidEstimator::Compression;
   constexpr uint64_t kB = 6, kD = 1000;
@@ -382,7 +398,7 @@ Estimate compression_estimate(const uint8_t* bits, size_t n, Interrupt interrupt
   line(e, "sigma-hat", Kind::Real, sigma);
   line(e, "X-bar'", Kind::Real, x_prime);
   constexpr double kLow = 1.0 / 64.0;
-  Expectation expected(blocks, kD, search_depth(), interrupt);
+  Expectation expected(blocks, kD, threads, interrupt);
   expected.first(kLow, 1.0);
   double p = -1;
   if (expected(kLow) > x_prime) {
