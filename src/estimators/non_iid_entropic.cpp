@@ -6,6 +6,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -227,7 +228,7 @@ class Log2Table {
 
 struct GValue {
   double g = 0;
-  uint64_t reached = 0;  // the largest i whose log2 the sums read
+  uint64_t reached = 0;  // the largest i whose log2 the sums read (blocks where none is cut off)
 };
 
 // The compression estimate's expected statistic G(z) for `blocks` blocks of which the first
@@ -339,7 +340,13 @@ class Expectation {
           for (auto& x : t) x.join();
         }
       } helpers;
-      for (size_t h = 1; h < std::min(static_cast<size_t>(threads_), sums.size()); ++h) helpers.t.emplace_back(work);
+      for (size_t h = 1; h < std::min(static_cast<size_t>(threads_), sums.size()); ++h) {
+        try {
+          helpers.t.emplace_back(work);
+        } catch (const std::system_error&) {  // (no thread to be had: fewer take the sums)
+          break;
+        }
+      }
       work();
     }
     std::vector<double> wide(ps.size()), narrow(ps.size());

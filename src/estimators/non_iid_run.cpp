@@ -31,10 +31,10 @@ struct Task {
   E which;
 };
 
-// `spare`: the threads the run has beyond one a task. The compression estimate's search takes
-// them where there are 3 or more (binary data on 16 cores, H200: truerand_1bit 0.13 -> 0.08 s,
-// ringOsc-nist 0.17-0.19 -> 0.09-0.10 s); fewer, and its helpers would only slow the other
-// tasks (run34c-f).
+// `spare`: a compression estimate's share of the threads the run has beyond one a task. Its
+// search takes them where there are 3 or more (binary data on 16 cores, H200: truerand_1bit
+// 0.13 -> 0.08 s, ringOsc-nist 0.17-0.19 -> 0.09-0.10 s); fewer, and its helpers would only
+// slow the other tasks (run34c-f).
 void run_task(const Task& t, const std::vector<uint8_t>& s, int k, NonIidEstimates& out, Interrupt interrupt,
               const SuffixLcpSource& lcps, int spare) {
   auto& slot = t.bitstring ? out.bitstring : out.literal;
@@ -139,7 +139,8 @@ void run_parts(std::vector<Part>& parts, int threads, Interrupt interrupt, const
       if (p.literal && (!binary_only || p.d->alphabet == 2)) jobs.push_back({k, {false, which}});
     }
   }
-  const int spare = threads - static_cast<int>(jobs.size());
+  const auto searches = std::count_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.task.which == E::Compression; });
+  const int spare = (threads - static_cast<int>(jobs.size())) / static_cast<int>(std::max<std::ptrdiff_t>(1, searches));
   std::vector<std::exception_ptr> failures(jobs.size());
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, std::min<int>(threads, static_cast<int>(jobs.size()))))
   for (size_t i = 0; i < jobs.size(); ++i) {

@@ -114,6 +114,7 @@ TEST_CASE("compression (6.3.4): the search's points evaluated a pass at a time g
     }
     const Estimate one = compression_estimate(bits.data(), bits.size());
     REQUIRE(one.evaluated);
+    CHECK(has_note(one, "Found p."));  // (the search ran)
     for (int threads : {2, 4, 8}) {
       const Estimate e = compression_estimate(bits.data(), bits.size(), nullptr, threads);
       CAPTURE(kind);
