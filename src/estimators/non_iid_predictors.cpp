@@ -4,7 +4,11 @@
 // reference's; prediction_estimate (non_iid_entropic.cpp) turns them into the bound.
 // docs/validation.md lists where the reference departs from the text (MultiMMC's run kept
 // over a missing prediction, its cascade of context lookups).
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <new>
 #include <array>
 #include <cstring>
 #include <exception>
@@ -327,7 +331,17 @@ struct Follow {
 // next insertion.
 class ContextMap {
  public:
-  ContextMap() { resize(1024); }
+  // `size`: the slots to start with (a power of two; a map sized for its largest number of
+  // contexts never grows). Slots are built as contexts are added: untouched memory stays
+  // unwritten. Slots of 4 MB and more ask for huge pages (madvise; a hint the kernel may
+  // ignore): contexts land on random pages, and faulting in 4 KB pages one at a time took
+  // about a quarter of MultiMMC's time on 8-bit symbols.
+  explicit ContextMap(size_t size = 1024) { resize(size); }
+  ContextMap(const ContextMap&) = delete;
+  ContextMap& operator=(const ContextMap&) = delete;
+  ContextMap(ContextMap&& o) noexcept
+      : slots_(std::move(o.slots_)), tags_(std::move(o.tags_)), count_(o.count_), mask_(o.mask_) {}
+  ~ContextMap() { clear(); }
   Follow* find(const Context& c) {
     const size_t h = ContextHash{}(c);
     const uint8_t tag = tag_of(h);
@@ -343,8 +357,8 @@ class ContextMap {
     const size_t h = ContextHash{}(c);
     size_t i = h & mask_;
     while (tags_[i] != 0) i = (i + 1) & mask_;
+    ::new (static_cast<void*>(&slots_[i])) Slot{c, Follow{}};
     tags_[i] = tag_of(h);
-    slots_[i].key = c;
     ++count_;
     return &slots_[i].val;
   }
@@ -354,23 +368,42 @@ class ContextMap {
     Context key;
     Follow val;
   };
+  struct Release {  // raw slot storage: malloc's, without building a slot
+    void operator()(Slot* p) const { std::free(static_cast<void*>(p)); }
+  };
+  static Slot* raw_slots(size_t size) {
+    const size_t bytes = size * sizeof(Slot);
+    constexpr size_t kHuge = size_t{2} << 20;
+    void* p = bytes >= 2 * kHuge ? std::aligned_alloc(kHuge, (bytes + kHuge - 1) / kHuge * kHuge) : std::malloc(bytes);
+    if (!p) throw std::bad_alloc();
+    if (bytes >= 2 * kHuge) madvise(p, bytes, MADV_HUGEPAGE);
+    return static_cast<Slot*>(p);
+  }
+  using Slots = std::unique_ptr<Slot[], Release>;
   static uint8_t tag_of(size_t h) { return static_cast<uint8_t>(0x80u | (static_cast<uint64_t>(h) >> 57)); }
+  void clear() noexcept {
+    if (!slots_) return;
+    for (size_t j = 0; j < tags_.size(); ++j) {
+      if (tags_[j] != 0) slots_[j].~Slot();
+    }
+  }
   void resize(size_t size) {
-    std::vector<Slot> slots(size);
+    Slots slots(raw_slots(size));
     std::vector<uint8_t> tags(size, 0);
     const size_t mask = size - 1;
     for (size_t j = 0; j < tags_.size(); ++j) {
       if (tags_[j] == 0) continue;
       size_t i = ContextHash{}(slots_[j].key) & mask;
       while (tags[i] != 0) i = (i + 1) & mask;
+      ::new (static_cast<void*>(&slots[i])) Slot(std::move(slots_[j]));
       tags[i] = tags_[j];
-      slots[i] = std::move(slots_[j]);
     }
-    slots_.swap(slots);
+    clear();
+    slots_ = std::move(slots);
     tags_.swap(tags);
     mask_ = mask;
   }
-  std::vector<Slot> slots_;
+  Slots slots_;
   std::vector<uint8_t> tags_;
   size_t count_ = 0, mask_ = 0;
 };
@@ -496,9 +529,23 @@ constexpr size_t kMmcChunk = 4096;  // steps per task (a multiple of 64: a task 
 constexpr uint64_t kMmcMaxEntries = 100000;
 
 struct MmcOrder {
+  explicit MmcOrder(size_t slots) : map(slots) {}
   ContextMap map;
   uint64_t used = 0;  // (context, next value) pairs counted against the cap
 };
+
+// The slots of order d's map (contexts of d + 1 symbols, k values): room for all it can hold
+// (at most k^(d + 1) contexts, and the cap), so that it never grows: growing moved each
+// context about once more and wrote twice the memory (the orders that fill up to the cap
+// took most of truerand_8bit's MultiMMC).
+size_t mmc_slots(int d, uint32_t k) {
+  uint64_t most = 1;
+  for (int i = 0; i <= d && most <= kMmcMaxEntries; ++i) most *= k;
+  most = std::min<uint64_t>(most, kMmcMaxEntries + 1);
+  size_t slots = 1024;
+  while (slots < 2 * (most + 1)) slots *= 2;
+  return slots;
+}
 
 Context context_before(const uint8_t* s, size_t t, int m) {  // s[t - m .. t - 1]
   History h;
@@ -548,7 +595,10 @@ void multi_mmc_symbol_states(const uint8_t* s, size_t n, std::vector<uint64_t>& 
   const int orders = static_cast<int>(std::min<size_t>(kOrders, steps));
   found.assign(kOrders * words, 0);
   right.assign(kOrders * words, 0);
-  std::vector<MmcOrder> order(static_cast<size_t>(orders));
+  const uint32_t k = 1u + *std::max_element(s, s + n);
+  std::vector<MmcOrder> order;
+  order.reserve(static_cast<size_t>(orders));
+  for (int d = 0; d < orders; ++d) order.emplace_back(mmc_slots(d, k));
   for (int d = 0; d < orders; ++d) {  // the context that starts at the first sample
     Follow* r = order[static_cast<size_t>(d)].map.get_or_create(context_before(s, static_cast<size_t>(d) + 1, d + 1));
     GeneralTables::add(r, s[d + 1]);
