@@ -4,17 +4,15 @@
 // reference's; prediction_estimate (non_iid_entropic.cpp) turns them into the bound.
 // docs/validation.md lists where the reference departs from the text (MultiMMC's run kept
 // over a missing prediction, its cascade of context lookups).
-#include <sys/mman.h>
-
 #include <algorithm>
-#include <cstdlib>
-#include <new>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <immintrin.h>
 #include <memory>
 
+#include "common/huge_pages.hpp"
 #include "estimators/non_iid.hpp"
 #include "estimators/non_iid_mmc_bits.hpp"
 
@@ -333,9 +331,7 @@ class ContextMap {
  public:
   // `size`: the slots to start with (a power of two; a map sized for its largest number of
   // contexts never grows). Slots are built as contexts are added: untouched memory stays
-  // unwritten. Slots of 4 MB and more ask for huge pages (madvise; a hint the kernel may
-  // ignore): contexts land on random pages, and faulting in 4 KB pages one at a time took
-  // about a quarter of MultiMMC's time on 8-bit symbols.
+  // unwritten, and large maps are on huge pages (common/huge_pages.hpp).
   explicit ContextMap(size_t size = 1024) { resize(size); }
   ContextMap(const ContextMap&) = delete;
   ContextMap& operator=(const ContextMap&) = delete;
@@ -368,17 +364,10 @@ class ContextMap {
     Context key;
     Follow val;
   };
-  struct Release {  // raw slot storage: malloc's, without building a slot
+  struct Release {  // raw slot storage (allocate_random_access), without building a slot
     void operator()(Slot* p) const { std::free(static_cast<void*>(p)); }
   };
-  static Slot* raw_slots(size_t size) {
-    const size_t bytes = size * sizeof(Slot);
-    constexpr size_t kHuge = size_t{2} << 20;
-    void* p = bytes >= 2 * kHuge ? std::aligned_alloc(kHuge, (bytes + kHuge - 1) / kHuge * kHuge) : std::malloc(bytes);
-    if (!p) throw std::bad_alloc();
-    if (bytes >= 2 * kHuge) madvise(p, bytes, MADV_HUGEPAGE);
-    return static_cast<Slot*>(p);
-  }
+  static Slot* raw_slots(size_t size) { return static_cast<Slot*>(allocate_random_access(size * sizeof(Slot))); }
   using Slots = std::unique_ptr<Slot[], Release>;
   static uint8_t tag_of(size_t h) { return static_cast<uint8_t>(0x80u | (static_cast<uint64_t>(h) >> 57)); }
   void clear() noexcept {

@@ -4,6 +4,7 @@
 // t-tuples (the sum of C(count, 2)), exactly as integers; the estimates then follow the
 // reference in long double.
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <cmath>
 #include <exception>
@@ -11,6 +12,7 @@
 #include <utility>
 
 #include "common/error.hpp"
+#include "common/huge_pages.hpp"
 #include "estimators/non_iid.hpp"
 #include "stats/suffix_array.hpp"
 
@@ -79,7 +81,7 @@ TupleCounts walk_intervals(size_t n, uint64_t v, Lcp lcp, Interrupt interrupt) {
 
 // An allocator whose vectors leave new elements uninitialised (a resize writes nothing): the
 // sort keys' 64 MB for 8,000,000 suffixes are then first touched by the tasks that fill them,
-// not zeroed by one thread first.
+// not zeroed by one thread first; and on huge pages (common/huge_pages.hpp).
 template <class T>
 struct DefaultInit : std::allocator<T> {
   template <class U>
@@ -89,6 +91,8 @@ struct DefaultInit : std::allocator<T> {
   DefaultInit() = default;
   template <class U>
   DefaultInit(const DefaultInit<U>&) noexcept {}
+  T* allocate(size_t count) { return static_cast<T*>(allocate_random_access(count * sizeof(T))); }
+  void deallocate(T* p, size_t) noexcept { std::free(p); }
   template <class U, class... Args>
   void construct(U* p, Args&&... args) {
     if constexpr (sizeof...(Args) == 0) {
