@@ -7,7 +7,8 @@
 # usage: scripts/issue48-table.sh [BUILD_DIR] [RUNS]
 # Environment: NIST_EA_NON_IID, NIST_EA_IID: paths of NIST's ea_non_iid 1.1.8 and ea_iid
 # 1.1.7 (optional); BATCH=0 skips the batch row (about 15 s on an H200); FULL=0 skips the
-# full counts (about 5 s a run).
+# full counts (about 5 s a run); COMMIT: the commit to print (default: git's HEAD here, which
+# on the GPU machine's copy of a working tree can be an older one).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$here/build}" && pwd)
@@ -51,7 +52,7 @@ done
 range() { sort -n "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f-%.2f s", lo, hi }'; }
 
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || true)
-echo "Issue 48's table: $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u +%F), $(nproc) cores, GPU: ${gpu:-none}, $runs runs each"
+echo "Issue 48's table: ${COMMIT:-$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')}, $(date -u +%F), $(nproc) cores, GPU: ${gpu:-none}, $runs runs each"
 echo
 echo "| what | command (in testdata/samples) | wall |"
 echo "|---|---|---|"
