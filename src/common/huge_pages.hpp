@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 
@@ -16,10 +17,18 @@ namespace ea {
 
 inline void* allocate_random_access(std::size_t bytes) {
   constexpr std::size_t kHuge = std::size_t{2} << 20;
-  const bool huge = bytes >= 2 * kHuge;
-  void* p = huge ? std::aligned_alloc(kHuge, (bytes + kHuge - 1) / kHuge * kHuge) : std::malloc(bytes == 0 ? 1 : bytes);
+  if (bytes > SIZE_MAX - kHuge) throw std::bad_alloc();
+  if (bytes < 2 * kHuge) {
+    void* p = std::malloc(bytes == 0 ? 1 : bytes);
+    if (p == nullptr) throw std::bad_alloc();
+    return p;
+  }
+  const std::size_t whole = (bytes + kHuge - 1) / kHuge * kHuge;
+  void* p = std::aligned_alloc(kHuge, whole);
   if (p == nullptr) throw std::bad_alloc();
-  if (huge) (void)madvise(p, bytes, MADV_HUGEPAGE);
+#ifdef MADV_HUGEPAGE
+  (void)madvise(p, whole, MADV_HUGEPAGE);
+#endif
   return p;
 }
 

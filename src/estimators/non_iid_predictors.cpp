@@ -11,6 +11,8 @@
 #include <exception>
 #include <immintrin.h>
 #include <memory>
+#include <type_traits>
+#include <utility>
 
 #include "common/huge_pages.hpp"
 #include "estimators/non_iid.hpp"
@@ -335,9 +337,10 @@ class ContextMap {
   explicit ContextMap(size_t size = 1024) { resize(size); }
   ContextMap(const ContextMap&) = delete;
   ContextMap& operator=(const ContextMap&) = delete;
-  ContextMap(ContextMap&& o) noexcept
-      : slots_(std::move(o.slots_)), tags_(std::move(o.tags_)), count_(o.count_), mask_(o.mask_) {}
-  ~ContextMap() { clear(); }
+  ContextMap(ContextMap&& o) noexcept  // (the map moved from may only be destroyed)
+      : slots_(std::move(o.slots_)), tags_(std::move(o.tags_)), count_(std::exchange(o.count_, 0)),
+        mask_(std::exchange(o.mask_, 0)) {}
+  ~ContextMap() { destroy_slots(); }
   Follow* find(const Context& c) {
     const size_t h = ContextHash{}(c);
     const uint8_t tag = tag_of(h);
@@ -370,7 +373,10 @@ class ContextMap {
   static Slot* raw_slots(size_t size) { return static_cast<Slot*>(allocate_random_access(size * sizeof(Slot))); }
   using Slots = std::unique_ptr<Slot[], Release>;
   static uint8_t tag_of(size_t h) { return static_cast<uint8_t>(0x80u | (static_cast<uint64_t>(h) >> 57)); }
-  void clear() noexcept {
+  static_assert(std::is_nothrow_move_constructible_v<Slot>, "resize moves slots into raw storage");
+  static_assert(alignof(Slot) <= alignof(std::max_align_t), "slots in malloc's memory");
+  // The slots' destructors (the storage stays, as do the tags that named them).
+  void destroy_slots() noexcept {
     if (!slots_) return;
     for (size_t j = 0; j < tags_.size(); ++j) {
       if (tags_[j] != 0) slots_[j].~Slot();
@@ -387,7 +393,7 @@ class ContextMap {
       ::new (static_cast<void*>(&slots[i])) Slot(std::move(slots_[j]));
       tags[i] = tags_[j];
     }
-    clear();
+    destroy_slots();
     slots_ = std::move(slots);
     tags_.swap(tags);
     mask_ = mask;
@@ -527,12 +533,13 @@ struct MmcOrder {
 // (at most k^(d + 1) contexts, and the cap), so that it never grows: growing moved each
 // context about once more and wrote twice the memory (the orders that fill up to the cap
 // took most of truerand_8bit's MultiMMC).
-size_t mmc_slots(int d, uint32_t k) {
+size_t mmc_slots(int d, uint32_t k, size_t n) {
   uint64_t most = 1;
   for (int i = 0; i <= d && most <= kMmcMaxEntries; ++i) most *= k;
-  most = std::min<uint64_t>(most, kMmcMaxEntries + 1);
+  // (contexts: at most one a step, n - d - 1 steps, and at most the cap's pairs)
+  most = std::min<uint64_t>({most, kMmcMaxEntries, n - static_cast<size_t>(d) - 1});
   size_t slots = 1024;
-  while (slots < 2 * (most + 1)) slots *= 2;
+  while (slots < 2 * most) slots *= 2;  // (it grows where 2 (count + 1) > slots)
   return slots;
 }
 
@@ -587,7 +594,7 @@ void multi_mmc_symbol_states(const uint8_t* s, size_t n, std::vector<uint64_t>& 
   const uint32_t k = 1u + *std::max_element(s, s + n);
   std::vector<MmcOrder> order;
   order.reserve(static_cast<size_t>(orders));
-  for (int d = 0; d < orders; ++d) order.emplace_back(mmc_slots(d, k));
+  for (int d = 0; d < orders; ++d) order.emplace_back(mmc_slots(d, k, n));
   for (int d = 0; d < orders; ++d) {  // the context that starts at the first sample
     Follow* r = order[static_cast<size_t>(d)].map.get_or_create(context_before(s, static_cast<size_t>(d) + 1, d + 1));
     GeneralTables::add(r, s[d + 1]);

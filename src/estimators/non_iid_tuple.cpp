@@ -4,9 +4,9 @@
 // t-tuples (the sum of C(count, 2)), exactly as integers; the estimates then follow the
 // reference in long double.
 #include <algorithm>
-#include <cstdlib>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <optional>
 #include <utility>
