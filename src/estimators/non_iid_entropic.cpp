@@ -212,7 +212,7 @@ namespace {
 
 // log2l(i) for every i below size() (the same values as computing them each time: the
 // bisection evaluates G about a hundred times), filled between the searches' passes and
-// read by their tasks.
+// only read during them (by the helper threads too).
 class Log2Table {
  public:
   long double operator()(uint64_t i) const {
