@@ -64,9 +64,15 @@ class CudaEvent {
   cudaEvent_t e_{};
 };
 
+// A non-blocking stream; `highest`: of the device's highest priority (the suffix sort's
+// stream, so that its short kernels go ahead of a permutation round's blocks).
 class CudaStream {
  public:
-  CudaStream() { EA_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  explicit CudaStream(bool highest = false) {
+    int least = 0, greatest = 0;
+    if (highest) EA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    EA_CUDA_CHECK(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, highest ? greatest : least));
+  }
   ~CudaStream() { cudaStreamDestroy(s_); }
   CudaStream(const CudaStream&) = delete;
   CudaStream& operator=(const CudaStream&) = delete;

@@ -22,6 +22,7 @@
 
 #include "check.cuh"
 #include "common/error.hpp"
+#include "device_buffer.cuh"
 #include "gpu_backends.hpp"
 #include "gpu_suffixes.hpp"
 
@@ -150,24 +151,6 @@ class StreamBuffer {
   cudaStream_t st_{};
 };
 
-// A stream of the device's highest priority: its blocks go first where the permutation
-// tests' kernels hold the GPU.
-class PriorityStream {
- public:
-  PriorityStream() {
-    int least = 0, greatest = 0;
-    EA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    EA_CUDA_CHECK(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, greatest));
-  }
-  ~PriorityStream() { cudaStreamDestroy(s_); }
-  PriorityStream(const PriorityStream&) = delete;
-  PriorityStream& operator=(const PriorityStream&) = delete;
-  operator cudaStream_t() const { return s_; }
-
- private:
-  cudaStream_t s_{};
-};
-
 struct MaxOp {
   __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
 };
@@ -271,7 +254,7 @@ std::optional<SuffixLcps> gpu_suffix_lcps(const uint8_t* s, size_t n, int gpu_id
   const int cb = bit_width(static_cast<uint64_t>(W));
   const auto count = static_cast<uint32_t>(n);
   const size_t word_count = (n * static_cast<size_t>(b) + 63) / 64 + 2;
-  PriorityStream st;  // (before the workspace: its memory goes back on the stream)
+  cuda::CudaStream st(true);  // the highest priority (before the workspace: its memory goes back on the stream)
   Workspace ws(st);
   if (!ws.allocate(count, word_count)) return std::nullopt;
   EA_CUDA_CHECK(cudaMemcpyAsync(ws.text.get(), s, n, cudaMemcpyHostToDevice, st));
