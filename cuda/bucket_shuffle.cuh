@@ -5,10 +5,10 @@
 //   memory; pass 2 (bucket_inner_kernel, a block per bucket) reads a bucket into shared
 //   memory by a stable scatter on 8-bit labels of its depth-1 node stream, shuffles each of
 //   its 256 buckets (a leaf: about 490 samples at 10^6) by one thread with Fisher-Yates on
-//   its depth-2 node stream, and writes the bucket back. Every random access is in shared
-//   memory. A warp ranks 32 consecutive samples at a time (a ballot per label bit), warp w
-//   owning the w-th sixteenth of the node, so the scatter is stable and the result the
-//   reference's whatever the launch shape.
+//   its depth-2 node stream (bucket_leaf), and writes the bucket back. Every random access
+//   is in shared memory. A pass counts labels by shared atomics, then ranks 32 consecutive
+//   samples at a time (a ballot per label bit), warp w owning the w-th part of the node, so
+//   the scatter is stable and the result the reference's whatever the launch shape.
 // - One thread per permutation (bucket_column_kernel, launch_bucket_columns) walks the nodes
 //   (bucket_column(), the same code as the CPU's test of it) on a column of the interleaved
 //   batch, with a column of scratch: Philox's rows where the pass kernels do not serve
@@ -38,15 +38,44 @@
 
 namespace ea {
 
-constexpr uint32_t kBucketThreads = 512, kBucketWarps = kBucketThreads / 32;
+// Phase timers for bucket_shuffle_bench (scripts/bucket_shuffle.cu, built with
+// -DEA_BUCKET_PROFILE): thread 0 of each block adds the clock cycles since its last mark to
+// g_bucket_profile[k] after each phase's barrier (pass 2: 0 count, 1 scan, 2 scatter, 3
+// leaves, 4 write-back; pass 1: 8, 9, 10). Not built into the engine.
+#ifdef EA_BUCKET_PROFILE
+__device__ unsigned long long g_bucket_profile[16];
+#define EA_BUCKET_MARK_START long long profile_t = clock64();
+#define EA_BUCKET_MARK(k)                                                                           \
+  do {                                                                                              \
+    if (threadIdx.x == 0) {                                                                         \
+      const long long t_ = clock64();                                                               \
+      atomicAdd(&g_bucket_profile[k], static_cast<unsigned long long>(t_ - profile_t));             \
+      profile_t = t_;                                                                               \
+    }                                                                                               \
+  } while (0)
+#else
+#define EA_BUCKET_MARK_START
+#define EA_BUCKET_MARK(k) \
+  do {                    \
+  } while (0)
+#endif
+
+// Pass 1's blocks have kBucketThreads threads; pass 2's have 1,024 where the GPU's shared
+// memory holds their count slots beside the node (H100/H200), else 512 (bucket_inner_threads):
+// the same permutations either way (a stable scatter whatever the launch shape).
+constexpr uint32_t kBucketThreads = 512;
 constexpr uint32_t kBucketInnerBits = 8;
-// A bucket pass's count slots in shared memory: bucket c's count of warp w at
-// c * kBucketCntStride + w, one pad word a bucket, so that a warp's lanes of different
-// labels reach different banks (with a stride of 16 words they met in two banks: up to
-// 16-way conflicts on every step's read and update); bucket_cnt_words(K) words, a whole
-// number of 32 (the scan's share a lane).
-constexpr uint32_t kBucketCntStride = kBucketWarps + 1;
-__host__ __device__ constexpr uint32_t bucket_cnt_words(uint32_t k) { return (k * kBucketCntStride + 31) / 32 * 32; }
+// A bucket pass's count slots in shared memory, for blocks of T threads (W = T / 32 warps):
+// bucket c's count of warp w at c * (W + 1) + w, one pad word a bucket, so that a warp's
+// lanes of different labels reach different banks (with a stride of W words they met in
+// two banks: up to 16-way conflicts on every step's update); bucket_cnt_words(K, T) words, a
+// whole number of 32 (the scan's share a lane).
+__host__ __device__ constexpr uint32_t bucket_cnt_stride(uint32_t t) { return t / 32 + 1; }
+__host__ __device__ constexpr uint32_t bucket_cnt_words(uint32_t k, uint32_t t) {
+  return (k * bucket_cnt_stride(t) + 31) / 32 * 32;
+}
+// A warp's labels and samples of one super-step: 2 x 128 x (32 / B) bytes.
+__host__ __device__ constexpr uint32_t bucket_lab_bytes(uint32_t b, uint32_t t) { return t / 32 * 2 * 128 * (32 / b); }
 
 // What the bucket kernels keep between launches: the buckets' bounds of pass 1, and the
 // count of nodes they could not hold.
@@ -76,31 +105,23 @@ struct BucketRoom {
 
 // The labels of super-step `base` (128 per consecutive samples of the node, per = 32 / B)
 // into the warp's lab[], lane l computing Philox block base / (4 per) + l of the node's
-// stream; with kValues also the samples below hi into val[].
-// B = 8: a lane's 16 labels are its block's 16 bytes (little-endian, the low field first) and
-// its 16 samples are packed in registers, each written by one 16-byte store (lab and val are
-// 16-byte aligned): 16 byte stores a lane, 4 lanes to a bank, kept pass 2 waiting on shared
-// memory (Nsight Compute, H200, session 28: L1/shared throughput 78.7%, its inner pass 63%
-// of GetTickCount_8bit's kernel time).
+// stream; with kValues also the samples below hi into val[], loaded 32 consecutive a warp
+// instruction (a lane's 16 consecutive samples, as before session 35, took 16 sectors a load:
+// 89% of pass 2's global sectors were excess, Nsight Compute).
+// B = 8: a lane's 16 labels are its block's 16 bytes (little-endian, the low field first),
+// written by one 16-byte store (lab is 16-byte aligned): 16 byte stores a lane, 4 lanes to
+// a bank, kept pass 2 waiting on shared memory (Nsight Compute, H200, session 28).
 template <uint32_t B, bool kValues, class Load>
 __device__ __forceinline__ void bucket_super_labels(uint8_t* lab, uint8_t* val, uint64_t seed, uint64_t j,
                                                     uint32_t depth, uint32_t start, uint32_t base, uint32_t hi,
                                                     Load load) {
   constexpr uint32_t per = 32 / B;
   const uint32_t lane = threadIdx.x & 31;
-  if constexpr (kValues && B == 8) {
-    uint32_t v[4] = {0, 0, 0, 0};
-#pragma unroll
-    for (uint32_t i = 0; i < 16; ++i) {
-      const uint32_t e = base + lane * 16 + i;
-      if (e < hi) v[i / 4] |= static_cast<uint32_t>(load(e)) << (8 * (i % 4));
-    }
-    *reinterpret_cast<uint4*>(val + lane * 16) = make_uint4(v[0], v[1], v[2], v[3]);
-  } else if constexpr (kValues) {
+  if constexpr (kValues) {
 #pragma unroll
     for (uint32_t i = 0; i < 4 * per; ++i) {
-      const uint32_t e = base + lane * 4 * per + i;
-      if (e < hi) val[lane * 4 * per + i] = load(e);
+      const uint32_t e = base + i * 32 + lane;
+      if (e < hi) val[i * 32 + lane] = load(e);
     }
   }
   const philox4x32_ctr_t w = PhiloxNodeStream::block(seed, j, depth, start, base / (4 * per) + lane);
@@ -117,6 +138,61 @@ __device__ __forceinline__ void bucket_super_labels(uint8_t* lab, uint8_t* val, 
   __syncwarp();
 }
 
+// The words of a node's stream from word 0 of block `next - 1` (held in `out`) on: the
+// exact draws where bucket_leaf's fast steps stop.
+struct BucketNodeWords {
+  uint64_t seed, j;
+  uint32_t depth, start;
+  uint64_t next_block;
+  philox4x32_ctr_t out;
+  uint32_t index;
+  __device__ __forceinline__ uint32_t next() {
+    if (index == 4) {
+      out = PhiloxNodeStream::block(seed, j, depth, start, next_block++);
+      index = 0;
+    }
+    const uint32_t i = index++;
+    return i == 0 ? out.v[0] : i == 1 ? out.v[1] : i == 2 ? out.v[2] : out.v[3];
+  }
+  __device__ __forceinline__ uint32_t bounded(uint32_t i) { return bounded_inclusive(*this, i); }
+};
+
+// fisher_yates(a, n, 1, PhiloxNodeStream(seed, j, depth, start)): the same draws and swaps,
+// four steps a Philox block, the next block computed while the current four swaps wait on
+// shared memory; where a word might be rejected (probability below n / 2^32) the rest is
+// drawn by the exact method from that word on.
+__device__ __forceinline__ void bucket_leaf(uint8_t* a, uint32_t n, uint64_t seed, uint64_t j, uint32_t depth,
+                                            uint32_t start) {
+  if (n < 2) return;
+  uint32_t i = n - 1;
+  uint64_t b = 0;
+  philox4x32_ctr_t w = PhiloxNodeStream::block(seed, j, depth, start, b++);
+  while (i >= 4) {
+    const philox4x32_ctr_t wn = PhiloxNodeStream::block(seed, j, depth, start, b);
+    bool maybe = false;
+    uint32_t r[4];
+#pragma unroll
+    for (uint32_t k = 0; k < 4; ++k) r[k] = bounded_attempt(w.v[k], i - k, maybe);
+    if (maybe) break;
+#pragma unroll
+    for (uint32_t k = 0; k < 4; ++k) {
+      const uint8_t t = a[i - k];
+      a[i - k] = a[r[k]];
+      a[r[k]] = t;
+    }
+    i -= 4;
+    w = wn;
+    ++b;
+  }
+  BucketNodeWords rng{seed, j, depth, start, b, w, 0};
+  for (; i >= 1; --i) {
+    const uint32_t r = rng.bounded(i);
+    const uint8_t t = a[i];
+    a[i] = a[r];
+    a[r] = t;
+  }
+}
+
 // The valid lanes whose label equals this lane's: one ballot per label bit.
 template <uint32_t B>
 __device__ __forceinline__ uint32_t bucket_warp_peers(uint32_t c, bool valid) {
@@ -130,64 +206,73 @@ __device__ __forceinline__ uint32_t bucket_warp_peers(uint32_t c, bool valid) {
   return peers;
 }
 
-// One bucket pass over node (depth, start) of m samples of permutation j by the whole block:
-// load(e) gives sample e, store(p, v) puts v at place p of the node's output; bound[0..K]
-// receives the buckets' first places. Shared: cnt (bucket_cnt_words(K) words), lab_all
-// (kBucketWarps x 2 x 128 per bytes).
-template <uint32_t B, class Load, class Store>
+// One bucket pass over node (depth, start) of m samples of permutation j by a block of T
+// threads: load(e) gives sample e, store(p, v) puts v at place p of the node's output;
+// bound[0..K] receives the buckets' first places. Shared: cnt (bucket_cnt_words(K, T)
+// words), lab_all (bucket_lab_bytes(B, T) bytes). Warp w owns the w-th of T / 32 equal
+// parts of the node (in whole super-steps). The counts are shared-memory atomics, one a
+// sample (their order does not matter; session 35: pass 2's counting 47.9 -> 12.6 ms of
+// 10,000 rows on an H200); the scatter ranks 32 samples at a time by one ballot per label
+// bit, lanes of one label in lane order, so it is stable.
+template <uint32_t B, uint32_t T, class Load, class Store>
 __device__ void bucket_node_pass(uint32_t m, uint64_t seed, uint64_t j, uint32_t depth, uint32_t start, Load load,
-                                 Store store, uint32_t* cnt, uint8_t* lab_all, uint32_t* bound) {
-  constexpr uint32_t K = 1u << B, per = 32 / B, SS = 128 * per;
+                                 Store store, uint32_t* cnt, uint8_t* lab_all, uint32_t* bound, uint32_t mark = 0) {
+  EA_BUCKET_MARK_START
+  constexpr uint32_t K = 1u << B, per = 32 / B, SS = 128 * per, kW = T / 32, kS = bucket_cnt_stride(T),
+                     kWords = bucket_cnt_words(K, T);
   const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   uint8_t* lab = lab_all + w * 2 * SS;
   uint8_t* val = lab + SS;
-  const uint32_t chunk = ((m + kBucketWarps - 1) / kBucketWarps + SS - 1) / SS * SS;
+  const uint32_t chunk = ((m + kW - 1) / kW + SS - 1) / SS * SS;
   const uint32_t lo = m < w * chunk ? m : w * chunk, hi = m < lo + chunk ? m : lo + chunk;
-  for (uint32_t i = threadIdx.x; i < bucket_cnt_words(K); i += kBucketThreads) cnt[i] = 0;
+  for (uint32_t i = threadIdx.x; i < kWords; i += T) cnt[i] = 0;
   __syncthreads();
-  for (int phase = 0; phase < 2; ++phase) {
-    for (uint32_t base = lo; base < hi; base += SS) {
-      if (phase == 0) {
-        bucket_super_labels<B, false>(lab, val, seed, j, depth, start, base, hi, load);
-      } else {
-        bucket_super_labels<B, true>(lab, val, seed, j, depth, start, base, hi, load);
-      }
-      for (uint32_t s = 0; s < SS && base + s < hi; s += 32) {
-        const uint32_t e = base + s + lane;
-        const bool valid = e < hi;
-        const uint32_t c = valid ? lab[s + lane] : 0u;
-        const uint32_t peers = bucket_warp_peers<B>(c, valid);
-        const bool leader = (__ffs(peers) - 1) == static_cast<int>(lane);
-        uint32_t* slot = &cnt[c * kBucketCntStride + w];
-        if (phase == 1 && valid) store(*slot + __popc(peers & ((1u << lane) - 1u)), val[s + lane]);
-        __syncwarp();
-        if (valid && leader) *slot += __popc(peers);
-        __syncwarp();
-      }
+  for (uint32_t base = lo; base < hi; base += SS) {  // counts
+    bucket_super_labels<B, false>(lab, val, seed, j, depth, start, base, hi, load);
+    for (uint32_t s = 0; s < SS && base + s < hi; s += 32) {
+      if (base + s + lane < hi) atomicAdd(&cnt[lab[s + lane] * kS + w], 1u);
     }
-    __syncthreads();
-    if (phase == 1) break;
-    if (w == 0) {  // exclusive scan of cnt, bucket-major (the pads hold 0): warp 0, E entries a lane
-      constexpr uint32_t E = bucket_cnt_words(K) / 32;
-      uint32_t sum = 0;
-      for (uint32_t i = 0; i < E; ++i) sum += cnt[lane * E + i];
-      uint32_t incl = sum;
-      for (uint32_t o = 1; o < 32; o <<= 1) {
-        const uint32_t v = __shfl_up_sync(0xffffffffu, incl, o);
-        if (lane >= o) incl += v;
-      }
-      uint32_t run = incl - sum;
-      for (uint32_t i = 0; i < E; ++i) {
-        const uint32_t v = cnt[lane * E + i];
-        cnt[lane * E + i] = run;
-        run += v;
-      }
-    }
-    __syncthreads();
-    for (uint32_t c = threadIdx.x; c < K; c += kBucketThreads) bound[c] = cnt[c * kBucketCntStride];
-    if (threadIdx.x == 0) bound[K] = m;
-    __syncthreads();
+    __syncwarp();  // (every lane's reads of lab before the next super-step's labels)
   }
+  __syncthreads();
+  EA_BUCKET_MARK(mark);
+  if (w == 0) {  // exclusive scan of cnt, bucket-major (the pads hold 0): warp 0, E entries a lane
+    constexpr uint32_t E = kWords / 32;
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < E; ++i) sum += cnt[lane * E + i];
+    uint32_t incl = sum;
+    for (uint32_t o = 1; o < 32; o <<= 1) {
+      const uint32_t v = __shfl_up_sync(0xffffffffu, incl, o);
+      if (lane >= o) incl += v;
+    }
+    uint32_t run = incl - sum;
+    for (uint32_t i = 0; i < E; ++i) {
+      const uint32_t v = cnt[lane * E + i];
+      cnt[lane * E + i] = run;
+      run += v;
+    }
+  }
+  __syncthreads();
+  for (uint32_t c = threadIdx.x; c < K; c += T) bound[c] = cnt[c * kS];
+  if (threadIdx.x == 0) bound[K] = m;
+  __syncthreads();
+  EA_BUCKET_MARK(mark + 1);
+  for (uint32_t base = lo; base < hi; base += SS) {  // the stable scatter
+    bucket_super_labels<B, true>(lab, val, seed, j, depth, start, base, hi, load);
+    for (uint32_t s = 0; s < SS && base + s < hi; s += 32) {
+      const bool valid = base + s + lane < hi;
+      const uint32_t c = valid ? lab[s + lane] : 0u;
+      const uint32_t peers = bucket_warp_peers<B>(c, valid);
+      const bool leader = (__ffs(peers) - 1) == static_cast<int>(lane);
+      uint32_t* slot = &cnt[c * kS + w];
+      if (valid) store(*slot + __popc(peers & ((1u << lane) - 1u)), val[s + lane]);
+      __syncwarp();
+      if (valid && leader) *slot += __popc(peers);
+      __syncwarp();
+    }
+  }
+  __syncthreads();
+  EA_BUCKET_MARK(mark + 2);
 }
 
 // Pass 1: rows q = blockIdx.x, + gridDim.x, ... < count; row q = the root pass of
@@ -197,29 +282,32 @@ __global__ void __launch_bounds__(kBucketThreads)
     bucket_root_kernel(uint8_t* rows, const uint8_t* __restrict__ symbols, uint32_t n, uint64_t seed, uint64_t first,
                        uint32_t count, uint32_t* bounds) {
   constexpr uint32_t K = 1u << B;
-  __shared__ uint32_t cnt[bucket_cnt_words(K)], bound[K + 1];
-  __shared__ __align__(16) uint8_t lab[kBucketWarps * 2 * 128 * (32 / B)];
+  __shared__ uint32_t cnt[bucket_cnt_words(K, kBucketThreads)], bound[K + 1];
+  __shared__ __align__(16) uint8_t lab[bucket_lab_bytes(B, kBucketThreads)];
   for (uint32_t q = blockIdx.x; q < count; q += gridDim.x) {
     uint8_t* row = rows + static_cast<size_t>(q) * n;
-    bucket_node_pass<B>(
+    bucket_node_pass<B, kBucketThreads>(
         n, seed, first + q, 0, 0, [&](uint32_t e) { return symbols[e]; },
-        [&](uint32_t p, uint8_t v) { row[p] = v; }, cnt, lab, bound);
+        [&](uint32_t p, uint8_t v) { row[p] = v; }, cnt, lab, bound, 8);
     for (uint32_t c = threadIdx.x; c <= K; c += kBucketThreads) bounds[static_cast<size_t>(q) * (K + 1) + c] = bound[c];
     __syncthreads();
   }
 }
 
-// Pass 2: buckets t = blockIdx.x, + gridDim.x, ... of rows 0 .. count-1 (t = q K0 + c): the
-// depth-1 node in shared memory (cap bytes), its inner pass and leaves, back to the row.
-template <uint32_t B0>
-__global__ void __launch_bounds__(kBucketThreads)
+// Pass 2 (blocks of T threads): buckets t = blockIdx.x, + gridDim.x, ... of rows 0 .. count-1
+// (t = q K0 + c): the depth-1 node in shared memory (cap bytes), its inner pass and leaves
+// (bucket_leaf: a thread a leaf), back to the row. Dynamic shared memory: the count slots,
+// the labels, then the node (bucket_inner_extra(T) + cap bytes).
+template <uint32_t B0, uint32_t T>
+__global__ void __launch_bounds__(T)
     bucket_inner_kernel(uint8_t* rows, uint32_t n, uint64_t seed, uint64_t first, uint32_t count,
                         const uint32_t* __restrict__ bounds, uint32_t cap, uint32_t leaf, uint32_t* overflow) {
   constexpr uint32_t K0 = 1u << B0, K = 1u << kBucketInnerBits;
-  extern __shared__ uint8_t bucket_smem[];
-  __shared__ uint32_t cnt[bucket_cnt_words(K)], bound[K + 1];
-  __shared__ __align__(16) uint8_t lab[kBucketWarps * 2 * 128 * (32 / kBucketInnerBits)];
-  uint8_t* buf = bucket_smem;
+  extern __shared__ __align__(16) uint8_t bucket_smem[];
+  __shared__ uint32_t bound[K + 1];
+  uint32_t* cnt = reinterpret_cast<uint32_t*>(bucket_smem);
+  uint8_t* lab = bucket_smem + bucket_cnt_words(K, T) * 4;
+  uint8_t* buf = lab + bucket_lab_bytes(kBucketInnerBits, T);
   for (uint32_t t = blockIdx.x; t < count * K0; t += gridDim.x) {
     const uint32_t q = t / K0, c0 = t % K0;
     const uint64_t j = first + q;
@@ -232,31 +320,38 @@ __global__ void __launch_bounds__(kBucketThreads)
       continue;
     }
     if (m <= leaf) {  // a leaf at depth 1
-      for (uint32_t e = threadIdx.x; e < m; e += kBucketThreads) buf[e] = node[e];
+      for (uint32_t e = threadIdx.x; e < m; e += T) buf[e] = node[e];
       __syncthreads();
-      if (threadIdx.x == 0) {
-        PhiloxNodeStream rng(seed, j, 1, s);
-        fisher_yates(buf, m, 1, rng);
-      }
+      if (threadIdx.x == 0) bucket_leaf(buf, m, seed, j, 1, s);
     } else {
-      bucket_node_pass<kBucketInnerBits>(
+      bucket_node_pass<kBucketInnerBits, T>(
           m, seed, j, 1, s, [&](uint32_t e) { return node[e]; }, [&](uint32_t p, uint8_t v) { buf[p] = v; }, cnt, lab,
-          bound);
-      for (uint32_t c = threadIdx.x; c < K; c += kBucketThreads) {
+          bound, 0);
+      EA_BUCKET_MARK_START
+      for (uint32_t c = threadIdx.x; c < K; c += T) {
         const uint32_t size = bound[c + 1] - bound[c];
         if (size < 2) continue;
         if (size > leaf) {  // a depth-2 node that is no leaf
           atomicAdd(overflow, 1u);
           continue;
         }
-        PhiloxNodeStream rng(seed, j, 2, s + bound[c]);
-        fisher_yates(buf + bound[c], size, 1, rng);
+        bucket_leaf(buf + bound[c], size, seed, j, 2, s + bound[c]);
       }
+      __syncthreads();
+      EA_BUCKET_MARK(3);
     }
     __syncthreads();
-    for (uint32_t e = threadIdx.x; e < m; e += kBucketThreads) node[e] = buf[e];
+    EA_BUCKET_MARK_START
+    for (uint32_t e = threadIdx.x; e < m; e += T) node[e] = buf[e];
     __syncthreads();
+    EA_BUCKET_MARK(4);
   }
+}
+
+// Pass 2's dynamic shared memory besides the node's room, for blocks of T threads: the count
+// slots and the labels.
+__host__ __device__ constexpr uint32_t bucket_inner_extra(uint32_t t) {
+  return bucket_cnt_words(1u << kBucketInnerBits, t) * 4 + bucket_lab_bytes(kBucketInnerBits, t);
 }
 
 // Pass 2's room for a depth-1 node of a row of n samples: its mean plus 12 standard
@@ -270,14 +365,25 @@ inline uint32_t bucket_inner_room(uint32_t n, uint32_t b0) {
 // The dynamic shared memory pass 2 may have on the current device: all that its static
 // part leaves of the opt-in maximum (set once as the kernel's attribute: a value that does
 // not depend on n, so threads launching rows of different lengths do not race).
-template <uint32_t B0>
+template <uint32_t B0, uint32_t T>
 inline size_t bucket_inner_shared_max() {
   int device = 0, optin = 0;
   EA_CUDA_CHECK(cudaGetDevice(&device));
   EA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   cudaFuncAttributes attr{};
-  EA_CUDA_CHECK(cudaFuncGetAttributes(&attr, bucket_inner_kernel<B0>));
+  EA_CUDA_CHECK(cudaFuncGetAttributes(&attr, bucket_inner_kernel<B0, T>));
   return static_cast<size_t>(optin) > attr.sharedSizeBytes ? static_cast<size_t>(optin) - attr.sharedSizeBytes : 0;
+}
+
+// Pass 2's block size for rows of n samples: 1,024 threads where their count slots fit
+// beside the node (32 warps hide the ranking's latency better: 2.5-6% of 10,000 rows on an
+// H200, session 35), else 512, else 0 (the pass kernels do not serve such rows).
+template <uint32_t B0>
+inline uint32_t bucket_inner_threads(uint32_t n) {
+  const uint32_t cap = bucket_inner_room(n, B0);
+  if (cap + bucket_inner_extra(1024) <= bucket_inner_shared_max<B0, 1024>()) return 1024;
+  if (cap + bucket_inner_extra(512) <= bucket_inner_shared_max<B0, 512>()) return 512;
+  return 0;
 }
 
 // Calls f(std::integral_constant<uint32_t, b0>) for the engine's b0 of rows of n samples.
@@ -301,42 +407,53 @@ inline void visit_root_bits(size_t n, F&& f) {
 inline bool bucket_rows_fit(size_t n) {
   if (n >= (size_t{1} << 32)) return false;
   bool fit = false;
-  visit_root_bits(n, [&](auto b0) {
-    fit = bucket_inner_room(static_cast<uint32_t>(n), decltype(b0)::value) <= bucket_inner_shared_max<decltype(b0)::value>();
-  });
+  visit_root_bits(n, [&](auto b0) { fit = bucket_inner_threads<decltype(b0)::value>(static_cast<uint32_t>(n)) != 0; });
   return fit;
+}
+
+template <uint32_t B0, uint32_t T>
+inline void launch_bucket_inner(uint8_t* rows, uint32_t n, uint64_t seed, uint64_t first, uint32_t m, BucketRoom& room,
+                                int sms, cudaStream_t st) {
+  constexpr uint32_t K0 = 1u << B0;
+  const uint32_t cap = bucket_inner_room(n, B0);
+  const size_t shared = cap + bucket_inner_extra(T);
+  EA_CUDA_CHECK(cudaFuncSetAttribute(bucket_inner_kernel<B0, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(bucket_inner_shared_max<B0, T>())));
+  int per_sm = 0;
+  EA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, bucket_inner_kernel<B0, T>, T, shared));
+  const uint64_t tasks = static_cast<uint64_t>(m) * K0;
+  const uint32_t grid = static_cast<uint32_t>(std::min<uint64_t>(tasks, static_cast<uint64_t>(std::max(per_sm, 1)) * sms));
+  bucket_inner_kernel<B0, T><<<grid, T, shared, st>>>(rows, n, seed, first, m, room.bounds.get(), cap,
+                                                      engine_bucket_params(n).leaf, room.overflow.get());
+  EA_CUDA_CHECK(cudaGetLastError());
 }
 
 template <uint32_t B0>
 inline void launch_bucket_rows_b(BucketRoom& room, uint8_t* rows, const uint8_t* symbols, uint32_t n, uint64_t seed,
                                  uint64_t first, uint32_t m, cudaStream_t st) {
   constexpr uint32_t K0 = 1u << B0;
-  const uint32_t cap = bucket_inner_room(n, B0);
-  int device = 0, sms = 0;
-  EA_CUDA_CHECK(cudaGetDevice(&device));
-  EA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const size_t shared_max = bucket_inner_shared_max<B0>();
-  if (cap > shared_max) {  // (the callers ask bucket_rows_fit first)
+  const uint32_t threads = bucket_inner_threads<B0>(n);
+  if (threads == 0) {  // (the callers ask bucket_rows_fit first)
     throw Error(ErrorKind::Internal, "rows of " + std::to_string(n) + " samples given to the bucket pass kernels, "
                                          "whose buckets do not fit this GPU's shared memory");
   }
-  EA_CUDA_CHECK(cudaFuncSetAttribute(bucket_inner_kernel<B0>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(shared_max)));
+  int device = 0, sms = 0;
+  EA_CUDA_CHECK(cudaGetDevice(&device));
+  EA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const size_t words = static_cast<size_t>(m) * (K0 + 1);
   if (room.bounds.size() < words && !cuda::DeviceBuffer<uint32_t>::try_allocate(words, room.bounds)) {
     throw Error(ErrorKind::Device, "GPU out of memory for the bucket shuffle's bounds");
   }
-  int per_sm1 = 0, per_sm2 = 0;
+  int per_sm1 = 0;
   EA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm1, bucket_root_kernel<B0>, kBucketThreads, 0));
-  EA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm2, bucket_inner_kernel<B0>, kBucketThreads, cap));
   const uint32_t grid1 = std::min<uint32_t>(m, static_cast<uint32_t>(std::max(per_sm1, 1) * sms));
-  const uint64_t tasks = static_cast<uint64_t>(m) * K0;
-  const uint32_t grid2 = static_cast<uint32_t>(std::min<uint64_t>(tasks, static_cast<uint64_t>(std::max(per_sm2, 1)) * sms));
   bucket_root_kernel<B0><<<grid1, kBucketThreads, 0, st>>>(rows, symbols, n, seed, first, m, room.bounds.get());
   EA_CUDA_CHECK(cudaGetLastError());
-  bucket_inner_kernel<B0><<<grid2, kBucketThreads, cap, st>>>(rows, n, seed, first, m, room.bounds.get(), cap,
-                                                              engine_bucket_params(n).leaf, room.overflow.get());
-  EA_CUDA_CHECK(cudaGetLastError());
+  if (threads == 1024) {
+    launch_bucket_inner<B0, 1024>(rows, n, seed, first, m, room, sms, st);
+  } else {
+    launch_bucket_inner<B0, 512>(rows, n, seed, first, m, room, sms, st);
+  }
 }
 
 // Rows 0 .. m-1 of `rows` (n bytes each, n above L) become permutations first .. first+m-1

@@ -93,6 +93,10 @@ int main(int argc, char** argv) {
   CHECK(cudaEventCreate(&e0));
   CHECK(cudaEventCreate(&e1));
   for (int rep = 0; rep < 3; ++rep) {  // the first is a warm-up
+#ifdef EA_BUCKET_PROFILE
+    unsigned long long zero[16] = {};
+    if (rep == 2) CHECK(cudaMemcpyToSymbol(g_bucket_profile, zero, sizeof zero));
+#endif
     CHECK(cudaEventRecord(e0));
     launch_bucket_rows(room, rows, d_symbols, n, seed, 0, perms, nullptr);
     CHECK(cudaEventRecord(e1));
@@ -101,6 +105,20 @@ int main(int argc, char** argv) {
     CHECK(cudaEventElapsedTime(&ms, e0, e1));
     std::printf("bucket shuffle, run %d: %.1f ms for %u rows: %.0f permutations/s\n", rep, ms, perms, perms / (ms / 1000));
   }
+#ifdef EA_BUCKET_PROFILE
+  {
+    unsigned long long prof[16];
+    CHECK(cudaMemcpyFromSymbol(prof, g_bucket_profile, sizeof prof));
+    const char* names[16] = {"inner count", "inner scan", "inner scatter", "inner leaves", "inner write", "", "", "",
+                             "root count", "root scan", "root scatter"};
+    int khz = 0;
+    CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+    const double ghz = khz / 1e6;
+    for (int k = 0; k < 16; ++k)
+      if (prof[k]) std::printf("  %-14s %10.1f ms of one block a SM (cycles / SMs / %.2f GHz)\n", names[k],
+                               prof[k] / (double)prop.multiProcessorCount / ghz / 1e6, ghz);
+  }
+#endif
   const bool ok = verify(rows, symbols, seed, {0, 1, perms / 2, perms - 1}) && room.take_overflow() == 0;
   std::printf("%s\n", ok ? "all checked rows equal the CPU reference" : "MISMATCH or a node not held");
   return ok ? 0 : 1;

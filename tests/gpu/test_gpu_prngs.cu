@@ -243,6 +243,77 @@ void check_bucket_kernels(Expect& expect, bool small) {
   expect(threw && room.take_overflow() == 0, "a node the bucket kernels did not hold is a device error, then cleared");
 }
 
+// 7. bucket_leaf (pass 2's leaves, four draws a Philox block) equals fisher_yates on the
+// leaf's PhiloxNodeStream, for leaves of 0 to 1,024 samples and for leaves of 2^20 + 3,
+// whose draws meet words that the fast steps cannot accept (low part below the bound), so
+// that the exact method takes over from there (the count of such words is checked > 0).
+__global__ void leaf_kernel(uint8_t* data, const uint32_t* off, const uint32_t* len, uint32_t count, uint64_t seed,
+                            uint64_t j) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < count) bucket_leaf(data + off[t], len[t], seed, j, 2, off[t]);
+}
+
+// PhiloxNodeStream counting the words whose low part is below the current bound.
+struct CountingNodeStream {
+  PhiloxNodeStream rng;
+  uint32_t s = 0;
+  uint64_t maybes = 0;
+  uint32_t next() {
+    const uint32_t v = rng.next();
+    if (static_cast<uint32_t>(static_cast<uint64_t>(v) * s) < s) ++maybes;
+    return v;
+  }
+  uint32_t bounded(uint32_t i) {
+    s = i + 1;
+    return bounded_inclusive(*this, i);
+  }
+};
+
+template <class Expect>
+void check_bucket_leaf(Expect& expect, bool small) {
+  std::vector<uint32_t> off, len;
+  uint32_t total = 0;
+  for (int copy = 0; copy < 3; ++copy) {
+    for (uint32_t m : {0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 15u, 16u, 17u, 100u, 488u, 1023u, 1024u}) {
+      off.push_back(total);
+      len.push_back(m);
+      total += m + 5;
+    }
+  }
+  for (int big = 0; big < (small ? 0 : 4); ++big) {
+    off.push_back(total);
+    len.push_back((1u << 20) + 3);
+    total += (1u << 20) + 3;
+  }
+  std::vector<uint8_t> data(total);
+  for (uint32_t i = 0; i < total; ++i) data[i] = static_cast<uint8_t>(i * 7 + i / 256);
+  const uint64_t seed = 0x1eaf5eedULL, j = 12345;
+  const auto count = static_cast<uint32_t>(off.size());
+  cuda::DeviceBuffer<uint8_t> d_data(total);
+  cuda::DeviceBuffer<uint32_t> d_off(count), d_len(count);
+  CHECK_CUDA(cudaMemcpy(d_data.get(), data.data(), total, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(d_off.get(), off.data(), count * 4, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(d_len.get(), len.data(), count * 4, cudaMemcpyHostToDevice));
+  leaf_kernel<<<(count + 63) / 64, 64>>>(d_data.get(), d_off.get(), d_len.get(), count, seed, j);
+  CHECK_CUDA(cudaGetLastError());
+  std::vector<uint8_t> got(total);
+  CHECK_CUDA(cudaMemcpy(got.data(), d_data.get(), total, cudaMemcpyDeviceToHost));
+  bool same = true;
+  uint64_t maybes = 0;
+  for (uint32_t t = 0; t < count; ++t) {
+    CountingNodeStream rng{PhiloxNodeStream(seed, j, 2, off[t])};
+    fisher_yates(data.data() + off[t], len[t], 1, rng);
+    maybes += rng.maybes;
+  }
+  same = got == data;
+  expect(same, "bucket_leaf: " + std::to_string(count) + " leaves of 0 to " + std::to_string(small ? 1024 : (1u << 20) + 3) +
+                   " samples equal fisher_yates on their PhiloxNodeStream");
+  if (!small) {
+    expect(maybes > 0, "bucket_leaf: the leaves of 2^20 + 3 samples met " + std::to_string(maybes) +
+                           " words that the fast steps leave to the exact method");
+  }
+}
+
 }  // namespace
 
 std::vector<uint32_t> curand_xorwow_streams(uint64_t seed, int count, int words);  // curand_xorwow.cu
@@ -471,6 +542,7 @@ int main(int argc, char** argv) {
   };
   small ? check_flags(std::integral_constant<int, 10>{}) : check_flags(std::integral_constant<int, 16>{});
   check_bucket_kernels(expect, small);  // 6.
+  check_bucket_leaf(expect, small);     // 7.
   std::printf("%s: %d checks, %d failures\n", failures ? "FAILED" : "passed", checks, failures);
   return failures ? 1 : 0;
 }
