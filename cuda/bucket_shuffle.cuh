@@ -61,20 +61,21 @@ __device__ unsigned long long g_bucket_profile[16];
 #endif
 
 // Pass 1's blocks have kBucketThreads threads; pass 2's have 1,024 where the GPU's shared
-// memory holds their count slots beside the node (H100/H200), else 512 (bucket_inner_threads):
-// the same permutations either way (a stable scatter whatever the launch shape).
+// memory holds their count slots beside the node's room (on an H100/H200 up to about 4.1 x
+// 10^7 samples a row), else 512 (bucket_inner_threads): the same permutations either way (a
+// stable scatter whatever the launch shape).
 constexpr uint32_t kBucketThreads = 512;
 constexpr uint32_t kBucketInnerBits = 8;
 // A bucket pass's count slots in shared memory, for blocks of T threads (W = T / 32 warps):
 // bucket c's count of warp w at c * (W + 1) + w, one pad word a bucket, so that a warp's
-// lanes of different labels reach different banks (with a stride of W words they met in
-// two banks: up to 16-way conflicts on every step's update); bucket_cnt_words(K, T) words, a
-// whole number of 32 (the scan's share a lane).
+// lanes of labels different modulo 32 reach different banks (with a stride of W = 16 words
+// they met in two banks: up to 16-way conflicts on every step's update); bucket_cnt_words(K,
+// T) words, a whole number of 32 (the scan's share a lane).
 __host__ __device__ constexpr uint32_t bucket_cnt_stride(uint32_t t) { return t / 32 + 1; }
 __host__ __device__ constexpr uint32_t bucket_cnt_words(uint32_t k, uint32_t t) {
   return (k * bucket_cnt_stride(t) + 31) / 32 * 32;
 }
-// A warp's labels and samples of one super-step: 2 x 128 x (32 / B) bytes.
+// The block's label and sample staging: 2 x 128 x (32 / B) bytes a warp (one super-step).
 __host__ __device__ constexpr uint32_t bucket_lab_bytes(uint32_t b, uint32_t t) { return t / 32 * 2 * 128 * (32 / b); }
 
 // What the bucket kernels keep between launches: the buckets' bounds of pass 1, and the
@@ -138,8 +139,8 @@ __device__ __forceinline__ void bucket_super_labels(uint8_t* lab, uint8_t* val, 
   __syncwarp();
 }
 
-// The words of a node's stream from word 0 of block `next - 1` (held in `out`) on: the
-// exact draws where bucket_leaf's fast steps stop.
+// The words of a node's stream from word `index` of block `next_block - 1` (held in `out`)
+// on: the exact draws where bucket_leaf's fast steps stop.
 struct BucketNodeWords {
   uint64_t seed, j;
   uint32_t depth, start;
@@ -337,8 +338,10 @@ __global__ void __launch_bounds__(T)
         }
         bucket_leaf(buf + bound[c], size, seed, j, 2, s + bound[c]);
       }
+#ifdef EA_BUCKET_PROFILE
       __syncthreads();
       EA_BUCKET_MARK(3);
+#endif
     }
     __syncthreads();
     EA_BUCKET_MARK_START
@@ -430,9 +433,10 @@ inline void launch_bucket_inner(uint8_t* rows, uint32_t n, uint64_t seed, uint64
 
 template <uint32_t B0>
 inline void launch_bucket_rows_b(BucketRoom& room, uint8_t* rows, const uint8_t* symbols, uint32_t n, uint64_t seed,
-                                 uint64_t first, uint32_t m, cudaStream_t st) {
+                                 uint64_t first, uint32_t m, cudaStream_t st, uint32_t inner_threads) {
   constexpr uint32_t K0 = 1u << B0;
-  const uint32_t threads = bucket_inner_threads<B0>(n);
+  const uint32_t fit = bucket_inner_threads<B0>(n);
+  const uint32_t threads = inner_threads == 512 && fit ? 512 : fit;
   if (threads == 0) {  // (the callers ask bucket_rows_fit first)
     throw Error(ErrorKind::Internal, "rows of " + std::to_string(n) + " samples given to the bucket pass kernels, "
                                          "whose buckets do not fit this GPU's shared memory");
@@ -457,13 +461,16 @@ inline void launch_bucket_rows_b(BucketRoom& room, uint8_t* rows, const uint8_t*
 }
 
 // Rows 0 .. m-1 of `rows` (n bytes each, n above L) become permutations first .. first+m-1
-// of the Philox streams under `seed`, by the engine's bucket shuffle.
+// of the Philox streams under `seed`, by the engine's bucket shuffle. inner_threads: 0, pass
+// 2's block size by bucket_inner_threads; 512, that size wherever the kernels serve the rows
+// (the tests' check of the 512-thread kernels on a GPU that would take 1,024).
 inline void launch_bucket_rows(BucketRoom& room, uint8_t* rows, const uint8_t* symbols, size_t n, uint64_t seed,
-                               uint64_t first, uint32_t m, cudaStream_t st) {
+                               uint64_t first, uint32_t m, cudaStream_t st, uint32_t inner_threads = 0) {
   if (m == 0) return;
   if (n >= (size_t{1} << 32)) throw Error(ErrorKind::Device, "rows of 2^32 samples or more: run with --device cpu");
   visit_root_bits(n, [&](auto b0) {
-    launch_bucket_rows_b<decltype(b0)::value>(room, rows, symbols, static_cast<uint32_t>(n), seed, first, m, st);
+    launch_bucket_rows_b<decltype(b0)::value>(room, rows, symbols, static_cast<uint32_t>(n), seed, first, m, st,
+                                              inner_threads);
   });
 }
 

@@ -109,8 +109,10 @@ int main(int argc, char** argv) {
   {
     unsigned long long prof[16];
     CHECK(cudaMemcpyFromSymbol(prof, g_bucket_profile, sizeof prof));
+    // (cycles summed over blocks / SMs: pass 2's wall time where it has one block an SM; pass
+    // 1 has several an SM, so its figures are block time)
     const char* names[16] = {"inner count", "inner scan", "inner scatter", "inner leaves", "inner write", "", "", "",
-                             "root count", "root scan", "root scatter"};
+                             "root count", "root scan", "root scatter", "", "", "", "", ""};
     int khz = 0;
     CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
     const double ghz = khz / 1e6;
