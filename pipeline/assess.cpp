@@ -17,6 +17,7 @@
 #include "permutation/deferred.hpp"
 #include "permutation/split.hpp"
 #include "permutation/verify.hpp"
+#include "result.hpp"
 #include "stats/compression.hpp"
 
 namespace ea {
@@ -100,7 +101,12 @@ DeviceSlot::DeviceSlot(std::vector<GpuShare> gpus, bool warm_up) : gpus_(std::mo
 
 SuffixLcpSource DeviceSlot::suffix_lcps(const Settings& s) const {
   const uint64_t from = s.tuning.suffixes;
-  if (from == 0 || gpus_.empty() || s.device != DeviceChoice::Gpu) return {};
+  if (from == 0 || gpus_.empty() || s.device == DeviceChoice::Cpu) return {};
+  // auto: only where the run's permutation tests make a CUDA context anyway (not the non-IID
+  // track: a context takes longer than the CPU's sort). A batch of 64 8-bit files, default
+  // track, --jobs 8, H200, whose workers' CPU cores were the limit: 378.6 / 395.6 a minute
+  // with the CPU's sort, 410.0 / 411.3 with the GPU's (.device/run35e.sh, session 35).
+  if (s.device == DeviceChoice::Auto && track_of(s) == Track::NonIid) return {};
   const int gpu = gpus_.front().gpu;
   return [gpu, from](const uint8_t* p, size_t n, Interrupt interrupt) -> std::optional<SuffixLcps> {
     if (n < from || n > static_cast<size_t>(std::numeric_limits<int>::max())) return std::nullopt;  // (CUB's int counts)
