@@ -141,10 +141,12 @@ class DeviceSlot {
   // Whether this worker has GPU entries (a run may still fall back to the CPU).
   bool has_gpus() const { return !gpus_.empty(); }
   // The t-tuple and LRS estimates' LCPs from the worker's first GPU (gpu_suffix_lcps) for
-  // texts of s.tuning.suffixes symbols or more, with --device gpu; empty (the CPU's)
-  // otherwise. On auto the CPU's: a CUDA context alone costs a short non-IID run more than
-  // the CPU's sort, and beside the permutation tests (the default track, a batch) the GPU's
-  // took as long as the CPU's (docs/performance-history.md, session 33).
+  // texts of s.tuning.suffixes symbols or more, with --device gpu, and on auto once this
+  // worker has made a GPU backend (a batch's later items: its context exists and its CPU
+  // cores are the batch's limit); empty (the CPU's) otherwise. A CUDA context alone costs a
+  // short non-IID run more than the CPU's sort, and a single default-track run, whose
+  // estimates start before its backend is made, gained nothing (docs/performance-history.md,
+  // sessions 33 and 35).
   SuffixLcpSource suffix_lcps(const Settings& s) const;
 
  private:
@@ -159,6 +161,7 @@ class DeviceSlot {
   int cpu_threads_ = 0;
   int compression_threads_ = 0;
   std::future<void> warming_;  // waited for before any backend is made (and on destruction)
+  std::atomic<bool> made_{false};  // a backend was made (read by the estimates' thread)
   Group fast_, compression_;
 };
 

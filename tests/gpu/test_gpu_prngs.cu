@@ -144,6 +144,31 @@ std::vector<std::vector<uint8_t>> device_shuffles(const StreamSet& set, const st
   return out;
 }
 
+// Philox without block-per-permutation rows (parallel-shuffle=0): launch_shuffle's columns.
+template <class Expect>
+void check_philox_columns(Expect& expect, BucketRoom& room) {
+  const uint64_t first = 37;
+  const uint32_t rows = 50;
+  const size_t n = 5000;
+  std::vector<uint8_t> start(n), got(n * rows);
+  for (size_t i = 0; i < n; ++i) start[i] = static_cast<uint8_t>(i * 13);
+  StreamSet set(PrngId::Philox, 5, first + rows);
+  DeviceSet ds(set);
+  cuda::DeviceBuffer<uint8_t> d_start(n), d_rows(n * rows), d_scratch;
+  CHECK_CUDA(cudaMemcpy(d_start.get(), start.data(), n, cudaMemcpyHostToDevice));
+  launch_shuffle(ShuffleConfig{32, 0, 0, 0, 3, 0, &room}, d_scratch, nullptr, d_rows.get(), rows, rows,
+                 d_start.get(), n, ds.view, first);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  CHECK_CUDA(cudaMemcpy(got.data(), d_rows.get(), got.size(), cudaMemcpyDeviceToHost));
+  bool same = room.take_overflow() == 0;
+  for (uint32_t q = 0; q < rows; ++q) {
+    std::vector<uint8_t> h = start;
+    shuffle_permutation(set, first + q, h.data(), n);
+    for (size_t i = 0; i < n; ++i) same = same && got[q + i * rows] == h[i];
+  }
+  expect(same, "philox: launch_shuffle without rows (one thread per column), n=5000: the engine's permutations");
+}
+
 // 6. The bucket shuffle's kernels (cuda/bucket_shuffle.cuh): Philox's rows by the pass
 // kernels (the engine's shuffle: shuffle_permutation), and every generator with independent
 // words by one thread per column (bucket_column_kernel; the engine's for Philox without
@@ -218,27 +243,7 @@ void check_bucket_kernels(Expect& expect, bool small) {
              std::string(p.name) + ": bucket columns, n=" + std::to_string(n) + ": permutations 37.. equal the host's");
     }
   }
-  // Philox without block-per-permutation rows (parallel-shuffle=0): launch_shuffle's columns.
-  {
-    const size_t n = 5000;
-    std::vector<uint8_t> start(n), got(n * rows);
-    for (size_t i = 0; i < n; ++i) start[i] = static_cast<uint8_t>(i * 13);
-    StreamSet set(PrngId::Philox, 5, first + rows);
-    DeviceSet ds(set);
-    cuda::DeviceBuffer<uint8_t> d_start(n), d_rows(n * rows), d_scratch;
-    CHECK_CUDA(cudaMemcpy(d_start.get(), start.data(), n, cudaMemcpyHostToDevice));
-    launch_shuffle(ShuffleConfig{32, 0, 0, 0, 3, 0, &room}, d_scratch, nullptr, d_rows.get(), rows, rows,
-                   d_start.get(), n, ds.view, first);
-    CHECK_CUDA(cudaDeviceSynchronize());
-    CHECK_CUDA(cudaMemcpy(got.data(), d_rows.get(), got.size(), cudaMemcpyDeviceToHost));
-    bool same = room.take_overflow() == 0;
-    for (uint32_t q = 0; q < rows; ++q) {
-      std::vector<uint8_t> h = start;
-      shuffle_permutation(set, first + q, h.data(), n);
-      for (size_t i = 0; i < n; ++i) same = same && got[q + i * rows] == h[i];
-    }
-    expect(same, "philox: launch_shuffle without rows (one thread per column), n=5000: the engine's permutations");
-  }
+  check_philox_columns(expect, room);
   // The overflow count is an error where the backends look (set by hand here: with the
   // engine's parameters no node is ever above the kernels' room).
   const uint32_t one = 1;
