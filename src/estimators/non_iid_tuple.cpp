@@ -318,6 +318,7 @@ std::optional<std::vector<uint64_t>> order_ties(Keys& keys, const KeyLayout& k, 
     try {
       const size_t m = cut[c + 1] - cut[c];
       TieOrder tie{SuffixCompare{text, n, static_cast<size_t>(used / k.b), used, k.b, 4 * m + (size_t{1} << 16)}, {}, {}};
+      tie.lcps.reserve(m);  // (at most one a key: no regrowth's copies and fresh pages)
       std::vector<uint32_t> pos;
       for (size_t i = cut[c], e = 0, look = i; i < cut[c + 1] && !stop.load(std::memory_order_relaxed); i = e) {
         if (i >= look) {
@@ -346,8 +347,14 @@ std::optional<std::vector<uint64_t>> order_ties(Keys& keys, const KeyLayout& k, 
     if (e) std::rethrow_exception(e);
   }
   if (std::find(failed.begin(), failed.end(), 1) != failed.end()) return std::nullopt;
-  std::vector<uint64_t> all = std::move(lcps[0]);
-  for (size_t c = 1; c < kPieces; ++c) all.insert(all.end(), lcps[c].begin(), lcps[c].end());
+  size_t total = 0;
+  for (const auto& l : lcps) total += l.size();
+  std::vector<uint64_t> all;
+  all.reserve(total);
+  for (auto& l : lcps) {
+    all.insert(all.end(), l.begin(), l.end());
+    l = {};
+  }
   return all;
 }
 
