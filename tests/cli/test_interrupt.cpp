@@ -95,10 +95,23 @@ struct Child {
     }
     return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
   }
-  // Until it has worked `seconds` of CPU time (past its start, inside the computation); false
-  // when it ended first.
+  // Whether it catches `sig` now (its handler installed: SigCgt of /proc/PID/status).
+  bool catches(int sig) const {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("SigCgt:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> (sig - 1)) & 1;
+    }
+    return false;
+  }
+  // Until it catches SIGINT and SIGTERM and has worked `seconds` of CPU time (past its start,
+  // inside the computation); false when it ended first. (Its handlers first: under the
+  // sanitizers on a slow machine a start took 0.2 s of CPU before them, and SIGINT killed
+  // it: session 35's CI.)
   bool busy_for(double seconds) {
-    while (running() && cpu_seconds() < seconds) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    while (running() && (!catches(SIGINT) || !catches(SIGTERM) || cpu_seconds() < seconds)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     return running();
   }
   // Until its standard error holds `text`; false when it ended first.
