@@ -40,8 +40,8 @@ const std::vector<GpuTuningKey>& gpu_tuning_keys() {
     {"bz-shuffle", "permutations the GPU compression test shuffles at once", 1, 10000, nullptr,
      &GpuTuning::bz_shuffle, nullptr},
     {"suffixes", "the shortest text (symbols) whose suffixes the GPU sorts for the t-tuple and LRS estimates, with "
-     "--device gpu, and with --device auto where the permutation tests run on a GPU (not --non-iid); 0: never, the "
-     "CPU's", 0,
+     "--device gpu, and with --device auto once a batch worker's permutation tests have a GPU backend; 0: never, "
+     "the CPU's", 0,
      uint64_t{1} << 32, &GpuTuning::suffixes, nullptr, nullptr},
     {"profile", "0 or 1: time each statistics group and compression stage (slower; --timing shows it)", 0, 1,
      nullptr, nullptr, &GpuTuning::profile},
