@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <utility>
 
@@ -80,6 +81,40 @@ class CudaStream {
 
  private:
   cudaStream_t s_{};
+};
+
+// Device memory from the stream-ordered allocator, given back on its stream: neither takes
+// or frees it with a device-wide synchronisation (cudaFree waits for every stream, so the
+// estimates beside the permutation tests would wait for their round).
+template <class T>
+class StreamBuffer {
+ public:
+  StreamBuffer() = default;
+  StreamBuffer(const StreamBuffer&) = delete;
+  StreamBuffer& operator=(const StreamBuffer&) = delete;
+  StreamBuffer(StreamBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), st_(o.st_) {}
+  ~StreamBuffer() { reset(); }
+  // False (nothing held) where the memory is short.
+  bool allocate(size_t count, cudaStream_t st) {
+    reset();
+    void* p = nullptr;
+    if (cudaMallocAsync(&p, std::max<size_t>(count, 1) * sizeof(T), st) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    p_ = static_cast<T*>(p);
+    st_ = st;
+    return true;
+  }
+  void reset() noexcept {
+    if (p_) cudaFreeAsync(p_, st_);
+    p_ = nullptr;
+  }
+  T* get() const { return p_; }
+
+ private:
+  T* p_ = nullptr;
+  cudaStream_t st_{};
 };
 
 // Page-locked host memory (asynchronous copies from the device land here).

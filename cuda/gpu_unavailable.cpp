@@ -2,6 +2,7 @@
 #include "common/error.hpp"
 #include "gpu_backends.hpp"
 #include "gpu_health.hpp"
+#include "gpu_predictors.hpp"
 #include "gpu_suffixes.hpp"
 
 namespace ea {
@@ -25,6 +26,14 @@ GpuHealthSimulation simulate_health_on_gpu(const HealthCutoffs&, int, const Heal
 }
 
 std::optional<SuffixLcps> gpu_suffix_lcps(const uint8_t*, size_t, int, Interrupt) {
+  throw Error(ErrorKind::Device, "no GPU available: this ea_iid was built without CUDA support");
+}
+
+bool gpu_mmc_bit_states(const uint8_t*, size_t, int, std::vector<uint64_t>&, std::vector<uint64_t>&, Interrupt) {
+  throw Error(ErrorKind::Device, "no GPU available: this ea_iid was built without CUDA support");
+}
+
+bool gpu_lz78y_bit_hits(const uint8_t*, size_t, int, std::vector<uint64_t>&, Interrupt) {
   throw Error(ErrorKind::Device, "no GPU available: this ea_iid was built without CUDA support");
 }
 

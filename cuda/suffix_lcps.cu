@@ -30,6 +30,8 @@ namespace ea {
 
 namespace {
 
+using cuda::StreamBuffer;
+
 constexpr int kThreads = 256;
 
 unsigned grid_for(size_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
@@ -116,40 +118,6 @@ __global__ void narrow_kernel(const uint32_t* lcp, uint32_t n, uint8_t* out) {
   const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r < n) out[r] = static_cast<uint8_t>(min(lcp[r], static_cast<uint32_t>(kLongLcp)));
 }
-
-// Device memory from the stream-ordered allocator, given back on its stream: neither takes
-// or frees it with a device-wide synchronisation (cudaFree waits for every stream, so the
-// estimates beside the permutation tests would wait for their round).
-template <class T>
-class StreamBuffer {
- public:
-  StreamBuffer() = default;
-  StreamBuffer(const StreamBuffer&) = delete;
-  StreamBuffer& operator=(const StreamBuffer&) = delete;
-  StreamBuffer(StreamBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), st_(o.st_) {}
-  ~StreamBuffer() { reset(); }
-  // False (nothing held) where the memory is short.
-  bool allocate(size_t count, cudaStream_t st) {
-    reset();
-    void* p = nullptr;
-    if (cudaMallocAsync(&p, std::max<size_t>(count, 1) * sizeof(T), st) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return false;
-    }
-    p_ = static_cast<T*>(p);
-    st_ = st;
-    return true;
-  }
-  void reset() noexcept {
-    if (p_) cudaFreeAsync(p_, st_);
-    p_ = nullptr;
-  }
-  T* get() const { return p_; }
-
- private:
-  T* p_ = nullptr;
-  cudaStream_t st_{};
-};
 
 struct MaxOp {
   __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }

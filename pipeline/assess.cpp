@@ -12,6 +12,7 @@
 
 #include "common/error.hpp"
 #include "common/sha256.hpp"
+#include "gpu_predictors.hpp"
 #include "gpu_suffixes.hpp"
 #include "permutation/bucket_shuffle.hpp"
 #include "permutation/deferred.hpp"
@@ -98,9 +99,8 @@ DeviceSlot::DeviceSlot(std::vector<GpuShare> gpus, bool warm_up) : gpus_(std::mo
   });
 }
 
-SuffixLcpSource DeviceSlot::suffix_lcps(const Settings& s) const {
-  const uint64_t from = s.tuning.suffixes;
-  if (from == 0 || gpus_.empty() || s.device == DeviceChoice::Cpu) return {};
+CountSources DeviceSlot::count_sources(const Settings& s) const {
+  if (gpus_.empty() || s.device == DeviceChoice::Cpu) return {};
   // auto: once this worker's permutation tests have made a backend, so its context exists.
   // A batch of 64 8-bit files, default track, --jobs 8, H200, whose workers' CPU cores were
   // the limit: 378.6 / 395.6 a minute with the CPU's sort, 410.0 / 411.3 with the GPU's
@@ -108,10 +108,25 @@ SuffixLcpSource DeviceSlot::suffix_lcps(const Settings& s) const {
   // before its backend is made: 0.54-0.59 s against 0.52-0.56 s with the CPU's (run35f).
   if (s.device == DeviceChoice::Auto && !made_.load()) return {};
   const int gpu = gpus_.front().gpu;
-  return [gpu, from](const uint8_t* p, size_t n, Interrupt interrupt) -> std::optional<SuffixLcps> {
-    if (n < from || n > static_cast<size_t>(std::numeric_limits<int>::max())) return std::nullopt;  // (CUB's int counts)
-    return gpu_suffix_lcps(p, n, gpu, interrupt);
-  };
+  const uint64_t from = s.tuning.suffixes, bits = s.tuning.predictors;
+  constexpr auto most = static_cast<size_t>(std::numeric_limits<int>::max());  // (CUB's int counts)
+  CountSources out;
+  if (from != 0) {
+    out.lcps = [gpu, from](const uint8_t* p, size_t n, Interrupt interrupt) -> std::optional<SuffixLcps> {
+      if (n < from || n > most) return std::nullopt;
+      return gpu_suffix_lcps(p, n, gpu, interrupt);
+    };
+  }
+  if (bits != 0) {
+    out.mmc_bits = [gpu, bits](const uint8_t* p, size_t n, std::vector<uint64_t>& found, std::vector<uint64_t>& right,
+                               Interrupt interrupt) {
+      return n >= bits && n <= most && gpu_mmc_bit_states(p, n, gpu, found, right, interrupt);
+    };
+    out.lz78y_bits = [gpu, bits](const uint8_t* p, size_t n, std::vector<uint64_t>& hits, Interrupt interrupt) {
+      return n >= bits && n <= most && gpu_lz78y_bit_hits(p, n, gpu, hits, interrupt);
+    };
+  }
+  return out;
 }
 
 PermutationBackend& DeviceSlot::bind(Group& g, Factory make, const PermutationData& pd, const Settings& s) {

@@ -140,14 +140,15 @@ class DeviceSlot {
   int compression_threads_set() const { return compression_threads_; }
   // Whether this worker has GPU entries (a run may still fall back to the CPU).
   bool has_gpus() const { return !gpus_.empty(); }
-  // The t-tuple and LRS estimates' LCPs from the worker's first GPU (gpu_suffix_lcps) for
-  // texts of s.tuning.suffixes symbols or more, with --device gpu, and on auto once this
+  // Counts from the worker's first GPU: the t-tuple and LRS estimates' LCPs (gpu_suffix_lcps)
+  // for texts of s.tuning.suffixes symbols or more, MultiMMC's and LZ78Y's states on bits
+  // (gpu_predictors.hpp) for s.tuning.predictors bits or more, with --device gpu, and on auto once this
   // worker has made a GPU backend (a batch's later items: its context exists and its CPU
   // cores are the batch's limit); empty (the CPU's) otherwise. A CUDA context alone costs a
   // short non-IID run more than the CPU's sort, and a single default-track run, whose
   // estimates start before its backend is made, gained nothing (docs/performance-history.md,
   // sessions 33 and 35).
-  SuffixLcpSource suffix_lcps(const Settings& s) const;
+  CountSources count_sources(const Settings& s) const;
 
  private:
   struct Group {

@@ -13,7 +13,7 @@ std::vector<std::string> NonIidAssessment::compliance_issues() const {
 }
 
 NonIidAssessment assess_non_iid(const Dataset& d, const Settings& settings, int threads, Interrupt interrupt,
-                                const SuffixLcpSource& lcps) {
+                                const CountSources& sources) {
   const auto start = std::chrono::steady_clock::now();
   NonIidAssessment a;
   set_input_facts(a, d);
@@ -21,7 +21,7 @@ NonIidAssessment assess_non_iid(const Dataset& d, const Settings& settings, int 
   if (d.narrower_than_given) a.warnings.push_back("Symbols appear to be narrower than described.");
   if (d.size() < kMinSamples) a.warnings.push_back("data contains less than " + std::to_string(kMinSamples) + " samples");
   a.estimates = non_iid_estimates(d, settings.initial_entropy, settings.truncate_bitstring,
-                                  threads > 0 ? threads : settings.threads, interrupt, lcps);
+                                  threads > 0 ? threads : settings.threads, interrupt, sources);
   a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return a;
 }

@@ -28,9 +28,9 @@ struct NonIidAssessment : InputFacts {
 // The estimates of a loaded data set with settings.initial_entropy (-i/-c) and
 // settings.truncate_bitstring (-t), on settings.threads threads (`threads` > 0 overrides).
 // `interrupt` set: Error{Interrupted}, within a fraction of a second (no assessment).
-// `lcps`: where the t-tuple and LRS estimates' LCPs come from (DeviceSlot::suffix_lcps), none:
-// the CPU.
+// `sources`: counts from another engine (DeviceSlot::count_sources: the GPU's suffix LCPs and
+// binary predictors' states), none: the CPU's.
 NonIidAssessment assess_non_iid(const Dataset& data, const Settings& settings, int threads = 0,
-                                Interrupt interrupt = nullptr, const SuffixLcpSource& lcps = {});
+                                Interrupt interrupt = nullptr, const CountSources& sources = {});
 
 }  // namespace ea

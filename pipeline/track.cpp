@@ -89,11 +89,11 @@ bool decided_not_iid(const Assessment& so_far) {
 
 NonIidEstimates estimates_stage(const Dataset& d, const Settings& s, const DeviceSlot& slot, Interrupt interrupt) {
   return non_iid_estimates(d, s.initial_entropy, s.truncate_bitstring, slot.cpu_threads(s), interrupt,
-                           slot.suffix_lcps(s));
+                           slot.count_sources(s));
 }
 
 NonIidAssessment non_iid_stage(const Dataset& d, const Settings& s, const DeviceSlot& slot, Interrupt interrupt) {
-  return assess_non_iid(d, s, slot.cpu_threads(s), interrupt, slot.suffix_lcps(s));
+  return assess_non_iid(d, s, slot.cpu_threads(s), interrupt, slot.count_sources(s));
 }
 
 ItemValue assess_track(const Dataset& d, const Settings& s, const Hooks& hooks, DeviceSlot& slot, DeviceSlot& columns,

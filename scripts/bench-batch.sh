@@ -2,7 +2,8 @@
 # Batch benchmark: N data sets of 1,000,000 8-bit samples (half IID: rotations of
 # truerand_8bit.bin; half not IID: rotations of GetTickCount_8bit.bin), assessed in one
 # process and as N separate runs. Prints assessments per minute and the GPU utilisation
-# sampled by nvidia-smi every 0.5 s during the batch (where present): mean and timeline.
+# sampled by nvidia-smi every 0.5 s during the batch (where present): mean and timeline, and
+# the one process's CPU time (where /usr/bin/time is).
 #
 # usage: scripts/bench-batch.sh [BUILD_DIR] [N]      (N even, default 64)
 # Environment: BATCH_OPTS extra options of the one-process run (e.g. "--jobs 8");
@@ -42,7 +43,9 @@ one_process() {  # $1: a --gpu value or ""
   fi
   a=$(now)
   # shellcheck disable=SC2086
-  "$exe" --seed 1 -q ${BATCH_OPTS:-} "${gpu_opt[@]}" --jsonl "$tmp/batch.jsonl" --force "${files[@]}" || true
+  local timer=()
+  [ -x /usr/bin/time ] && timer=(/usr/bin/time -f "%U %S" -o "$tmp/cpu.txt")
+  "${timer[@]}" "$exe" --seed 1 -q ${BATCH_OPTS:-} "${gpu_opt[@]}" --jsonl "$tmp/batch.jsonl" --force "${files[@]}" || true
   b=$(now)
   [ -n "${smi:-}" ] && kill "$smi" 2>/dev/null && smi=""
   iid=$(grep -c '"result":"IID"' "$tmp/batch.jsonl" || true)
@@ -50,6 +53,7 @@ one_process() {  # $1: a --gpu value or ""
   echo "command: ea_iid --seed 1 -q ${BATCH_OPTS:+$BATCH_OPTS }${label}--jsonl OUT --force FILE x $n"
   awk -v a="$a" -v b="$b" -v n="$n" -v iid="$iid" -v u="$util" 'BEGIN {
     printf "one process:   %7.1f s  %6.1f assessments/min  (%d judged IID; mean GPU utilisation %s)\n", b - a, n * 60 / (b - a), iid, u }'
+  [ -s "$tmp/cpu.txt" ] && awk '{ printf "CPU time of the process: user %.1f s, system %.1f s\n", $1, $2 }' "$tmp/cpu.txt"
   last=$(awk -v a="$a" -v b="$b" 'BEGIN{print b - a}')
   # The utilisation timeline: one sample per 0.5 s, 0-9 for 0-94%, # for 95% and more.
   [ -s "$tmp/util.txt" ] && awk '{ printf "%s", ($1 >= 95 ? "#" : int($1 / 10)); if (NR % 60 == 0) printf "\n" }

@@ -1,7 +1,7 @@
 // Benchmark: the t-tuple and LRS counts (tuple_counts) on the CPU against the GPU's suffix
 // LCPs (gpu_suffix_lcps) plus the host's counting from them (tuple_counts_from_lcps), best
 // of 3 each, for each file's symbols, its bitstring and the bitstring's first 2^20 and 2^21
-// bits: the cases of `--gpu-tuning suffixes` (pipeline/assess.cpp, DeviceSlot::suffix_lcps).
+// bits: the cases of `--gpu-tuning suffixes` (pipeline/assess.cpp, DeviceSlot::count_sources).
 // The GPU's first call (its context) is timed apart.
 //
 // build: the target bench_suffixes (CUDA builds)

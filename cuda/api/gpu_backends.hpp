@@ -68,10 +68,13 @@ struct GpuTuning {
   uint64_t bz_chars = uint64_t{1} << 26;  // bz-chars: text characters the compression model holds at once
   uint32_t bz_shuffle = 128;    // bz-shuffle: permutations the compression backend shuffles at once
   // suffixes: with --device gpu, the shortest text (symbols) whose suffixes the GPU sorts for
-  // the t-tuple and LRS estimates (cuda/suffix_lcps.cu, DeviceSlot::suffix_lcps); 0: never.
+  // the t-tuple and LRS estimates (cuda/suffix_lcps.cu, DeviceSlot::count_sources); 0: never.
   // H200: 10^6 8-bit symbols 0.006-0.007 s against 0.019-0.089 s on 16 cores, 8*10^6 bits
   // 0.030-0.034 s against 0.23-0.34 s (scripts/bench_suffixes.cpp), a context made.
   uint64_t suffixes = uint64_t{1} << 20;
+  // predictors: the same for the shortest bitstring (bits) whose MultiMMC and LZ78Y states
+  // the GPU counts (cuda/bit_predictors.cu); 0: never.
+  uint64_t predictors = uint64_t{1} << 20;
   bool profile = false;         // profile: time each statistics group and compression stage (slower)
   bool warm_up = true;          // warm-up: create the CUDA context and load the kernels while the data is read
 };

@@ -16,7 +16,7 @@ namespace ea {
 // doubling, and the LCP of each with the one before it, equal to suffix_lcps(s, n) (the
 // reference: libdivsufsort). Nullopt where the device memory is short, n < 2 or n >= 2^32 - 1
 // (the caller counts on the CPU). n must be below 2^31 (CUB's counts are int): the caller
-// checks that (DeviceSlot::suffix_lcps does). Throws Error{Device} (no usable GPU, a CUDA
+// checks that (DeviceSlot::count_sources does). Throws Error{Device} (no usable GPU, a CUDA
 // failure: with --device gpu an error, as for the permutation tests) or Error{Interrupted}
 // (`interrupt`, looked at between passes).
 std::optional<SuffixLcps> gpu_suffix_lcps(const uint8_t* s, size_t n, int gpu_id, Interrupt interrupt = nullptr);

@@ -114,8 +114,29 @@ std::pair<Estimate, Estimate> tuple_estimates(const uint8_t* s, size_t n, bool s
                                               Interrupt interrupt = nullptr, const SuffixLcpSource& source = {});
 Estimate multi_mcw_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt = nullptr);
 Estimate lag_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt = nullptr);
-Estimate multi_mmc_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt = nullptr);
-Estimate lz78y_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt = nullptr);
+// Where the binary predictors' per-step states may come from instead of this layer's
+// passes (the pipeline passes the GPU's, cuda/api/gpu_predictors.hpp); false leaves them to
+// the CPU. MultiMMC: every order's `found` and `right` bits of n bits, as
+// multi_mmc_order_bits gives them (non_iid_mmc_bits.hpp). LZ78Y: bit t - 17 of `hits` set
+// where step t's prediction was made and right (t = 17 .. n - 1).
+using MmcBitsSource = std::function<bool(const uint8_t* bits, size_t n, std::vector<uint64_t>& found,
+                                         std::vector<uint64_t>& right, Interrupt interrupt)>;
+using Lz78yBitsSource =
+    std::function<bool(const uint8_t* bits, size_t n, std::vector<uint64_t>& hits, Interrupt interrupt)>;
+// The counts another engine may give the estimates (each empty: the CPU's).
+struct CountSources {
+  SuffixLcpSource lcps;      // the t-tuple and LRS estimates
+  MmcBitsSource mmc_bits;    // MultiMMC on bits (k = 2)
+  Lz78yBitsSource lz78y_bits;  // LZ78Y on bits (k = 2)
+  bool any() const { return lcps || mmc_bits || lz78y_bits; }
+};
+// `bits`: with k = 2, the source of the per-step states (none or false: the CPU's passes).
+Estimate multi_mmc_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt = nullptr,
+                            const MmcBitsSource& bits = {});
+Estimate lz78y_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt = nullptr,
+                        const Lz78yBitsSource& bits = {});
+// LZ78Y's counts from the steps' hits as an Lz78yBitsSource gives them (n >= 18).
+Estimate lz78y_from_hits(const std::vector<uint64_t>& hits, size_t n, int k);
 
 // The predictors' common bound (SP 800-90B 6.3.7-6.3.10 step "min-entropy"): from the
 // number of predictions N, the correct ones C and the longest run of correct ones
@@ -167,10 +188,10 @@ constexpr uint64_t kTruncatedBits = 1000000;
 // Runs the estimates of `d` on up to `threads` threads (each estimator, literal and
 // bitstring, is one task). The same numbers for any thread count. `interrupt` set: every
 // task stops within its next check and Error{Interrupted} is thrown (no estimates).
-// `lcps`: the t-tuple and LRS estimates' source of LCPs (tuple_counts), none: the CPU's; its
-// task starts first.
+// `sources`: counts from another engine (the t-tuple and LRS estimates' LCPs, the binary
+// predictors' states), none: the CPU's; with any, those tasks start first.
 NonIidEstimates non_iid_estimates(const Dataset& d, bool initial_entropy, bool truncate_bitstring, int threads,
-                                  Interrupt interrupt = nullptr, const SuffixLcpSource& lcps = {});
+                                  Interrupt interrupt = nullptr, const CountSources& sources = {});
 
 // The literal estimates alone (no bitstring, as with -i on any alphabet) of several data
 // sets, all their estimates one pool of tasks on up to `threads` threads: what NIST

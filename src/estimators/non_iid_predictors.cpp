@@ -789,14 +789,17 @@ Estimate lz78y_with(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
 // 100,000 (context, next value) pairs per order); the model with the most correct
 // predictions so far predicts. Bits take the orders one by one (non_iid_mmc_bits.cpp),
 // other alphabets a hash map per order, step by step.
-Estimate multi_mmc_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
+Estimate multi_mmc_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt, const MmcBitsSource& bits) {
   if (n < 3) return too_short(NonIidEstimator::MultiMmc, "multiMMC", 3);
-  // Order by order: bits in independent passes (non_iid_mmc_bits.cpp), others as a pipeline.
+  // Order by order: bits in independent passes (non_iid_mmc_bits.cpp) or another engine's,
+  // others as a pipeline.
   MmcCounts c;
-  if (k == 2) {
+  std::vector<uint64_t> found, right;
+  if (k == 2 && bits && bits(s, n, found, right, interrupt)) {
+    c = multi_mmc_scoreboard(found, right, (n - 2 + 63) / 64, interrupt);
+  } else if (k == 2) {
     c = multi_mmc_bits(s, n, interrupt);
   } else {
-    std::vector<uint64_t> found, right;
     multi_mmc_symbol_states(s, n, found, right, interrupt);
     c = multi_mmc_scoreboard(found, right, (n - 2 + 63) / 64, interrupt);
   }
@@ -808,9 +811,45 @@ Estimate multi_mmc_estimate(const uint8_t* s, size_t n, int k, Interrupt interru
 
 // 6.3.10: an LZ78-like dictionary of contexts of lengths 1 to 16 (at most 65,536 contexts
 // in all); the longest context with the most frequent next value predicts.
-Estimate lz78y_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt) {
+Estimate lz78y_estimate(const uint8_t* s, size_t n, int k, Interrupt interrupt, const Lz78yBitsSource& bits) {
   if (n < 18) return too_short(NonIidEstimator::Lz78y, "LZ78Y", 18);
+  std::vector<uint64_t> hits;
+  if (k == 2 && bits && bits(s, n, hits, interrupt)) return lz78y_from_hits(hits, n, k);
   return k == 2 ? lz78y_with<BinaryTables>(s, n, k, interrupt) : lz78y_with<GeneralTables>(s, n, k, interrupt);
+}
+
+namespace {
+
+// The longest run of ones in x (its bits shifted onto themselves until none is left).
+int longest_ones(uint64_t x) {
+  int k = 0;
+  for (; x != 0; ++k) x &= x >> 1;
+  return k;
+}
+
+}  // namespace
+
+Estimate lz78y_from_hits(const std::vector<uint64_t>& hits, size_t n, int k) {
+  const size_t steps = n - 17;
+  Score score;
+  for (size_t w = 0; w * 64 < steps; ++w) {
+    const int v = static_cast<int>(std::min<size_t>(64, steps - w * 64));  // its steps
+    const uint64_t all = v == 64 ? ~uint64_t{0} : (uint64_t{1} << v) - 1;
+    const uint64_t x = hits.at(w) & all;
+    score.correct += static_cast<uint64_t>(__builtin_popcountll(x));
+    if (x == all) {  // a run through the word
+      score.run += static_cast<uint64_t>(v);
+      score.longest = std::max(score.longest, score.run);
+      continue;
+    }
+    score.run += static_cast<uint64_t>(__builtin_ctzll(~x));  // the run that goes on into it
+    score.longest = std::max({score.longest, score.run, static_cast<uint64_t>(longest_ones(x))});
+    score.run = static_cast<uint64_t>(__builtin_clzll(~(x << (64 - v))));  // the run it leaves open
+  }
+  Estimate e;
+  e.which = NonIidEstimator::Lz78y;
+  prediction_estimate(e, score.correct, n - 17, score.longest, k);
+  return e;
 }
 
 }  // namespace ea

@@ -36,7 +36,7 @@ struct Task {
 // 0.13 -> 0.08 s, ringOsc-nist 0.17-0.19 -> 0.09-0.10 s); fewer, and its helpers would only
 // slow the other tasks (run34c-f).
 void run_task(const Task& t, const std::vector<uint8_t>& s, int k, NonIidEstimates& out, Interrupt interrupt,
-              const SuffixLcpSource& lcps, int spare) {
+              const CountSources& sources, int spare) {
   auto& slot = t.bitstring ? out.bitstring : out.literal;
   const double start = omp_get_wtime();
   struct Stamp {  // the task's time on its estimate(s), however it ends
@@ -57,7 +57,7 @@ void run_task(const Task& t, const std::vector<uint8_t>& s, int k, NonIidEstimat
     case E::Markov: slot[2] = markov_estimate(p, n, interrupt); break;
     case E::Compression: slot[3] = compression_estimate(p, n, interrupt, spare >= 3 ? 1 + spare : 1); break;
     case E::TTuple: {
-      auto both = tuple_estimates(p, n, false, interrupt, lcps);
+      auto both = tuple_estimates(p, n, false, interrupt, sources.lcps);
       slot[4] = std::move(both.first);
       slot[5] = std::move(both.second);
       break;
@@ -65,8 +65,8 @@ void run_task(const Task& t, const std::vector<uint8_t>& s, int k, NonIidEstimat
     case E::Lrs: break;  // with the t-tuple
     case E::MultiMcw: slot[6] = multi_mcw_estimate(p, n, k, interrupt); break;
     case E::Lag: slot[7] = lag_estimate(p, n, k, interrupt); break;
-    case E::MultiMmc: slot[8] = multi_mmc_estimate(p, n, k, interrupt); break;
-    case E::Lz78y: slot[9] = lz78y_estimate(p, n, k, interrupt); break;
+    case E::MultiMmc: slot[8] = multi_mmc_estimate(p, n, k, interrupt, sources.mmc_bits); break;
+    case E::Lz78y: slot[9] = lz78y_estimate(p, n, k, interrupt, sources.lz78y_bits); break;
   }
 }
 
@@ -117,14 +117,14 @@ void set_minima(Part& p) {
 // Runs every estimate of every part as one pool of tasks on up to `threads` threads. Once
 // `interrupt` is set, the running tasks stop at their next check, none starts, and
 // Error{Interrupted} is thrown.
-void run_parts(std::vector<Part>& parts, int threads, Interrupt interrupt, const SuffixLcpSource& lcps = {}) {
-  // The slowest first, so that a few threads finish together; with a source of LCPs (a GPU,
-  // which may first need its context) the t-tuple first.
+void run_parts(std::vector<Part>& parts, int threads, Interrupt interrupt, const CountSources& sources = {}) {
+  // The slowest first, so that a few threads finish together; with another engine's counts
+  // (a GPU, which may first need its context) the t-tuple and the predictors it counts first.
   const E cpu_order[] = {E::MultiMmc, E::Lz78y, E::TTuple, E::MultiMcw, E::Lag,
                          E::Compression, E::Collision, E::Markov, E::MostCommon};
   const E given_order[] = {E::TTuple, E::MultiMmc, E::Lz78y, E::MultiMcw, E::Lag,
                            E::Compression, E::Collision, E::Markov, E::MostCommon};
-  const E* order = lcps ? given_order : cpu_order;
+  const E* order = sources.any() ? given_order : cpu_order;
   struct Job {
     size_t part;
     Task task;
@@ -148,7 +148,7 @@ void run_parts(std::vector<Part>& parts, int threads, Interrupt interrupt, const
     const Task& t = jobs[i].task;
     try {
       throw_if_interrupted(interrupt);
-      run_task(t, t.bitstring ? p.bits : p.d->symbols, t.bitstring ? 2 : p.d->alphabet, p.out, interrupt, lcps, spare);
+      run_task(t, t.bitstring ? p.bits : p.d->symbols, t.bitstring ? 2 : p.d->alphabet, p.out, interrupt, sources, spare);
     } catch (...) {
       failures[i] = std::current_exception();
     }
@@ -163,7 +163,7 @@ void run_parts(std::vector<Part>& parts, int threads, Interrupt interrupt, const
 }  // namespace
 
 NonIidEstimates non_iid_estimates(const Dataset& d, bool initial_entropy, bool truncate_bitstring, int threads,
-                                  Interrupt interrupt, const SuffixLcpSource& lcps) {
+                                  Interrupt interrupt, const CountSources& sources) {
   std::vector<Part> parts(1);
   Part& p = parts[0];
   p.d = &d;
@@ -175,7 +175,7 @@ NonIidEstimates non_iid_estimates(const Dataset& d, bool initial_entropy, bool t
     p.bits = bitstring_of(d, truncate_bitstring ? kTruncatedBits : 0);
     p.out.bits = p.bits.size();
   }
-  run_parts(parts, threads, interrupt, lcps);
+  run_parts(parts, threads, interrupt, sources);
   return std::move(parts[0].out);
 }
 
