@@ -117,7 +117,11 @@ CountSources DeviceSlot::count_sources(const Settings& s) const {
       return gpu_suffix_lcps(p, n, gpu, interrupt);
     };
   }
-  if (bits != 0) {
+  // The predictors' states: with --device gpu only. On auto a batch's GPU is the limit once
+  // the suffixes are sorted there: 64 8-bit files, --jobs 8, H200, three runs alternately,
+  // 395.5 / 413.0 / 392.4 a minute with them on the GPU, 429.7 / 431.0 / 417.7 without, the
+  // workers' CPU time 83-84 s against 102-113 s (.device/run36c.sh, session 36).
+  if (bits != 0 && s.device == DeviceChoice::Gpu) {
     out.mmc_bits = [gpu, bits](const uint8_t* p, size_t n, std::vector<uint64_t>& found, std::vector<uint64_t>& right,
                                Interrupt interrupt) {
       return n >= bits && n <= most && gpu_mmc_bit_states(p, n, gpu, found, right, interrupt);

@@ -142,7 +142,8 @@ class DeviceSlot {
   bool has_gpus() const { return !gpus_.empty(); }
   // Counts from the worker's first GPU: the t-tuple and LRS estimates' LCPs (gpu_suffix_lcps)
   // for texts of s.tuning.suffixes symbols or more, MultiMMC's and LZ78Y's states on bits
-  // (gpu_predictors.hpp) for s.tuning.predictors bits or more, with --device gpu, and on auto once this
+  // (gpu_predictors.hpp) for s.tuning.predictors bits or more with --device gpu; the LCPs
+  // with --device gpu, and on auto once this
   // worker has made a GPU backend (a batch's later items: its context exists and its CPU
   // cores are the batch's limit); empty (the CPU's) otherwise. A CUDA context alone costs a
   // short non-IID run more than the CPU's sort, and a single default-track run, whose
