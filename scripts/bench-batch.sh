@@ -10,7 +10,9 @@
 # GPU_SETS="0 0,1" runs the one-process batch once per --gpu value, in one call, and prints
 # each one's speed relative to the first (several GPUs);
 # SEPARATE=0 skips the N separate runs; SOURCES="truerand_8bit" cuts every block from
-# that file only (default: "truerand_8bit GetTickCount_8bit", half each).
+# that file only (default: "truerand_8bit GetTickCount_8bit", half each); ORDER=interleaved
+# names the files so that the sources alternate in the batch (default: one source's files,
+# then the other's).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
@@ -25,7 +27,9 @@ half=$((n / ${#sources[@]}))
 for k in $(seq 0 $((half - 1))); do
   off=$((k * 15625))
   for src in "${sources[@]}"; do
-    { tail -c +$((off + 1)) "$data/$src.bin"; head -c "$off" "$data/$src.bin"; } >"$tmp/${src}_$(printf %02d "$k").bin"
+    name="${src}_$(printf %02d "$k")"
+    [ "${ORDER:-}" = interleaved ] && name="$(printf %02d "$k")_${src}"
+    { tail -c +$((off + 1)) "$data/$src.bin"; head -c "$off" "$data/$src.bin"; } >"$tmp/$name.bin"
   done
 done
 files=("$tmp"/*.bin)
