@@ -27,7 +27,7 @@ void add_engine_options(CLI::App& app, EngineOptionText& t, Program p) {
       ->type_name(iid ? "NAME" : "NAME,...");
   if (iid) {
     t.device = "auto";
-    app.add_option("--device", t.device, "where the permutation tests run: auto (GPU if usable), cpu or gpu (which also sorts the t-tuple and LRS estimates' suffixes and counts the bitstring's MultiMMC and LZ78Y predictions)")
+    app.add_option("--device", t.device, "where the permutation tests run: auto (GPU if usable), cpu or gpu (which also sorts the t-tuple and LRS estimates' suffixes and counts the MultiMMC and LZ78Y predictions of binary inputs)")
         ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
         ->type_name("auto|cpu|gpu");
   } else {

@@ -43,8 +43,8 @@ const std::vector<GpuTuningKey>& gpu_tuning_keys() {
      "--device gpu, and with --device auto once a batch worker's permutation tests have a GPU backend; 0: never, "
      "the CPU's", 0,
      uint64_t{1} << 32, &GpuTuning::suffixes, nullptr, nullptr},
-    {"predictors", "the shortest bitstring (bits) whose MultiMMC and LZ78Y predictions the GPU counts, with --device "
-     "gpu; 0: never, the CPU's",
+    {"predictors", "the shortest binary input (the bitstring, or binary samples) whose MultiMMC and LZ78Y predictions "
+     "the GPU counts, with --device gpu; 0: never, the CPU's",
      0, uint64_t{1} << 32, &GpuTuning::predictors, nullptr, nullptr},
     {"profile", "0 or 1: time each statistics group and compression stage (slower; --timing shows it)", 0, 1,
      nullptr, nullptr, &GpuTuning::profile},

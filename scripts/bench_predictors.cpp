@@ -66,10 +66,19 @@ int main(int argc, char** argv) {
     const double mmc_cpu = best_of_3([&] { (void)ea::multi_mmc_estimate(s.data(), n, 2); }, threads);
     const double lz_cpu = best_of_3([&] { (void)ea::lz78y_estimate(s.data(), n, 2); }, threads);
     std::vector<uint64_t> found, right, hits;
-    const double mmc_gpu = best_of_3([&] { (void)ea::gpu_mmc_bit_states(s.data(), n, 0, found, right); }, 1);
+    bool declined = false;
+    const double mmc_gpu = best_of_3([&] { declined |= !ea::gpu_mmc_bit_states(s.data(), n, 0, found, right); }, 1);
+    if (declined) {
+      std::printf("%-28s n %9zu: the GPU declined (device memory, or n outside [18, 2^31))\n", argv[a], n);
+      continue;
+    }
     const double mmc_host =
         best_of_3([&] { (void)ea::multi_mmc_scoreboard(found, right, (n - 2 + 63) / 64); }, 1);
-    const double lz_gpu = best_of_3([&] { (void)ea::gpu_lz78y_bit_hits(s.data(), n, 0, hits); }, 1);
+    const double lz_gpu = best_of_3([&] { declined |= !ea::gpu_lz78y_bit_hits(s.data(), n, 0, hits); }, 1);
+    if (declined) {
+      std::printf("%-28s n %9zu: the GPU declined (device memory, or n outside [18, 2^31))\n", argv[a], n);
+      continue;
+    }
     const double lz_host = best_of_3([&] { (void)ea::lz78y_from_hits(hits, n, 2); }, 1);
     std::printf("%-28s n %9zu: MultiMMC CPU %.3f s, GPU %.3f + host %.3f s; LZ78Y CPU %.3f s, GPU %.3f + host %.3f s\n",
                 argv[a], n, mmc_cpu, mmc_gpu, mmc_host, lz_cpu, lz_gpu, lz_host);

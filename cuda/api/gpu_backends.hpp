@@ -72,8 +72,8 @@ struct GpuTuning {
   // H200: 10^6 8-bit symbols 0.006-0.007 s against 0.019-0.089 s on 16 cores, 8*10^6 bits
   // 0.030-0.034 s against 0.23-0.34 s (scripts/bench_suffixes.cpp), a context made.
   uint64_t suffixes = uint64_t{1} << 20;
-  // predictors: with --device gpu, the shortest bitstring (bits) whose MultiMMC and LZ78Y
-  // states the GPU counts (cuda/bit_predictors.cu); 0: never. H200, GetTickCount_8bit's 8 x
+  // predictors: with --device gpu, the shortest binary input (the bitstring, or binary
+  // samples) whose MultiMMC and LZ78Y states the GPU counts (cuda/bit_predictors.cu); 0: never. H200, GetTickCount_8bit's 8 x
   // 10^6 bits: MultiMMC 0.010 s + 0.005 s on the host against 0.073 s on 16 cores, LZ78Y
   // 0.011 + 0.002 s against 0.143 s (scripts/bench_predictors.cpp), a context made.
   uint64_t predictors = uint64_t{1} << 20;

@@ -16,6 +16,7 @@
 #include "estimators/non_iid_mmc_bits.hpp"
 #include "gpu_backends.hpp"
 #include "gpu_predictors.hpp"
+#include "../common/lz78y_bits_reference.hpp"
 
 namespace {
 
@@ -51,6 +52,7 @@ void check_bits(const std::string& what, const std::vector<uint8_t>& s) {
   ++checks;
   std::vector<uint64_t> hits;
   if (!ea::gpu_lz78y_bit_hits(s.data(), n, 0, hits)) return fail(what, n, "the GPU declined LZ78Y");
+  if (hits != ea::test::lz78y_bits_reference_hits(s)) fail(what + ", LZ78Y", n, "hits differ from the step-by-step reference's");
   if (!same_lines(ea::lz78y_from_hits(hits, n, 2), ea::lz78y_estimate(s.data(), n, 2)))
     fail(what + ", LZ78Y", n, "counts differ");
 }
@@ -105,7 +107,8 @@ int sample_files() {
 
 }  // namespace
 
-// --small: the random and short inputs alone (for compute-sanitizer).
+// --small: the random and short inputs alone (for compute-sanitizer; 250,000 random bits
+// reach both caps there).
 int main(int argc, char** argv) {
   const bool small = argc > 1 && std::string(argv[1]) == "--small";
   if (ea::gpu_count() == 0) {
@@ -116,6 +119,7 @@ int main(int argc, char** argv) {
     std::mt19937 rng(20261130);
     for (size_t n = 18; n <= 300; n += (n < 80 ? 1 : 13)) check_bits("random", random_bits(rng, n, 2 + n % 3));
     check_bits("random, 70,001", random_bits(rng, 70001));
+    check_bits("random, 250,000 (both caps reached)", random_bits(rng, 250000));
     if (!small) {
       std::vector<uint8_t> s = random_bits(rng, 300000);  // both caps reached
       const auto runs = random_bits(rng, 100000, 9);

@@ -14,6 +14,7 @@
 
 #include "estimators/non_iid.hpp"
 #include "estimators/non_iid_mmc_bits.hpp"
+#include "../common/lz78y_bits_reference.hpp"
 
 using namespace ea;
 
@@ -135,8 +136,10 @@ void check_both(const std::vector<uint8_t>& s) {
     CHECK(r == mr);
   }
   if (s.size() < 18) return;
+  const std::vector<uint64_t> hits = lz_model(s);
+  CHECK(hits == test::lz78y_bits_reference_hits(s));  // hit for hit
   const Estimate cpu = lz78y_estimate(s.data(), s.size(), 2);
-  const Estimate model = lz78y_from_hits(lz_model(s), s.size(), 2);
+  const Estimate model = lz78y_from_hits(hits, s.size(), 2);
   REQUIRE(model.lines.size() == cpu.lines.size());
   for (size_t i = 0; i < cpu.lines.size(); ++i) {
     CAPTURE(cpu.lines[i].label);
@@ -171,6 +174,7 @@ TEST_CASE("bit predictors: the GPU's formulation gives MultiMMC's order states a
 
 TEST_CASE("bit predictors: the GPU's formulation at 3-300 bits, and lz78y_from_hits' runs across words") {
   for (size_t n = 3; n <= 300; n += (n < 80 ? 1 : 7)) check_both(random_bits(n, static_cast<uint32_t>(n), n % 3 + 2));
+  for (size_t n : {80, 81, 82, 145, 209, 273, 274}) check_both(random_bits(n, static_cast<uint32_t>(n), 2));  // whole words of hits
   // Hits of every pattern: runs that end inside a word, fill words, and go on across them.
   const size_t n = 17 + 64 * 5 + 9;
   for (const uint64_t pattern : {~uint64_t{0}, uint64_t{0}, uint64_t{0xF0F0F0F0F0F0F0F0}, uint64_t{1} << 63}) {
