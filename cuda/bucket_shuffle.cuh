@@ -139,25 +139,6 @@ __device__ __forceinline__ void bucket_super_labels(uint8_t* lab, uint8_t* val, 
   __syncwarp();
 }
 
-// The words of a node's stream from word `index` of block `next_block - 1` (held in `out`)
-// on: the exact draws where bucket_leaf's fast steps stop.
-struct BucketNodeWords {
-  uint64_t seed, j;
-  uint32_t depth, start;
-  uint64_t next_block;
-  philox4x32_ctr_t out;
-  uint32_t index;
-  __device__ __forceinline__ uint32_t next() {
-    if (index == 4) {
-      out = PhiloxNodeStream::block(seed, j, depth, start, next_block++);
-      index = 0;
-    }
-    const uint32_t i = index++;
-    return i == 0 ? out.v[0] : i == 1 ? out.v[1] : i == 2 ? out.v[2] : out.v[3];
-  }
-  __device__ __forceinline__ uint32_t bounded(uint32_t i) { return bounded_inclusive(*this, i); }
-};
-
 // fisher_yates(a, n, 1, PhiloxNodeStream(seed, j, depth, start)): the same draws and swaps,
 // four steps a Philox block, the next block computed while the current four swaps wait on
 // shared memory; where a word might be rejected (probability below n / 2^32) the rest is
@@ -185,7 +166,7 @@ __device__ __forceinline__ void bucket_leaf(uint8_t* a, uint32_t n, uint64_t see
     w = wn;
     ++b;
   }
-  BucketNodeWords rng{seed, j, depth, start, b, w, 0};
+  PhiloxNodeStream rng(seed, j, depth, start, b, w, 0);  // (the exact draws from block b - 1's first word)
   for (; i >= 1; --i) {
     const uint32_t r = rng.bounded(i);
     const uint8_t t = a[i];

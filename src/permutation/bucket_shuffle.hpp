@@ -98,6 +98,11 @@ class PhiloxNodeStream {
  public:
   EA_HD PhiloxNodeStream(uint64_t seed, uint64_t j, uint32_t depth, uint32_t start)
       : seed_(seed), j_(j), depth_(depth), start_(start) {}
+  // The same stream from word `index` of block `next_block - 1`, which `held` holds (a caller
+  // that computed its blocks ahead goes on from there: bucket_leaf's exact draws).
+  EA_HD PhiloxNodeStream(uint64_t seed, uint64_t j, uint32_t depth, uint32_t start, uint64_t next_block,
+                         const philox4x32_ctr_t& held, uint32_t index)
+      : seed_(seed), j_(j), depth_(depth), start_(start), block_(next_block), out_(held), index_(index) {}
 
   static EA_HD EA_FORCEINLINE philox4x32_ctr_t block(uint64_t seed, uint64_t j, uint32_t depth, uint32_t start,
                                                      uint64_t b) {
