@@ -18,27 +18,13 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.hpp"
 #include "estimators/non_iid.hpp"
 #include "estimators/non_iid_mmc_bits.hpp"
 #include "gpu_predictors.hpp"
 
-namespace {
-
-double seconds_of(const std::function<void()>& f, int threads) {
-  const auto t0 = std::chrono::steady_clock::now();
-#pragma omp parallel num_threads(threads)
-#pragma omp single
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double best_of_3(const std::function<void()>& f, int threads) {
-  double best = 1e9;
-  for (int r = 0; r < 3; ++r) best = std::min(best, seconds_of(f, threads));
-  return best;
-}
-
-}  // namespace
+using ea::bench::best_of_3;
+using ea::bench::seconds_of;
 
 int main(int argc, char** argv) {
   if (argc < 3) {

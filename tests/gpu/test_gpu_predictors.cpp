@@ -15,6 +15,7 @@
 #include "estimators/non_iid.hpp"
 #include "estimators/non_iid_mmc_bits.hpp"
 #include "gpu_backends.hpp"
+#include "../common/sample_files.hpp"
 #include "gpu_predictors.hpp"
 #include "../common/lz78y_bits_reference.hpp"
 
@@ -77,17 +78,8 @@ std::vector<uint8_t> random_bits(std::mt19937& rng, size_t n, uint32_t one_in = 
   return s;
 }
 
-std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), {});
-}
-
-std::vector<uint8_t> bits_of(const std::vector<uint8_t>& s, int width) {
-  std::vector<uint8_t> bits;
-  for (uint8_t x : s)
-    for (int i = width - 1; i >= 0; --i) bits.push_back(static_cast<uint8_t>((x >> i) & 1));
-  return bits;
-}
+using ea::test::bits_of;
+using ea::test::read_file;
 
 int sample_files() {
   for (const char* name : {"GetTickCount_8bit", "truerand_8bit", "truerand_4bit", "truerand_1bit", "ringOsc-nist"}) {

@@ -14,6 +14,7 @@
 #include "common/error.hpp"
 #include "estimators/non_iid.hpp"
 #include "gpu_backends.hpp"
+#include "../common/sample_files.hpp"
 #include "gpu_suffixes.hpp"
 
 namespace {
@@ -49,17 +50,8 @@ std::vector<uint8_t> random_symbols(std::mt19937& rng, size_t n, int bits) {
   return s;
 }
 
-std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), {});
-}
-
-std::vector<uint8_t> bits_of(const std::vector<uint8_t>& s, int width) {
-  std::vector<uint8_t> bits;
-  for (uint8_t x : s)
-    for (int i = width - 1; i >= 0; --i) bits.push_back(static_cast<uint8_t>((x >> i) & 1));
-  return bits;
-}
+using ea::test::bits_of;
+using ea::test::read_file;
 
 void check_counts(const std::string& what, const std::vector<uint8_t>& s) {
   ++checks;
