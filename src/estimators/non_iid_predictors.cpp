@@ -324,19 +324,19 @@ struct Follow {
 };
 
 // Contexts of one length to their Follow: open addressing with linear probing, grown at half
-// full unless told otherwise (no allocation per context). A slot's tag (one byte: 0 empty, else 0x80 and the
-// hash's top 7 bits) is probed first, in a table of its own (a 256K-slot map's tags fit the
-// L2 cache): a context not there is nearly always turned away there, and a context found
-// takes one read of its slot, its key beside its Follow. A Follow* stays valid until the
-// next insertion.
+// full unless told otherwise (no allocation per context). A slot's tag (one byte: 0 empty,
+// else 0x80 and the hash's top 7 bits) is probed first, in a table of its own (a 256K-slot
+// map's tags fit the L2 cache): a context not there is nearly always turned away there, and a
+// context found takes one read of its slot, its key beside its Follow. A Follow* stays valid
+// until the next insertion.
 class ContextMap {
  public:
   // `size`: the slots to start with (a power of two; a map sized for its largest number of
   // contexts never grows). Slots are built as contexts are added: untouched memory stays
   // unwritten, and large maps are on huge pages (common/huge_pages.hpp).
-  // `tenths`: the load, in tenths of the slots, above which it grows (5: half full; a
-  // lookup that misses probes about (1 + 1 / (1 - load)^2) / 2 tags).
-  // (1 to 9: at 10 a full map would have no empty slot to end a probe)
+  // `tenths`: the load, in tenths of the slots, above which it grows (5: half full; a lookup
+  // that misses probes about (1 + 1 / (1 - load)^2) / 2 tags), 1 to 9 (at 10 a full map would
+  // have no empty slot to end a probe).
   explicit ContextMap(size_t size = 1024, uint32_t tenths = 5) : tenths_(std::clamp<uint32_t>(tenths, 1, 9)) {
     resize(size);
   }
