@@ -186,8 +186,8 @@ class GpuBackend final : public PermutationBackend {
     }
     if (drawn_ && len < static_cast<int>(sizeof buf)) {
       len += std::snprintf(buf + len, sizeof buf - len,
-                           "; targets drawn ahead: %u rounds whole, %u in two halves, %u a slice at a time%s",
-                           target_plans_[0], target_plans_[1], target_plans_[2],
+                           "; %s drawn ahead: %u rounds whole, %u in two halves, %u a slice at a time%s",
+                           planned_ ? "bucket plans" : "targets", target_plans_[0], target_plans_[1], target_plans_[2],
                            target_no_room_ ? " (no room for one slice: one thread per permutation)" : "");
     }
     if (profile_groups_ && block_rounds_ < rounds_ && len < static_cast<int>(sizeof buf)) {
@@ -228,12 +228,14 @@ class GpuBackend final : public PermutationBackend {
     streams_ = upload_streams(data.streams, states_, aux_, st);
     grouped_ = is_grouped(streams_.id);
     philox_ = streams_.id == PrngId::Philox;
-    // Philox's non-binary rows above L samples: the bucket shuffle (its pass kernels, or where
-    // their buckets do not fit this GPU's shared memory one thread per column); targets are
-    // drawn ahead for the other generators' Fisher-Yates rows.
+    // Non-binary rows above L samples: the bucket shuffle (its pass kernels, or where their
+    // buckets do not fit this GPU's shared memory one thread per column). The other
+    // generators' draws are made ahead: a sequential generator's bucket plan, or the swap
+    // targets of Fisher-Yates rows (binary data, Sobol, the lane groups).
     buckets_ = engine_uses_buckets(streams_.id, data.n, data.params.binary);
     rows_fit_ = !buckets_ || bucket_rows_fit(data.n);
-    drawn_ = !philox_ && !buckets_;
+    drawn_ = !philox_;
+    planned_ = drawn_ && buckets_;
     res_->bucket.reset(res_->stream);
     allocate_targets(data);
     // `in` and the host arrays must stay put until the copies are done.
@@ -454,12 +456,7 @@ class GpuBackend final : public PermutationBackend {
       if (profile_groups_) EA_CUDA_CHECK(cudaEventRecord(a.get(), st));
       // These rows are free once the statistics of the slice before the last one are done.
       if (overlap && index >= 2) EA_CUDA_CHECK(cudaStreamWaitEvent(st, res_->rows_tested[half].get(), 0));
-      if (drawn_) {
-        launch_row_shuffle(sc, rows, symbols_.get(), data_.n, slice_targets(plan, index, st), m, st);
-        slice_done(plan, index, st);
-      } else {
-        launch_row_shuffle(sc, rows, symbols_.get(), data_.n, streams_.seed, first + c0, m, st);
-      }
+      shuffle_slice(sc, plan, index, first + c0, m, rows, st);
       EA_CUDA_CHECK(cudaGetLastError());
       if (profile_groups_) EA_CUDA_CHECK(cudaEventRecord(b.get(), st));
       if (overlap) {
@@ -503,6 +500,7 @@ class GpuBackend final : public PermutationBackend {
   // idle).
   uint32_t launch_slice(uint32_t count) const {
     uint32_t slice = std::min(parallel_shuffle_, count);
+    if (drawn_ && target_slice_ > 0) slice = std::min(slice, target_slice_);
     if (count > slice && reservations_ > 0 && slice > reservations_) slice = slice / reservations_ * reservations_;
     return slice;
   }
@@ -510,7 +508,7 @@ class GpuBackend final : public PermutationBackend {
   // Whether rows are shuffled by a block each (launch_row_shuffle): Philox, or any other
   // generator whose targets have room to be drawn ahead (bind: allocate_targets).
   bool rows_shuffle_serves() const {
-    return parallel_shuffle_ > 0 && reservations_ > 0 && ((philox_ && rows_fit_) || (drawn_ && target_slice_ > 0));
+    return parallel_shuffle_ > 0 && reservations_ > 0 && rows_fit_ && (philox_ || (drawn_ && target_slice_ > 0));
   }
 
   // Room for the drawn targets. A sequential generator draws a permutation's 10^6 targets
@@ -539,13 +537,19 @@ class GpuBackend final : public PermutationBackend {
     const bool every_round =
         fused_statistics_ && (!data.params.binary || (resident_ > 0 && resident_fused_shared(n) > 0));
     if (!every_round) target_round_ = std::min(target_round_, std::max<uint32_t>(1, block_statistics_));
-    const uint32_t slice = std::min(parallel_shuffle_, target_round_);
-    const size_t words = drawn_target_words(n, slice);
-    if (targets_.size() < words || target_capacity() < slice) {
+    uint32_t slice = std::min(parallel_shuffle_, target_round_);
+    if (targets_.size() < target_words(slice) || target_capacity() < slice) {
       targets_.reset();
-      if (target_budget_rows() < slice || !cuda::DeviceBuffer<uint32_t>::try_allocate(words, targets_)) {
-        target_no_room_ = true;
-        return;
+      // Bucket plans (4 bytes a sample) in smaller slices where memory is short (many jobs on
+      // one GPU): down to kMinPlanSlice rows; their one-thread fallback needs room too.
+      const uint32_t least = planned_ ? std::min(slice, kMinPlanSlice) : slice;
+      while (slice > least && target_budget_rows() < slice) slice = std::max(least, slice / 2);
+      while (target_budget_rows() < slice || !cuda::DeviceBuffer<uint32_t>::try_allocate(target_words(slice), targets_)) {
+        if (slice == least) {
+          target_no_room_ = true;
+          return;
+        }
+        slice = std::max(least, slice / 2);
       }
     }
     target_slice_ = slice;
@@ -561,7 +565,7 @@ class GpuBackend final : public PermutationBackend {
     bool segments = false;
     visit_generator(streams_.id, [&](auto tag) { segments = draws_in_segments<decltype(tag)>(); });
     skip_rows_ = 0;
-    if (!drawn_ || !skip_draws_ || !segments || rows == 0) return;
+    if (!drawn_ || planned_ || !skip_draws_ || !segments || rows == 0) return;
     if (skip_table_id_ != static_cast<int>(streams_.id)) {
       const std::vector<uint32_t>& table = skip_table(streams_.id);
       if (!cuda::DeviceBuffer<uint32_t>::try_allocate(table.size(), skip_table_)) return;
@@ -576,7 +580,7 @@ class GpuBackend final : public PermutationBackend {
   // Rows of targets_ for data of n samples.
   // (at most target-rows: a buffer kept from larger data holds more rows of shorter data)
   uint32_t target_capacity() const {
-    const size_t rows = targets_.size() / drawn_target_words(data_.n, 1);
+    const size_t rows = targets_.size() / target_words(1);
     return static_cast<uint32_t>(std::min<size_t>(rows, target_rows_ ? target_rows_ : UINT32_MAX));
   }
 
@@ -590,7 +594,7 @@ class GpuBackend final : public PermutationBackend {
     const double budget =
         (static_cast<double>(free_bytes + targets_.size() * sizeof(uint32_t)) + held) * memory_share_ - held -
         static_cast<double>(64 << 20);
-    const double row_bytes = static_cast<double>(drawn_target_words(data_.n, 1) * sizeof(uint32_t));
+    const double row_bytes = static_cast<double>(target_words(1) * sizeof(uint32_t));
     const size_t rows = budget > 0 ? static_cast<size_t>(budget / row_bytes) : 0;
     return target_rows_ ? std::min<size_t>(rows, target_rows_) : rows;
   }
@@ -603,7 +607,7 @@ class GpuBackend final : public PermutationBackend {
     if (want <= target_capacity()) return;
     EA_CUDA_CHECK(cudaStreamSynchronize(res_->stream));  // (the old buffer may still be read)
     EA_CUDA_CHECK(cudaStreamSynchronize(res_->draw_stream));
-    (void)cuda::DeviceBuffer<uint32_t>::try_allocate(want * drawn_target_words(data_.n, 1), targets_);
+    (void)cuda::DeviceBuffer<uint32_t>::try_allocate(want * target_words(1), targets_);
     prepare_skip();
   }
 
@@ -640,7 +644,7 @@ class GpuBackend final : public PermutationBackend {
       p.per_chunk = 1;
       ++target_plans_[2];
     }
-    p.half_words = drawn_target_words(data_.n, std::min(count, p.chunk_rows()));
+    p.half_words = target_words(std::min(count, p.chunk_rows()));
     return p;
   }
   void draw_chunk(const TargetSlices& p, uint32_t c) {
@@ -648,9 +652,14 @@ class GpuBackend final : public PermutationBackend {
     cudaStream_t sd = res_->draw_stream;
     if (c >= p.halves) EA_CUDA_CHECK(cudaStreamWaitEvent(sd, res_->targets_used[half].get(), 0));
     const uint32_t rows = p.rows_of_chunk(c);
-    launch_draw_targets(streams_, targets_.get() + half * p.half_words, data_.n,
-                        p.first + static_cast<uint64_t>(c) * p.chunk_rows(), rows, sd,
-                        skip_rows_ >= rows ? &skip_ : nullptr);
+    const uint64_t first = p.first + static_cast<uint64_t>(c) * p.chunk_rows();
+    if (planned_) {
+      launch_draw_plan(streams_, reinterpret_cast<uint8_t*>(targets_.get() + half * p.half_words), data_.n, first, rows,
+                       res_->bucket, sd);
+    } else {
+      launch_draw_targets(streams_, targets_.get() + half * p.half_words, data_.n, first, rows, sd,
+                          skip_rows_ >= rows ? &skip_ : nullptr);
+    }
     EA_CUDA_CHECK(cudaGetLastError());
     EA_CUDA_CHECK(cudaEventRecord(res_->targets_drawn[half].get(), sd));
   }
@@ -671,6 +680,35 @@ class GpuBackend final : public PermutationBackend {
     if (s % p.per_chunk != p.per_chunk - 1 && s + 1 != p.slices()) return;
     EA_CUDA_CHECK(cudaEventRecord(res_->targets_used[c % p.halves].get(), st));
     if (c + p.halves < p.chunks()) draw_chunk(p, c + p.halves);
+  }
+
+  // Slice `index` of a round (m rows from permutation `first`) shuffled into `rows` on st: by
+  // the drawn plans or targets of the round's TargetSlices, or Philox's own streams.
+  void shuffle_slice(const ShuffleConfig& sc, const TargetSlices& plan, uint32_t index, uint64_t first, uint32_t m,
+                     uint8_t* rows, cudaStream_t st) {
+    if (!drawn_) {
+      launch_row_shuffle(sc, rows, symbols_.get(), data_.n, streams_.seed, first, m, st);
+      return;
+    }
+    const DrawnTargets drawn = slice_targets(plan, index, st);
+    if (planned_) {
+      launch_bucket_src_rows(res_->bucket, rows, symbols_.get(), data_.n, plan_rows(drawn), m, st);
+    } else {
+      launch_row_shuffle(sc, rows, symbols_.get(), data_.n, drawn, m, st);
+    }
+    slice_done(plan, index, st);
+  }
+
+  // Words of targets_ for `rows` rows of this data: plan rows (bucket_plan_bytes, a multiple
+  // of 64) or DrawnTargets rows.
+  size_t target_words(uint32_t rows) const {
+    return planned_ ? static_cast<size_t>(rows) * (bucket_plan_bytes(data_.n) / sizeof(uint32_t))
+                    : drawn_target_words(data_.n, rows);
+  }
+  // The plan rows of a slice (slice_targets' rows read as plan rows).
+  PlanRowSource plan_rows(const DrawnTargets& d) const {
+    const uint8_t* base = reinterpret_cast<const uint8_t*>(d.targets);
+    return PlanRowSource{base + static_cast<size_t>(d.row0) * bucket_plan_bytes(data_.n), bucket_plan_stride(data_.n)};
   }
 
   // Waits for the round and copies its outcomes to `out`.
@@ -749,10 +787,13 @@ class GpuBackend final : public PermutationBackend {
   uint32_t log_bits_ = 3;         // bits per sample that hold every symbol, as log2
   bool rows_only_ = false;        // no interleaved batch: every round runs on the rows (rows_serve)
   bool binary_resident_ = false;  // binary_resident(data_): rounds by resident_fused_kernel
-  // Generators other than Philox (drawn_): swap targets drawn ahead into targets_, in
-  // slices of target_slice_ rows (0: none; the one-thread shuffle then), at most
-  // target_round_ rows at once (allocate_targets, target_plan).
+  // Generators other than Philox (drawn_): their draws made ahead into targets_ (the bucket
+  // plan where planned_, else swap targets), in slices of target_slice_ rows (0: none; the
+  // one-thread shuffle then), at most target_round_ rows at once (allocate_targets,
+  // target_plan).
   bool drawn_ = false;
+  bool planned_ = false;
+  static constexpr uint32_t kMinPlanSlice = 32;
   cuda::DeviceBuffer<uint32_t> targets_;
   uint32_t target_slice_ = 0, target_round_ = 0;
   bool target_no_room_ = false;  // memory-share or target-rows left no room for one slice

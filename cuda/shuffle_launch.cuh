@@ -262,10 +262,40 @@ inline bool parallel_shuffle_serves(const ShuffleConfig& cfg, const StreamSetVie
   return cfg.parallel > 0 && cfg.reservations > 0 && streams.id == PrngId::Philox;
 }
 
+// Columns 0 .. count-1 of the batch become permutations first .. first+count-1 of a
+// sequential generator by its bucket plans (launch_draw_plan) and the pass kernels, a slice
+// of min(cfg.parallel, count) rows at a time (fewer where memory is short) into `scratch`,
+// then into the columns. False (nothing launched) where 32 rows and their plans have no room.
+inline bool launch_planned_columns(const ShuffleConfig& cfg, cuda::DeviceBuffer<uint8_t>& scratch, cudaStream_t st,
+                                   uint8_t* batch, size_t stride, uint32_t count, const uint8_t* symbols, size_t n,
+                                   const StreamSetView& streams, uint64_t first) {
+  BucketRoom& room = *cfg.bucket;
+  uint32_t slice = std::min(cfg.parallel, count);
+  auto fits = [&](uint32_t rows) {
+    const size_t need = static_cast<size_t>(rows) * n, plan = static_cast<size_t>(rows) * bucket_plan_bytes(n);
+    return (scratch.size() >= need || cuda::DeviceBuffer<uint8_t>::try_allocate(need, scratch)) &&
+           (room.plan.size() >= plan || cuda::DeviceBuffer<uint8_t>::try_allocate(plan, room.plan));
+  };
+  while (!fits(slice)) {  // (smaller slices where memory is short, down to 32 rows)
+    if (slice <= 32) return false;
+    slice = std::max<uint32_t>(32, slice / 2);
+  }
+  for (uint32_t c0 = 0; c0 < count; c0 += slice) {
+    const uint32_t m = std::min(slice, count - c0);
+    launch_draw_plan(streams, room.plan.get(), n, first + c0, m, room, st);
+    launch_bucket_src_rows(room, scratch.get(), symbols, n, PlanRowSource{room.plan.get(), bucket_plan_stride(n)}, m, st);
+    const dim3 grid(static_cast<unsigned>((n + 255) / 256), (m + 31) / 32);
+    rows_to_columns_kernel<0><<<grid, 256, 0, st>>>(scratch.get(), n, m, batch, stride, c0);
+    EA_CUDA_CHECK(cudaGetLastError());
+  }
+  return true;
+}
+
 // Columns 0 .. count-1 of the batch become permutations first .. first+count-1: with the
 // block-per-permutation kernel where it serves and `scratch` holds (or can be given) a
-// slice of min(cfg.parallel, count) permutations, otherwise one thread per permutation
-// (for the bucket shuffle, with `scratch` as its scratch columns: launch_bucket_columns).
+// slice of min(cfg.parallel, count) permutations, a sequential generator's bucket shuffle by
+// launch_planned_columns where it has room, otherwise one thread per permutation (for the
+// bucket shuffle, with `scratch` as its scratch columns: launch_bucket_columns).
 // Small blocks spread the few thousand shuffling threads of the latter over every SM (with
 // 128-thread blocks, 10,000 threads fill only 79 of the H100's 132 SMs); four reads in
 // flight per thread (fisher_yates_pipelined<4>).
@@ -288,6 +318,11 @@ inline void launch_shuffle(const ShuffleConfig& cfg, cuda::DeviceBuffer<uint8_t>
     }
   }
   const int block = cfg.block;
+  // (a sequential generator's bucket shuffle: by plans where the pass kernels serve its rows)
+  if (bucket_serves(cfg, streams.id, n) && streams.id != PrngId::Philox && cfg.parallel > 0 && bucket_rows_fit(n) &&
+      launch_planned_columns(cfg, scratch, st, batch, stride, count, symbols, n, streams, first)) {
+    return;
+  }
   if (bucket_serves(cfg, streams.id, n)) {
     launch_bucket_columns(*cfg.bucket, scratch, block, batch, stride, count, symbols, n, streams, first, st);
     return;

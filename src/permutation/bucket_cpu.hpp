@@ -27,6 +27,7 @@ struct BucketCpuScratch {
   std::vector<uint32_t> child_words;  // the root's children's label words (fused root)
   std::vector<std::array<uint32_t, 257>> bounds;  // the grandchildren's places (fused root)
   std::vector<std::array<uint32_t, 256>> next;    // their next places in the pass
+  std::vector<uint8_t> plan;  // a sequential generator's plan row (bucket_plan.hpp)
 };
 
 // a[0..n) (n < 2^32) becomes permutation j of the Philox streams under `seed` by the engine's

@@ -50,22 +50,20 @@ EA_HD inline BucketParams engine_bucket_params(size_t n) {
   while (b0 < 8 && (n >> b0) > kBucketRootTarget) ++b0;
   return BucketParams{b0, 8, 1024};
 }
-// Whether the engine shuffles a row of n samples of generator id by bucket passes: Philox,
-// whose node streams let the GPU's pass kernels draw any node's labels at once, above L
-// samples (a row of at most L samples is one leaf, i.e. Fisher-Yates on stream j either
-// way). The other generators keep Fisher-Yates for now: their one stream in the canonical
-// order (OneStream) is exact on the CPU and by bucket_column on the GPU, but one thread per
-// permutation there took 3.6 s for GetTickCount_8bit against 0.5 s for their drawn
-// targets (H200, session 26); a kernel that draws each node's labels ahead (one thread per
-// permutation, as draw_targets_kernel does) would give them the pass kernels. Sobol and
-// the lane groups never: a low-discrepancy sequence's labels are far from independent (the
-// exactness argument needs i.i.d. labels), and the lane groups step 32 lanes in lockstep.
+// Whether the engine shuffles a row of n samples of generator id by bucket passes: above L
+// samples (a row of at most L samples is one leaf, i.e. Fisher-Yates on stream j either way),
+// for Philox (node streams: the GPU's pass kernels draw any node's labels at once) and the
+// sequential generators (one stream in the canonical order, OneStream: its plan is drawn
+// first by one walk that needs only the nodes' sizes, then the data moves by the same pass
+// kernels: src/permutation/bucket_plan.hpp). Sobol and the lane groups never: a
+// low-discrepancy sequence's labels are far from independent (the exactness argument needs
+// i.i.d. labels), and the lane groups step 32 lanes in lockstep.
 // Binary data (two symbols) keeps Fisher-Yates too: packed 8 samples a byte, a row of up to
 // about 1.2 million samples fits one SM, where resident_fused_kernel already shuffles and
 // tests it with every random access on chip (GetTickCount_1bit's 10,000 permutations:
 // 0.29 s, against 0.44 s by buckets into global memory; H200, session 26).
 inline bool engine_uses_buckets(PrngId id, size_t n, bool binary) {
-  return id == PrngId::Philox && !binary && n > engine_bucket_params(n).leaf;
+  return !binary && n > engine_bucket_params(n).leaf && !is_grouped(id) && id != PrngId::Sobol;
 }
 // permutation.shuffle of the JSON: how the permutations of a row of n samples are made.
 inline std::string engine_shuffle_name(PrngId id, size_t n, bool binary) {
@@ -332,9 +330,9 @@ EA_HD bool bucket_column(uint8_t* a, size_t stride, uint8_t* out, size_t out_str
 
 // The bucket shuffle with the engine's parameters of permutation j on a contiguous row
 // a[0..n): bucket passes above L samples, one Fisher-Yates leaf otherwise. Philox draws
-// from its node streams (seed, j): the engine's shuffle (engine_uses_buckets); any other
-// generator with independent words from its one stream g in the canonical order, which the
-// engine does not use yet (tests pin bucket_column_kernel to it). `scratch` grows to 2 n bytes.
+// from its node streams (seed, j); any other generator with independent words from its one
+// stream g in the canonical order (the engine's way to it: bucket_plan.hpp, pinned to this).
+// `scratch` grows to 2 n bytes.
 inline void engine_bucket_shuffle_philox(uint8_t* a, size_t n, uint64_t seed, uint64_t j,
                                          std::vector<uint8_t>& scratch) {
   PhiloxNodes s{seed, j};

@@ -9,6 +9,7 @@
 
 #include "common/error.hpp"
 #include "permutation/bucket_cpu.hpp"
+#include "permutation/bucket_plan.hpp"
 #include "permutation/bucket_shuffle.hpp"
 #include "permutation/permutation.hpp"
 #include "permutation/shuffle.hpp"
@@ -111,9 +112,9 @@ class CpuBackend final : public PermutationBackend {
     const auto t0 = std::chrono::steady_clock::now();
     parallel_for(first, first + count, [&](uint64_t j, Worker& w) {
       w.buffer.assign(data_.symbols, data_.symbols + data_.n);
-      // The engine's shuffle (src/permutation/bucket_shuffle.hpp): for Philox above L samples
-      // the bucket shuffle (its fast path, bucket_cpu.hpp), else Fisher-Yates on stream j
-      // (the blocked form: the same draws).
+      // The engine's shuffle (src/permutation/bucket_shuffle.hpp): above L samples of
+      // non-binary data the bucket shuffle (Philox's fast path, bucket_cpu.hpp; the others'
+      // plan, bucket_plan.hpp), else Fisher-Yates on stream j (the blocked form: the same draws).
       const bool buckets = engine_uses_buckets(data_.streams.id, data_.n, data_.params.binary);
       visit_generator(data_.streams.id, [&](auto tag) {
         using G = decltype(tag);
@@ -127,7 +128,11 @@ class CpuBackend final : public PermutationBackend {
           }
         } else if constexpr (!G::kGrouped) {
           G rng = G::make(data_.streams, j);
-          fisher_yates_blocked(w.buffer.data(), data_.n, rng, w.targets.data());
+          if (buckets) {
+            bucket_shuffle_planned(w.buffer.data(), data_.n, rng, w.bucket.plan, w.bucket.bytes);
+          } else {
+            fisher_yates_blocked(w.buffer.data(), data_.n, rng, w.targets.data());
+          }
         }
       });
       evaluate(w.buffer.data(), mask, w, outcomes + (j - first) * kNumTests);

@@ -169,11 +169,40 @@ void check_philox_columns(Expect& expect, BucketRoom& room) {
   expect(same, "philox: launch_shuffle without rows (one thread per column), n=5000: the engine's permutations");
 }
 
+// A sequential generator's bucket shuffle as the engine does it (bucket_plan.hpp): its plans
+// drawn by draw_bucket_plan_kernel, the rows by the pass kernels with a plan source; and
+// launch_shuffle's columns by the same in slices of 16 rows (launch_planned_columns).
+template <class Expect, class Same>
+void check_plan_rows(Expect& expect, BucketRoom& room, const PrngInfo& p, const DeviceSet& ds,
+                     const cuda::DeviceBuffer<uint8_t>& d_start, size_t n, Same& same_as_host) {
+  const uint32_t first = 37, rows = 50;
+  cuda::DeviceBuffer<uint8_t> d_plan(rows * bucket_plan_bytes(n)), d_rows(n * rows), d_scratch;
+  std::vector<uint8_t> got(n * rows);
+  CHECK_CUDA(cudaMemset(d_rows.get(), 0xa5, n * rows));
+  launch_draw_plan(ds.view, d_plan.get(), n, first, rows, room, nullptr);
+  launch_bucket_src_rows(room, d_rows.get(), d_start.get(), n, PlanRowSource{d_plan.get(), bucket_plan_stride(n)}, rows,
+                         nullptr);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  CHECK_CUDA(cudaMemcpy(got.data(), d_rows.get(), got.size(), cudaMemcpyDeviceToHost));
+  uint32_t overflow = room.take_overflow();
+  expect(same_as_host(got, n, 1) && overflow == 0,
+         std::string(p.name) + ": bucket plans and pass kernels, n=" + std::to_string(n) + ": permutations 37.. equal the host's");
+  CHECK_CUDA(cudaMemset(d_rows.get(), 0xa5, n * rows));
+  const ShuffleConfig sc{32, 16, 3, 0, 3, 0, &room};
+  launch_shuffle(sc, d_scratch, nullptr, d_rows.get(), rows, rows, d_start.get(), n, ds.view, first);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  CHECK_CUDA(cudaMemcpy(got.data(), d_rows.get(), got.size(), cudaMemcpyDeviceToHost));
+  overflow = room.take_overflow();
+  expect(same_as_host(got, 1, rows) && overflow == 0 && room.plan.size() >= 16 * bucket_plan_bytes(n),
+         std::string(p.name) + ": launch_shuffle's planned columns, n=" + std::to_string(n) +
+             ": permutations 37.. equal the host's");
+}
+
 // 6. The bucket shuffle's kernels (cuda/bucket_shuffle.cuh): Philox's rows by the pass
 // kernels (the engine's shuffle: shuffle_permutation), and every generator with independent
 // words by one thread per column (bucket_column_kernel; the engine's for Philox without
-// block-per-permutation rows, and for the others the CPU's engine_bucket_shuffle, which the
-// engine does not use for them yet: src/permutation/bucket_shuffle.hpp).
+// block-per-permutation rows, and for the others the CPU's engine_bucket_shuffle, whose
+// permutations the engine makes by plans: check_plan_rows).
 template <class Expect>
 void check_bucket_kernels(Expect& expect, bool small) {
   BucketRoom room;
@@ -241,6 +270,7 @@ void check_bucket_kernels(Expect& expect, bool small) {
       const uint32_t overflow = room.take_overflow();
       expect(same_as_host(got, 1, rows) && overflow == 0,
              std::string(p.name) + ": bucket columns, n=" + std::to_string(n) + ": permutations 37.. equal the host's");
+      if (p.id != PrngId::Philox && bucket_rows_fit(n)) check_plan_rows(expect, room, p, ds, d_start, n, same_as_host);
     }
   }
   check_philox_columns(expect, room);

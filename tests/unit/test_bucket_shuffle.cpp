@@ -12,6 +12,7 @@
 
 #include "estimators/estimators.hpp"
 #include "permutation/bucket_cpu.hpp"
+#include "permutation/bucket_plan.hpp"
 #include "permutation/bucket_shuffle.hpp"
 #include "permutation/shuffle.hpp"
 #include "rng/generators.hpp"
@@ -283,7 +284,7 @@ TEST_CASE("bucket shuffle: what the output depends on") {
   for (int w = 0; w < 100; ++w) REQUIRE(root.next() == same.next());
 }
 
-TEST_CASE("engine rule: b0 by n, the JSON's name, Philox on non-binary data only for now") {
+TEST_CASE("engine rule: b0 by n, the JSON's name, every generator with independent words on non-binary data") {
   CHECK(engine_bucket_params(1000000).root_bits == 3);
   CHECK(engine_bucket_params(size_t{1} << 20).root_bits == 3);
   CHECK(engine_bucket_params((size_t{1} << 20) + 8).root_bits == 4);
@@ -294,8 +295,12 @@ TEST_CASE("engine rule: b0 by n, the JSON's name, Philox on non-binary data only
   CHECK(!engine_uses_buckets(PrngId::Philox, 1024, false));
   CHECK(engine_uses_buckets(PrngId::Philox, 1025, false));
   CHECK(!engine_uses_buckets(PrngId::Philox, 1000000, true));
-  CHECK(!engine_uses_buckets(PrngId::Mrg31k3p, 1000000, false));
+  CHECK(engine_uses_buckets(PrngId::Mrg31k3p, 1000000, false));
+  CHECK(engine_uses_buckets(PrngId::Xoshiro256ss, 1025, false));
+  CHECK(!engine_uses_buckets(PrngId::Xorwow, 1000000, true));
+  CHECK(!engine_uses_buckets(PrngId::Mrg32k3a, 1024, false));
   CHECK(!engine_uses_buckets(PrngId::CiBbs, 1000000, false));
+  CHECK(!engine_uses_buckets(PrngId::CiXorlike, 1000000, false));
   CHECK(!engine_uses_buckets(PrngId::Sobol, 1000000, false));
   CHECK(engine_shuffle_name(PrngId::Philox, 1000000, false) ==
         "bucket b0=3 b1=8 L=1024 (Rao-Sandelius; Fisher-Yates leaves, Lemire bounded draws)");
@@ -303,7 +308,9 @@ TEST_CASE("engine rule: b0 by n, the JSON's name, Philox on non-binary data only
   CHECK(engine_shuffle_name(PrngId::Philox, 1024, false) == "Fisher-Yates, Lemire bounded draws");
   CHECK(engine_shuffle_name(PrngId::CiXorlike, 1000000, false).rfind("Fisher-Yates", 0) == 0);
   CHECK(engine_shuffle_name(PrngId::Sobol, 1000000, false).rfind("Fisher-Yates", 0) == 0);
-  CHECK(engine_shuffle_name(PrngId::Xoshiro256ss, 1000000, false).rfind("Fisher-Yates", 0) == 0);
+  CHECK(engine_shuffle_name(PrngId::Xoshiro256ss, 1000000, false) ==
+        "bucket b0=3 b1=8 L=1024 (Rao-Sandelius; Fisher-Yates leaves, Lemire bounded draws)");
+  CHECK(engine_shuffle_name(PrngId::Mrg32k3a, 1000000, true).rfind("Fisher-Yates", 0) == 0);
 }
 
 namespace {
@@ -427,4 +434,58 @@ TEST_CASE("bucket_shuffle_philox_cpu (the CPU backend's fast path) equals the re
       CHECK_MESSAGE(got == want, "b0=" << p.root_bits << " b1=" << p.inner_bits << " L=" << p.leaf << " n=" << n);
     }
   }
+}
+
+namespace {
+// A plan sink that records the row and checks that each array's places only increase (the
+// GPU's writer stores each 16-byte chunk once on that condition).
+struct CheckedPlanRow {
+  BucketPlanRow row;
+  int64_t last[3] = {-1, -1, -1};
+  bool increasing = true;
+  void at(int k, uint32_t e) {
+    increasing = increasing && static_cast<int64_t>(e) > last[k];
+    last[k] = e;
+  }
+  void lab0(uint32_t e, uint32_t l) { at(0, e), row.lab0(e, l); }
+  void lab1(uint32_t e, uint32_t l) { at(1, e), row.lab1(e, l); }
+  void tgt(uint32_t e, uint32_t r) { at(2, e), row.tgt(e, r); }
+};
+
+template <class G>
+void check_planned(const char* name, const G& start) {
+  std::vector<uint8_t> plan, scratch, ref_scratch;
+  // (1025 and 4000: the root's children all leaves; 8500: some leaves, some inner nodes;
+  // 2^21 + 3: a root of 4 bits)
+  for (size_t n : {size_t{1025}, size_t{4000}, size_t{8500}, size_t{70001}, size_t{1000000}, (size_t{1} << 21) + 3}) {
+    std::vector<uint8_t> symbols(n);
+    for (size_t i = 0; i < n; ++i) symbols[i] = static_cast<uint8_t>((i * 37 + i / 100) & 0xff);
+    std::vector<uint8_t> want = symbols, got = symbols;
+    G a = start, b = start, c = start;
+    engine_bucket_shuffle(want.data(), n, a, ref_scratch);
+    bucket_shuffle_planned(got.data(), n, b, plan, scratch);
+    CHECK_MESSAGE(got == want, name << " n=" << n);
+    std::vector<uint8_t> row(bucket_plan_bytes(n));
+    CheckedPlanRow sink{BucketPlanRow(row.data(), n)};
+    CHECK(bucket_plan_walk(c, static_cast<uint32_t>(n), sink));
+    CHECK_MESSAGE(sink.increasing, name << " n=" << n);
+    CHECK_MESSAGE(sink.last[0] == static_cast<int64_t>(n) - 1, name << " n=" << n);
+    // The walk drew what the reference drew: the streams are in the same state after it.
+    CHECK_MESSAGE(LabelWords<G>::next(a) == LabelWords<G>::next(c), name << " n=" << n);
+  }
+  // At or below L: one leaf, Fisher-Yates on the stream.
+  std::vector<uint8_t> fy = iota_bytes(1000), got = fy;
+  G a = start;
+  fisher_yates(fy.data(), fy.size(), 1, a);
+  bucket_shuffle_planned(got.data(), got.size(), start, plan, scratch);
+  CHECK(got == fy);
+}
+}  // namespace
+
+TEST_CASE("bucket_shuffle_planned (the plan, then the data) equals the reference for the sequential generators") {
+  check_planned("xoshiro256ss", xoshiro(kSeed));
+  StreamSet xw(PrngId::Xorwow, kSeed, 4), m31(PrngId::Mrg31k3p, kSeed, 4), m32(PrngId::Mrg32k3a, kSeed, 4);
+  check_planned("xorwow", Xorwow::make(xw.view(), 3));
+  check_planned("mrg31k3p", Mrg31k3p::make(m31.view(), 1));
+  check_planned("mrg32k3a", Mrg32k3a::make(m32.view(), 2));
 }
