@@ -288,10 +288,12 @@ __device__ void bucket_node_pass(uint32_t m, const Labels& labels, Load load, St
 }
 
 // plan_leaf: the leaf's swaps by its drawn targets (bucket_plan.hpp: target k of step
-// i = m - 1 - k), read from global memory (L1/L2), the swaps in shared memory.
+// i = m - 1 - k), read from global memory (L1/L2), the swaps in shared memory. A target is
+// at most i in a plan whose walk succeeded; the min keeps a row whose walk failed (counted
+// as overflow: an error, never a result) inside the node instead of past shared memory.
 __device__ __forceinline__ void plan_leaf(uint8_t* a, uint32_t m, const uint16_t* __restrict__ t) {
   for (uint32_t k = 0; k + 1 < m; ++k) {
-    const uint32_t i = m - 1 - k, r = t[k];
+    const uint32_t i = m - 1 - k, r = min(static_cast<uint32_t>(t[k]), i);
     const uint8_t v = a[i];
     a[i] = a[r];
     a[r] = v;

@@ -527,7 +527,8 @@ class GpuBackend final : public PermutationBackend {
     skip_rows_ = 0;
     target_no_room_ = false;
     const size_t n = data.n;
-    if (!drawn_ || parallel_shuffle_ == 0 || reservations_ == 0 || n < 2) {
+    // (bucket rows the pass kernels cannot hold go one thread a column: no plans to draw)
+    if (!drawn_ || (buckets_ && !rows_fit_) || parallel_shuffle_ == 0 || reservations_ == 0 || n < 2) {
       targets_.reset();
       return;
     }
@@ -805,9 +806,13 @@ class GpuBackend final : public PermutationBackend {
   uint32_t skip_rows_ = 0;
   int skip_table_id_ = -1;  // the generator whose table skip_table_ holds
 
+  // (a sequential generator whose plans found no room within memory-share: launch_shuffle's
+  // planned columns then take slices of kMinPlanSlice rows, not parallel-shuffle's)
   ShuffleConfig shuffle_config() const {
-    return ShuffleConfig{shuffle_block_, parallel_shuffle_, reservations_, resident_, log_bits_, low_bytes_,
-                        buckets_ ? &res_->bucket : nullptr};
+    const uint32_t parallel =
+        planned_ && target_no_room_ ? std::min(parallel_shuffle_, kMinPlanSlice) : parallel_shuffle_;
+    return ShuffleConfig{shuffle_block_, parallel, reservations_, resident_, log_bits_, low_bytes_,
+                         buckets_ ? &res_->bucket : nullptr};
   }
   const uint32_t block_statistics_;  // block-statistics: rounds up to this size, a block per permutation
   const bool fused_statistics_;      // fused-statistics: non-binary data by fused_statistics_kernel, any round
