@@ -30,9 +30,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # at 10,000 permutations, a compliant --strict run, the README's CI gate, the batch page,
 # the manifest's per-source comparison, --until-decided's full run, a batch of restart files
 # (session 28: 18-44 s each under the sanitizers, 178 of the job's 817 test seconds on
-# 2 cores). The sample readers' end-to-end cases (wide captures, the ESV check) and the
-# manifest's shares, merge and SIGINT + resume (cli/manifest-shards, 78 s: the only run of
-# that code under the sanitizers) stay.
+# 2 cores). More below, with the sessions that moved them.
 plain_only="sparse file|api/consumer|cli/restart-carryover-columns-fail|cli/restart-truerand-json|cli/strict-prng"
 plain_only+="|cli/strict-compliant-iid|cli/readme-ci-gate|cli/batch-report|cli/source-manifest"
 plain_only+="|cli/until-decided-full|cli/restart-batch"
@@ -46,6 +44,13 @@ plain_only+="|without early exit every test runs all 10,000 permutations|--no-ea
 # case (30 s; their readers have unit cases and the fuzz target here).
 plain_only+="|bucket shuffle: position marginals|bucket shuffle: every order of n = 4..8"
 plain_only+="|the Monte Carlo check: observed rates|the simulation: reproducible from its seed|cli/wide-captures"
+# End-to-end runs of the command line whose time under the sanitizers is whole assessments or
+# many runs of the tool (15-102 s each, 190 of the job's 891 test seconds, session 38), in code
+# that cases here run too: the manifest's shares (merge and --shard cases above), the ESV check
+# (the unit cases of its schemas and documents), the settings refusals (the option
+# parser's and the API's unit cases), and the source command's PDF and chain (cli/source-report
+# stays).
+plain_only+="|cli/manifest-shards|cli/esv-check|api/settings-refusals|cli/source-pdf|cli/source-chain"
 ctest --test-dir "$build" -L "unit|cli" -E "$plain_only" -j"$jobs" --output-on-failure
 
 echo "+ fuzz_inputs --seed $seed --seconds $seconds"

@@ -5,7 +5,7 @@
 set -euo pipefail
 dir=${1:-build-gpu}
 if [ ! -f "$dir/CMakeCache.txt" ]; then
-  cmake -S . -B "$dir" -DEA_IID_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake -S . -B "$dir" -DEA_IID_CUDA=ON -DEA_IID_GPU_TESTS=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 log="$dir/build.log"
 if ! cmake --build "$dir" -j"$(nproc)" >"$log" 2>&1; then

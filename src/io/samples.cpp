@@ -200,8 +200,11 @@ std::string sha256_file(const std::string& path) { return fingerprint_file(path)
 
 Dataset make_dataset(std::vector<uint8_t> samples, int width) {
   Dataset d;
+  // One pass: the values' counts (their OR, the width they need, and the ranks below).
+  std::array<uint64_t, 256> count{};
+  for (uint8_t b : samples) ++count[b];
   uint32_t all = 0;
-  for (uint8_t b : samples) all |= b;
+  for (uint32_t v = 0; v < 256; ++v) all |= count[v] ? v : 0;
   int needed = 1;
   while (needed < 8 && (all >> needed) != 0) ++needed;
   if (width == 0) {
@@ -220,8 +223,6 @@ Dataset make_dataset(std::vector<uint8_t> samples, int width) {
     d.narrower_than_given = needed < width;
   }
   // Translation to ranks among the values present (a bijection that keeps the order).
-  std::array<uint64_t, 256> count{};
-  for (uint8_t b : samples) ++count[b];
   std::array<uint8_t, 256> rank{};
   int k = 0;
   for (int v = 0; v < 256; ++v) {
@@ -250,6 +251,11 @@ struct ReadBytes {
   uint64_t size = 0;
   bool stream = false;
 };
+
+// A stuck source: its own kind, so that a gate can tell it from a bad file.
+[[noreturn]] void degenerate(const std::string& path) {
+  throw Error(ErrorKind::Degenerate, path + ": symbol alphabet consists of 1 symbol; no entropy awarded");
+}
 
 // A regular file: the bytes of the subset's samples (`unit` bytes each; 0: text, all).
 void read_file_bytes(const Fd& f, const std::string& path, const struct stat& st, const LoadOptions& opt, int unit,
@@ -353,13 +359,20 @@ Dataset load_dataset(const std::string& file, const LoadOptions& opt) {
   if (opt.sample_input.is_default()) {
     samples = std::move(r.bytes);
     mapping.input = opt.sample_input;
-    uint32_t all_or = 0, all_and = 0xff;
-    for (uint8_t b : samples) all_or |= b, all_and &= b;
+    uint8_t all_or = 0, all_and = 0xff, max = 0;
+    for (uint8_t b : samples) all_or |= b, all_and &= b, max = std::max(max, b);
     while (mapping.capture_bits < 8 && (all_or >> mapping.capture_bits) != 0) ++mapping.capture_bits;
-    mapping.capture_max = all_or == 0 ? 0 : *std::max_element(samples.begin(), samples.end());
+    mapping.capture_max = max;
     mapping.varying = all_or & ~all_and;
   } else {
     samples = map_samples(capture_values(r, opt, path), opt.sample_input, path, mapping, opt.threads);
+  }
+  // One value throughout (a stuck source, or a block of a sparse file's zeros): said before the
+  // symbols are made (a block of 2^28 samples: 0.3 GB not allocated), unless the value is wider
+  // than the given width (that error comes first, as make_dataset words it).
+  if (mapping.varying == 0 && opt.sample_input.is_default() &&
+      (opt.width == 0 || static_cast<int>(mapping.capture_bits) <= opt.width)) {
+    degenerate(path);
   }
   Dataset d;
   try {
@@ -367,9 +380,7 @@ Dataset load_dataset(const std::string& file, const LoadOptions& opt) {
   } catch (const Error& e) {
     throw Error(e.kind(), path + ": " + e.what());
   }
-  if (d.alphabet <= 1) {  // a stuck source: its own kind, so that a gate can tell it from a bad file
-    throw Error(ErrorKind::Degenerate, path + ": symbol alphabet consists of 1 symbol; no entropy awarded");
-  }
+  if (d.alphabet <= 1) degenerate(path);
   d.path = file;
   d.file_size = r.size;
   d.subset = opt.subset;

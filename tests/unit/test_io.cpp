@@ -50,7 +50,28 @@ TEST_CASE("-l INDEX,COUNT reads block INDEX (the last block may be short)") {
   CHECK(d.sha256.size() == 64);
 }
 
-TEST_CASE("one symbol only is an error") {
+TEST_CASE("one symbol only is an error (Degenerate), after a width the value does not fit") {
   std::string path = temp_file("io_one_symbol.bin", {4, 4, 4});
   CHECK_THROWS_WITH_AS(load_dataset(path, 0, std::nullopt), doctest::Contains("1 symbol"), Error);
+  for (int width : {0, 3, 8}) {
+    CAPTURE(width);
+    try {
+      load_dataset(path, width, std::nullopt);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::Degenerate);
+    }
+  }
+  // 4 needs 3 bits: at width 2 the width is the error, not the one symbol.
+  try {
+    load_dataset(path, 2, std::nullopt);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Input);
+    CHECK(std::string(e.what()).find("wider than the given 2 bits") != std::string::npos);
+  }
+  // A one-symbol block of a file with two symbols is found alone.
+  std::string two = temp_file("io_one_symbol_block.bin", {7, 7, 7, 1});
+  CHECK_THROWS_WITH_AS(load_dataset(two, 0, SubsetSpec{0, 3}), doctest::Contains("1 symbol"), Error);
+  CHECK(load_dataset(two, 0, SubsetSpec{0, 4}).alphabet == 2);
 }
