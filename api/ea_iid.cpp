@@ -45,6 +45,7 @@ ea::SettingsGiven given_of(const Options& o) {
   g.threads = o.threads != d.threads;
   g.restart = o.restart.has_value();
   g.prng = o.prng != d.prng;
+  g.shuffle = o.shuffle != d.shuffle;
   g.conditioned = o.conditioned;
   g.truncate_bitstring = o.truncate_bitstring;
   g.no_early_exit = !o.early_exit;
@@ -76,6 +77,7 @@ ea::Settings filled_settings(const Options& o, const ea::SettingNames& names) {
   s.track = ea::track_setting(o.track, names);
   s.width = o.bits;
   s.prng = ea::prng_setting(o.prng, names);
+  s.shuffle = ea::shuffle_setting(o.shuffle, names);
   s.iterations = o.iterations;
   s.initial_entropy = !o.conditioned;
   s.truncate_bitstring = o.truncate_bitstring;
@@ -362,7 +364,7 @@ std::string kind_name(ea::ErrorKind k) {
   }
 }
 
-// The options a manifest run takes (seed, prng, iterations, until_decided, device, gpus,
+// The options a manifest run takes (seed, prng, shuffle, iterations, until_decided, device, gpus,
 // threads): the others are refused, naming the manifest's field where it gives the setting.
 void refuse_per_source(const Options& o) {
   const Options d;

@@ -25,6 +25,11 @@ void add_engine_options(CLI::App& app, EngineOptionText& t, Program p) {
                  iid ? "generator of the shuffles: " + prng_names() + " (default philox; see --list-prngs)"
                      : "shuffling generator(s), comma-separated (" + prng_names() + ")")
       ->type_name(iid ? "NAME" : "NAME,...");
+  app.add_option("--shuffle", t.shuffle,
+                 "how the permutations are made: bucket (default; the bucket shuffle, docs/bucket-shuffle.md, for "
+                 "non-binary data over 1,024 samples, Fisher-Yates for the rest) or fisher-yates (SP 800-90B 5.1's "
+                 "literal Fisher-Yates for every permutation; other counters, slower on long rows)")
+      ->type_name("NAME");
   if (iid) {
     t.device = "auto";
     app.add_option("--device", t.device, "where the permutation tests run: auto (GPU if usable), cpu or gpu (which also sorts the t-tuple and LRS estimates' suffixes and counts the MultiMMC and LZ78Y predictions of binary inputs)")
@@ -62,7 +67,7 @@ void add_engine_options(CLI::App& app, EngineOptionText& t, Program p) {
     app.add_flag("--verify", t.verify,
                  "recompute some GPU permutations of every round on the CPU; any difference is an error");
   }
-  for (const char* name : {"--seed", "--prng", "--device", "--gpu", "--round-size", "--gpu-tuning", "--threads",
+  for (const char* name : {"--seed", "--prng", "--shuffle", "--device", "--gpu", "--round-size", "--gpu-tuning", "--threads",
                            "--iterations", "--cpu-compression", "--verify"}) {
     for (CLI::Option* opt : app.get_options()) {
       if (opt->check_name(name)) opt->group("Permutation engine");
@@ -111,6 +116,7 @@ EngineChoice apply_engine_options(const EngineOptionText& t, Settings& s, Progra
   s.gpu_compression = !t.cpu_compression;
   s.verify = t.verify;
   if (p == Program::EaIid) s.prng = prng_setting(t.prng, cli_setting_names());
+  s.shuffle = shuffle_setting(t.shuffle, cli_setting_names());
   return c;
 }
 

@@ -18,10 +18,10 @@ namespace ea::cli {
 
 enum class Program { EaIid, Calibrate };
 
-// The permutation engine: --seed, --prng, --device, --gpu, --round-size, --gpu-tuning,
+// The permutation engine: --seed, --prng, --shuffle, --device, --gpu, --round-size, --gpu-tuning,
 // --threads, --iterations; ea_iid also --cpu-compression and --verify.
 struct EngineOptionText {
-  std::string seed, prng = "philox", device, gpu, round_size, tuning, threads, iterations;
+  std::string seed, prng = "philox", shuffle = "bucket", device, gpu, round_size, tuning, threads, iterations;
   bool cpu_compression = false, verify = false;
   CLI::Option *seed_opt = nullptr, *gpu_opt = nullptr, *round_opt = nullptr, *tuning_opt = nullptr,
               *threads_opt = nullptr, *iterations_opt = nullptr;

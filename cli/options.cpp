@@ -244,6 +244,7 @@ std::map<std::string, std::string> brief_lines() {
       {"--jsonl", "one JSON line per assessment ('-': standard output)"},
       {"--seed", "64-bit seed of the shuffles (default: drawn from the OS, then printed)"},
       {"--prng", "generator of the shuffles (default philox; see --list-prngs)"},
+      {"--shuffle", "bucket (default) or fisher-yates: SP 800-90B 5.1's literal shuffle"},
       {"--device", "where the permutation tests run (auto: the GPU if usable)"},
       {"--threads", "CPU threads (default: all cores; a batch divides them among --jobs)"},
   };
@@ -271,7 +272,7 @@ HelpText describe() {
        "--restart H_I: restart tests (3.1.4) of the claim H_I; --restart-cutoff, ... (--help-all)"},
       {"Output", {"-v", "-q", "--format", "-o", "--exit-code", "--strict", "--timing", "--log-level"}, ""},
       {"Batch", {"--blocks", "--keep-short", "--jobs", "--jsonl", "--append", "--force", "--resume", "--shard", "--csv", "--html"}, ""},
-      {"Permutation engine", {"--seed", "--prng", "--list-prngs", "--device", "--threads"}, ""},
+      {"Permutation engine", {"--seed", "--prng", "--list-prngs", "--shuffle", "--device", "--threads"}, ""},
       {"GPU tuning",
        {"--gpu", "--round-size", "--gpu-tuning", "--cpu-compression", "--verify"},
        "--gpu, --round-size, --gpu-tuning, --cpu-compression, --verify (--help-all; --gpu-tuning help)"},
@@ -290,9 +291,8 @@ HelpText describe() {
   const std::string exit_status =
       "\nExit status: 0 completed, whatever the verdict; 1 not IID (with --exit-code or --strict); 2 an\n"
       "error (usage, input, output, device); with --strict 3 inconclusive, 4 not a compliant assessment\n"
-      "(checked first); 5 a degenerate source (one symbol only, such as all zeros: no entropy, errorKind\n"
-      "\"degenerate\"), whatever --strict says; 130/143 interrupted. A batch: 2 if an item had another\n"
-      "error, else 5 if an item was degenerate.\n";
+      "(checked first); 5 a degenerate source (one symbol only, errorKind \"degenerate\"), whatever --strict\n"
+      "says; 130/143 interrupted. A batch: 2 if an item had another error, else 5 if any was degenerate.\n";
   h.footer_brief = subcommands +
                    "\nExamples:\n"
                    "  ea_iid -v --seed 1 samples.bin 8                one file of 8-bit samples\n"
@@ -556,6 +556,7 @@ SettingsGiven given_of(const Flags& f, const Options& o) {
   g.threads = f.engine.threads_opt->count() > 0;
   g.restart = f.restart_opt->count() > 0;
   g.prng = o.settings.prng != PrngId::Philox;
+  g.shuffle = o.settings.shuffle != ShuffleChoice::Bucket;
   g.initial = f.i;
   g.conditioned = f.c;
   g.all_bits = f.a;

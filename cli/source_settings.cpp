@@ -8,6 +8,7 @@ SettingsGiven source_settings_given(const EngineOptionText& text, const EngineCh
   g.iterations = text.iterations_opt->count() > 0;
   g.threads = engine.threads.has_value();
   g.prng = s.prng != PrngId::Philox;
+  g.shuffle = s.shuffle != ShuffleChoice::Bucket;
   g.until_decided = until_decided;
   g.permutation_counters = permutation_counters;
   return g;

@@ -150,7 +150,7 @@ class GpuCompressionBackend final : public PermutationBackend {
                            resident_,
                            log_bits_,
                            low_bytes_,
-                           engine_uses_buckets(streams_.id, data_.n, data_.params.binary) ? &res_->bucket : nullptr};
+                           engine_uses_buckets(streams_.id, data_.n, data_.params.binary, data_.shuffle) ? &res_->bucket : nullptr};
     launch_shuffle(sc, scratch_, st, buffers_->batch.get(), shuffle_copies_, count, symbols_.get(), data_.n, streams_,
                    first);
     EA_CUDA_CHECK(cudaGetLastError());

@@ -231,8 +231,8 @@ class GpuBackend final : public PermutationBackend {
     // Non-binary rows above L samples: the bucket shuffle (its pass kernels, or where their
     // buckets do not fit this GPU's shared memory one thread per column). The other
     // generators' draws are made ahead: a sequential generator's bucket plan, or the swap
-    // targets of Fisher-Yates rows (binary data, Sobol, the lane groups).
-    buckets_ = engine_uses_buckets(streams_.id, data.n, data.params.binary);
+    // targets of Fisher-Yates rows (binary data, Sobol, the lane groups, --shuffle fisher-yates).
+    buckets_ = engine_uses_buckets(streams_.id, data.n, data.params.binary, data.shuffle);
     rows_fit_ = !buckets_ || bucket_rows_fit(data.n);
     drawn_ = !philox_;
     planned_ = drawn_ && buckets_;
@@ -262,7 +262,7 @@ class GpuBackend final : public PermutationBackend {
   // Binary data whose rows fit resident_fused_kernel: shuffled and tested in shared memory.
   bool binary_resident(const PermutationData& data) const {
     return fused_statistics_ && data.params.binary && data.n >= 2 && resident_ > 0 && reservations_ > 0 &&
-           !engine_uses_buckets(data.streams.id, data.n, data.params.binary) && rows_shuffle_serves() && resident_fused_shared(data.n) > 0;
+           !engine_uses_buckets(data.streams.id, data.n, data.params.binary, data.shuffle) && rows_shuffle_serves() && resident_fused_shared(data.n) > 0;
   }
 
   // Whether every round of this data set runs on the rows alone (launch_blocks with the

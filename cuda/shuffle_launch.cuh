@@ -64,7 +64,8 @@ struct ShuffleConfig {
 
 // Whether launches under cfg shuffle rows of n samples of these streams by bucket passes.
 inline bool bucket_serves(const ShuffleConfig& cfg, PrngId id, size_t n) {
-  return cfg.bucket && engine_uses_buckets(id, n, false);
+  // (cfg.bucket is null where the backend shuffles by Fisher-Yates: --shuffle fisher-yates, binary data)
+  return cfg.bucket && engine_uses_buckets(id, n, false, ShuffleChoice::Bucket);
 }
 
 // The bits per sample (as log2: 0 for 1 bit ... 3 for 8 bits) that hold every symbol.

@@ -266,6 +266,7 @@ PermutationData permutation_data(const Assessment& a, const Dataset& d, const St
   pd.raw_of = d.raw_of.data();
   pd.params = StatParams{a.base.mean, a.base.median, d.binary(), static_cast<uint32_t>(d.alphabet)};
   pd.streams = streams.view();
+  pd.shuffle = a.settings.shuffle;
   pd.early_decision_likely = !a.chi_square_failed() && a.lrs.passed();
   CpuScratch scratch;
   cpu_statistics(pd.symbols, pd.n, pd.raw_of, pd.params, kAllFastTests, pd.original, scratch);
@@ -441,7 +442,7 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
     // and the report says so (their unpermuted statistics are still given).
     const StreamSet none(cfg.prng, a.seed, 0);
     const PermutationData pd = permutation_data(a, d, none);
-    a.shuffle = engine_shuffle_name(cfg.prng, pd.n, pd.params.binary);
+    a.shuffle = engine_shuffle_name(cfg.prng, pd.n, pd.params.binary, cfg.shuffle);
     a.original = pd.original;
     a.permutation.threshold = decision_threshold(cfg.iterations);
     const std::vector<std::string> failed = a.failed_families();
@@ -455,7 +456,7 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
     // Start states of every permutation's stream, made on the host in order of j.
     const StreamSet streams(cfg.prng, a.seed, cfg.iterations);
     PermutationData pd = permutation_data(a, d, streams);
-    a.shuffle = engine_shuffle_name(cfg.prng, pd.n, pd.params.binary);
+    a.shuffle = engine_shuffle_name(cfg.prng, pd.n, pd.params.binary, cfg.shuffle);
     run_permutation_stage(a, pd, cfg, hooks, slot, original_bzip2);
   }
   a.timings.total = seconds_since(start);

@@ -59,6 +59,7 @@ struct Settings {
   bool truncate_bitstring = false;  // -t: H_bitstring from the first 1,000,000 bits only
   uint64_t seed = 0;                // the user's seed (--seed); assess() derives the data's own
   PrngId prng = PrngId::Philox;     // the shuffling generator (--prng)
+  ShuffleChoice shuffle = ShuffleChoice::Bucket;  // --shuffle: bucket (where it applies) or fisher-yates
   uint32_t iterations = 10000;
   bool early_exit = true;
   bool all_tests = false;

@@ -23,6 +23,8 @@ const std::vector<SettingField>& settings_fields() {
       {"seed", "--seed", "seed", "--seed", E::Result, "permutation.userSeed", [](const Settings& s) { return std::to_string(s.seed); }, ""},
       {"prng", "--prng", "prng", "--prng", E::Result, "permutation.prng", [](const Settings& s) { return std::string(prng_info(s.prng).name); },
        ""},
+      {"shuffle", "--shuffle", "shuffle", "--shuffle", E::Result, "permutation.shuffleChoice",
+       [](const Settings& s) { return std::string(shuffle_choice_name(s.shuffle)); }, "", false, nullptr, "bucket"},
       {"iterations", "--iterations", "iterations", "--iterations", E::Result, "permutation.iterations",
        [](const Settings& s) { return std::to_string(s.iterations); }, ""},
       {"early_exit", "--no-early-exit", "early_exit", "--no-early-exit", E::Result, "permutation.earlyExit",

@@ -79,6 +79,7 @@ void check_iid_only(const Settings& s, const SettingsGiven& given, const Setting
   if (no_iid_tests.empty()) return;
   const std::pair<bool, std::string> unused[] = {{given.iterations, names("iterations", "")},
                                                  {given.prng, names("prng", "")},
+                                                 {given.shuffle, names("shuffle", "")},
                                                  {given.no_early_exit, names("early_exit", "false")},
                                                  {given.all_tests, names("all_tests", "true")},
                                                  {given.until_decided, names("until_decided", "true")},
@@ -181,6 +182,11 @@ DeviceChoice device_setting(const std::string& text, const SettingNames& names) 
 PrngId prng_setting(const std::string& text, const SettingNames& names) {
   if (const auto id = parse_prng(text)) return *id;
   refuse("unknown " + names("prng", "") + " '" + text + "'; choose one of: " + prng_names());
+}
+
+ShuffleChoice shuffle_setting(const std::string& text, const SettingNames& names) {
+  if (const auto c = parse_shuffle_choice(text)) return *c;
+  refuse(names("shuffle", "") + ": '" + text + "' is not a shuffle; expected bucket or fisher-yates");
 }
 
 void check_settings(const Settings& s, const SettingsGiven& given, const SettingNames& names) {

@@ -36,6 +36,7 @@ constexpr SettingRange kSimulateRange{1, uint64_t{1} << 44};
 struct SettingsGiven {
   bool track = false, bits = false, iterations = false, threads = false, restart = false;
   bool prng = false;                                  // a generator other than philox
+  bool shuffle = false;                               // a shuffle other than bucket (fisher-yates)
   bool initial = false, conditioned = false;          // -i, -c (conditioned=true)
   bool all_bits = false, truncate_bitstring = false;  // -a, -t
   bool no_early_exit = false;                         // --no-early-exit, early_exit=false
@@ -61,6 +62,7 @@ TrackChoice track_setting(const std::string& text, const SettingNames& names);
 DeviceChoice device_setting(const std::string& text, const SettingNames& names);
 SampleFormat sample_format_setting(const std::string& text, const SettingNames& names);
 PrngId prng_setting(const std::string& text, const SettingNames& names);
+ShuffleChoice shuffle_setting(const std::string& text, const SettingNames& names);
 // The health tests' false-positive rate as written: 2^-N (N in kAlphaExponentRange) or a
 // decimal ("1e-6"); its range (0, 1) is check_settings' rule.
 double alpha_setting(const std::string& text, const SettingNames& names);

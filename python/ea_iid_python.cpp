@@ -217,7 +217,7 @@ void check_keyword(const std::string& key, const std::vector<std::string>& valid
 }
 
 // The keywords of each call (the named ones, then the options).
-const std::vector<std::string> kAssessKeywords = {"bits", "seed", "device", "track", "prng", "iterations", "conditioned",
+const std::vector<std::string> kAssessKeywords = {"bits", "seed", "device", "track", "prng", "shuffle", "iterations", "conditioned",
                                                   "truncate_bitstring", "early_exit", "all_tests", "until_decided",
                                                   "gpus", "threads", "restart", "sample_format", "select_bits", "bin",
                                                   "label"};
@@ -235,6 +235,7 @@ std::vector<std::string> keywords_without(const std::string& gone, const std::st
 void set_option(ea_iid::Options& o, const std::string& key, const py::handle& value, Unheld& unheld) {
   if (key == "track") o.track = text(key, value);
   else if (key == "prng") o.prng = text(key, value);
+  else if (key == "shuffle") o.shuffle = text(key, value);
   else if (key == "iterations") o.iterations = whole<uint32_t>(key, value, unheld);
   else if (key == "conditioned") o.conditioned = flag(key, value);
   else if (key == "truncate_bitstring") o.truncate_bitstring = flag(key, value);
@@ -596,7 +597,7 @@ PYBIND11_MODULE(ea_iid, m) {
         "assess(samples, *, bits=None, seed=None, device='auto', **options) -> dict\n\n"
         "samples: bytes, bytearray, a numpy uint8 array (read in place), a numpy uint16 or uint32 array (samples wider "
         "than a byte, made symbols by select_bits or bin) or a path (str, os.PathLike). options: track, prng, "
-        "iterations, conditioned, truncate_bitstring, early_exit, all_tests, until_decided, gpus, threads, restart, "
+        "shuffle, iterations, conditioned, truncate_bitstring, early_exit, all_tests, until_decided, gpus, threads, restart, "
         "sample_format, select_bits, bin, label. Returns the record `ea_iid -o` writes; raises ea_iid.Error (with .error_kind; "
         "ea_iid.UsageError, also a ValueError, for a refused setting) and TypeError for a keyword of the wrong type.");
   m.def(
@@ -617,7 +618,7 @@ PYBIND11_MODULE(ea_iid, m) {
         "assess_manifest(manifest, *, jobs=1, seed=None, device='auto', **options) -> list of dicts\n\n"
         "Every source of a manifest (docs/manifest.md) through the flow of `ea_iid source`, `jobs` sources at once: "
         "one dict per source, in manifest order, each the line `ea_iid source --manifest --jsonl` writes (its record "
-        "and \"run\"); a source that cannot be assessed is its error row (errorLevel -1). options: prng, iterations, "
+        "and \"run\"); a source that cannot be assessed is its error row (errorLevel -1). options: prng, shuffle, iterations, "
         "until_decided, gpus, threads; track, bits, restart, sample_format, select_bits and bin are the manifest's "
         "(iidClaim, bitsPerSample, restartTestPath, sampleFormat, selectBits, binBits) and raise ea_iid.UsageError, as "
         "a manifest that is not valid does.");

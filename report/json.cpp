@@ -284,6 +284,7 @@ ordered_json permutation_json(const Assessment& a) {
   perm["prngName"] = p.full_name;
   perm["prngStreams"] = p.streams;
   perm["prngForCompliance"] = p.compliance;
+  perm["shuffleChoice"] = shuffle_choice_name(a.settings.shuffle);
   perm["shuffle"] = a.shuffle;
   perm["device"] = a.device;
   perm["compressionDevice"] = a.compression_device;

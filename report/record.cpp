@@ -528,7 +528,13 @@ void check_assessment_shuffle(const ordered_json* a, const std::string& at, cons
   }
   const std::optional<PrngId> id = parse_prng(prng->get<std::string>());
   if (!id) return;
-  const std::string now = engine_shuffle_name(*id, samples->get<uint64_t>(), binary->get<bool>());
+  // The shuffle the row asked for (--shuffle; a row without the key: before it, the bucket
+  // shuffle's rule). A value this ea_iid does not know is the schema's error, not this one's.
+  std::optional<ShuffleChoice> choice = ShuffleChoice::Bucket;
+  const auto asked = perm->find("shuffleChoice");
+  if (asked != perm->end()) choice = asked->is_string() ? parse_shuffle_choice(asked->get<std::string>()) : std::nullopt;
+  if (!choice) return;
+  const std::string now = engine_shuffle_name(*id, samples->get<uint64_t>(), binary->get<bool>(), *choice);
   if (shuffle->get<std::string>() != now) {
     throw Error(ErrorKind::Input, at + what + "its permutations were made by \"" + shuffle->get<std::string>() +
                                       "\", where this ea_iid makes them by \"" + now +

@@ -31,6 +31,7 @@ struct Options {
   int bits = 0;                     // bits per sample, 1-8; 0: inferred from the data
   std::optional<uint64_t> seed;     // the shuffles' seed; none: drawn from the OS (the result records it)
   std::string prng = "philox";      // --prng
+  std::string shuffle = "bucket";   // --shuffle: bucket or fisher-yates (SP 800-90B 5.1's literal shuffle)
   uint32_t iterations = 10000;      // --iterations (other counts: exploratory)
   bool conditioned = false;         // -c (default -i)
   bool truncate_bitstring = false;  // -t
@@ -123,7 +124,7 @@ class EA_IID_API Assessor {
   // one result per source, in manifest order, each `json` the line `ea_iid source --manifest
   // --jsonl` writes for it (its record and "run"). on_source(index, result), when given, gets
   // each as it is delivered (in order, on the calling thread). A source that cannot be assessed
-  // is its result (verdict "error"). Options: seed, prng, iterations, until_decided, device,
+  // is its result (verdict "error"). Options: seed, prng, shuffle, iterations, until_decided, device,
   // gpus, threads, command_line; the settings a manifest gives per source (track: iidClaim,
   // bits: bitsPerSample, restart: restartTestPath) and those `ea_iid source` does not take
   // (conditioned, truncate_bitstring, all_tests, early_exit) throw Error("usage"), as a

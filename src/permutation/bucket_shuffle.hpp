@@ -25,6 +25,7 @@
 
 #include "common/hd.hpp"
 #include "permutation/shuffle.hpp"
+#include "permutation/shuffle_choice.hpp"
 #include "rng/bounded.hpp"
 #include "rng/stream_set.hpp"
 
@@ -62,14 +63,18 @@ EA_HD inline BucketParams engine_bucket_params(size_t n) {
 // about 1.2 million samples fits one SM, where resident_fused_kernel already shuffles and
 // tests it with every random access on chip (GetTickCount_1bit's 10,000 permutations:
 // 0.29 s, against 0.44 s by buckets into global memory; H200, session 26).
-inline bool engine_uses_buckets(PrngId id, size_t n, bool binary) {
-  return !binary && n > engine_bucket_params(n).leaf && !is_grouped(id) && id != PrngId::Sobol;
+// With ShuffleChoice::FisherYates (--shuffle fisher-yates) never: every generator then makes
+// permutation j by the literal Fisher-Yates of SP 800-90B 5.1 on its stream j (the kernels
+// that do so are the ones that serve binary data, short rows, Sobol and the lane groups).
+inline bool engine_uses_buckets(PrngId id, size_t n, bool binary, ShuffleChoice shuffle) {
+  return shuffle == ShuffleChoice::Bucket && !binary && n > engine_bucket_params(n).leaf && !is_grouped(id) &&
+         id != PrngId::Sobol;
 }
 // permutation.shuffle of the JSON: how the permutations of a row of n samples are made.
-inline std::string engine_shuffle_name(PrngId id, size_t n, bool binary) {
+inline std::string engine_shuffle_name(PrngId id, size_t n, bool binary, ShuffleChoice shuffle) {
   if (is_grouped(id)) return "Fisher-Yates, Lemire bounded draws (lane groups in lockstep)";
   // (a row of at most L samples: Fisher-Yates on stream j, the bucket shuffle's one leaf)
-  if (!engine_uses_buckets(id, n, binary)) return "Fisher-Yates, Lemire bounded draws";
+  if (!engine_uses_buckets(id, n, binary, shuffle)) return "Fisher-Yates, Lemire bounded draws";
   const BucketParams p = engine_bucket_params(n);
   return "bucket b0=" + std::to_string(p.root_bits) + " b1=" + std::to_string(p.inner_bits) +
          " L=" + std::to_string(p.leaf) + " (Rao-Sandelius; Fisher-Yates leaves, Lemire bounded draws)";

@@ -115,7 +115,7 @@ class CpuBackend final : public PermutationBackend {
       // The engine's shuffle (src/permutation/bucket_shuffle.hpp): above L samples of
       // non-binary data the bucket shuffle (Philox's fast path, bucket_cpu.hpp; the others'
       // plan, bucket_plan.hpp), else Fisher-Yates on stream j (the blocked form: the same draws).
-      const bool buckets = engine_uses_buckets(data_.streams.id, data_.n, data_.params.binary);
+      const bool buckets = engine_uses_buckets(data_.streams.id, data_.n, data_.params.binary, data_.shuffle);
       visit_generator(data_.streams.id, [&](auto tag) {
         using G = decltype(tag);
         if constexpr (std::is_same_v<G, PhiloxGen>) {

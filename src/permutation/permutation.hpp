@@ -13,6 +13,7 @@
 
 #include "common/test_id.hpp"
 #include "permutation/counters.hpp"
+#include "permutation/shuffle_choice.hpp"
 #include "rng/stream_set.hpp"
 #include "stats/statistics.hpp"
 
@@ -26,6 +27,7 @@ struct PermutationData {
   StatParams params{};
   StatVector original{};             // statistics of the unshuffled data (all 19)
   StreamSetView streams{};           // the shuffling generator and its prepared streams
+  ShuffleChoice shuffle = ShuffleChoice::Bucket;  // --shuffle (engine_uses_buckets)
   // A hint for scheduling only (never for results): false when the data already failed
   // another IID test, so the permutation tests will most likely run all permutations.
   bool early_decision_likely = true;

@@ -263,7 +263,7 @@ void permute(const StreamSet& set, uint64_t j, uint8_t* a, size_t n, bool engine
       fisher_yates_group(buffers, n, lanes);
       const auto& mine = copies[j % kLaneGroup];
       std::copy(mine.begin(), mine.end(), a);
-    } else if (engine && engine_uses_buckets(set.id(), n, binary)) {
+    } else if (engine && engine_uses_buckets(set.id(), n, binary, ShuffleChoice::Bucket)) {
       std::vector<uint8_t> scratch;
       if constexpr (std::is_same_v<G, PhiloxGen>) {
         engine_bucket_shuffle_philox(a, n, v.seed, j, scratch);

@@ -29,7 +29,7 @@ json table() {
 // The command line's flag of each setting of the table, and how a value is written.
 const std::map<std::string, std::string>& cli_flags() {
   static const std::map<std::string, std::string> flags = {
-      {"track", "--track"},          {"iterations", "--iterations"}, {"prng", "--prng"},
+      {"track", "--track"},          {"iterations", "--iterations"}, {"prng", "--prng"}, {"shuffle", "--shuffle"},
       {"all_tests", "--all-tests"},  {"until_decided", "--until-decided"}, {"early_exit", "--no-early-exit"},
       {"restart", "--restart"},      {"conditioned", "-c"},          {"truncate_bitstring", "-t"},
       {"bits", "--bits"},            {"threads", "--threads"},       {"gpus", "--gpu"},
@@ -78,6 +78,7 @@ ea_iid::Options api_options(const json& settings) {
     if (key == "track") o.track = v.get<std::string>();
     else if (key == "iterations") o.iterations = v.get<uint32_t>();
     else if (key == "prng") o.prng = v.get<std::string>();
+    else if (key == "shuffle") o.shuffle = v.get<std::string>();
     else if (key == "all_tests") o.all_tests = v.get<bool>();
     else if (key == "until_decided") o.until_decided = v.get<bool>();
     else if (key == "early_exit") o.early_exit = v.get<bool>();

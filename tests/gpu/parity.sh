@@ -124,11 +124,33 @@ for prng in $("$exe" --list-prngs | sed -n 's/^\([a-z0-9-]*\)\( (default)\)\{0,1
     fi
   done
 done
+# --shuffle fisher-yates: the literal Fisher-Yates on non-binary rows above 1,024 samples (where
+# the default is the bucket shuffle): Philox's rows by reservations or resident rows, the
+# others' targets drawn ahead; the same counters as the CPU's, and the JSON says so.
+for prng in philox xoshiro256ss xorwow mrg31k3p mrg32k3a; do
+  if [ -n "${PARITY_PRNGS:-}" ] && [[ " $PARITY_PRNGS " != *" $prng "* ]]; then continue; fi
+  for f in truerand_8bit GetTickCount_4bit; do
+    part prngs || break 2
+    fy=(--track iid --prng "$prng" --shuffle fisher-yates --seed 7)
+    "$exe" -v -v -v --device cpu "${fy[@]}" "$samples/$f.bin" >"$work/$f.$prng.fy.cpu" 2>&1 &&
+      "$exe" -v -v -v --device gpu "${fy[@]}" -o "$work/$f.$prng.fy.json" "$samples/$f.bin" >"$work/$f.$prng.fy.gpu" 2>&1 ||
+      { echo "FAIL $prng $f --shuffle fisher-yates: run failed: $(tail -n 1 "$work/$f.$prng.fy.gpu")"; fail=1; continue; }
+    if ! grep -q '"shuffle": *"Fisher-Yates, Lemire bounded draws"' "$work/$f.$prng.fy.json"; then
+      echo "FAIL --prng $prng $f --shuffle fisher-yates: the JSON does not name Fisher-Yates"; fail=1
+    elif diff <(counters "$work/$f.$prng.fy.cpu") <(counters "$work/$f.$prng.fy.gpu") >"$work/$f.$prng.fy.diff"; then
+      echo "ok   --prng $prng --shuffle fisher-yates $f: counters identical on the GPU and the CPU"
+    else
+      echo "FAIL --prng $prng --shuffle fisher-yates $f: counters differ"; head -n 6 "$work/$f.$prng.fy.diff"; fail=1
+    fi
+  done
+done
 # Drawn targets under a memory limit (`--gpu-tuning target-rows`): a full round of 10^6
 # samples drawn in two halves (one drawn while the other is shuffled), a slice at a time,
 # or, below one slice, the one-thread-per-permutation shuffle: the same counters as the
 # CPU's runs above, and --timing names the plan taken (GetTickCount_4bit, not IID, runs
-# full rounds from the start).
+# full rounds from the start). Fisher-Yates targets: with --shuffle fisher-yates (since
+# session 38 these generators' non-binary rows take bucket plans by default, which this
+# loop, run on them, failed to find: session 39).
 for prng in xoshiro256ss mrg32k3a; do
   if [ -n "${PARITY_PRNGS:-}" ] && [[ " $PARITY_PRNGS " != *" $prng "* ]]; then continue; fi
   for f in truerand_8bit GetTickCount_4bit; do
@@ -138,17 +160,43 @@ for prng in xoshiro256ss mrg32k3a; do
       # (IID-looking data may be decided in its first rounds, which fit: its plan unchecked)
       [[ $f == truerand_* && $rows != 1000 ]] && plan=""
       out="$work/$f.$prng.rows$rows"
-      [ -f "$work/$f.$prng.cpu" ] || continue
-      if ! "$exe" -v -v -v --timing --track iid --device gpu --prng "$prng" --seed 7 --gpu-tuning target-rows=$rows \
-        "$samples/$f.bin" >"$out" 2>&1; then
+      [ -f "$work/$f.$prng.fy.cpu" ] || continue
+      if ! "$exe" -v -v -v --timing --track iid --device gpu --prng "$prng" --shuffle fisher-yates --seed 7 \
+        --gpu-tuning target-rows=$rows "$samples/$f.bin" >"$out" 2>&1; then
         echo "FAIL --prng $prng $f target-rows=$rows: run failed: $(tail -n 1 "$out")"; fail=1; continue
       fi
-      if ! diff <(counters "$work/$f.$prng.cpu") <(counters "$out") >"$out.diff"; then
+      if ! diff <(counters "$work/$f.$prng.fy.cpu") <(counters "$out") >"$out.diff"; then
         echo "FAIL --prng $prng $f target-rows=$rows: counters differ"; head -n 6 "$out.diff"; fail=1
       elif ! grep -Eq "targets drawn ahead: .*$plan" "$out"; then
         echo "FAIL --prng $prng $f target-rows=$rows: not the plan '$plan': $(grep -o 'targets drawn ahead[^;]*' "$out")"; fail=1
       else
         echo "ok   --prng $prng $f target-rows=$rows: counters identical ($(grep -o 'targets drawn ahead[^;]*' "$out"))"
+      fi
+    done
+  done
+done
+# The sequential generators' bucket plans under a memory limit (the default shuffle): plans
+# in slices down to 32 rows (one slice at a time), or below that one thread per column; the
+# counters of the CPU's runs above (session 38's many-jobs defect was in this path).
+for prng in xoshiro256ss mrg32k3a; do
+  if [ -n "${PARITY_PRNGS:-}" ] && [[ " $PARITY_PRNGS " != *" $prng "* ]]; then continue; fi
+  for f in truerand_8bit GetTickCount_4bit; do
+    for spec in "1000|[1-9][0-9]* a slice at a time" "16|no room for one slice"; do
+      part prngs || break 3
+      rows=${spec%%|*} plan=${spec#*|}
+      [[ $f == truerand_* && $rows != 16 ]] && plan=""
+      out="$work/$f.$prng.plans$rows"
+      [ -f "$work/$f.$prng.cpu" ] || continue
+      if ! "$exe" -v -v -v --timing --track iid --device gpu --prng "$prng" --seed 7 --gpu-tuning target-rows=$rows \
+        "$samples/$f.bin" >"$out" 2>&1; then
+        echo "FAIL --prng $prng $f plans, target-rows=$rows: run failed: $(tail -n 1 "$out")"; fail=1; continue
+      fi
+      if ! diff <(counters "$work/$f.$prng.cpu") <(counters "$out") >"$out.diff"; then
+        echo "FAIL --prng $prng $f plans, target-rows=$rows: counters differ"; head -n 6 "$out.diff"; fail=1
+      elif ! grep -Eq "bucket plans drawn ahead: .*$plan" "$out"; then
+        echo "FAIL --prng $prng $f plans, target-rows=$rows: not the plan '$plan': $(grep -o 'drawn ahead[^;]*' "$out")"; fail=1
+      else
+        echo "ok   --prng $prng $f plans, target-rows=$rows: counters identical ($(grep -o 'bucket plans drawn ahead[^;]*' "$out"))"
       fi
     done
   done

@@ -42,6 +42,7 @@ def cli(path, *args):
 
 CASES = [
     ("rand8_short.bin", dict(iterations=200)),
+    ("rand8_short.bin", dict(iterations=200, shuffle="fisher-yates")),
     ("rand4_short.bin", dict(iterations=200)),
     ("rand1_short.bin", dict(iterations=200)),
     ("GetTickCount_4bit.bin", dict(track="iid", until_decided=True)),
@@ -58,6 +59,8 @@ def cli_args(opts):
             args += ["--track", v]
         elif k == "until_decided":
             args += ["--until-decided"]
+        elif k == "shuffle":
+            args += ["--shuffle", v]
     return args
 
 
@@ -69,6 +72,8 @@ def test_same_record_as_the_command_line(name, opts):
     for samples in (data, data.tobytes(), path):
         got = ea_iid.assess(samples, seed=7, device="cpu", label=path, **opts)
         assert stable(got) == expected
+    if "permutation" in expected:
+        assert expected["permutation"]["shuffleChoice"] == opts.get("shuffle", "bucket")
 
 
 def test_numpy_slices_and_bits():

@@ -292,25 +292,40 @@ TEST_CASE("engine rule: b0 by n, the JSON's name, every generator with independe
   CHECK(engine_bucket_params(size_t{1} << 30).root_bits == 8);
   CHECK(engine_bucket_params(1000000).inner_bits == 8);
   CHECK(engine_bucket_params(1000000).leaf == 1024);
-  CHECK(!engine_uses_buckets(PrngId::Philox, 1024, false));
-  CHECK(engine_uses_buckets(PrngId::Philox, 1025, false));
-  CHECK(!engine_uses_buckets(PrngId::Philox, 1000000, true));
-  CHECK(engine_uses_buckets(PrngId::Mrg31k3p, 1000000, false));
-  CHECK(engine_uses_buckets(PrngId::Xoshiro256ss, 1025, false));
-  CHECK(!engine_uses_buckets(PrngId::Xorwow, 1000000, true));
-  CHECK(!engine_uses_buckets(PrngId::Mrg32k3a, 1024, false));
-  CHECK(!engine_uses_buckets(PrngId::CiBbs, 1000000, false));
-  CHECK(!engine_uses_buckets(PrngId::CiXorlike, 1000000, false));
-  CHECK(!engine_uses_buckets(PrngId::Sobol, 1000000, false));
-  CHECK(engine_shuffle_name(PrngId::Philox, 1000000, false) ==
+  CHECK(!engine_uses_buckets(PrngId::Philox, 1024, false, ShuffleChoice::Bucket));
+  CHECK(engine_uses_buckets(PrngId::Philox, 1025, false, ShuffleChoice::Bucket));
+  CHECK(!engine_uses_buckets(PrngId::Philox, 1000000, true, ShuffleChoice::Bucket));
+  CHECK(engine_uses_buckets(PrngId::Mrg31k3p, 1000000, false, ShuffleChoice::Bucket));
+  CHECK(engine_uses_buckets(PrngId::Xoshiro256ss, 1025, false, ShuffleChoice::Bucket));
+  CHECK(!engine_uses_buckets(PrngId::Xorwow, 1000000, true, ShuffleChoice::Bucket));
+  CHECK(!engine_uses_buckets(PrngId::Mrg32k3a, 1024, false, ShuffleChoice::Bucket));
+  CHECK(!engine_uses_buckets(PrngId::CiBbs, 1000000, false, ShuffleChoice::Bucket));
+  CHECK(!engine_uses_buckets(PrngId::CiXorlike, 1000000, false, ShuffleChoice::Bucket));
+  CHECK(!engine_uses_buckets(PrngId::Sobol, 1000000, false, ShuffleChoice::Bucket));
+  CHECK(engine_shuffle_name(PrngId::Philox, 1000000, false, ShuffleChoice::Bucket) ==
         "bucket b0=3 b1=8 L=1024 (Rao-Sandelius; Fisher-Yates leaves, Lemire bounded draws)");
-  CHECK(engine_shuffle_name(PrngId::Philox, 1000000, true) == "Fisher-Yates, Lemire bounded draws");
-  CHECK(engine_shuffle_name(PrngId::Philox, 1024, false) == "Fisher-Yates, Lemire bounded draws");
-  CHECK(engine_shuffle_name(PrngId::CiXorlike, 1000000, false).rfind("Fisher-Yates", 0) == 0);
-  CHECK(engine_shuffle_name(PrngId::Sobol, 1000000, false).rfind("Fisher-Yates", 0) == 0);
-  CHECK(engine_shuffle_name(PrngId::Xoshiro256ss, 1000000, false) ==
+  CHECK(engine_shuffle_name(PrngId::Philox, 1000000, true, ShuffleChoice::Bucket) == "Fisher-Yates, Lemire bounded draws");
+  CHECK(engine_shuffle_name(PrngId::Philox, 1024, false, ShuffleChoice::Bucket) == "Fisher-Yates, Lemire bounded draws");
+  CHECK(engine_shuffle_name(PrngId::CiXorlike, 1000000, false, ShuffleChoice::Bucket).rfind("Fisher-Yates", 0) == 0);
+  CHECK(engine_shuffle_name(PrngId::Sobol, 1000000, false, ShuffleChoice::Bucket).rfind("Fisher-Yates", 0) == 0);
+  CHECK(engine_shuffle_name(PrngId::Xoshiro256ss, 1000000, false, ShuffleChoice::Bucket) ==
         "bucket b0=3 b1=8 L=1024 (Rao-Sandelius; Fisher-Yates leaves, Lemire bounded draws)");
-  CHECK(engine_shuffle_name(PrngId::Mrg32k3a, 1000000, true).rfind("Fisher-Yates", 0) == 0);
+  CHECK(engine_shuffle_name(PrngId::Mrg32k3a, 1000000, true, ShuffleChoice::Bucket).rfind("Fisher-Yates", 0) == 0);
+  // --shuffle fisher-yates: never the bucket shuffle, for any generator, length or alphabet.
+  for (const PrngInfo& p : prng_table()) {
+    for (size_t n : {size_t{1024}, size_t{1025}, size_t{1000000}, size_t{1} << 25}) {
+      for (bool binary : {false, true}) {
+        CHECK(!engine_uses_buckets(p.id, n, binary, ShuffleChoice::FisherYates));
+        CHECK(engine_shuffle_name(p.id, n, binary, ShuffleChoice::FisherYates).rfind("Fisher-Yates", 0) == 0);
+      }
+    }
+  }
+  CHECK(engine_shuffle_name(PrngId::Philox, 1000000, false, ShuffleChoice::FisherYates) ==
+        "Fisher-Yates, Lemire bounded draws");
+  CHECK(parse_shuffle_choice("fisher-yates") == ShuffleChoice::FisherYates);
+  CHECK(parse_shuffle_choice("bucket") == ShuffleChoice::Bucket);
+  CHECK(!parse_shuffle_choice("Fisher-Yates"));
+  CHECK(std::string(shuffle_choice_name(ShuffleChoice::FisherYates)) == "fisher-yates");
 }
 
 namespace {
@@ -387,7 +402,7 @@ TEST_CASE("shuffle_permutation is the engine's rule: the bucket shuffle above L,
           engine_bucket_shuffle_philox(b.data(), n, kSeed, 2, scratch);
         } else if constexpr (!G::kGrouped) {
           G g = G::make(set.view(), 2);
-          if (engine_uses_buckets(id, n, false)) {
+          if (engine_uses_buckets(id, n, false, ShuffleChoice::Bucket)) {
             engine_bucket_shuffle(b.data(), n, g, scratch);
           } else {
             fisher_yates(b.data(), n, 1, g);
@@ -395,7 +410,7 @@ TEST_CASE("shuffle_permutation is the engine's rule: the bucket shuffle above L,
         }
       });
       CHECK_MESSAGE(a == b, prng_info(id).name << " n=" << n);
-      CHECK_MESSAGE((a == fy) == !engine_uses_buckets(id, n, false), prng_info(id).name << " n=" << n);
+      CHECK_MESSAGE((a == fy) == !engine_uses_buckets(id, n, false, ShuffleChoice::Bucket), prng_info(id).name << " n=" << n);
     }
   }
 }

@@ -12,6 +12,7 @@
 #include "assess.hpp"
 #include "common/error.hpp"
 #include "estimators/estimators.hpp"
+#include "permutation/bucket_shuffle.hpp"
 #include "permutation/counters.hpp"
 #include "permutation/deferred.hpp"
 #include "permutation/permutation.hpp"
@@ -21,6 +22,7 @@
 #include "rng/generators.hpp"
 #include "rng/philox_batch.hpp"
 #include "rng/philox_stream.hpp"
+#include "rng/prng.hpp"
 #include "stats/compression.hpp"
 
 using namespace ea;
@@ -267,6 +269,37 @@ PermutationData permutation_data(const Dataset& d, const StreamSet& streams) {
 }
 
 }  // namespace
+
+TEST_CASE("--shuffle fisher-yates: the CPU backend's permutation j is Fisher-Yates on stream j, for every generator") {
+  Dataset d = sample_data(3000);  // non-binary, above the bucket shuffle's leaf of 1,024
+  constexpr uint32_t kRows = 40;
+  for (const PrngInfo& p : prng_table()) {
+    CAPTURE(std::string(p.name));
+    const StreamSet streams(p.id, 5, kRows);
+    PermutationData pd = permutation_data(d, streams);
+    pd.shuffle = ShuffleChoice::FisherYates;
+    std::vector<uint8_t> got(kRows * kNumTests), bucket(kRows * kNumTests), want(kRows * kNumTests, kNotComputed);
+    make_cpu_backend(pd, 2)->run(0, kRows, kAllFastTests, got.data());
+    pd.shuffle = ShuffleChoice::Bucket;
+    make_cpu_backend(pd, 2)->run(0, kRows, kAllFastTests, bucket.data());
+    CpuScratch scratch;
+    for (uint64_t j = 0; j < kRows; ++j) {
+      std::vector<uint8_t> a(d.symbols);
+      // The lane groups' rule is Fisher-Yates already (lanes in lockstep: shuffle_permutation).
+      if (is_grouped(p.id)) {
+        shuffle_permutation(streams, j, a.data(), a.size());
+      } else {
+        fisher_yates_permutation(streams, j, a.data(), a.size());
+      }
+      StatVector sv;
+      cpu_statistics(a.data(), a.size(), pd.raw_of, pd.params, kAllFastTests, sv, scratch);
+      for (int t = 0; t < kNumFastTests; ++t) want[j * kNumTests + t] = compare_outcome(sv.v[t], pd.original.v[t]);
+    }
+    CHECK(got == want);
+    // The bucket shuffle (the default) makes other permutations where it applies.
+    CHECK((bucket == want) == !engine_uses_buckets(p.id, d.size(), false, ShuffleChoice::Bucket));
+  }
+}
 
 TEST_CASE("a split backend gives the counters of one backend (rounds cut across parts)") {
   Dataset d = sample_data(20000);
