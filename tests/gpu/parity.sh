@@ -176,12 +176,13 @@ for prng in xoshiro256ss mrg32k3a; do
   done
 done
 # The sequential generators' bucket plans under a memory limit (the default shuffle): plans
-# in slices down to 32 rows (one slice at a time), or below that one thread per column; the
-# counters of the CPU's runs above (session 38's many-jobs defect was in this path).
+# in slices down to 32 rows (a round of 10,000 within 1,000 rows: two halves of 500), or
+# below 32 one thread per column; the counters of the CPU's runs above (session 38's
+# many-jobs defect was in this path; run39c: all identical).
 for prng in xoshiro256ss mrg32k3a; do
   if [ -n "${PARITY_PRNGS:-}" ] && [[ " $PARITY_PRNGS " != *" $prng "* ]]; then continue; fi
   for f in truerand_8bit GetTickCount_4bit; do
-    for spec in "1000|[1-9][0-9]* a slice at a time" "16|no room for one slice"; do
+    for spec in "1000|[1-9][0-9]* in two halves" "16|no room for one slice"; do
       part prngs || break 3
       rows=${spec%%|*} plan=${spec#*|}
       [[ $f == truerand_* && $rows != 16 ]] && plan=""
