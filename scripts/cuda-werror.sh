@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-werror}
 jobs=${JOBS:-$(nproc)}
-cmake -S . -B "$build" -DEA_IID_CUDA=ON -DEA_IID_WERROR=ON >/dev/null
+cmake -S . -B "$build" -DEA_IID_CUDA=ON -DEA_IID_GPU_TESTS=ON -DEA_IID_WERROR=ON >/dev/null
 # Object targets of the top-level directory (cuda/..., scripts/...) and of tests/.
 top=() tests=()
 targets_top=$(make -C "$build" help 2>/dev/null | sed -n 's/^\.\.\. //p')

@@ -528,6 +528,7 @@ TEST_CASE("merge refuses shares of another seed, generator, iteration count, lis
   refused(share("seed", "--seed 2", 1), "--seed 2 differs from the first line's 1");
   refused(share("prng", "--seed 1 --prng xoshiro256ss", 1), "--prng was xoshiro256ss");
   refused(share("iter", "--seed 1 --iterations 200", 1), "--iterations was 200");
+  refused(share("fy", "--seed 1 --shuffle fisher-yates", 1), "--shuffle was fisher-yates where");
   // The same share count over another list (one more file): another list digest.
   const std::string other = dir + "/list.jsonl";
   REQUIRE(run("--device cpu -q --iterations 100 --seed 1 --shard 1/2 --jsonl " + other + files + " " + kSamples +
@@ -556,6 +557,16 @@ TEST_CASE("merge refuses shares of another seed, generator, iteration count, lis
   refused(edited("shuffle", [](nlohmann::json& r) { r["permutation"]["shuffle"] = "Fisher-Yates, Lemire bounded draws"; }),
           ":1: its permutations were made by \"Fisher-Yates, Lemire bounded draws\", where this ea_iid makes them by "
           "\"bucket b0=");
+  // A share written before --shuffle existed (no permutation.shuffleChoice) reads as the
+  // bucket shuffle: merged with today's default rows.
+  {
+    const std::string old = edited("no-choice", [](nlohmann::json& r) {
+      REQUIRE(r["permutation"].contains("shuffleChoice"));
+      r["permutation"].erase("shuffleChoice");
+    });
+    const Result m = run("merge -q --force " + dir + "/old.jsonl " + a0 + " " + old);
+    CHECK_MESSAGE(m.code == 0, m.err);
+  }
   // A restart row's IID assessments of its rows and columns: today's merge (no false
   // refusal), an older shuffle in its columns refused.
   const std::string restart = dir + "/restart.jsonl";

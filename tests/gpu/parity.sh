@@ -134,7 +134,7 @@ for prng in philox xoshiro256ss xorwow mrg31k3p mrg32k3a; do
     fy=(--track iid --prng "$prng" --shuffle fisher-yates --seed 7)
     "$exe" -v -v -v --device cpu "${fy[@]}" "$samples/$f.bin" >"$work/$f.$prng.fy.cpu" 2>&1 &&
       "$exe" -v -v -v --device gpu "${fy[@]}" -o "$work/$f.$prng.fy.json" "$samples/$f.bin" >"$work/$f.$prng.fy.gpu" 2>&1 ||
-      { echo "FAIL $prng $f --shuffle fisher-yates: run failed: $(tail -n 1 "$work/$f.$prng.fy.gpu")"; fail=1; continue; }
+      { echo "FAIL $prng $f --shuffle fisher-yates: run failed: $(tail -q -n 1 "$work/$f.$prng.fy.cpu" "$work/$f.$prng.fy.gpu" 2>/dev/null)"; fail=1; continue; }
     if ! grep -q '"shuffle": *"Fisher-Yates, Lemire bounded draws"' "$work/$f.$prng.fy.json"; then
       echo "FAIL --prng $prng $f --shuffle fisher-yates: the JSON does not name Fisher-Yates"; fail=1
     elif diff <(counters "$work/$f.$prng.fy.cpu") <(counters "$work/$f.$prng.fy.gpu") >"$work/$f.$prng.fy.diff"; then
