@@ -40,6 +40,13 @@ namespace {
 using namespace gpubz;
 
 constexpr int kLevel = 5;  // the block size the reference compresses with
+// Permutations the backend shuffles at once by default (bz-shuffle=0): Philox's rows go by
+// slices of parallel-shuffle's rows, 128 at a call. The other generators make each
+// permutation in one thread (a bucket plan's walk, or Fisher-Yates' chain), which costs
+// about as much for 1,024 permutations as for 128: 1,024 at once where memory allows (H200,
+// session 39, full counts of truerand_8bit: xoshiro256ss 21.8 s at 128, 7.5 s at 1,024, 6.3 s
+// at 2,048; mrg32k3a 29.3, 8.7, 7.0 s; the counters equal).
+constexpr uint32_t kShuffleRows = 128, kSequentialShuffleRows = 1024;
 
 // Everything a round of `copies` permutations needs on the device, allocated together and
 // released together.
@@ -269,8 +276,13 @@ class GpuCompressionBackend final : public PermutationBackend {
     uint32_t copies = static_cast<uint32_t>(std::max(1.0, std::min({64.0, target / text_len,
                                                                       memory_share_ * free_bytes / per_copy})));
     copies = static_cast<uint32_t>(std::min<uint64_t>(copies, (uint64_t{1} << 32) / text_len - 1));
+    uint32_t shuffles = shuffle_rows(n, free_bytes);
     for (;;) {
-      if (try_allocate(n, text_len, std::max<uint32_t>(copies, 1))) break;
+      if (try_allocate(n, text_len, std::max<uint32_t>(copies, 1), shuffles)) break;
+      if (shuffles > kShuffleRows && tuning_.bz_shuffle == 0) {  // (fewer shuffled at once first)
+        shuffles = std::max(kShuffleRows, shuffles / 2);
+        continue;
+      }
       if (copies <= 1) throw Error(ErrorKind::Device, "GPU out of memory for the compression test");
       copies /= 2;
     }
@@ -278,11 +290,23 @@ class GpuCompressionBackend final : public PermutationBackend {
     cap_text_ = text_len;
   }
 
+  // Permutations shuffled at once (bz-shuffle; 0: kShuffleRows with Philox, else up to
+  // kSequentialShuffleRows where half of memory-share of the free memory holds their columns,
+  // and a sequential generator's plans and rows for the bucket shuffle: launch_planned_columns).
+  uint32_t shuffle_rows(size_t n, size_t free_bytes) const {
+    if (tuning_.bz_shuffle > 0) return tuning_.bz_shuffle;
+    if (data_.streams.id == PrngId::Philox) return kShuffleRows;
+    const bool planned = engine_uses_buckets(data_.streams.id, n, data_.params.binary, data_.shuffle);
+    const double row = static_cast<double>(n) + (planned ? static_cast<double>(bucket_plan_bytes(n) + n) : 0.0);
+    const double fit = 0.5 * memory_share_ * static_cast<double>(free_bytes) / row;
+    return static_cast<uint32_t>(std::max<double>(kShuffleRows, std::min<double>(kSequentialShuffleRows, fit)));
+  }
+
   // All of a round's buffers, or none (a failed attempt drops what it allocated).
-  bool try_allocate(size_t n, uint32_t text_len, uint32_t copies) {
+  bool try_allocate(size_t n, uint32_t text_len, uint32_t copies, uint32_t shuffles) {
     buffers_.reset();
     auto b = std::make_unique<RoundBuffers>();
-    const uint32_t shuffle_copies = std::max<uint32_t>(copies, std::max<uint32_t>(1, tuning_.bz_shuffle));
+    const uint32_t shuffle_copies = std::max<uint32_t>(copies, shuffles);
     const uint32_t per_perm = text_len / bz::block_limit(kLevel) + 2;
     const uint32_t slots = copies * per_perm;
     const uint32_t total = copies * text_len;

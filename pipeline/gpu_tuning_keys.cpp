@@ -37,7 +37,8 @@ const std::vector<GpuTuningKey>& gpu_tuning_keys() {
      &GpuTuning::skip_draws},
     {"bz-chars", "text characters the GPU compression model holds at once (the compression test on the GPU)", 1,
      uint64_t{1} << 31, &GpuTuning::bz_chars, nullptr, nullptr},
-    {"bz-shuffle", "permutations the GPU compression test shuffles at once", 1, 10000, nullptr,
+    {"bz-shuffle", "permutations the GPU compression test shuffles at once; 0 (default): 128 with philox, up to 1024 "
+     "with the other generators (each permutation made by one thread), fewer where memory is short", 0, 10000, nullptr,
      &GpuTuning::bz_shuffle, nullptr},
     {"suffixes", "the shortest text (symbols) whose suffixes the GPU sorts for the t-tuple and LRS estimates, with "
      "--device gpu, and with --device auto once a batch worker's permutation tests have a GPU backend; 0: never, "

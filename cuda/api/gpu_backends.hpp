@@ -66,7 +66,9 @@ struct GpuTuning {
   // rows of 10^6: 26.5 ms instead of 93.6); false: one thread a row, in order.
   bool skip_draws = true;
   uint64_t bz_chars = uint64_t{1} << 26;  // bz-chars: text characters the compression model holds at once
-  uint32_t bz_shuffle = 128;    // bz-shuffle: permutations the compression backend shuffles at once
+  // bz-shuffle: permutations the compression backend shuffles at once; 0 (default): 128 with
+  // Philox, up to 1,024 with the others (one thread a permutation: cuda/compression_backend.cu)
+  uint32_t bz_shuffle = 0;
   // suffixes: with --device gpu, the shortest text (symbols) whose suffixes the GPU sorts for
   // the t-tuple and LRS estimates (cuda/suffix_lcps.cu, DeviceSlot::count_sources); 0: never.
   // H200: 10^6 8-bit symbols 0.006-0.007 s against 0.019-0.089 s on 16 cores, 8*10^6 bits
