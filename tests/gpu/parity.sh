@@ -144,60 +144,43 @@ for prng in philox xoshiro256ss xorwow mrg31k3p mrg32k3a; do
     fi
   done
 done
-# Drawn targets under a memory limit (`--gpu-tuning target-rows`): a full round of 10^6
-# samples drawn in two halves (one drawn while the other is shuffled), a slice at a time,
-# or, below one slice, the one-thread-per-permutation shuffle: the same counters as the
-# CPU's runs above, and --timing names the plan taken (GetTickCount_4bit, not IID, runs
-# full rounds from the start). Fisher-Yates targets: with --shuffle fisher-yates (since
-# session 38 these generators' non-binary rows take bucket plans by default, which this
-# loop, run on them, failed to find: session 39).
+# Under a memory limit (`--gpu-tuning target-rows`), the same counters as the CPU's runs
+# above, and --timing names the plan taken (GetTickCount_4bit, not IID, runs full rounds
+# from the start; IID-looking data may be decided in its first rounds, which fit: its plan
+# is checked only where nothing fits):
+# - Fisher-Yates targets (--shuffle fisher-yates; by default these generators' non-binary
+#   rows take bucket plans since session 38, which this loop had looked for targets in until
+#   session 39): a round of 10^6 samples drawn in two halves (one drawn while the other is
+#   shuffled), a slice at a time, or below one slice the one-thread-per-permutation shuffle;
+# - the bucket plans (the default): in slices down to 32 rows (a round of 10,000 within 1,000
+#   rows: two halves of 500), or below 32 one thread per column (session 38's many-jobs
+#   defect was in this path; run39c: all identical).
 for prng in xoshiro256ss mrg32k3a; do
   if [ -n "${PARITY_PRNGS:-}" ] && [[ " $PARITY_PRNGS " != *" $prng "* ]]; then continue; fi
   for f in truerand_8bit GetTickCount_4bit; do
-    for spec in "4096|[1-9][0-9]* in two halves" "2048|[1-9][0-9]* a slice at a time" "1000|no room for one slice"; do
+    for spec in "fy|4096|[1-9][0-9]* in two halves" "fy|2048|[1-9][0-9]* a slice at a time" \
+                "fy|1000|no room for one slice" "plans|1000|[1-9][0-9]* in two halves" "plans|16|no room for one slice"; do
       part prngs || break 3
-      rows=${spec%%|*} plan=${spec#*|}
-      # (IID-looking data may be decided in its first rounds, which fit: its plan unchecked)
-      [[ $f == truerand_* && $rows != 1000 ]] && plan=""
-      out="$work/$f.$prng.rows$rows"
-      [ -f "$work/$f.$prng.fy.cpu" ] || continue
-      if ! "$exe" -v -v -v --timing --track iid --device gpu --prng "$prng" --shuffle fisher-yates --seed 7 \
+      kind=${spec%%|*} rest=${spec#*|}
+      rows=${rest%%|*} plan=${rest#*|}
+      [[ $f == truerand_* && $plan != "no room"* ]] && plan=""
+      if [ "$kind" = fy ]; then
+        ref="$work/$f.$prng.fy.cpu" what="targets" opts=(--shuffle fisher-yates)
+      else
+        ref="$work/$f.$prng.cpu" what="bucket plans" opts=()
+      fi
+      out="$work/$f.$prng.$kind$rows" name="--prng $prng $f $what, target-rows=$rows"
+      [ -f "$ref" ] || continue
+      if ! "$exe" -v -v -v --timing --track iid --device gpu --prng "$prng" "${opts[@]}" --seed 7 \
         --gpu-tuning target-rows=$rows "$samples/$f.bin" >"$out" 2>&1; then
-        echo "FAIL --prng $prng $f target-rows=$rows: run failed: $(tail -n 1 "$out")"; fail=1; continue
+        echo "FAIL $name: run failed: $(tail -n 1 "$out")"; fail=1; continue
       fi
-      if ! diff <(counters "$work/$f.$prng.fy.cpu") <(counters "$out") >"$out.diff"; then
-        echo "FAIL --prng $prng $f target-rows=$rows: counters differ"; head -n 6 "$out.diff"; fail=1
-      elif ! grep -Eq "targets drawn ahead: .*$plan" "$out"; then
-        echo "FAIL --prng $prng $f target-rows=$rows: not the plan '$plan': $(grep -o 'targets drawn ahead[^;]*' "$out")"; fail=1
+      if ! diff <(counters "$ref") <(counters "$out") >"$out.diff"; then
+        echo "FAIL $name: counters differ"; head -n 6 "$out.diff"; fail=1
+      elif ! grep -Eq "; $what drawn ahead: .*$plan" "$out"; then
+        echo "FAIL $name: not the plan '$plan': $(grep -o 'drawn ahead[^;]*' "$out")"; fail=1
       else
-        echo "ok   --prng $prng $f target-rows=$rows: counters identical ($(grep -o 'targets drawn ahead[^;]*' "$out"))"
-      fi
-    done
-  done
-done
-# The sequential generators' bucket plans under a memory limit (the default shuffle): plans
-# in slices down to 32 rows (a round of 10,000 within 1,000 rows: two halves of 500), or
-# below 32 one thread per column; the counters of the CPU's runs above (session 38's
-# many-jobs defect was in this path; run39c: all identical).
-for prng in xoshiro256ss mrg32k3a; do
-  if [ -n "${PARITY_PRNGS:-}" ] && [[ " $PARITY_PRNGS " != *" $prng "* ]]; then continue; fi
-  for f in truerand_8bit GetTickCount_4bit; do
-    for spec in "1000|[1-9][0-9]* in two halves" "16|no room for one slice"; do
-      part prngs || break 3
-      rows=${spec%%|*} plan=${spec#*|}
-      [[ $f == truerand_* && $rows != 16 ]] && plan=""
-      out="$work/$f.$prng.plans$rows"
-      [ -f "$work/$f.$prng.cpu" ] || continue
-      if ! "$exe" -v -v -v --timing --track iid --device gpu --prng "$prng" --seed 7 --gpu-tuning target-rows=$rows \
-        "$samples/$f.bin" >"$out" 2>&1; then
-        echo "FAIL --prng $prng $f plans, target-rows=$rows: run failed: $(tail -n 1 "$out")"; fail=1; continue
-      fi
-      if ! diff <(counters "$work/$f.$prng.cpu") <(counters "$out") >"$out.diff"; then
-        echo "FAIL --prng $prng $f plans, target-rows=$rows: counters differ"; head -n 6 "$out.diff"; fail=1
-      elif ! grep -Eq "bucket plans drawn ahead: .*$plan" "$out"; then
-        echo "FAIL --prng $prng $f plans, target-rows=$rows: not the plan '$plan': $(grep -o 'drawn ahead[^;]*' "$out")"; fail=1
-      else
-        echo "ok   --prng $prng $f plans, target-rows=$rows: counters identical ($(grep -o 'bucket plans drawn ahead[^;]*' "$out"))"
+        echo "ok   $name: counters identical ($(grep -o "$what drawn ahead[^;]*" "$out"))"
       fi
     done
   done
