@@ -27,8 +27,9 @@ void add_engine_options(CLI::App& app, EngineOptionText& t, Program p) {
       ->type_name(iid ? "NAME" : "NAME,...");
   app.add_option("--shuffle", t.shuffle,
                  "how the permutations are made: bucket (default; the bucket shuffle, docs/bucket-shuffle.md, for "
-                 "non-binary data over 1,024 samples, Fisher-Yates for the rest) or fisher-yates (SP 800-90B 5.1's "
-                 "literal Fisher-Yates for every permutation; other counters, slower on long rows)")
+                 "non-binary data over 1,024 samples with philox, xoshiro256ss, xorwow, mrg31k3p and mrg32k3a, "
+                 "Fisher-Yates for the rest) or fisher-yates (SP 800-90B 5.1's literal Fisher-Yates for every "
+                 "permutation; other counters; on long rows slower on the GPU, faster on a CPU)")
       ->type_name("NAME");
   if (iid) {
     t.device = "auto";
