@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
@@ -168,9 +169,33 @@ std::string nist_flag_message(const CLI::App& app, int argc, char* const* argv, 
   return "";
 }
 
+namespace {
+
+// A required positional missing because an option took the file as its value (`--shuffle
+// data.bin`: the option's own value left out): "--shuffle took 'data.bin' as its value", or ""
+// where no option's value names an existing file.
+std::string file_taken_as_value(const CLI::App& app) {
+  for (const CLI::Option* opt : app.get_options()) {
+    if (!opt->nonpositional() || opt->get_expected_min() == 0 || opt->count() == 0) continue;  // (flags too)
+    for (const std::string& v : opt->results()) {
+      std::error_code ec;
+      if (v.empty() || v == "-" || !std::filesystem::exists(v, ec)) continue;
+      return opt->get_name() + " took '" + v + "' as its value (was " + opt->get_name() + "'s own value left out?)";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e, const std::string& help_command,
                                 const std::vector<NistHint>& hints) {
   const std::string run_help = " (run '" + help_command + " --help')";
+  if (dynamic_cast<const CLI::RequiredError*>(&e)) {
+    if (const std::string taken = file_taken_as_value(app); !taken.empty()) {
+      return std::string(e.what()) + ": " + taken + run_help;
+    }
+  }
   if (!dynamic_cast<const CLI::ExtrasError*>(&e)) return std::string(e.what()) + run_help;
   std::vector<std::string> names;  // every long option of the app
   for (const CLI::Option* opt : app.get_options()) {

@@ -61,7 +61,9 @@ std::string nist_flag_message(const CLI::App& app, int argc, char* const* argv, 
 
 // The message of a CLI11 parse error. For unknown arguments (CLI::ExtrasError), each is named
 // with its NIST hint or the nearest options of `app` ("--iteration: unknown option; did you mean
-// --iterations?"); `help_command` ("ea_iid") ends it: "(run 'ea_iid --help')".
+// --iterations?"); `help_command` ("ea_iid") ends it: "(run 'ea_iid --help')". A missing
+// positional (CLI::RequiredError) where an option's value names an existing file says which
+// option took it ("files is required: --shuffle took 'data.bin' as its value (...)").
 std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e, const std::string& help_command,
                                 const std::vector<NistHint>& hints = {});
 
