@@ -39,7 +39,7 @@ nlohmann::ordered_json esv_registration(const ManifestSource& m, const nlohmann:
 nlohmann::ordered_json esv_run_file(const nlohmann::ordered_json& registration, const EsvFiles& files);
 
 // README.txt: what the package holds, what the lab adds, and the upload steps; `tool_version`
-// as version_string() words it ("ea_iid 0.1.0 (...)").
+// as version_string() words it ("ea_iid 0.2.0 (...)").
 std::string esv_readme(const std::vector<std::string>& stems, const std::string& tool_version);
 
 }  // namespace ea

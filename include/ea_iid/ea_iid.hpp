@@ -21,7 +21,7 @@
 
 namespace ea_iid {
 
-// "0.1.0 (commit ..., cpu|cuda)".
+// "0.2.0 (commit ..., cpu|cuda)".
 EA_IID_API std::string version();
 
 // What an assessment computes and where it runs: the command line's options of the same

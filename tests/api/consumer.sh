@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The C++ API as a vendor's project uses it: `cmake --install` of this build into a fresh
 # prefix, a separate project found with find_package(ea_iid CONFIG) built against it, run on
-# a sample file (file and memory agree; all zeros is a "degenerate" error); then the same
-# program built with pkg-config.
+# a sample file (file and memory agree; all zeros is a "degenerate" error); the soname; then
+# the same program built with pkg-config.
 # usage: consumer.sh BUILD_DIR SOURCE_DIR WORK_DIR SAMPLE_FILE [PYTHON]
 set -uo pipefail
 build=$1 src=$2 work=$3 sample=$4 python=${5:-}
@@ -12,6 +12,12 @@ cmake -S "$src/tests/api/consumer" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/p
   >"$work/configure.log" 2>&1 || { echo "FAILED: configure"; cat "$work/configure.log"; exit 1; }
 cmake --build "$work/build" >"$work/build.log" 2>&1 || { echo "FAILED: build"; cat "$work/build.log"; exit 1; }
 "$work/build/consumer" "$sample" || { echo "FAILED: the CMake consumer"; exit 1; }
+# The soname carries the minor version before 1.0 (each 0.x its own ABI: docs/library.md).
+lib=$(find "$work/prefix" -name libea_iid.so | head -1)
+ver=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
+soname=$(readelf -d "$lib" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+case $ver in 0.*) want=libea_iid.so.${ver%.*} ;; *) want=libea_iid.so.${ver%%.*} ;; esac
+[ -n "$ver" ] && [ "$soname" = "$want" ] || { echo "FAILED: soname '$soname' of version '$ver', expected '$want'"; exit 1; }
 pc=$(find "$work/prefix" -name ea_iid.pc | head -1)
 [ -n "$pc" ] || { echo "FAILED: no ea_iid.pc installed"; exit 1; }
 flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs ea_iid) || { echo "FAILED: pkg-config"; exit 1; }
