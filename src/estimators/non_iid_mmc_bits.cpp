@@ -16,6 +16,7 @@
 //
 // tests/unit/test_non_iid.cpp pins this to the one-step path (the general tables, k > 2)
 // on data that reaches the cap of order 16, and at 1-200 samples.
+#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -87,6 +88,62 @@ void order_pass(const uint8_t* s, size_t n, int d, uint64_t* found, uint64_t* ri
   if (((n - 2) & 63) != 0) {
     found[(n - 2) >> 6] = f_word;
     right[(n - 2) >> 6] = r_word;
+  }
+}
+
+// Orders 1 to 15 (d = 0..14) side by side, each step one gather of their 15 states and one
+// scatter (order_pass<false>'s states, the orders' tables one after another in one array:
+// order m from 2^m - 2), their found and right bits gathered 64 steps at a time in two
+// vectors of 64-bit words each. The same bits as order_pass (the unit test compares them);
+// n >= 18, `found` and `right` 16 x `words` words, zero on entry, order d at d x words.
+// On the 2-core machine: see kMmcVectorThreads.
+constexpr int kVectorOrders = 15;
+constexpr int kMmcVectorThreads = 4;  // (as LZ78Y's kLzVectorThreads, non_iid_predictors.cpp)
+__attribute__((target("avx512f"))) void low_orders_avx512(const uint8_t* s, size_t n, uint64_t* found, uint64_t* right,
+                                                          size_t words, Interrupt interrupt) {
+  std::vector<int32_t> state((size_t{1} << (kVectorOrders + 1)) - 2, 0);
+  alignas(64) int32_t base[16] = {}, mask[16] = {};
+  for (int d = 0; d < kVectorOrders; ++d) {
+    const int m = d + 1;
+    base[d] = (1 << m) - 2;
+    mask[d] = (1 << m) - 1;
+    uint32_t ctx = 0;  // the context that starts at s[0], followed by s[d + 1]
+    for (int i = 0; i <= d; ++i) ctx = (ctx << 1) | (s[i] & 1u);
+    state[static_cast<size_t>(base[d]) + ctx] = (s[d + 1] & 1u) ? 3 : -1;
+  }
+  const __m512i vbase = _mm512_load_si512(base), vmask = _mm512_load_si512(mask), zero = _mm512_setzero_si512();
+  const __m512i one = _mm512_set1_epi32(1), up = _mm512_set1_epi32(2), down = _mm512_set1_epi32(-2);
+  __m512i f_lo = zero, f_hi = zero, r_lo = zero, r_hi = zero;  // orders 0-7 and 8-14, a word each
+  alignas(64) uint64_t out[4][8];
+  uint32_t c = ((s[0] & 1u) << 1) | (s[1] & 1u);  // the bits before step t
+  for (size_t t = 2; t < n; ++t) {
+    throw_if_interrupted_at(interrupt, t);
+    const size_t i = t - 2;
+    const uint32_t y = s[t] & 1u;
+    // Order d steps from t = d + 2 on.
+    const __mmask16 active = static_cast<__mmask16>(i >= kVectorOrders - 1 ? 0x7fffu : (2u << i) - 1u);
+    const __m512i at = _mm512_add_epi32(vbase, _mm512_and_si512(_mm512_set1_epi32(static_cast<int>(c)), vmask));
+    const __m512i v = _mm512_mask_i32gather_epi32(zero, active, at, state.data(), 4);
+    const __mmask16 known = _mm512_mask_test_epi32_mask(active, v, one);
+    const __mmask16 ok = known & (y ? _mm512_cmpge_epi32_mask(v, zero) : _mm512_cmplt_epi32_mask(v, zero));
+    _mm512_mask_i32scatter_epi32(state.data(), active, at, _mm512_add_epi32(_mm512_or_si512(v, one), y ? up : down), 4);
+    const __m512i bit = _mm512_set1_epi64(static_cast<long long>(uint64_t{1} << (i & 63)));
+    f_lo = _mm512_mask_or_epi64(f_lo, static_cast<__mmask8>(known), f_lo, bit);
+    f_hi = _mm512_mask_or_epi64(f_hi, static_cast<__mmask8>(known >> 8), f_hi, bit);
+    r_lo = _mm512_mask_or_epi64(r_lo, static_cast<__mmask8>(ok), r_lo, bit);
+    r_hi = _mm512_mask_or_epi64(r_hi, static_cast<__mmask8>(ok >> 8), r_hi, bit);
+    if ((i & 63) == 63 || t + 1 == n) {  // word i / 64 of each order
+      _mm512_store_si512(out[0], f_lo);
+      _mm512_store_si512(out[1], f_hi);
+      _mm512_store_si512(out[2], r_lo);
+      _mm512_store_si512(out[3], r_hi);
+      for (int d = 0; d < kVectorOrders; ++d) {
+        found[static_cast<size_t>(d) * words + (i >> 6)] = out[d >> 3][d & 7];
+        right[static_cast<size_t>(d) * words + (i >> 6)] = out[2 + (d >> 3)][d & 7];
+      }
+      f_lo = f_hi = r_lo = r_hi = zero;
+    }
+    c = (c << 1) | y;
   }
 }
 
@@ -168,29 +225,45 @@ void multi_mmc_order_bits(const uint8_t* bits, size_t n, int d, uint64_t* found,
   }
 }
 
-MmcCounts multi_mmc_bits(const uint8_t* s, size_t n, Interrupt interrupt) {
+void multi_mmc_bit_states(const uint8_t* s, size_t n, std::vector<uint64_t>& found, std::vector<uint64_t>& right,
+                          Interrupt interrupt) {
   const size_t steps = n - 2;
   const size_t words = (steps + 63) / 64;
-  std::vector<uint64_t> found(kOrders * words, 0), right(kOrders * words, 0);
+  found.assign(kOrders * words, 0);
+  right.assign(kOrders * words, 0);
   const int orders = static_cast<int>(std::min<size_t>(kOrders, steps));
   std::array<std::exception_ptr, kOrders> failures;
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  // Few threads: orders 1-15 side by side in one task, order 16 (the capped one) in another.
+  const bool side_by_side = avx512 && orders == kOrders && n >= 64 && omp_get_num_threads() <= kMmcVectorThreads;
+  uint64_t* f = found.data();
+  uint64_t* r = right.data();
   // The largest tables first; each order a task for the free threads of the caller's team.
-  for (int d = orders - 1; d >= 0; --d) {
-#pragma omp task default(none) firstprivate(d) shared(s, n, found, right, words, failures, interrupt)
+  for (int d = orders - 1; d >= (side_by_side ? kVectorOrders - 1 : 0); --d) {
+#pragma omp task default(none) firstprivate(d, side_by_side, f, r) shared(s, n, words, failures, interrupt)
     {
       try {
-        multi_mmc_order_bits(s, n, d, &found[static_cast<size_t>(d) * words], &right[static_cast<size_t>(d) * words],
-                             interrupt);
+        if (side_by_side && d < kVectorOrders) {
+          low_orders_avx512(s, n, f, r, words, interrupt);
+        } else {
+          multi_mmc_order_bits(s, n, d, f + static_cast<size_t>(d) * words, r + static_cast<size_t>(d) * words,
+                               interrupt);
+        }
       } catch (...) {
         failures[static_cast<size_t>(d)] = std::current_exception();
       }
     }
   }
 #pragma omp taskwait
-  for (const auto& f : failures) {
-    if (f) std::rethrow_exception(f);
+  for (const auto& e : failures) {
+    if (e) std::rethrow_exception(e);
   }
-  return multi_mmc_scoreboard(found, right, words, interrupt);
+}
+
+MmcCounts multi_mmc_bits(const uint8_t* s, size_t n, Interrupt interrupt) {
+  std::vector<uint64_t> found, right;
+  multi_mmc_bit_states(s, n, found, right, interrupt);
+  return multi_mmc_scoreboard(found, right, (n - 2 + 63) / 64, interrupt);
 }
 
 MmcCounts multi_mmc_scoreboard(const std::vector<uint64_t>& found, const std::vector<uint64_t>& right, size_t words,

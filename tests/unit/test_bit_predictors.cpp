@@ -127,6 +127,14 @@ std::vector<uint8_t> random_bits(size_t n, uint32_t seed, int ones_in = 2) {
 void check_both(const std::vector<uint8_t>& s) {
   CAPTURE(s.size());
   const size_t words = (s.size() - 2 + 63) / 64;
+  // multi_mmc_bit_states: called alone (a team of one thread) it steps orders 1-15 side by
+  // side where the CPU has AVX-512; from a team of 8, a task an order.
+  std::vector<uint64_t> alone_f, alone_r, team_f, team_r;
+  multi_mmc_bit_states(s.data(), s.size(), alone_f, alone_r);
+#pragma omp parallel num_threads(8)
+#pragma omp single
+  multi_mmc_bit_states(s.data(), s.size(), team_f, team_r);
+  REQUIRE(alone_f.size() == 16 * words);
   for (int d = 0; d < 16 && static_cast<size_t>(d) < s.size() - 2; ++d) {
     std::vector<uint64_t> f(words, 0), r(words, 0), mf(words, 0), mr(words, 0);
     multi_mmc_order_bits(s.data(), s.size(), d, f.data(), r.data());
@@ -134,7 +142,13 @@ void check_both(const std::vector<uint8_t>& s) {
     CAPTURE(d);
     CHECK(f == mf);
     CHECK(r == mr);
+    const auto at = alone_f.begin() + static_cast<std::ptrdiff_t>(d * words);
+    CHECK(std::vector<uint64_t>(at, at + static_cast<std::ptrdiff_t>(words)) == mf);
+    const auto ar = alone_r.begin() + static_cast<std::ptrdiff_t>(d * words);
+    CHECK(std::vector<uint64_t>(ar, ar + static_cast<std::ptrdiff_t>(words)) == mr);
   }
+  CHECK(team_f == alone_f);
+  CHECK(team_r == alone_r);
   if (s.size() < 18) return;
   const std::vector<uint64_t> hits = lz_model(s);
   CHECK(hits == test::lz78y_bits_reference_hits(s));  // hit for hit
