@@ -171,15 +171,28 @@ std::string nist_flag_message(const CLI::App& app, int argc, char* const* argv, 
 
 namespace {
 
-// A required positional missing because an option took the file as its value (`--shuffle
-// data.bin`: the option's own value left out): "--shuffle took 'data.bin' as its value", or ""
-// where no option's value names an existing file.
+// A required positional missing because an option that takes no file took the file as its
+// value (`--shuffle data.bin`: the option's own value left out): "--shuffle took 'data.bin'
+// as its value", or "" where no positional is missing (another required option) or no such
+// option's value names an existing regular file. Options whose value is a file or folder
+// (FILE, DIR, PATH in their type name: -o, --html, --manifest, ...) are never named: their
+// value may well be the file meant.
 std::string file_taken_as_value(const CLI::App& app) {
+  bool positional_missing = false;
+  for (const CLI::Option* opt : app.get_options()) {
+    positional_missing |= !opt->nonpositional() && opt->get_required() && opt->count() == 0;
+  }
+  if (!positional_missing) return "";
   for (const CLI::Option* opt : app.get_options()) {
     if (!opt->nonpositional() || opt->get_expected_min() == 0 || opt->count() == 0) continue;  // (flags too)
+    const std::string type = opt->get_type_name();
+    if (type.find("FILE") != std::string::npos || type.find("DIR") != std::string::npos ||
+        type.find("PATH") != std::string::npos) {
+      continue;
+    }
     for (const std::string& v : opt->results()) {
       std::error_code ec;
-      if (v.empty() || v == "-" || !std::filesystem::exists(v, ec)) continue;
+      if (v.empty() || v == "-" || !std::filesystem::is_regular_file(v, ec)) continue;
       return opt->get_name() + " took '" + v + "' as its value (was " + opt->get_name() + "'s own value left out?)";
     }
   }

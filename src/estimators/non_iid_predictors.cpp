@@ -464,15 +464,20 @@ class GeneralTables {
 // The contexts of lengths 1 to 16 of bits: two counts per context in a dense table per
 // length (the last m bits index it), the 16 tables one after another in one array (length m
 // from offset(m), in counts: lz78y_bits_avx512 reads all 16 by one gather); a context exists
-// once one of its counts is non-zero. Each table starts at least 128 bytes after the one
-// before (lengths 1-4 take 32 counts each): lz78y_full's tasks, a length each on its own core,
-// would otherwise write the short tables' shared cache lines at every step (the GPU machine's
-// 16-thread --non-iid runs took 0.03-0.05 s longer with the tables packed, session 40).
+// once one of its counts is non-zero. Each table (of at least 32 counts: lengths 1-4 padded)
+// is followed by a gap of 32 counts, 128 bytes, so that no two tables share a cache line
+// however the array is aligned: lz78y_full's tasks, a length each on its own core, would
+// otherwise write shared lines at every step (the GPU machine's 16-thread --non-iid runs took
+// 0.03-0.05 s longer with the tables packed, session 40).
 class BinaryTables {
  public:
   using Ref = uint32_t*;
   BinaryTables() : t_(offset(17), 0) {}
-  static constexpr uint32_t offset(int m) { return m <= 5 ? 32u * static_cast<uint32_t>(m - 1) : (2u << m) + 64u; }
+  // The sum over lengths i < m of max(2 << i, 32) + 32.
+  static constexpr uint32_t offset(int m) {
+    const auto u = static_cast<uint32_t>(m);
+    return m <= 5 ? 64u * (u - 1) : (2u << u) + 32u * u + 32u;
+  }
   uint32_t* counts() { return t_.data(); }
   using Cursor = uint32_t;  // the bits before a step, for find_at
   void push(uint8_t v) { h_ = (h_ << 1) | (v & 1u); }

@@ -14,7 +14,8 @@ cmake --build "$work/build" >"$work/build.log" 2>&1 || { echo "FAILED: build"; c
 "$work/build/consumer" "$sample" || { echo "FAILED: the CMake consumer"; exit 1; }
 # The soname carries the minor version before 1.0 (each 0.x its own ABI: docs/library.md).
 lib=$(find "$work/prefix" -name libea_iid.so | head -1)
-ver=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
+ver=$(sed -n 's/^set(PACKAGE_VERSION "\(.*\)")$/\1/p' "$(find "$work/prefix" -name ea_iidConfigVersion.cmake | head -1)")
+command -v readelf >/dev/null || { echo "FAILED: readelf (binutils) is needed to read the soname"; exit 1; }
 soname=$(readelf -d "$lib" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 case $ver in 0.*) want=libea_iid.so.${ver%.*} ;; *) want=libea_iid.so.${ver%%.*} ;; esac
 [ -n "$ver" ] && [ "$soname" = "$want" ] || { echo "FAILED: soname '$soname' of version '$ver', expected '$want'"; exit 1; }

@@ -8,7 +8,9 @@
 set -euo pipefail
 exe=$1 cmp=$2 data=$3 work=$4 golden=$5 sample=$6 bits=$7 h_i=$8
 shift 8
+seed="--seed 1"  # (unless OPTIONS give one)
+for a in "$@"; do [ "$a" = --seed ] && seed=""; done
 mkdir -p "$work"
 out="$work/$(basename "$golden").ours"
-(cd "$data/samples" && "$exe" --restart "$h_i" --format nist -v -v -v --device cpu "$@" "$sample" "$bits") >"$out"
+(cd "$data/samples" && "$exe" --restart "$h_i" --format nist -v -v -v --device cpu $seed "$@" "$sample" "$bits") >"$out"
 "$cmp" --lines --restart "$data/golden/nist-ea_restart-1.1.8/$golden" "$out"

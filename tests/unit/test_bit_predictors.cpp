@@ -8,6 +8,8 @@
 // gpu_predictors checks the GPU's kernels against the same CPU paths.
 #include <doctest/doctest.h>
 
+#include <omp.h>
+
 #include <algorithm>
 #include <random>
 #include <vector>
@@ -131,9 +133,17 @@ void check_both(const std::vector<uint8_t>& s) {
   // side where the CPU has AVX-512; from a team of 8, a task an order.
   std::vector<uint64_t> alone_f, alone_r, team_f, team_r;
   multi_mmc_bit_states(s.data(), s.size(), alone_f, alone_r);
+  int team_size = 0;
 #pragma omp parallel num_threads(8)
 #pragma omp single
-  multi_mmc_bit_states(s.data(), s.size(), team_f, team_r);
+  {
+    team_size = omp_get_num_threads();
+    multi_mmc_bit_states(s.data(), s.size(), team_f, team_r);
+  }
+  // (the paths compared: side by side alone where the CPU has AVX-512, by tasks in a team of
+  // more than 4; said where either is not run, e.g. OMP_THREAD_LIMIT or another CPU)
+  if (!__builtin_cpu_supports("avx512f")) MESSAGE("no AVX-512 here: both runs take the tasks' path");
+  if (team_size <= 4) MESSAGE("a team of " << team_size << " threads: both runs take the side-by-side path");
   REQUIRE(alone_f.size() == 16 * words);
   for (int d = 0; d < 16 && static_cast<size_t>(d) < s.size() - 2; ++d) {
     std::vector<uint64_t> f(words, 0), r(words, 0), mf(words, 0), mr(words, 0);
