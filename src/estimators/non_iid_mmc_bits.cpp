@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <exception>
 #include <vector>
 
@@ -96,9 +97,9 @@ void order_pass(const uint8_t* s, size_t n, int d, uint64_t* found, uint64_t* ri
 // order m from 2^m - 2), their found and right bits gathered 64 steps at a time in two
 // vectors of 64-bit words each. The same bits as order_pass (the unit test compares them);
 // n >= 18, `found` and `right` 16 x `words` words, zero on entry, order d at d x words.
-// On the 2-core machine: see kMmcVectorThreads.
+// Taken wherever the CPU has AVX-512: 0.156 s of one thread against 0.426 s by a task an
+// order for truerand_8bit's bitstring on the 2-core machine (session 40).
 constexpr int kVectorOrders = 15;
-constexpr int kMmcVectorThreads = 4;  // (as LZ78Y's kLzVectorThreads, non_iid_predictors.cpp)
 __attribute__((target("avx512f"))) void low_orders_avx512(const uint8_t* s, size_t n, uint64_t* found, uint64_t* right,
                                                           size_t words, Interrupt interrupt) {
   std::vector<int32_t> state((size_t{1} << (kVectorOrders + 1)) - 2, 0);
@@ -234,8 +235,8 @@ void multi_mmc_bit_states(const uint8_t* s, size_t n, std::vector<uint64_t>& fou
   const int orders = static_cast<int>(std::min<size_t>(kOrders, steps));
   std::array<std::exception_ptr, kOrders> failures;
   static const bool avx512 = __builtin_cpu_supports("avx512f");
-  // Few threads: orders 1-15 side by side in one task, order 16 (the capped one) in another.
-  const bool side_by_side = avx512 && orders == kOrders && n >= 64 && omp_get_num_threads() <= kMmcVectorThreads;
+  // With AVX-512: orders 1-15 side by side in one task, order 16 (the capped one) in another.
+  const bool side_by_side = avx512 && bit_vector_paths() && orders == kOrders && n >= 64;
   uint64_t* f = found.data();
   uint64_t* r = right.data();
   // The largest tables first; each order a task for the free threads of the caller's team.
@@ -259,6 +260,13 @@ void multi_mmc_bit_states(const uint8_t* s, size_t n, std::vector<uint64_t>& fou
     if (e) std::rethrow_exception(e);
   }
 }
+
+namespace {
+std::atomic<bool> vector_paths{true};
+}  // namespace
+
+void set_bit_vector_paths(bool on) { vector_paths = on; }
+bool bit_vector_paths() { return vector_paths; }
 
 MmcCounts multi_mmc_bits(const uint8_t* s, size_t n, Interrupt interrupt) {
   std::vector<uint64_t> found, right;

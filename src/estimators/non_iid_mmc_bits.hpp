@@ -24,10 +24,15 @@ struct MmcCounts {
 MmcCounts multi_mmc_bits(const uint8_t* bits, size_t n, Interrupt interrupt = nullptr);
 
 // Every order's bits as multi_mmc_order_bits gives them (16 x ceil((n - 2) / 64) words each,
-// order d at d x words; n >= 3): each order a task, or where the caller's team has at most 4
-// threads and the CPU AVX-512, orders 1-15 side by side in one task and order 16 in another.
+// order d at d x words; n >= 3): each order a task, or where the CPU has AVX-512 (and
+// bit_vector_paths()), orders 1-15 side by side in one task and order 16 in another.
 void multi_mmc_bit_states(const uint8_t* bits, size_t n, std::vector<uint64_t>& found, std::vector<uint64_t>& right,
                           Interrupt interrupt = nullptr);
+
+// Whether MultiMMC's and LZ78Y's bits take their side-by-side AVX-512 paths where the CPU has
+// AVX-512 (default true). For the tests, which run both paths: false takes the tasks' paths.
+void set_bit_vector_paths(bool on);
+bool bit_vector_paths();
 
 // One order's pass (order d + 1, d = 0..15, d < n - 2): bit t - 2 of `found` is set where its
 // context (the d + 1 bits before t) was known at step t, of `right` where it also predicted

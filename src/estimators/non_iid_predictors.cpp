@@ -11,9 +11,6 @@
 #include <exception>
 #include <immintrin.h>
 #include <memory>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include <type_traits>
 #include <utility>
 
@@ -693,25 +690,15 @@ __attribute__((target("avx2"))) void lz_best_keys_avx2(const uint64_t* key, size
   if (t < m) lz_best_keys(key + t, m - t, best + t);
 }
 
-// The threads of the caller's team (1 outside a parallel region).
-int team_threads() {
-#ifdef _OPENMP
-  return omp_get_num_threads();
-#else
-  return 1;
-#endif
-}
-
-// lz78y_full on bits with a step's 16 lengths side by side: one gather of their contexts'
-// counts of 0 and one of 1, the step's prediction (the largest count, ties to the longer
-// context, then to 1), then one scatter of the next bit's counts (the lengths' tables never
-// share a place). The same counts and predictions as lz78y_full's tasks (the unit test runs
-// both). For teams of at most kLzVectorThreads threads: on the 2-core machine truerand_8bit's
-// bitstring took 0.195 s of one thread this way against 0.525 s by the tasks on one thread and
-// 0.369 s on two (`bench_non_iid`, session 40); at 4 threads the tasks could at best spread
-// their 0.5 s to 0.13 s, against 0.2 s of one thread that leaves the other three to the other
-// estimates. Larger teams keep the tasks (the GPU machine's 16 cores). Counts below 2^32.
-constexpr int kLzVectorThreads = 4;
+// lz78y_full on bits with a step's 16 lengths side by side, in one thread: one gather of
+// their contexts' counts of 0 and one of 1, the step's prediction (the largest count, ties to
+// the longer context, then to 1), then one scatter of the next bit's counts (the lengths'
+// tables never share a place). The same counts and predictions as lz78y_full's tasks (the
+// unit test runs both: bit_vector_paths()). Taken wherever the CPU has AVX-512 (counts below
+// 2^32): on the 2-core machine truerand_8bit's bitstring took 0.195 s of one thread against
+// 0.525 s by the tasks on one thread and 0.369 s on two (`bench_non_iid`, session 40); on the
+// GPU machine's 16 cores the estimate took 0.24-0.25 s against 0.31-0.32 s by 16 tasks, with
+// 1 to 2 s less CPU in all (run40g).
 // The largest of v's 16 unsigned lanes.
 __attribute__((target("avx512f"))) inline uint32_t largest_u32(__m512i v) {
   const __m256i h = _mm256_max_epu32(_mm512_maskz_extracti64x4_epi64(0xff, v, 0), _mm512_maskz_extracti64x4_epi64(0xff, v, 1));
@@ -777,7 +764,7 @@ void lz78y_full(Tables& tables, const uint8_t* s, size_t n, size_t t0, Score& sc
                 bool grow = false) {
   if constexpr (std::is_same_v<Tables, BinaryTables>) {
     static const bool avx512 = __builtin_cpu_supports("avx512f");
-    if (avx512 && team_threads() <= kLzVectorThreads && n < (size_t{1} << 32)) {
+    if (avx512 && bit_vector_paths() && n < (size_t{1} << 32)) {
       lz78y_bits_avx512(tables, s, n, t0, score, interrupt, grow);
       return;
     }

@@ -8,8 +8,6 @@
 // gpu_predictors checks the GPU's kernels against the same CPU paths.
 #include <doctest/doctest.h>
 
-#include <omp.h>
-
 #include <algorithm>
 #include <random>
 #include <vector>
@@ -126,24 +124,28 @@ std::vector<uint8_t> random_bits(size_t n, uint32_t seed, int ones_in = 2) {
   return s;
 }
 
+// The tasks' paths of MultiMMC's and LZ78Y's bits while it lives (set_bit_vector_paths).
+struct TasksOnly {
+  TasksOnly() { set_bit_vector_paths(false); }
+  ~TasksOnly() { set_bit_vector_paths(true); }
+  TasksOnly(const TasksOnly&) = delete;
+  TasksOnly& operator=(const TasksOnly&) = delete;
+};
+
 void check_both(const std::vector<uint8_t>& s) {
   CAPTURE(s.size());
   const size_t words = (s.size() - 2 + 63) / 64;
-  // multi_mmc_bit_states: called alone (a team of one thread) it steps orders 1-15 side by
-  // side where the CPU has AVX-512; from a team of 8, a task an order.
+  // multi_mmc_bit_states both ways: orders 1-15 side by side (where the CPU has AVX-512), and
+  // a task an order (bit_vector_paths() off) in a team of 8.
+  if (!__builtin_cpu_supports("avx512f")) MESSAGE("no AVX-512 here: both runs take the tasks' paths");
   std::vector<uint64_t> alone_f, alone_r, team_f, team_r;
   multi_mmc_bit_states(s.data(), s.size(), alone_f, alone_r);
-  int team_size = 0;
+  {
+    const TasksOnly tasks;
 #pragma omp parallel num_threads(8)
 #pragma omp single
-  {
-    team_size = omp_get_num_threads();
     multi_mmc_bit_states(s.data(), s.size(), team_f, team_r);
   }
-  // (the paths compared: side by side alone where the CPU has AVX-512, by tasks in a team of
-  // more than 4; said where either is not run, e.g. OMP_THREAD_LIMIT or another CPU)
-  if (!__builtin_cpu_supports("avx512f")) MESSAGE("no AVX-512 here: both runs take the tasks' path");
-  if (team_size <= 4) MESSAGE("a team of " << team_size << " threads: both runs take the side-by-side path");
   REQUIRE(alone_f.size() == 16 * words);
   for (int d = 0; d < 16 && static_cast<size_t>(d) < s.size() - 2; ++d) {
     std::vector<uint64_t> f(words, 0), r(words, 0), mf(words, 0), mr(words, 0);
@@ -163,12 +165,15 @@ void check_both(const std::vector<uint8_t>& s) {
   const std::vector<uint64_t> hits = lz_model(s);
   CHECK(hits == test::lz78y_bits_reference_hits(s));  // hit for hit
   const Estimate model = lz78y_from_hits(hits, s.size(), 2);
-  // Both of lz78y_full's paths: called alone (a team of one thread) it steps the 16 lengths
-  // side by side where the CPU has AVX-512; from a team of 8, a task a length.
+  // Both of lz78y_full's paths: the 16 lengths side by side (where the CPU has AVX-512), and a
+  // task a length (bit_vector_paths() off) in a team of 8.
   Estimate team;
+  {
+    const TasksOnly tasks;
 #pragma omp parallel num_threads(8)
 #pragma omp single
-  team = lz78y_estimate(s.data(), s.size(), 2);
+    team = lz78y_estimate(s.data(), s.size(), 2);
+  }
   for (const Estimate& cpu : {lz78y_estimate(s.data(), s.size(), 2), team}) {
     REQUIRE(model.lines.size() == cpu.lines.size());
     for (size_t i = 0; i < cpu.lines.size(); ++i) {
