@@ -111,6 +111,10 @@ Plan parse_calibrate(int argc, char** argv, CalibrateOptions& o, bool& help) {
   app.add_flag("--fast-only", o.fast_only,
                "the 18 statistical tests only, without the compression test (by default it runs as in ea_iid: on "
                "the GPU with the bzip2 size model, when the other 18 passed)");
+  bool uniformity = false;  // (calibrate_command hands --uniformity on before this parse: listed for --help)
+  app.add_flag("--uniformity", uniformity,
+               "the permutations' uniformity checks instead of the calibration (their options: ea_calibrate "
+               "--uniformity --help; docs/prngs.md, Uniformity)");
   app.add_option("--max-seconds", o.max_seconds,
                  "start no new data set after this many seconds; the result then counts fewer data sets. "
                  "The data sets in flight still finish: leave a margin under any outer time limit");
@@ -144,6 +148,9 @@ Plan parse_calibrate(int argc, char** argv, CalibrateOptions& o, bool& help) {
 }  // namespace
 
 cli::Outcome cli::calibrate_command(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--uniformity") return cli::uniformity_command(argc, argv);
+  }
   CalibrateOptions o;
   bool help = false;
   const Plan plan = parse_calibrate(argc, argv, o, help);

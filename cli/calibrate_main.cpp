@@ -7,7 +7,7 @@
 int main(int argc, char** argv) {
   using namespace ea;
   try {
-    return cli::exit_status(cli::calibrate_command(argc, argv), {}, 0);
+    return cli::exit_status(cli::calibrate_command(argc, argv), cli::ExitPolicy{true, false}, 0);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ea_calibrate: %s\n", e.what());
     return cli::exit_status(cli::Outcome::error(), {}, 0);

@@ -27,7 +27,7 @@ int restart_main(std::vector<char*> args, const CommandEnv& env) {
 
 int calibrate_main(std::vector<char*> args, const CommandEnv&) {
   try {
-    return exit_status(calibrate_command(static_cast<int>(args.size()), args.data()), {}, 0);
+    return exit_status(calibrate_command(static_cast<int>(args.size()), args.data()), ExitPolicy{true, false}, 0);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ea_iid calibrate: %s\n", e.what());
     return exit_status(Outcome::error(), {}, 0);

@@ -14,6 +14,9 @@ namespace ea::cli {
 
 // ea_calibrate's options and run (also `ea_iid calibrate`): argv[0] is the program's name.
 Outcome calibrate_command(int argc, char** argv);
+// ea_calibrate --uniformity (calibrate_command passes it on): the permutations' uniformity checks
+// (cli/uniformity.cpp); not_iid when a check failed.
+Outcome uniformity_command(int argc, char** argv);
 
 // What a subcommand gets from main(): the command line as typed, the flags main()'s
 // SIGINT/SIGTERM handlers set, and the function that installs those handlers (called by the

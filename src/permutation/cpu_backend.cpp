@@ -5,17 +5,13 @@
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <type_traits>
 
 #include "common/error.hpp"
-#include "permutation/bucket_cpu.hpp"
-#include "permutation/bucket_plan.hpp"
-#include "permutation/bucket_shuffle.hpp"
+#include "permutation/engine_shuffle.hpp"
 #include "permutation/permutation.hpp"
 #include "permutation/shuffle.hpp"
 #include "rng/generators.hpp"
 #include "rng/lane_group.hpp"
-#include "rng/philox_batch.hpp"
 #include "stats/compression.hpp"
 #include "stats/host_statistics.hpp"
 
@@ -112,29 +108,7 @@ class CpuBackend final : public PermutationBackend {
     const auto t0 = std::chrono::steady_clock::now();
     parallel_for(first, first + count, [&](uint64_t j, Worker& w) {
       w.buffer.assign(data_.symbols, data_.symbols + data_.n);
-      // The engine's shuffle (src/permutation/bucket_shuffle.hpp): above L samples of
-      // non-binary data the bucket shuffle (Philox's fast path, bucket_cpu.hpp; the others'
-      // plan, bucket_plan.hpp), else Fisher-Yates on stream j (the blocked form: the same draws).
-      const bool buckets = engine_uses_buckets(data_.streams.id, data_.n, data_.params.binary, data_.shuffle);
-      visit_generator(data_.streams.id, [&](auto tag) {
-        using G = decltype(tag);
-        if constexpr (std::is_same_v<G, PhiloxGen>) {
-          if (buckets) {
-            bucket_shuffle_philox_cpu(w.buffer.data(), data_.n, data_.streams.seed, j, w.bucket);
-          } else {
-            // The same words as PhiloxGen's, computed many blocks at a time.
-            PhiloxBatchStream& rng = w.philox(data_.streams.seed, j);
-            fisher_yates_blocked(w.buffer.data(), data_.n, rng, w.targets.data());
-          }
-        } else if constexpr (!G::kGrouped) {
-          G rng = G::make(data_.streams, j);
-          if (buckets) {
-            bucket_shuffle_planned(w.buffer.data(), data_.n, rng, w.bucket.plan, w.bucket.bytes);
-          } else {
-            fisher_yates_blocked(w.buffer.data(), data_.n, rng, w.targets.data());
-          }
-        }
-      });
+      engine_shuffle_cpu(data_.streams, data_.shuffle, data_.params.binary, j, w.buffer.data(), data_.n, w.shuffle);
       evaluate(w.buffer.data(), mask, w, outcomes + (j - first) * kNumTests);
     });
     if (!(mask & bit(TestId::kCompression))) {
@@ -149,17 +123,7 @@ class CpuBackend final : public PermutationBackend {
   static constexpr double kRoundSeconds = 0.25;
   struct Worker {
     std::vector<uint8_t> buffer;
-    std::vector<uint32_t> targets = std::vector<uint32_t>(kShuffleBlock);
-    BucketCpuScratch bucket;  // the bucket shuffle's scratch (about 2.4 n bytes)
-    std::unique_ptr<PhiloxBatchStream> batch;  // 4 kB of words: kept off the stack
-    PhiloxBatchStream& philox(uint64_t seed, uint64_t stream) {
-      if (batch) {
-        *batch = PhiloxBatchStream(seed, stream);
-      } else {
-        batch = std::make_unique<PhiloxBatchStream>(seed, stream);
-      }
-      return *batch;
-    }
+    EngineShuffleScratch shuffle;  // the engine's shuffle's (engine_shuffle.hpp)
     CpuScratch scratch;
     Compressor compressor;
   };
@@ -200,13 +164,7 @@ class CpuBackend final : public PermutationBackend {
           buffers[k] = lanes_.data() + (g - c0) * group_bytes + static_cast<size_t>(k) * data_.n;
           std::copy(data_.symbols, data_.symbols + data_.n, buffers[k]);
         }
-        visit_generator(data_.streams.id, [&](auto tag) {
-          using G = decltype(tag);
-          if constexpr (G::kGrouped) {
-            LaneGroup<G> group(data_.streams, g);
-            fisher_yates_group(buffers, data_.n, group);
-          }
-        });
+        engine_shuffle_group_cpu(data_.streams, g, buffers, data_.n);
       });
       const uint64_t j0 = std::max(first, c0 * kLaneGroup), j1 = std::min(first + count, c1 * kLaneGroup);
       parallel_for(j0, j1, [&](uint64_t j, Worker& w) {
