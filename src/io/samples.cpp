@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,6 +41,24 @@ struct Fd {
 };
 
 constexpr size_t kChunk = size_t{1} << 20;
+
+// v sized to n bytes of zeros, its storage marked for huge pages first where it is large:
+// the zeroing then faults in 2 MB at a time, not 4 KB (a block of 2^28 samples: 65,536
+// faults, half of its load time on the 2-core machine, session 41).
+void resize_large(std::vector<uint8_t>& v, size_t n) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  if (n >= 4 * kHuge && v.capacity() < n) {
+    v.clear();
+    v.shrink_to_fit();
+    v.reserve(n);
+#ifdef MADV_HUGEPAGE
+    const uintptr_t lo = (reinterpret_cast<uintptr_t>(v.data()) + kHuge - 1) / kHuge * kHuge;
+    const uintptr_t hi = (reinterpret_cast<uintptr_t>(v.data()) + n) / kHuge * kHuge;
+    if (hi > lo) (void)madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
+#endif
+  }
+  v.resize(n);
+}
 
 void check_interrupt(const std::atomic<bool>* interrupt) {
   if (interrupt && interrupt->load()) throw Error(ErrorKind::Interrupted, "interrupted");
@@ -134,7 +153,7 @@ std::string read_regular(const Fd& f, const std::string& path, uint64_t size, ui
                          std::vector<uint8_t>& samples, const std::atomic<bool>* interrupt) {
   Sha256 sha;
   std::vector<uint8_t> buf(kChunk);
-  samples.resize(count);
+  resize_large(samples, count);
   uint64_t at = 0;
   while (true) {
     check_interrupt(interrupt);
@@ -273,7 +292,7 @@ void read_file_bytes(const Fd& f, const std::string& path, const struct stat& st
   if (opt.known) {
     // The whole file was hashed when the batch was listed: read only this block.
     if (!(before == *opt.known)) changed(path);
-    r.bytes.resize(count);
+    resize_large(r.bytes, count);
     for (uint64_t at = 0; at < count;) {
       check_interrupt(opt.interrupt);
       const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, count - at));
