@@ -149,7 +149,9 @@ Plan parse_calibrate(int argc, char** argv, CalibrateOptions& o, bool& help) {
 
 cli::Outcome cli::calibrate_command(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--uniformity") return cli::uniformity_command(argc, argv);
+    // (also --uniformity=VALUE, which CLI11 would take for a flag)
+    const std::string a = argv[i];
+    if (a == "--uniformity" || a.rfind("--uniformity=", 0) == 0) return cli::uniformity_command(argc, argv);
   }
   CalibrateOptions o;
   bool help = false;

@@ -22,10 +22,6 @@ using namespace ea;
 
 namespace {
 
-// A check fails below this p-value (about 90 checks a full run: a false alarm in about 1% of
-// runs), or, for orders, when an order expected 20 times or more was never made.
-constexpr double kFailP = 1e-4;
-
 struct UniformityOptions {
   std::string prng = "all", seed = "1", draws = "10000000", marginal_draws = "10000", samples = "1000000", threads,
               shuffle = "bucket";
@@ -80,6 +76,9 @@ bool parse_uniformity(int argc, char** argv, UniformityPlan& plan) {
   } catch (const CLI::ParseError& e) {
     throw Error(ErrorKind::Usage, cli::parse_error_message(app, e, "ea_calibrate --uniformity"));
   }
+  if (!o.uniformity) {
+    throw Error(ErrorKind::Usage, "--uniformity=false: leave --uniformity out to run the calibration");
+  }
   plan.prngs = parse_prngs(o.prng);
   plan.seed = cli::parse_unsigned(o.seed, "--seed", 0, UINT64_MAX / 2);
   plan.draws = cli::parse_unsigned(o.draws, "--draws", 1, 1000000000000ull);
@@ -102,8 +101,7 @@ void known_flag(nlohmann::ordered_json& j, PrngId id) {
 
 nlohmann::ordered_json order_json(const OrderCheck& c, double seconds) {
   const uint64_t orders = c.counts.size();
-  const bool unseen = c.seen < orders && c.draws >= 20 * orders;
-  const bool ok = c.p >= kFailP && !unseen;
+  const bool ok = order_check_passed(c);
   nlohmann::ordered_json j;
   j["check"] = "orders";
   j["prng"] = prng_info(c.prng).name;
@@ -124,8 +122,7 @@ nlohmann::ordered_json order_json(const OrderCheck& c, double seconds) {
 }
 
 nlohmann::ordered_json marginal_json(const MarginalCheck& c, double seconds) {
-  // The smallest of 255 p-values, Bonferroni-corrected.
-  const bool ok = c.p >= kFailP && c.worst_p * c.tracked >= kFailP;
+  const bool ok = marginal_check_passed(c);
   nlohmann::ordered_json j;
   j["check"] = "marginals";
   j["prng"] = prng_info(c.prng).name;

@@ -2,9 +2,10 @@
 // one owner of that choice: above L samples of non-binary data the bucket shuffle
 // (Philox's fast path, bucket_cpu.hpp; the sequential generators' plan, bucket_plan.hpp),
 // otherwise Fisher-Yates on stream j (the blocked form: the same draws); the lane groups'
-// generators by whole groups of kLaneGroup rows. Pinned to the references
-// (shuffle_permutation, bucket_shuffle) by tests/unit/test_bucket_shuffle.cpp; the GPU's
-// rows equal these (tests/gpu/test_gpu_prngs.cu, gpu/cpu_gpu_parity).
+// generators by whole groups of kLaneGroup rows. Pinned row for row to the reference
+// (shuffle_permutation, fisher_yates_permutation) for every generator and --shuffle by
+// tests/unit/test_bucket_shuffle.cpp ("engine_shuffle_cpu ..."); the GPU's rows equal the
+// reference's (tests/gpu/test_gpu_prngs.cu, gpu/cpu_gpu_parity).
 #pragma once
 
 #include <cstddef>

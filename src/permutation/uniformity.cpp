@@ -149,6 +149,16 @@ double chi_square_statistic(const std::vector<uint64_t>& counts, const std::vect
 
 double chi_square_p(double chi_square, uint64_t df) { return gamma_q(static_cast<double>(df) / 2.0, chi_square / 2.0); }
 
+bool order_check_passed(const OrderCheck& c) {
+  const uint64_t orders = c.counts.size();
+  const bool unseen = c.seen < orders && c.draws >= 20 * orders;
+  return c.p >= kUniformityFailP && !unseen;
+}
+
+bool marginal_check_passed(const MarginalCheck& c) {
+  return c.p >= kUniformityFailP && c.worst_p * c.tracked >= kUniformityFailP;
+}
+
 bool order_rule_applies(PrngId id, OrderRule rule, ShuffleChoice choice) {
   if (rule == OrderRule::Engine) return true;
   // The generators the engine shuffles by buckets (a row above L of non-binary data).

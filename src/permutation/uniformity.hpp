@@ -68,6 +68,14 @@ struct MarginalCheck {
 MarginalCheck marginal_check(PrngId id, ShuffleChoice choice, size_t n, uint64_t draws, uint64_t seed, int threads,
                              Interrupt interrupt = nullptr);
 
+// The pass rules (`ea_calibrate --uniformity`; about 80 criteria a full run of 73 checks, so a
+// false alarm in about 1% of runs): an orders check fails below p = 10^-4, or when an order
+// expected 20 times or more never occurred; a marginals check fails when the sum's p-value or
+// the smallest of its marked samples' p-values, Bonferroni-corrected, is below 10^-4.
+constexpr double kUniformityFailP = 1e-4;
+bool order_check_passed(const OrderCheck& c);
+bool marginal_check_passed(const MarginalCheck& c);
+
 // The chi-square statistic of `counts` against `expected` (the same length) and its p-value.
 double chi_square_statistic(const std::vector<uint64_t>& counts, const std::vector<double>& expected);
 double chi_square_p(double chi_square, uint64_t df);

@@ -10,10 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "common/error.hpp"
 #include "estimators/estimators.hpp"
 #include "permutation/bucket_cpu.hpp"
 #include "permutation/bucket_plan.hpp"
 #include "permutation/bucket_shuffle.hpp"
+#include "permutation/engine_shuffle.hpp"
 #include "permutation/shuffle.hpp"
 #include "rng/generators.hpp"
 #include "rng/philox_stream.hpp"
@@ -411,6 +413,43 @@ TEST_CASE("shuffle_permutation is the engine's rule: the bucket shuffle above L,
       });
       CHECK_MESSAGE(a == b, prng_info(id).name << " n=" << n);
       CHECK_MESSAGE((a == fy) == !engine_uses_buckets(id, n, false, ShuffleChoice::Bucket), prng_info(id).name << " n=" << n);
+    }
+  }
+}
+
+TEST_CASE("engine_shuffle_cpu (the CPU backend's rows) equals shuffle_permutation for every generator and --shuffle") {
+  EngineShuffleScratch scratch;
+  for (const PrngInfo& info : prng_table()) {
+    const StreamSet set(info.id, kSeed, 64);
+    for (ShuffleChoice choice : {ShuffleChoice::Bucket, ShuffleChoice::FisherYates}) {
+      for (size_t n : {size_t{1024}, size_t{1025}, size_t{70001}}) {
+        CAPTURE(info.name);
+        CAPTURE(shuffle_choice_name(choice));
+        CAPTURE(n);
+        std::vector<uint8_t> start(n);
+        for (size_t i = 0; i < n; ++i) start[i] = static_cast<uint8_t>(i * 7);
+        for (uint64_t j : {uint64_t{0}, uint64_t{33}}) {
+          std::vector<uint8_t> want = start;
+          if (choice == ShuffleChoice::Bucket) {
+            shuffle_permutation(set, j, want.data(), n);
+          } else {
+            fisher_yates_permutation(set, j, want.data(), n);
+          }
+          if (is_grouped(info.id)) {
+            // The group of j, all kLaneGroup rows at once.
+            std::vector<std::vector<uint8_t>> rows(kLaneGroup, start);
+            uint8_t* ptr[kLaneGroup];
+            for (uint32_t k = 0; k < kLaneGroup; ++k) ptr[k] = rows[k].data();
+            engine_shuffle_group_cpu(set.view(), j / kLaneGroup, ptr, n);
+            CHECK(rows[j % kLaneGroup] == want);
+            CHECK_THROWS_AS(engine_shuffle_cpu(set.view(), choice, false, j, rows[0].data(), n, scratch), Error);
+          } else {
+            std::vector<uint8_t> got = start;
+            engine_shuffle_cpu(set.view(), choice, false, j, got.data(), n, scratch);
+            CHECK(got == want);
+          }
+        }
+      }
     }
   }
 }
