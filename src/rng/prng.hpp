@@ -26,8 +26,9 @@ struct PrngInfo {
   // The calibration (docs/prngs.md): what it showed ("" = not calibrated yet).
   const char* calibration;
   bool calibration_flagged;  // its false-rejection interval excludes Philox's rate
-  // "" when shuffles of 4 and 5 elements are uniform (tests/unit/test_prngs.cpp),
-  // otherwise how they fail.
+  // "" when its shuffles pass the uniformity checks (tests/unit/test_prngs.cpp: 4 and 5
+  // elements; `ea_calibrate --uniformity`: 4-8 elements in 10^7 shuffles and rows of 10^6,
+  // docs/prngs.md), otherwise how they fail.
   const char* uniformity_flag;
 };
 
