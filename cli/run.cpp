@@ -95,6 +95,14 @@ std::function<void(int, const char*, uint32_t, int, uint32_t)> progress_lines(bo
 }
 
 // The exit outcome of a set of rows.
+// A block's error named by its block ("big.bin block 3: symbol alphabet ..."), where the
+// loader's message names the file only ("big.bin: symbol alphabet ...").
+static std::string block_error(const Item& it, const std::string& message) {
+  const std::string file = it.path + ": ";
+  if (it.block < 0 || message.rfind(file, 0) != 0) return message;
+  return it.label() + ": " + message.substr(file.size());
+}
+
 // (Errors of degenerate sources alone: exit 5, not 2.)
 Outcome outcome_of(const Tally& t) {
   if (t.errors > t.degenerate) return Outcome::error();
@@ -475,7 +483,7 @@ class BatchOutputs {
     if (r.status == ItemResult::Status::Skipped) {
       logger().info("{}: {}", it.label(), r.message);
     } else if (!r.assessed()) {
-      logger().error("{}", r.message);
+      logger().error("{}", block_error(it, r.message));
     } else if (!r.restart()) {
       // A warning many items share (--iterations, short blocks) is said in full for the
       // first one only; the end of the batch counts them (every row's JSON keeps its own).

@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -45,9 +46,10 @@ std::vector<PrngId> parse_prngs(const std::string& list) {
     const size_t comma = std::min(list.find(',', pos), list.size());
     const std::string name = list.substr(pos, comma - pos);
     pos = comma + 1;
+    if (name.empty()) throw Error(ErrorKind::Usage, "--prng: an empty generator name in '" + list + "'");
     const auto id = parse_prng(name);
     if (!id) throw Error(ErrorKind::Usage, "--prng: unknown generator '" + name + "' (all, " + prng_names() + ")");
-    out.push_back(*id);
+    if (std::find(out.begin(), out.end(), *id) == out.end()) out.push_back(*id);
   }
   return out;
 }
@@ -68,6 +70,18 @@ bool parse_uniformity(int argc, char** argv, UniformityPlan& plan) {
   app.add_option("--threads", o.threads, "CPU threads (default: every core)");
   app.add_option("--shuffle", o.shuffle,
                  "bucket (default; the engine's) or fisher-yates (--shuffle fisher-yates of ea_iid)");
+  // The calibration's options exist, but not here: said so, rather than "unknown option".
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i], name = a.substr(0, a.find('='));
+    for (const char* other : {"--datasets", "--bits", "--jobs", "--fast-only", "--max-seconds", "--device", "--gpu",
+                              "--round-size", "--gpu-tuning", "--iterations"}) {
+      if (name == other) {
+        throw Error(ErrorKind::Usage, name +
+                                          " does not apply with --uniformity (its checks count the CPU's "
+                                          "permutations; options: ea_calibrate --uniformity --help)");
+      }
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -80,9 +94,10 @@ bool parse_uniformity(int argc, char** argv, UniformityPlan& plan) {
     throw Error(ErrorKind::Usage, "--uniformity=false: leave --uniformity out to run the calibration");
   }
   plan.prngs = parse_prngs(o.prng);
-  plan.seed = cli::parse_unsigned(o.seed, "--seed", 0, UINT64_MAX / 2);
-  plan.draws = cli::parse_unsigned(o.draws, "--draws", 1, 1000000000000ull);
-  plan.marginal_draws = cli::parse_unsigned(o.marginal_draws, "--marginal-draws", 1, 100000000);
+  plan.seed = cli::parse_unsigned(o.seed, "--seed", 0, UINT64_MAX, true);
+  // (at least 5 draws for each order of 8 samples, and for each tenth of the long row)
+  plan.draws = cli::parse_unsigned(o.draws, "--draws", order_min_draws(8), 1000000000000ull);
+  plan.marginal_draws = cli::parse_unsigned(o.marginal_draws, "--marginal-draws", kMarginalMinDraws, 100000000);
   plan.samples = cli::parse_unsigned(o.samples, "--samples", 1000, 100000000);
   plan.threads = o.threads.empty() ? omp_get_max_threads()
                                    : static_cast<int>(cli::parse_unsigned(o.threads, "--threads", 1, 4096));
@@ -116,6 +131,7 @@ nlohmann::ordered_json order_json(const OrderCheck& c, double seconds) {
   j["df"] = c.df;
   j["p"] = c.p;
   j["passed"] = ok;
+  if (!ok) j["failure"] = order_check_failure(c);
   known_flag(j, c.prng);
   j["seconds"] = seconds;
   return j;
@@ -139,17 +155,24 @@ nlohmann::ordered_json marginal_json(const MarginalCheck& c, double seconds) {
   j["worstP"] = c.worst_p;
   j["worstFrom"] = c.worst_from;
   j["passed"] = ok;
+  if (!ok) j["failure"] = marginal_check_failure(c);
   known_flag(j, c.prng);
   j["seconds"] = seconds;
   return j;
 }
 
-// Writes the check's line; returns whether it passed or failed as its generator's flag says.
-bool emit(const nlohmann::ordered_json& j) {
+// What the checks came to: all, failed, failed as their generator's flag says.
+struct UniformityTally {
+  int checks = 0, failed = 0, flagged = 0;
+};
+
+// Writes the check's line and counts it.
+void emit(const nlohmann::ordered_json& j, UniformityTally& t) {
   std::cout << j.dump() << "\n";
   std::cout.flush();
   if (!std::cout) throw Error(ErrorKind::Output, "standard output: write failed");
-  return j["passed"].get<bool>() || j.contains("knownFlag");
+  ++t.checks;
+  if (!j["passed"].get<bool>()) ++(j.contains("knownFlag") ? t.flagged : t.failed);
 }
 
 }  // namespace
@@ -157,32 +180,39 @@ bool emit(const nlohmann::ordered_json& j) {
 cli::Outcome cli::uniformity_command(int argc, char** argv) {
   UniformityPlan plan;
   if (!parse_uniformity(argc, argv, plan)) return cli::Outcome{};
-  int checks = 0, failures = 0;
+  UniformityTally all;
   auto timed = [](auto&& f) {
     const auto t0 = std::chrono::steady_clock::now();
     auto r = f();
     return std::make_pair(std::move(r), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   };
-  auto tally = [&](bool passed) {
-    ++checks;
-    failures += passed ? 0 : 1;
-  };
   for (PrngId id : plan.prngs) {
+    UniformityTally one;
     for (OrderRule rule : {OrderRule::Engine, OrderRule::SmallBuckets}) {
       if (!order_rule_applies(id, rule, plan.shuffle)) continue;
       for (int n = 4; n <= 8; ++n) {
         auto [c, s] =
             timed([&] { return order_check(id, rule, plan.shuffle, n, plan.draws, plan.seed, plan.threads); });
-        tally(emit(order_json(c, s)));
+        emit(order_json(c, s), one);
       }
     }
     auto [m, s] = timed(
         [&] { return marginal_check(id, plan.shuffle, plan.samples, plan.marginal_draws, plan.seed, plan.threads); });
-    tally(emit(marginal_json(m, s)));
-    std::fprintf(stderr, "ea_calibrate --uniformity: %s done, %d checks, %d failed (not counting known flags)\n",
-                 prng_info(id).name, checks, failures);
+    emit(marginal_json(m, s), one);
+    std::fprintf(stderr, "ea_calibrate --uniformity: %s: %d checks, %d failed%s\n", prng_info(id).name, one.checks,
+                 one.failed + one.flagged, one.flagged ? " (as --list-prngs flags it)" : "");
+    all.checks += one.checks, all.failed += one.failed, all.flagged += one.flagged;
+  }
+  const std::string flagged =
+      all.flagged ? std::to_string(all.flagged) + " failures of generators --list-prngs flags" : std::string();
+  if (all.failed > 0) {
+    std::fprintf(stderr, "ea_calibrate --uniformity: %d checks, %d FAILED%s\n", all.checks, all.failed,
+                 flagged.empty() ? "" : (" (and " + flagged + ")").c_str());
+  } else {
+    std::fprintf(stderr, "ea_calibrate --uniformity: %d checks, all passed%s\n", all.checks,
+                 flagged.empty() ? "" : (" but " + flagged).c_str());
   }
   cli::Outcome out;
-  out.not_iid = failures > 0;  // exit status 1 (the mains ask for --exit-code's rule)
+  out.not_iid = all.failed > 0;  // exit status 1 (the mains ask for --exit-code's rule)
   return out;
 }

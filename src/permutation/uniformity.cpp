@@ -149,15 +149,26 @@ double chi_square_statistic(const std::vector<uint64_t>& counts, const std::vect
 
 double chi_square_p(double chi_square, uint64_t df) { return gamma_q(static_cast<double>(df) / 2.0, chi_square / 2.0); }
 
-bool order_check_passed(const OrderCheck& c) {
+std::string order_check_failure(const OrderCheck& c) {
   const uint64_t orders = c.counts.size();
-  const bool unseen = c.seen < orders && c.draws >= 20 * orders;
-  return c.p >= kUniformityFailP && !unseen;
+  if (c.p < kUniformityFailP) return "chi-square p below 1e-4";
+  if (c.seen < orders && c.draws >= 20 * orders) {
+    return std::to_string(orders - c.seen) + " of the " + std::to_string(orders) +
+           " orders never met, each expected 20 times or more";
+  }
+  return "";
 }
 
-bool marginal_check_passed(const MarginalCheck& c) {
-  return c.p >= kUniformityFailP && c.worst_p * c.tracked >= kUniformityFailP;
+std::string marginal_check_failure(const MarginalCheck& c) {
+  if (c.p < kUniformityFailP) return "the summed chi-square's p below 1e-4";
+  if (c.worst_p * c.tracked < kUniformityFailP) {
+    return "the marked sample from place " + std::to_string(c.worst_from) + ": p times " + std::to_string(c.tracked) +
+           " below 1e-4";
+  }
+  return "";
 }
+
+uint64_t order_min_draws(int n) { return kUniformityPerCell * factorial(n); }
 
 bool order_rule_applies(PrngId id, OrderRule rule, ShuffleChoice choice) {
   if (rule == OrderRule::Engine) return true;
@@ -169,6 +180,11 @@ OrderCheck order_check(PrngId id, OrderRule rule, ShuffleChoice choice, int n, u
                        int threads, Interrupt interrupt) {
   if (n < 2 || n > 10)
     throw Error(ErrorKind::Usage, "orders are counted for 2 to 10 samples, not " + std::to_string(n));
+  if (draws < order_min_draws(n)) {
+    throw Error(ErrorKind::Usage, "orders of " + std::to_string(n) + " samples need at least " +
+                                      std::to_string(order_min_draws(n)) + " draws (5 for each order), not " +
+                                      std::to_string(draws));
+  }
   if (!order_rule_applies(id, rule, choice)) {
     throw Error(ErrorKind::Usage, std::string(prng_info(id).name) + " is never shuffled by buckets");
   }
@@ -208,8 +224,12 @@ MarginalCheck marginal_check(PrngId id, ShuffleChoice choice, size_t n, uint64_t
   if (n < 1000 || n > (size_t{1} << 31)) {
     throw Error(ErrorKind::Usage, "marginals are counted for rows of 1,000 to 2^31 samples, not " + std::to_string(n));
   }
+  if (draws < kMarginalMinDraws) {
+    throw Error(ErrorKind::Usage, "the marginals need at least " + std::to_string(kMarginalMinDraws) +
+                                      " draws (5 for each tenth of the row), not " + std::to_string(draws));
+  }
   MarginalCheck c;
-  c.prng = id, c.n = n, c.draws = draws, c.seed = seed, c.tracked = 255, c.bins = 10;
+  c.prng = id, c.n = n, c.draws = draws, c.seed = seed, c.tracked = 255, c.bins = kMarginalBins;
   c.shuffle = engine_shuffle_name(id, n, false, choice);
   // Marked sample t (value t + 1) starts at place t (n - 1) / 254: the first, the last and 253
   // between; every other sample is 0.

@@ -45,8 +45,17 @@ struct OrderCheck {
 // buckets, with ShuffleChoice::Bucket).
 bool order_rule_applies(PrngId id, OrderRule rule, ShuffleChoice choice);
 
+// The fewest draws a check takes: 5 expected a cell (an order of n samples, a tenth of the row),
+// below which chi-square's approximation fails (10 marginal draws "failed" philox's check at
+// p = 7.8e-9 for one marked sample, session 41).
+constexpr uint64_t kUniformityPerCell = 5;
+uint64_t order_min_draws(int n);  // 5 n!
+constexpr uint64_t kMarginalBins = 10;
+constexpr uint64_t kMarginalMinDraws = kUniformityPerCell * kMarginalBins;
+
 // `draws` permutations of 0..n-1 (n = 2..10) by `rule`; Error{Usage} for a rule that does not
-// apply or n out of range; Error{Interrupted} once *interrupt is set.
+// apply, n out of range or fewer than order_min_draws(n) draws; Error{Interrupted} once
+// *interrupt is set.
 OrderCheck order_check(PrngId id, OrderRule rule, ShuffleChoice choice, int n, uint64_t draws, uint64_t seed,
                        int threads, Interrupt interrupt = nullptr);
 
@@ -64,7 +73,8 @@ struct MarginalCheck {
   size_t worst_from = 0;
 };
 
-// `draws` permutations of a row of n samples (n >= 1,000) by the engine's rule.
+// `draws` permutations of a row of n samples (n >= 1,000) by the engine's rule; Error{Usage} for
+// fewer than kMarginalMinDraws draws.
 MarginalCheck marginal_check(PrngId id, ShuffleChoice choice, size_t n, uint64_t draws, uint64_t seed, int threads,
                              Interrupt interrupt = nullptr);
 
@@ -73,8 +83,11 @@ MarginalCheck marginal_check(PrngId id, ShuffleChoice choice, size_t n, uint64_t
 // expected 20 times or more never occurred; a marginals check fails when the sum's p-value or
 // the smallest of its marked samples' p-values, Bonferroni-corrected, is below 10^-4.
 constexpr double kUniformityFailP = 1e-4;
-bool order_check_passed(const OrderCheck& c);
-bool marginal_check_passed(const MarginalCheck& c);
+// Why a check failed, in words ("" when it passed).
+std::string order_check_failure(const OrderCheck& c);
+std::string marginal_check_failure(const MarginalCheck& c);
+inline bool order_check_passed(const OrderCheck& c) { return order_check_failure(c).empty(); }
+inline bool marginal_check_passed(const MarginalCheck& c) { return marginal_check_failure(c).empty(); }
 
 // The chi-square statistic of `counts` against `expected` (the same length) and its p-value.
 double chi_square_statistic(const std::vector<uint64_t>& counts, const std::vector<double>& expected);

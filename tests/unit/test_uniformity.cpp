@@ -40,7 +40,7 @@ TEST_CASE("uniformity: orders of 4 and 6 samples, engine and small buckets, ever
   }
   CHECK(!order_rule_applies(PrngId::Sobol, OrderRule::SmallBuckets, ShuffleChoice::Bucket));
   CHECK(!order_rule_applies(PrngId::Philox, OrderRule::SmallBuckets, ShuffleChoice::FisherYates));
-  CHECK_THROWS_AS(order_check(PrngId::Sobol, OrderRule::SmallBuckets, ShuffleChoice::Bucket, 4, 10, 1, 1), Error);
+  CHECK_THROWS_AS(order_check(PrngId::Sobol, OrderRule::SmallBuckets, ShuffleChoice::Bucket, 4, 1000, 1, 1), Error);
   CHECK_THROWS_AS(order_check(PrngId::Philox, OrderRule::Engine, ShuffleChoice::Bucket, 11, 10, 1, 1), Error);
 }
 
@@ -79,6 +79,14 @@ TEST_CASE("uniformity: the pass rules") {
   CHECK(!marginal_check_passed(m));
   m.worst_p = 0.5, m.p = 0.5e-4;
   CHECK(!marginal_check_passed(m));
+  CHECK(marginal_check_failure(m) == "the summed chi-square's p below 1e-4");
+  o.p = 0.5, o.seen = 23, o.draws = 24000;
+  CHECK(order_check_failure(o) == "1 of the 24 orders never met, each expected 20 times or more");
+  // Too few draws for chi-square (under 5 a cell): refused, not judged.
+  CHECK(order_min_draws(8) == 201600);
+  CHECK_THROWS_AS(order_check(PrngId::Philox, OrderRule::Engine, ShuffleChoice::Bucket, 5, 599, 1, 1), Error);
+  CHECK_NOTHROW(order_check(PrngId::Philox, OrderRule::Engine, ShuffleChoice::Bucket, 5, 600, 1, 1));
+  CHECK_THROWS_AS(marginal_check(PrngId::Philox, ShuffleChoice::Bucket, 2000, 49, 1, 1), Error);
 }
 
 TEST_CASE("uniformity: the check fails sobol's shuffles, which reach few orders") {
