@@ -33,7 +33,7 @@ const std::array<PrngInfo, kNumPrngs> kTable = {{
     {PrngId::CiXorlike, "ci-xorlike", "CI-xorlike, efficient GPU version (Bahi, Couturier, Guyeux & Heam)",
      "chaotic iterations over xorshift5, xor128, xorwow; 32 lanes mix outputs", "17 words per lane",
      "not established", "lane seeds from SplitMix64(seed, j); lockstep groups of 32 permutations",
-     "Lemire 32-bit, group redraw", false, "research generator: the papers leave its definition open", "8-bit 35/1002 = 3.5% [2.5, 4.8] excludes philox 1.6%: too many false rejections; 1-bit 8/300 = 2.7% [1.4, 5.2]", true, ""},
+     "Lemire 32-bit, group redraw", false, "research generator: the papers leave its definition open", "8-bit 35/1002 = 3.5% [2.5, 4.8] excludes philox's 1.6% of that calibration (Fisher-Yates, 2026-11-22): too many false rejections; 1-bit 8/300 = 2.7% [1.4, 5.2]", true, ""},
     {PrngId::CiBbs, "ci-bbs", "CI-BBS (Bahi, Couturier, Guyeux & Heam)",
      "chaotic iterations over 8 Blum-Blum-Shub with moduli < 2^16; 32 lanes mix outputs", "10 words per lane",
      "not established (BBS cycles of a few hundred to a few thousand steps)",
