@@ -94,7 +94,6 @@ std::function<void(int, const char*, uint32_t, int, uint32_t)> progress_lines(bo
   return nullptr;
 }
 
-// The exit outcome of a set of rows.
 // A block's error named by its block ("big.bin block 3: symbol alphabet ..."), where the
 // loader's message names the file only ("big.bin: symbol alphabet ...").
 static std::string block_error(const Item& it, const std::string& message) {
@@ -103,6 +102,7 @@ static std::string block_error(const Item& it, const std::string& message) {
   return it.label() + ": " + message.substr(file.size());
 }
 
+// The exit outcome of a set of rows.
 // (Errors of degenerate sources alone: exit 5, not 2.)
 Outcome outcome_of(const Tally& t) {
   if (t.errors > t.degenerate) return Outcome::error();
