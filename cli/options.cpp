@@ -333,6 +333,9 @@ const std::vector<NistHint>& nist_hints() {
              "--restart-simulations N"},
       {"-n", "-n is NIST ea_restart's non-IID claim (here: --restart H_I, a non-IID claim by default) and "
              "ea_conditioning's non-vetted component (here: ea_iid conditioning non-vetted ...)"},
+      // (and ea_calibrate's own options, typed after ea_iid without its subcommand)
+      {"--uniformity", "--uniformity is an option of ea_iid calibrate (ea_calibrate): ea_iid calibrate --uniformity"},
+      {"--datasets", "--datasets is an option of ea_iid calibrate (ea_calibrate): ea_iid calibrate --datasets N"},
   };
   return hints;
 }
