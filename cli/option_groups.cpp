@@ -63,8 +63,9 @@ void add_engine_options(CLI::App& app, EngineOptionText& t, Program p) {
                          ->type_name("N");
   if (iid) {
     app.add_flag("--cpu-compression", t.cpu_compression,
-                 "with a GPU, still run the compression test with libbz2 on the CPU cores (by default the GPU runs it "
-                 "with an exact bzip2 size model, checked against libbz2 on each data set's original)");
+                 "run the compression test with libbz2 itself on the CPU cores (by default an exact bzip2 size model "
+                 "runs it, on the GPU where there is one, else on the CPU cores, checked against libbz2 on each data "
+                 "set's original)");
     app.add_flag("--verify", t.verify,
                  "recompute some GPU permutations of every round on the CPU; any difference is an error");
   }

@@ -8,6 +8,7 @@
 #include <future>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include "common/error.hpp"
@@ -18,6 +19,7 @@
 #include "permutation/deferred.hpp"
 #include "permutation/split.hpp"
 #include "permutation/verify.hpp"
+#include "stats/bzip2_cpu.hpp"
 #include "stats/compression.hpp"
 
 namespace ea {
@@ -282,7 +284,43 @@ struct Backends {
   std::unique_ptr<PermutationBackend> cpu_compression, cpu_fast, verify_cpu, verified;
   PermutationBackend* fast = nullptr;
   PermutationBackend* compression = nullptr;
+  // The CPU's compression test: the bzip2 size model unless --cpu-compression, used once its
+  // length of the original data equals libbz2's; on a difference (never seen on the sample
+  // files) libbz2 itself, with a note. Set when the deferred backend is made.
+  struct CpuCompression {
+    std::string device;  // what permutation.compressionDevice reports
+    std::string note;    // the model's difference from libbz2, if any
+  };
+  std::shared_ptr<CpuCompression> cpu_compression_used;
 };
+
+constexpr const char* kCpuModelDevice = "cpu (bzip2 size model, checked against libbz2 on the original data)";
+
+// The compression test's backend on the CPU cores, with libbz2's length of the original data.
+std::unique_ptr<PermutationBackend> cpu_compression_backend(const PermutationData& pd, const Settings& cfg,
+                                                            DeviceSlot& slot,
+                                                            const std::function<double()>& original_bzip2,
+                                                            std::shared_ptr<Backends::CpuCompression> used) {
+  const bool model = cfg.gpu_compression;  // false: --cpu-compression
+  used->device = model ? kCpuModelDevice : "cpu (libbz2)";
+  return std::make_unique<DeferredBackend>(used->device, [pd, original_bzip2, model, used,
+                                                          threads = slot.compression_threads(cfg)] {
+    PermutationData with_length = pd;
+    const double libbz2 = original_bzip2();
+    with_length.original.v[kNumFastTests] = libbz2;
+    if (model) {
+      Bzip2SizeModel m;
+      const uint64_t modelled = m.compressed_length(pd.symbols, pd.n, pd.raw_of);
+      with_length.compression_by_model = static_cast<double>(modelled) == libbz2;
+      if (!with_length.compression_by_model) {
+        used->device = "cpu (libbz2)";
+        used->note = "compression test by libbz2: the bzip2 size model gives " + std::to_string(modelled) +
+                     " bytes for the original data where libbz2 gives " + std::to_string(libbz2);
+      }
+    }
+    return make_cpu_backend(with_length, threads);
+  });
+}
 
 // The GPU for tests 0-17 unless --device cpu (auto: the CPU cores when no GPU is usable,
 // with a note). Returns null for the CPU; throws Error{Device} with --device gpu.
@@ -337,16 +375,13 @@ Backends choose_backends(Assessment& a, const PermutationData& pd, const Setting
   // GPU or on the CPU cores, do not wait for libbz2 (up to 0.45 s of a data.pi run on the
   // H100, docs/performance-history.md); a CPU run's statistical tests get a backend of their own.
   if (!b.gpu_compression) {
-    b.cpu_compression = std::make_unique<DeferredBackend>("cpu (libbz2)", [pd, original_bzip2, threads = slot.compression_threads(cfg)] {
-      PermutationData with_length = pd;
-      with_length.original.v[kNumFastTests] = original_bzip2();
-      return make_cpu_backend(with_length, threads);
-    });
+    b.cpu_compression_used = std::make_shared<Backends::CpuCompression>();
+    b.cpu_compression = cpu_compression_backend(pd, cfg, slot, original_bzip2, b.cpu_compression_used);
   }
   if (!b.gpu) b.cpu_fast = make_cpu_backend(pd, slot.cpu_threads(cfg));
   b.compression = b.gpu_compression ? b.gpu_compression : b.cpu_compression.get();
   a.compression_device = b.gpu_compression ? b.gpu_compression->name() + ", checked against libbz2 on the original data"
-                                           : "cpu (libbz2)";
+                                           : b.cpu_compression_used->device;
   // --verify gets a CPU backend of its own: the compression phase uses the CPU backend at the
   // same time, and a backend's per-thread buffers serve one caller at a time.
   if (b.gpu && cfg.verify) {
@@ -398,6 +433,10 @@ void run_permutation_stage(Assessment& a, PermutationData& pd, const Settings& c
     a.compression_device = "cpu (libbz2)";
     dc.concurrent_compression = false;
     a.permutation = run_permutation_tests(*b.fast, *b.compression, dc);
+  }
+  if (b.cpu_compression_used && b.compression == b.cpu_compression.get()) {
+    a.compression_device = b.cpu_compression_used->device;
+    if (!b.cpu_compression_used->note.empty() && hooks.note) hooks.note(b.cpu_compression_used->note);
   }
   a.timings.device_busy = b.fast->busy_seconds();
   a.timings.device_profile = b.fast->profile();

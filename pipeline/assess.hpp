@@ -76,8 +76,10 @@ struct Settings {
   DeviceChoice device = DeviceChoice::Auto;
   std::vector<int> gpus{0};         // --gpu: the GPUs used (an index may repeat: --gpu 0,0)
   bool verify = false;              // recompute some GPU permutations on the CPU
-  // With a GPU: run the compression test there (exact bzip2 size model) rather than with
-  // libbz2 on the CPU cores; false: --cpu-compression.
+  // Run the compression test by the exact bzip2 size model (on the GPU with a GPU, else on
+  // the CPU cores; checked against libbz2 on the original data) rather than by libbz2
+  // itself on the CPU cores; false: --cpu-compression. (The name is from when only the
+  // GPU had the model.)
   bool gpu_compression = true;
   GpuTuning tuning;                 // --round-size, --gpu-tuning
   // The restart tests instead of one assessment (pipeline/restart.hpp).

@@ -12,6 +12,7 @@
 #include "permutation/shuffle.hpp"
 #include "rng/generators.hpp"
 #include "rng/lane_group.hpp"
+#include "stats/bzip2_cpu.hpp"
 #include "stats/compression.hpp"
 #include "stats/host_statistics.hpp"
 
@@ -126,6 +127,7 @@ class CpuBackend final : public PermutationBackend {
     EngineShuffleScratch shuffle;  // the engine's shuffle's (engine_shuffle.hpp)
     CpuScratch scratch;
     Compressor compressor;
+    Bzip2SizeModel model;
   };
 
   // body(i, worker) for i in [begin, end) on the backend's threads; the first exception
@@ -177,7 +179,9 @@ class CpuBackend final : public PermutationBackend {
     StatVector sv;
     cpu_statistics(shuffled, data_.n, data_.raw_of, data_.params, mask & kAllFastTests, sv, w.scratch);
     if (mask & bit(TestId::kCompression)) {
-      sv.v[kNumFastTests] = static_cast<double>(w.compressor.compressed_length(shuffled, data_.n, data_.raw_of));
+      sv.v[kNumFastTests] = static_cast<double>(data_.compression_by_model
+                                                    ? w.model.compressed_length(shuffled, data_.n, data_.raw_of)
+                                                    : w.compressor.compressed_length(shuffled, data_.n, data_.raw_of));
     }
     for (int t = 0; t < kNumTests; ++t) {
       if (!(mask & bit(t))) {

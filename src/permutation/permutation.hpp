@@ -31,6 +31,10 @@ struct PermutationData {
   // A hint for scheduling only (never for results): false when the data already failed
   // another IID test, so the permutation tests will most likely run all permutations.
   bool early_decision_likely = true;
+  // How the CPU backend computes the compression statistic of a permutation: libbz2 itself,
+  // or the bzip2 size model (stats/bzip2_cpu.hpp: the same lengths, about 5x faster), which
+  // the caller sets only once the model's length of the original data equals libbz2's.
+  bool compression_by_model = false;
 };
 
 // Receives the outcomes of permutations [first, first + rows) in order of permutation

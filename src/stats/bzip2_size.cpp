@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "common/error.hpp"
-#include "stats/bzip2_model.hpp"
 
 namespace ea::bz {
 
@@ -78,26 +77,31 @@ std::vector<uint8_t> suffix_sort_bwt(const uint8_t* block, size_t len) {
   return last;
 }
 
-uint64_t block_bits(const uint8_t* block, size_t len) {
-  const std::vector<uint8_t> last = rotation_bwt(block, len);
+uint64_t transform_bits(const uint8_t* block, const uint8_t* last, size_t len, BlockScratch& scratch) {
   uint8_t seq_of[256];
   bool used[256];
   int ranges = 0;
   const int in_use = map_bytes_in_use(block, static_cast<int32_t>(len), seq_of, ranges, used);
-  std::vector<uint16_t> mtfv(len + 1);
+  scratch.mtfv.resize(len + 1);
   int32_t freq[kMaxAlpha];
   int32_t n_mtf = 0;
   if (in_use <= 16) {  // the GPU's way (one segment here)
-    std::vector<uint8_t> places(len);
+    scratch.places.resize(len);
     uint64_t order = packed_identity(in_use);
-    packed_places(last.data(), static_cast<int32_t>(len), seq_of, order, places.data());
-    n_mtf = zero_run_code(places.data(), static_cast<int32_t>(len), in_use, mtfv.data(), freq);
+    packed_places(last, static_cast<int32_t>(len), seq_of, order, scratch.places.data());
+    n_mtf = zero_run_code(scratch.places.data(), static_cast<int32_t>(len), in_use, scratch.mtfv.data(), freq);
   } else {
-    n_mtf = mtf_encode(last.data(), static_cast<int32_t>(len), seq_of, in_use, mtfv.data(), freq);
+    n_mtf = mtf_encode(last, static_cast<int32_t>(len), seq_of, in_use, scratch.mtfv.data(), freq);
   }
-  std::vector<uint8_t> selectors(static_cast<size_t>(n_mtf) / kGroupSize + 1);
-  TableState st;
-  return block_bits_from_mtf(mtfv.data(), n_mtf, freq, in_use, ranges, selectors.data(), st);
+  scratch.selectors.resize(static_cast<size_t>(n_mtf) / kGroupSize + 1);
+  return block_bits_from_mtf(scratch.mtfv.data(), n_mtf, freq, in_use, ranges, scratch.selectors.data(),
+                             scratch.tables);
+}
+
+uint64_t block_bits(const uint8_t* block, size_t len) {
+  const std::vector<uint8_t> last = rotation_bwt(block, len);
+  BlockScratch scratch;
+  return transform_bits(block, last.data(), len, scratch);
 }
 
 uint64_t modelled_size(const uint8_t* in, size_t n, int level) {

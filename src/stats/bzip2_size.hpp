@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "stats/bzip2_model.hpp"
+
 namespace ea::bz {
 
 // The blocks libbz2 compresses for input in[0..n) at this block-size limit: the input after
@@ -25,6 +27,15 @@ std::vector<uint8_t> suffix_sort_bwt(const uint8_t* block, size_t len);
 // Bits of one block (Burrows-Wheeler transform of its cyclic rotations by a suffix sort of
 // the block written twice).
 uint64_t block_bits(const uint8_t* block, size_t len);
+
+// The steps after the transform: bits of block[0..len) whose transform is last[0..len)
+// (move-to-front, zero runs, the Huffman tables), in storage kept across calls.
+struct BlockScratch {
+  std::vector<uint8_t> places, selectors;
+  std::vector<uint16_t> mtfv;
+  TableState tables;
+};
+uint64_t transform_bits(const uint8_t* block, const uint8_t* last, size_t len, BlockScratch& scratch);
 
 // The length in bytes of BZ2_bzBuffToBuffCompress(in, n, level, ...)'s output.
 uint64_t modelled_size(const uint8_t* in, size_t n, int level);

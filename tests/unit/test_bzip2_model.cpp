@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "stats/bzip2_model.hpp"
+#include "stats/bzip2_cpu.hpp"
 #include "stats/bzip2_size.hpp"
+#include "stats/decimal_bwt.hpp"
 #include "stats/compression.hpp"
 #include "stats/token_bwt.hpp"
 
@@ -370,10 +372,21 @@ TEST_CASE("bzip2 model: the selectors' move-to-front bits in pieces (last uses c
 
 TEST_CASE("bzip2 model: the transform by numbers (token_bwt) equals the suffix sort's on cut decimal text") {
   std::mt19937_64 rng(29);
-  int compared = 0, wrapped_long = 0, starts_at_space = 0, ends_at_space = 0;
+  int compared = 0, wrapped_long = 0, starts_at_space = 0, ends_at_space = 0, fast_compared = 0;
+  ea::bz::DecimalBwt decimal;  // one object for every block: its storage is reused
   auto check = [&](const std::vector<uint8_t>& text, size_t from, size_t to) {
     const std::vector<uint8_t> want = ea::bz::rotation_bwt(text.data() + from, to - from);
     const std::vector<uint8_t> got = ea::bz::token_bwt(text.data() + from, to - from);
+    // The CPU's fast path (DecimalBwt): the same transform wherever the block has 2 spaces.
+    std::vector<uint8_t> fast(to - from);
+    const bool done = decimal.transform(text.data() + from, to - from, fast.data());
+    CHECK(done == (std::count(text.begin() + static_cast<std::ptrdiff_t>(from),
+                              text.begin() + static_cast<std::ptrdiff_t>(to), ' ') >= 2));
+    if (done) {
+      INFO("DecimalBwt, block [" << from << ", " << to << ") of " << text.size());
+      REQUIRE(fast == want);
+      ++fast_compared;
+    }
     if (std::find(text.begin() + static_cast<std::ptrdiff_t>(from), text.begin() + static_cast<std::ptrdiff_t>(to),
                   ' ') == text.begin() + static_cast<std::ptrdiff_t>(to)) {
       CHECK(got.empty());  // one number: no tokens
@@ -408,6 +421,14 @@ TEST_CASE("bzip2 model: the transform by numbers (token_bwt) equals the suffix s
   }
   samples.push_back({42});
   samples.push_back({0, 255});
+  {
+    // Numbers that are prefixes of each other: the wrapped token's tails of 4-6 digits
+    // share their first 3 digits with each other and with inner numbers ("111" + "111").
+    const uint8_t prefixes[] = {1, 11, 111, 0, 10, 100, 110, 101, 112, 12};
+    std::vector<uint8_t> p(6000);
+    for (auto& x : p) x = prefixes[rng() % (rng() % 2 ? 3 : 10)];
+    samples.push_back(p);
+  }
   for (const auto& s : samples) {
     const std::vector<uint8_t> text = ea::decimal_text_bytes(s);
     check(text, 0, text.size());
@@ -436,9 +457,93 @@ TEST_CASE("bzip2 model: the transform by numbers (token_bwt) equals the suffix s
     from += b.size();
   }
   CHECK(compared > 3000);
+  CHECK(fast_compared > 1500);
   CHECK(wrapped_long > 10);
   CHECK(starts_at_space > 10);
   CHECK(ends_at_space > 10);
+}
+
+TEST_CASE("bzip2 model: DecimalBwt refuses what is not decimal text of numbers of at most 3 digits") {
+  ea::bz::DecimalBwt decimal;
+  auto refused = [&](const std::string& block) {
+    std::vector<uint8_t> out(block.size());
+    return !decimal.transform(reinterpret_cast<const uint8_t*>(block.data()), block.size(), out.data());
+  };
+  CHECK(refused("12 3a 4"));     // a byte that is neither a digit nor a space
+  CHECK(refused("5 1234 6"));    // an inner token of 4 digits
+  CHECK(refused("1234 5 678"));  // a wrapped token of 7 digits
+  CHECK(refused("123"));         // no space
+  CHECK(refused("12 34"));       // one space: one token
+  CHECK_FALSE(refused("12 34 5"));
+  CHECK_FALSE(refused("123 4 567"));  // a wrapped token of 6 digits
+}
+
+TEST_CASE("bzip2 model: the CPU's size model equals libbz2 on samples' decimal text") {
+  std::mt19937_64 rng(20261201);
+  ea::Compressor libbz2;
+  ea::Bzip2SizeModel model;  // one object for every call: its storage is reused
+  uint8_t identity[256], scaled[256], shuffled[256];
+  for (int v = 0; v < 256; ++v) identity[v] = scaled[v] = shuffled[v] = static_cast<uint8_t>(v);
+  for (int v = 0; v < 64; ++v) scaled[v] = static_cast<uint8_t>(4 * v + 3);  // 6-bit symbols as 3..255
+  std::shuffle(shuffled, shuffled + 256, rng);
+  int compared = 0;
+  auto check = [&](const std::vector<uint8_t>& x, const uint8_t* table) {
+    INFO("samples " << x.size());
+    REQUIRE(model.compressed_length(x.data(), x.size(), table) == libbz2.compressed_length(x.data(), x.size(), table));
+    ++compared;
+  };
+  for (int bits : {1, 2, 4, 6, 8}) {
+    for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{7}, size_t{1000}, size_t{90000}, size_t{300000}}) {
+      std::vector<uint8_t> x(n);
+      for (auto& v : x) v = static_cast<uint8_t>(rng() & ((1u << bits) - 1));
+      check(x, bits == 6 ? scaled : bits == 8 && n % 2 ? shuffled : identity);
+    }
+  }
+  for (int bias : {50, 90, 99, 100}) {  // long zero runs in the transform; 100: one number only
+    std::vector<uint8_t> x(200000);
+    for (auto& v : x) v = rng() % 100 < static_cast<unsigned>(bias) ? 7 : static_cast<uint8_t>(rng());
+    check(x, identity);
+  }
+  std::vector<uint8_t> periodic(150000);
+  for (size_t i = 0; i < periodic.size(); ++i) periodic[i] = static_cast<uint8_t>(i % 3 ? 1 : 111);
+  check(periodic, identity);
+  CHECK(compared == 40);
+}
+
+TEST_CASE("bzip2 model: the CPU's move-to-front by last uses and its Huffman passes by group counts equal the model's") {
+  std::mt19937_64 rng(1201);
+  int compared = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    const int in_use = 1 + trial % 16;
+    const size_t len = trial % 50 == 0 ? rng() % 4 : 1 + rng() % 40000;
+    // Symbol runs (zero places), a few favourite symbols, or uniform.
+    std::vector<uint8_t> last(len);
+    uint8_t seq_of[256];
+    for (int b = 0; b < 256; ++b) seq_of[b] = static_cast<uint8_t>(b % in_use);
+    const int style = trial % 3;
+    for (size_t i = 0; i < len; ++i) {
+      last[i] = style == 0 && i > 0 && rng() % 3 ? last[i - 1]
+                : style == 1                       ? static_cast<uint8_t>(rng() % 2 ? 0 : rng() % in_use)
+                                                   : static_cast<uint8_t>(rng() % in_use);
+    }
+    std::vector<uint8_t> want(len), got(len);
+    uint64_t order = ea::bz::packed_identity(in_use);
+    ea::bz::packed_places(last.data(), static_cast<int32_t>(len), seq_of, order, want.data());
+    ea::bz::mtf_places(last.data(), static_cast<int32_t>(len), seq_of, in_use, got.data());
+    INFO("symbols " << in_use << ", length " << len);
+    REQUIRE(got == want);
+    std::vector<uint16_t> mtfv(len + 1);
+    int32_t freq[ea::bz::kMaxAlpha];
+    const int32_t n_mtf = ea::bz::zero_run_code(want.data(), static_cast<int32_t>(len), in_use, mtfv.data(), freq);
+    std::vector<uint8_t> selectors(static_cast<size_t>(n_mtf) / ea::bz::kGroupSize + 1);
+    ea::bz::TableState st;
+    ea::bz::GroupScratch groups;
+    const int ranges = 1 + trial % 3;
+    CHECK(ea::bz::block_bits_grouped(mtfv.data(), n_mtf, freq, in_use, ranges, groups) ==
+          ea::bz::block_bits_from_mtf(mtfv.data(), n_mtf, freq, in_use, ranges, selectors.data(), st));
+    ++compared;
+  }
+  CHECK(compared == 600);
 }
 
 TEST_CASE("bzip2 model: small blocks' rotations compared directly equal the suffix sort's transform") {
