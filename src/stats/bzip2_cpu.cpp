@@ -63,7 +63,11 @@ uint64_t block_bits_grouped(const uint16_t* mtfv, int32_t n_mtf, const int32_t* 
   const int tables = table_count(n_mtf);
   const int32_t groups = (n_mtf + kGroupSize - 1) / kGroupSize;
   scratch.counts.assign(static_cast<size_t>(groups) * kRoom, 0);
-  for (int32_t i = 0; i < n_mtf; ++i) ++scratch.counts[static_cast<size_t>(i / kGroupSize) * kRoom + mtfv[i]];
+  for (int32_t g = 0; g < groups; ++g) {
+    uint8_t* c = scratch.counts.data() + static_cast<size_t>(g) * kRoom;
+    const int32_t end = std::min(n_mtf, (g + 1) * kGroupSize);
+    for (int32_t i = g * kGroupSize; i < end; ++i) ++c[mtfv[i]];
+  }
   scratch.selectors.resize(static_cast<size_t>(groups) + 1);
   TableState& st = scratch.tables;
   auto group_sum = [&](int32_t g) {

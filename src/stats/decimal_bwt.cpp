@@ -58,20 +58,32 @@ void DecimalBwt::set_wrapped(const uint8_t* wrapped, uint32_t wrapped_len) {
 
 // Codes in the string order of the tokens' digits: 2 x rank + 1 for the inner numbers; the
 // wrapped token 2 x (the inner numbers below it) + 1 if it equals one of them, else + 0.
+// A key holds the fewest codes that leave about one rotation in 32 s tied (s rotations, the
+// numbers' collision probability p2: p2^k <= 1 / (32 s)), at most what 2^kKeyBits holds: fewer
+// radix passes where the numbers are many, the ties' doubling where they are few.
 void DecimalBwt::assign_codes() {
-  std::fill(std::begin(present_), std::end(present_), false);
-  for (size_t k = 0; k + 1 < s_; ++k) present_[number_[k]] = true;
+  std::fill(std::begin(count3_), std::end(count3_), 0u);
+  for (size_t k = 0; k + 1 < s_; ++k) ++count3_[number_[k]];
   uint32_t r = 0, wrapped_code = UINT32_MAX;
+  double p2 = 0;
+  const double inner = static_cast<double>(s_ - 1);
   for (uint32_t c = 0; c < kCodes3; ++c) {
     const uint32_t c6 = c * kCodes3;  // the same digits as a 6-digit code
     if (wrapped_code == UINT32_MAX && c6 >= wrapped_code6_)
-      wrapped_code = 2 * r + (c6 == wrapped_code6_ && present_[c]);
-    if (present_[c]) rank_code_[c] = 2 * r++ + 1;
+      wrapped_code = 2 * r + (c6 == wrapped_code6_ && count3_[c] > 0);
+    if (count3_[c] > 0) {
+      rank_code_[c] = 2 * r++ + 1;
+      p2 += (count3_[c] / inner) * (count3_[c] / inner);
+    }
   }
   if (wrapped_code == UINT32_MAX) wrapped_code = 2 * r;
   base_ = 2 * r + 1;
   per_key_ = 1;
-  for (uint64_t v = base_; v * base_ <= (uint64_t{1} << kKeyBits); v *= base_) ++per_key_;
+  double tied = p2 * 32.0 * static_cast<double>(s_);
+  for (uint64_t v = base_; v * base_ <= (uint64_t{1} << kKeyBits) && tied > 1.0; v *= base_) {
+    ++per_key_;
+    tied *= p2;
+  }
   const size_t ext = s_ + per_key_;
   code_.resize(ext);
   for (size_t k = 0; k + 1 < s_; ++k) code_[k] = rank_code_[number_[k]];
@@ -196,14 +208,12 @@ void DecimalBwt::sort_group_keys() {
 // a counting sort, stable within a tail. The character before (k, j) is T_k[j - 1], or the
 // space before token k when j = 0.
 void DecimalBwt::emit(uint8_t* out) {
-  tails_.resize(kCodes3);
+  tails_.resize(kCodes3 + 1);
   std::vector<uint32_t>& next = next_;
   next.assign(kCodes3 * kSlotsPerCode, 0u);
-  for (size_t k = 0; k + 1 < s_; ++k) ++next[number_[k] * kSlotsPerCode + 1];  // occurrences, kept in slot c x 4 + 1
   for (uint32_t c = 0; c < kCodes3; ++c) {
-    if (!present_[c]) continue;
-    const uint32_t occurrences = next[c * kSlotsPerCode + 1];
-    next[c * kSlotsPerCode + 1] = 0;
+    const uint32_t occurrences = count3_[c];
+    if (occurrences == 0) continue;
     const uint32_t d[3] = {c / 121, c / 11 % 11, c % 11};
     Tails& t = tails_[c];
     t.len = static_cast<uint8_t>((d[0] != 0) + (d[1] != 0) + (d[2] != 0));
@@ -238,10 +248,17 @@ void DecimalBwt::emit(uint8_t* out) {
     v = total;
     total += c;
   }
+  // The tokens before the sorted rotations, gathered first (independent loads), then emitted.
+  constexpr uint32_t kWrapped = kCodes3;  // tails_[kWrapped]: the wrapped token
+  tails_.resize(kCodes3 + 1);
+  tails_[kWrapped] = wrapped;
+  before_.resize(s_);
   for (size_t i = 0; i < s_; ++i) {
     const uint32_t u = order_[i];
-    const size_t k = u == 0 ? s_ - 1 : u - 1;
-    const Tails& t = k + 1 < s_ ? tails_[number_[k]] : wrapped;
+    before_[i] = static_cast<uint16_t>(u == 0 ? kWrapped : number_[u - 1]);
+  }
+  for (size_t i = 0; i < s_; ++i) {
+    const Tails& t = tails_[before_[i]];
     for (uint32_t j = 0; j <= t.len; ++j) out[next[t.slot[j]]++] = t.before[j];
   }
 }

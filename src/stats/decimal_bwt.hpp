@@ -71,15 +71,16 @@ class DecimalBwt {
   uint8_t wrapped_[6] = {};
   uint32_t wrapped_len_ = 0;
   uint32_t wrapped_code6_ = 0;  // its 6-digit code
-  bool present_[1331] = {};
+  uint32_t count3_[1331] = {};  // inner tokens by 3-digit code
   uint32_t rank_code_[1331] = {};
   // The cyclic code sequence, its digits (t codes each) and the sort's state.
   std::vector<uint32_t> code_;  // s + per_key_ entries: code_[i] = code of token i mod s
   std::vector<uint32_t> order_, rank_, rank_prev_, count_;
   std::vector<uint64_t> keys_, sorted_;
   std::vector<std::pair<uint32_t, uint32_t>> groups_, next_groups_;
-  std::vector<Tails> tails_;    // by 3-digit code
-  std::vector<uint32_t> next_;  // each tail slot's next place in the output
+  std::vector<Tails> tails_;      // by 3-digit code
+  std::vector<uint32_t> next_;    // each tail slot's next place in the output
+  std::vector<uint16_t> before_;  // the token before each sorted rotation (its 3-digit code; 1331: the wrapped one)
   uint32_t base_ = 0, per_key_ = 1;
   size_t s_ = 0;
 };
