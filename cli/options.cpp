@@ -276,7 +276,7 @@ HelpText describe() {
       {"Output", {"-v", "-q", "--format", "-o", "--exit-code", "--strict", "--timing", "--log-level"}, ""},
       {"Batch", {"--blocks", "--keep-short", "--jobs", "--jsonl", "--append", "--force", "--resume", "--shard", "--csv", "--html"}, ""},
       {"Permutation engine", {"--seed", "--prng", "--list-prngs", "--shuffle", "--device", "--threads"}, ""},
-      {"GPU tuning",
+      {"Engine tuning",
        {"--gpu", "--round-size", "--gpu-tuning", "--cpu-compression", "--verify"},
        "--gpu, --round-size, --gpu-tuning, --cpu-compression, --verify (--help-all; --gpu-tuning help)"},
   };

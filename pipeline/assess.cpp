@@ -401,7 +401,7 @@ DriverConfig driver_config(const Settings& cfg, const Hooks& hooks, const Permut
   dc.progress = hooks.progress;
   // The compression test runs beside the GPU's rounds when the data will most likely need
   // it (or --all-tests runs it anyway); data that already failed chi-square or LRS almost
-  // surely fails a statistical test too, so its compression test (libbz2 on the CPU cores)
+  // surely fails a statistical test too, so its compression test (on the CPU cores)
   // waits for them and usually never runs: speculative compressions there only took the
   // cores from other work (a batch's other assessments). The counters are the same either way.
   dc.concurrent_compression =

@@ -132,10 +132,11 @@ class DeviceSlot {
   void set_cpu_threads(int n) { cpu_threads_ = n; }
   int cpu_threads(const Settings& s) const { return cpu_threads_ > 0 ? cpu_threads_ : s.threads; }
   int cpu_threads_set() const { return cpu_threads_; }
-  // The threads of the compression test's libbz2 runs on the CPU: cpu_threads unless set
-  // (`n` > 0). A restart assessment's two data sets each get half the threads for their
-  // statistical tests but all of them for libbz2: the data set whose tests end first would
-  // otherwise leave half the cores idle while the other one's libbz2 runs on one thread.
+  // The threads of the compression test on the CPU (the bzip2 size model or libbz2):
+  // cpu_threads unless set (`n` > 0). A restart assessment's two data sets each get half the
+  // threads for their statistical tests but all of them for the compression test: the data
+  // set whose tests end first would otherwise leave half the cores idle while the other
+  // one's compressions run on one thread.
   void set_compression_threads(int n) { compression_threads_ = n; }
   int compression_threads(const Settings& s) const {
     return compression_threads_ > 0 ? compression_threads_ : cpu_threads(s);

@@ -104,8 +104,8 @@ RestartAssessment assess_restart(const Dataset& d, const Settings& settings, con
   Settings each = settings;
   each.restart.reset();
   each.initial_entropy = true;
-  // Half of this worker's CPU threads each for the statistical tests; all of them for
-  // libbz2 (DeviceSlot::compression_threads: on a 2-core machine the columns' compression
+  // Half of this worker's CPU threads each for the statistical tests; all of them for the
+  // compression test (DeviceSlot::compression_threads: on a 2-core machine the columns' compression
   // test of truerand_1bit ran 205 permutations on one thread for 50 s after the rows were
   // done).
   const int all = slot.cpu_threads(settings), half = std::max(1, all / 2);

@@ -32,7 +32,7 @@ struct PermutationData {
   // another IID test, so the permutation tests will most likely run all permutations.
   bool early_decision_likely = true;
   // How the CPU backend computes the compression statistic of a permutation: libbz2 itself,
-  // or the bzip2 size model (stats/bzip2_cpu.hpp: the same lengths, about 5x faster), which
+  // or the bzip2 size model (stats/bzip2_cpu.hpp: the same lengths, 4.5-9x faster), which
   // the caller sets only once the model's length of the original data equals libbz2's.
   bool compression_by_model = false;
 };

@@ -46,7 +46,7 @@ TEST_CASE("--help: the groups in a CPU user's order, at most 80 lines of at most
   const Result r = run("--help");
   REQUIRE(r.code == 0);
   size_t at = 0;
-  for (const char* group : {"Input:", "Assessment:", "Output:", "Batch:", "Permutation engine:", "GPU tuning:", "Subcommands"}) {
+  for (const char* group : {"Input:", "Assessment:", "Output:", "Batch:", "Permutation engine:", "Engine tuning:", "Subcommands"}) {
     const size_t found = r.out.find(group, at);
     CHECK_MESSAGE(found != std::string::npos, group);
     if (found != std::string::npos) at = found;
