@@ -102,6 +102,16 @@ static std::string block_error(const Item& it, const std::string& message) {
   return it.label() + ": " + message.substr(file.size());
 }
 
+// An item's verdict for its progress line, which names the item already: "degenerate: X:
+// symbol alphabet ..." without the file X that the loader's message names.
+static std::string verdict_for_line(const Item& it, const std::string& verdict) {
+  for (const char* kind : {"degenerate: ", "error: "}) {
+    const std::string named = std::string(kind) + it.path + ": ";
+    if (verdict.rfind(named, 0) == 0) return kind + verdict.substr(named.size());
+  }
+  return verdict;
+}
+
 // The exit outcome of a set of rows.
 // (Errors of degenerate sources alone: exit 5, not 2.)
 Outcome outcome_of(const Tally& t) {
@@ -605,7 +615,8 @@ Outcome run_batch(Engine& engine, const Options& o, const Settings& settings, co
     board.finished(r.assessed() ? r.permutations_run() : 0);
     if (bar) std::fprintf(stderr, "\r\033[K");
     if (r.status != ItemResult::Status::Skipped) {
-      logger().info("{} {}: {} ({} s)", board.counter(), it.label(), verdict, fmt("%.2f", r.seconds));
+      logger().info("{} {}: {} ({} s)", board.counter(), it.label(), verdict_for_line(it, verdict),
+                    fmt("%.2f", r.seconds));
     }
   };
   if (bar) obs.tick = [&board] { board.draw(); };

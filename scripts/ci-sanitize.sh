@@ -48,7 +48,7 @@ plain_only+="|the Monte Carlo check: observed rates|the simulation: reproducible
 # many runs of the tool (15-102 s each, 190 of the job's 891 test seconds, session 38), in code
 # that cases here run too: the manifest's shares (merge and --shard cases above), the ESV check
 # (the unit cases of its schemas and documents), and the source command's PDF and chain
-# (cli/source-report stays). api/settings-refusals stays: its binary holds the C++ API's only
+# (cli/source-report stays). api/settings-refusals and api/manifest-and-values stay: their binary holds the C++ API's only
 # cases (the manifest and sample input too).
 plain_only+="|cli/manifest-shards|cli/esv-check|cli/source-pdf|cli/source-chain"
 ctest --test-dir "$build" -L "unit|cli" -E "$plain_only" -j"$jobs" --output-on-failure

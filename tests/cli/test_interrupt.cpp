@@ -132,9 +132,12 @@ struct Child {
   }
 };
 
-void copy_sample(const std::string& sample, const std::string& to) {
-  std::ifstream in(kSamples + sample, std::ios::binary);
-  std::ofstream(to, std::ios::binary) << in.rdbuf();
+void copy_sample(const std::string& sample, const std::string& to, int copies = 1) {
+  std::ofstream out(to, std::ios::binary);
+  for (int c = 0; c < copies; ++c) {
+    std::ifstream in(kSamples + sample, std::ios::binary);
+    out << in.rdbuf();
+  }
 }
 
 }  // namespace
@@ -160,7 +163,9 @@ TEST_CASE("SIGINT during --non-iid's estimates: exit 130, the earlier -o kept by
 
 TEST_CASE("SIGTERM during a --non-iid batch under -q: exit 143, no row for the item, nothing on standard output") {
   const std::string d = scratch("int2");
-  copy_sample("truerand_8bit.bin", d + "/a.bin");
+  // (4 copies: on 16 cores one copy's estimates took 0.3 s, and 1 run in 6 alone finished
+  // a.bin as the signal came, session 42)
+  copy_sample("truerand_8bit.bin", d + "/a.bin", 4);
   copy_sample("truerand_4bit.bin", d + "/b.bin");
   Child c(d, {"--non-iid", "-q", "--jobs", "1", "--jsonl", "rows.jsonl", "a.bin", "b.bin"});
   REQUIRE(c.busy_for(0.5));
@@ -220,14 +225,21 @@ TEST_CASE("SIGINT while merge reads its shares: exit 130, neither OUT nor --csv 
   // time to read and check. (.txt: the schema check of the tests' outputs reads *.jsonl.)
   // The same rows as a run of 200 merge without an error (a merge of all 2,000 took 48 s
   // under the sanitizers, session 31's CI).
-  const auto row = nlohmann::ordered_json::parse(slurp(d + "/one.txt"));
-  const auto write_rows = [&row](const std::string& path, int count) {
+  // The row is written once with marks for its numbers, then copied with them replaced
+  // (a dump a row took most of this test's 39 s in the sanitizers' -O0 build, session 42).
+  nlohmann::ordered_json row = nlohmann::ordered_json::parse(slurp(d + "/one.txt"));
+  row["run"]["item"] = 987654321;
+  row["run"]["items"] = 987654322;
+  const std::string text = row.dump();
+  const size_t at_item = text.find("987654321"), at_items = text.find("987654322");
+  REQUIRE(at_item != std::string::npos);
+  REQUIRE(at_items != std::string::npos);
+  REQUIRE(at_item < at_items);
+  const auto write_rows = [&](const std::string& path, int count) {
     std::ofstream rows(path, std::ios::binary);
     for (int k = 0; k < count; ++k) {
-      nlohmann::ordered_json r = row;
-      r["run"]["item"] = k;
-      r["run"]["items"] = count;
-      rows << r.dump() << "\n";
+      rows << text.substr(0, at_item) << k << text.substr(at_item + 9, at_items - at_item - 9) << count
+           << text.substr(at_items + 9) << "\n";
     }
   };
   write_rows(d + "/rows.txt", 2000);
