@@ -63,9 +63,9 @@ void add_engine_options(CLI::App& app, EngineOptionText& t, Program p) {
                          ->type_name("N");
   if (iid) {
     app.add_flag("--cpu-compression", t.cpu_compression,
-                 "run the compression test with libbz2 itself on the CPU cores (by default an exact bzip2 size model "
-                 "runs it, on the GPU where there is one, else on the CPU cores, checked against libbz2 on each data "
-                 "set's original)");
+                 "run the compression test with libbz2 itself on the CPU cores, as NIST's code does: the same "
+                 "counters, slower (by default an exact bzip2 size model runs it, on the GPU where there is one, else "
+                 "on the CPU cores; its length of each data set's unshuffled data must equal libbz2's first)");
     app.add_flag("--verify", t.verify,
                  "recompute some GPU permutations of every round on the CPU; any difference is an error");
   }

@@ -294,7 +294,10 @@ struct Backends {
   std::shared_ptr<CpuCompression> cpu_compression_used;
 };
 
-constexpr const char* kCpuModelDevice = "cpu (bzip2 size model, checked against libbz2 on the original data)";
+// permutation.compressionDevice: the model's check is named only where it was made (the
+// test ran); otherwise the device says where it would have run.
+constexpr const char* kCpuModelDevice = "cpu (bzip2 size model)";
+constexpr const char* kChecked = ", checked against libbz2 on the original data";
 
 // The compression test's backend on the CPU cores, with libbz2's length of the original data.
 std::unique_ptr<PermutationBackend> cpu_compression_backend(const PermutationData& pd, const Settings& cfg,
@@ -312,7 +315,9 @@ std::unique_ptr<PermutationBackend> cpu_compression_backend(const PermutationDat
       Bzip2SizeModel m;
       const uint64_t modelled = m.compressed_length(pd.symbols, pd.n, pd.raw_of);
       with_length.compression_by_model = static_cast<double>(modelled) == libbz2;
-      if (!with_length.compression_by_model) {
+      if (with_length.compression_by_model) {
+        used->device = std::string("cpu (bzip2 size model") + kChecked + ")";
+      } else {
         used->device = "cpu (libbz2)";
         used->note = "compression test by libbz2: the bzip2 size model gives " + std::to_string(modelled) +
                      " bytes for the original data where libbz2 gives " + std::to_string(libbz2);
@@ -380,8 +385,7 @@ Backends choose_backends(Assessment& a, const PermutationData& pd, const Setting
   }
   if (!b.gpu) b.cpu_fast = make_cpu_backend(pd, slot.cpu_threads(cfg));
   b.compression = b.gpu_compression ? b.gpu_compression : b.cpu_compression.get();
-  a.compression_device = b.gpu_compression ? b.gpu_compression->name() + ", checked against libbz2 on the original data"
-                                           : b.cpu_compression_used->device;
+  a.compression_device = b.gpu_compression ? b.gpu_compression->name() : b.cpu_compression_used->device;
   // --verify gets a CPU backend of its own: the compression phase uses the CPU backend at the
   // same time, and a backend's per-thread buffers serve one caller at a time.
   if (b.gpu && cfg.verify) {
@@ -433,6 +437,9 @@ void run_permutation_stage(Assessment& a, PermutationData& pd, const Settings& c
     a.compression_device = "cpu (libbz2)";
     dc.concurrent_compression = false;
     a.permutation = run_permutation_tests(*b.fast, *b.compression, dc);
+  }
+  if (b.gpu_compression && b.compression == b.gpu_compression && a.permutation.compression_run) {
+    a.compression_device += kChecked;  // (the check above passed)
   }
   if (b.cpu_compression_used && b.compression == b.cpu_compression.get()) {
     a.compression_device = b.cpu_compression_used->device;
