@@ -13,8 +13,8 @@
 // - the ten non-IID estimators (literal and bitstring, -i/-c, -a/-t) and the IID track's
 //   unpermuted statistics, chi-square and LRS tests on small data sets of 1-8 bits: every
 //   evaluated estimate is a finite bound in [0, bits] with its probabilities in [0, 1], the
-//   assessed min-entropy in [0, width], every p-value in [0, 1], and the CPU's bzip2 size
-//   model's length of the compression test's text equal to libbz2's;
+//   assessed min-entropy in [0, width], every p-value in [0, 1], and (every 4th data set)
+//   the CPU's bzip2 size model's length of the compression test's text equal to libbz2's;
 // - the row reader (resume and merge: read_record, read_jsonl_rows) either refuses a row
 //   with ea::Error{Input} or accepts one from which the summary row, the verdict tally, the
 //   CSV and the HTML are made without any exception: rows are real ones (an IID assessment,
@@ -403,7 +403,10 @@ void fuzz_estimators(const uint8_t* data, size_t size) {
   ea::StatVector stats{};
   ea::CpuScratch scratch;
   ea::cpu_statistics(d.symbols.data(), d.size(), d.raw_of.data(), params, ea::kAllTests, stats, scratch);
-  // The compression statistic: the CPU's bzip2 size model gives libbz2's length.
+  // The compression statistic: the CPU's bzip2 size model gives libbz2's length (every 4th
+  // data set: libbz2's 4.5 MB of tables a call under the sanitizers took 40% of the inputs
+  // of CI's 30 s, session 42).
+  if (tally.estimates++ % 4 != 0) return;
   ea::Compressor libbz2;
   ea::Bzip2SizeModel model;
   const uint64_t want = libbz2.compressed_length(d.symbols.data(), d.size(), d.raw_of.data());
@@ -412,7 +415,6 @@ void fuzz_estimators(const uint8_t* data, size_t size) {
     fail("the bzip2 size model gives " + std::to_string(got) + " bytes where libbz2 gives " + std::to_string(want) +
          " (" + std::to_string(d.size()) + " samples)");
   }
-  ++tally.estimates;
 }
 
 }  // namespace
