@@ -1,15 +1,16 @@
 // The Burrows-Wheeler transform of a block of decimal text (the compression test's text:
 // numbers of at most 3 digits separated by single spaces) by radix sorts of its numbers:
-// the CPU's fast path of the bzip2 size model (issue 48; about 8x fewer operations than a
-// suffix sort of the block written twice). It takes token_bwt's formulation
+// the CPU's fast path of the bzip2 size model (issue 48; 6-7x faster than libdivsufsort's
+// suffix sort of the block written twice, session 42). It takes token_bwt's formulation
 // (stats/token_bwt.hpp): the block's cyclic rotations in order are its token rotations in
 // order (the tokens compared as strings, a proper prefix first), then every character
 // sorted stably on the digits left in its token. Here:
 //  - tokens get codes in the string order of their digits (2 x rank among the block's
 //    inner numbers + 1; the token that wraps around the block's end takes its place
 //    between them), one code per token of the cyclic sequence;
-//  - the token rotations are sorted by a least-significant-digit radix sort of 64-bit keys
-//    holding their first codes (as many as a number below 2^44 in base `codes` holds) and their index, then by prefix
+//  - the token rotations are sorted by a least-significant-digit radix sort of 64-bit keys:
+//    their first codes as the digits of a number below 2^44 (base: the codes' count; as many
+//    codes as leave about one rotation in 32 s tied), then their index; then by prefix
 //    doubling on the groups still tied (ranks of the previous round, Manber and Myers),
 //    until every rotation is told apart or the doubling covers the sequence (equal
 //    rotations give equal characters in either order);
