@@ -1,7 +1,7 @@
 // The Burrows-Wheeler transform of a block of decimal text (the compression test's text:
 // numbers of at most 3 digits separated by single spaces) by radix sorts of its numbers:
-// the CPU's fast path of the bzip2 size model (issue 48; 6-7x faster than libdivsufsort's
-// suffix sort of the block written twice, session 42). It takes token_bwt's formulation
+// the CPU's fast path of the bzip2 size model (issue 48; in place of libdivsufsort's suffix
+// sort of the block written twice, the reference's). It takes token_bwt's formulation
 // (stats/token_bwt.hpp): the block's cyclic rotations in order are its token rotations in
 // order (the tokens compared as strings, a proper prefix first), then every character
 // sorted stably on the digits left in its token. Here:
