@@ -127,19 +127,20 @@ uint64_t Bzip2SizeModel::compressed_length(const uint8_t* symbols, size_t n, con
 uint64_t Bzip2SizeModel::block_end(uint64_t begin, uint64_t text_len) {
   uint64_t q = begin + bz::block_limit(5);
   if (q + 1 >= text_len) return text_len;
-  while (q < text_len && char_at(q) == char_at(q - 1)) ++q;
+  while (q < text_len && char_at(cut_, q) == char_at(cut_, q - 1)) ++q;
   return q + 2 <= text_len ? q : text_len;
 }
 
-// The text's character at q, for q at or after the cursor's sample's space before it.
-char Bzip2SizeModel::char_at(uint64_t q) {
-  while (q > cut_.o + number_[symbols_[cut_.i]].len) {
-    cut_.o += number_[symbols_[cut_.i]].len + 1u;
-    ++cut_.i;
+// The text's character at q, for q at or after the space before cursor c's sample (c moves
+// forward to q's sample).
+char Bzip2SizeModel::char_at(Cursor& c, uint64_t q) const {
+  while (q > c.o + number_[symbols_[c.i]].len) {
+    c.o += number_[symbols_[c.i]].len + 1u;
+    ++c.i;
   }
-  if (q < cut_.o) return ' ';  // the space before the cursor's sample
-  const Number& num = number_[symbols_[cut_.i]];
-  const uint64_t p = q - cut_.o;
+  if (q < c.o) return ' ';  // the space before the cursor's sample
+  const Number& num = number_[symbols_[c.i]];
+  const uint64_t p = q - c.o;
   return p < num.len ? static_cast<char>(num.digit[p]) : ' ';
 }
 
@@ -188,14 +189,7 @@ uint64_t Bzip2SizeModel::block_bits(uint64_t begin, uint64_t end) {
 uint64_t Bzip2SizeModel::small_block_bits(uint64_t begin, uint64_t end) {
   small_.clear();
   Cursor c = tokens_at_;
-  for (uint64_t q = begin; q < end; ++q) {
-    while (q > c.o + number_[symbols_[c.i]].len) {
-      c.o += number_[symbols_[c.i]].len + 1u;
-      ++c.i;
-    }
-    const Number& num = number_[symbols_[c.i]];
-    small_.push_back(q - c.o < num.len ? num.digit[q - c.o] : static_cast<uint8_t>(' '));
-  }
+  for (uint64_t q = begin; q < end; ++q) small_.push_back(static_cast<uint8_t>(char_at(c, q)));
   last_.resize(small_.size());
   if (!bwt_.transform(small_.data(), small_.size(), last_.data()))
     last_ = bz::rotation_bwt(small_.data(), small_.size());

@@ -57,7 +57,7 @@ class Bzip2SizeModel {
     uint64_t o = 0;
   };
   uint64_t block_end(uint64_t begin, uint64_t text_len);
-  char char_at(uint64_t q);
+  char char_at(Cursor& c, uint64_t q) const;
   uint64_t block_bits(uint64_t begin, uint64_t end);
   uint64_t small_block_bits(uint64_t begin, uint64_t end);
   uint64_t transform_bits(size_t len, uint16_t digits_used);
