@@ -17,6 +17,7 @@
 #include "gpu_suffixes.hpp"
 #include "permutation/bucket_shuffle.hpp"
 #include "permutation/deferred.hpp"
+#include "permutation/share.hpp"
 #include "permutation/split.hpp"
 #include "permutation/verify.hpp"
 #include "stats/bzip2_cpu.hpp"
@@ -282,6 +283,8 @@ struct Backends {
   PermutationBackend* gpu = nullptr;              // tests 0-17 on the GPU (null: the CPU)
   PermutationBackend* gpu_compression = nullptr;  // the exact bzip2 model on the GPU
   std::unique_ptr<PermutationBackend> cpu_compression, cpu_fast, verify_cpu, verified;
+  // Full counts: the GPU's model and the CPU cores' share the compression test's permutations.
+  std::unique_ptr<PermutationBackend> shared_compression;
   PermutationBackend* fast = nullptr;
   PermutationBackend* compression = nullptr;
   // The CPU's compression test: the bzip2 size model unless --cpu-compression, used once its
@@ -299,15 +302,17 @@ struct Backends {
 constexpr const char* kCpuModelDevice = "cpu (bzip2 size model)";
 constexpr const char* kChecked = ", checked against libbz2 on the original data";
 
-// The compression test's backend on the CPU cores, with libbz2's length of the original data.
+// The compression test's backend on the CPU cores, with libbz2's length of the original data;
+// on the worker's compression threads but `spared` (at least one).
 std::unique_ptr<PermutationBackend> cpu_compression_backend(const PermutationData& pd, const Settings& cfg,
                                                             DeviceSlot& slot,
                                                             const std::function<double()>& original_bzip2,
-                                                            std::shared_ptr<Backends::CpuCompression> used) {
+                                                            std::shared_ptr<Backends::CpuCompression> used,
+                                                            int spared = 0) {
   const bool model = cfg.gpu_compression;  // false: --cpu-compression
   used->device = model ? kCpuModelDevice : "cpu (libbz2)";
-  return std::make_unique<DeferredBackend>(used->device, [pd, original_bzip2, model, used,
-                                                          threads = slot.compression_threads(cfg)] {
+  const int threads = std::max(1, slot.compression_threads(cfg) - spared);
+  return std::make_unique<DeferredBackend>(used->device, [pd, original_bzip2, model, used, threads] {
     PermutationData with_length = pd;
     const double libbz2 = original_bzip2();
     with_length.original.v[kNumFastTests] = libbz2;
@@ -379,13 +384,21 @@ Backends choose_backends(Assessment& a, const PermutationData& pd, const Setting
   // never: data that already failed chi-square or LRS), so the statistical tests, on the
   // GPU or on the CPU cores, do not wait for libbz2 (up to 0.45 s of a data.pi run on the
   // H100, docs/performance-history.md); a CPU run's statistical tests get a backend of their own.
-  if (!b.gpu_compression) {
+  // Without early exit (full counts) every permutation's compression statistic is computed:
+  // the host's cores take pieces of them beside the GPU's model (make_shared_backend), all but
+  // one core (the GPU's rounds are driven from the host too).
+  const bool share = b.gpu_compression && !cfg.early_exit && slot.compression_threads(cfg) > 1;
+  if (!b.gpu_compression || share) {
     b.cpu_compression_used = std::make_shared<Backends::CpuCompression>();
-    b.cpu_compression = cpu_compression_backend(pd, cfg, slot, original_bzip2, b.cpu_compression_used);
+    b.cpu_compression = cpu_compression_backend(pd, cfg, slot, original_bzip2, b.cpu_compression_used, share ? 1 : 0);
   }
+  if (share) b.shared_compression = make_shared_backend({b.gpu_compression, b.cpu_compression.get()});
   if (!b.gpu) b.cpu_fast = make_cpu_backend(pd, slot.cpu_threads(cfg));
-  b.compression = b.gpu_compression ? b.gpu_compression : b.cpu_compression.get();
+  b.compression = b.shared_compression ? b.shared_compression.get()
+                  : b.gpu_compression  ? b.gpu_compression
+                                       : b.cpu_compression.get();
   a.compression_device = b.gpu_compression ? b.gpu_compression->name() : b.cpu_compression_used->device;
+  if (share) a.compression_device += " + " + b.cpu_compression_used->device;
   // --verify gets a CPU backend of its own: the compression phase uses the CPU backend at the
   // same time, and a backend's per-thread buffers serve one caller at a time.
   if (b.gpu && cfg.verify) {
@@ -440,6 +453,11 @@ void run_permutation_stage(Assessment& a, PermutationData& pd, const Settings& c
   }
   if (b.gpu_compression && b.compression == b.gpu_compression && a.permutation.compression_run) {
     a.compression_device += kChecked;  // (the check above passed)
+  }
+  if (b.shared_compression && b.compression == b.shared_compression.get()) {
+    a.compression_device = b.gpu_compression->name() + (a.permutation.compression_run ? kChecked : "") + " + " +
+                           b.cpu_compression_used->device;
+    if (!b.cpu_compression_used->note.empty() && hooks.note) hooks.note(b.cpu_compression_used->note);
   }
   if (b.cpu_compression_used && b.compression == b.cpu_compression.get()) {
     a.compression_device = b.cpu_compression_used->device;

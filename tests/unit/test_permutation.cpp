@@ -1,7 +1,9 @@
 // The counting rule and the determinism contract of the permutation tests.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <functional>
+#include <thread>
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +20,7 @@
 #include "permutation/permutation.hpp"
 #include "permutation/reservations.hpp"
 #include "permutation/shuffle.hpp"
+#include "permutation/share.hpp"
 #include "permutation/split.hpp"
 #include "rng/generators.hpp"
 #include "rng/philox_batch.hpp"
@@ -331,6 +334,101 @@ TEST_CASE("a split backend gives the counters of one backend (rounds cut across 
     split->run(100, 64, kAllFastTests, y.data());
     CHECK(x == y);
   }
+}
+
+TEST_CASE("shared_piece: a part's round, and near the end its share of what is left by rate") {
+  CHECK(shared_piece(3334, 10000, 0, 0) == 3334);  // rate not measured: its round
+  CHECK(shared_piece(3334, 100, 0, 0) == 100);     // never more than is left
+  CHECK(shared_piece(0, 100, 0, 0) == 1);          // a round of 0 still takes one
+  CHECK(shared_piece(3334, 10000, 2000, 2300) == 3334);
+  CHECK(shared_piece(3334, 2000, 2000, 2300) == 1740);  // ceil(2000 x 2000 / 2300)
+  CHECK(shared_piece(16, 2000, 300, 2300) == 16);
+  CHECK(shared_piece(3334, 1, 2000, 2300) == 1);
+  CHECK(shared_piece(3334, 3, 10, 1e9) == 1);            // a slow part: at least one
+  CHECK(shared_piece(3334, 5000, 2000, 2000) == 3334);   // the only measured part: its round
+}
+
+namespace {
+// A part that takes `ms` milliseconds more per piece of at most 3 permutations (and fails
+// where asked): the shared backend's pieces then finish out of order.
+class SlowPart final : public PermutationBackend {
+ public:
+  SlowPart(PermutationBackend& inner, int ms, bool fail) : inner_(inner), ms_(ms), fail_(fail) {}
+  std::string name() const override { return "slow " + inner_.name(); }
+  TestMask supported() const override { return inner_.supported(); }
+  uint32_t round_size(uint32_t, TestMask) const override { return 3; }
+  void run(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms_));
+    if (fail_) throw Error(ErrorKind::Device, "the slow part failed");
+    inner_.run(first, count, mask, outcomes);
+  }
+
+ private:
+  PermutationBackend& inner_;
+  int ms_;
+  bool fail_;
+};
+}  // namespace
+
+TEST_CASE("a shared backend gives the counters of one backend (parts take pieces as they are free)") {
+  Dataset d = sample_data(20000);
+  const StreamSet streams(PrngId::Philox, 79, 10000);
+  PermutationData pd = permutation_data(d, streams);
+  Compressor bz;
+  pd.original.v[kNumFastTests] = static_cast<double>(bz.compressed_length(pd.symbols, pd.n, pd.raw_of));
+  for (bool early : {true, false}) {
+    CAPTURE(early);
+    DriverConfig dc;
+    dc.early_exit = early;
+    dc.all_tests = true;
+    dc.iterations = early ? 10000 : 120;
+    auto single = make_cpu_backend(pd, 1);
+    const PermutationOutcome want = run_permutation_tests(*single, *single, dc);
+    auto a = make_cpu_backend(pd, 2), inner = make_cpu_backend(pd, 1), fast = make_cpu_backend(pd, 2);
+    SlowPart slow(*inner, 5, false);
+    auto shared = make_shared_backend({a.get(), &slow});
+    CHECK(shared->name() == "cpu + slow cpu");
+    const PermutationOutcome got = run_permutation_tests(*fast, *shared, dc);
+    CHECK(got.compression_permutations == want.compression_permutations);
+    for (int t = 0; t < kNumTests; ++t) {
+      CAPTURE(t);
+      for (int k = 0; k < 3; ++k) CHECK(got.counters[t].c[k] == want.counters[t].c[k]);
+    }
+    // Both parts took pieces (the profile names each part's permutations).
+    const std::string profile = shared->profile();
+    CAPTURE(profile);
+    CHECK(profile.find("part 0: ") != std::string::npos);
+    CHECK(profile.find("part 1: ") != std::string::npos);
+    CHECK(profile.find("part 1: 0 permutations") == std::string::npos);
+    // run() directly: the same outcome rows as the single backend.
+    std::vector<uint8_t> x(40 * kNumTests), y(40 * kNumTests);
+    single->run(100, 40, kAllTests, x.data());
+    shared->run(100, 40, kAllTests, y.data());
+    CHECK(x == y);
+  }
+}
+
+TEST_CASE("a shared backend passes a part's error on once every part has stopped") {
+  Dataset d = sample_data(20000);
+  const StreamSet streams(PrngId::Philox, 80, 10000);
+  PermutationData pd = permutation_data(d, streams);
+  pd.original.v[kNumFastTests] = 1e9;
+  auto a = make_cpu_backend(pd, 1), inner = make_cpu_backend(pd, 1);
+  SlowPart failing(*inner, 1, true);
+  auto shared = make_shared_backend({a.get(), &failing});
+  uint32_t seen = 0;
+  try {
+    shared->stream(0, 500, kAllFastTests, [&](uint64_t first, uint32_t rows, const uint8_t*) {
+      CHECK(first == seen);  // in order, and never past the failed piece
+      seen += rows;
+      return kAllFastTests;
+    });
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Device);
+    CHECK(std::string(e.what()) == "the slow part failed");
+  }
+  CHECK(seen < 500);
 }
 
 TEST_CASE("a deferred backend is made when its phase starts, then counts as the backend it makes") {
