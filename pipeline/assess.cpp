@@ -312,7 +312,7 @@ std::unique_ptr<PermutationBackend> cpu_compression_backend(const PermutationDat
   const bool model = cfg.gpu_compression;  // false: --cpu-compression
   used->device = model ? kCpuModelDevice : "cpu (libbz2)";
   const int threads = std::max(1, slot.compression_threads(cfg) - spared);
-  return std::make_unique<DeferredBackend>(used->device, [pd, original_bzip2, model, used, threads] {
+  auto make = [pd, original_bzip2, model, used, threads] {
     PermutationData with_length = pd;
     const double libbz2 = original_bzip2();
     with_length.original.v[kNumFastTests] = libbz2;
@@ -329,7 +329,8 @@ std::unique_ptr<PermutationBackend> cpu_compression_backend(const PermutationDat
       }
     }
     return make_cpu_backend(with_length, threads);
-  });
+  };
+  return std::make_unique<DeferredBackend>(used->device, make, kAllTests);  // (supported() without making it)
 }
 
 // The GPU for tests 0-17 unless --device cpu (auto: the CPU cores when no GPU is usable,
@@ -445,6 +446,8 @@ void run_permutation_stage(Assessment& a, PermutationData& pd, const Settings& c
                  std::to_string(slot.gpu_compression_model_original()) +
                  " bytes for the original data where libbz2 gives " + std::to_string(pd.original.v[kNumFastTests]));
     }
+    b.shared_compression.reset();  // (before the CPU part it holds)
+    b.cpu_compression_used.reset();   // (libbz2 below, never the model)
     b.cpu_compression = make_cpu_backend(pd, slot.compression_threads(cfg));
     b.compression = b.cpu_compression.get();
     a.compression_device = "cpu (libbz2)";

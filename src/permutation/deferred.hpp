@@ -18,8 +18,10 @@ namespace ea {
 class DeferredBackend final : public PermutationBackend {
  public:
   using Factory = std::function<std::unique_ptr<PermutationBackend>()>;
-  // `label` answers name() before the backend exists.
-  DeferredBackend(std::string label, Factory make) : label_(std::move(label)), make_(std::move(make)) {}
+  // `label` answers name() before the backend exists; `supported`, where not 0, answers
+  // supported() without making it (a shared backend asks before its phase starts).
+  DeferredBackend(std::string label, Factory make, TestMask supported = 0)
+      : label_(std::move(label)), make_(std::move(make)), supported_(supported) {}
 
   // Whether the backend has been made (by a call other than name(), busy_seconds(), profile()).
   bool made() const {
@@ -31,7 +33,7 @@ class DeferredBackend final : public PermutationBackend {
     std::lock_guard<std::mutex> lock(mutex_);
     return made_ ? made_->name() : label_;
   }
-  TestMask supported() const override { return get().supported(); }
+  TestMask supported() const override { return supported_ ? supported_ : get().supported(); }
   uint32_t round_size(uint32_t round, TestMask mask) const override { return get().round_size(round, mask); }
   void run(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) override {
     get().run(first, count, mask, outcomes);
@@ -60,6 +62,7 @@ class DeferredBackend final : public PermutationBackend {
 
   std::string label_;
   Factory make_;
+  TestMask supported_;
   mutable std::mutex mutex_;
   mutable std::unique_ptr<PermutationBackend> made_;
 };

@@ -118,34 +118,40 @@ class SharedBackend final : public PermutationBackend {
     }
   };
 
-  // Part k takes pieces until every permutation is taken or the run stops.
+  // Part k takes pieces until every permutation is taken or the run stops; its error (or
+  // any other, e.g. memory) stops the run and is kept for stream().
   void work(size_t k, Run& st) {
+    try {
+      take_pieces(k, st);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(st.m);
+      st.fail();
+    }
+  }
+
+  void take_pieces(size_t k, Run& st) {
     std::vector<uint8_t> rows;
     for (uint32_t round = 0;; ++round) {
-      uint32_t at = 0, n = 0;
       TestMask mask = 0;
       {
         std::lock_guard<std::mutex> lock(st.m);
         if (st.stop || st.next >= st.count) return;
-        try {
-          n = shared_piece(parts_[k]->round_size(round, st.mask), st.count - st.next, st.rate(k), st.total_rate());
-        } catch (...) {
-          st.fail();
-          return;
-        }
+        mask = st.mask;
+      }
+      // Outside the lock: a deferred part is made on this call (the other parts go on).
+      const uint32_t size = parts_[k]->round_size(round, mask);
+      uint32_t at = 0, n = 0;
+      {
+        std::lock_guard<std::mutex> lock(st.m);
+        if (st.stop || st.next >= st.count) return;
+        n = shared_piece(size, st.count - st.next, st.rate(k), st.total_rate());
         at = st.next;
         st.next += n;
         mask = st.mask;
       }
       rows.assign(static_cast<size_t>(n) * kNumTests, kNotComputed);
       const auto t0 = Clock::now();
-      try {
-        parts_[k]->run(st.first + at, n, mask, rows.data());
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(st.m);
-        st.fail();
-        return;
-      }
+      parts_[k]->run(st.first + at, n, mask, rows.data());
       std::lock_guard<std::mutex> lock(st.m);
       st.done[k] += n;
       st.seconds[k] += std::chrono::duration<double>(Clock::now() - t0).count();

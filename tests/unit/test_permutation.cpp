@@ -1,6 +1,7 @@
 // The counting rule and the determinism contract of the permutation tests.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <thread>
@@ -350,14 +351,25 @@ TEST_CASE("shared_piece: a part's round, and near the end its share of what is l
 
 namespace {
 // A part that takes `ms` milliseconds more per piece of at most 3 permutations (and fails
-// where asked): the shared backend's pieces then finish out of order.
+// where asked): the shared backend's pieces then finish out of order. `active` counts the
+// parts' run() calls in progress.
 class SlowPart final : public PermutationBackend {
  public:
-  SlowPart(PermutationBackend& inner, int ms, bool fail) : inner_(inner), ms_(ms), fail_(fail) {}
+  SlowPart(PermutationBackend& inner, int ms, bool fail, std::atomic<int>* active = nullptr)
+      : inner_(inner), ms_(ms), fail_(fail), active_(active) {}
   std::string name() const override { return "slow " + inner_.name(); }
   TestMask supported() const override { return inner_.supported(); }
   uint32_t round_size(uint32_t, TestMask) const override { return 3; }
   void run(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) override {
+    struct Active {
+      std::atomic<int>* n;
+      explicit Active(std::atomic<int>* a) : n(a) {
+        if (n) ++*n;
+      }
+      ~Active() {
+        if (n) --*n;
+      }
+    } in_run(active_);
     std::this_thread::sleep_for(std::chrono::milliseconds(ms_));
     if (fail_) throw Error(ErrorKind::Device, "the slow part failed");
     inner_.run(first, count, mask, outcomes);
@@ -367,6 +379,7 @@ class SlowPart final : public PermutationBackend {
   PermutationBackend& inner_;
   int ms_;
   bool fail_;
+  std::atomic<int>* active_;
 };
 }  // namespace
 
@@ -386,8 +399,13 @@ TEST_CASE("a shared backend gives the counters of one backend (parts take pieces
     const PermutationOutcome want = run_permutation_tests(*single, *single, dc);
     auto a = make_cpu_backend(pd, 2), inner = make_cpu_backend(pd, 1), fast = make_cpu_backend(pd, 2);
     SlowPart slow(*inner, 5, false);
-    auto shared = make_shared_backend({a.get(), &slow});
-    CHECK(shared->name() == "cpu + slow cpu");
+    // A third part made on its first piece (as the CPU's part of a GPU run): asking the shared
+    // backend what it supports does not make it.
+    DeferredBackend deferred("later", [&pd] { return make_cpu_backend(pd, 1); }, kAllTests);
+    auto shared = make_shared_backend({a.get(), &slow, &deferred});
+    CHECK(shared->name() == "cpu + slow cpu + later");
+    CHECK(shared->supported() == kAllTests);
+    CHECK(!deferred.made());
     const PermutationOutcome got = run_permutation_tests(*fast, *shared, dc);
     CHECK(got.compression_permutations == want.compression_permutations);
     for (int t = 0; t < kNumTests; ++t) {
@@ -414,8 +432,9 @@ TEST_CASE("a shared backend passes a part's error on once every part has stopped
   PermutationData pd = permutation_data(d, streams);
   pd.original.v[kNumFastTests] = 1e9;
   auto a = make_cpu_backend(pd, 1), inner = make_cpu_backend(pd, 1);
-  SlowPart failing(*inner, 1, true);
-  auto shared = make_shared_backend({a.get(), &failing});
+  std::atomic<int> active{0};
+  SlowPart working(*a, 2, false, &active), failing(*inner, 1, true, &active);
+  auto shared = make_shared_backend({&working, &failing});
   uint32_t seen = 0;
   try {
     shared->stream(0, 500, kAllFastTests, [&](uint64_t first, uint32_t rows, const uint8_t*) {
@@ -429,6 +448,7 @@ TEST_CASE("a shared backend passes a part's error on once every part has stopped
     CHECK(std::string(e.what()) == "the slow part failed");
   }
   CHECK(seen < 500);
+  CHECK(active.load() == 0);  // every part had stopped when the error came out
 }
 
 TEST_CASE("a deferred backend is made when its phase starts, then counts as the backend it makes") {
