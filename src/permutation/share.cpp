@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "common/error.hpp"
+#include "permutation/parts.hpp"
 
 namespace ea {
 
@@ -23,27 +24,11 @@ uint32_t shared_piece(uint32_t round, uint32_t left, double rate, double total_r
 
 namespace {
 
-class SharedBackend final : public PermutationBackend {
+class SharedBackend final : public PartsBackend {
  public:
-  explicit SharedBackend(std::vector<PermutationBackend*> parts) : parts_(std::move(parts)) {
-    if (parts_.empty()) throw Error(ErrorKind::Internal, "a shared backend needs at least one part");
-  }
+  explicit SharedBackend(std::vector<PermutationBackend*> parts) : PartsBackend(std::move(parts), "a shared backend") {}
 
-  std::string name() const override {
-    std::string s;
-    for (size_t k = 0; k < parts_.size(); ++k) s += (k ? " + " : "") + parts_[k]->name();
-    return s;
-  }
-  TestMask supported() const override {
-    TestMask m = kAllTests;
-    for (auto* p : parts_) m &= p->supported();
-    return m;
-  }
-  uint32_t round_size(uint32_t round, TestMask mask) const override {
-    uint64_t s = 0;
-    for (auto* p : parts_) s += p->round_size(round, mask);
-    return static_cast<uint32_t>(std::min<uint64_t>(s, UINT32_MAX));
-  }
+  std::string name() const override { return joined_names(); }
 
   void stream(uint64_t first, uint32_t count, TestMask mask, const OutcomeSink& sink) override {
     Run state(first, count, mask, sink, parts_.size());
@@ -64,27 +49,6 @@ class SharedBackend final : public PermutationBackend {
       std::copy(o, o + static_cast<size_t>(rows) * kNumTests, outcomes + (at - first) * kNumTests);
       return mask;
     });
-  }
-
-  bool rebind(const PermutationData& data) override {
-    for (auto* p : parts_)
-      if (!p->rebind(data)) return false;
-    return true;
-  }
-  double busy_seconds() const override {
-    double s = 0;
-    for (auto* p : parts_) s = std::max(s, p->busy_seconds());
-    return s;
-  }
-  std::string profile() const override {
-    std::string s;
-    for (size_t k = 0; k < parts_.size(); ++k) {
-      const std::string done = k < last_done_.size() ? std::to_string(last_done_[k]) + " permutations" : "";
-      std::string one = parts_[k]->profile();
-      one += (one.empty() || done.empty() ? "" : ", ") + done;
-      if (!one.empty()) s += (s.empty() ? "" : "; ") + ("part " + std::to_string(k) + ": " + one);
-    }
-    return s;
   }
 
  private:
@@ -177,7 +141,11 @@ class SharedBackend final : public PermutationBackend {
     }
   }
 
-  std::vector<PermutationBackend*> parts_;
+  // Each part's permutations in the last stream(), after its profile line.
+  std::string part_note(size_t k) const override {
+    return k < last_done_.size() ? std::to_string(last_done_[k]) + " permutations" : "";
+  }
+
   std::vector<uint64_t> last_done_;  // each part's permutations in the last stream()
 };
 

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "common/error.hpp"
+#include "permutation/parts.hpp"
 
 namespace ea {
 
@@ -31,27 +32,11 @@ std::vector<uint32_t> split_round(uint32_t count, const std::vector<uint32_t>& c
 
 namespace {
 
-class SplitBackend final : public PermutationBackend {
+class SplitBackend final : public PartsBackend {
  public:
-  explicit SplitBackend(std::vector<PermutationBackend*> parts) : parts_(std::move(parts)) {
-    if (parts_.empty()) throw Error(ErrorKind::Internal, "a split backend needs at least one part");
-  }
+  explicit SplitBackend(std::vector<PermutationBackend*> parts) : PartsBackend(std::move(parts), "a split backend") {}
 
-  std::string name() const override {
-    std::string s = std::to_string(parts_.size()) + " devices: ";
-    for (size_t k = 0; k < parts_.size(); ++k) s += (k ? " + " : "") + parts_[k]->name();
-    return s;
-  }
-  TestMask supported() const override {
-    TestMask m = kAllTests;
-    for (auto* p : parts_) m &= p->supported();
-    return m;
-  }
-  uint32_t round_size(uint32_t round, TestMask mask) const override {
-    uint64_t s = 0;
-    for (auto* p : parts_) s += p->round_size(round, mask);
-    return static_cast<uint32_t>(std::min<uint64_t>(s, UINT32_MAX));
-  }
+  std::string name() const override { return std::to_string(parts_.size()) + " devices: " + joined_names(); }
 
   // Round r: every part computes a piece of its own round-r size (the last round of a run
   // is cut in proportion).
@@ -79,26 +64,6 @@ class SplitBackend final : public PermutationBackend {
     std::vector<uint32_t> capacity;
     for (auto* p : parts_) capacity.push_back(std::max<uint32_t>(1, p->round_size(kSteadyRound, mask)));
     run_pieces(first, split_round(count, capacity), mask, outcomes);
-  }
-
-  bool rebind(const PermutationData& data) override {
-    for (auto* p : parts_)
-      if (!p->rebind(data)) return false;
-    return true;
-  }
-  double busy_seconds() const override {
-    // The parts run at the same time: the busiest one is the device time of the run.
-    double s = 0;
-    for (auto* p : parts_) s = std::max(s, p->busy_seconds());
-    return s;
-  }
-  std::string profile() const override {
-    std::string s;
-    for (size_t k = 0; k < parts_.size(); ++k) {
-      const std::string one = parts_[k]->profile();
-      if (!one.empty()) s += (s.empty() ? "" : "; ") + ("part " + std::to_string(k) + ": " + one);
-    }
-    return s;
   }
 
  private:
@@ -144,8 +109,6 @@ class SplitBackend final : public PermutationBackend {
     }
     if (error) std::rethrow_exception(error);
   }
-
-  std::vector<PermutationBackend*> parts_;
 };
 
 }  // namespace

@@ -272,6 +272,14 @@ PermutationData permutation_data(const Dataset& d, const StreamSet& streams) {
   return pd;
 }
 
+// permutation_data() with libbz2's length of the unshuffled data.
+PermutationData permutation_data_with_length(const Dataset& d, const StreamSet& streams) {
+  PermutationData pd = permutation_data(d, streams);
+  Compressor bz;
+  pd.original.v[kNumFastTests] = static_cast<double>(bz.compressed_length(pd.symbols, pd.n, pd.raw_of));
+  return pd;
+}
+
 }  // namespace
 
 TEST_CASE("--shuffle fisher-yates: the CPU backend's permutation j is Fisher-Yates on stream j, for every generator") {
@@ -386,9 +394,7 @@ class SlowPart final : public PermutationBackend {
 TEST_CASE("a shared backend gives the counters of one backend (parts take pieces as they are free)") {
   Dataset d = sample_data(20000);
   const StreamSet streams(PrngId::Philox, 79, 10000);
-  PermutationData pd = permutation_data(d, streams);
-  Compressor bz;
-  pd.original.v[kNumFastTests] = static_cast<double>(bz.compressed_length(pd.symbols, pd.n, pd.raw_of));
+  PermutationData pd = permutation_data_with_length(d, streams);
   for (bool early : {true, false}) {
     CAPTURE(early);
     DriverConfig dc;
@@ -498,9 +504,7 @@ TEST_CASE("a deferred backend is made when its phase starts, then counts as the 
 TEST_CASE("the CPU backend's compression outcomes by the bzip2 size model equal libbz2's") {
   Dataset d = sample_data(20000);
   const StreamSet streams(PrngId::Philox, 79, 10000);
-  PermutationData pd = permutation_data(d, streams);
-  Compressor bz;
-  pd.original.v[kNumFastTests] = static_cast<double>(bz.compressed_length(pd.symbols, pd.n, pd.raw_of));
+  PermutationData pd = permutation_data_with_length(d, streams);
   constexpr uint32_t kRows = 24;
   const TestMask compression = bit(TestId::kCompression);
   std::vector<uint8_t> by_libbz2(kRows * kNumTests), by_model(kRows * kNumTests);
