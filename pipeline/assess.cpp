@@ -399,7 +399,6 @@ Backends choose_backends(Assessment& a, const PermutationData& pd, const Setting
                   : b.gpu_compression  ? b.gpu_compression
                                        : b.cpu_compression.get();
   a.compression_device = b.gpu_compression ? b.gpu_compression->name() : b.cpu_compression_used->device;
-  if (share) a.compression_device += " + " + b.cpu_compression_used->device;
   // --verify gets a CPU backend of its own: the compression phase uses the CPU backend at the
   // same time, and a backend's per-thread buffers serve one caller at a time.
   if (b.gpu && cfg.verify) {
