@@ -302,6 +302,16 @@ struct Backends {
 constexpr const char* kCpuModelDevice = "cpu (bzip2 size model)";
 constexpr const char* kChecked = ", checked against libbz2 on the original data";
 
+// The CPU's compression device after the run: the backend, made when the compression phase
+// started, names the model's check; a phase cancelled before its end (another test failed
+// first) ran no test, so the device says where it would have run, without the check (a
+// model that differed from libbz2 stays "cpu (libbz2)", with its note).
+std::string cpu_part_device(const Settings& cfg, const PermutationOutcome& outcome,
+                            const Backends::CpuCompression& used) {
+  if (outcome.compression_run || !cfg.gpu_compression || !used.note.empty()) return used.device;
+  return kCpuModelDevice;
+}
+
 // The compression test's backend on the CPU cores, with libbz2's length of the original data;
 // on the worker's compression threads but `spared` (at least one).
 std::unique_ptr<PermutationBackend> cpu_compression_backend(const PermutationData& pd, const Settings& cfg,
@@ -458,11 +468,11 @@ void run_permutation_stage(Assessment& a, PermutationData& pd, const Settings& c
   }
   if (b.shared_compression && b.compression == b.shared_compression.get()) {
     a.compression_device = b.gpu_compression->name() + (a.permutation.compression_run ? kChecked : "") + " + " +
-                           b.cpu_compression_used->device;
+                           cpu_part_device(cfg, a.permutation, *b.cpu_compression_used);
     if (!b.cpu_compression_used->note.empty() && hooks.note) hooks.note(b.cpu_compression_used->note);
   }
   if (b.cpu_compression_used && b.compression == b.cpu_compression.get()) {
-    a.compression_device = b.cpu_compression_used->device;
+    a.compression_device = cpu_part_device(cfg, a.permutation, *b.cpu_compression_used);
     if (!b.cpu_compression_used->note.empty() && hooks.note) hooks.note(b.cpu_compression_used->note);
   }
   a.timings.device_busy = b.fast->busy_seconds();
