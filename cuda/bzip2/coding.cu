@@ -292,8 +292,7 @@ __global__ void zero_run_offsets_kernel(const uint8_t* last, BlockTable t, MtfTa
 }
 
 // Counts of the values 0..19 (blocks with at most 16 byte values have at most 18) in
-// registers: 12 bits each, five to a word (a segment writes fewer than 4,096 values: its
-// places and the digits of one zero run; a group has 50). Callers keep v < kSmallAlpha.
+// registers: 12 bits each, five to a word (a group has 50 values). Callers keep v < kSmallAlpha.
 // (The compression test codes decimal text: at most 11 byte values, 13 values here. Blocks
 // of 14-20 values and the paths for more, which its tests never reach, rest on the same
 // arithmetic; a helper's model checked the counts path for 3-20 values, session 31.)
@@ -316,84 +315,68 @@ struct SmallCounts {
     return static_cast<uint32_t>(x >> (12 * (v % 5))) & 0xfffu;
   }
 };
-static_assert(kSegment + 32 < 4096, "a segment's count of one value must fit 12 bits");
 
-// A segment's values written in order from value w of base: one at a time up to a 16-byte
-// boundary, then eight to a 16-byte store, the last ones one at a time (close): never past
-// the segment's own values, where the next segment writes.
-struct StagedValues {
-  uint16_t* base;
-  int32_t w;  // the first value not yet stored
-  uint4 word = make_uint4(0, 0, 0, 0);
-  uint32_t fill = 0;
-  __device__ __forceinline__ void put(uint32_t v) {
-    if (fill == 0 && (reinterpret_cast<uintptr_t>(base + w) & 15) != 0) {
-      base[w++] = static_cast<uint16_t>(v);
-      return;
-    }
-    const uint32_t part = fill >> 1, x = v << (16 * (fill & 1));
-    word.x |= part == 0 ? x : 0;
-    word.y |= part == 1 ? x : 0;
-    word.z |= part == 2 ? x : 0;
-    word.w |= part == 3 ? x : 0;
-    if (++fill == 8) {
-      *reinterpret_cast<uint4*>(base + w) = word;
-      w += 8;
-      word = make_uint4(0, 0, 0, 0);
-      fill = 0;
-    }
-  }
-  __device__ __forceinline__ void close() {
-    for (uint32_t i = 0; i < fill; ++i) {
-      const uint32_t part = i >> 1;  // (selects, not an indexed array: see SmallCounts::of)
-      const uint32_t x = part == 0 ? word.x : part == 1 ? word.y : part == 2 ? word.z : word.w;
-      base[w + static_cast<int32_t>(i)] = static_cast<uint16_t>(x >> (16 * (i & 1)));
-    }
-    w += static_cast<int32_t>(fill);
-    fill = 0;
-  }
-};
+// Grid (segments / kValueWarps, slots), a warp a segment: its values (bz::zero_run_values_emitted
+// from its offset and the zeros carried into it), 32 places at a time, a lane each. A non-zero
+// place r writes the digits of the zero run before it (bz::zero_run_digit) and then r + 1;
+// a warp scan of the lanes' counts places them. The zeros after the segment's last non-zero
+// place are the next segment's (its carry). Counted per lane (the digits in registers, the
+// values in shared memory, a column a lane), summed by the warp and added to the block's
+// frequencies (integers: the order of the additions is free). One thread a segment, in order,
+// took 0.81 ms a round of 17 GetTickCount_8bit texts on the H200, its lanes mostly idle in
+// the zero runs' branches (session 44).
+constexpr uint32_t kValueWarps = 8;
 
-// 16 places from an aligned 16-byte word (a segment's places start at a multiple of kSegment).
-struct AlignedLoad16 {
-  __device__ __forceinline__ void operator()(const uint8_t* p, uint8_t (&r)[16]) const {
-    const uint4 x = *reinterpret_cast<const uint4*>(p);
-    const uint32_t parts[4] = {x.x, x.y, x.z, x.w};
-#pragma unroll
-    for (int k = 0; k < 16; ++k) r[k] = static_cast<uint8_t>(parts[k / 4] >> (8 * (k % 4)));
-  }
-};
-
-// Grid (segments, slots): each segment's values from its offset, counted in registers, then
-// in shared memory, and added to the block's frequencies (integers: the order of the
-// additions is free).
 __global__ void zero_run_values_kernel(BlockTable t, MtfTable m, Segments sg, const uint8_t* places) {
-  __shared__ int32_t counts[bz::kMaxAlpha];
-  for (int v = threadIdx.x; v < bz::kMaxAlpha; v += blockDim.x) counts[v] = 0;
+  __shared__ int32_t counts[kSmallAlpha];
+  __shared__ uint32_t lane_counts[kValueWarps][kSmallAlpha][32];
+  const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x / 32, b = blockIdx.y;
+  const uint32_t k = blockIdx.x * kValueWarps + warp, len = t.len[b];
+  const int alpha = m.in_use[b] + 2;
+  if (m.in_use[b] > 16) return;  // (the whole CTA: one thread coded the block)
+  for (int v = threadIdx.x; v < kSmallAlpha; v += blockDim.x) counts[v] = 0;
+  for (int v = 0; v < kSmallAlpha; ++v) lane_counts[warp][v][lane] = 0;
   __syncthreads();
-  uint32_t k = 0, n = 0;
-  const bool mine = segment_range(t, m, k, n);
-  const uint32_t b = blockIdx.y;
-  if (mine) {
+  if (k * kSegment < len) {  // (the warp's segment: uniform in the warp)
+    const uint32_t n = min(kSegment, len - k * kSegment);
     const size_t at = static_cast<size_t>(b) * sg.per_slot + k;
-    SmallCounts own;
-    StagedValues out{m.values + values_offset(t.begin[b], b), static_cast<int32_t>(sg.out_at[at])};
-    bz::zero_run_values_emitted(
-        places + static_cast<size_t>(at) * kSegment, n, sg.carry_at[at],
-        [&](uint16_t v) {
-          out.put(v);
-          own.add(v);
-        },
-        AlignedLoad16{});
-    out.close();
-    for (int v = 0; v < m.in_use[b] + 2; ++v) {
-      const uint32_t c = own.of(v);
-      if (c) atomicAdd(&counts[v], static_cast<int32_t>(c));
+    const uint8_t* own = places + at * kSegment;
+    uint16_t* out = m.values + values_offset(t.begin[b], b) + sg.out_at[at];
+    uint32_t pending = sg.carry_at[at];  // zeros before the chunk's first place
+    uint32_t w = 0, run_b = 0, digits_all = 0;
+    for (uint32_t c0 = 0; c0 < n; c0 += 32) {
+      const uint32_t i = c0 + lane;
+      const uint32_t r = i < n ? own[i] : 0;
+      const uint32_t nz = __ballot_sync(0xffffffffu, r != 0);
+      const uint32_t below = nz & ((1u << lane) - 1);
+      const uint32_t z = below ? lane - 1 - (31 - __clz(below)) : lane + pending;  // zeros just before
+      const uint32_t digits = r != 0 ? bz::zero_run_digits(z) : 0;
+      const uint32_t count = r != 0 ? digits + 1 : 0;
+      uint32_t incl = count;
+      for (uint32_t d = 1; d < 32; d *= 2) {
+        const uint32_t y = __shfl_up_sync(0xffffffffu, incl, d);
+        if (lane >= d) incl += y;
+      }
+      if (r != 0) {
+        uint16_t* o = out + w + incl - count;
+        for (uint32_t q = 0; q < digits; ++q) o[q] = bz::zero_run_digit(z, q);
+        o[digits] = static_cast<uint16_t>(r + 1);
+        run_b += __popc((z + 1) & ((1u << digits) - 1));
+        digits_all += digits;
+        ++lane_counts[warp][r + 1][lane];
+      }
+      w += __shfl_sync(0xffffffffu, incl, 31);
+      const uint32_t valid = min(32u, n - c0);
+      pending = nz ? valid - 1 - (31 - __clz(nz)) : pending + valid;
+    }
+    __syncwarp();
+    for (int v = 0; v < alpha; ++v) {
+      const uint32_t own_count = v == bz::kRunA ? digits_all - run_b : v == bz::kRunB ? run_b : lane_counts[warp][v][lane];
+      const uint32_t c = __reduce_add_sync(0xffffffffu, own_count);
+      if (lane == 0 && c) atomicAdd(&counts[v], static_cast<int32_t>(c));
     }
   }
   __syncthreads();
-  const int alpha = m.in_use[b] + 2;
-  if (m.in_use[b] > 16) return;
   for (int v = threadIdx.x; v < alpha; v += blockDim.x) {
     if (counts[v]) atomicAdd(&m.freq[static_cast<size_t>(b) * bz::kMaxAlpha + v], counts[v]);
   }
@@ -742,7 +725,8 @@ void code_blocks(const uint8_t* last, const BlockTable& t, uint32_t slots, Codin
   starts_kernel<<<slots, 32, 0, st>>>(t, mt, sg);
   fix_kernel<<<seg_grid, 64, 0, st>>>(t, mt, sg, cb.places.get());
   zero_run_offsets_kernel<<<slots, 32, 0, st>>>(last, t, mt, sg);
-  zero_run_values_kernel<<<seg_grid, 64, 0, st>>>(t, mt, sg, cb.places.get());
+  zero_run_values_kernel<<<dim3((cb.seg_per_slot + kValueWarps - 1) / kValueWarps, slots), kValueWarps * 32, 0, st>>>(
+      t, mt, sg, cb.places.get());
   timer.mark(6, st);
   const HuffTables h{cb.huff_len.get(), cb.huff_freq.get()};
   const dim3 chunk_grid((cb.max_groups + kChunkGroups - 1) / kChunkGroups, slots);

@@ -79,12 +79,20 @@ EA_HD inline void put_zero_run(uint32_t z, uint16_t* out, int32_t& w, int32_t* f
   put_zero_run_counted(z, out, w, [freq](uint16_t s) { ++freq[s]; });
 }
 
-// How many digits put_zero_run writes for a run of z >= 1 zeros: floor(log2(z + 1)).
+// How many digits put_zero_run writes for a run of z >= 1 zeros: floor(log2(z + 1)), the
+// place of the top bit of z + 1 (z < 2^32 - 1: a block is shorter). (A loop of shifts made the
+// GPU's segment kernels diverge: one count per zero run.)
 EA_HD inline uint32_t zero_run_digits(uint32_t z) {
-  uint32_t d = 0;
-  for (uint64_t v = static_cast<uint64_t>(z) + 1; v > 1; v >>= 1) ++d;
-  return d;
+#ifdef __CUDA_ARCH__
+  return 31u - static_cast<uint32_t>(__clz(z + 1));
+#else
+  return 31u - static_cast<uint32_t>(__builtin_clz(z + 1));
+#endif
 }
+
+// Digit k of a run of z zeros as zero_run_emit writes them (k < zero_run_digits(z)): bit k of
+// z + 1 (bijective base 2: z + 1 = 2^D + the digits' bits, RUNA = 0, RUNB = 1).
+EA_HD inline uint16_t zero_run_digit(uint32_t z, uint32_t k) { return static_cast<uint16_t>(((z + 1) >> k) & 1u); }
 
 // Move-to-front coding of a block's transform `last[0..len)` over the symbols in use
 // (seq_of: byte -> index among the bytes in use, n_in_use of them). Writes the values

@@ -261,12 +261,24 @@ TEST_CASE("bzip2 model: move-to-front from the identity with the first uses' pla
 TEST_CASE("bzip2 model: zero-run coding in segments (summaries, offsets, values from each offset) equals one pass") {
   std::mt19937_64 rng(37);
   CHECK(ea::bz::zero_run_digits(1) == 1);
-  for (uint32_t z = 1; z < 5000; ++z) {  // the digit count is put_zero_run's
-    std::vector<uint16_t> out(40);
+  // The digit count and each digit are put_zero_run's (the GPU's values kernel writes digit k
+  // of a run from zero_run_digit alone); runs up to 2^21 and some near 2^31.
+  std::vector<uint32_t> runs;
+  for (uint32_t z = 1; z < (1u << 21); ++z) runs.push_back(z);
+  for (uint32_t z : {0x7fffffffu, 0x80000000u, 0xfffffffdu, 0xfffffffeu}) runs.push_back(z);
+  std::vector<uint16_t> out(40);
+  uint32_t wrong = 0, first_wrong = 0;  // (one check at the end: millions of digits)
+  for (uint32_t z : runs) {
     int32_t w = 0, freq[2] = {0, 0};
     ea::bz::put_zero_run(z, out.data(), w, freq);
-    REQUIRE(static_cast<uint32_t>(w) == ea::bz::zero_run_digits(z));
+    bool same = static_cast<uint32_t>(w) == ea::bz::zero_run_digits(z);
+    for (int32_t k = 0; same && k < w; ++k) {
+      same = out[static_cast<size_t>(k)] == ea::bz::zero_run_digit(z, static_cast<uint32_t>(k));
+    }
+    if (!same && wrong++ == 0) first_wrong = z;
   }
+  CHECK(first_wrong == 0);
+  REQUIRE(wrong == 0);
   int trials_with_empty_segments = 0;
   for (int trial = 0; trial < 60; ++trial) {
     const int in_use = 1 + static_cast<int>(rng() % 16);
