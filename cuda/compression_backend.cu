@@ -272,10 +272,11 @@ class GpuCompressionBackend final : public PermutationBackend {
     size_t free_bytes = 0, total_bytes = 0;
     EA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     // (the move-to-front places take a 2,048-byte room a segment: about one block more a copy)
-    const double per_copy = 59.0 * text_len + 9.0 * static_cast<double>(n) + 2.0 * bz::block_limit(kLevel);
+    const double per_copy = 63.0 * text_len + 9.0 * static_cast<double>(n) + 2.0 * bz::block_limit(kLevel);
     uint32_t copies = static_cast<uint32_t>(std::max(1.0, std::min({64.0, target / text_len,
                                                                       memory_share_ * free_bytes / per_copy})));
-    copies = static_cast<uint32_t>(std::min<uint64_t>(copies, (uint64_t{1} << 32) / text_len - 1));
+    // (a round's characters < 2^31: the transform marks ties by a position's top bit)
+    copies = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(copies, ((uint64_t{1} << 31) - 1) / text_len)));
     uint32_t shuffles = shuffle_rows(n, free_bytes);
     for (;;) {
       if (try_allocate(n, text_len, std::max<uint32_t>(copies, 1), shuffles)) break;

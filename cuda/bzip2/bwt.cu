@@ -69,12 +69,14 @@ __global__ void bwt_kernel(const uint8_t* text, const uint32_t* order, uint32_t 
 bool BwtWorkspace::allocate(uint32_t total, uint32_t slots) {
   using cuda::DeviceBuffer;
   numbers_kept = false;  // (the tables go with the buffers allocated below)
+  if (total >= (1u << 31)) return false;  // (rotation_sort.cuh marks ties by a position's top bit)
   const bool ok = DeviceBuffer<uint64_t>::try_allocate(total, keys[0]) &&
                   DeviceBuffer<uint64_t>::try_allocate(total, keys[1]) &&
                   DeviceBuffer<uint32_t>::try_allocate(total, vals[0]) &&
                   DeviceBuffer<uint32_t>::try_allocate(total, vals[1]) &&
                   DeviceBuffer<uint32_t>::try_allocate(total, rank) &&
                   DeviceBuffer<uint32_t>::try_allocate(total, head_a) &&
+                  DeviceBuffer<uint32_t>::try_allocate(total, order0) &&
                   DeviceBuffer<uint32_t>::try_allocate(total, head_b) &&
                   DeviceBuffer<uint32_t>::try_allocate(total, list) &&
                   DeviceBuffer<uint32_t>::try_allocate(1, selected) &&

@@ -29,11 +29,12 @@ struct Numbers {
   uint32_t count;
 };
 
-// Device memory of the transform of up to `total` characters in up to `slots` blocks. allocate() is all or
-// nothing for the caller: on false, the object is dropped and with it what it holds.
+// Device memory of the transform of up to `total` characters (< 2^31) in up to `slots` blocks. allocate() is
+// all or nothing for the caller: on false, the object is dropped and with it what it holds.
 struct BwtWorkspace {
   cuda::DeviceBuffer<uint64_t> keys[2];
   cuda::DeviceBuffer<uint32_t> vals[2], rank, head_a, head_b, list, selected;
+  cuda::DeviceBuffer<uint32_t> order0;  // pass 0's order, its tied rotations marked (rotation_sort.cuh)
   cuda::DeviceBuffer<uint8_t> flags, temp;
   // The transform by numbers (tokens.cu): each number's digits and code; each slot's first
   // number and its count.
