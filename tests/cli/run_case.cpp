@@ -103,7 +103,7 @@ std::string check_json(const nlohmann::json& doc, const std::string& expr) {
     return path + " = " + v->dump() + " does not contain " + want.dump();
   }
   if (op == "lacks") {  // a string without the substring
-    if (!v->is_string() || !want.is_string()) return path + ": lacks compares strings, got " + v->dump();
+    if (!v->is_string() || !want.is_string()) return path + ": lacks compares strings, got " + v->dump() + " and " + want.dump();
     return v->get<std::string>().find(want.get<std::string>()) == std::string::npos ? "" : path + " = " + v->dump() + " contains " + want.dump();
   }
   return "unknown operator '" + op + "'";

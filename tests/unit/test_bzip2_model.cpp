@@ -260,6 +260,7 @@ TEST_CASE("bzip2 model: move-to-front from the identity with the first uses' pla
 
 TEST_CASE("bzip2 model: zero-run coding in segments (summaries, offsets, values from each offset) equals one pass") {
   std::mt19937_64 rng(37);
+  CHECK(ea::bz::zero_run_digits(0) == 0);  // (a place right after a non-zero one: no digits)
   CHECK(ea::bz::zero_run_digits(1) == 1);
   // The digit count and each digit are put_zero_run's (the GPU's values kernel writes digit k
   // of a run from zero_run_digit alone); runs up to 2^21 and some near 2^31.
