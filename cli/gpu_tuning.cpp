@@ -1,5 +1,6 @@
 #include "gpu_tuning.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -15,9 +16,11 @@ namespace ea::cli {
 
 std::vector<std::string> gpu_tuning_key_lines() {
   const GpuTuning d;
-  std::vector<std::string> lines = {"memory-share: share of the free device memory, 0-1 (default 0.85)"};
+  std::vector<std::string> lines = {"memory-share: share of the free device memory, a fraction in (0, 1] (default 0.85)"};
   for (const GpuTuningKey& k : gpu_tuning_keys()) {
-    lines.push_back(std::string(k.name) + ": " + k.help + " (default " + gpu_tuning_value(k, d) + ")");
+    // (a flag's help starts with "0 or 1"; an integer key's range follows its default)
+    const std::string range = k.flag ? "" : "; " + std::to_string(k.min) + " to " + std::to_string(k.max);
+    lines.push_back(std::string(k.name) + ": " + k.help + " (default " + gpu_tuning_value(k, d) + range + ")");
   }
   return lines;
 }
@@ -37,16 +40,24 @@ bool print_gpu_tuning_help(int argc, char** argv) {
 
 void parse_gpu_tuning(const std::string& text, GpuTuning& t) {
   size_t pos = 0;
+  std::vector<std::string> given;
   while (pos <= text.size()) {
     const size_t comma = std::min(text.find(',', pos), text.size());
     const std::string item = text.substr(pos, comma - pos);
     pos = comma + 1;
+    if (item.empty()) {
+      throw Error(ErrorKind::Usage, "--gpu-tuning '" + text + "': an empty item (a comma too many?)");
+    }
     const size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0) {
       throw Error(ErrorKind::Usage, "--gpu-tuning: '" + item + "' is not KEY=VALUE (keys: --gpu-tuning help)");
     }
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
     const std::string option = "--gpu-tuning " + key;
+    if (std::find(given.begin(), given.end(), key) != given.end()) {
+      throw Error(ErrorKind::Usage, option + " is given twice ('" + text + "'): give each key once");
+    }
+    given.push_back(key);
     if (key == "memory-share") {
       const double v = parse_real<double>(value, option);
       if (!(v > 0 && v <= 1)) {

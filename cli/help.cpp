@@ -109,19 +109,6 @@ std::string render_help(const CLI::App& app, const HelpText& h, bool all) {
   return out.str();
 }
 
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
-  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    for (size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
 std::vector<std::string> nearest_names(const std::string& typed, const std::vector<std::string>& names) {
   // A prefix counts from three characters past the dashes ("--ite" for --iterations); names
   // that `typed` begins (--iteration) come first, then the longest name it begins with
@@ -177,12 +164,19 @@ namespace {
 // option's value names an existing regular file. Options whose value is a file or folder
 // (FILE, DIR, PATH in their type name: -o, --html, --manifest, ...) are never named: their
 // value may well be the file meant.
-std::string file_taken_as_value(const CLI::App& app) {
-  bool positional_missing = false;
+// The type name of a required positional not given ("FILE" for "FILE..."), or "".
+std::string missing_positional(const CLI::App& app) {
   for (const CLI::Option* opt : app.get_options()) {
-    positional_missing |= !opt->nonpositional() && opt->get_required() && opt->count() == 0;
+    if (opt->nonpositional() || !opt->get_required() || opt->count() != 0) continue;
+    std::string type = opt->get_type_name();
+    if (type.size() > 3 && type.compare(type.size() - 3, 3, "...") == 0) type.resize(type.size() - 3);
+    return type.empty() ? opt->get_name() : type;
   }
-  if (!positional_missing) return "";
+  return "";
+}
+
+std::string file_taken_as_value(const CLI::App& app) {
+  if (missing_positional(app).empty()) return "";
   for (const CLI::Option* opt : app.get_options()) {
     if (!opt->nonpositional() || opt->get_expected_min() == 0 || opt->count() == 0) continue;  // (flags too)
     const std::string type = opt->get_type_name();
@@ -205,9 +199,11 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e, c
                                 const std::vector<NistHint>& hints) {
   const std::string run_help = " (run '" + help_command + " --help')";
   if (dynamic_cast<const CLI::RequiredError*>(&e)) {
-    if (const std::string taken = file_taken_as_value(app); !taken.empty()) {
-      return std::string(e.what()) + ": " + taken + run_help;
-    }
+    // "no FILE given" for a missing positional (CLI11 says "files is required").
+    const std::string positional = missing_positional(app);
+    const std::string what = positional.empty() ? std::string(e.what()) : "no " + positional + " given";
+    if (const std::string taken = file_taken_as_value(app); !taken.empty()) return what + ": " + taken + run_help;
+    return what + run_help;
   }
   if (!dynamic_cast<const CLI::ExtrasError*>(&e)) return std::string(e.what()) + run_help;
   std::vector<std::string> names;  // every long option of the app

@@ -4,6 +4,8 @@
 // nearest real one ("did you mean --iterations?") or what NIST's tools mean by it.
 #pragma once
 
+#include "io/near_name.hpp"  // (edit_distance)
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -38,8 +40,6 @@ std::string render_help(const CLI::App& app, const HelpText& h, bool all);
 // `indent`).
 std::string wrap_text(const std::string& text, size_t indent, size_t width = kHelpWidth, size_t first_column = SIZE_MAX);
 
-// Levenshtein distance, an adjacent transposition counting as one edit.
-size_t edit_distance(const std::string& a, const std::string& b);
 
 // The closest of `names` to `typed`: those of which it is a prefix or that are a prefix of it,
 // else those at the smallest edit distance when it is at most 2 (1 for names of up to 4

@@ -17,7 +17,7 @@ namespace ea::cli {
 void add_engine_options(CLI::App& app, EngineOptionText& t, Program p) {
   const bool iid = p == Program::EaIid;
   t.seed_opt = app.add_option("--seed", t.seed,
-                              iid ? "64-bit seed (decimal or 0x hex) of the shuffles (default: drawn from the OS, then printed)"
+                              iid ? "64-bit seed (decimal or 0x hex) of the shuffles (default: drawn from the OS, recorded in the JSON, printed at -v)"
                                   : "the --seed of every assessment (each data set's shuffles get their own seed from "
                                     "it and the samples, as in ea_iid; default 1)")
                    ->type_name("S");

@@ -16,6 +16,7 @@
 
 #include "common/error.hpp"
 #include "common/numbers.hpp"
+#include "io/near_name.hpp"
 #include "gpu_backends.hpp"
 #include "gpu_tuning.hpp"
 #include "help.hpp"
@@ -245,7 +246,7 @@ std::map<std::string, std::string> brief_lines() {
       {"--blocks", "assess every consecutive block of COUNT samples of each file"},
       {"--keep-short", "with --blocks: also assess a shorter last block"},
       {"--jsonl", "one JSON line per assessment ('-': standard output)"},
-      {"--seed", "64-bit seed of the shuffles (default: drawn from the OS, then printed)"},
+      {"--seed", "64-bit seed of the shuffles (default: from the OS, printed at -v)"},
       {"--prng", "generator of the shuffles (default philox; see --list-prngs)"},
       {"--shuffle", "bucket (default) or fisher-yates: SP 800-90B 5.1's literal shuffle"},
       {"--device", "where the permutation tests run (auto: the GPU if usable)"},
@@ -368,27 +369,6 @@ void check_nist_positionals(const std::vector<std::string>& p) {
   for (size_t k = first; k < p.size(); ++k) extra += (extra.empty() ? "'" : " '") + p[k] + "'";
   throw Error(ErrorKind::Usage, program_name() + " assesses one FILE; " + extra + (p.size() - first == 1 ? " is" : " are") +
                                     " neither FILE nor bits_per_symbol (1-8)\n" + usage);
-}
-
-// A name of the same folder one or two edits from `missing`'s ("rand8_shrt.bin"), or "".
-std::string near_file_name(const std::string& missing) {
-  const size_t slash = missing.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : missing.substr(0, slash + 1);
-  const std::string base = slash == std::string::npos ? missing : missing.substr(slash + 1);
-  if (base.size() < 4) return "";
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return "";
-  std::string best;
-  size_t best_distance = 3, seen = 0;
-  while (const dirent* e = ::readdir(d)) {
-    if (++seen > 10000) break;  // a huge folder: no suggestion rather than a long scan
-    const std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
-    const size_t distance = edit_distance(base, name);
-    if (distance < best_distance) best_distance = distance, best = name;
-  }
-  ::closedir(d);
-  return best.empty() ? "" : (slash == std::string::npos ? "" : dir) + best;
 }
 
 // The names of a batch (FILE FILE..., after FILE BITS was taken) that name nothing are

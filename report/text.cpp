@@ -310,10 +310,22 @@ void our_permutation_lines(std::FILE* f, const Assessment& a, const ReportOption
     std::fprintf(f, "Permutation tests: %s\n", a.permutation.note.c_str());
     return;
   }
-  std::fprintf(f, "Permutation tests: %s", a.permutation.passed() ? "Passed" : "Failed");
+  // "Failed: the failed tests" (up to 4 named, then +N), then the compression test's note.
+  std::string failed;
+  int named = 0, more = 0;
+  for (int t = 0; t < kNumTests; ++t) {
+    if (!a.permutation.ran[t] || a.permutation.test_passed(t)) continue;
+    if (named < 4) {
+      failed += (named++ ? ", " : ": ") + std::string(test_name(t));
+    } else {
+      ++more;
+    }
+  }
+  if (more) failed += ", +" + std::to_string(more);
+  std::fprintf(f, "Permutation tests: %s%s", a.permutation.passed() ? "Passed" : "Failed", failed.c_str());
   if (!a.permutation.compression_note.empty())
-    std::fprintf(f, " (compression test %s)", a.permutation.compression_note.c_str());
-  std::fprintf(f, "\n");
+    std::fprintf(f, "%scompression test %s", failed.empty() ? " (" : "; ", a.permutation.compression_note.c_str());
+  std::fprintf(f, "%s\n", !a.permutation.compression_note.empty() && failed.empty() ? ")" : "");
 }
 
 void timing_lines(std::FILE* f, const Assessment& a) {

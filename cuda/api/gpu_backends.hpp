@@ -69,8 +69,9 @@ struct GpuTuning {
   // bz-shuffle: permutations the compression backend shuffles at once; 0 (default): 128 with
   // Philox, up to 1,024 with the others (one thread a permutation: cuda/compression_backend.cu)
   uint32_t bz_shuffle = 0;
-  // suffixes: with --device gpu, the shortest text (symbols) whose suffixes the GPU sorts for
-  // the t-tuple and LRS estimates (cuda/suffix_lcps.cu, DeviceSlot::count_sources); 0: never.
+  // suffixes: with --device gpu, and with --device auto once a batch worker's permutation tests
+  // have a GPU backend, the shortest text (symbols) whose suffixes the GPU sorts for the
+  // t-tuple and LRS estimates (cuda/suffix_lcps.cu, DeviceSlot::count_sources); 0: never.
   // H200: 10^6 8-bit symbols 0.006-0.007 s against 0.019-0.089 s on 16 cores, 8*10^6 bits
   // 0.030-0.034 s against 0.23-0.34 s (scripts/bench_suffixes.cpp), a context made.
   uint64_t suffixes = uint64_t{1} << 20;

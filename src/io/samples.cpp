@@ -1,4 +1,5 @@
 #include "io/samples.hpp"
+#include "io/near_name.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -75,7 +76,11 @@ Fd open_input(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) {
     const int err = errno;
-    input_error(path, err == ENOENT ? std::string("no such file") : std::string("cannot open file: ") + std::strerror(err));
+    if (err == ENOENT) {
+      const std::string near = near_file_name(path);
+      input_error(path, near.empty() ? std::string("no such file") : "no such file; did you mean '" + near + "'?");
+    }
+    input_error(path, std::string("cannot open file: ") + std::strerror(err));
   }
   return Fd(fd);
 }

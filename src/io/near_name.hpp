@@ -1,0 +1,19 @@
+// A likely typo's intended name: the edit distance of two names, and the file beside a
+// missing one that it most likely meant (the loader's "no such file" and the CLI's batch
+// check name it).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace ea {
+
+// Levenshtein distance, an adjacent transposition counting as one edit.
+size_t edit_distance(const std::string& a, const std::string& b);
+
+// A name of the same folder one or two edits from `missing`'s ("rand8_shrt.bin"), with
+// `missing`'s folder part, or "" (none, a name under 4 characters, an unreadable folder, or
+// a folder of more than 10,000 entries).
+std::string near_file_name(const std::string& missing);
+
+}  // namespace ea
