@@ -314,7 +314,7 @@ void our_permutation_lines(std::FILE* f, const Assessment& a, const ReportOption
   std::string failed;
   int named = 0, more = 0;
   for (int t = 0; t < kNumTests; ++t) {
-    if (!a.permutation.ran[t] || a.permutation.test_passed(t)) continue;
+    if (!shown_as_failed(a, t)) continue;
     if (named < 4) {
       failed += (named++ ? ", " : ": ") + std::string(test_name(t));
     } else {
