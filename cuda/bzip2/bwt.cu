@@ -91,21 +91,22 @@ bool BwtWorkspace::allocate(uint32_t total, uint32_t slots) {
                                                        wrap_rests);
   if (!ok) return false;
   // CUB scratch: the largest of what the sorts, the scans and the selections need.
-  size_t bytes[7] = {};
+  size_t bytes[8] = {};
   cub::DoubleBuffer<uint64_t> k(keys[0].get(), keys[1].get());
   cub::DoubleBuffer<uint32_t> v(vals[0].get(), vals[1].get());
-  cub::DoubleBuffer<uint32_t> k32(reinterpret_cast<uint32_t*>(keys[0].get()), reinterpret_cast<uint32_t*>(keys[1].get()));
+  cub::DoubleBuffer<uint16_t> k16(reinterpret_cast<uint16_t*>(keys[0].get()), reinterpret_cast<uint16_t*>(keys[1].get()));
   cub::DoubleBuffer<uint8_t> v8(flags.get(), flags.get());
   const int n = static_cast<int>(total);
   EA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes[0], k, v, n));
+  EA_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes[7], k, n));
   EA_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, bytes[1], head_a.get(), head_a.get(), MaxOp{}, n));
   EA_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes[2], vals[0].get(), flags.get(), list.get(), selected.get(), n));
-  EA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes[3], k32, v8, n));
+  EA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes[3], k16, v8, n));
   EA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes[4], list.get(), head_b.get(), n));
   EA_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes[5], thrust::counting_iterator<uint32_t>(0), list.get(),
                                       selected.get(), n, IsSpace{nullptr}));
   bytes[6] = 1;
-  if (!DeviceBuffer<uint8_t>::try_allocate(*std::max_element(bytes, bytes + 7), temp)) return false;
+  if (!DeviceBuffer<uint8_t>::try_allocate(*std::max_element(bytes, bytes + 8), temp)) return false;
   host_selected = cuda::PinnedBuffer<uint32_t>(1);
   host_lens = cuda::PinnedBuffer<uint32_t>(std::max<uint32_t>(slots, 1));
   host_text_lens = cuda::PinnedBuffer<uint32_t>(std::max<uint32_t>(slots, 1));
@@ -137,7 +138,7 @@ uint32_t bwt_blocks(const uint8_t* text, uint32_t total, const BlockTable& t, ui
                                                           ws.vals[0].get());
   EA_CUDA_CHECK(cudaGetLastError());
   EA_CUDA_CHECK(cudaMemcpyAsync(ws.host_lens.get(), t.len, slots * sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
-  tied = sort_rotations(t, total, slots, bits_for(span - 1), static_cast<uint64_t>(chars), ws, st, timer);
+  tied = sort_rotations(t, total, slots, Pass0{bits_for(span - 1), static_cast<uint64_t>(chars)}, ws, st, timer);
   bwt_kernel<<<grid_for(total), kThreads, 0, st>>>(text, ws.head_a.get(), total, t, last);
   EA_CUDA_CHECK(cudaGetLastError());
   timer.mark(5, st);

@@ -15,11 +15,11 @@
 namespace ea::gpubz {
 namespace {
 
-// head[i] = i where a new key starts, else 0 (a max-scan then gives each element its
-// group's first index).
-__global__ void head_kernel(const uint64_t* keys, uint32_t m, uint32_t* head) {
+// head[i] = i where a new key (its bits from `shift` up) starts, else 0 (a max-scan then
+// gives each element its group's first index).
+__global__ void head_kernel(const uint64_t* keys, uint32_t m, int shift, uint32_t* head) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < m) head[i] = (i == 0 || keys[i] != keys[i - 1]) ? i : 0;
+  if (i < m) head[i] = (i == 0 || (keys[i] >> shift) != (keys[i - 1] >> shift)) ? i : 0;
 }
 
 // Pair passes: also where the rank half (key >> 32) changes.
@@ -30,22 +30,45 @@ __global__ void pair_head_kernel(const uint64_t* keys, uint32_t m, uint32_t* sub
   group[i] = (i == 0 || (keys[i] >> 32) != (keys[i - 1] >> 32)) ? i : 0;
 }
 
-__device__ __forceinline__ bool tied(const uint64_t* keys, uint32_t m, uint32_t i) {
-  return (i > 0 && keys[i] == keys[i - 1]) || (i + 1 < m && keys[i] == keys[i + 1]);
+__device__ __forceinline__ bool tied(const uint64_t* keys, uint32_t m, uint32_t i, int shift = 0) {
+  const uint64_t k = keys[i] >> shift;
+  return (i > 0 && k == keys[i - 1] >> shift) || (i + 1 < m && k == keys[i + 1] >> shift);
 }
+
+// Pass 0's keys as the caller wrote them (ws.keys[0]): `key_bits` compared bits from bit
+// `pos_bits` up, the first `h` places of a rotation compared. Where pos_bits > 0 (packed)
+// the keys are sorted alone: a key's low pos_bits bits hold the rotation's place in its block
+// and its bits from `slot_shift` up the block's slot, so that its position is t.begin[slot] +
+// place (4 bytes a rotation less to move in each radix pass); else the positions are
+// ws.vals[0] = 0 .. total-1.
+struct Pass0 {
+  int key_bits;
+  uint64_t h;
+  int pos_bits = 0;
+  int slot_shift = 0;
+};
 
 // Pass 0's order keeps its tied rotations marked by this bit (positions < 2^31: BwtWorkspace).
 constexpr uint32_t kTiedBit = 0x80000000u;
 
 // After pass 0 the rank of a rotation is its group's first index among all sorted
 // rotations (blocks in order, so a block's ranks are its own positions); order0 keeps pass
-// 0's order with the tied rotations marked (final_order_kernel).
-__global__ void first_ranks_kernel(const uint64_t* keys, const uint32_t* vals, const uint32_t* group, uint32_t m,
-                                   uint32_t* rank, uint8_t* unresolved, uint32_t* order0) {
+// 0's order with the tied rotations marked (final_order_kernel). Packed keys (Pass0) give
+// each rotation's position, written to vals.
+template <class Table>
+__global__ void first_ranks_kernel(const uint64_t* keys, uint32_t* vals, const uint32_t* group, uint32_t m, Table t,
+                                   Pass0 p0, uint32_t* rank, uint8_t* unresolved, uint32_t* order0) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
-  const uint32_t q = vals[i];
-  const bool tie = tied(keys, m, i);
+  uint32_t q;
+  if (p0.pos_bits > 0) {
+    const uint64_t key = keys[i];
+    q = t.begin[key >> p0.slot_shift] + static_cast<uint32_t>(key & ((uint64_t{1} << p0.pos_bits) - 1));
+    vals[i] = q;
+  } else {
+    q = vals[i];
+  }
+  const bool tie = tied(keys, m, i, p0.pos_bits);
   rank[q] = group[i];
   unresolved[i] = tie;
   order0[i] = q | (tie ? kTiedBit : 0u);
@@ -119,29 +142,34 @@ inline uint32_t select_unresolved(BwtWorkspace& ws, const uint32_t* vals, uint32
   return *ws.host_selected.get();
 }
 
-// After the caller's pass-0 keys (ws.keys[0], ws.vals[0] = 0 .. total-1; `key_bits` of
-// them, `h` places compared) and its copy of the blocks' lengths into ws.host_lens (on st;
-// read after the first selection waits for the stream): the sorted rotations' positions in
-// ws.head_a (rotations still tied at the end are identical and ordered by position). Marks
-// stages 3 and 4 of `timer`. Returns the number of tied rotations.
+// After the caller's pass-0 keys (ws.keys[0], laid out as `p0` says) and its copy of the
+// blocks' lengths into ws.host_lens (on st; read after the first selection waits for the
+// stream): the sorted rotations' positions in ws.head_a (rotations still tied at the end are
+// identical and ordered by position). Marks stages 3 and 4 of `timer`. Returns the number of
+// tied rotations.
 template <class Table>
-uint32_t sort_rotations(const Table& t, uint32_t total, uint32_t slots, int key_bits, uint64_t h, BwtWorkspace& ws,
+uint32_t sort_rotations(const Table& t, uint32_t total, uint32_t slots, const Pass0& p0, BwtWorkspace& ws,
                         cudaStream_t st, StageTimer& timer) {
   cub::DoubleBuffer<uint64_t> keys(ws.keys[0].get(), ws.keys[1].get());
   cub::DoubleBuffer<uint32_t> vals(ws.vals[0].get(), ws.vals[1].get());
   size_t bytes = ws.temp.size();
-  EA_CUDA_CHECK(
-      cub::DeviceRadixSort::SortPairs(ws.temp.get(), bytes, keys, vals, static_cast<int>(total), 0, key_bits, st));
-  head_kernel<<<grid_for(total), kThreads, 0, st>>>(keys.Current(), total, ws.head_a.get());
+  const int n = static_cast<int>(total), end_bit = p0.pos_bits + p0.key_bits;
+  if (p0.pos_bits > 0) {
+    EA_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(ws.temp.get(), bytes, keys, n, p0.pos_bits, end_bit, st));
+  } else {
+    EA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(ws.temp.get(), bytes, keys, vals, n, 0, end_bit, st));
+  }
+  head_kernel<<<grid_for(total), kThreads, 0, st>>>(keys.Current(), total, p0.pos_bits, ws.head_a.get());
   max_scan(ws, ws.head_a.get(), total, st);
-  first_ranks_kernel<<<grid_for(total), kThreads, 0, st>>>(keys.Current(), vals.Current(), ws.head_a.get(), total,
-                                                           ws.rank.get(), ws.flags.get(), ws.order0.get());
+  first_ranks_kernel<<<grid_for(total), kThreads, 0, st>>>(keys.Current(), vals.Current(), ws.head_a.get(), total, t,
+                                                           p0, ws.rank.get(), ws.flags.get(), ws.order0.get());
   EA_CUDA_CHECK(cudaGetLastError());
   uint32_t m = select_unresolved(ws, vals.Current(), total, st, timer);
   timer.mark(3, st);
   const uint32_t longest = *std::max_element(ws.host_lens.get(), ws.host_lens.get() + slots);
   const int rank_bits = bits_for(total);
   bool paired = false;
+  uint64_t h = p0.h;
   uint32_t sorted = 0;  // elements of the last pair pass
   while (m > 0 && h < longest) {
     pair_keys_kernel<<<grid_for(m), kThreads, 0, st>>>(ws.list.get(), m, ws.rank.get(), static_cast<uint32_t>(h), t,

@@ -1,11 +1,12 @@
 // The Burrows-Wheeler transform by numbers (bz::token_bwt's steps, src/stats/token_bwt.hpp,
 // the host reference): a block's spaces cut it into numbers (the last one wraps around the
 // block's end); the rotations of numbers are sorted (rotation_sort.cuh, pass 0 on the codes
-// of 4-5 numbers); then every character, keyed by (block slot, the rest of its number as 6
-// base-11 digits), is emitted in its next number's rotation order and sorted stably: the
-// sorted characters' preceding characters are the transform. The final sort's key holds the
-// rest's class (its rank among the rests its block can have: RestClasses) instead of the
-// rest, so that it fits 16 bits (2 radix passes instead of 3) for a share of the slots.
+// of several numbers, beside each rotation's place in its key where they fit: number_keys);
+// then every character, keyed by (block slot, the rest of its number as 6 base-11 digits), is
+// emitted in its next number's rotation order and sorted stably: the sorted characters'
+// preceding characters are the transform. The final sort's key holds the rest's class (its
+// rank among the rests its block can have: RestClasses) instead of the rest, so that it fits
+// 16 bits (2 radix passes over 2-byte keys) for a share of the slots.
 #include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
@@ -138,22 +139,34 @@ __global__ void token_kernel(const uint8_t* text, const uint32_t* spaces, uint32
   tok_code[g] = 2 * lo + (lo < numbers.count && numbers.code[lo] == code ? 1u : 0u);
 }
 
-// Pass 0 keys: slot, then the codes (< radix) of `tokens` numbers from g on (cyclic in its
-// block), in base radix.
-__global__ void token_first_keys_kernel(const uint32_t* tok_code, uint32_t s, TokenTable tt, uint32_t radix,
-                                        int tokens, uint64_t* keys, uint32_t* vals) {
+// Pass 0's keys (rotation_sort.cuh's Pass0) of the numbers' rotations: slot, then the codes
+// (< radix) of `tokens` numbers from g on (cyclic in its block) in base radix, then the top
+// `extra` bits of the next one's (code x 2^extra / radix: an order-keeping part of it). Packed
+// (pos_bits > 0): the slot at bit tok_bits, the codes below it, all above g's place in its
+// block in the low pos_bits bits; else the slot times radix^tokens, and vals[g] = g.
+struct NumberKeys {
+  uint32_t radix;
+  int tokens, extra, pos_bits, tok_bits;
+};
+__global__ void token_first_keys_kernel(const uint32_t* tok_code, uint32_t s, TokenTable tt, NumberKeys nk,
+                                        uint64_t* keys, uint32_t* vals) {
   const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
   if (g >= s) return;
   const uint32_t b = tt.slot_of(g);
   const uint32_t first = tt.begin[b], count = tt.len[b];
   uint32_t o = g - first;
-  uint64_t key = b;
-  for (int i = 0; i < tokens; ++i) {
-    key = key * radix + tok_code[first + o];
+  uint64_t key = nk.pos_bits > 0 ? 0 : b;
+  for (int i = 0; i < nk.tokens; ++i) {
+    key = key * nk.radix + tok_code[first + o];
     o = o + 1 == count ? 0 : o + 1;
   }
-  keys[g] = key;
-  vals[g] = g;
+  if (nk.extra > 0) key = key << nk.extra | (tok_code[first + o] << nk.extra) / nk.radix;
+  if (nk.pos_bits > 0) {
+    keys[g] = ((static_cast<uint64_t>(b) << nk.tok_bits | key) << nk.pos_bits) | (g - first);
+  } else {
+    keys[g] = key;
+    vals[g] = g;
+  }
 }
 
 // The number before the one at sorted place r (cyclic in its block).
@@ -275,7 +288,7 @@ __global__ void wrap_rests_kernel(TokenTable tt, const uint32_t* tok_digits, Res
 // Rotation (k, j) of the number k before sorted place r: key (slot, the class of digits j..
 // of k), the character before it (digit j - 1, or the space before k).
 __global__ void emit_kernel(const uint32_t* order, const uint32_t* offsets, uint32_t s, TokenTable tt,
-                            const uint32_t* tok_digits, RestClasses rc, uint32_t* keys, uint8_t* chars) {
+                            const uint32_t* tok_digits, RestClasses rc, uint16_t* keys, uint8_t* chars) {
   const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= s) return;
   uint32_t b = 0;
@@ -286,7 +299,7 @@ __global__ void emit_kernel(const uint32_t* order, const uint32_t* offsets, uint
   uint32_t tail = code;  // digits j.. of the number
   uint8_t before = ' ';   // the character before them
   for (uint32_t j = 0; j <= n; ++j) {
-    keys[at + j] = rc.key(b, tail_key_of(code, n, tail), wrap);
+    keys[at + j] = static_cast<uint16_t>(rc.key(b, tail_key_of(code, n, tail), wrap));
     chars[at + j] = before;
     before = static_cast<uint8_t>('0' + tail / kFirst - 1);
     tail = shift_digits(tail);
@@ -336,8 +349,8 @@ void sort_pieces(uint32_t slots, int piece_bits, int key_bits, BwtWorkspace& ws,
     uint32_t n = 0;
     for (uint32_t b = first; b < end; ++b) n += lens[b];
     if (n == 0) continue;
-    cub::DoubleBuffer<uint32_t> keys(reinterpret_cast<uint32_t*>(ws.keys[0].get()) + from,
-                                     reinterpret_cast<uint32_t*>(ws.keys[1].get()) + from);
+    cub::DoubleBuffer<uint16_t> keys(reinterpret_cast<uint16_t*>(ws.keys[0].get()) + from,
+                                     reinterpret_cast<uint16_t*>(ws.keys[1].get()) + from);
     cub::DoubleBuffer<uint8_t> chars(ws.flags.get() + from, last + from);
     size_t bytes = ws.temp.size();
     EA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(ws.temp.get(), bytes, keys, chars, static_cast<int>(n), 0, key_bits,
@@ -349,33 +362,64 @@ void sort_pieces(uint32_t slots, int piece_bits, int key_bits, BwtWorkspace& ws,
   }
 }
 
-// Pass 0's keys: codes (2 x count + 1 of them: present numbers odd, absent ones even)
-// beside the slot: as many as fit in 48 bits (6 radix passes) where random data's
-// numbers there carry at least 8 bits more than log2 of a block's numbers (rotations then
-// seldom tie), else as many as fit in kFirstKeyBits. On the H200 (10,000 permutations, sort
-// and doubling): 8-bit values 4 numbers 0.12 s faster than 5; 4-bit 7 numbers 0.12 s faster
-// than 9; 1-bit 17 numbers (17 bits for 2^19 numbers a block) 0.73 s slower than 20. Then
-// the doubling (sort_rotations).
-uint32_t sort_numbers(const TokenTable& tt, uint32_t s, uint32_t slots, int slot_bits, uint32_t radix, uint32_t most,
-                      uint32_t count, BwtWorkspace& ws, cudaStream_t st, StageTimer& timer) {
-  const double needed = std::log2(std::max(most, 1u)) + 8, per_number = std::log2(count);
-  int tokens = 0;
+// The codes (< radix) and the top `extra` bits of the next one that fit `room` = 2^bits.
+void fill_codes(uint64_t room, NumberKeys& nk) {
   uint64_t span = 1;
+  nk.tokens = 0;
+  while (span <= room / nk.radix) {
+    span *= nk.radix;
+    ++nk.tokens;
+  }
+  nk.extra = 0;
+  while ((span << (nk.extra + 1)) <= room) ++nk.extra;
+}
+
+// Pass 0's keys: codes (2 x count + 1 of them: present numbers odd, absent ones even)
+// beside the slot, enough that random data's numbers there carry at least 8 bits more than
+// log2 of a block's numbers (rotations then seldom tie). Packed (the keys sorted alone,
+// rotation_sort.cuh's Pass0) where that many fit in the 48 compared bits or fewer that a
+// block's places leave (8 bytes a rotation a radix pass); else in pairs (12 bytes), as many
+// codes as fit in 48 bits or, where those carry too little, in kFirstKeyBits. On the H200
+// (10,000 permutations of GetTickCount_8bit and truerand_8bit, whole GPU model): packed in
+// 46 bits 3.83-3.87 s against 3.99-4.09 s in pairs, packed in 40 bits (5 radix passes, but
+// 3 codes and 5 bits of the fourth: twice the doubling) 3.79-3.86 s; truerand_4bit packed in
+// 45 bits 3.08-3.10 s against 3.19-3.24 s (session 45). In pairs: 8-bit values 4 numbers
+// 0.12 s faster than 5; 4-bit 7 numbers 0.12 s faster than 9; 1-bit 17 numbers (17 bits for
+// 2^19 numbers a block) 0.73 s slower than 20. Then the doubling (sort_rotations).
+Pass0 number_keys(uint32_t slots, int slot_bits, uint32_t radix, uint32_t most, uint32_t count, NumberKeys& nk) {
+  const double needed = std::log2(std::max(most, 1u)) + 8, per_number = std::log2(count);
+  nk.radix = radix;
+  nk.pos_bits = bits_for(std::max(most, 1u) - 1);
+  const int packed_bits = std::min(48, 64 - nk.pos_bits);
+  nk.tok_bits = packed_bits - slot_bits;
+  if (nk.tok_bits >= 1) {
+    fill_codes(uint64_t{1} << nk.tok_bits, nk);
+    if (nk.tokens >= 1 && nk.tokens * per_number + std::min<double>(nk.extra, per_number) >= needed) {
+      return Pass0{packed_bits, static_cast<uint64_t>(nk.tokens), nk.pos_bits, nk.pos_bits + nk.tok_bits};
+    }
+  }
+  nk.pos_bits = 0;
+  nk.tok_bits = 0;
   for (const int bits : {48, kFirstKeyBits}) {
     const uint64_t room = bits > slot_bits ? (uint64_t{1} << bits) >> slot_bits : 1;
-    tokens = 1;
-    span = radix;
-    while (span <= room / radix) {
-      span *= radix;
-      ++tokens;
-    }
-    if (tokens * per_number >= needed) break;
+    fill_codes(room, nk);
+    nk.tokens = std::max(nk.tokens, 1);
+    nk.extra = 0;
+    if (nk.tokens * per_number >= needed) break;
   }
-  token_first_keys_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.tok_code.get(), s, tt, radix, tokens,
-                                                            ws.keys[0].get(), ws.vals[0].get());
+  uint64_t span = 1;
+  for (int i = 0; i < nk.tokens; ++i) span *= radix;
+  return Pass0{bits_for(static_cast<uint64_t>(slots) * span - 1), static_cast<uint64_t>(nk.tokens)};
+}
+
+uint32_t sort_numbers(const TokenTable& tt, uint32_t s, uint32_t slots, int slot_bits, uint32_t radix, uint32_t most,
+                      uint32_t count, BwtWorkspace& ws, cudaStream_t st, StageTimer& timer) {
+  NumberKeys nk{};
+  const Pass0 p0 = number_keys(slots, slot_bits, radix, most, count, nk);
+  token_first_keys_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.tok_code.get(), s, tt, nk, ws.keys[0].get(),
+                                                            ws.vals[0].get());
   EA_CUDA_CHECK(cudaGetLastError());
-  const int key_bits = bits_for(static_cast<uint64_t>(slots) * span - 1);
-  return sort_rotations(tt, s, slots, key_bits, static_cast<uint64_t>(tokens), ws, st, timer);
+  return sort_rotations(tt, s, slots, p0, ws, st, timer);
 }
 
 // Every character from its number's rotation (the rotations' order in ws.head_a), then
@@ -391,7 +435,7 @@ void emit_characters(const TokenTable& tt, uint32_t s, uint32_t slots, int slot_
   EA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(ws.temp.get(), bytes, ws.list.get(), ws.head_b.get(), static_cast<int>(s),
                                               st));
   emit_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.head_a.get(), ws.head_b.get(), s, tt, ws.tok_digits.get(), rc,
-                                                reinterpret_cast<uint32_t*>(ws.keys[0].get()), ws.flags.get());
+                                                reinterpret_cast<uint16_t*>(ws.keys[0].get()), ws.flags.get());
   EA_CUDA_CHECK(cudaGetLastError());
   sort_pieces(slots, piece_bits, piece_bits + class_bits, ws, last, st);
 }
@@ -459,6 +503,7 @@ bool token_transform(const uint8_t* text, uint32_t total, const BlockTable& t, u
   const uint32_t s = *ws.host_selected.get();
   const TokenTable tt{ws.tok_begin.get(), ws.tok_len.get(), slots};
   const int class_bits = number_tables(numbers, ws, st);
+  if (class_bits > 15) return false;  // (the characters' keys are 16 bits: emit_characters; at most 11 here)
   token_kernel<<<grid_for(s), kThreads, 0, st>>>(text, ws.list.get(), s, tt, t, numbers, ws.short_tokens.get(),
                                                  ws.tok_digits.get(), ws.tok_code.get());
   // The rotations of numbers in order (ws.host_lens still holds each slot's count).
