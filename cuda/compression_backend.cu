@@ -207,7 +207,10 @@ class GpuCompressionBackend final : public PermutationBackend {
     // allocating device and pinned memory for each one costs more than the memory (cudaFree
     // waits for the whole device; in one process driving several GPUs, that was the
     // compression phase's slowdown, docs/performance-history.md).
-    if (data.n > cap_n_ || text_len > cap_text_) allocate(data.n, static_cast<uint32_t>(text_len));
+    // (and made again where the rounds' size changes: every permutation modelled or not)
+    if (data.n > cap_n_ || text_len > cap_text_ || data.every_permutation != cap_every_) {
+      allocate(data.n, static_cast<uint32_t>(text_len));
+    }
     n_ = data.n;
     text_len_ = static_cast<uint32_t>(text_len);
     per_perm_ = text_len_ / bz::block_limit(kLevel) + 2;
@@ -259,16 +262,21 @@ class GpuCompressionBackend final : public PermutationBackend {
   }
 
   // Buffers for data sets of up to n samples and about 1/16 more text than text_len.
-  // Copies per round: about tuning_.bz_chars text characters in all (default 2^26), at
-  // most 64, fewer when memory_share_ of the free memory does not hold them; halved on an
-  // allocation failure.
+  // Copies per round: about tuning_.bz_chars text characters in all (default 2^26), four
+  // times that where every permutation will be modelled (no early exit), at most 64, fewer
+  // when memory_share_ of the free memory does not hold them; halved on an allocation
+  // failure. With early exit a round beyond the deciding permutation is wasted: 2^26 was the
+  // best of 2^22 to 2^27 for truerand_8bit's --track iid (session 37). Full counts on the
+  // H200 (GetTickCount_8bit, truerand_8bit, the host's cores sharing): 17 copies 4.01 s,
+  // 32 3.73, 35 3.75, 64 3.51-3.56 s (session 45: move-to-front, the bits and the doubling
+  // gain most from larger rounds).
   void allocate(size_t n, uint32_t needed_text) {
     buffers_.reset();
     cap_n_ = 0;
     cap_text_ = 0;
     const uint64_t roomy = static_cast<uint64_t>(needed_text) + needed_text / 16;
     const uint32_t text_len = static_cast<uint32_t>(std::min<uint64_t>(roomy, (uint64_t{1} << 31) - 1));
-    const double target = static_cast<double>(std::max<uint64_t>(1, tuning_.bz_chars));
+    const double target = static_cast<double>(std::max<uint64_t>(1, tuning_.bz_chars)) * (data_.every_permutation ? 4 : 1);
     size_t free_bytes = 0, total_bytes = 0;
     EA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     // (the move-to-front places take a 2,048-byte room a segment: about one block more a copy)
@@ -289,6 +297,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     }
     cap_n_ = n;
     cap_text_ = text_len;
+    cap_every_ = data_.every_permutation;
   }
 
   // Permutations shuffled at once (bz-shuffle; 0: kShuffleRows with Philox, else up to
@@ -363,6 +372,7 @@ class GpuCompressionBackend final : public PermutationBackend {
   StreamSetView streams_;
   size_t n_ = 0, cap_n_ = 0;          // the data set's samples; the most the buffers hold
   uint32_t text_len_ = 0, cap_text_ = 0;  // its text's characters; the most the buffers hold
+  bool cap_every_ = false;                 // the buffers' rounds are for every permutation (allocate)
   uint32_t copies_ = 0, shuffle_copies_ = 0, per_perm_ = 0;
   uint32_t reservations_ = 0;  // blocks in flight of the reservation shuffle
   uint32_t resident_ = 0;      // blocks in flight of its shared-memory variant (0: not used)

@@ -532,6 +532,7 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
     // Start states of every permutation's stream, made on the host in order of j.
     const StreamSet streams(cfg.prng, a.seed, cfg.iterations);
     PermutationData pd = permutation_data(a, d, streams);
+    pd.every_permutation = !cfg.early_exit;
     a.shuffle = engine_shuffle_name(cfg.prng, pd.n, pd.params.binary, cfg.shuffle);
     run_permutation_stage(a, pd, cfg, hooks, slot, original_bzip2);
   }

@@ -129,7 +129,7 @@ uint32_t bwt_blocks(const uint8_t* text, uint32_t total, const BlockTable& t, ui
   uint32_t tied = 0;
   if (numbers) {
     if (token_transform(text, total, t, slots, *numbers, ws, last, st, timer, tied)) return tied;
-    ++ws.by_characters;  // (a block of one number, or more than 2^11 slots)
+    ++ws.by_characters;  // (a block of one number, or more than 2^19 slots)
   }
   // Pass 0 on (slot, first characters).
   uint64_t span = 0;

@@ -64,7 +64,7 @@ bool numbers_of_text(const std::vector<uint8_t>& text, Numbers& numbers);
 
 // The transform by numbers (tokens.cu; bz::token_bwt's steps) of every block of `t`, into
 // `last` as bwt_blocks; false, with nothing written, where a used block has no space or
-// there are more than 2^11 slots (bwt_blocks then sorts characters). `tied`: rotations of
+// there are more than 2^19 slots (bwt_blocks then sorts characters). `tied`: rotations of
 // numbers tied at the end (identical).
 bool token_transform(const uint8_t* text, uint32_t total, const BlockTable& t, uint32_t slots, const Numbers& numbers,
                      BwtWorkspace& ws, uint8_t* last, cudaStream_t st, StageTimer& timer, uint32_t& tied);

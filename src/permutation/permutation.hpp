@@ -31,6 +31,9 @@ struct PermutationData {
   // A hint for scheduling only (never for results): false when the data already failed
   // another IID test, so the permutation tests will most likely run all permutations.
   bool early_decision_likely = true;
+  // A hint for scheduling only: true without early exit (--no-early-exit), where every
+  // permutation will be computed (the GPU's compression model then models larger rounds).
+  bool every_permutation = false;
   // How the CPU backend computes the compression statistic of a permutation: libbz2 itself,
   // or the bzip2 size model (stats/bzip2_cpu.hpp: the same lengths, 4.5-9x faster), which
   // the caller sets only once the model's length of the original data equals libbz2's.
