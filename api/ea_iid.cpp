@@ -53,6 +53,7 @@ ea::SettingsGiven given_of(const Options& o) {
   g.until_decided = o.until_decided;
   g.select_bits = o.select_bits != d.select_bits;
   g.bin = o.bin != d.bin;
+  g.gpus = o.gpus != d.gpus;
   return g;
 }
 

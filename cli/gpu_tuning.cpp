@@ -18,9 +18,11 @@ std::vector<std::string> gpu_tuning_key_lines() {
   const GpuTuning d;
   std::vector<std::string> lines = {"memory-share: share of the free device memory, a fraction in (0, 1] (default 0.85)"};
   for (const GpuTuningKey& k : gpu_tuning_keys()) {
-    // (a flag's help starts with "0 or 1"; an integer key's range follows its default)
-    const std::string range = k.flag ? "" : "; " + std::to_string(k.min) + " to " + std::to_string(k.max);
-    lines.push_back(std::string(k.name) + ": " + k.help + " (default " + gpu_tuning_value(k, d) + range + ")");
+    // (a flag's help starts with "0 or 1"; an integer key's range follows its default; the
+    // default and range stay on one line of the wrapped help)
+    const std::string g(1, kGlue);
+    const std::string range = k.flag ? "" : ";" + g + std::to_string(k.min) + g + "to" + g + std::to_string(k.max);
+    lines.push_back(std::string(k.name) + ": " + k.help + " (default" + g + gpu_tuning_value(k, d) + range + ")");
   }
   return lines;
 }

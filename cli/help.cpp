@@ -67,6 +67,7 @@ std::string wrap_text(const std::string& text, size_t indent, size_t width, size
     column += word.size();
     first = false;
   }
+  std::replace(out.begin(), out.end(), kGlue, ' ');
   return out;
 }
 

@@ -37,7 +37,8 @@ std::string render_help(const CLI::App& app, const HelpText& h, bool all);
 
 // `text` wrapped at `width` columns, continuation lines indented by `indent` spaces; the first
 // line is not indented: it follows what the caller printed, `first_column` columns (default
-// `indent`).
+// `indent`). kGlue between words keeps them on one line; it is printed as a space.
+constexpr char kGlue = '\x1f';
 std::string wrap_text(const std::string& text, size_t indent, size_t width = kHelpWidth, size_t first_column = SIZE_MAX);
 
 

@@ -84,6 +84,8 @@ SettingNames cli_setting_names(bool non_iid_flag) {
     if (key == "permutation_counters") return "--permutation-counters";
     if (key == "select_bits") return value.empty() ? "--select-bits" : "--select-bits " + value;
     if (key == "bin") return value.empty() ? "--bin" : "--bin " + value;
+    if (key == "round_size") return "--round-size";
+    if (key == "tuning") return "--gpu-tuning";
     // The links' own names (cli/links.cpp): NIST's flags and positionals.
     const std::string& program = program_name();
     if (program == "ea_restart" && key == "restart") return "ea_restart H_I";

@@ -552,6 +552,9 @@ SettingsGiven given_of(const Flags& f, const Options& o) {
   g.until_decided = o.settings.until_decided;
   g.select_bits = f.sample.select_opt->count() > 0;
   g.bin = f.sample.bin_opt->count() > 0;
+  g.gpus = f.engine.gpu_opt->count() > 0;
+  g.round_size = f.engine.round_opt->count() > 0;
+  g.tuning = f.engine.tuning_opt->count() > 0;
   return g;
 }
 

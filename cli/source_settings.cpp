@@ -11,6 +11,9 @@ SettingsGiven source_settings_given(const EngineOptionText& text, const EngineCh
   g.shuffle = s.shuffle != ShuffleChoice::Bucket;
   g.until_decided = until_decided;
   g.permutation_counters = permutation_counters;
+  g.gpus = text.gpu_opt->count() > 0;
+  g.round_size = text.round_opt->count() > 0;
+  g.tuning = text.tuning_opt->count() > 0;
   return g;
 }
 

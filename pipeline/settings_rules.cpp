@@ -189,6 +189,16 @@ ShuffleChoice shuffle_setting(const std::string& text, const SettingNames& names
   refuse(names("shuffle", "") + ": '" + text + "' is not a shuffle; expected bucket or fisher-yates");
 }
 
+// The GPUs and their tuning change nothing where no GPU is used (--device cpu).
+void check_device(const Settings& s, const SettingsGiven& given, const SettingNames& names) {
+  if (s.device != DeviceChoice::Cpu) return;
+  const std::pair<bool, const char*> gpu_settings[] = {{given.gpus, "gpus"}, {given.round_size, "round_size"},
+                                                       {given.tuning, "tuning"}};
+  for (const auto& [given_it, key] : gpu_settings) {
+    if (given_it) refuse(names(key, "") + " changes nothing with " + names("device", "cpu") + " (no GPU is used)");
+  }
+}
+
 void check_settings(const Settings& s, const SettingsGiven& given, const SettingNames& names) {
   check_ranges(s, given, names);
   check_exclusions(given, names);
@@ -196,6 +206,7 @@ void check_settings(const Settings& s, const SettingsGiven& given, const Setting
   check_iid_only(s, given, names);
   check_health(s, given, names);
   check_sample_input(s, given, names);
+  check_device(s, given, names);
 }
 
 bool draws_random_numbers(const Settings& s) {

@@ -45,6 +45,8 @@ struct SettingsGiven {
   bool permutation_counters = false;  // turned off (`ea_iid source --permutation-counters`)
   bool alpha = false;                 // the health tests' false-positive rate (--alpha)
   bool select_bits = false, bin = false;  // --select-bits, --bin (one SampleInput rule)
+  bool gpus = false;                      // --gpu (the API's and Python's gpus other than [0])
+  bool round_size = false, tuning = false;  // --round-size, --gpu-tuning (the command line only)
 };
 
 // How a front door names a setting in its messages. `key` is the setting's key, the C++

@@ -20,7 +20,7 @@ with open(TABLE) as f:
 def test_the_module_refuses_every_row(row):
     samples = bytes((i * 37 + i // 7) % 256 for i in range(1000))
     with pytest.raises(ea_iid.Error) as e:
-        ea_iid.assess(samples, device="cpu", **row["settings"])
+        ea_iid.assess(samples, **{"device": "cpu", **row["settings"]})
     message = str(e.value)
     assert e.value.error_kind == "usage", message
     for word in row["words"]:
@@ -63,7 +63,7 @@ def test_assess_manifest_refuses_every_row_it_can_express(row, tmp_path):
         pytest.skip("a manifest does not carry this setting (nor does ea_iid source)")
     path, rest = made
     with pytest.raises(ea_iid.Error) as e:
-        ea_iid.assess_manifest(path, device="cpu", **rest)
+        ea_iid.assess_manifest(path, **{"device": "cpu", **rest})
     message = str(e.value)
     assert e.value.error_kind == "usage", message
     for word in row["words"]:
