@@ -139,6 +139,15 @@ Plan parse_calibrate(int argc, char** argv, CalibrateOptions& o, bool& help) {
     if (o.max_seconds_value < 0) throw Error(ErrorKind::Usage, "--max-seconds: '" + o.max_seconds + "' is negative");
   }
   const cli::EngineChoice engine = cli::apply_engine_options(o.engine, p.base, cli::Program::Calibrate);
+  SettingsGiven given;  // (the one set of rules: GPU settings with --device cpu change nothing)
+  given.gpus = o.engine.gpu_opt->count() > 0;
+  given.round_size = o.engine.round_opt->count() > 0;
+  given.tuning = o.engine.tuning_opt->count() > 0;
+  const SettingNames names = cli::cli_setting_names();
+  check_settings(p.base, given, [&names](const std::string& key, const std::string& value) {
+    // (calibrate's devices are gpu, its default, and cpu)
+    return key == "device" && value == "auto" ? std::string("--device gpu") : names(key, value);
+  });
   p.base.seed = engine.seed.value_or(1);
   p.base.threads = engine.threads.value_or(std::max(1, omp_get_max_threads() / p.jobs));
   p.base.compression_test = !o.fast_only;

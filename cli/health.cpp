@@ -146,6 +146,7 @@ Settings health_settings(const HealthFlags& f) {
   given.alpha = f.alpha_opt->count() > 0;
   given.bits = f.bits_opt->count() > 0;
   given.threads = f.threads_opt->count() > 0;
+  given.gpus = f.gpu_opt->count() > 0;
   check_settings(s, given, cli_setting_names());
   if (!f.seed_opt->count() && draws_random_numbers(s)) s.seed = os_seed();
   return s;

@@ -80,6 +80,7 @@ void check_iid_only(const Settings& s, const SettingsGiven& given, const Setting
   const std::pair<bool, std::string> unused[] = {{given.iterations, names("iterations", "")},
                                                  {given.prng, names("prng", "")},
                                                  {given.shuffle, names("shuffle", "")},
+                                                 {given.round_size, names("round_size", "")},
                                                  {given.no_early_exit, names("early_exit", "false")},
                                                  {given.all_tests, names("all_tests", "true")},
                                                  {given.until_decided, names("until_decided", "true")},
@@ -195,7 +196,10 @@ void check_device(const Settings& s, const SettingsGiven& given, const SettingNa
   const std::pair<bool, const char*> gpu_settings[] = {{given.gpus, "gpus"}, {given.round_size, "round_size"},
                                                        {given.tuning, "tuning"}};
   for (const auto& [given_it, key] : gpu_settings) {
-    if (given_it) refuse(names(key, "") + " changes nothing with " + names("device", "cpu") + " (no GPU is used)");
+    if (given_it) {
+      refuse(names(key, "") + " changes nothing with " + names("device", "cpu") + " (no GPU is used): drop it, or use " +
+             names("device", "auto"));
+    }
   }
 }
 
