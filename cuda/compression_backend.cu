@@ -262,26 +262,28 @@ class GpuCompressionBackend final : public PermutationBackend {
   }
 
   // Buffers for data sets of up to n samples and about 1/16 more text than text_len.
-  // Copies per round: about tuning_.bz_chars text characters in all (default 2^26), four
-  // times that where every permutation will be modelled (no early exit), at most 64, fewer
-  // when memory_share_ of the free memory does not hold them; halved on an allocation
-  // failure. With early exit a round beyond the deciding permutation is wasted: 2^26 was the
-  // best of 2^22 to 2^27 for truerand_8bit's --track iid (session 37). Full counts on the
-  // H200 (GetTickCount_8bit, truerand_8bit, the host's cores sharing): 17 copies 4.01 s,
-  // 32 3.73, 35 3.75, 64 3.51-3.56 s (session 45: move-to-front, the bits and the doubling
-  // gain most from larger rounds).
+  // Copies per round: about tuning_.bz_chars text characters in all (default 2^26), eight
+  // times that where every permutation will be modelled (no early exit), at most
+  // kMostCopies, fewer when memory_share_ of the free memory does not hold them; halved on an
+  // allocation failure. With early exit a round beyond the deciding permutation is wasted:
+  // 2^26 was the best of 2^22 to 2^27 for truerand_8bit's --track iid (session 37). Full
+  // counts on the H200 (GetTickCount_8bit, truerand_8bit, the host's cores sharing): 17
+  // copies 4.01 s, 32 3.73, 35 3.75, 64 3.51-3.56 s (session 45: move-to-front, the bits and
+  // the doubling gain most from larger rounds); 70 copies 3.43-3.45 s, 128 3.28-3.41 s
+  // (session 46, the texts by tiles; truerand_4bit 106 copies 2.92-3.03, 128 2.86-2.89 s).
+  static constexpr double kMostCopies = 128.0;
   void allocate(size_t n, uint32_t needed_text) {
     buffers_.reset();
     cap_n_ = 0;
     cap_text_ = 0;
     const uint64_t roomy = static_cast<uint64_t>(needed_text) + needed_text / 16;
     const uint32_t text_len = static_cast<uint32_t>(std::min<uint64_t>(roomy, (uint64_t{1} << 31) - 1));
-    const double target = static_cast<double>(std::max<uint64_t>(1, tuning_.bz_chars)) * (data_.every_permutation ? 4 : 1);
+    const double target = static_cast<double>(std::max<uint64_t>(1, tuning_.bz_chars)) * (data_.every_permutation ? 8 : 1);
     size_t free_bytes = 0, total_bytes = 0;
     EA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     // (the move-to-front places take a 2,048-byte room a segment: about one block more a copy)
-    const double per_copy = 63.0 * text_len + 9.0 * static_cast<double>(n) + 2.0 * bz::block_limit(kLevel);
-    uint32_t copies = static_cast<uint32_t>(std::max(1.0, std::min({64.0, target / text_len,
+    const double per_copy = 63.0 * text_len + 1.0 * static_cast<double>(n) + 2.0 * bz::block_limit(kLevel);
+    uint32_t copies = static_cast<uint32_t>(std::max(1.0, std::min({kMostCopies, target / text_len,
                                                                       memory_share_ * free_bytes / per_copy})));
     // (a round's characters < 2^31: the transform marks ties by a position's top bit)
     copies = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(copies, ((uint64_t{1} << 31) - 1) / text_len)));
@@ -320,10 +322,9 @@ class GpuCompressionBackend final : public PermutationBackend {
     const uint32_t per_perm = text_len / bz::block_limit(kLevel) + 2;
     const uint32_t slots = copies * per_perm;
     const uint32_t total = copies * text_len;
-    const size_t samples = static_cast<size_t>(copies) * n;
     if (!cuda::DeviceBuffer<uint8_t>::try_allocate(static_cast<size_t>(shuffle_copies) * n, b->batch) ||
         !cuda::DeviceBuffer<uint8_t>::try_allocate(static_cast<size_t>(total) + CodingBuffers::kPad, b->last) ||
-        !b->text.allocate(samples, total) ||
+        !b->text.allocate(n, copies, total) ||
         !b->blocks.allocate(slots, copies) || !b->bwt.allocate(total, slots) ||
         !b->coding.allocate(total, slots, bz::block_limit(kLevel))) {
       return false;

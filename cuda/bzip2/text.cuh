@@ -10,38 +10,80 @@
 
 namespace ea::gpubz {
 
-// Element (i, p) of a round. p fastest reads the interleaved batch in lines; i fastest
-// writes consecutive samples of one copy side by side. Per round of 17 copies of
-// GetTickCount_8bit on the H200: the lengths 0.12 ms p fastest, 0.27 ms i fastest; the text
-// 0.58 ms p fastest (every write scattered over the copies' texts), 0.28 ms i fastest.
-struct SampleIndex {
-  size_t i;
-  uint32_t p;
-};
-template <bool kCopyFastest>
-__device__ __forceinline__ bool sample_index(size_t n, uint32_t count, SampleIndex& s) {
-  const size_t idx = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (idx >= n * count) return false;
-  s.p = static_cast<uint32_t>(kCopyFastest ? idx % count : idx / n);
-  s.i = kCopyFastest ? idx / count : idx % n;
-  return true;
+// The texts are written by tiles of kTileSamples samples of kTileCopies copies (a CTA each):
+// tile_sums_kernel adds each tile's characters, a scan of those sums gives each tile's
+// place (copy p's text begins at p x its length: every copy has the same characters), and
+// tile_text_kernel writes the tile's text, a warp a copy, its samples placed by a warp scan.
+// The batch is read in rows of a tile's copies (coalesced) into shared memory.
+// (Per-sample lengths, a scan over every sample of the round and a thread a sample took
+// 2.6 ms of a round of 70 copies of GetTickCount_8bit on the H200 (Nsight Compute, session
+// 46): the lengths' writes, a copy's samples n apart, and the scan's 8 bytes a sample.)
+constexpr uint32_t kTileSamples = 1024, kTileCopies = 32, kTileRow = kTileCopies + 4;
+constexpr int kTileThreads = 256;
+
+inline uint32_t text_tiles(size_t n) { return static_cast<uint32_t>((n + kTileSamples - 1) / kTileSamples); }
+
+// Loads the tile (samples i0.., copies p0..) of the batch's columns as values in decimal
+// (raw_of applied) into tile[sample][copy]; returns the tile's samples.
+__device__ __forceinline__ uint32_t load_tile(const uint8_t* batch, size_t stride, uint32_t count, size_t n,
+                                              const uint8_t* __restrict__ raw_of, size_t i0, uint32_t p0,
+                                              uint8_t (*tile)[kTileRow]) {
+  const uint32_t rows = static_cast<uint32_t>(min(static_cast<size_t>(kTileSamples), n - i0));
+  const uint32_t cols = min(kTileCopies, count - p0);
+  for (uint32_t e = threadIdx.x; e < rows * kTileCopies; e += blockDim.x) {
+    const uint32_t r = e / kTileCopies, c = e % kTileCopies;
+    if (c < cols) tile[r][c] = __ldg(raw_of + batch[(i0 + r) * stride + p0 + c]);
+  }
+  __syncthreads();
+  return rows;
 }
 
-// lens[p * n + i]: characters of sample i of copy p with its separator (none after the last).
-__global__ void text_length_kernel(const uint8_t* batch, size_t stride, uint32_t count, size_t n,
-                                   const uint8_t* __restrict__ raw_of, uint32_t* lens) {
-  SampleIndex s;
-  if (!sample_index<true>(n, count, s)) return;
-  lens[s.p * n + s.i] = sample_text_length(raw_of[batch[s.i * stride + s.p]], s.i, n);
+// sums[p * tiles + k]: the characters of tile k of copy p (grid: tiles, copy groups).
+__global__ void __launch_bounds__(kTileThreads) tile_sums_kernel(const uint8_t* batch, size_t stride, uint32_t count,
+                                                                 size_t n, const uint8_t* __restrict__ raw_of,
+                                                                 uint32_t* sums) {
+  __shared__ uint8_t tile[kTileSamples][kTileRow];
+  const size_t i0 = static_cast<size_t>(blockIdx.x) * kTileSamples;
+  const uint32_t p0 = blockIdx.y * kTileCopies;
+  const uint32_t rows = load_tile(batch, stride, count, n, raw_of, i0, p0, tile);
+  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (uint32_t c = warp; c < kTileCopies && p0 + c < count; c += kTileThreads / 32) {
+    uint32_t sum = 0;
+    for (uint32_t r = lane; r < rows; r += 32) sum += sample_text_length(tile[r][c], i0 + r, n);
+    for (int d = 16; d > 0; d /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, d);
+    if (lane == 0) sums[static_cast<size_t>(p0 + c) * gridDim.x + blockIdx.x] = sum;
+  }
 }
 
-__global__ void text_kernel(const uint8_t* batch, size_t stride, uint32_t count, size_t n,
-                            const uint8_t* __restrict__ raw_of, const uint32_t* pos, uint8_t* text) {
-  SampleIndex s;
-  if (!sample_index<false>(n, count, s)) return;
-  uint8_t* o = text + pos[s.p * n + s.i];
-  const uint32_t k = write_decimal(raw_of[batch[s.i * stride + s.p]], o);
-  if (s.i + 1 < n) o[k] = ' ';
+// The text of each tile from its place pos[p * tiles + k] (the exclusive scan of sums).
+__global__ void __launch_bounds__(kTileThreads) tile_text_kernel(const uint8_t* batch, size_t stride, uint32_t count,
+                                                                 size_t n, const uint8_t* __restrict__ raw_of,
+                                                                 const uint32_t* pos, uint8_t* text) {
+  __shared__ uint8_t tile[kTileSamples][kTileRow];
+  const size_t i0 = static_cast<size_t>(blockIdx.x) * kTileSamples;
+  const uint32_t p0 = blockIdx.y * kTileCopies;
+  const uint32_t rows = load_tile(batch, stride, count, n, raw_of, i0, p0, tile);
+  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (uint32_t c = warp; c < kTileCopies && p0 + c < count; c += kTileThreads / 32) {
+    uint32_t at = pos[static_cast<size_t>(p0 + c) * gridDim.x + blockIdx.x];
+    for (uint32_t r0 = 0; r0 < rows; r0 += 32) {
+      const uint32_t r = r0 + lane;
+      const bool here = r < rows;
+      const uint32_t v = here ? tile[r][c] : 0;
+      const uint32_t len = here ? sample_text_length(v, i0 + r, n) : 0;
+      uint32_t end = len;  // inclusive scan of the lanes' lengths
+      for (int d = 1; d < 32; d *= 2) {
+        const uint32_t x = __shfl_up_sync(0xffffffffu, end, d);
+        if (lane >= static_cast<uint32_t>(d)) end += x;
+      }
+      if (here) {
+        uint8_t* o = text + at + end - len;
+        const uint32_t k = write_decimal(v, o);
+        if (k < len) o[k] = ' ';
+      }
+      at += __shfl_sync(0xffffffffu, end, 31);
+    }
+  }
 }
 
 // Copy 0 of the batch = the data unshuffled (the self-check).
@@ -52,24 +94,27 @@ __global__ void copy_original_kernel(uint8_t* batch, size_t stride, const uint8_
 
 // The texts of `count` copies of n samples (columns of an interleaved batch with `stride`).
 struct TextBuffers {
-  cuda::DeviceBuffer<uint32_t> lens, pos;
+  cuda::DeviceBuffer<uint32_t> sums, pos;  // a tile's characters and place (text_tiles a copy)
   cuda::DeviceBuffer<uint8_t> text, temp;
-  bool allocate(size_t samples, size_t characters) {
+  bool allocate(size_t n, uint32_t copies, size_t characters) {
+    const size_t tiles = static_cast<size_t>(text_tiles(n)) * copies;
     size_t bytes = 0;
-    if (!cuda::DeviceBuffer<uint32_t>::try_allocate(samples, lens) ||
-        !cuda::DeviceBuffer<uint32_t>::try_allocate(samples, pos) ||
+    if (!cuda::DeviceBuffer<uint32_t>::try_allocate(tiles, sums) ||
+        !cuda::DeviceBuffer<uint32_t>::try_allocate(tiles, pos) ||
         !cuda::DeviceBuffer<uint8_t>::try_allocate(characters, text)) {
       return false;
     }
-    EA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, lens.get(), pos.get(), static_cast<int>(samples)));
+    EA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, sums.get(), pos.get(), static_cast<int>(tiles)));
     return cuda::DeviceBuffer<uint8_t>::try_allocate(std::max<size_t>(bytes, 1), temp);
   }
   void write(const uint8_t* batch, size_t stride, uint32_t count, size_t n, const uint8_t* raw_of, cudaStream_t st) {
-    const size_t samples = static_cast<size_t>(count) * n;
-    text_length_kernel<<<grid_for(samples), kThreads, 0, st>>>(batch, stride, count, n, raw_of, lens.get());
+    const uint32_t tiles = text_tiles(n);
+    const dim3 grid(tiles, (count + kTileCopies - 1) / kTileCopies);
+    tile_sums_kernel<<<grid, kTileThreads, 0, st>>>(batch, stride, count, n, raw_of, sums.get());
     size_t bytes = temp.size();
-    EA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), bytes, lens.get(), pos.get(), static_cast<int>(samples), st));
-    text_kernel<<<grid_for(samples), kThreads, 0, st>>>(batch, stride, count, n, raw_of, pos.get(), text.get());
+    EA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), bytes, sums.get(), pos.get(),
+                                                static_cast<int>(static_cast<size_t>(tiles) * count), st));
+    tile_text_kernel<<<grid, kTileThreads, 0, st>>>(batch, stride, count, n, raw_of, pos.get(), text.get());
     EA_CUDA_CHECK(cudaGetLastError());
   }
 };
