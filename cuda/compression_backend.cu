@@ -262,15 +262,18 @@ class GpuCompressionBackend final : public PermutationBackend {
   }
 
   // Buffers for data sets of up to n samples and about 1/16 more text than text_len.
-  // Copies per round: about tuning_.bz_chars text characters in all (default 2^26), eight
+  // Copies per round: about tuning_.bz_chars text characters in all (default 2^26), four
   // times that where every permutation will be modelled (no early exit), at most
   // kMostCopies, fewer when memory_share_ of the free memory does not hold them; halved on an
   // allocation failure. With early exit a round beyond the deciding permutation is wasted:
   // 2^26 was the best of 2^22 to 2^27 for truerand_8bit's --track iid (session 37). Full
   // counts on the H200 (GetTickCount_8bit, truerand_8bit, the host's cores sharing): 17
   // copies 4.01 s, 32 3.73, 35 3.75, 64 3.51-3.56 s (session 45: move-to-front, the bits and
-  // the doubling gain most from larger rounds); 70 copies 3.43-3.45 s, 128 3.28-3.41 s
-  // (session 46, the texts by tiles; truerand_4bit 106 copies 2.92-3.03, 128 2.86-2.89 s).
+  // the doubling gain most from larger rounds); with the texts by tiles (session 46) 70
+  // copies (the default's) 3.43-3.45 s, 128 (bz-chars=2^27) 3.28-3.41 s, truerand_4bit 106
+  // copies 2.92-3.03 s, 128 2.86-2.89 s. The default stays at four times: 128 copies of an
+  // 8-bit file's text take about 35 GB, twice the 17-19 GB of 64-70, and processes sharing
+  // a GPU each take their round's memory.
   static constexpr double kMostCopies = 128.0;
   void allocate(size_t n, uint32_t needed_text) {
     buffers_.reset();
@@ -278,7 +281,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     cap_text_ = 0;
     const uint64_t roomy = static_cast<uint64_t>(needed_text) + needed_text / 16;
     const uint32_t text_len = static_cast<uint32_t>(std::min<uint64_t>(roomy, (uint64_t{1} << 31) - 1));
-    const double target = static_cast<double>(std::max<uint64_t>(1, tuning_.bz_chars)) * (data_.every_permutation ? 8 : 1);
+    const double target = static_cast<double>(std::max<uint64_t>(1, tuning_.bz_chars)) * (data_.every_permutation ? 4 : 1);
     size_t free_bytes = 0, total_bytes = 0;
     EA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     // (the move-to-front places take a 2,048-byte room a segment: about one block more a copy)

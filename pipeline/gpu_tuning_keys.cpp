@@ -35,7 +35,7 @@ const std::vector<GpuTuningKey>& gpu_tuning_keys() {
     {"skip-draws", "0 or 1: with --prng xoshiro256ss, each permutation's swap targets are drawn by about 32 threads "
      "from skipped states (1, the default) or by one thread in order (0)", 0, 1, nullptr, nullptr,
      &GpuTuning::skip_draws},
-    {"bz-chars", "text characters the GPU compression model holds at once (the compression test on the GPU; eight "
+    {"bz-chars", "text characters the GPU compression model holds at once (the compression test on the GPU; four "
      "times that with --no-early-exit; at most 128 copies of the text)", 1,
      uint64_t{1} << 31, &GpuTuning::bz_chars, nullptr, nullptr},
     {"bz-shuffle", "permutations the GPU compression test shuffles at once; 0 (default): 128 with philox, up to 1024 "
