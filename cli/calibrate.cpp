@@ -103,6 +103,7 @@ struct Plan {
 Plan parse_calibrate(int argc, char** argv, CalibrateOptions& o, bool& help) {
   CLI::App app{"ea_calibrate: false-rejection rate of the permutation tests on CSPRNG data, per shuffling generator, "
                "through the pipeline ea_iid runs (also: ea_iid calibrate)"};
+  ea::cli::wrap_help(app);
   app.add_option("--datasets", o.datasets, "independent IID data sets per generator (default 1000)");
   app.add_option("--samples", o.samples, "samples per data set (default 1000000)");
   app.add_option("--bits", o.bits, "bits per sample, 1-8 (default 8)");
@@ -144,10 +145,7 @@ Plan parse_calibrate(int argc, char** argv, CalibrateOptions& o, bool& help) {
   given.round_size = o.engine.round_opt->count() > 0;
   given.tuning = o.engine.tuning_opt->count() > 0;
   const SettingNames names = cli::cli_setting_names();
-  check_settings(p.base, given, [&names](const std::string& key, const std::string& value) {
-    // (calibrate's devices are gpu, its default, and cpu)
-    return key == "device" && value == "auto" ? std::string("--device gpu") : names(key, value);
-  });
+  check_settings(p.base, given, names);
   p.base.seed = engine.seed.value_or(1);
   p.base.threads = engine.threads.value_or(std::max(1, omp_get_max_threads() / p.jobs));
   p.base.compression_test = !o.fast_only;

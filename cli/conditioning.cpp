@@ -1,5 +1,6 @@
 // ea_iid conditioning (and the ea_conditioning link): the output entropy of a conditioning
 // component (SP 800-90B 3.1.5), its text and its JSON.
+#include "help.hpp"
 #include "conditioning_command.hpp"
 
 #include <CLI/CLI.hpp>
@@ -130,6 +131,7 @@ int conditioning_command(std::vector<char*> args, const std::string& command_lin
     CLI::App app{"ea_iid conditioning: the entropy of a conditioning component's output (SP 800-90B 3.1.5), as NIST "
                  "ea_conditioning 1.1.8 computes it (MPFR, its printed digits).",
                  "ea_iid conditioning"};
+    ea::cli::wrap_help(app);
     app.add_option("kind", kind, "vetted (3.1.5.1: h_out = Output_Entropy) or non-vetted (3.1.5.2: h_out = "
                                  "min(Output_Entropy, 0.999 n_out, h' n_out))")
         ->required()

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "help.hpp"
 #include "common/error.hpp"
 #include "common/sha256.hpp"
 #include "esv_check.hpp"
@@ -380,6 +381,7 @@ int esv_package_command(std::vector<char*> args, const std::string& command_line
                  "as the ESV server reads them (1,000,000 samples, one a byte), the report as PDF, NIST's client's "
                  "run.json, SHA256SUMS; the numbers from an assessment of the package's own files.",
                  "ea_iid esv"};
+    ea::cli::wrap_help(app);
     app.add_option("DIR", f.dir, "the package's folder (made; an earlier package is replaced)")->required()->type_name("DIR");
     app.add_option("--manifest", f.manifest, "the sources (docs/manifest.md): the registration's fields and the files")
         ->required()

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "help.hpp"
 #include "commands.hpp"
 #include "common/error.hpp"
 #include "esv.hpp"
@@ -186,6 +187,7 @@ int esv_check_main(std::vector<char*> args, const CommandEnv& env) {
                  "and the protocol's and server's rules, and its files (sizes, sample values, run.json's paths, "
                  "SHA256SUMS), each finding with the rule's origin.",
                  "ea_iid esv check"};
+    ea::cli::wrap_help(app);
     add_check_options(app, f);
     if (const int done = parse_subcommand(app, args, "ea_iid esv check"); done >= 0) return done;
     env.install_signal_handlers();

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "help.hpp"
 #include "commands.hpp"
 #include "common/error.hpp"
 #include "common/interrupt.hpp"
@@ -192,6 +193,7 @@ int health_main(std::vector<char*> args, const CommandEnv& env) {
                  "(SP 800-90B 4.4) for a claimed min-entropy H per sample, both tests run over the samples of FILEs, "
                  "and a Monte Carlo check of their false-positive rates.",
                  "ea_iid health-tests"};
+    ea::cli::wrap_help(app);
     add_health_options(app, f);
     if (const int done = parse_subcommand(app, args, "ea_iid health-tests"); done >= 0) return done;
     env.install_signal_handlers();

@@ -71,6 +71,55 @@ std::string wrap_text(const std::string& text, size_t indent, size_t width, size
   return out;
 }
 
+std::string wrap_lines(const std::string& text, size_t width) {
+  std::string out;
+  size_t from = 0;
+  while (from <= text.size()) {
+    const size_t end = std::min(text.find('\n', from), text.size());
+    const std::string line = text.substr(from, end - from);
+    // (a line's leading spaces are kept: an indented example stays indented)
+    const size_t lead = std::min(line.find_first_not_of(' '), line.size());
+    out += std::string(lead, ' ') + wrap_text(line.substr(lead), lead, width, lead);
+    if (end == text.size()) break;
+    out += '\n';
+    from = end + 1;
+  }
+  return out;
+}
+
+std::string WrappingFormatter::make_option_desc(const CLI::Option* opt) const {
+  // (CLI11 indents every line after the first to the name column's width)
+  return wrap_lines(opt->get_description(), kHelpWidth - std::min(column_width_, kHelpWidth / 2));
+}
+
+std::string WrappingFormatter::make_option_opts(const CLI::Option* opt) const {
+  std::string text = CLI::Formatter::make_option_opts(opt);
+  for (size_t at = text.find(":{"); at != std::string::npos; at = text.find(":{", at)) {
+    const size_t end = text.find('}', at);
+    if (end == std::string::npos) break;
+    text.erase(at, end + 1 - at);
+  }
+  return text;
+}
+
+std::string WrappingFormatter::make_description(const CLI::App* app) const {
+  return wrap_lines(CLI::Formatter::make_description(app), kHelpWidth);
+}
+
+std::string WrappingFormatter::make_footer(const CLI::App* app) const {
+  return wrap_lines(CLI::Formatter::make_footer(app), kHelpWidth);
+}
+
+std::string WrappingFormatter::make_subcommand(const CLI::App* sub) const {
+  std::stringstream out;
+  CLI::detail::format_help(out, sub->get_display_name(true),
+                           wrap_lines(sub->get_description(), kHelpWidth - std::min(column_width_, kHelpWidth / 2)),
+                           column_width_);
+  return out.str();
+}
+
+void wrap_help(CLI::App& app) { app.formatter(std::make_shared<WrappingFormatter>()); }
+
 std::string render_help(const CLI::App& app, const HelpText& h, bool all) {
   std::ostringstream out;
   out << h.heading;

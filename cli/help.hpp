@@ -42,6 +42,23 @@ constexpr char kGlue = '\x1f';
 std::string wrap_text(const std::string& text, size_t indent, size_t width = kHelpWidth, size_t first_column = SIZE_MAX);
 
 
+// `text` wrapped line by line (its own line breaks kept), each line at `width` columns.
+std::string wrap_lines(const std::string& text, size_t width);
+
+// CLI11's layout of --help, but every description, the app's and the footer wrapped at
+// kHelpWidth columns (the commands whose help CLI11 lays out: calibrate, source, esv, ...).
+class WrappingFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_desc(const CLI::Option* opt) const override;
+  // (without the ":{a,b}" a member check glues to the type name: "vetted|non-vetted" says it)
+  std::string make_option_opts(const CLI::Option* opt) const override;
+  std::string make_description(const CLI::App* app) const override;
+  std::string make_footer(const CLI::App* app) const override;
+  std::string make_subcommand(const CLI::App* sub) const override;
+};
+// Gives `app` a WrappingFormatter.
+void wrap_help(CLI::App& app);
+
 // The closest of `names` to `typed`: those of which it is a prefix or that are a prefix of it,
 // else those at the smallest edit distance when it is at most 2 (1 for names of up to 4
 // characters); at most three.

@@ -17,6 +17,7 @@
 #include <map>
 #include <sstream>
 
+#include "help.hpp"
 #include "common/error.hpp"
 #include "common/numbers.hpp"
 #include "io/samples.hpp"
@@ -582,6 +583,7 @@ int manifest_command(std::vector<char*> args, const std::string& command_line, c
     CLI::App app{"ea_iid source --manifest: every noise source of a manifest through SP 800-90B section 3.1, as ea_iid "
                  "source runs one: its JSON and HTML report, a JSONL row, and a lab summary over all of them.",
                  "ea_iid source --manifest"};
+    ea::cli::wrap_help(app);
     add_manifest_options(app, f);
     refuse_source_options(args);
     app.footer(

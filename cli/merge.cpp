@@ -172,7 +172,8 @@ Outcome merge_shares(const MergeOptions& m) {
 namespace {
 
 const char kMergeHeading[] =
-    "ea_iid merge: the JSONL files of a run's --shard shares joined into one, in the list's order (docs/cluster.md)\n"
+    "ea_iid merge: the JSONL files of a run's --shard shares joined into one, in the list's order\n"
+    "(docs/cluster.md)\n"
     "Usage: ea_iid merge [options] OUT.jsonl IN.jsonl...\n"
     "\n"
     "Every share must come from one run (the same list, seed and result-changing options) and\n"

@@ -31,15 +31,15 @@ void add_engine_options(CLI::App& app, EngineOptionText& t, Program p) {
                  "Fisher-Yates for the rest) or fisher-yates (SP 800-90B 5.1's literal Fisher-Yates for every "
                  "permutation; other counters; on long rows slower on the GPU, faster on a CPU)")
       ->type_name("NAME");
-  if (iid) {
-    t.device = "auto";
-    app.add_option("--device", t.device, "where the permutation tests run: auto (GPU if usable), cpu or gpu (which also sorts the t-tuple and LRS estimates' suffixes and counts the MultiMMC and LZ78Y predictions of binary inputs)")
-        ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
-        ->type_name("auto|cpu|gpu");
-  } else {
-    t.device = "gpu";
-    app.add_option("--device", t.device, "gpu (default) or cpu")->check(CLI::IsMember({"gpu", "cpu"}))->type_name("gpu|cpu");
-  }
+  // (the value is checked with the other settings: device_setting's words name the choices)
+  t.device = "auto";
+  app.add_option("--device", t.device,
+                 iid ? "where the permutation tests run: auto (default: the GPU if usable), cpu or gpu (which also sorts "
+                       "the t-tuple and LRS estimates' suffixes and counts the MultiMMC and LZ78Y predictions of binary "
+                       "inputs); with cpu, --gpu, --round-size and --gpu-tuning are refused (they would change nothing)"
+                     : "where the data sets' permutation tests run: auto (default: the GPU if usable, else the CPU "
+                       "cores), cpu or gpu; with cpu, --gpu, --round-size and --gpu-tuning are refused")
+      ->type_name("auto|cpu|gpu");
   t.gpu_opt = app.add_option("--gpu", t.gpu,
                              iid ? "GPUs: an index, indexes such as 0,1 (one assessment's rounds are split across "
                                    "them; a batch keeps each busy), or all"
@@ -49,8 +49,8 @@ void add_engine_options(CLI::App& app, EngineOptionText& t, Program p) {
                                "GPU permutations per round, 1-1048576 (default: from free memory)")
                     ->type_name("N");
   t.tuning_opt = app.add_option("--gpu-tuning", t.tuning,
-                                "GPU speed and memory, KEY=VALUE,... (every value gives the same results; the keys: "
-                                "--gpu-tuning help)")
+                                "GPU speed and memory (every value gives the same results; the keys: --gpu-tuning "
+                                "help)")
                      ->type_name("KEY=VALUE,...");
   t.threads_opt = app.add_option("--threads", t.threads,
                                  iid ? "CPU threads, 1-4096 (default: all cores, or OMP_NUM_THREADS; a batch divides "
@@ -116,7 +116,7 @@ EngineChoice apply_engine_options(const EngineOptionText& t, Settings& s, Progra
     s.iterations =
         static_cast<uint32_t>(parse_unsigned(t.iterations, "--iterations", kIterationsRange.min, kIterationsRange.max));
   }
-  s.device = t.device == "cpu" ? DeviceChoice::Cpu : t.device == "gpu" ? DeviceChoice::Gpu : DeviceChoice::Auto;
+  s.device = device_setting(t.device, cli_setting_names());
   s.gpu_compression = !t.cpu_compression;
   s.verify = t.verify;
   if (p == Program::EaIid) s.prng = prng_setting(t.prng, cli_setting_names());

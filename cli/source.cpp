@@ -7,6 +7,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "help.hpp"
 #include "common/error.hpp"
 #include "common/numbers.hpp"
 #include "conditioning_command.hpp"
@@ -244,6 +245,7 @@ int source_command(std::vector<char*> args, const std::string& command_line, con
     CLI::App app{"ea_iid source: one noise source through SP 800-90B section 3.1 (IID tests and track, H_I, restart "
                  "tests, conditioning), with one JSON and one self-contained HTML report.",
                  "ea_iid source"};
+    ea::cli::wrap_help(app);
     add_options(app, f);
     app.footer(
         "Example:\n"

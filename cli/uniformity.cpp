@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "help.hpp"
 #include "commands.hpp"
 #include "common/error.hpp"
 #include "options.hpp"
@@ -60,6 +61,7 @@ bool parse_uniformity(int argc, char** argv, UniformityPlan& plan) {
       "ea_calibrate --uniformity: the engine's permutations checked for uniformity, per generator: every "
       "order of 4 to 8 samples (chi-square over all n! orders) and where marked samples of a long row go "
       "(docs/prngs.md, Uniformity). The CPU's permutations; the GPU's are the same (the parity tests)"};
+  ea::cli::wrap_help(app);
   app.add_flag("--uniformity", o.uniformity, "run the uniformity checks instead of the calibration");
   app.add_option("--prng", o.prng, "generators, comma-separated, or all (default all): " + prng_names());
   app.add_option("--seed", o.seed,

@@ -18,14 +18,14 @@ const std::vector<GpuTuningKey>& gpu_tuning_keys() {
      "test group)", 0, 1u << 20, nullptr, &GpuTuning::block_statistics, nullptr},
     {"reservations", "blocks per SM of the shuffle by deterministic reservations (every default shuffle)", 1, 64,
      nullptr, &GpuTuning::reservations, nullptr},
-    {"resident", "0 or 1: the shuffle by reservations keeps a row packed in shared memory where it fits (default for "
+    {"resident", "0 or 1: the shuffle by reservations keeps a row packed in shared memory where it fits (at 1: "
      "binary data up to about 1.2 million samples)", 0, 1, nullptr, nullptr, &GpuTuning::resident},
     {"fused-statistics", "0 or 1: non-binary data gets all its statistics from one pass over each thread's piece of a "
      "permutation, and binary data is shuffled and tested in shared memory where its row fits, in rounds of every size "
-     "(default for both; block-statistics then applies only to longer binary data)", 0, 1, nullptr, nullptr,
+     "(at 1: both; block-statistics then applies only to longer binary data)", 0, 1, nullptr, nullptr,
      &GpuTuning::fused_statistics},
     {"low-shared", "0 or 1: a row shuffled in global memory keeps its lowest places in shared memory, as many as fit "
-     "(default for rows too long for resident: 8-bit data of more than about 150,000 samples, 4-bit of more than "
+     "(at 1: rows too long for resident, 8-bit data of more than about 150,000 samples, 4-bit of more than "
      "about 300,000; with reservations=1)", 0, 1, nullptr, nullptr, &GpuTuning::low_shared},
     {"target-rows", "rows (permutations) of swap targets generators other than Philox draw ahead may hold, 4 bytes a "
      "sample each (0: as memory-share allows, the whole round where it fits: 40 GB for 10,000 permutations of 10^6 "
