@@ -442,7 +442,7 @@ uint32_t sort_numbers(const TokenTable& tt, uint32_t s, uint32_t slots, int slot
   token_first_keys_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.tok_code.get(), s, tt, nk, ws.keys[0].get(),
                                                             ws.vals[0].get());
   EA_CUDA_CHECK(cudaGetLastError());
-  return sort_rotations(tt, s, slots, p0, ws, st, timer);
+  return sort_rotations(tt, s, slots, p0, ws, st, timer, ws.tok_code.get());
 }
 
 // Every character from its number's rotation (the rotations' order in ws.head_a): those of
