@@ -104,10 +104,11 @@ Plan parse_calibrate(int argc, char** argv, CalibrateOptions& o, bool& help) {
   CLI::App app{"ea_calibrate: false-rejection rate of the permutation tests on CSPRNG data, per shuffling generator, "
                "through the pipeline ea_iid runs (also: ea_iid calibrate)"};
   ea::cli::wrap_help(app);
-  app.add_option("--datasets", o.datasets, "independent IID data sets per generator (default 1000)");
-  app.add_option("--samples", o.samples, "samples per data set (default 1000000)");
-  app.add_option("--bits", o.bits, "bits per sample, 1-8 (default 8)");
-  app.add_option("--jobs", o.jobs, "data sets in flight at once, 1-256 (GPU: one CUDA stream each; default 8)");
+  app.add_option("--datasets", o.datasets, "independent IID data sets per generator (default 1000)")->type_name("N");
+  app.add_option("--samples", o.samples, "samples per data set (default 1000000)")->type_name("N");
+  app.add_option("--bits", o.bits, "bits per sample, 1-8 (default 8)")->type_name("B");
+  app.add_option("--jobs", o.jobs, "data sets in flight at once, 1-256 (GPU: one CUDA stream each; default 8)")
+      ->type_name("N");
   cli::add_engine_options(app, o.engine, cli::Program::Calibrate);
   app.add_flag("--fast-only", o.fast_only,
                "the 18 statistical tests only, without the compression test (by default it runs as in ea_iid: on "
@@ -118,17 +119,13 @@ Plan parse_calibrate(int argc, char** argv, CalibrateOptions& o, bool& help) {
                "--uniformity --help; docs/prngs.md, Uniformity)");
   app.add_option("--max-seconds", o.max_seconds,
                  "start no new data set after this many seconds; the result then counts fewer data sets. "
-                 "The data sets in flight still finish: leave a margin under any outer time limit");
-  help = cli::print_gpu_tuning_help(argc, argv);
-  if (help) return {};
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
+                 "The data sets in flight still finish: leave a margin under any outer time limit")
+      ->type_name("S");
+  // (--help, --help-all, --version and --gpu-tuning help as every subcommand takes them)
+  std::vector<char*> args(argv, argv + argc);
+  if (cli::parse_subcommand(app, args, cli::program_name() == "ea_calibrate" ? "ea_calibrate" : "ea_iid calibrate") >= 0) {
     help = true;
     return {};
-  } catch (const CLI::ParseError& e) {
-    throw Error(ErrorKind::Usage, cli::parse_error_message(app, e, "ea_calibrate"));
   }
   Plan p;
   p.datasets = cli::parse_unsigned(o.datasets, "--datasets", 1, 100000000);

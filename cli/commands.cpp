@@ -16,7 +16,8 @@ namespace {
 // restart H_I [options] FILE...: assess with --restart H_I.
 int restart_main(std::vector<char*> args, const CommandEnv& env) {
   static char restart_flag[] = "--restart";
-  const bool help = args.size() >= 2 && (std::strcmp(args[1], "--help") == 0 || std::strcmp(args[1], "-h") == 0);
+  const bool help = args.size() >= 2 && (std::strcmp(args[1], "--help") == 0 || std::strcmp(args[1], "-h") == 0 ||
+                                         std::strcmp(args[1], "--help-all") == 0);
   if (!help && (args.size() < 2 || args[1][0] == '-')) {
     logger().error("usage: {}", find_subcommand("restart")->usage);
     return exit_status(Outcome::error(), {}, 0);

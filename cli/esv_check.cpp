@@ -190,6 +190,10 @@ int esv_check_main(std::vector<char*> args, const CommandEnv& env) {
     ea::cli::wrap_help(app);
     add_check_options(app, f);
     if (const int done = parse_subcommand(app, args, "ea_iid esv check"); done >= 0) return done;
+    {  // (the engine's values checked now: a package without sources runs no rehearsal to check them)
+      Settings probe;
+      apply_engine_options(f.engine, probe, Program::EaIid);
+    }
     env.install_signal_handlers();
     return run_check(f, env);
   } catch (const Error& e) {

@@ -255,6 +255,12 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e, c
     if (const std::string taken = file_taken_as_value(app); !taken.empty()) return what + ": " + taken + run_help;
     return what + run_help;
   }
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) {
+    // "--seed: At Most 1 required but received 2": an option given more than once
+    const std::string what = e.what();
+    const size_t colon = what.find(": At Most 1 required but received ");
+    if (colon != std::string::npos) return what.substr(0, colon) + " is given more than once: give it once" + run_help;
+  }
   if (!dynamic_cast<const CLI::ExtrasError*>(&e)) return std::string(e.what()) + run_help;
   std::vector<std::string> names;  // every long option of the app
   for (const CLI::Option* opt : app.get_options()) {

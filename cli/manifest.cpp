@@ -589,12 +589,12 @@ int manifest_command(std::vector<char*> args, const std::string& command_line, c
     app.footer(
         "Example:\n"
         "  ea_iid source --manifest sources.json -o reports/ --jsonl run.jsonl --html lab.html --csv lab.csv\n"
-        "The manifest (docs/manifest.md): {\"sources\": [{\"primaryNoiseSource\": \"ring-osc-1\", \"rawNoisePath\": "
-        "\"a.bin\",\n"
-        "  \"restartTestPath\": \"r.bin\", \"iidClaim\": false, \"conditioningComponent\": [...]}, ...]}\n"
-        "Exit status: 0 completed (--exit-code: and every step passed; --strict: and for compliance), 1 a step\n"
-        "failed, 4 (--strict) not for compliance, 2 errors (a manifest error: before any work), 130/143 interrupted\n"
-        "(the rows written so far are kept: --resume continues).");
+        "The manifest (docs/manifest.md):\n"
+        "  {\"sources\": [{\"primaryNoiseSource\": \"ring-osc-1\", \"rawNoisePath\": \"a.bin\",\n"
+        "    \"restartTestPath\": \"r.bin\", \"iidClaim\": false, \"conditioningComponent\": [...]}, ...]}\n"
+        "Exit status: 0 completed (--exit-code: and every step passed; --strict: and for compliance),\n"
+        "1 a step failed, 4 (--strict) not for compliance, 2 errors (a manifest error: before any work),\n"
+        "130/143 interrupted (the rows written so far are kept: --resume continues).");
     if (const int done = parse_subcommand(app, args, "ea_iid source --manifest"); done >= 0) return done;
     return run_manifest(f, command_line, interrupt, signal_number, policy);
   } catch (const Error& e) {

@@ -1,6 +1,8 @@
 // ea_iid merge: the JSONL files of a job array's shares joined into one (cli/run.hpp).
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include <cerrno>
 #include <cinttypes>
 #include <cstring>
@@ -207,7 +209,9 @@ int merge_main(std::vector<char*> args, const CommandEnv& env) {
     if (const std::string last = args.size() > 1 ? args.back() : ""; last == "--csv" || last == "--html") {
       throw Error(ErrorKind::Usage, "merge: " + last + " needs a PATH (" + find_subcommand("merge")->usage + ")");
     }
+    const bool help_all = std::any_of(args.begin() + 1, args.end(), [](const char* a) { return std::string(a) == "--help-all"; });
     try {
+      if (help_all) throw CLI::CallForHelp();  // (ea_iid's --help-all: merge's --help holds every option)
       app.parse(static_cast<int>(args.size()), args.data());
     } catch (const CLI::CallForHelp&) {
       std::fputs(render_help(app, h, false).c_str(), stdout);

@@ -1,5 +1,6 @@
 #include "option_groups.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 
@@ -19,7 +20,8 @@ void add_engine_options(CLI::App& app, EngineOptionText& t, Program p) {
   t.seed_opt = app.add_option("--seed", t.seed,
                               iid ? "64-bit seed (decimal or 0x hex) of the shuffles (default: drawn from the OS, recorded in the JSON, printed at -v)"
                                   : "the --seed of every assessment (each data set's shuffles get their own seed from "
-                                    "it and the samples, as in ea_iid; default 1)")
+                                    "it and the samples, as in ea_iid; default 1). The data sets themselves are new "
+                                    "from OpenSSL's RAND_bytes every run: rates differ from run to run")
                    ->type_name("S");
   app.add_option("--prng", t.prng,
                  iid ? "generator of the shuffles: " + prng_names() + " (default philox; see --list-prngs)"
@@ -198,12 +200,22 @@ int apply_bits_option(const std::string& text) {
 
 int parse_subcommand(CLI::App& app, std::vector<char*>& args, const std::string& help_command,
                      const std::vector<NistHint>& hints) {
-  for (char* a : args) {
-    if (std::strcmp(a, "--version") == 0) {
+  for (size_t i = 1; i < args.size() && std::strcmp(args[i], "--") != 0; ++i) {
+    if (std::strcmp(args[i], "--version") == 0) {
       std::cout << version_string() << "\n";
       return 0;
     }
+    // (ea_iid's --help-all: a subcommand's --help holds every option in full already)
+    if (std::strcmp(args[i], "--help-all") == 0) {
+      std::cout << app.help();
+      return 0;
+    }
   }
+  // --gpu-tuning help, as ea_iid's, where the subcommand takes --gpu-tuning
+  const std::vector<CLI::Option*> options = app.get_options();  // (a copy: one vector's begin and end)
+  const bool tuning =
+      std::any_of(options.begin(), options.end(), [](const CLI::Option* o) { return o->check_name("--gpu-tuning"); });
+  if (tuning && print_gpu_tuning_help(static_cast<int>(args.size()), args.data())) return 0;
   const std::string hint = nist_flag_message(app, static_cast<int>(args.size()), args.data(), help_command, hints);
   if (!hint.empty()) throw Error(ErrorKind::Usage, hint);
   try {

@@ -6,6 +6,7 @@
 
 #include "common/error.hpp"
 #include "common/numbers.hpp"
+#include "io/near_name.hpp"
 #include "restart.hpp"
 #include "rng/prng.hpp"
 
@@ -182,7 +183,19 @@ DeviceChoice device_setting(const std::string& text, const SettingNames& names) 
 
 PrngId prng_setting(const std::string& text, const SettingNames& names) {
   if (const auto id = parse_prng(text)) return *id;
-  refuse("unknown " + names("prng", "") + " '" + text + "'; choose one of: " + prng_names());
+  // (the nearest generator, 1 or 2 edits away: "philx" is philox)
+  std::string near;
+  size_t best = 3;
+  std::istringstream list(prng_names());
+  for (std::string name; std::getline(list >> std::ws, name, ',');) {
+    const size_t d = edit_distance(text, name);
+    if (d < best) {
+      best = d;
+      near = name;
+    }
+  }
+  refuse("unknown " + names("prng", "") + " '" + text + "'" + (near.empty() ? "" : "; did you mean " + near + "?") +
+         "; choose one of: " + prng_names());
 }
 
 ShuffleChoice shuffle_setting(const std::string& text, const SettingNames& names) {

@@ -103,7 +103,7 @@ TEST_CASE("--device gpu without a GPU build or device fails clearly, never a ver
   if (r.code != 0) {  // a CUDA build on a machine with a GPU runs instead
     CHECK(r.code == 2);
     CHECK(r.err.find("GPU") != std::string::npos);
-    CHECK(r.out.find("Verdict") == std::string::npos);
+    CHECK(r.out.empty());  // (refused before the estimates' lines: no part of a report)
   }
 }
 
