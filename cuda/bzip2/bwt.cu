@@ -79,7 +79,7 @@ bool BwtWorkspace::allocate(uint32_t total, uint32_t slots) {
                   DeviceBuffer<uint32_t>::try_allocate(total, order0) &&
                   DeviceBuffer<uint32_t>::try_allocate(total, head_b) &&
                   DeviceBuffer<uint32_t>::try_allocate(total, list) &&
-                  DeviceBuffer<uint32_t>::try_allocate(1, selected) &&
+                  DeviceBuffer<uint32_t>::try_allocate(2, selected) &&
                   DeviceBuffer<uint8_t>::try_allocate(total, flags) &&
                   DeviceBuffer<uint32_t>::try_allocate(total, tok_digits) &&
                   DeviceBuffer<uint32_t>::try_allocate(total, tok_code) &&
@@ -107,7 +107,7 @@ bool BwtWorkspace::allocate(uint32_t total, uint32_t slots) {
                                       selected.get(), n, IsSpace{nullptr}));
   bytes[6] = 1;
   if (!DeviceBuffer<uint8_t>::try_allocate(*std::max_element(bytes, bytes + 8), temp)) return false;
-  host_selected = cuda::PinnedBuffer<uint32_t>(1);
+  host_selected = cuda::PinnedBuffer<uint32_t>(2);  // (and tie_break_kernel's two counts)
   host_lens = cuda::PinnedBuffer<uint32_t>(std::max<uint32_t>(slots, 1));
   host_text_lens = cuda::PinnedBuffer<uint32_t>(std::max<uint32_t>(slots, 1));
   host_short_tokens = cuda::PinnedBuffer<uint16_t>(kShortTokens);

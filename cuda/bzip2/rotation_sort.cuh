@@ -122,6 +122,85 @@ __global__ void final_order_kernel(const uint32_t* order0, const uint32_t* rank,
   }
 }
 
+// Pass 0's groups of tied rotations of numbers sorted where they are small and short:
+// tie_break_kernel compares the numbers' codes from place h on (pass 0 compared the first h,
+// and the next one's top bits), a thread a group, insertion sort. A group of more than
+// kTieGroup rotations, or two rotations equal on kTieSteps more codes, is hard: counts[0]
+// counts those groups, and the caller then runs the doubling instead (its ranks, the
+// selections and the pairs' sorts: about 2 ms of a round of 70 copies of GetTickCount_8bit
+// on the H200, where pass 0 leaves a few thousand rotations tied). counts[1]: the
+// rotations of groups with identical rotations (a cycle of the block's numbers equal),
+// placed by position.
+constexpr uint32_t kTieGroup = 8, kTieSteps = 64, kTieHard = 2;
+
+// -1, 0 (identical: equal on a whole cycle), 1, or kTieHard (equal on kTieSteps codes).
+__device__ __forceinline__ int compare_from(const uint32_t* codes, uint32_t first, uint32_t count, uint32_t qa,
+                                            uint32_t qb, uint64_t h) {
+  if (h >= count) return 0;  // (pass 0 compared a whole cycle)
+  uint32_t a = static_cast<uint32_t>((qa - first + h) % count), b = static_cast<uint32_t>((qb - first + h) % count);
+  for (uint64_t k = h; k < count; ++k) {
+    if (k - h >= kTieSteps) return kTieHard;
+    const uint32_t ca = codes[first + a], cb = codes[first + b];
+    if (ca != cb) return ca < cb ? -1 : 1;
+    a = a + 1 == count ? 0 : a + 1;
+    b = b + 1 == count ? 0 : b + 1;
+  }
+  return 0;
+}
+
+// A rotation's position from pass 0's sorted keys (packed) or values.
+template <class Table>
+__device__ __forceinline__ uint32_t pass0_position(const uint64_t* keys, const uint32_t* vals, uint32_t i,
+                                                   const Table& t, const Pass0& p0) {
+  if (p0.pos_bits == 0) return vals[i];
+  const uint64_t key = keys[i];
+  return t.begin[key >> p0.slot_shift] + static_cast<uint32_t>(key & ((uint64_t{1} << p0.pos_bits) - 1));
+}
+
+// order[i]: the i-th sorted rotation's position, each tied group's head sorting it (the
+// group's rotations come in position order from pass 0's stable sort).
+template <class Table>
+__global__ void tie_break_kernel(const uint64_t* keys, const uint32_t* vals, uint32_t m, Table t, Pass0 p0,
+                                 const uint32_t* codes, uint32_t* order, uint32_t* counts) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  const uint64_t k = keys[i] >> p0.pos_bits;
+  if (i > 0 && (keys[i - 1] >> p0.pos_bits) == k) return;  // (its group's head places it)
+  uint32_t g = 1;
+  while (i + g < m && g <= kTieGroup && (keys[i + g] >> p0.pos_bits) == k) ++g;
+  if (g == 1) {
+    order[i] = pass0_position(keys, vals, i, t, p0);
+    return;
+  }
+  if (g > kTieGroup) {
+    atomicAdd(&counts[0], 1u);
+    return;
+  }
+  uint32_t q[kTieGroup];
+  for (uint32_t j = 0; j < g; ++j) q[j] = pass0_position(keys, vals, i + j, t, p0);
+  const uint32_t b = p0.pos_bits > 0 ? static_cast<uint32_t>(keys[i] >> p0.slot_shift) : t.slot_of(q[0]);
+  const uint32_t first = t.begin[b], count = t.len[b];
+  bool identical = false;
+  for (uint32_t j = 1; j < g; ++j) {
+    const uint32_t x = q[j];
+    uint32_t l = j;
+    while (l > 0) {
+      const int c = compare_from(codes, first, count, q[l - 1], x, p0.h);
+      if (c == kTieHard) {
+        atomicAdd(&counts[0], 1u);
+        return;
+      }
+      identical |= c == 0;
+      if (c <= 0) break;
+      q[l] = q[l - 1];
+      --l;
+    }
+    q[l] = x;
+  }
+  if (identical) atomicAdd(&counts[1], g);
+  for (uint32_t j = 0; j < g; ++j) order[i + j] = q[j];
+}
+
 struct MaxOp {
   __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
 };
@@ -147,9 +226,12 @@ inline uint32_t select_unresolved(BwtWorkspace& ws, const uint32_t* vals, uint32
 // stream): the sorted rotations' positions in ws.head_a (rotations still tied at the end are
 // identical and ordered by position). Marks stages 3 and 4 of `timer`. Returns the number of
 // tied rotations.
+// `codes` (rotations of numbers: each number's code, TokenTable's order): pass 0's ties are
+// first broken by comparing codes (tie_break_kernel); the doubling runs only where that finds
+// a hard group.
 template <class Table>
 uint32_t sort_rotations(const Table& t, uint32_t total, uint32_t slots, const Pass0& p0, BwtWorkspace& ws,
-                        cudaStream_t st, StageTimer& timer) {
+                        cudaStream_t st, StageTimer& timer, const uint32_t* codes = nullptr) {
   cub::DoubleBuffer<uint64_t> keys(ws.keys[0].get(), ws.keys[1].get());
   cub::DoubleBuffer<uint32_t> vals(ws.vals[0].get(), ws.vals[1].get());
   size_t bytes = ws.temp.size();
@@ -158,6 +240,20 @@ uint32_t sort_rotations(const Table& t, uint32_t total, uint32_t slots, const Pa
     EA_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(ws.temp.get(), bytes, keys, n, p0.pos_bits, end_bit, st));
   } else {
     EA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(ws.temp.get(), bytes, keys, vals, n, 0, end_bit, st));
+  }
+  if (codes) {
+    EA_CUDA_CHECK(cudaMemsetAsync(ws.selected.get(), 0, 2 * sizeof(uint32_t), st));
+    tie_break_kernel<<<grid_for(total), kThreads, 0, st>>>(keys.Current(), vals.Current(), total, t, p0, codes,
+                                                           ws.head_a.get(), ws.selected.get());
+    EA_CUDA_CHECK(cudaGetLastError());
+    timer.mark(3, st);
+    EA_CUDA_CHECK(cudaMemcpyAsync(ws.host_selected.get(), ws.selected.get(), 2 * sizeof(uint32_t),
+                                  cudaMemcpyDeviceToHost, st));
+    timer.sync(st);
+    if (ws.host_selected.get()[0] == 0) {
+      timer.mark(4, st);
+      return ws.host_selected.get()[1];
+    }
   }
   head_kernel<<<grid_for(total), kThreads, 0, st>>>(keys.Current(), total, p0.pos_bits, ws.head_a.get());
   max_scan(ws, ws.head_a.get(), total, st);

@@ -23,19 +23,27 @@ constexpr int kTileThreads = 256;
 
 inline uint32_t text_tiles(size_t n) { return static_cast<uint32_t>((n + kTileSamples - 1) / kTileSamples); }
 
-// Loads the tile (samples i0.., copies p0..) of the batch's columns as values in decimal
-// (raw_of applied) into tile[sample][copy]; returns the tile's samples.
-__device__ __forceinline__ uint32_t load_tile(const uint8_t* batch, size_t stride, uint32_t count, size_t n,
-                                              const uint8_t* __restrict__ raw_of, size_t i0, uint32_t p0,
-                                              uint8_t (*tile)[kTileRow]) {
-  const uint32_t rows = static_cast<uint32_t>(min(static_cast<size_t>(kTileSamples), n - i0));
-  const uint32_t cols = min(kTileCopies, count - p0);
-  for (uint32_t e = threadIdx.x; e < rows * kTileCopies; e += blockDim.x) {
+// The CTA's tile: samples i0 .. i0 + rows - 1 of copies p0 .. (of count).
+struct Tile {
+  size_t i0;
+  uint32_t p0, rows;
+};
+
+// Loads the CTA's tile (blockIdx.x: its samples, blockIdx.y: its copies) of the batch's
+// columns as values in decimal (raw_of applied) into tile[sample][copy].
+__device__ __forceinline__ Tile load_tile(const uint8_t* batch, size_t stride, uint32_t count, size_t n,
+                                          const uint8_t* __restrict__ raw_of, uint8_t (*tile)[kTileRow]) {
+  Tile t;
+  t.i0 = static_cast<size_t>(blockIdx.x) * kTileSamples;
+  t.p0 = blockIdx.y * kTileCopies;
+  t.rows = static_cast<uint32_t>(min(static_cast<size_t>(kTileSamples), n - t.i0));
+  const uint32_t cols = min(kTileCopies, count - t.p0);
+  for (uint32_t e = threadIdx.x; e < t.rows * kTileCopies; e += blockDim.x) {
     const uint32_t r = e / kTileCopies, c = e % kTileCopies;
-    if (c < cols) tile[r][c] = __ldg(raw_of + batch[(i0 + r) * stride + p0 + c]);
+    if (c < cols) tile[r][c] = __ldg(raw_of + batch[(t.i0 + r) * stride + t.p0 + c]);
   }
   __syncthreads();
-  return rows;
+  return t;
 }
 
 // sums[p * tiles + k]: the characters of tile k of copy p (grid: tiles, copy groups).
@@ -43,11 +51,10 @@ __global__ void __launch_bounds__(kTileThreads) tile_sums_kernel(const uint8_t* 
                                                                  size_t n, const uint8_t* __restrict__ raw_of,
                                                                  uint32_t* sums) {
   __shared__ uint8_t tile[kTileSamples][kTileRow];
-  const size_t i0 = static_cast<size_t>(blockIdx.x) * kTileSamples;
-  const uint32_t p0 = blockIdx.y * kTileCopies;
-  const uint32_t rows = load_tile(batch, stride, count, n, raw_of, i0, p0, tile);
-  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (uint32_t c = warp; c < kTileCopies && p0 + c < count; c += kTileThreads / 32) {
+  const Tile t = load_tile(batch, stride, count, n, raw_of, tile);
+  const size_t i0 = t.i0;
+  const uint32_t p0 = t.p0, rows = t.rows, lane = threadIdx.x % 32;
+  for (uint32_t c = threadIdx.x / 32; c < kTileCopies && p0 + c < count; c += kTileThreads / 32) {
     uint32_t sum = 0;
     for (uint32_t r = lane; r < rows; r += 32) sum += sample_text_length(tile[r][c], i0 + r, n);
     for (int d = 16; d > 0; d /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, d);
@@ -60,12 +67,11 @@ __global__ void __launch_bounds__(kTileThreads) tile_text_kernel(const uint8_t* 
                                                                  size_t n, const uint8_t* __restrict__ raw_of,
                                                                  const uint32_t* pos, uint8_t* text) {
   __shared__ uint8_t tile[kTileSamples][kTileRow];
-  const size_t i0 = static_cast<size_t>(blockIdx.x) * kTileSamples;
-  const uint32_t p0 = blockIdx.y * kTileCopies;
-  const uint32_t rows = load_tile(batch, stride, count, n, raw_of, i0, p0, tile);
-  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (uint32_t c = warp; c < kTileCopies && p0 + c < count; c += kTileThreads / 32) {
-    uint32_t at = pos[static_cast<size_t>(p0 + c) * gridDim.x + blockIdx.x];
+  const Tile t = load_tile(batch, stride, count, n, raw_of, tile);
+  const size_t i0 = t.i0;
+  const uint32_t rows = t.rows, lane = threadIdx.x % 32;
+  for (uint32_t c = threadIdx.x / 32; c < kTileCopies && t.p0 + c < count; c += kTileThreads / 32) {
+    uint32_t at = pos[static_cast<size_t>(t.p0 + c) * gridDim.x + blockIdx.x];
     for (uint32_t r0 = 0; r0 < rows; r0 += 32) {
       const uint32_t r = r0 + lane;
       const bool here = r < rows;

@@ -177,8 +177,9 @@ __device__ __forceinline__ uint32_t number_before(const uint32_t* order, uint32_
   return u == tt.begin[b] ? tt.begin[b] + tt.len[b] - 1 : u - 1;
 }
 
-// Characters each sorted number rotation emits: its preceding number's digits and the space;
-// prev[r] = that number's digits code (read in order by emit_kernel, which gathered it again
+// Characters each sorted number rotation emits to the final sort: one per digit of its
+// preceding number (the rotation at the space after it, of class 0, is placed by emit_kernel
+// itself); prev[r] = that number's digits code (read in order by emit_kernel, which gathered it again
 // by the rotation's place: 1.53 ms of a round of 70 copies of GetTickCount_8bit on the H200).
 __global__ void emit_counts_kernel(const uint32_t* order, uint32_t s, TokenTable tt, const uint32_t* tok_digits,
                                    uint32_t* counts, uint32_t* prev) {
@@ -187,7 +188,7 @@ __global__ void emit_counts_kernel(const uint32_t* order, uint32_t s, TokenTable
   uint32_t b = 0;
   const uint32_t code = tok_digits[number_before(order, r, tt, b)];
   prev[r] = code;
-  counts[r] = digit_count(code) + 1;
+  counts[r] = digit_count(code);
 }
 
 // The 13-bit key (kTailBits) of the rest of a number (digits code `code`, n digits) whose
@@ -289,10 +290,14 @@ __global__ void wrap_rests_kernel(TokenTable tt, const uint32_t* tok_digits, Res
   for (; k < kWrapRests; ++k) own[k] = ~0u;
 }
 
-// Rotation (k, j) of the number k before sorted place r (digits code prev[r]): key (slot,
-// the class of digits j.. of k), the character before it (digit j - 1, or the space before k).
-__global__ void emit_kernel(const uint32_t* prev, const uint32_t* offsets, uint32_t s, TokenTable tt, RestClasses rc,
-                            uint16_t* keys, uint8_t* chars) {
+// Rotation (k, j) of the number k before sorted place r (digits code prev[r]), j < its digits:
+// key (slot, the class of digits j.. of k), the character before it (digit j - 1, or the
+// space before k). Rotation (k, n), at the space after k, has the empty rest, class 0, the
+// smallest: a block's class-0 rotations come first in its sorted order, one a number, in
+// their next number's order (the order of r), so the character before it (k's last digit, or
+// the space before an empty k) goes straight to its place in `last`.
+__global__ void emit_kernel(const uint32_t* prev, const uint32_t* offsets, uint32_t s, TokenTable tt, BlockTable t,
+                            RestClasses rc, uint16_t* keys, uint8_t* chars, uint8_t* last) {
   const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= s) return;
   const uint32_t b = tt.slot_of(r);
@@ -302,12 +307,24 @@ __global__ void emit_kernel(const uint32_t* prev, const uint32_t* offsets, uint3
   rc.load_wrap(b, wrap);
   uint32_t tail = code;  // digits j.. of the number
   uint8_t before = ' ';   // the character before them
-  for (uint32_t j = 0; j <= n; ++j) {
+  for (uint32_t j = 0; j < n; ++j) {
     keys[at + j] = static_cast<uint16_t>(rc.key(b, tail_key_of(code, n, tail), wrap));
     chars[at + j] = before;
     before = static_cast<uint8_t>('0' + tail / kFirst - 1);
     tail = shift_digits(tail);
   }
+  last[t.begin[b] + (r - tt.begin[b])] = before;
+}
+
+// A CTA a slot: the slot's sorted characters of classes above 0 (`rests`, slots back to back:
+// slot b's from t.begin[b] - tt.begin[b], its characters less its numbers before it) after
+// its class-0 ones in `last`.
+__global__ void place_rests_kernel(const uint8_t* rests, TokenTable tt, BlockTable t, uint8_t* last) {
+  const uint32_t b = blockIdx.x;
+  const uint32_t numbers = tt.len[b], count = t.len[b] - numbers;
+  const uint8_t* from = rests + (t.begin[b] - tt.begin[b]);
+  uint8_t* to = last + t.begin[b] + numbers;
+  for (uint32_t i = threadIdx.x; i < count; i += blockDim.x) to[i] = from[i];
 }
 
 // The numbers' distinct rests (digits j.. of each, as tails of 6 base-11 digits): at least
@@ -343,24 +360,26 @@ int number_tables(const Numbers& numbers, BwtWorkspace& ws, cudaStream_t st) {
   return ws.class_bits;
 }
 
-// The characters sorted stably on their keys, in pieces of 2^piece_bits slots (a piece's
-// characters are contiguous: emitted in slot order), into `last`.
-void sort_pieces(uint32_t slots, int piece_bits, int key_bits, BwtWorkspace& ws, uint8_t* last, cudaStream_t st) {
+// The characters of classes above 0 sorted stably on their keys, in pieces of 2^piece_bits
+// slots (a piece's characters are contiguous: emitted in slot order), into `rests` (a slot's
+// text length less its numbers, the class-0 characters emit_kernel placed).
+void sort_pieces(uint32_t slots, int piece_bits, int key_bits, BwtWorkspace& ws, uint8_t* rests, cudaStream_t st) {
   const uint32_t* lens = ws.host_text_lens.get();
+  const uint32_t* numbers = ws.host_lens.get();
   uint32_t from = 0;
   for (uint32_t first = 0; first < slots; first += 1u << piece_bits) {
     const uint32_t end = std::min<uint64_t>(slots, uint64_t{first} + (1u << piece_bits));
     uint32_t n = 0;
-    for (uint32_t b = first; b < end; ++b) n += lens[b];
+    for (uint32_t b = first; b < end; ++b) n += lens[b] - numbers[b];
     if (n == 0) continue;
     cub::DoubleBuffer<uint16_t> keys(reinterpret_cast<uint16_t*>(ws.keys[0].get()) + from,
                                      reinterpret_cast<uint16_t*>(ws.keys[1].get()) + from);
-    cub::DoubleBuffer<uint8_t> chars(ws.flags.get() + from, last + from);
+    cub::DoubleBuffer<uint8_t> chars(ws.flags.get() + from, rests + from);
     size_t bytes = ws.temp.size();
     EA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(ws.temp.get(), bytes, keys, chars, static_cast<int>(n), 0, key_bits,
                                                   st));
-    if (chars.Current() != last + from) {
-      EA_CUDA_CHECK(cudaMemcpyAsync(last + from, chars.Current(), n, cudaMemcpyDeviceToDevice, st));
+    if (chars.Current() != rests + from) {
+      EA_CUDA_CHECK(cudaMemcpyAsync(rests + from, chars.Current(), n, cudaMemcpyDeviceToDevice, st));
     }
     from += n;
   }
@@ -423,14 +442,15 @@ uint32_t sort_numbers(const TokenTable& tt, uint32_t s, uint32_t slots, int slot
   token_first_keys_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.tok_code.get(), s, tt, nk, ws.keys[0].get(),
                                                             ws.vals[0].get());
   EA_CUDA_CHECK(cudaGetLastError());
-  return sort_rotations(tt, s, slots, p0, ws, st, timer);
+  return sort_rotations(tt, s, slots, p0, ws, st, timer, ws.tok_code.get());
 }
 
-// Every character from its number's rotation (the rotations' order in ws.head_a), then
-// stably on (slot, the class of the rest of its number), into `last`: in pieces of slots
-// whose keys fit 16 bits where a round's do not.
-void emit_characters(const TokenTable& tt, uint32_t s, uint32_t slots, int slot_bits, int class_bits,
-                     BwtWorkspace& ws, uint8_t* last, cudaStream_t st) {
+// Every character from its number's rotation (the rotations' order in ws.head_a): those of
+// class 0 straight into `last`, the others stably sorted on (slot, the class of the rest of
+// its number), in pieces of slots whose keys fit 16 bits where a round's do not, then placed
+// after their slot's class-0 ones.
+void emit_characters(const TokenTable& tt, const BlockTable& t, uint32_t s, uint32_t slots, int slot_bits,
+                     int class_bits, BwtWorkspace& ws, uint8_t* last, cudaStream_t st) {
   const int piece_bits = slot_bits + class_bits <= 16 ? slot_bits : std::max(16 - class_bits, 1);
   const RestClasses rc{ws.short_class.get(), ws.wrap_rests.get(), class_bits, piece_bits};
   wrap_rests_kernel<<<grid_for(slots, 64), 64, 0, st>>>(tt, ws.tok_digits.get(), rc);
@@ -440,10 +460,14 @@ void emit_characters(const TokenTable& tt, uint32_t s, uint32_t slots, int slot_
   size_t bytes = ws.temp.size();
   EA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(ws.temp.get(), bytes, ws.list.get(), ws.head_b.get(), static_cast<int>(s),
                                               st));
-  emit_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.tok_code.get(), ws.head_b.get(), s, tt, rc,
-                                                reinterpret_cast<uint16_t*>(ws.keys[0].get()), ws.flags.get());
+  emit_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.tok_code.get(), ws.head_b.get(), s, tt, t, rc,
+                                                reinterpret_cast<uint16_t*>(ws.keys[0].get()), ws.flags.get(), last);
   EA_CUDA_CHECK(cudaGetLastError());
-  sort_pieces(slots, piece_bits, piece_bits + class_bits, ws, last, st);
+  // (ws.list, the counts, is free once scanned: 4 bytes a character, the sorted rests' room)
+  uint8_t* rests = reinterpret_cast<uint8_t*>(ws.list.get());
+  sort_pieces(slots, piece_bits, piece_bits + class_bits, ws, rests, st);
+  place_rests_kernel<<<slots, kThreads, 0, st>>>(rests, tt, t, last);
+  EA_CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace
@@ -516,7 +540,7 @@ bool token_transform(const uint8_t* text, uint32_t total, const BlockTable& t, u
   const uint32_t radix = 2 * numbers.count + 1;
   const uint32_t most = *std::max_element(ws.host_lens.get(), ws.host_lens.get() + slots);
   tied = sort_numbers(tt, s, slots, slot_bits, radix, most, numbers.count, ws, st, timer);
-  emit_characters(tt, s, slots, slot_bits, class_bits, ws, last, st);
+  emit_characters(tt, t, s, slots, slot_bits, class_bits, ws, last, st);
   timer.mark(5, st);
   return true;
 }
