@@ -173,12 +173,17 @@ cli::Outcome cli::calibrate_command(int argc, char** argv) {
     const size_t comma = std::min(prngs.find(',', pos), prngs.size());
     const std::string name = prngs.substr(pos, comma - pos);
     pos = comma + 1;
-    const auto id = parse_prng(name);
-    if (!id) throw Error(ErrorKind::Usage, "unknown --prng '" + name + "' (" + prng_names() + ")");
     auto s = std::make_shared<Settings>(base);
-    s->prng = *id;
+    s->prng = prng_setting(name, cli::cli_setting_names());  // (its error names the nearest generator)
     names.push_back(name);
     per_prng.push_back(s);
+  }
+  if (base.iterations != kReferenceIterations) {
+    const unsigned t = decision_threshold(base.iterations);
+    std::fprintf(stderr,
+                 "ea_calibrate: warning: --iterations %u is exploratory: a test fails when C0+C1 <= %u or C1+C2 <= %u "
+                 "(SP 800-90B's rule at 10,000 permutations, scaled); the rates are not the standard's\n",
+                 base.iterations, t, t);
   }
   // Item k: data set k / P of generator k % P.
   std::vector<Item> items(datasets * names.size());

@@ -55,7 +55,7 @@ void add_run_options(CLI::App& app, HealthFlags& f) {
                      ->type_name("auto|cpu|gpu");
   f.gpu_opt = app.add_option("--gpu", f.gpu, "with --simulate: the GPU's index (default 0)")->type_name("ID");
   f.seed_opt = app.add_option("--seed", f.seed, "with --simulate: 64-bit seed (decimal or 0x hex; default: drawn from "
-                                                "the OS, recorded in the JSON, printed at -v)")
+                                                "the OS, recorded in the JSON)")
                    ->type_name("SEED");
   f.threads_opt = app.add_option("--threads", f.threads, "with --simulate or FILEs: CPU threads (of the simulation and "
                                                          "of --select-bits auto's search; default: all cores; the result "

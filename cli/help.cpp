@@ -1,5 +1,8 @@
 #include "help.hpp"
 
+#include "version.hpp"
+
+#include <cctype>
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -87,6 +90,10 @@ std::string wrap_lines(const std::string& text, size_t width) {
   return out;
 }
 
+std::string version_lines(const std::string& prefix) {
+  return wrap_text(prefix + version_string(), 2) + "\n";
+}
+
 std::string WrappingFormatter::make_option_desc(const CLI::Option* opt) const {
   // (CLI11 indents every line after the first to the name column's width)
   return wrap_lines(opt->get_description(), kHelpWidth - std::min(column_width_, kHelpWidth / 2));
@@ -98,6 +105,14 @@ std::string WrappingFormatter::make_option_opts(const CLI::Option* opt) const {
     const size_t end = text.find('}', at);
     if (end == std::string::npos) break;
     text.erase(at, end + 1 - at);
+  }
+  // (a positional's type name repeats its name: "DIR DIR REQUIRED", "name NAME REQUIRED")
+  const std::string type = " " + opt->get_type_name(), name = opt->get_name(true, false);
+  if (!opt->nonpositional() && type.size() > 1 && text.compare(0, type.size(), type) == 0 &&
+      std::equal(type.begin() + 1, type.end(), name.begin(), name.end(),
+                 [](char a, char b) { return std::toupper(static_cast<unsigned char>(a)) ==
+                                             std::toupper(static_cast<unsigned char>(b)); })) {
+    text.erase(0, type.size());
   }
   return text;
 }

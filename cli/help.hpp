@@ -42,6 +42,10 @@ constexpr char kGlue = '\x1f';
 std::string wrap_text(const std::string& text, size_t indent, size_t width = kHelpWidth, size_t first_column = SIZE_MAX);
 
 
+// --version's text: `prefix` ("ea_non_iid: " where run by that name) and version_string(),
+// wrapped at kHelpWidth columns, continuation lines indented by 2; ends with a line break.
+std::string version_lines(const std::string& prefix);
+
 // `text` wrapped line by line (its own line breaks kept), each line at `width` columns.
 std::string wrap_lines(const std::string& text, size_t width);
 

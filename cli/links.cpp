@@ -5,6 +5,7 @@
 
 #include "common/error.hpp"
 #include "common/numbers.hpp"
+#include "help.hpp"
 #include "logging.hpp"
 #include "options.hpp"
 #include "outcome.hpp"
@@ -222,7 +223,7 @@ int run_link(const NistLink& link, const std::vector<std::string>& args, const L
   set_program_name(link.name);
   for (size_t k = 1; k < args.size() && args[k] != "--"; ++k) {
     if (args[k] == "--version") {
-      std::cout << link.name << ": " << version_string() << "\n";
+      std::cout << version_lines(std::string(link.name) + ": ");
       return exit_status(Outcome{}, {}, 0);
     }
     if (args[k] == "--help" || args[k] == "-h") {

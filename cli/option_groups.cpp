@@ -18,7 +18,7 @@ namespace ea::cli {
 void add_engine_options(CLI::App& app, EngineOptionText& t, Program p) {
   const bool iid = p == Program::EaIid;
   t.seed_opt = app.add_option("--seed", t.seed,
-                              iid ? "64-bit seed (decimal or 0x hex) of the shuffles (default: drawn from the OS, recorded in the JSON, printed at -v)"
+                              iid ? "64-bit seed (decimal or 0x hex) of the shuffles (default: drawn from the OS, recorded in the JSON)"
                                   : "the --seed of every assessment (each data set's shuffles get their own seed from "
                                     "it and the samples, as in ea_iid; default 1). The data sets themselves are new "
                                     "from OpenSSL's RAND_bytes every run: rates differ from run to run")
@@ -202,7 +202,7 @@ int parse_subcommand(CLI::App& app, std::vector<char*>& args, const std::string&
                      const std::vector<NistHint>& hints) {
   for (size_t i = 1; i < args.size() && std::strcmp(args[i], "--") != 0; ++i) {
     if (std::strcmp(args[i], "--version") == 0) {
-      std::cout << version_string() << "\n";
+      std::cout << version_lines("");
       return 0;
     }
     // (ea_iid's --help-all: a subcommand's --help holds every option in full already)

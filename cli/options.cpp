@@ -68,21 +68,25 @@ std::vector<int> parse_gpu_list(const std::string& text, const std::string& opti
 
 void print_prng_list(std::ostream& out) {
   out << "Shuffling generators (--prng NAME); docs/prngs.md has the definitions and the calibration.\n";
+  // (each field's text wrapped at kHelpWidth columns, under its value column)
+  const auto field = [&out](const char* label, const std::string& text) {
+    std::string head = std::string("  ") + label + ":";
+    head.resize(15, ' ');
+    out << head << wrap_text(text, 15, kHelpWidth, 15) << "\n";
+  };
   for (const PrngInfo& p : prng_table()) {
     out << "\n" << p.name << (p.id == PrngId::Philox ? " (default)" : "") << ": " << p.full_name << "\n";
-    out << "  family:      " << p.family << "\n";
-    out << "  state:       " << p.state << "\n";
-    out << "  period:      " << p.period << "\n";
-    out << "  streams:     " << p.streams << "\n";
-    out << "  draws:       " << p.draw << "\n";
-    out << "  compliance:  " << (p.compliance ? "yes, may be used for an SP 800-90B verdict" : "no: ")
-        << (p.compliance ? "" : p.caveat) << "\n";
-    out << "  uniformity:  "
-        << (*p.uniformity_flag ? p.uniformity_flag
-                               : "passes: every order of 4-8 elements even in 10^7 shuffles, samples' "
-                                 "places even in rows of 10^6 (ea_calibrate --uniformity)") << "\n";
-    out << "  calibration: " << (p.calibration_flagged ? "FLAGGED: " : "") << (*p.calibration ? p.calibration : "not calibrated yet")
-        << "\n";
+    field("family", p.family);
+    field("state", p.state);
+    field("period", p.period);
+    field("streams", p.streams);
+    field("draws", p.draw);
+    field("compliance", p.compliance ? "yes, may be used for an SP 800-90B verdict" : std::string("no: ") + p.caveat);
+    field("uniformity", *p.uniformity_flag ? p.uniformity_flag
+                                           : "passes: every order of 4-8 elements even in 10^7 shuffles, samples' "
+                                             "places even in rows of 10^6 (ea_calibrate --uniformity)");
+    field("calibration", std::string(p.calibration_flagged ? "FLAGGED: " : "") +
+                             (*p.calibration ? p.calibration : "not calibrated yet"));
   }
 }
 
@@ -662,7 +666,7 @@ ParseStatus parse_options(int argc, char** argv, Options& o) {
     if (std::strcmp(argv[i], "--version") == 0) {
       // Run as ea_non_iid or ea_restart: that name first.
       const std::string& name = program_name();
-      std::cout << (name != "ea_iid" ? name + ": " : "") << version_string() << "\n";
+      std::cout << version_lines(name != "ea_iid" ? name + ": " : "");
       return ParseStatus::Exit0;
     }
     if (std::strcmp(argv[i], "--list-prngs") == 0) {
