@@ -91,7 +91,11 @@ std::string wrap_lines(const std::string& text, size_t width) {
 }
 
 std::string version_lines(const std::string& prefix) {
-  return wrap_text(prefix + version_string(), 2) + "\n";
+  std::string text = prefix + version_string();
+  for (size_t at = text.find("SP 800-90B"); at != std::string::npos; at = text.find("SP 800-90B", at + 1)) {
+    text[at + 2] = kGlue;  // (never "SP" at a line's end)
+  }
+  return wrap_text(text, 2, kHelpWidth, 0) + "\n";
 }
 
 std::string WrappingFormatter::make_option_desc(const CLI::Option* opt) const {

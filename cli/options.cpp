@@ -619,6 +619,9 @@ void add_all_options(CLI::App& app, Flags& f, Options& o) {
   add_input_options(app, f, o);
   add_assessment_options(app, f, o);
   add_engine_options(app, f.engine, Program::EaIid);
+  // (the seed is logged at -v by this command alone: cli/run.cpp)
+  f.engine.seed_opt->description("64-bit seed (decimal or 0x hex) of the shuffles (default: drawn from the OS, "
+                                 "recorded in the JSON, printed at -v)");
   add_output_options(app, f, o);
   add_restart_options(app, f);
   add_batch_options(app, f, o);
