@@ -3,7 +3,8 @@
 // best of 3 each, on a 8-bit sample file (its literal symbols and its bitstring).
 //
 // build: the target bench_non_iid (every build), or
-//   g++ -O2 -std=c++17 -fopenmp -I src -I build/generated scripts/bench_non_iid.cpp build/libea_core.a -ldivsufsort
+//   g++ -O2 -std=c++17 -fopenmp -I src -I build/generated scripts/bench_non_iid.cpp cli/huge_pages.cpp
+//       build/libea_core.a -ldivsufsort   (cli/huge_pages.cpp: large blocks on huge pages, as in ea_iid)
 // usage: bench_non_iid FILE [THREADS...]   (default 1 4 16)
 #include <omp.h>
 #include <algorithm>
