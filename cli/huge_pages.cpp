@@ -9,12 +9,10 @@
 // whose runtime owns operator new. Where the kernel's THP defrag is "madvise", a fault in such
 // a block may compact memory first (a stall on a fragmented host), and khugepaged may fill a
 // sparsely touched 2 MiB range: at most 2 MiB more a range, as with glibc's tunable.
-#include <sys/mman.h>
-#include <unistd.h>
-
-#include <cstdint>
 #include <cstdlib>
 #include <new>
+
+#include "common/huge_pages.hpp"
 
 // Not under AddressSanitizer (CMake leaves the file out of EA_IID_SANITIZE builds; GCC says
 // __SANITIZE_ADDRESS__, clang __has_feature).
@@ -31,13 +29,7 @@ constexpr size_t kHugeFrom = size_t{4} << 20;  // a 2 MiB page inside the block,
 
 void* allocate(size_t size) noexcept {
   void* p = std::malloc(size == 0 ? 1 : size);
-  if (p != nullptr && size >= kHugeFrom) {
-    // (only the block's whole pages: malloc's header page stays as it is)
-    const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + page - 1) & ~(page - 1);
-    const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + size) & ~(page - 1);
-    if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // (advice only)
-  }
+  if (p != nullptr && size >= kHugeFrom) ea::advise_huge_pages(p, size);  // (the 2 MiB pages inside it)
   return p;
 }
 

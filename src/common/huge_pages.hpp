@@ -15,6 +15,20 @@
 
 namespace ea {
 
+// Marks the whole 2 MB pages inside [p, p + bytes) for huge pages (a hint; nothing else
+// changes): the one place this project gives madvise's advice.
+inline void advise_huge_pages(const void* p, std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+  const std::uintptr_t lo = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) / kHuge * kHuge;
+  const std::uintptr_t hi = (reinterpret_cast<std::uintptr_t>(p) + bytes) / kHuge * kHuge;
+  if (hi > lo) (void)madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
 inline void* allocate_random_access(std::size_t bytes) {
   constexpr std::size_t kHuge = std::size_t{2} << 20;
   if (bytes > SIZE_MAX - kHuge) throw std::bad_alloc();
@@ -26,9 +40,7 @@ inline void* allocate_random_access(std::size_t bytes) {
   const std::size_t whole = (bytes + kHuge - 1) / kHuge * kHuge;
   void* p = std::aligned_alloc(kHuge, whole);
   if (p == nullptr) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-  (void)madvise(p, whole, MADV_HUGEPAGE);
-#endif
+  advise_huge_pages(p, whole);
   return p;
 }
 

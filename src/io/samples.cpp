@@ -1,4 +1,5 @@
 #include "io/samples.hpp"
+#include "common/huge_pages.hpp"
 #include "io/near_name.hpp"
 
 #include <fcntl.h>
@@ -52,11 +53,7 @@ void resize_large(std::vector<uint8_t>& v, size_t n) {
     v.clear();
     v.shrink_to_fit();
     v.reserve(n);
-#ifdef MADV_HUGEPAGE
-    const uintptr_t lo = (reinterpret_cast<uintptr_t>(v.data()) + kHuge - 1) / kHuge * kHuge;
-    const uintptr_t hi = (reinterpret_cast<uintptr_t>(v.data()) + n) / kHuge * kHuge;
-    if (hi > lo) (void)madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
-#endif
+    advise_huge_pages(v.data(), n);
   }
   v.resize(n);
 }
