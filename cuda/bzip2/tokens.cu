@@ -442,7 +442,10 @@ uint32_t sort_numbers(const TokenTable& tt, uint32_t s, uint32_t slots, int slot
   token_first_keys_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.tok_code.get(), s, tt, nk, ws.keys[0].get(),
                                                             ws.vals[0].get());
   EA_CUDA_CHECK(cudaGetLastError());
-  return sort_rotations(tt, s, slots, p0, ws, st, timer, ws.tok_code.get());
+  // The tie-break only where more than two numbers occur: a 1-bit text's groups are mostly
+  // hard (long equal runs of two codes), so it paid both the tie-break and the doubling there
+  // (session 47, H200: truerand_1bit's full counts 3.58-3.63 -> 3.64-3.75 s with it).
+  return sort_rotations(tt, s, slots, p0, ws, st, timer, count > 2 ? ws.tok_code.get() : nullptr);
 }
 
 // Every character from its number's rotation (the rotations' order in ws.head_a): those of
