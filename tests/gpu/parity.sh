@@ -16,7 +16,8 @@
 # PARITY_CONFIGS="TEXT" keeps the GPU configurations whose name contains TEXT (e.g. "--gpu all");
 # PARITY_PRNGS="a b" limits the prngs part to those generators;
 # PARITY_PARTS="files compression prngs restart non-iid verify" (default: all) picks the parts
-# (ctest runs them as four tests, gpu/cpu_gpu_parity/PART, restart, non-iid and verify together).
+# (ctest runs them as tests gpu/cpu_gpu_parity/PART, restart, non-iid and verify together, and
+# prngs as one test a generator, gpu/cpu_gpu_parity/prngs-NAME).
 set -uo pipefail
 exe=$1 probe=$2 samples=$3 work=$4
 "$probe" --probe >/dev/null || exit 77
@@ -42,6 +43,15 @@ if [ -n "${PARITY_CONFIGS:-}" ]; then
 fi
 parts=" ${PARITY_PARTS:-files compression prngs restart non-iid verify} "
 part() { [[ "$parts" == *" $1 "* ]]; }
+# The generators (ctest runs the prngs part as one test a generator: PARITY_PRNGS names it,
+# and PARITY_PRNG_SET, CMake's list of them, must be --list-prngs' whole list).
+listed=$("$exe" --list-prngs | sed -n 's/^\([a-z0-9-]*\)\( (default)\)\{0,1\}: .*/\1/p' | tr '\n' ' ')
+for prng in ${PARITY_PRNGS:-}; do
+  [[ " $listed" == *" $prng "* ]] || { echo "FAIL PARITY_PRNGS: '$prng' is not a generator of --list-prngs ($listed)"; fail=1; }
+done
+if [ -n "${PARITY_PRNG_SET:-}" ] && [ "${listed% }" != "$PARITY_PRNG_SET" ]; then
+  echo "FAIL the generators of --list-prngs ($listed) are not ctest's one test each (tests/CMakeLists.txt: $PARITY_PRNG_SET)"; fail=1
+fi
 for path in "$samples"/*.bin; do
   part files || break
   f=$(basename "$path" .bin)
@@ -112,7 +122,7 @@ done
 # targets of all but Philox drawn ahead: rows in global memory for 8-bit data, packed in
 # shared memory for binary data; every permutation of a not-IID file) as on the CPU, for
 # one seed.
-for prng in $("$exe" --list-prngs | sed -n 's/^\([a-z0-9-]*\)\( (default)\)\{0,1\}: .*/\1/p'); do
+for prng in $listed; do
   if [ -n "${PARITY_PRNGS:-}" ] && [[ " $PARITY_PRNGS " != *" $prng "* ]]; then continue; fi
   for f in truerand_8bit truerand_1bit GetTickCount_4bit; do
     part prngs || break 2
