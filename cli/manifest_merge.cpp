@@ -52,7 +52,7 @@ LabRow merged_lab_row(size_t k, const nlohmann::ordered_json& row, const std::st
 Outcome merge_source_shares(const std::string& out, const std::vector<std::string>& files, const std::optional<std::string>& csv,
                             const std::optional<std::string>& html, bool quiet, const InputSet& inputs,
                             const std::atomic<bool>* interrupt) {
-  const SourceShares sh = read_source_shares(files);
+  const SourceShares sh = read_source_shares(files, interrupt);
   std::string text;
   std::vector<LabRow> lab;
   for (const auto& [k, row] : sh.rows) {

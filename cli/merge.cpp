@@ -41,7 +41,7 @@ struct Shares {
   std::set<uint64_t> seen_shares;
 };
 
-Shares read_shares(const std::vector<std::string>& files) {
+Shares read_shares(const std::vector<std::string>& files, Interrupt interrupt) {
   RunIdentity identity;
   Shares sh;
   auto& rows = sh.rows;
@@ -53,7 +53,7 @@ Shares read_shares(const std::vector<std::string>& files) {
     if (::stat(files[f].c_str(), &st) != 0) {
       throw Error(ErrorKind::Input, "merge: " + files[f] + ": cannot open: " + std::strerror(errno));
     }
-    JsonlRows share = read_jsonl_rows(files[f]);
+    JsonlRows share = read_jsonl_rows(files[f], interrupt);
     if (share.torn) {
       throw Error(ErrorKind::Input, "merge: " + files[f] + ": the last line is incomplete (a share that was cut off); "
                                     "run that share again");
@@ -130,7 +130,7 @@ Outcome merge_shares(const MergeOptions& m) {
   if (holds_source_rows(files)) {
     return merge_source_shares(out, files, csv, html, quiet, inputs, m.interrupt);  // cli/manifest_merge.cpp
   }
-  Shares sh = read_shares(files);
+  Shares sh = read_shares(files, m.interrupt);
   auto& rows = sh.rows;
   check_complete(sh);
   throw_if_interrupted(m.interrupt);  // each file whole or not written (the handlers only set the flag)

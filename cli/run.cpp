@@ -679,7 +679,7 @@ struct EarlierRows {
   bool from_jsonl = false;
 };
 
-EarlierRows read_earlier(const Options& o, const std::vector<std::string>& out_paths) {
+EarlierRows read_earlier(const Options& o, const std::vector<std::string>& out_paths, Interrupt interrupt) {
   EarlierRows e;
   e.from_jsonl = o.jsonl_path.has_value();
   if (e.from_jsonl && *o.jsonl_path == "-") throw Error(ErrorKind::Usage, "--resume cannot continue standard output");
@@ -687,7 +687,7 @@ EarlierRows read_earlier(const Options& o, const std::vector<std::string>& out_p
     throw Error(ErrorKind::Usage, "--resume cannot continue --jsonl " + *o.jsonl_path + ", a descriptor: name the file");
   }
   if (e.from_jsonl) {
-    e.jsonl = read_jsonl_rows(*o.jsonl_path);
+    e.jsonl = read_jsonl_rows(*o.jsonl_path, interrupt);
     return e;
   }
   e.files.resize(out_paths.size());
@@ -921,7 +921,7 @@ Outcome run_assessments(Engine& engine, const Options& o, const std::string& sta
   }
   const std::vector<std::string> out_paths = o.json_path && !batch_document(o) ? output_paths(*o.json_path, items, inputs)
                                                                                : std::vector<std::string>(items.size());
-  const EarlierRows earlier = read_earlier(o, out_paths);
+  const EarlierRows earlier = read_earlier(o, out_paths, &interrupt);
   const Settings settings = resolve_settings(o, o.seed ? std::nullopt : earlier_seed(earlier));
   position.user_seed = settings.seed;
   prepare_resume(o, settings, earlier, items, position, inputs);

@@ -318,7 +318,7 @@ bool holds_source_rows(const std::vector<std::string>& files) {
   return false;
 }
 
-SourceShares read_source_shares(const std::vector<std::string>& files) {
+SourceShares read_source_shares(const std::vector<std::string>& files, Interrupt interrupt) {
   SourceShares sh;
   OneRun one;
   std::map<size_t, std::string> where_of;
@@ -326,6 +326,7 @@ SourceShares read_source_shares(const std::vector<std::string>& files) {
     const std::string text = file_text(files[f]);
     size_t begin = 0, line = 0;
     while (begin < text.size()) {
+      throw_if_interrupted(interrupt);
       const size_t end = text.find('\n', begin);
       const std::string where = files[f] + ":" + std::to_string(++line);
       if (end == std::string::npos) {

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/interrupt.hpp"
 #include "manifest.hpp"
 #include "report_options.hpp"
 #include "runner.hpp"
@@ -95,11 +96,12 @@ bool holds_source_rows(const std::vector<std::string>& files);
 // one seed (run.userSeed, null when the run drew no random numbers), one number of sources
 // and of shares, and the same result-changing settings on each track (settings_fields, as
 // --resume compares them); each source once, and every source there. Throws Error{Input}
-// "merge: FILE:LINE: ..." (a line cut off, a row of another run, a source twice or missing).
+// "merge: FILE:LINE: ..." (a line cut off, a row of another run, a source twice or missing);
+// Error{Interrupted} before the next line once `interrupt` is set.
 struct SourceShares {
   std::map<size_t, nlohmann::ordered_json> rows;  // by source
   uint64_t shares = 1;
 };
-SourceShares read_source_shares(const std::vector<std::string>& files);
+SourceShares read_source_shares(const std::vector<std::string>& files, Interrupt interrupt = nullptr);
 
 }  // namespace ea

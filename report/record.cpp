@@ -614,7 +614,7 @@ Record record_of(const ItemResult& res, const std::string& path, int64_t block, 
   return r;
 }
 
-JsonlRows read_jsonl_rows(const std::string& path) {
+JsonlRows read_jsonl_rows(const std::string& path, Interrupt interrupt) {
   JsonlRows out;
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return out;  // a missing file is empty
@@ -629,6 +629,7 @@ JsonlRows read_jsonl_rows(const std::string& path) {
   out.bytes = text.size();
   size_t line_no = 0;
   for (size_t at = 0; at < text.size();) {
+    throw_if_interrupted(interrupt);
     const size_t end = text.find('\n', at);
     ++line_no;
     if (end == std::string::npos) {  // no newline: cut off while it was written

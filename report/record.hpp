@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/interrupt.hpp"
 #include "report_options.hpp"
 #include "settings_fields.hpp"
 #include "result.hpp"
@@ -71,14 +72,15 @@ Record record_of(const ItemResult& r, const std::string& path, int64_t block, co
 
 // The lines of a JSONL file, each read by read_record. A last line without its newline (cut
 // off by a crash) is left out and `torn` set; any other line that is not a record throws
-// Error{Input} with FILE:LINE. A missing file is empty.
+// Error{Input} with FILE:LINE. A missing file is empty. `interrupt` set: throws
+// Error{Interrupted} before the next line (a merge of thousands of rows reads for seconds).
 struct JsonlRows {
   std::vector<Record> rows;
   std::vector<size_t> lines;  // each row's line number
   bool torn = false;
   uint64_t bytes = 0;  // the size of the file as read
 };
-JsonlRows read_jsonl_rows(const std::string& path);
+JsonlRows read_jsonl_rows(const std::string& path, Interrupt interrupt = nullptr);
 
 // What the rows of one batch run share: the list's digest, the seed, the list's length, the
 // number of shares and the result-changing settings their assessments record
