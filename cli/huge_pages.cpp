@@ -1,4 +1,6 @@
-// The ea_iid executable's operator new: blocks of 4 MiB and more are malloc's as always, but
+// The ea_iid executable's operator new (and the Python module's, whose libea_iid resolves
+// operator new in the module's scope first; never a C++ program's that links the library):
+// blocks of 4 MiB and more are malloc's as always, but
 // marked MADV_HUGEPAGE before their first touch, so that the kernel backs them with 2 MiB
 // pages where transparent huge pages are "madvise" (Debian's default): a first touch then
 // clears one 2 MiB page instead of faulting 512 4 KiB ones. The non-IID estimators allocate
