@@ -436,16 +436,13 @@ Pass0 number_keys(uint32_t slots, int slot_bits, uint32_t radix, uint32_t most, 
 }
 
 uint32_t sort_numbers(const TokenTable& tt, uint32_t s, uint32_t slots, int slot_bits, uint32_t radix, uint32_t most,
-                      uint32_t count, BwtWorkspace& ws, cudaStream_t st, StageTimer& timer) {
+                      uint32_t count, bool tie_break, BwtWorkspace& ws, cudaStream_t st, StageTimer& timer) {
   NumberKeys nk{};
   const Pass0 p0 = number_keys(slots, slot_bits, radix, most, count, nk);
   token_first_keys_kernel<<<grid_for(s), kThreads, 0, st>>>(ws.tok_code.get(), s, tt, nk, ws.keys[0].get(),
                                                             ws.vals[0].get());
   EA_CUDA_CHECK(cudaGetLastError());
-  // The tie-break only where more than two numbers occur: a 1-bit text's groups are mostly
-  // hard (long equal runs of two codes), so it paid both the tie-break and the doubling there
-  // (session 47, H200: truerand_1bit's full counts 3.58-3.63 -> 3.64-3.75 s with it).
-  return sort_rotations(tt, s, slots, p0, ws, st, timer, count > 2 ? ws.tok_code.get() : nullptr);
+  return sort_rotations(tt, s, slots, p0, ws, st, timer, tie_break ? ws.tok_code.get() : nullptr);
 }
 
 // Every character from its number's rotation (the rotations' order in ws.head_a): those of
@@ -542,7 +539,13 @@ bool token_transform(const uint8_t* text, uint32_t total, const BlockTable& t, u
   // The rotations of numbers in order (ws.host_lens still holds each slot's count).
   const uint32_t radix = 2 * numbers.count + 1;
   const uint32_t most = *std::max_element(ws.host_lens.get(), ws.host_lens.get() + slots);
-  tied = sort_numbers(tt, s, slots, slot_bits, radix, most, numbers.count, ws, st, timer);
+  // Pass 0's ties broken by codes only where more than two numbers other than the empty one
+  // occur (numbers_of_text lists the empty number too; numbers_of_values never does): a 1-bit
+  // text's groups are mostly hard (long equal runs of two codes), so it paid both the
+  // tie-break and the doubling there (H200, full counts of truerand_1bit: 3.58-3.63 s before
+  // the tie-break, 3.64-3.75 s with it, session 47; 3.57-3.63 s without it again, session 48).
+  const uint32_t present = numbers.count - (numbers.count > 0 && numbers.code[0] == 0 ? 1u : 0u);
+  tied = sort_numbers(tt, s, slots, slot_bits, radix, most, numbers.count, present > 2, ws, st, timer);
   emit_characters(tt, t, s, slots, slot_bits, class_bits, ws, last, st);
   timer.mark(5, st);
   return true;
