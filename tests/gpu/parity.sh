@@ -46,6 +46,7 @@ part() { [[ "$parts" == *" $1 "* ]]; }
 # The generators (ctest runs the prngs part as one test a generator: PARITY_PRNGS names it,
 # and PARITY_PRNG_SET, CMake's list of them, must be --list-prngs' whole list).
 listed=$("$exe" --list-prngs | sed -n 's/^\([a-z0-9-]*\)\( (default)\)\{0,1\}: .*/\1/p' | tr '\n' ' ')
+[ -n "$listed" ] || { echo "FAIL --list-prngs names no generator"; fail=1; }
 for prng in ${PARITY_PRNGS:-}; do
   [[ " $listed" == *" $prng "* ]] || { echo "FAIL PARITY_PRNGS: '$prng' is not a generator of --list-prngs ($listed)"; fail=1; }
 done
