@@ -19,6 +19,7 @@
 
 #include "help.hpp"
 #include "common/error.hpp"
+#include "common/interrupt.hpp"
 #include "common/numbers.hpp"
 #include "io/samples.hpp"
 #include "lab.hpp"
@@ -255,7 +256,7 @@ void check_earlier_row(const Record& row, const std::string& at, const Manifest&
 }
 
 EarlierSources read_earlier_sources(const std::string& path, const Manifest& m, const std::optional<Shard>& shard,
-                                    const std::vector<size_t>& mine) {
+                                    const std::vector<size_t>& mine, Interrupt interrupt) {
   if (path == "-" || descriptor_of(path) >= 0) throw Error(ErrorKind::Usage, "--resume continues a --jsonl file: name the file");
   EarlierSources e;
   std::ifstream in(path, std::ios::binary);
@@ -266,6 +267,7 @@ EarlierSources read_earlier_sources(const std::string& path, const Manifest& m, 
   e.bytes = text.size();
   size_t begin = 0, line = 0;
   while (begin < text.size()) {
+    throw_if_interrupted(interrupt);  // (a SIGINT while thousands of rows are read)
     const size_t end = text.find('\n', begin);
     ++line;
     if (end == std::string::npos) {  // cut off while it was written
@@ -534,7 +536,7 @@ int run_manifest(ManifestFlags& f, const std::string& command_line, const std::a
   std::unique_ptr<MadeFolder> made;  // -o's folder: removed if the run is refused before any work
   const SourcePaths paths = check_manifest_outputs(f, m, inputs, made);
   ManifestRun r{f, m, paths, inputs, sources_of(f, m), {}, std::nullopt, {}, nullptr, {}, 0, false, &interrupt};
-  const EarlierSources earlier = f.resume ? read_earlier_sources(f.jsonl, m, f.shard, r.mine) : EarlierSources{};
+  const EarlierSources earlier = f.resume ? read_earlier_sources(f.jsonl, m, f.shard, r.mine, &interrupt) : EarlierSources{};
   for (const ManifestSource& s : m.sources) r.settings.push_back(manifest_source_settings(s, base, f.permutation_counters));
   r.seed = run_seed(engine, earlier, std::any_of(r.settings.begin(), r.settings.end(), draws_random_numbers));
   for (Settings& s : r.settings) s.seed = r.seed ? *r.seed : engine.seed.value_or(0);
