@@ -1,5 +1,6 @@
-// The ea_iid executable's operator new (and the Python module's, whose libea_iid resolves
-// operator new in the module's scope first; never a C++ program's that links the library):
+// The ea_iid executable's operator new, and the Python module's (libea_iid's references bind to
+// the module's definitions where nothing in the process's global scope defines operator new:
+// python3 does not; a C++ program that embeds Python or links libea_iid keeps its own):
 // blocks of 4 MiB and more are malloc's as always, but
 // marked MADV_HUGEPAGE before their first touch, so that the kernel backs them with 2 MiB
 // pages where transparent huge pages are "madvise" (Debian's default): a first touch then
@@ -11,6 +12,8 @@
 // whose runtime owns operator new. Where the kernel's THP defrag is "madvise", a fault in such
 // a block may compact memory first (a stall on a fragmented host), and khugepaged may fill a
 // sparsely touched 2 MiB range: at most 2 MiB more a range, as with glibc's tunable.
+// In the Python module, blocks cross between this operator delete and libstdc++'s operator
+// new (and back): both must stay malloc/free. The aligned forms stay libstdc++'s.
 #include <cstdlib>
 #include <new>
 
