@@ -306,14 +306,17 @@ void check_kept(const ordered_json& row, const ManifestSource& src, const Settin
   };
   const bool non_iid = s.track == TrackChoice::NonIid;
   if (recorded_text(row, "flow.trackChoice") != track_choice_name(s.track)) refuse("the track differs (iidClaim)");
+  std::string differ;  // every setting that differs, not only the first
   for (const SettingField& f : settings_fields()) {
     const char* path = f.record_in(non_iid);
     if (f.effect != SettingEffect::Result || !path || !f.value) continue;
     const std::string now = f.value(s), was = recorded_setting(row, f, std::string("steps.sequential.") + path);
     if (!now.empty() && was != now) {
-      refuse(std::string(f.option) + (was.empty() ? " is not in the row" : " was " + was) + ", now " + now);
+      differ += (differ.empty() ? "" : "; ") + setting_in_record(f, path) +
+                (was.empty() ? " is not in the row" : " was " + was) + ", now " + now;
     }
   }
+  if (!differ.empty()) refuse(differ);
   const auto files = row.find("files");
   if (files == row.end() || !files->is_array() || files->empty()) refuse("the row lists no files");
   for (const auto& file : *files) {

@@ -655,13 +655,17 @@ namespace {
 std::string mismatch(const Record& row, const Item& it, const Settings& s) {
   const bool non_iid = row.kind == Record::Kind::NonIid;
   if (non_iid != (s.track == TrackChoice::NonIid)) return "--non-iid was given to one of the runs only";
+  std::string differ;  // every setting that differs, not only the first
   for (const SettingField& f : settings_fields()) {
     const char* path = f.record_in(non_iid);
     if (f.effect != SettingEffect::Result || !path) continue;
     const std::string now = f.value(s);
     const std::string was = recorded_setting(row.json, f, path);
-    if (!now.empty() && was != now) return std::string(f.option) + " was " + was + ", now " + now;
+    if (!now.empty() && was != now) {
+      differ += (differ.empty() ? "" : "; ") + setting_in_record(f, path) + " was " + was + ", now " + now;
+    }
   }
+  if (!differ.empty()) return differ;
   const auto& subset = row.json["input"]["subset"];
   const bool same_subset = subset.is_null() ? !it.subset
                                             : it.subset && subset["index"].get<uint64_t>() == it.subset->index &&

@@ -10,6 +10,10 @@ std::string yes_no(bool b) { return b ? "true" : "false"; }
 
 }  // namespace
 
+std::string setting_in_record(const SettingField& f, const char* path) {
+  return std::string(path) + " (" + f.option + ")";
+}
+
 const std::vector<SettingField>& settings_fields() {
   using E = SettingEffect;
   static const std::vector<SettingField> fields = {

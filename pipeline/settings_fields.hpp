@@ -45,6 +45,11 @@ struct SettingField {
   const char* record_in(bool non_iid_row) const { return non_iid_row ? non_iid_record : record; }
 };
 
+// A result field in a message about its recorded values: the record's key, then the option
+// ("permutation.earlyExit (--no-early-exit)"): the values are the record's, whose sense an
+// option may invert (--no-early-exit records earlyExit false).
+std::string setting_in_record(const SettingField& f, const char* path);
+
 const std::vector<SettingField>& settings_fields();
 
 // The number of members of an aggregate (Settings), counted at compile time.

@@ -265,7 +265,7 @@ void check_source_settings(const ordered_json& row, const std::string& where, On
     const std::string now = recorded_setting(row, f, std::string("steps.sequential.") + path);
     const auto [it, fresh] = one.settings.emplace(std::string(f.option) + (non_iid ? " (non-IID track)" : ""), now);
     if (!fresh && it->second != now) {
-      refuse_row(where, std::string(f.option) + " was " + now + " where " + one.settings_from.value_or("the first line") +
+      refuse_row(where, setting_in_record(f, path) + " is " + now + " where " + one.settings_from.value_or("the first line") +
                             " has " + it->second + "; rows of one run only");
     }
   }

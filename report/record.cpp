@@ -601,8 +601,9 @@ void check_same_run(const Record& row, const std::string& where, RunIdentity& id
     auto [it, fresh] = id.settings.emplace(f.option, now);
     if (fresh) continue;
     if (it->second != now) {
-      throw Error(ErrorKind::Input, at + f.option + " was " + now + " where " + id.settings_from.value_or("the first line") +
-                                        " has " + it->second + "; rows of one run only");
+      throw Error(ErrorKind::Input, at + setting_in_record(f, path) + " is " + now + " where " +
+                                        id.settings_from.value_or("the first line") + " has " + it->second +
+                                        "; rows of one run only");
     }
   }
   if (!id.settings_from) id.settings_from = where;

@@ -240,7 +240,7 @@ share0() {  # NAME MANIFEST ARGS...: share 0 of 4 (two cheap sources) of another
 share0 o-seed "$work/m.json" --seed 8 --iterations 100
 refused m-seed "the seed (run.userSeed) 7 differs from the first line's 8" "$work/o-seed.jsonl" "$work"/s[1-3].jsonl
 share0 o-iter "$work/m.json" --seed 7 --iterations 200
-refused m-iter "--iterations was 100 where $work/o-iter.jsonl:1 has 200" "$work/o-iter.jsonl" "$work"/s[1-3].jsonl
+refused m-iter "permutation.iterations (--iterations) is 100 where $work/o-iter.jsonl:1 has 200" "$work/o-iter.jsonl" "$work"/s[1-3].jsonl
 cp "$work/m.json" "$work/m2.json" && echo " " >>"$work/m2.json"
 share0 o-list "$work/m2.json" --seed 7 --iterations 100
 refused m-list "the manifest's SHA-256 (run.list)" "$work/o-list.jsonl" "$work"/s[1-3].jsonl

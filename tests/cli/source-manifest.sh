@@ -180,7 +180,7 @@ grep -q "^Incomplete: interrupted by SIGINT after 1 of 3 sources" "$work/i.err" 
 cp "$work/i.jsonl" "$work/i-first.jsonl"
 "$exe" source --manifest "$work/i.json" --iterations 200 --jsonl "$work/i.jsonl" --resume -q 2>"$work/r1.err"
 rc=$?
-[ $rc -eq 2 ] && grep -q -- "--iterations was 100, now 200" "$work/r1.err" ||
+[ $rc -eq 2 ] && grep -q -- "permutation.iterations (--iterations) was 100, now 200" "$work/r1.err" ||
   { echo "FAILED: --resume with other options: exit $rc"; cat "$work/r1.err"; fail=1; }
 "$exe" source --manifest "$work/i.json" --seed 8 --iterations 100 --jsonl "$work/i.jsonl" --resume -q 2>"$work/r2.err"
 rc=$?

@@ -386,6 +386,15 @@ TEST_CASE("--resume: interrupted mid-batch, resumed without --seed, equals an un
   CHECK(other.code == 2);
   CHECK_MESSAGE(other.err.find(":1: --seed 11 differs from this run's 12") != std::string::npos, other.err);
   CHECK(jsonl(part).size() == full.size());
+  // Other result settings: every one named, with the record's values (the earlier rows were
+  // written with --no-early-exit, so their earlyExit is false; it said "--no-early-exit was
+  // false, now true" before session 48, and named only the first difference).
+  Result settings = run("--threads 1 --iterations 200 --blocks 10000 --device cpu -q --resume --jsonl " + part + " " + f);
+  CHECK(settings.code == 2);
+  CHECK_MESSAGE(settings.err.find("(permutation.iterations (--iterations) was 300, now 200; permutation.earlyExit "
+                                  "(--no-early-exit) was false, now true)") != std::string::npos,
+                settings.err);
+  CHECK(jsonl(part).size() == full.size());
 }
 
 namespace {
@@ -526,9 +535,9 @@ TEST_CASE("merge refuses shares of another seed, generator, iteration count, lis
     CHECK_MESSAGE(m.err.find(words) != std::string::npos, m.err);
   };
   refused(share("seed", "--seed 2", 1), "--seed 2 differs from the first line's 1");
-  refused(share("prng", "--seed 1 --prng xoshiro256ss", 1), "--prng was xoshiro256ss");
-  refused(share("iter", "--seed 1 --iterations 200", 1), "--iterations was 200");
-  refused(share("fy", "--seed 1 --shuffle fisher-yates", 1), "--shuffle was fisher-yates where");
+  refused(share("prng", "--seed 1 --prng xoshiro256ss", 1), "permutation.prng (--prng) is xoshiro256ss");
+  refused(share("iter", "--seed 1 --iterations 200", 1), "permutation.iterations (--iterations) is 200");
+  refused(share("fy", "--seed 1 --shuffle fisher-yates", 1), "permutation.shuffleChoice (--shuffle) is fisher-yates where");
   // The same share count over another list (one more file): another list digest.
   const std::string other = dir + "/list.jsonl";
   REQUIRE(run("--device cpu -q --iterations 100 --seed 1 --shard 1/2 --jsonl " + other + files + " " + kSamples +
