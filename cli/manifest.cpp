@@ -12,6 +12,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -93,7 +94,7 @@ void add_manifest_options(CLI::App& app, ManifestFlags& f) {
                               "in manifest order")
                    ->type_name("J");
   app.add_flag("--force", f.force, "replace outputs that are not ea_iid results, and the lines of an existing --jsonl");
-  app.add_flag("-q", f.quiet, "nothing on standard output");
+  app.add_flag("-q", f.quiet, "nothing on standard output, and only errors on standard error");
   app.add_flag("--timing", f.timing, "record and print the time taken");
   app.add_flag("-v", f.verbose, "a line per step of each source, and per round of permutations");
   app.add_flag("--until-decided", f.until_decided, "the default, as for ea_iid source");
@@ -600,7 +601,16 @@ int manifest_command(std::vector<char*> args, const std::string& command_line, c
         "Exit status: 0 completed (--exit-code: and every step passed; --strict: and for compliance),\n"
         "1 a step failed, 4 (--strict) not for compliance, 2 errors (a manifest error: before any work),\n"
         "130/143 interrupted (the rows written so far are kept: --resume continues).");
+    // `ea_iid source --manifest --help` (the hint of a mistyped option says so): --manifest
+    // would take --help as its file.
+    for (size_t i = 1; i < args.size() && std::strcmp(args[i], "--") != 0; ++i) {
+      if (std::strcmp(args[i], "--help") == 0 || std::strcmp(args[i], "-h") == 0) {
+        std::cout << app.help();
+        return 0;
+      }
+    }
     if (const int done = parse_subcommand(app, args, "ea_iid source --manifest"); done >= 0) return done;
+    if (f.quiet) init_logging("error");  // (as ea_iid -q: its info lines, the seed and the share, too)
     return run_manifest(f, command_line, interrupt, signal_number, policy);
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Interrupted || interrupt.load()) {
