@@ -582,7 +582,7 @@ void check_same_run(const Record& row, const std::string& where, RunIdentity& id
   };
   const auto as_is = [](const std::string& s) { return s; };
   const auto number = [](uint64_t n) { return std::to_string(n); };
-  same(id.list, *row.run->list, "the list digest", as_is);
+  same(id.list, *row.run->list, "the list digest (the files in their order, -l, --blocks)", as_is);
   if (!row.user_seed) throw Error(ErrorKind::Input, at + "the row records no seed");
   same(id.seed, *row.user_seed, "--seed", as_is);
   same(id.items, row.run->items, "the list's length", number);

@@ -261,7 +261,7 @@ TEST_CASE("--resume checks every earlier row's run as merge does: another seed, 
   write_rows(i, edited);
   r = run("--device cpu -q --iterations 50 --resume --jsonl " + i + files);
   CHECK(r.code == 2);
-  CHECK_MESSAGE(r.err.find(i + ":1: the list digest " + std::string(64, '0') + " differs from this run's") != std::string::npos,
+  CHECK_MESSAGE(r.err.find(i + ":1: the list digest (the files in their order, -l, --blocks) " + std::string(64, '0') + " differs from this run's") != std::string::npos,
                 r.err);
   edited = rows;
   edited[0]["run"]["item"] = 1;

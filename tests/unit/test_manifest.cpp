@@ -86,6 +86,10 @@ TEST_CASE("manifest: errors name the source by index and name, and the field") {
   CHECK(manifest_error(R"({"sources": []})").find("m.json: sources: expected an array of at least one source") == 0);
   CHECK(manifest_error(R"({"sources": [], "x": 1})").find("m.json: x: unknown field") == 0);
   CHECK(manifest_error(one(R"("rawNoisePath": "rand8_short.bin", "colour": 1)")) == "m.json: sources[1] (b): colour: unknown field");
+  // A misspelt field: the nearest known one, letter case aside.
+  CHECK(manifest_error(one(R"("rawNoisePath": "rand8_short.bin", "iidclaim": true)")) ==
+        "m.json: sources[1] (b): iidclaim: unknown field; did you mean iidClaim?");
+  CHECK(manifest_error(R"({"source": []})").find("m.json: source: unknown field; did you mean sources?") == 0);
   CHECK(manifest_error(one(R"("bitsPerSample": 8)")) == "m.json: sources[1] (b): rawNoisePath: missing (required)");
   CHECK(manifest_error(R"({"sources": [{"rawNoisePath": "rand8_short.bin"}]})") ==
         "m.json: sources[0] (no primaryNoiseSource): primaryNoiseSource: missing (required)");
