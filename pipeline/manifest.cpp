@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cfenv>
 #include <climits>
@@ -58,25 +57,6 @@ std::string shown(const json& v) {
   return s.size() > 40 ? s.substr(0, 37) + "..." : s;
 }
 
-// The known field nearest to a misspelt one ("iidclaim": iidClaim, "source": sources), 1 or 2
-// edits away, letter case aside; "" where none is.
-std::string nearest_field(const std::string& key, const std::vector<std::string>& known) {
-  const auto lower = [](std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  };
-  std::string near;
-  size_t best = 3;
-  for (const std::string& k : known) {
-    const size_t d = std::min(edit_distance(key, k), edit_distance(lower(key), lower(k)));
-    if (d < best) {
-      best = d;
-      near = k;
-    }
-  }
-  return near;
-}
-
 // One JSON object read field by field, under a prefix ("PATH: sources[2] (x): " and
 // "conditioningComponent[0]."): every message names the field; unknown fields are refused.
 class Fields {
@@ -87,7 +67,7 @@ class Fields {
                              "expected an object, got " + shown(j));
     for (const auto& [key, value] : j.items()) {
       if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-      const std::string near = nearest_field(key, known);
+      const std::string near = nearest_name(key, known);  // ("iidclaim": iidClaim)
       bad(key, "unknown field" + (near.empty() ? std::string() : "; did you mean " + near + "?"));
     }
   }

@@ -184,16 +184,10 @@ DeviceChoice device_setting(const std::string& text, const SettingNames& names) 
 PrngId prng_setting(const std::string& text, const SettingNames& names) {
   if (const auto id = parse_prng(text)) return *id;
   // (the nearest generator, 1 or 2 edits away: "philx" is philox)
-  std::string near;
-  size_t best = 3;
+  std::vector<std::string> generators;
   std::istringstream list(prng_names());
-  for (std::string name; std::getline(list >> std::ws, name, ',');) {
-    const size_t d = edit_distance(text, name);
-    if (d < best) {
-      best = d;
-      near = name;
-    }
-  }
+  for (std::string name; std::getline(list >> std::ws, name, ',');) generators.push_back(name);
+  const std::string near = nearest_name(text, generators);
   refuse("unknown " + names("prng", "") + " '" + text + "'" + (near.empty() ? "" : "; did you mean " + near + "?") +
          "; choose one of: " + prng_names());
 }

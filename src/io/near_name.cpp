@@ -3,6 +3,7 @@
 #include <dirent.h>
 
 #include <algorithm>
+#include <cctype>
 #include <vector>
 
 namespace ea {
@@ -18,6 +19,23 @@ size_t edit_distance(const std::string& a, const std::string& b) {
     }
   }
   return d[a.size()][b.size()];
+}
+
+std::string nearest_name(const std::string& typed, const std::vector<std::string>& names) {
+  const auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  std::string near;
+  size_t best = 3;
+  for (const std::string& name : names) {
+    const size_t d = std::min(edit_distance(typed, name), edit_distance(lower(typed), lower(name)));
+    if (d < best) {
+      best = d;
+      near = name;
+    }
+  }
+  return near;
 }
 
 std::string near_file_name(const std::string& missing) {

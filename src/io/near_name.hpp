@@ -5,11 +5,16 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace ea {
 
 // Levenshtein distance, an adjacent transposition counting as one edit.
 size_t edit_distance(const std::string& a, const std::string& b);
+
+// The name of `names` nearest to `typed`, 1 or 2 edits away, letter case aside ("philx":
+// philox, "iidclaim": iidClaim), or "" (the first of equally near ones).
+std::string nearest_name(const std::string& typed, const std::vector<std::string>& names);
 
 // A name of the same folder one or two edits from `missing`'s ("rand8_shrt.bin"), with
 // `missing`'s folder part, or "" (none, a name under 4 characters, an unreadable folder, or

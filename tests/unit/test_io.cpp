@@ -4,8 +4,10 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "common/error.hpp"
+#include "io/near_name.hpp"
 #include "io/samples.hpp"
 
 using namespace ea;
@@ -74,4 +76,15 @@ TEST_CASE("one symbol only is an error (Degenerate), after a width the value doe
   std::string two = temp_file("io_one_symbol_block.bin", {7, 7, 7, 1});
   CHECK_THROWS_WITH_AS(load_dataset(two, 0, SubsetSpec{0, 3}), doctest::Contains("1 symbol"), Error);
   CHECK(load_dataset(two, 0, SubsetSpec{0, 4}).alphabet == 2);
+}
+
+TEST_CASE("edit_distance and nearest_name: a likely typo's intended name, letter case aside") {
+  CHECK(ea::edit_distance("philx", "philox") == 1);
+  CHECK(ea::edit_distance("phliox", "philox") == 1);  // (an adjacent transposition is one edit)
+  CHECK(ea::edit_distance("abc", "xyz") == 3);
+  const std::vector<std::string> fields = {"iidClaim", "bitsPerSample", "sources"};
+  CHECK(ea::nearest_name("iidclaim", fields) == "iidClaim");
+  CHECK(ea::nearest_name("IIDCLAIM", fields) == "iidClaim");
+  CHECK(ea::nearest_name("source", fields) == "sources");
+  CHECK(ea::nearest_name("colour", fields).empty());  // 3 edits or more from every name
 }
