@@ -400,9 +400,14 @@ void fill_codes(uint64_t room, NumberKeys& nk) {
 // Pass 0's keys: codes (2 x count + 1 of them: present numbers odd, absent ones even)
 // beside the slot, enough that random data's numbers there carry at least 8 bits more than
 // log2 of a block's numbers (rotations then seldom tie). Packed (the keys sorted alone,
-// rotation_sort.cuh's Pass0) where that many fit in the 48 compared bits or fewer that a
-// block's places leave (8 bytes a rotation a radix pass); else in pairs (12 bytes), as many
-// codes as fit in 48 bits or, where those carry too little, in kFirstKeyBits. On the H200
+// rotation_sort.cuh's Pass0) where that many fit in 40 compared bits (5 radix passes), else
+// in 48 (6), or fewer that a block's places leave (8 bytes a rotation a radix pass); H200,
+// full counts, with pass 0's tie-break (session 49): GetTickCount_8bit / truerand_8bit in
+// 40 bits 3.02-3.04 / 2.97-3.00 s against 48 bits 3.10-3.17 / 3.04-3.06 s (the sort stage
+// 0.83-0.90 -> 0.76-0.79 s); truerand_4bit, whose codes in 40 bits carry too few, 2.69-2.71 s
+// when forced there against 2.54-2.58 s in 48; 32 bits slower for both. Else in pairs (12
+// bytes), as many codes as fit in 48 bits or, where those carry too little, in
+// kFirstKeyBits. On the H200
 // (10,000 permutations of GetTickCount_8bit and truerand_8bit, whole GPU model): packed in
 // 46 bits 3.83-3.87 s against 3.99-4.09 s in pairs, packed in 40 bits (5 radix passes, but
 // 3 codes and 5 bits of the fourth: twice the doubling) 3.79-3.86 s; truerand_4bit packed in
@@ -413,9 +418,10 @@ Pass0 number_keys(uint32_t slots, int slot_bits, uint32_t radix, uint32_t most, 
   const double needed = std::log2(std::max(most, 1u)) + 8, per_number = std::log2(count);
   nk.radix = radix;
   nk.pos_bits = bits_for(std::max(most, 1u) - 1);
-  const int packed_bits = std::min(48, 64 - nk.pos_bits);
-  nk.tok_bits = packed_bits - slot_bits;
-  if (nk.tok_bits >= 1) {
+  for (const int width : {40, 48}) {
+    const int packed_bits = std::min(width, 64 - nk.pos_bits);
+    nk.tok_bits = packed_bits - slot_bits;
+    if (nk.tok_bits < 1) continue;
     fill_codes(uint64_t{1} << nk.tok_bits, nk);
     if (nk.tokens >= 1 && nk.tokens * per_number + std::min<double>(nk.extra, per_number) >= needed) {
       return Pass0{packed_bits, static_cast<uint64_t>(nk.tokens), nk.pos_bits, nk.pos_bits + nk.tok_bits};
