@@ -366,6 +366,29 @@ std::optional<std::string> page_of(const ManifestRun& r, size_t k, const ordered
   return r.paths.html[k];
 }
 
+// A kept row's page (its run.page) must be the one this run names for its source, so that the
+// file's rows all link their pages or none do (merge's lab summary reads them): a resume
+// without -o DIR/ of rows written with it (or into another folder) is refused, nothing changed.
+void check_kept_page(const ManifestRun& r, size_t k, const ordered_json& row) {
+  const auto run = row.find("run");
+  const ordered_json* page = nullptr;
+  if (run != row.end() && run->is_object() && run->contains("page")) page = &(*run)["page"];
+  const std::string was = page != nullptr && page->is_string() ? page->get<std::string>() : "";
+  const std::string now = page_of(r, k, row).value_or("");
+  if (was.empty() && now.empty()) return;
+  std::error_code e1, e2;
+  if (!was.empty() && !now.empty() && fs::weakly_canonical(was, e1) == fs::weakly_canonical(now, e2) && !e1 && !e2) {
+    return;
+  }
+  const std::string where = r.m.sources[k].where();
+  const std::string as_before = was.empty() ? "resume without -o" : "give -o " + fs::path(was).parent_path().string() + "/";
+  throw Error(ErrorKind::Usage, "--resume: " + where + "'s row " +
+                                    (was.empty() ? "was written without -o (run.page null)"
+                                                 : "links its page " + was + " (run.page)") +
+                                    (now.empty() ? "" : ", where this run writes " + now) + ": " + as_before +
+                                    " as the run that wrote it did, or write to another file");
+}
+
 // The lab page's link to a source's page: relative to the lab page's folder.
 std::string page_link(const ManifestRun& r, size_t k, const ordered_json& record) {
   return lab_page_link(page_of(r, k, record).value_or(""), r.f.html_opt->count() ? r.f.html : "");
@@ -545,7 +568,10 @@ int run_manifest(ManifestFlags& f, const std::string& command_line, const std::a
   r.seed = run_seed(engine, earlier, std::any_of(r.settings.begin(), r.settings.end(), draws_random_numbers));
   for (Settings& s : r.settings) s.seed = r.seed ? *r.seed : engine.seed.value_or(0);
   for (const auto& [k, row] : earlier.kept) {
-    if (row.value("type", std::string()) == "Source") check_kept(row, m.sources[k], r.settings[k]);
+    if (row.value("type", std::string()) == "Source") {
+      check_kept(row, m.sources[k], r.settings[k]);
+      check_kept_page(r, k, row);
+    }
   }
   if (f.resume && earlier.rewrite) {
     rewrite_jsonl(f.jsonl, earlier.bytes, earlier.text, inputs);

@@ -30,12 +30,14 @@ Outcome lab_outcome(const std::vector<LabRow>& rows);
 
 // `ea_iid merge OUT IN...` of the shares of a manifest run (ea_iid source --manifest --shard
 // K/N --jsonl), called by merge_shares when the inputs hold source rows (report/manifest_run.hpp's
-// holds_source_rows): `files` as merge_shares gets them (OUT first), the outputs already
-// checked; `out` is OUT as merge names it. Writes OUT (the rows in manifest order), --csv and --html (the lab summary) and,
-// unless `quiet`, the lab table. Throws Error{Input} for shares of another run, Error{Interrupted}
-// when `interrupt` is set once the shares are read or before an output.
-Outcome merge_source_shares(const std::string& out, const std::vector<std::string>& files, const std::optional<std::string>& csv,
-                            const std::optional<std::string>& html, bool quiet, const InputSet& inputs,
+// holds_source_rows): `files` as merge_shares gets them (OUT first), `outputs` the checked
+// (option, path) pairs in the order they are written ("merge": OUT, then --csv and --html if
+// given). Writes OUT (the rows in manifest order), --csv and --html (the lab summary) and,
+// unless `quiet`, the lab table. Throws Error{Input} for shares of another run,
+// Error{Interrupted} when `interrupt` is set while the shares are read or before an output
+// (naming those written: OutputsInOrder).
+Outcome merge_source_shares(const std::vector<std::pair<std::string, std::string>>& outputs,
+                            const std::vector<std::string>& files, bool quiet, const InputSet& inputs,
                             const std::atomic<bool>* interrupt);
 
 }  // namespace ea::cli

@@ -49,28 +49,33 @@ LabRow merged_lab_row(size_t k, const nlohmann::ordered_json& row, const std::st
 
 }  // namespace
 
-Outcome merge_source_shares(const std::string& out, const std::vector<std::string>& files, const std::optional<std::string>& csv,
-                            const std::optional<std::string>& html, bool quiet, const InputSet& inputs,
+Outcome merge_source_shares(const std::vector<std::pair<std::string, std::string>>& outputs,
+                            const std::vector<std::string>& files, bool quiet, const InputSet& inputs,
                             const std::atomic<bool>* interrupt) {
   const SourceShares sh = read_source_shares(files, interrupt);
+  std::string html;  // --html's path: the lab rows link their pages relative to it
+  for (const auto& [option, path] : outputs) {
+    if (option == "--html") html = path;
+  }
   std::string text;
   std::vector<LabRow> lab;
   for (const auto& [k, row] : sh.rows) {
     text += dump_json(row) + "\n";
-    lab.push_back(merged_lab_row(k, row, html.value_or("")));
+    lab.push_back(merged_lab_row(k, row, html));
   }
-  throw_if_interrupted(interrupt);  // each file whole or not written (the handlers only set the flag)
-  write_file_atomically(out, text, inputs, "merge");
   const nlohmann::ordered_json& first = sh.rows.begin()->second;
   const std::optional<uint64_t> seed =
       first["run"]["userSeed"].is_string() ? std::optional<uint64_t>(std::stoull(first["run"]["userSeed"].get<std::string>()))  // digits, checked
                                            : std::nullopt;
   const std::string command = first.value("commandline", std::string());
-  throw_if_interrupted(interrupt);
-  if (csv) write_file_atomically(*csv, lab_csv(lab), inputs, "--csv");
-  throw_if_interrupted(interrupt);
-  if (html) write_file_atomically(*html, lab_html(lab, command, LabRun{first.value("dateTimeStamp", std::string()), seed}), inputs, "--html");
-  throw_if_interrupted(interrupt);
+  OutputsInOrder ordered(outputs, inputs, interrupt);  // each file whole or not written
+  ordered.write("merge", [&text] { return text; });
+  for (const auto& [option, path] : outputs) {
+    if (option == "--csv") ordered.write(option, [&lab] { return lab_csv(lab); });
+    if (option == "--html") {
+      ordered.write(option, [&] { return lab_html(lab, command, LabRun{first.value("dateTimeStamp", std::string()), seed}); });
+    }
+  }
   if (!quiet) {
     write_text(stdout, lab_text(lab) + std::to_string(lab.size()) + " sources from " + std::to_string(sh.shares) + " shares\n",
                "standard output");

@@ -128,7 +128,7 @@ Outcome merge_shares(const MergeOptions& m) {
   }
   check_distinct_outputs(outputs);
   if (holds_source_rows(files)) {
-    return merge_source_shares(out, files, csv, html, quiet, inputs, m.interrupt);  // cli/manifest_merge.cpp
+    return merge_source_shares(outputs, files, quiet, inputs, m.interrupt);  // cli/manifest_merge.cpp
   }
   Shares sh = read_shares(files, m.interrupt);
   auto& rows = sh.rows;
@@ -146,17 +146,18 @@ Outcome merge_shares(const MergeOptions& m) {
   }
   const std::optional<Rejections> rejections = count_rejections(records);
   const bool any_error = tally.errors > tally.degenerate;  // degenerate sources: exit 5 (outcome_of)
-  write_file_atomically(out, text, inputs, "merge");
+  OutputsInOrder ordered(outputs, inputs, m.interrupt);
+  ordered.write("merge", [&text] { return text; });
   // The reports of the whole run, from its rows (the header shows the run's command line).
-  throw_if_interrupted(m.interrupt);
-  if (csv) write_file_atomically(*csv, csv_report(records), inputs, "--csv");
-  throw_if_interrupted(m.interrupt);
+  if (csv) ordered.write("--csv", [&records] { return csv_report(records); });
   if (html) {
-    const std::string run_command =
-        records.empty() || !records.front()["commandline"].is_string() ? "" : records.front()["commandline"].get<std::string>();
-    write_file_atomically(*html, html_report(records, run_command), inputs, "--html");
+    ordered.write("--html", [&records] {
+      const std::string run_command = records.empty() || !records.front()["commandline"].is_string()
+                                          ? ""
+                                          : records.front()["commandline"].get<std::string>();
+      return html_report(records, run_command);
+    });
   }
-  throw_if_interrupted(m.interrupt);
   if (!quiet) {
     print_summary(stdout, table);
     if (rejections && rejections->items >= 2) print_rejections(stdout, *rejections);
@@ -183,7 +184,8 @@ const char kMergeHeading[] =
 const char kMergeFooter[] =
     "\nExit status: 0 merged (whatever the verdicts; see --exit-code, --strict), 2 errors (a share\n"
     "missing or from another run, a damaged line, an output that is an input), 130/143 interrupted\n"
-    "(SIGINT/SIGTERM: the files written so far are whole, the others not written).\n";
+    "(SIGINT/SIGTERM before the last output: those written are whole and named, the others not\n"
+    "written; once the last is written the merge completes).\n";
 
 }  // namespace
 
@@ -237,7 +239,10 @@ int merge_main(std::vector<char*> args, const CommandEnv& env) {
     return exit_status(merge_shares(m), policy, 0);
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Interrupted || (env.interrupt && env.interrupt->load())) {
-      logger().error("interrupted; the files written so far are whole, the others not written");
+      // OutputsInOrder's message names the files written and not; a stop while the shares
+      // were read (or checked) wrote none.
+      const bool named = e.kind() == ErrorKind::Interrupted && std::string(e.what()) != "interrupted";
+      logger().error("{}", named ? e.what() : "interrupted while reading the shares: no output written");
       return exit_status(Outcome::interrupted(), policy, env.signal_number ? env.signal_number->load() : 0);
     }
     logger().error("{}", e.what());

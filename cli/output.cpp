@@ -534,4 +534,29 @@ void flush_checked(std::FILE* f, const char* name) {
   }
 }
 
+OutputsInOrder::OutputsInOrder(std::vector<std::pair<std::string, std::string>> outputs, const InputSet& inputs,
+                               const std::atomic<bool>* interrupt)
+    : outputs_(std::move(outputs)), inputs_(inputs), interrupt_(interrupt) {}
+
+void OutputsInOrder::write(const std::string& option, const std::function<std::string()>& text) {
+  if (written_ >= outputs_.size() || outputs_[written_].first != option) {
+    throw Error(ErrorKind::Internal, "outputs written out of order: " + option);
+  }
+  if (interrupt_ != nullptr && interrupt_->load()) {
+    const auto list = [this](size_t from, size_t to) {
+      std::string s;
+      for (size_t i = from; i < to; ++i) {
+        s += (i == from ? "" : i + 1 == to ? " and " : ", ") + outputs_[i].second + " (" + outputs_[i].first + ")";
+      }
+      return s;
+    };
+    throw Error(ErrorKind::Interrupted, written_ == 0 ? "interrupted before any output was written: " +
+                                                            list(0, outputs_.size()) + " not written"
+                                                      : "interrupted: " + list(0, written_) + " written (whole), " +
+                                                            list(written_, outputs_.size()) + " not written");
+  }
+  write_file_atomically(outputs_[written_].second, text(), inputs_, option);
+  ++written_;
+}
+
 }  // namespace ea::cli

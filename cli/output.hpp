@@ -14,8 +14,10 @@
 
 #include <sys/stat.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -75,6 +77,25 @@ void check_distinct_outputs(const std::vector<std::pair<std::string, std::string
 // descriptor is written through (descriptor 1 through stdout, as "-").
 void write_file_atomically(const std::string& path, const std::string& content, const InputSet& inputs,
                            const std::string& what);
+
+// A command's outputs written one after another, each whole or not at all
+// (write_file_atomically). SIGINT/SIGTERM (the handlers only set the flag) stops it before
+// the next one with Error{Interrupted} naming the files written and those not; once the last
+// is written the command's work is done and a signal changes nothing.
+class OutputsInOrder {
+ public:
+  // `outputs`: (option, path) in the order they are written.
+  OutputsInOrder(std::vector<std::pair<std::string, std::string>> outputs, const InputSet& inputs,
+                 const std::atomic<bool>* interrupt);
+  // Writes the next output, which must be `option`'s; `text` is made only when it is written.
+  void write(const std::string& option, const std::function<std::string()>& text);
+
+ private:
+  std::vector<std::pair<std::string, std::string>> outputs_;
+  const InputSet& inputs_;
+  const std::atomic<bool>* interrupt_;
+  size_t written_ = 0;
+};
 
 // --resume's rewrite of a --jsonl file (dropping a cut-off line or error rows): done under
 // the lock every JsonlWriter takes, and only while the file still holds exactly the

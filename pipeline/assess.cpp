@@ -16,6 +16,7 @@
 #include "gpu_predictors.hpp"
 #include "gpu_suffixes.hpp"
 #include "permutation/bucket_shuffle.hpp"
+#include "permutation/counters.hpp"
 #include "permutation/deferred.hpp"
 #include "permutation/share.hpp"
 #include "permutation/split.hpp"
@@ -218,8 +219,9 @@ void describe_input(Assessment& a, const Dataset& d, const Settings& cfg, const 
     // standard's 12/10001 can be kept only from about 1,667 permutations up.
     const uint32_t t = decision_threshold(cfg.iterations);
     char rate[160];
-    std::snprintf(rate, sizeof rate, "each permutation test now rejects IID data with probability up to %.3g, "
-                  "SP 800-90B's rule %.2g", 2.0 * (t + 1) / (cfg.iterations + 1.0), 12.0 / 10001);
+    std::snprintf(rate, sizeof rate, "each permutation test now rejects IID data with probability up to %.4g, "
+                  "SP 800-90B's rule %.2g", permutation_false_rejection_rate(cfg.iterations, t),
+                  permutation_false_rejection_rate(kReferenceIterations, kReferenceThreshold));
     a.warnings.push_back("--iterations " + std::to_string(cfg.iterations) +
                          ": exploratory, not an SP 800-90B assessment (the standard requires 10,000 permutations; with "
                          "the rule C0+C1 or C1+C2 <= " + std::to_string(t) + " " + rate + ")");

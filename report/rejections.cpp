@@ -29,10 +29,6 @@ double binomial_upper_tail(uint64_t n, uint64_t k, double p) {
   return std::min(1.0, sum);
 }
 
-double permutation_false_rejection_rate(uint32_t iterations, uint32_t threshold) {
-  return std::min(1.0, 2.0 * (static_cast<double>(threshold) + 1) / (static_cast<double>(iterations) + 1));
-}
-
 namespace {
 
 constexpr double kChiSquareAlpha = 0.001, kLrsAlpha = 0.001;

@@ -24,13 +24,12 @@
 #include <string>
 #include <vector>
 
+#include "permutation/counters.hpp"  // permutation_false_rejection_rate
+
 namespace ea {
 
 // P(X >= k) for X ~ Binomial(n, p).
 double binomial_upper_tail(uint64_t n, uint64_t k, double p);
-
-// The largest rate at which a permutation test rejects IID data: 2(t+1)/(N+1), at most 1.
-double permutation_false_rejection_rate(uint32_t iterations, uint32_t threshold);
 
 // The p-value below which the sentences call a count more than chance.
 constexpr double kRejectionAlpha = 0.01;

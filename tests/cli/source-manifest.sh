@@ -191,6 +191,10 @@ cp "$work/i.json" "$work/i2.json" && echo " " >>"$work/i2.json"
 rc=$?
 [ $rc -eq 2 ] && grep -q "a row of another manifest" "$work/r3.err" ||
   { echo "FAILED: --resume with another manifest: exit $rc"; cat "$work/r3.err"; fail=1; }
+"$exe" source --manifest "$work/i.json" --iterations 100 --jsonl "$work/i.jsonl" --resume -o "$work/pg/" -q 2>"$work/r4.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "sources\[0\] (first)'s row was written without -o (run.page null), where this run writes .*pg/first.html: resume without -o as the run" "$work/r4.err" &&
+  [ ! -e "$work/pg" ] || { echo "FAILED: --resume -o DIR/ of rows without pages: exit $rc"; cat "$work/r4.err"; fail=1; }
 cmp -s "$work/i.jsonl" "$work/i-first.jsonl" || { echo "FAILED: a refused --resume changed the JSONL file"; fail=1; }
 "$exe" source --manifest "$work/i.json" --iterations 100 --jsonl "$work/i.jsonl" --resume >"$work/r.out" 2>"$work/r.err"
 rc=$?
@@ -224,6 +228,26 @@ edit ed-type "type: expected a string, found number" 'r["type"] = 5'
 edit ed-kind "errorKind: not a field of this kind of row" 'r["errorKind"] = []'
 edit ed-passed "passed: contradicts failed" 'r["passed"] = not r["passed"]'
 edit ed-step "steps.sequential: testCases.0.hAssessed: contradicts assessedMinEntropy" 'r["steps"]["sequential"]["assessedMinEntropy"] += 0.5'
+# Rows written with -o DIR/ link their pages (run.page): a --resume without -o (rows with page
+# null beside them) is refused, exit 2 and the file unchanged; with the same -o DIR/ it completes.
+cat >"$work/p.json" <<'EOF'
+{"sources": [
+  {"primaryNoiseSource": "first", "rawNoisePath": "data/rand8_short.bin"},
+  {"primaryNoiseSource": "last", "rawNoisePath": "data/rand1_short.bin", "iidClaim": false}
+]}
+EOF
+"$exe" source --manifest "$work/p.json" --seed 7 --iterations 100 -o "$work/pages/" --jsonl "$work/p-all.jsonl" -q 2>"$work/p.err" ||
+  { echo "FAILED: the manifest run with -o DIR/"; cat "$work/p.err"; fail=1; }
+head -1 "$work/p-all.jsonl" >"$work/p.jsonl" && cp "$work/p.jsonl" "$work/p-first.jsonl"
+"$exe" source --manifest "$work/p.json" --iterations 100 --jsonl "$work/p.jsonl" --resume -q 2>"$work/p1.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "sources\[0\] (first)'s row links its page .*pages/first.html (run.page): give -o .*pages/ as the run" "$work/p1.err" &&
+  cmp -s "$work/p.jsonl" "$work/p-first.jsonl" ||
+  { echo "FAILED: --resume without -o of rows with pages: exit $rc"; cat "$work/p1.err"; fail=1; }
+"$exe" source --manifest "$work/p.json" --iterations 100 --jsonl "$work/p.jsonl" --resume -o "$work/pages/" -q 2>"$work/p2.err"
+rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c '"page":"[^"]*pages/[a-z]*.html"' "$work/p.jsonl")" = 2 ] ||
+  { echo "FAILED: --resume with the same -o DIR/: exit $rc, or a row without its page"; cat "$work/p2.err" "$work/p.jsonl"; fail=1; }
 "$validate" "$schema" "$work/i.jsonl" "$work/x.jsonl" | tail -1 | grep -q " 0 invalid" ||
   { echo "FAILED: the resumed rows do not follow the schema"; fail=1; }
 [ $fail -eq 0 ] && echo "source manifest: all passed"

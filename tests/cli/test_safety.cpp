@@ -9,7 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <cstdlib>
 #include <dirent.h>
@@ -334,6 +336,45 @@ TEST_CASE("case 6: --resume's rewrite and a concurrent appender lose no row (one
     CHECK(std::string(e.what()).find("changed while --resume read it") != std::string::npos);
   }
   CHECK(slurp(path) == before);
+}
+
+TEST_CASE("case 6c: outputs in order: an interrupt stops before the next one and names those written; none after the last") {
+  const std::string d = scratch("safe6c");
+  ea::cli::InputSet inputs;
+  std::atomic<bool> flag{false};
+  ea::cli::OutputsInOrder files({{"merge", d + "/a.lines"}, {"--csv", d + "/b.csv"}, {"--html", d + "/c.html"}}, inputs,
+                                &flag);
+  files.write("merge", [] { return std::string("a\n"); });
+  flag = true;
+  bool made = false;
+  try {
+    files.write("--csv", [&made] {
+      made = true;
+      return std::string("b\n");
+    });
+    FAIL("an output was written after the interrupt");
+  } catch (const ea::Error& e) {
+    CHECK(e.kind() == ea::ErrorKind::Interrupted);
+    CHECK(std::string(e.what()) == "interrupted: " + d + "/a.lines (merge) written (whole), " + d + "/b.csv (--csv) and " +
+                                       d + "/c.html (--html) not written");
+  }
+  CHECK(!made);  // its text not even made
+  CHECK(slurp(d + "/a.lines") == "a\n");
+  CHECK(!std::filesystem::exists(d + "/b.csv"));
+  // Set before the first: none written, all named; out of order: an internal error.
+  ea::cli::OutputsInOrder none({{"merge", d + "/x.lines"}}, inputs, &flag);
+  try {
+    none.write("merge", [] { return std::string("x\n"); });
+    FAIL("written after the interrupt");
+  } catch (const ea::Error& e) {
+    CHECK(std::string(e.what()) == "interrupted before any output was written: " + d + "/x.lines (merge) not written");
+  }
+  flag = false;
+  ea::cli::OutputsInOrder order({{"merge", d + "/y.lines"}, {"--csv", d + "/y.csv"}}, inputs, &flag);
+  CHECK_THROWS_AS(order.write("--csv", [] { return std::string(); }), ea::Error);
+  order.write("merge", [] { return std::string("y\n"); });
+  order.write("--csv", [] { return std::string("y\n"); });
+  CHECK(slurp(d + "/y.csv") == "y\n");
 }
 
 TEST_CASE("case 7: FIFOs never hang; SIGINT/SIGTERM end a wait with 130/143, in batch mode too") {
