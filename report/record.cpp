@@ -4,8 +4,10 @@
 
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 #include "common/error.hpp"
 #include "permutation/bucket_shuffle.hpp"
@@ -628,22 +630,41 @@ JsonlRows read_jsonl_rows(const std::string& path, Interrupt interrupt) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw Error(ErrorKind::Input, path + ": cannot be read");
   out.bytes = text.size();
-  size_t line_no = 0;
+  // The whole lines (a last one without its newline was cut off while it was written).
+  std::vector<std::pair<size_t, size_t>> spans;
   for (size_t at = 0; at < text.size();) {
-    throw_if_interrupted(interrupt);
     const size_t end = text.find('\n', at);
-    ++line_no;
-    if (end == std::string::npos) {  // no newline: cut off while it was written
+    if (end == std::string::npos) {
       out.torn = true;
       break;
     }
-    const std::string where = path + ":" + std::to_string(line_no);
-    auto j = ordered_json::parse(text.begin() + static_cast<std::ptrdiff_t>(at), text.begin() + static_cast<std::ptrdiff_t>(end),
-                                 nullptr, false);
+    spans.emplace_back(at, end);
     at = end + 1;
-    if (j.is_discarded()) throw Error(ErrorKind::Input, where + ": not a JSON line (not a file ea_iid --jsonl wrote?)");
-    out.rows.push_back(read_record(std::move(j), where));
-    out.lines.push_back(line_no);
+  }
+  // Read on every core (parsing and the schema's checks are nearly all of a merge's time:
+  // 6,000 rows of 9.5 KB 2.2-2.5 s on one thread, session 49); the first bad line is the
+  // one reported, as when read in order.
+  const int64_t n = static_cast<int64_t>(spans.size());
+  std::vector<std::optional<Record>> rows(spans.size());
+  std::vector<std::exception_ptr> errors(spans.size());
+#pragma omp parallel for schedule(dynamic, 8)
+  for (int64_t i = 0; i < n; ++i) {
+    if (interrupt_requested(interrupt)) continue;
+    const std::string where = path + ":" + std::to_string(i + 1);
+    try {
+      auto j = ordered_json::parse(text.begin() + static_cast<std::ptrdiff_t>(spans[i].first),
+                                   text.begin() + static_cast<std::ptrdiff_t>(spans[i].second), nullptr, false);
+      if (j.is_discarded()) throw Error(ErrorKind::Input, where + ": not a JSON line (not a file ea_iid --jsonl wrote?)");
+      rows[i] = read_record(std::move(j), where);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  }
+  throw_if_interrupted(interrupt);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (errors[i]) std::rethrow_exception(errors[i]);
+    out.rows.push_back(std::move(*rows[i]));
+    out.lines.push_back(i + 1);
   }
   return out;
 }

@@ -72,8 +72,9 @@ Record record_of(const ItemResult& r, const std::string& path, int64_t block, co
 
 // The lines of a JSONL file, each read by read_record. A last line without its newline (cut
 // off by a crash) is left out and `torn` set; any other line that is not a record throws
-// Error{Input} with FILE:LINE. A missing file is empty. `interrupt` set: throws
-// Error{Interrupted} before the next line (a merge of thousands of rows reads for seconds).
+// Error{Input} with FILE:LINE (the first such line). A missing file is empty. The lines are
+// read on every core (OpenMP). `interrupt` set: throws Error{Interrupted}, each thread
+// reading no further line (a merge of thousands of rows reads for seconds).
 struct JsonlRows {
   std::vector<Record> rows;
   std::vector<size_t> lines;  // each row's line number

@@ -13,18 +13,29 @@ const char* const kKeywords[] = {"$schema", "$id", "title", "description", "$def
                                  "items", "additionalItems", "minimum", "maximum", "minItems", "maxItems", "minLength",
                                  "maxLength", "pattern"};
 
-bool has_type(const ordered_json& v, const std::string& t) {
-  if (t == "object") return v.is_object();
-  if (t == "array") return v.is_array();
-  if (t == "string") return v.is_string();
-  if (t == "boolean") return v.is_boolean();
-  if (t == "null") return v.is_null();
-  if (t == "integer") {
-    return v.is_number_integer() ||
-           (v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<long long>(v.get<double>())));
-  }
-  if (t == "number") return v.is_number();
+// A "type" as bits (one for each of JSON Schema's seven names), found when the schema is loaded.
+enum TypeBit : unsigned { kObject = 1, kArray = 2, kString = 4, kBoolean = 8, kNull = 16, kInteger = 32, kNumber = 64 };
+
+unsigned type_bit(const std::string& t) {
+  if (t == "object") return kObject;
+  if (t == "array") return kArray;
+  if (t == "string") return kString;
+  if (t == "boolean") return kBoolean;
+  if (t == "null") return kNull;
+  if (t == "integer") return kInteger;
+  if (t == "number") return kNumber;
   throw Error(ErrorKind::Input, "schema: unsupported type " + t);
+}
+
+bool has_type(const ordered_json& v, unsigned types) {
+  if (((types & kObject) && v.is_object()) || ((types & kArray) && v.is_array()) ||
+      ((types & kString) && v.is_string()) || ((types & kBoolean) && v.is_boolean()) ||
+      ((types & kNull) && v.is_null()) || ((types & kNumber) && v.is_number())) {
+    return true;
+  }
+  return (types & kInteger) &&
+         (v.is_number_integer() ||
+          (v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<long long>(v.get<double>()))));
 }
 
 // A key as a JSON pointer's part (RFC 6901).
@@ -34,8 +45,11 @@ std::string pointer_part(const std::string& key) {
   return out;
 }
 
-bool fail(std::vector<SchemaError>* errors, const std::string& at, const char* keyword, std::string why) {
-  if (errors) errors->push_back({at, std::move(why), keyword});
+// A failed check: its error (the place's pointer and the message made only when the caller
+// collects errors; anyOf's probes do not).
+template <class Why>
+bool fail(std::vector<SchemaError>* errors, const SchemaValidator::Place& at, const char* keyword, const Why& why) {
+  if (errors) errors->push_back({at.pointer(), why(), keyword});
   return false;
 }
 
@@ -48,9 +62,17 @@ size_t code_points(const std::string& s) {
 
 }  // namespace
 
+const SchemaValidator::Node SchemaValidator::kEmpty{};
+
+std::string SchemaValidator::Place::pointer() const {
+  if (!parent) return "";
+  return parent->pointer() + "/" + (key ? pointer_part(*key) : std::to_string(index));
+}
+
 SchemaValidator::SchemaValidator(ordered_json schema) : root_(std::move(schema)) {
   if (!root_.is_object()) throw Error(ErrorKind::Input, "schema: not a JSON object");
   compile(root_);
+  index(root_);
 }
 
 // Checks every keyword and compiles every pattern once (check() then only reads).
@@ -64,7 +86,8 @@ void SchemaValidator::compile(const ordered_json& s) {
     bool known = false;
     for (const char* k : kKeywords) known = known || key == k;
     if (!known) throw Error(ErrorKind::Input, "schema: unsupported keyword " + key);
-    if (key == "pattern" && value.is_string()) patterns_.emplace(value.get<std::string>(), std::regex(value.get<std::string>()));
+    if (key == "pattern" && value.is_string())
+      patterns_.emplace(value.get<std::string>(), std::regex(value.get<std::string>()));
     if (key == "$ref") resolve(s);
     if (key == "properties" || key == "$defs") {
       for (const auto& [_, sub] : value.items()) compile(sub);
@@ -73,6 +96,57 @@ void SchemaValidator::compile(const ordered_json& s) {
       compile(value);
     }
   }
+}
+
+// Every schema object's Node (a $ref's: its target's keywords), after compile checked them.
+void SchemaValidator::index(const ordered_json& s) {
+  if (s.is_array()) {
+    for (const auto& x : s) index(x);
+    return;
+  }
+  if (!s.is_object() || nodes_.count(&s) != 0) return;
+  const ordered_json& r = resolve(s);
+  Node& n = nodes_[&s];
+  const auto at = [&r](const char* key) { return r.contains(key) ? &r[key] : nullptr; };
+  n.type = at("type");
+  if (n.type && n.type->is_array()) {
+    for (const auto& t : *n.type) n.types |= type_bit(t.get<std::string>());
+  } else if (n.type) {
+    n.types = type_bit(n.type->get<std::string>());
+  }
+  n.constant = at("const");
+  n.enumeration = at("enum");
+  n.any_of = at("anyOf");
+  n.one_of = at("oneOf");
+  n.required = at("required");
+  n.additional_properties = at("additionalProperties");
+  n.items = at("items");
+  n.additional_items = at("additionalItems");
+  n.minimum = at("minimum");
+  n.maximum = at("maximum");
+  n.min_items = at("minItems");
+  n.max_items = at("maxItems");
+  n.min_length = at("minLength");
+  n.max_length = at("maxLength");
+  n.pattern = at("pattern");
+  if (n.pattern) n.pattern_regex = &patterns_.at(n.pattern->get<std::string>());
+  if (const ordered_json* props = at("properties")) {
+    n.has_properties = true;
+    for (const auto& [key, sub] : props->items()) n.properties.emplace(key, &sub);
+  }
+  for (const char* key : {"$defs", "properties"}) {
+    if (!s.contains(key)) continue;
+    for (const auto& [_, sub] : s[key].items()) index(sub);
+  }
+  for (const ordered_json* sub : {n.any_of, n.one_of, n.items, n.additional_items, n.additional_properties}) {
+    if (sub) index(*sub);
+  }
+  if (&r != &s) index(r);
+}
+
+const SchemaValidator::Node& SchemaValidator::node(const ordered_json& s) const {
+  const auto it = nodes_.find(&s);
+  return it == nodes_.end() ? kEmpty : it->second;
 }
 
 bool SchemaValidator::has_def(const std::string& def) const {
@@ -92,37 +166,40 @@ const ordered_json& SchemaValidator::resolve(const ordered_json& s) const {
 std::vector<SchemaError> SchemaValidator::check(const ordered_json& doc, const std::string& def) const {
   std::vector<SchemaError> errors;
   if (!def.empty() && !has_def(def)) throw Error(ErrorKind::Input, "schema: no definition " + def);
-  validate(doc, def.empty() ? root_ : root_["$defs"][def], "", &errors);
+  validate(doc, def.empty() ? root_ : root_["$defs"][def], Place{}, &errors);
   return errors;
 }
 
-bool SchemaValidator::validate(const ordered_json& v, const ordered_json& schema, const std::string& at,
+bool SchemaValidator::validate(const ordered_json& v, const ordered_json& schema, const Place& at,
                                std::vector<SchemaError>* errors) const {
-  const ordered_json& s = resolve(schema);
-  if ((s.contains("anyOf") || s.contains("oneOf")) && !validate_alternatives(v, s, at, errors)) return false;
-  if (!validate_value(v, s, at, errors)) return false;
+  const Node& n = node(schema);
+  if ((n.any_of || n.one_of) && !validate_alternatives(v, n, at, errors)) return false;
+  if (!validate_value(v, n, at, errors)) return false;
   bool ok = true;
-  if (v.is_object()) ok = validate_object(v, s, at, errors);
-  if (v.is_array() && s.contains("items")) ok = validate_items(v, s, at, errors) && ok;
+  if (v.is_object()) ok = validate_object(v, n, at, errors);
+  if (v.is_array() && n.items) ok = validate_items(v, n, at, errors) && ok;
   return ok;
 }
 
 // items: one schema for every element, or (draft-07's tuple form) an array of schemas, one
 // per position, the elements past them checked against additionalItems when it is given.
-bool SchemaValidator::validate_items(const ordered_json& v, const ordered_json& s, const std::string& at,
+bool SchemaValidator::validate_items(const ordered_json& v, const Node& n, const Place& at,
                                      std::vector<SchemaError>* errors) const {
   bool ok = true;
-  const ordered_json& items = s["items"];
+  const ordered_json& items = *n.items;
   for (size_t i = 0; i < v.size(); ++i) {
-    const std::string child = at + "/" + std::to_string(i);
+    const Place child{&at, nullptr, i};
     if (!items.is_array()) {
       ok = validate(v[i], items, child, errors) && ok;
     } else if (i < items.size()) {
       ok = validate(v[i], items[i], child, errors) && ok;
-    } else if (s.contains("additionalItems")) {
-      const ordered_json& extra = s["additionalItems"];
+    } else if (n.additional_items) {
+      const ordered_json& extra = *n.additional_items;
       if (extra.is_boolean()) {
-        if (!extra.get<bool>()) return fail(errors, at, "additionalItems", "more than " + std::to_string(items.size()) + " items") && ok;
+        if (!extra.get<bool>())
+          return fail(errors, at, "additionalItems",
+                      [&] { return std::string("more than " + std::to_string(items.size()) + " items"); }) &&
+                 ok;
       } else {
         ok = validate(v[i], extra, child, errors) && ok;
       }
@@ -133,9 +210,9 @@ bool SchemaValidator::validate_items(const ordered_json& v, const ordered_json& 
 
 // anyOf / oneOf: some alternative matches (oneOf: exactly one); else the errors of the
 // alternative with the fewest.
-bool SchemaValidator::validate_alternatives(const ordered_json& v, const ordered_json& s, const std::string& at,
+bool SchemaValidator::validate_alternatives(const ordered_json& v, const Node& n, const Place& at,
                                             std::vector<SchemaError>* errors) const {
-  const ordered_json& alts = s.contains("anyOf") ? s["anyOf"] : s["oneOf"];
+  const ordered_json& alts = n.any_of ? *n.any_of : *n.one_of;
   int matched = 0;
   for (const auto& alt : alts) matched += validate(v, alt, at, nullptr) ? 1 : 0;
   if (matched == 0) {
@@ -147,8 +224,9 @@ bool SchemaValidator::validate_alternatives(const ordered_json& v, const ordered
     for (const auto& alt : alts) {
       std::vector<SchemaError> mine;
       validate(v, alt, at, &mine);
-      const bool other_kind = !mine.empty() && mine[0].pointer == at &&
-                              (mine[0].what.rfind("expected ", 0) == 0 || mine[0].what.find(" is not one of ") != std::string::npos);
+      const bool other_kind =
+          !mine.empty() && mine[0].pointer == at.pointer() &&
+          (mine[0].what.rfind("expected ", 0) == 0 || mine[0].what.find(" is not one of ") != std::string::npos);
       const size_t score = mine.size() + (other_kind ? 1000000 : 0);
       if (score < best_score) {
         best = std::move(mine);
@@ -158,73 +236,84 @@ bool SchemaValidator::validate_alternatives(const ordered_json& v, const ordered
     errors->insert(errors->end(), best.begin(), best.end());
     return false;
   }
-  if (s.contains("oneOf") && matched > 1) return fail(errors, at, "oneOf", "matches more than one alternative of oneOf");
+  if (n.one_of && matched > 1)
+    return fail(errors, at, "oneOf", [&] { return std::string("matches more than one alternative of oneOf"); });
   return true;
 }
 
 // The keywords about the value itself: type, const, enum, the bounds, the lengths, pattern.
-bool SchemaValidator::validate_value(const ordered_json& v, const ordered_json& s, const std::string& at,
+bool SchemaValidator::validate_value(const ordered_json& v, const Node& n, const Place& at,
                                      std::vector<SchemaError>* errors) const {
-  if (s.contains("type")) {
+  if (n.type) {
+    if (!has_type(v, n.types))
+      return fail(errors, at, "type",
+                  [&] { return std::string("expected type " + n.type->dump() + ", found " + v.dump()); });
+  }
+  if (n.constant && v != *n.constant)
+    return fail(errors, at, "const",
+                [&] { return std::string("expected " + n.constant->dump() + ", found " + v.dump()); });
+  if (n.enumeration) {
     bool ok = false;
-    if (s["type"].is_array()) {
-      for (const auto& t : s["type"]) ok = ok || has_type(v, t.get<std::string>());
-    } else {
-      ok = has_type(v, s["type"].get<std::string>());
-    }
-    if (!ok) return fail(errors, at, "type", "expected type " + s["type"].dump() + ", found " + v.dump());
+    for (const auto& e : *n.enumeration) ok = ok || v == e;
+    if (!ok)
+      return fail(errors, at, "enum",
+                  [&] { return std::string(v.dump() + " is not one of " + n.enumeration->dump()); });
   }
-  if (s.contains("const") && v != s["const"]) return fail(errors, at, "const", "expected " + s["const"].dump() + ", found " + v.dump());
-  if (s.contains("enum")) {
-    bool ok = false;
-    for (const auto& e : s["enum"]) ok = ok || v == e;
-    if (!ok) return fail(errors, at, "enum", v.dump() + " is not one of " + s["enum"].dump());
+  if (n.minimum && v.is_number() && v.get<double>() < n.minimum->get<double>()) {
+    return fail(errors, at, "minimum",
+                [&] { return std::string(v.dump() + " is below the minimum " + n.minimum->dump()); });
   }
-  if (s.contains("minimum") && v.is_number() && v.get<double>() < s["minimum"].get<double>()) {
-    return fail(errors, at, "minimum", v.dump() + " is below the minimum " + s["minimum"].dump());
+  if (n.maximum && v.is_number() && v.get<double>() > n.maximum->get<double>()) {
+    return fail(errors, at, "maximum",
+                [&] { return std::string(v.dump() + " is above the maximum " + n.maximum->dump()); });
   }
-  if (s.contains("maximum") && v.is_number() && v.get<double>() > s["maximum"].get<double>()) {
-    return fail(errors, at, "maximum", v.dump() + " is above the maximum " + s["maximum"].dump());
+  if (n.min_items && v.is_array() && v.size() < n.min_items->get<size_t>()) {
+    return fail(errors, at, "minItems", [&] { return std::string("fewer than " + n.min_items->dump() + " items"); });
   }
-  if (s.contains("minItems") && v.is_array() && v.size() < s["minItems"].get<size_t>()) {
-    return fail(errors, at, "minItems", "fewer than " + s["minItems"].dump() + " items");
+  if (n.max_items && v.is_array() && v.size() > n.max_items->get<size_t>()) {
+    return fail(errors, at, "maxItems", [&] { return std::string("more than " + n.max_items->dump() + " items"); });
   }
-  if (s.contains("maxItems") && v.is_array() && v.size() > s["maxItems"].get<size_t>()) {
-    return fail(errors, at, "maxItems", "more than " + s["maxItems"].dump() + " items");
+  if (n.min_length && v.is_string() && code_points(v.get<std::string>()) < n.min_length->get<size_t>()) {
+    return fail(errors, at, "minLength", [&] {
+      return std::string("is " + std::to_string(code_points(v.get<std::string>())) + " characters long, fewer than " +
+                         n.min_length->dump());
+    });
   }
-  if (s.contains("minLength") && v.is_string() && code_points(v.get<std::string>()) < s["minLength"].get<size_t>()) {
-    return fail(errors, at, "minLength", "is " + std::to_string(code_points(v.get<std::string>())) + " characters long, fewer than " +
-                                s["minLength"].dump());
+  if (n.max_length && v.is_string() && code_points(v.get<std::string>()) > n.max_length->get<size_t>()) {
+    return fail(errors, at, "maxLength", [&] {
+      return std::string("is " + std::to_string(code_points(v.get<std::string>())) + " characters long, more than " +
+                         n.max_length->dump());
+    });
   }
-  if (s.contains("maxLength") && v.is_string() && code_points(v.get<std::string>()) > s["maxLength"].get<size_t>()) {
-    return fail(errors, at, "maxLength", "is " + std::to_string(code_points(v.get<std::string>())) + " characters long, more than " +
-                                s["maxLength"].dump());
-  }
-  if (s.contains("pattern") && v.is_string() &&
-      !std::regex_search(v.get<std::string>(), patterns_.at(s["pattern"].get<std::string>()))) {
-    return fail(errors, at, "pattern", v.dump() + " does not match " + s["pattern"].dump());
+  if (n.pattern && v.is_string() && !std::regex_search(v.get<std::string>(), *n.pattern_regex)) {
+    return fail(errors, at, "pattern", [&] { return std::string(v.dump() + " does not match " + n.pattern->dump()); });
   }
   return true;
 }
 
-bool SchemaValidator::validate_object(const ordered_json& v, const ordered_json& s, const std::string& at,
+bool SchemaValidator::validate_object(const ordered_json& v, const Node& n, const Place& at,
                                       std::vector<SchemaError>* errors) const {
   bool ok = true;
-  if (s.contains("required")) {
-    for (const auto& r : s["required"]) {
-      if (!v.contains(r.get<std::string>())) ok = fail(errors, at, "required", "missing required field \"" + r.get<std::string>() + "\"");
+  if (n.required) {
+    for (const auto& r : *n.required) {
+      if (!v.contains(r.get<std::string>()))
+        ok = fail(errors, at, "required",
+                  [&] { return std::string("missing required field \"" + r.get<std::string>() + "\""); });
     }
   }
   for (const auto& [key, value] : v.items()) {
-    const std::string child = at + "/" + pointer_part(key);
-    if (s.contains("properties") && s["properties"].contains(key)) {
-      ok = validate(value, s["properties"][key], child, errors) && ok;
-    } else if (s.contains("additionalProperties")) {
-      const ordered_json& extra = s["additionalProperties"];
+    const auto prop = n.has_properties ? n.properties.find(key) : n.properties.end();
+    if (prop != n.properties.end()) {
+      ok = validate(value, *prop->second, Place{&at, &key, 0}, errors) && ok;
+    } else if (n.additional_properties) {
+      const ordered_json& extra = *n.additional_properties;
       if (extra.is_boolean()) {
-        if (!extra.get<bool>()) ok = fail(errors, at, "additionalProperties", "undocumented field \"" + key + "\"") && ok;
+        if (!extra.get<bool>())
+          ok = fail(errors, at, "additionalProperties",
+                    [&] { return std::string("undocumented field \"" + key + "\""); }) &&
+               ok;
       } else {
-        ok = validate(value, extra, child, errors) && ok;
+        ok = validate(value, extra, Place{&at, &key, 0}, errors) && ok;
       }
     }
   }
