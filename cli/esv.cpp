@@ -16,6 +16,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "help.hpp"
 #include "common/error.hpp"
@@ -269,6 +270,89 @@ std::string sums_of(const std::string& dir) {
   return t;
 }
 
+// An earlier package's files that a new one must not lose. Its SHA256SUMS lists what ea_iid
+// wrote; any other file there is the lab's (README.txt's PublicUseDocument.pdf, NIST's
+// client's jsons/ and config.json) and is kept in the new package; a listed file whose bytes
+// changed since (run.json's Certify filled in) is replaced only with --force, as are added
+// files of a source the manifest no longer has (their folder goes). `sources`: the new
+// package's source folders.
+struct EarlierFiles {
+  std::vector<std::string> added;   // kept: relative paths (files, and folders left empty)
+  std::vector<std::string> edited;  // changed since written
+  std::vector<std::string> orphaned;  // added, in a folder the new package does not have
+};
+
+EarlierFiles survey_earlier(const std::string& dir, const std::vector<std::string>& sources) {
+  EarlierFiles out;
+  if (!fs::exists(fs::path(dir) / kMarker)) return out;  // empty, or another folder under --force
+  std::map<std::string, std::string> listed;  // path -> SHA-256
+  std::ifstream in(fs::path(dir) / "SHA256SUMS");
+  for (std::string line; std::getline(in, line);) {
+    if (line.size() > 66 && line.compare(64, 2, "  ") == 0) listed[line.substr(66)] = line.substr(0, 64);
+  }
+  if (listed.empty()) {
+    throw Error(ErrorKind::Output, "esv: " + dir + "/SHA256SUMS is missing or empty, so the files ea_iid wrote cannot "
+                                   "be told from those added since: move the added files out, then remove " + dir);
+  }
+  for (auto e = fs::recursive_directory_iterator(dir); e != fs::recursive_directory_iterator(); ++e) {
+    const std::string rel = fs::relative(e->path(), dir).generic_string();
+    const bool empty_folder = e->is_directory() && !e->is_symlink() && fs::is_empty(e->path());
+    if (!empty_folder && ((e->is_directory() && !e->is_symlink()) || rel == "SHA256SUMS")) continue;
+    const auto it = listed.find(rel);
+    if (it != listed.end()) {
+      if (e->is_regular_file() && sha256_file(e->path().string()) != it->second) out.edited.push_back(rel);
+      continue;
+    }
+    const std::string top = rel.substr(0, rel.find('/'));
+    const bool folder_kept = rel.find('/') == std::string::npos || std::count(sources.begin(), sources.end(), top) > 0;
+    (folder_kept ? out.added : out.orphaned).push_back(rel);
+  }
+  for (auto* list : {&out.added, &out.edited, &out.orphaned}) std::sort(list->begin(), list->end());
+  return out;
+}
+
+std::string listed_paths(const std::vector<std::string>& paths) {
+  std::string t;
+  for (size_t i = 0; i < paths.size() && i < 5; ++i) t += (i ? ", " : "") + paths[i];
+  return paths.size() > 5 ? t + " and " + std::to_string(paths.size() - 5) + " more" : t;
+}
+
+// Before any work: what a new package in DIR would replace or drop of the lab's.
+void refuse_losing(const EsvFlags& f, const EarlierFiles& e) {
+  if (f.force) return;
+  if (!e.edited.empty()) {
+    throw Error(ErrorKind::Output, "esv: " + f.dir + " holds files changed since ea_iid wrote them (" +
+                                       listed_paths(e.edited) + ": their SHA-256 is not SHA256SUMS's); a new package "
+                                       "would replace them: copy your changes out, or give --force to replace them");
+  }
+  if (!e.orphaned.empty()) {
+    throw Error(ErrorKind::Output, "esv: " + f.dir + " holds files added to folders of sources the manifest no longer "
+                                       "has (" + listed_paths(e.orphaned) + "); a new package would drop them: move "
+                                       "them out, or give --force to drop them");
+  }
+}
+
+// The lab's added files (and empty folders) copied into the staged package, kept as they are.
+void carry_added(const std::string& dir, const std::string& staged, const EsvFlags& f, const EarlierFiles& e) {
+  for (const std::string& rel : e.added) {
+    const fs::path from = fs::path(dir) / rel, to = fs::path(staged) / rel;
+    if (fs::exists(to) && !f.force) {
+      throw Error(ErrorKind::Output, "esv: " + from.string() + " was added to the earlier package, and the new one "
+                                     "writes a file of that name: move it out, or give --force to replace it");
+    }
+    fs::create_directories(to.parent_path());
+    if (fs::is_directory(from) && !fs::is_symlink(from)) {
+      fs::create_directories(to);
+    } else {
+      fs::copy(from, to, fs::copy_options::overwrite_existing | fs::copy_options::copy_symlinks);
+    }
+  }
+  if (!e.added.empty() && !f.quiet) {
+    logger().info("esv: kept {} file{} added to the earlier package: {}", e.added.size(), e.added.size() == 1 ? "" : "s",
+                  listed_paths(e.added));
+  }
+}
+
 // The package as written must pass `esv check`'s registration and file checks (the rehearsal
 // is this run's own assessment): a finding that is an error leaves DIR as it was.
 void refuse_failing(const std::string& staged) {
@@ -310,7 +394,8 @@ void remove_leftovers(const std::string& dir) {
   }
 }
 
-void write_package(const EsvFlags& f, const Manifest& m, const std::string& command_line, const std::atomic<bool>& interrupt) {
+void write_package(const EsvFlags& f, const Manifest& m, const EarlierFiles& earlier, const std::string& command_line,
+                   const std::atomic<bool>& interrupt) {
   // Absolute: the browser that prints the report is given file paths of its own working folder.
   const std::string staged = fs::absolute(f.dir).lexically_normal().string() + ".partial-" + std::to_string(::getpid());
   remove_leftovers(f.dir);
@@ -350,6 +435,7 @@ void write_package(const EsvFlags& f, const Manifest& m, const std::string& comm
   const std::string sums = sums_of(staged);
   write_text_file(staged + "/SHA256SUMS", sums);
   refuse_failing(staged);
+  carry_added(f.dir, staged, f, earlier);
   put_in_place(staged, f.dir);
   cleanup.keep = true;
   if (!f.quiet) {
@@ -368,8 +454,12 @@ void make_esv_package(EsvPackageOptions f, const Manifest& m, const std::string&
   if (f.dir.size() > 1 && f.dir.back() == '/') f.dir.pop_back();
   for (const ManifestSource& s : m.sources) check_packable(s);
   check_package_dir(f);
+  std::vector<std::string> folders;
+  for (const ManifestSource& s : m.sources) folders.push_back(s.stem);
+  const EarlierFiles earlier = survey_earlier(f.dir, folders);
+  refuse_losing(f, earlier);
   find_browser(f.browser, "esv (the report PDF)");
-  write_package(f, m, command_line, interrupt);
+  write_package(f, m, earlier, command_line, interrupt);
 }
 
 int esv_package_command(std::vector<char*> args, const std::string& command_line, const std::atomic<bool>& interrupt,
@@ -387,7 +477,9 @@ int esv_package_command(std::vector<char*> args, const std::string& command_line
         ->required()
         ->type_name("FILE.json");
     app.add_option("--browser", f.browser, "the browser that prints the report as PDF (default: chromium on PATH)")->type_name("PATH");
-    app.add_flag("--force", f.force, "replace DIR even when it is not an ea_iid package");
+    app.add_flag("--force", f.force,
+                 "replace DIR even when it is not an ea_iid package; of an earlier package, replace files changed "
+                 "since it was written and drop files added to folders of sources no longer in the manifest");
     app.add_flag("-q", f.quiet, "nothing on standard output");
     add_engine_options(app, f.engine, Program::EaIid);
     app.footer("Example:\n  ea_iid esv package/ --manifest sources.json && ea_iid esv check package/\n"
