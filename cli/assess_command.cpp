@@ -81,7 +81,7 @@ Outcome run(const ea::cli::Options& given, const std::string& started, const std
     if (o.html_path) cli::check_replaceable_report(*o.html_path, o.jsonl_force, "--html");
     if (o.write_symbols) {
       cli::check_output_path(*o.write_symbols, inputs, "--write-symbols");
-      cli::check_replaceable(*o.write_symbols, o.jsonl_force, "--write-symbols");
+      cli::check_replaceable_symbols(*o.write_symbols, o.jsonl_force, "--write-symbols");
     }
     outputs_checked = true;
     Engine engine;  // the process's one engine: its workers' device slots

@@ -155,6 +155,18 @@ int run_check(const CheckFlags& f, const CommandEnv& env) {
   if (f.json_opt->count()) json = output_name(f.json);
   if (f.force && !json) throw Error(ErrorKind::Usage, "--force applies to --json, which is not given");
   InputSet inputs;
+  if (json && *json != "-" && descriptor_of(*json) < 0) {
+    // The record is never written into the package it describes (it would replace one of its
+    // files, or add one that is not the package's, and the verdict would describe another).
+    std::error_code e1, e2;
+    const auto dir = std::filesystem::weakly_canonical(f.dir, e1);
+    const auto out = std::filesystem::weakly_canonical(std::filesystem::absolute(*json), e2);
+    const std::string rel = std::filesystem::relative(out, dir, e1).generic_string();
+    if (!e1 && !e2 && !rel.empty() && rel != "." && rel.rfind("..", 0) != 0) {
+      throw Error(ErrorKind::Usage, "--json: " + *json + " is inside the package being checked (" + f.dir +
+                                        "); write the check's record outside it");
+    }
+  }
   if (json) {
     check_output_path(*json, inputs, "--json");
     check_replaceable(*json, f.force, "--json");

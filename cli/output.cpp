@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 
@@ -299,30 +300,18 @@ void write_file_atomically(const std::string& path, const std::string& content, 
   }
 }
 
-void check_replaceable(const std::string& path, bool force, const std::string& what) {
-  struct stat st {};
-  // lstat: a symlink at the path is refused by check_output_path; a descriptor's name is a
-  // link too (written through, nothing replaced).
-  if (force || path == "-" || ::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return;
-  // An earlier result is replaced as asked; anything else (a sample file named by mistake,
-  // another program's output) only with --force.
-  bool result = false;
-  if (st.st_size <= (64 << 20)) {
-    std::ifstream in(path, std::ios::binary);
-    const auto j = nlohmann::json::parse(in, nullptr, false);
-    result = j.is_object() && j.contains("schemaVersion") && j.contains("dateTimeStamp") && j.contains("toolVersion");
-  }
-  if (!result) {
-    output_error(what, path, "exists and is not an ea_iid result (" + std::to_string(st.st_size) +
-                                 " bytes); nothing was written. Pass --force to replace it");
-  }
+namespace {
+
+// An ea_iid JSON result: the fields every record opens with.
+bool is_result_file(const std::string& path, off_t size) {
+  if (size > (64 << 20)) return false;
+  std::ifstream in(path, std::ios::binary);
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  return j.is_object() && j.contains("schemaVersion") && j.contains("dateTimeStamp") && j.contains("toolVersion");
 }
 
-void check_replaceable_report(const std::string& path, bool force, const std::string& what) {
-  struct stat st {};
-  if (force || path == "-" || ::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return;
-  // An earlier report of ours (its opening bytes say so) is replaced; anything else only
-  // with --force.
+// An earlier HTML or CSV report of ours: its opening bytes say so.
+bool is_report_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::string head(4096, '\0');
   in.read(&head[0], static_cast<std::streamsize>(head.size()));
@@ -331,10 +320,59 @@ void check_replaceable_report(const std::string& path, bool force, const std::st
                     (head.find("<title>ea_iid report") != std::string::npos ||
                      head.find("<title>SP 800-90B assessment: ") != std::string::npos);
   const bool csv = head.rfind("file,block,samples,", 0) == 0 || head.rfind("source,track,iid_tests,", 0) == 0;  // batch, lab
-  if (!html && !csv) {
+  return html || csv;
+}
+
+// The existing non-empty regular file at `path` (lstat: a symlink at the path is refused by
+// check_output_path; a descriptor's name is a link too: written through, nothing replaced).
+bool existing_file(const std::string& path, struct stat& st) {
+  return path != "-" && ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+}  // namespace
+
+void check_replaceable(const std::string& path, bool force, const std::string& what) {
+  struct stat st {};
+  if (force || !existing_file(path, st)) return;
+  // An earlier result is replaced as asked; anything else (a sample file named by mistake,
+  // another program's output) only with --force.
+  if (!is_result_file(path, st.st_size)) {
+    output_error(what, path, "exists and is not an ea_iid result (" + std::to_string(st.st_size) +
+                                 " bytes); nothing was written. Pass --force to replace it");
+  }
+}
+
+void check_replaceable_report(const std::string& path, bool force, const std::string& what) {
+  struct stat st {};
+  if (force || !existing_file(path, st)) return;
+  // An earlier report of ours is replaced; anything else only with --force.
+  if (!is_report_file(path)) {
     output_error(what, path, "exists and is not an ea_iid report (" + std::to_string(st.st_size) +
                                  " bytes); nothing was written. Pass --force to replace it");
   }
+}
+
+void check_replaceable_symbols(const std::string& path, bool force, const std::string& what) {
+  struct stat st {};
+  if (force || !existing_file(path, st)) return;
+  if (is_result_file(path, st.st_size) || is_report_file(path)) {
+    output_error(what, path, "exists and is an ea_iid result or report, not symbols (" + std::to_string(st.st_size) +
+                                 " bytes); nothing was written. Pass --force to replace it");
+  }
+}
+
+bool same_symbols_there(const std::string& path, const std::string& symbols, bool force, const std::string& what) {
+  struct stat st {};
+  if (force || !existing_file(path, st)) return false;
+  std::string there;
+  if (static_cast<uint64_t>(st.st_size) == symbols.size()) {
+    std::ifstream in(path, std::ios::binary);
+    there.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  if (there == symbols) return true;
+  output_error(what, path, "exists and holds other bytes (" + std::to_string(st.st_size) + " bytes; these symbols " +
+                               std::to_string(symbols.size()) + "); nothing was written. Pass --force to replace it");
+  return false;
 }
 
 std::string same_file_key(const std::string& path) {

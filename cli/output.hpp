@@ -68,6 +68,14 @@ void check_replaceable(const std::string& path, bool force, const std::string& w
 // any other non-empty regular file only with `force`.
 void check_replaceable_report(const std::string& path, bool force, const std::string& what);
 
+// --write-symbols: an existing file that is an ea_iid result or report is replaced only with
+// `force` (a raw symbol file has no mark of ours: same_symbols_there decides the rest).
+void check_replaceable_symbols(const std::string& path, bool force, const std::string& what);
+// Whether the existing file at `path` already holds exactly `symbols` (the same run again:
+// nothing to write); any other existing non-empty file is refused unless `force` (Error{Output},
+// nothing written). False when there is none, or with `force`.
+bool same_symbols_there(const std::string& path, const std::string& symbols, bool force, const std::string& what);
+
 // Refuses two outputs that are one file (the same name in the same folder, or the same
 // existing file under two names), or both standard output: (option, path) pairs. Throws
 // Error{Usage} naming both options.

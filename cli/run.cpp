@@ -234,7 +234,13 @@ void write_symbols(const Options& o, const Settings& s, const InputSet& inputs, 
   load.threads = s.threads;
   load.interrupt = &interrupt;
   const Dataset d = load_dataset(o.file, load);
-  write_file_atomically(*o.write_symbols, std::string(d.raw.begin(), d.raw.end()), inputs, "--write-symbols");
+  const std::string symbols(d.raw.begin(), d.raw.end());
+  if (same_symbols_there(*o.write_symbols, symbols, o.jsonl_force, "--write-symbols")) {
+    logger().info("--write-symbols: {} already holds these {} symbols of {} bits (left as it is)", *o.write_symbols,
+                  d.raw.size(), d.width);
+    return;
+  }
+  write_file_atomically(*o.write_symbols, symbols, inputs, "--write-symbols");
   logger().info("--write-symbols: {} symbols of {} bits written to {}", d.raw.size(), d.width, *o.write_symbols);
 }
 

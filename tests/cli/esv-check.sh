@@ -87,6 +87,15 @@ PY
 # Usage: no DIR, not a folder: exit 2.
 "$exe" esv check >usage.out 2>&1; [ $? = 2 ] || bad "no DIR: not exit 2"
 "$exe" esv check clean/SHA256SUMS >usage.out 2>&1; [ $? = 2 ] && grep -q "is not a folder" usage.out || bad "DIR a file: $(cat usage.out)"
+# --json inside the package it checks (onto one of its files, or beside them, even with --force):
+# exit 2, the package unchanged.
+(cd clean && sha256sum -- */registration.json) >sums-before.txt
+for target in "$(ls clean/*/registration.json | head -1)" clean/check.json ./clean/x/../record.json; do
+  "$exe" esv check --no-rehearsal clean --json "$target" --force >inside.out 2>&1; rc=$?
+  [ $rc = 2 ] && grep -q -- "--json: .* is inside the package being checked (clean); write the check's record outside it" inside.out &&
+    [ ! -e clean/check.json ] && [ ! -e clean/record.json ] || bad "--json $target inside the package: exit $rc: $(cat inside.out)"
+done
+(cd clean && sha256sum -c --quiet ../sums-before.txt) || bad "a refused --json changed the package"
 
 # The reference validator on the clean registrations: valid under 38490704; under 4b69a04c only
 # its known defects (alphabetSize, itar, a vetted component's bijectiveClaim, minHin's type).
