@@ -1,5 +1,6 @@
 #include "health.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <utility>
@@ -26,21 +27,63 @@ std::string number(double v) {
   return buf;
 }
 
-HealthFileScan scan_file(const std::string& path, const Settings& s, const HealthCutoffs& c,
-                         const std::atomic<bool>* interrupt) {
+Dataset load_file(const std::string& path, const Settings& s, const std::atomic<bool>* interrupt) {
   LoadOptions lo;
   lo.width = s.width;
   lo.allow_stream = s.allow_stream;
   lo.sample_input = s.sample_input;
   lo.threads = s.threads;
   lo.interrupt = interrupt;
-  const Dataset d = load_dataset(path, lo);
+  return load_dataset(path, lo);
+}
+
+HealthFileScan scan_file(const Dataset& d, const HealthCutoffs& c) {
   HealthFileScan f;
   static_cast<InputFacts&>(f) = input_facts(d);
   // The translated symbols: equal exactly where the samples are.
   f.rct = scan_rct(d.symbols.data(), d.symbols.size(), c.rct.cutoff);
   f.apt = scan_apt(d.symbols.data(), d.symbols.size(), c.apt.window, c.apt.cutoff);
   return f;
+}
+
+// Without the bits per sample given, the FILEs' symbols say whether the source is binary
+// (SP 800-90B 4.4.2: the APT's window is 1024 for binary data, 512 else): the first file's,
+// and every later file must be of the same kind; H within their bits.
+void check_file_width(const HealthAssessment& a, const std::vector<std::string>& paths, size_t k, int width) {
+  const int first = a.files.empty() ? width : a.files.front().width;
+  if ((width == 1) != (first == 1)) {
+    throw Error(ErrorKind::Usage, paths[k] + " holds " + std::to_string(width) + "-bit symbols where " + paths[0] +
+                                      " holds " + std::to_string(first) + "-bit ones: a binary source's cutoffs differ "
+                                      "from another's; give --bits, or test them apart");
+  }
+  if (a.settings.health->h > width) {
+    throw Error(ErrorKind::Usage, "H = " + number(a.settings.health->h) + " is more than the " + std::to_string(width) +
+                                      " bits per sample of " + paths[k] + "'s symbols");
+  }
+}
+
+void add_notes(HealthAssessment& a, bool width_from_files) {
+  const double alpha = a.settings.health->alpha;
+  if (alpha < kAlphaLeast || alpha > kAlphaMost) {
+    a.notes.push_back("alpha = " + alpha_text(alpha) +
+                      " is outside SP 800-90B 4.4's recommended range 2^-40 <= alpha <= 2^-20");
+  }
+  if (!a.cutoffs.apt.can_fail()) {
+    a.notes.push_back("the Adaptive Proportion Test cannot fail: even " + std::to_string(a.cutoffs.apt.window) + " of " +
+                      std::to_string(a.cutoffs.apt.window) + " equal samples are likelier than alpha at H = " +
+                      number(a.settings.health->h));
+  }
+  if (a.settings.width == 0) {
+    a.notes.push_back("the bits per sample not given: the source is taken as non-binary (the APT's window of 512; a "
+                      "binary source's is 1024)");
+  } else if (width_from_files) {
+    a.notes.push_back(a.settings.width == 1
+                          ? "the bits per sample not given: the FILEs' symbols are 1-bit, so the source is binary (the "
+                            "APT's window of 1024)"
+                          : "the bits per sample not given: the FILEs' symbols are up to " +
+                                std::to_string(a.settings.width) + "-bit, so the source is non-binary (the APT's "
+                                "window of 512)");
+  }
 }
 
 // The Monte Carlo check on the device s.device picks (assess_health).
@@ -83,21 +126,17 @@ HealthAssessment assess_health(const Settings& s, const std::vector<std::string>
   HealthAssessment a;
   a.settings = s;
   a.cutoffs = health_cutoffs(s.health->h, s.health->alpha, s.width == 1);
-  const double alpha = s.health->alpha;
-  if (alpha < kAlphaLeast || alpha > kAlphaMost) {
-    a.notes.push_back("alpha = " + alpha_text(alpha) +
-                      " is outside SP 800-90B 4.4's recommended range 2^-40 <= alpha <= 2^-20");
+  for (size_t k = 0; k < files.size(); ++k) {
+    const Dataset d = load_file(files[k], s, interrupt);
+    if (s.width == 0) {  // the first file says whether the source is binary
+      check_file_width(a, files, k, d.width);
+      if (k == 0) a.cutoffs = health_cutoffs(s.health->h, s.health->alpha, d.width == 1);
+      a.settings.width = std::max(a.settings.width, d.width);
+    }
+    a.files.push_back(scan_file(d, a.cutoffs));
   }
-  if (!a.cutoffs.apt.can_fail()) {
-    a.notes.push_back("the Adaptive Proportion Test cannot fail: even " + std::to_string(a.cutoffs.apt.window) + " of " +
-                      std::to_string(a.cutoffs.apt.window) + " equal samples are likelier than alpha at H = " + number(s.health->h));
-  }
-  if (s.width == 0) {
-    a.notes.push_back("the bits per sample not given: the source is taken as non-binary (the APT's window of 512; a "
-                      "binary source's is 1024)");
-  }
-  for (const std::string& path : files) a.files.push_back(scan_file(path, s, a.cutoffs, interrupt));
-  if (s.health->simulate > 0) simulate(a, s, interrupt, note);
+  add_notes(a, s.width == 0 && !files.empty());
+  if (s.health->simulate > 0) simulate(a, a.settings, interrupt, note);
   return a;
 }
 

@@ -29,7 +29,9 @@ struct HealthFileScan : InputFacts {
 
 struct HealthAssessment {
   // As checked by check_settings: `health` (H, alpha) and `width` (the bits per sample; 0:
-  // not given, a source taken as non-binary; 1: binary, the APT's window of 1024).
+  // not given, a source taken as non-binary; 1: binary, the APT's window of 1024). Without
+  // the bits given, FILEs set `width` (the widest file's symbols) and with it whether the
+  // source is binary.
   Settings settings;
   HealthCutoffs cutoffs;
   // What the numbers do not say: alpha outside SP 800-90B 4.4's recommended 2^-40..2^-20, an
@@ -44,8 +46,9 @@ struct HealthAssessment {
   bool failed() const;
 };
 
-// The cutoffs of s.health for a source of s.width bits; each file of `files` read with
-// s.width (0: inferred) and s.sample_input (its own mapping: an auto mask or bins found on
+// The cutoffs of s.health for a source of s.width bits (0 with `files`: the files' symbols'
+// bits, every file binary or none: Error{Usage} else, or when H is above them); each file of
+// `files` read with s.width (0: inferred) and s.sample_input (its own mapping: an auto mask or bins found on
 // each file) and scanned; the Monte Carlo check when s.health->simulate > 0, from s.seed:
 // on GPU s.gpus[0] unless s.device is Cpu (Auto: on the CPU's s.threads threads when no GPU
 // is usable, `note` saying why; Gpu: that is Error{Device}), with the same counts on either
