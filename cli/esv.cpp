@@ -438,6 +438,13 @@ void write_package(const EsvFlags& f, const Manifest& m, const EarlierFiles& ear
   carry_added(f.dir, staged, f, earlier);
   put_in_place(staged, f.dir);
   cleanup.keep = true;
+  for (size_t k = 0; k < m.sources.size(); ++k) {  // said now, as esv check will say it
+    if (records[k].value("forCompliance", true)) continue;
+    const auto& notes = records[k]["complianceNotes"];
+    logger().warn("esv: {}: not for compliance ({}): build the package again with the standard's settings before upload",
+                  m.sources[k].spec.name,
+                  notes.is_array() && !notes.empty() && notes[0].is_string() ? notes[0].get<std::string>() : "see its report");
+  }
   if (!f.quiet) {
     std::vector<LabRow> lab;
     for (size_t k = 0; k < m.sources.size(); ++k) lab.push_back(LabRow{m.sources[k].spec.name, records[k], "", m.sources[k].iid_claim});

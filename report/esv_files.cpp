@@ -187,6 +187,23 @@ void check_sums(const fs::path& root, bool has_marker, Sink& sink) {
   }
 }
 
+// The assessment the registration's numbers come from must be one SP 800-90B accepts: a
+// package built with exploratory settings (--iterations 200, a short file) says so here,
+// as its report does, rather than passing the check unremarked.
+void check_compliance(const fs::path& folder, Sink& sink) {
+  Sink file = sink.for_file("assessment.json");
+  const std::optional<ordered_json> a = read_json(folder / "assessment.json", file);
+  if (!a || !a->is_object() || !a->contains("forCompliance") || (*a)["forCompliance"] != false) return;
+  std::string why = "false";
+  const auto notes = a->find("complianceNotes");
+  if (notes != a->end() && notes->is_array() && !notes->empty() && (*notes)[0].is_string()) {
+    why += ": " + (*notes)[0].get<std::string>();
+  }
+  file.warning("forCompliance", why + " (the registration's numbers come from it: build the package again with the "
+                                      "standard's settings before upload)",
+               "an assessment SP 800-90B accepts", esv::kPackage);
+}
+
 Claim claim_of(const ordered_json& doc) {
   Claim c;
   if (!doc.is_array() || doc.size() < 2 || !doc[1].is_object()) return c;
@@ -244,6 +261,8 @@ std::vector<EsvFinding> check_package(const std::string& dir, std::vector<std::s
     if (has_marker && !fs::is_regular_file(folder / "assessment.json", ec)) {
       sink.for_file("assessment.json").warning("", "missing", "the source record the package's numbers came from",
                                                esv::kPackage);
+    } else if (fs::is_regular_file(folder / "assessment.json", ec)) {
+      check_compliance(folder, sink);
     }
   }
   return out;

@@ -84,6 +84,15 @@ PY
   sed -n '/^source two:/,$p' lab.out | grep -q "^  error: rehearsal: cannot run: run.json: DataFiles\[0\]: rawNoiseSampleSize" ||
   { bad "the rehearsal of a lab's package: exit $rc"; cat lab.out; }
 
+# A package whose assessment is not for compliance (built with --iterations 200, say): a
+# warning naming the record's reason, not a silent pass.
+cp -r clean expl && a=$(ls expl/*/assessment.json | head -1) &&
+  printf '{"forCompliance": false, "complianceNotes": ["exploratory: --iterations 200"]}\n' >"$a" &&
+  (cd expl && sha256sum $(awk '{print $2}' SHA256SUMS) >SHA256SUMS.new && mv SHA256SUMS.new SHA256SUMS)
+"$exe" esv check --no-rehearsal expl >expl.out 2>&1; rc=$?
+[ $rc = 0 ] && grep -q "warning: assessment.json: forCompliance: false: exploratory: --iterations 200 (the registration's numbers come from it" expl.out ||
+  bad "an assessment not for compliance: exit $rc: $(grep -E 'error|warning' expl.out | head -5)"
+
 # Usage: no DIR, not a folder: exit 2.
 "$exe" esv check >usage.out 2>&1; [ $? = 2 ] || bad "no DIR: not exit 2"
 "$exe" esv check clean/SHA256SUMS >usage.out 2>&1; [ $? = 2 ] && grep -q "is not a folder" usage.out || bad "DIR a file: $(cat usage.out)"
