@@ -73,25 +73,33 @@ void check_package_dir(const EsvFlags& f) {
 // What a source must hold to be packaged, checked before any work: 1,000,000 samples of raw
 // noise, restart data, conditioned data of at least as many bytes for each non-vetted
 // component, a vetted component's ACVTS name and validation.
-void check_packable(const ManifestSource& s) {
+void check_packable(const ManifestSource& s, bool command_line) {
+  // The manifest's field names, or the options of `ea_iid source --esv` (one source).
+  const std::string where = command_line ? "--esv" : s.where(), raw = command_line ? "SAMPLES" : "rawNoisePath",
+                    restart = command_line ? "--restart-data" : "restartTestPath",
+                    format_field = command_line ? "--sample-format" : "sampleFormat",
+                    conditioned = command_line ? "--conditioned" : "unvettedConditionedPaths";
   const auto bytes = [](const std::string& p) { return static_cast<uint64_t>(fs::file_size(p)); };
   const SampleFormat format = s.sample_input ? s.sample_input->format : SampleFormat::U8;
   if (format == SampleFormat::Text) {
-    throw Error(ErrorKind::Usage, s.where() + ": sampleFormat text: ESV data files are binary; convert the capture first");
+    throw Error(ErrorKind::Usage, where + ": " + format_field + " text: ESV data files are binary; write the capture as bytes or as u16le/u16be/u32le/u32be "
+                                      "samples first (docs/sample-formats.md)");
   }
   const uint64_t need = kEsvSamples * static_cast<uint64_t>(sample_bytes(format));
   if (bytes(s.spec.samples) < need) {
-    throw Error(ErrorKind::Usage, s.where() + ": rawNoisePath: " + s.spec.samples + " has " + std::to_string(bytes(s.spec.samples)) +
-                                      " bytes; an ESV raw noise file holds exactly 1000000 samples (" + std::to_string(need) +
-                                      " bytes as " + sample_format_name(format) + ")");
+    throw Error(ErrorKind::Usage, where + ": " + raw + ": " + s.spec.samples + " has " + std::to_string(bytes(s.spec.samples)) +
+                                      " bytes; an ESV raw noise file holds 1000000 samples (" + std::to_string(need) +
+                                      " bytes as " + sample_format_name(format) +
+                                      "; of a longer capture the first 1000000 are packaged)");
   }
   if (!s.spec.restart_data) {
-    throw Error(ErrorKind::Usage, s.where() + ": restartTestPath: an ESV submission holds restart data (1,000 restarts x 1,000 "
-                                              "samples): the server runs the restart tests and certifies only when they pass");
+    throw Error(ErrorKind::Usage, where + ": " + restart + ": an ESV submission holds restart data (1,000 restarts x "
+                                            "1,000 samples): the server runs the restart tests and certifies only when "
+                                            "they pass" + (command_line ? "; give --restart-data FILE" : ""));
   }
   for (size_t k = 0; k < s.spec.conditioning.size(); ++k) {
     const SourceConditioning& c = s.spec.conditioning[k];
-    const std::string at = s.where() + ": conditioningComponent[" + std::to_string(k) + "].";
+    const std::string at = command_line ? where + ": " : where + ": conditioningComponent[" + std::to_string(k) + "].";
     if (c.vetted && (!c.description || c.description->empty())) {
       throw Error(ErrorKind::Usage, at + "description: a vetted component is registered by its ACVTS name (docs/esv.md)");
     }
@@ -99,11 +107,11 @@ void check_packable(const ManifestSource& s) {
       throw Error(ErrorKind::Usage, at + "validationNumber: a vetted component is registered with its ACVTS validation");
     }
     if (!c.vetted && !c.conditioned) {
-      throw Error(ErrorKind::Usage, at + "unvettedConditionedPaths: ESV takes the conditioned output of a non-vetted "
+      throw Error(ErrorKind::Usage, at + conditioned + ": ESV takes the conditioned output of a non-vetted "
                                          "component as a data file, not hPrime");
     }
     if (c.conditioned && bytes(*c.conditioned) < kEsvSamples) {
-      throw Error(ErrorKind::Usage, at + "unvettedConditionedPaths: " + *c.conditioned + " has " +
+      throw Error(ErrorKind::Usage, at + conditioned + ": " + *c.conditioned + " has " +
                                         std::to_string(bytes(*c.conditioned)) + " bytes; ESV takes exactly 1000000");
     }
   }
@@ -459,7 +467,7 @@ void write_package(const EsvFlags& f, const Manifest& m, const EarlierFiles& ear
 void make_esv_package(EsvPackageOptions f, const Manifest& m, const std::string& command_line,
                       const std::atomic<bool>& interrupt) {
   if (f.dir.size() > 1 && f.dir.back() == '/') f.dir.pop_back();
-  for (const ManifestSource& s : m.sources) check_packable(s);
+  for (const ManifestSource& s : m.sources) check_packable(s, f.command_line);
   check_package_dir(f);
   std::vector<std::string> folders;
   for (const ManifestSource& s : m.sources) folders.push_back(s.stem);

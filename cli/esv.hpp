@@ -17,6 +17,7 @@ namespace ea::cli {
 struct EsvPackageOptions {
   std::string dir, manifest, browser;
   bool force = false, quiet = false;
+  bool command_line = false;  // ea_iid source --esv: messages name its options, not a manifest's fields
   EngineOptionText engine;
 };
 

@@ -222,6 +222,7 @@ int esv_of_source(const SourceFlags& f, const SourceSpec& spec, const Settings& 
   o.force = f.force;
   o.quiet = f.quiet;
   o.engine = f.engine;
+  o.command_line = true;
   make_esv_package(o, one, command_line, interrupt);
   return 0;
 }

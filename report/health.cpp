@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "common/numbers.hpp"
 #include "report.hpp"
 
 namespace ea {
@@ -25,7 +26,7 @@ std::string health_alpha_text(double alpha) {
   if (std::frexp(alpha, &e) == 0.5) {
     std::snprintf(buf, sizeof buf, "2^%d", e - 1);
   } else {
-    std::snprintf(buf, sizeof buf, "%.17g", alpha);
+    std::snprintf(buf, sizeof buf, "%s", shortest_number(alpha).c_str());
   }
   return buf;
 }
@@ -61,8 +62,9 @@ void print_rate_text(std::FILE* f, const char* name, const char* per, const Simu
 void print_simulation_text(std::FILE* f, const HealthSimulation& s, const HealthCutoffs& c, const std::string& device) {
   std::fprintf(f, "\nMonte Carlo check (%s): %" PRIu64 " samples, seed %" PRIu64 ", in %" PRIu64 " independent runs of %" PRIu64
                " samples at most\n  a source of %" PRIu32
-               " values: the most likely at p = %.17g, each other at %.17g\n",
-               device.c_str(), s.samples, s.seed, s.chunks, s.chunk, s.alphabet, s.p_max, s.p_other);
+               " values: the most likely at p = %s, each other at %s\n",
+               device.c_str(), s.samples, s.seed, s.chunks, s.chunk, s.alphabet, shortest_number(s.p_max).c_str(),
+               shortest_number(s.p_other).c_str());
   print_rate_text(f, "Repetition Count Test", "sample", s.rct, c.rct.false_positive);
   print_rate_text(f, "Adaptive Proportion Test", "window", s.apt, c.apt.false_positive_first_counted);
 }
@@ -72,7 +74,7 @@ void print_simulation_text(std::FILE* f, const HealthSimulation& s, const Health
 void print_health_text(std::FILE* f, const HealthAssessment& a, const ReportOptions& o) {
   if (o.quiet) return;
   const HealthCutoffs& c = a.cutoffs;
-  std::fprintf(f, "Health tests (SP 800-90B 4.4) for H = %.17g bits per sample, alpha = %s, a %s source\n", c.h,
+  std::fprintf(f, "Health tests (SP 800-90B 4.4) for H = %s bits per sample, alpha = %s, a %s source\n", shortest_number(c.h).c_str(),
                alpha_text(c.alpha).c_str(), c.binary ? "binary" : "non-binary");
   std::fprintf(f, "Repetition Count Test: cutoff C = %" PRIu64 "\n", c.rct.cutoff);
   std::fprintf(f, "  false positive per sample: %s\n", log2_text(c.rct.false_positive).c_str());

@@ -8,6 +8,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
@@ -108,6 +109,17 @@ T parse_real(const std::string& text, const std::string& what) {
     throw Error(ErrorKind::Usage, what + ": '" + text + "' is too small to be a normal number");
   }
   return v;
+}
+
+// The shortest decimal text (%g, 1 to 17 digits) that reads back as exactly `v`: "0.9", not
+// "0.90000000000000002" (echoes of what a user typed, in messages and reports).
+inline std::string shortest_number(double v) {
+  char buf[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
 }
 
 }  // namespace ea

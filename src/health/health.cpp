@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/numbers.hpp"
 
 namespace ea {
 
@@ -260,11 +261,7 @@ AptCutoffs apt_of(const mpq_t h, const mpq_t alpha, bool binary) {
   return a;
 }
 
-std::string number(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+std::string number(double v) { return shortest_number(v); }
 
 }  // namespace
 
