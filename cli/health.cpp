@@ -92,8 +92,8 @@ void add_health_options(CLI::App& app, HealthFlags& f) {
       "Over a FILE: a run of C identical samples is one RCT failure; the APT's windows are disjoint,\n"
       "from the first sample, each counting its first sample (4.4.2's B = 1). Offsets are 0-based.\n"
       "Exit status: 0 completed, whatever the tests found; 1 a test failed on some FILE (with\n"
-      "--exit-code); 2 an error (usage, a FILE missing or unreadable); 5 a FILE of one value only;\n"
-      "130/143 interrupted.");
+      "--exit-code); 2 an error (usage, a FILE missing or unreadable); 130/143 interrupted. A FILE of\n"
+      "one value (a stuck source) is scanned: both tests fail on it.");
 }
 
 // --simulate N: a whole number of samples, also written 1e9.

@@ -34,6 +34,7 @@ Dataset load_file(const std::string& path, const Settings& s, const std::atomic<
   lo.sample_input = s.sample_input;
   lo.threads = s.threads;
   lo.interrupt = interrupt;
+  lo.allow_one_symbol = true;  // a stuck source: the RCT and the APT fail on it, as they should
   return load_dataset(path, lo);
 }
 
@@ -49,16 +50,16 @@ HealthFileScan scan_file(const Dataset& d, const HealthCutoffs& c) {
 // Without the bits per sample given, the FILEs' symbols say whether the source is binary
 // (SP 800-90B 4.4.2: the APT's window is 1024 for binary data, 512 else): the first file's,
 // and every later file must be of the same kind; H within their bits.
-void check_file_width(const HealthAssessment& a, const std::vector<std::string>& paths, size_t k, int width) {
-  const int first = a.files.empty() ? width : a.files.front().width;
+void check_file_width(const HealthAssessment& a, const std::string& path, int width, const std::string& first_path,
+                      int first) {
   if ((width == 1) != (first == 1)) {
-    throw Error(ErrorKind::Usage, paths[k] + " holds " + std::to_string(width) + "-bit symbols where " + paths[0] +
+    throw Error(ErrorKind::Usage, path + " holds " + std::to_string(width) + "-bit symbols where " + first_path +
                                       " holds " + std::to_string(first) + "-bit ones: a binary source's cutoffs differ "
                                       "from another's; give --bits, or test them apart");
   }
   if (a.settings.health->h > width) {
     throw Error(ErrorKind::Usage, "H = " + number(a.settings.health->h) + " is more than the " + std::to_string(width) +
-                                      " bits per sample of " + paths[k] + "'s symbols");
+                                      " bits per sample of " + path + "'s symbols");
   }
 }
 
@@ -126,16 +127,22 @@ HealthAssessment assess_health(const Settings& s, const std::vector<std::string>
   HealthAssessment a;
   a.settings = s;
   a.cutoffs = health_cutoffs(s.health->h, s.health->alpha, s.width == 1);
+  size_t first = files.size();  // the first file whose symbols tell their width (a stuck one's do not)
   for (size_t k = 0; k < files.size(); ++k) {
     const Dataset d = load_file(files[k], s, interrupt);
-    if (s.width == 0) {  // the first file says whether the source is binary
-      check_file_width(a, files, k, d.width);
-      if (k == 0) a.cutoffs = health_cutoffs(s.health->h, s.health->alpha, d.width == 1);
+    if (s.width == 0 && d.alphabet > 1) {  // the first such file says whether the source is binary
+      const bool is_first = first == files.size();
+      if (is_first) first = k;
+      check_file_width(a, files[k], d.width, files[first], is_first ? d.width : a.files[first].width);
+      if (is_first) a.cutoffs = health_cutoffs(s.health->h, s.health->alpha, d.width == 1);
       a.settings.width = std::max(a.settings.width, d.width);
     }
     a.files.push_back(scan_file(d, a.cutoffs));
   }
-  add_notes(a, s.width == 0 && !files.empty());
+  if (first != files.size() && first > 0) {  // stuck files before it: scanned again with these cutoffs
+    for (size_t k = 0; k < first; ++k) a.files[k] = scan_file(load_file(files[k], s, interrupt), a.cutoffs);
+  }
+  add_notes(a, s.width == 0 && a.settings.width > 0);
   if (s.health->simulate > 0) simulate(a, a.settings, interrupt, note);
   return a;
 }

@@ -41,11 +41,13 @@ void print_file_text(std::FILE* f, const HealthFileScan& s, const HealthCutoffs&
                s.width);
   // How the samples were read and made symbols ("" for u8 samples as they are).
   if (const std::string samples = mapping_line(s.mapping); !samples.empty()) std::fprintf(f, "  %s", samples.c_str());
-  std::fprintf(f, "  Repetition Count Test (C = %" PRIu64 "): %" PRIu64 " failures", c.rct.cutoff, s.rct.failures);
+  std::fprintf(f, "  Repetition Count Test (C = %" PRIu64 "): %" PRIu64 " failure%s", c.rct.cutoff, s.rct.failures,
+               s.rct.failures == 1 ? "" : "s");
   if (s.rct.first_failure) std::fprintf(f, ", the first at sample %" PRIu64, *s.rct.first_failure);
   std::fprintf(f, "; longest run %" PRIu64 " from sample %" PRIu64 "\n", s.rct.longest_run, s.rct.longest_run_offset);
-  std::fprintf(f, "  Adaptive Proportion Test (W = %" PRIu32 ", C = %" PRIu64 "): %" PRIu64 " failures in %" PRIu64 " windows",
-               c.apt.window, c.apt.cutoff, s.apt.failures, s.apt.windows);
+  std::fprintf(f, "  Adaptive Proportion Test (W = %" PRIu32 ", C = %" PRIu64 "): %" PRIu64 " failure%s in %" PRIu64 " window%s",
+               c.apt.window, c.apt.cutoff, s.apt.failures, s.apt.failures == 1 ? "" : "s", s.apt.windows,
+               s.apt.windows == 1 ? "" : "s");
   if (s.apt.first_failure) std::fprintf(f, ", the first at sample %" PRIu64, *s.apt.first_failure);
   std::fprintf(f, "; largest count %" PRIu64 " in the window from sample %" PRIu64 "\n", s.apt.largest_count,
                s.apt.largest_window_offset);

@@ -391,7 +391,7 @@ Dataset load_dataset(const std::string& file, const LoadOptions& opt) {
   // One value throughout (a stuck source, or a block of a sparse file's zeros): said before the
   // symbols are made (a block of 2^28 samples: 0.3 GB not allocated), unless the value is wider
   // than the given width (that error comes first, as make_dataset words it).
-  if (mapping.varying == 0 && opt.sample_input.is_default() &&
+  if (mapping.varying == 0 && opt.sample_input.is_default() && !opt.allow_one_symbol &&
       (opt.width == 0 || static_cast<int>(mapping.capture_bits) <= opt.width)) {
     degenerate(path);
   }
@@ -401,7 +401,7 @@ Dataset load_dataset(const std::string& file, const LoadOptions& opt) {
   } catch (const Error& e) {
     throw Error(e.kind(), path + ": " + e.what());
   }
-  if (d.alphabet <= 1) degenerate(path);
+  if (d.alphabet <= 1 && !opt.allow_one_symbol) degenerate(path);
   d.path = file;
   d.file_size = r.size;
   d.subset = opt.subset;

@@ -68,6 +68,9 @@ struct LoadOptions {
   // How the samples are stored and made symbols (u8 as they are: NIST's reading).
   SampleInput sample_input;
   int threads = 1;  // for --select-bits auto's search (its result does not depend on it)
+  // One value throughout is read (a Dataset of one symbol) instead of Error{Degenerate}: the
+  // health tests scan a stuck source's samples, which is what their RCT is for.
+  bool allow_one_symbol = false;
 };
 
 struct Dataset {

@@ -261,7 +261,7 @@ TEST_CASE("health tests: the result, its notes, text and JSON") {
   std::fclose(f);
   CHECK(text.find("Repetition Count Test: cutoff C = 21\n") != std::string::npos);
   CHECK(text.find("Adaptive Proportion Test: window W = 1024, cutoff C = 589\n") != std::string::npos);
-  CHECK(text.find("  Repetition Count Test (C = 21): 1 failures, the first at sample 1020; longest run 25 from sample "
+  CHECK(text.find("  Repetition Count Test (C = 21): 1 failure, the first at sample 1020; longest run 25 from sample "
                   "1000\n") != std::string::npos);
   CHECK(text.find("  Health tests: FAILED\n") != std::string::npos);
   CHECK(text.find("Monte Carlo check (CPU): 5120 samples, seed 9") != std::string::npos);
