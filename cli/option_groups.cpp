@@ -182,7 +182,22 @@ void apply_sample_options(const SampleOptionText& t, Settings& s, SettingsGiven&
   if (t.format_opt->count()) s.sample_input.format = sample_format_setting(t.format, cli_setting_names());
   given.select_bits = t.select_opt->count() > 0;
   given.bin = t.bin_opt->count() > 0;
-  if (given.select_bits) s.sample_input.rule = select_bits_rule(t.select_bits, "--select-bits");
+  if (given.select_bits) {
+    s.sample_input.rule = select_bits_rule(t.select_bits, "--select-bits");
+    // A decimal mask is legal and easily meant as a count or a bit's number ("--select-bits 8"
+    // is bit 3 alone: 1-bit symbols): said, with the masks such a reading would need.
+    const std::string& v = t.select_bits;
+    if (s.sample_input.rule.kind == SymbolRule::Kind::Mask && !v.empty() &&
+        v.find_first_not_of("0123456789") == std::string::npos && s.sample_input.rule.mask < 32) {
+      const uint32_t m = s.sample_input.rule.mask;
+      char low[16], bit[16], got[16];
+      std::snprintf(got, sizeof got, "0x%x", m);
+      std::snprintf(low, sizeof low, "0x%llx", (1ull << m) - 1);
+      std::snprintf(bit, sizeof bit, "0x%llx", 1ull << m);
+      logger().warn("--select-bits {}: the decimal mask {} ({} bit{} kept); for the low {} bits give {}, for bit {} alone {}",
+                    v, got, __builtin_popcount(m), __builtin_popcount(m) == 1 ? "" : "s", m, low, m, bit);
+    }
+  }
   if (given.bin && !given.select_bits) {
     s.sample_input.rule = SymbolRule{};
     s.sample_input.rule.kind = SymbolRule::Kind::Bin;

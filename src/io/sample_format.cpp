@@ -114,7 +114,19 @@ SymbolRule select_bits_rule(const std::string& text, const std::string& flag) {
   }
   uint32_t m = 0;
   if (!parse_u32(text, m)) {
-    usage(flag, "'" + text + "' is neither a mask (decimal, 0x-hex or 0b-binary, at most 32 bits) nor auto[:B]");
+    // A range of bits ("3-1", "4-11"): the mask that keeps them, as a hint.
+    std::string hint;
+    const size_t dash = text.find('-');
+    uint32_t a = 0, b = 0;
+    if (dash != std::string::npos && parse_u32(text.substr(0, dash), a) && parse_u32(text.substr(dash + 1), b) &&
+        std::max(a, b) < 32) {
+      const uint32_t lo = std::min(a, b), hi = std::max(a, b);
+      const uint64_t mask = ((uint64_t{1} << (hi + 1)) - 1) & ~((uint64_t{1} << lo) - 1);
+      char buf[24];
+      std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(mask));
+      hint = "; bits " + std::to_string(lo) + " to " + std::to_string(hi) + " are the mask " + buf;
+    }
+    usage(flag, "'" + text + "' is neither a mask (decimal, 0x-hex or 0b-binary, at most 32 bits) nor auto[:B]" + hint);
   }
   r.kind = SymbolRule::Kind::Mask;
   r.mask = m;
