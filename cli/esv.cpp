@@ -267,10 +267,21 @@ void write_source_documents(const ManifestSource& m, const std::string& folder, 
 }
 
 // SHA256SUMS over every file of the package (sorted, paths relative to it), as sha256sum -c reads it.
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    if (end > at) lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return lines;
+}
+
 std::string sums_of(const std::string& dir) {
   std::vector<std::string> names;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (e.is_regular_file()) names.push_back(fs::relative(e.path(), dir).generic_string());
+    const std::string name = fs::relative(e.path(), dir).generic_string();
+    if (e.is_regular_file() && name != "SHA256SUMS") names.push_back(name);
   }
   std::sort(names.begin(), names.end());
   std::string t;
@@ -278,44 +289,97 @@ std::string sums_of(const std::string& dir) {
   return t;
 }
 
-// An earlier package's files that a new one must not lose. Its SHA256SUMS lists what ea_iid
-// wrote; any other file there is the lab's (README.txt's PublicUseDocument.pdf, NIST's
-// client's jsons/ and config.json) and is kept in the new package; a listed file whose bytes
-// changed since (run.json's Certify filled in) is replaced only with --force, as are added
-// files of a source the manifest no longer has (their folder goes). `sources`: the new
-// package's source folders.
+// An earlier package's files that a new one must not lose. The marker lists the files ea_iid
+// wrote with their SHA-256 (`files`; a package of an ea_iid before it: SHA256SUMS's lines); any
+// other file is the lab's (README.txt's PublicUseDocument.pdf, NIST's client's jsons/ and
+// config.json, a folder of its own) and is kept in the new package, whatever SHA256SUMS says
+// (esv check asks the lab to list its additions there). A file of ea_iid's whose bytes changed
+// since (run.json's Certify filled in) is replaced only with --force, as are the lab's files in
+// the folder of a source the manifest no longer has (the folder goes) and the lab's files that
+// bear a name the new package writes. `sources`: the new package's source folders.
 struct EarlierFiles {
-  std::vector<std::string> added;   // kept: relative paths (files, and folders left empty)
-  std::vector<std::string> edited;  // changed since written
-  std::vector<std::string> orphaned;  // added, in a folder the new package does not have
+  std::vector<std::string> added;     // kept: relative paths (files, and folders left empty)
+  std::vector<std::string> edited;    // ea_iid's, changed since written
+  std::vector<std::string> orphaned;  // the lab's, in the folder of a source no longer there
+  std::vector<std::string> clashing;  // the lab's, named as a file the new package writes
 };
 
-EarlierFiles survey_earlier(const std::string& dir, const std::vector<std::string>& sources) {
-  EarlierFiles out;
-  if (!fs::exists(fs::path(dir) / kMarker)) return out;  // empty, or another folder under --force
-  std::map<std::string, std::string> listed;  // path -> SHA-256
+// A file name the package writes in a source's folder, or at its top ("" folder).
+bool package_file_name(const std::string& rel) {
+  const size_t slash = rel.find('/');
+  const std::string name = slash == std::string::npos ? rel : rel.substr(slash + 1);
+  if (slash == std::string::npos) return name == "README.txt" || name == "SHA256SUMS" || name == kMarker;
+  for (const char* n : {"registration.json", "rawNoise.bin", "restart.bin", "EntropyAssessmentReport.html",
+                        "EntropyAssessmentReport.pdf", "assessment.json", "run.json"}) {
+    if (name == n) return true;
+  }
+  return false;  // (a conditioned-P.bin the new package also writes: carry_added refuses it)
+}
+
+// The files ea_iid wrote, with their SHA-256: the marker's list, else SHA256SUMS's lines
+// ("HEX  path" or sha256sum -b's "HEX *path", CRLF or LF).
+std::map<std::string, std::string> written_files(const std::string& dir, const ordered_json& marker) {
+  std::map<std::string, std::string> out;
+  if (marker.contains("files") && marker["files"].is_object()) {
+    for (const auto& [path, hash] : marker["files"].items()) {
+      if (hash.is_string()) out[path] = hash.get<std::string>();
+    }
+    return out;
+  }
   std::ifstream in(fs::path(dir) / "SHA256SUMS");
   for (std::string line; std::getline(in, line);) {
-    if (line.size() > 66 && line.compare(64, 2, "  ") == 0) listed[line.substr(66)] = line.substr(0, 64);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.size() > 66 && (line.compare(64, 2, "  ") == 0 || line.compare(64, 2, " *") == 0)) {
+      out[line.substr(66)] = line.substr(0, 64);
+    }
   }
-  if (listed.empty()) {
-    throw Error(ErrorKind::Output, "esv: " + dir + "/SHA256SUMS is missing or empty, so the files ea_iid wrote cannot "
-                                   "be told from those added since: move the added files out, then remove " + dir);
+  return out;
+}
+
+EarlierFiles survey_earlier(const EsvFlags& f, const std::vector<std::string>& sources) {
+  EarlierFiles out;
+  const fs::path root(f.dir);
+  std::ifstream marker_in(root / kMarker);
+  if (!marker_in) return out;  // empty, or another folder under --force
+  const ordered_json marker = ordered_json::parse(marker_in, nullptr, false);
+  std::vector<std::string> old_sources;
+  if (marker.is_object() && marker.contains("sources") && marker["sources"].is_array()) {
+    for (const auto& x : marker["sources"]) {
+      if (x.is_object() && x.contains("folder") && x["folder"].is_string()) {
+        old_sources.push_back(x["folder"].get<std::string>());
+      }
+    }
   }
-  for (auto e = fs::recursive_directory_iterator(dir); e != fs::recursive_directory_iterator(); ++e) {
-    const std::string rel = fs::relative(e->path(), dir).generic_string();
-    const bool empty_folder = e->is_directory() && !e->is_symlink() && fs::is_empty(e->path());
-    if (!empty_folder && ((e->is_directory() && !e->is_symlink()) || rel == "SHA256SUMS")) continue;
-    const auto it = listed.find(rel);
-    if (it != listed.end()) {
+  const std::map<std::string, std::string> ours = written_files(f.dir, marker.is_object() ? marker : ordered_json::object());
+  if (ours.empty()) {
+    if (f.force) return out;  // replaced whole, as asked
+    throw Error(ErrorKind::Output, "esv: " + f.dir + " lists no file ea_iid wrote (its marker's files, or SHA256SUMS), "
+                                   "so they cannot be told from those added since: move the added files out and give "
+                                   "--force to replace " + f.dir);
+  }
+  const auto listed = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  for (auto e = fs::recursive_directory_iterator(root); e != fs::recursive_directory_iterator(); ++e) {
+    const std::string rel = fs::relative(e->path(), root).generic_string();
+    const bool folder = e->is_directory() && !e->is_symlink();
+    if ((folder && !fs::is_empty(e->path())) || rel == kMarker || rel == "SHA256SUMS") continue;
+    const auto it = ours.find(rel);
+    if (it != ours.end()) {
       if (e->is_regular_file() && sha256_file(e->path().string()) != it->second) out.edited.push_back(rel);
       continue;
     }
-    const std::string top = rel.substr(0, rel.find('/'));
-    const bool folder_kept = rel.find('/') == std::string::npos || std::count(sources.begin(), sources.end(), top) > 0;
-    (folder_kept ? out.added : out.orphaned).push_back(rel);
+    const size_t slash = rel.find('/');
+    const std::string top = rel.substr(0, slash);
+    if (slash != std::string::npos && listed(old_sources, top) && !listed(sources, top)) {
+      out.orphaned.push_back(rel);
+    } else if (!folder && package_file_name(rel) && (slash == std::string::npos || listed(sources, top))) {
+      out.clashing.push_back(rel);
+    } else {
+      out.added.push_back(rel);
+    }
   }
-  for (auto* list : {&out.added, &out.edited, &out.orphaned}) std::sort(list->begin(), list->end());
+  for (auto* list : {&out.added, &out.edited, &out.orphaned, &out.clashing}) std::sort(list->begin(), list->end());
   return out;
 }
 
@@ -330,35 +394,44 @@ void refuse_losing(const EsvFlags& f, const EarlierFiles& e) {
   if (f.force) return;
   if (!e.edited.empty()) {
     throw Error(ErrorKind::Output, "esv: " + f.dir + " holds files changed since ea_iid wrote them (" +
-                                       listed_paths(e.edited) + ": their SHA-256 is not SHA256SUMS's); a new package "
-                                       "would replace them: copy your changes out, or give --force to replace them");
+                                       listed_paths(e.edited) + ": their SHA-256 is not the one written); a new "
+                                       "package would replace them: copy your changes out, or give --force to replace them");
   }
   if (!e.orphaned.empty()) {
     throw Error(ErrorKind::Output, "esv: " + f.dir + " holds files added to folders of sources the manifest no longer "
                                        "has (" + listed_paths(e.orphaned) + "); a new package would drop them: move "
                                        "them out, or give --force to drop them");
   }
+  if (!e.clashing.empty()) {
+    throw Error(ErrorKind::Output, "esv: " + f.dir + " holds files added since, named as files the new package writes (" +
+                                       listed_paths(e.clashing) + "); move them out, or give --force to replace them");
+  }
 }
 
 // The lab's added files (and empty folders) copied into the staged package, kept as they are.
-void carry_added(const std::string& dir, const std::string& staged, const EsvFlags& f, const EarlierFiles& e) {
+// Returns whether any was.
+bool carry_added(const std::string& dir, const std::string& staged, const EsvFlags& f, const EarlierFiles& e) {
   for (const std::string& rel : e.added) {
     const fs::path from = fs::path(dir) / rel, to = fs::path(staged) / rel;
-    if (fs::exists(to) && !f.force) {
-      throw Error(ErrorKind::Output, "esv: " + from.string() + " was added to the earlier package, and the new one "
-                                     "writes a file of that name: move it out, or give --force to replace it");
+    if (fs::exists(fs::symlink_status(to))) {  // the new package's own: it wins (the survey foresaw none)
+      if (!f.force) {
+        throw Error(ErrorKind::Output, "esv: " + from.string() + " was added to the earlier package, and the new one "
+                                       "writes a file of that name: move it out, or give --force to replace it");
+      }
+      continue;
     }
     fs::create_directories(to.parent_path());
-    if (fs::is_directory(from) && !fs::is_symlink(from)) {
+    if (fs::is_directory(fs::symlink_status(from))) {
       fs::create_directories(to);
     } else {
-      fs::copy(from, to, fs::copy_options::overwrite_existing | fs::copy_options::copy_symlinks);
+      fs::copy(from, to, fs::copy_options::copy_symlinks);
     }
   }
   if (!e.added.empty() && !f.quiet) {
     logger().info("esv: kept {} file{} added to the earlier package: {}", e.added.size(), e.added.size() == 1 ? "" : "s",
                   listed_paths(e.added));
   }
+  return !e.added.empty();
 }
 
 // The package as written must pass `esv check`'s registration and file checks (the rehearsal
@@ -439,11 +512,13 @@ void write_package(const EsvFlags& f, const Manifest& m, const EarlierFiles& ear
     marker["sources"].push_back({{"name", m.sources[k].spec.name}, {"folder", stems[k]}});
   }
   write_text_file(staged + "/README.txt", esv_readme(stems, version_string()));
+  marker["files"] = ordered_json::object();  // what ea_iid wrote: a later run tells the lab's additions by it
+  for (const std::string& line : split_lines(sums_of(staged))) marker["files"][line.substr(66)] = line.substr(0, 64);
   write_text_file(staged + "/" + kMarker, text_of(marker));
-  const std::string sums = sums_of(staged);
-  write_text_file(staged + "/SHA256SUMS", sums);
+  write_text_file(staged + "/SHA256SUMS", sums_of(staged));
   refuse_failing(staged);
-  carry_added(f.dir, staged, f, earlier);
+  // The lab's files of an earlier package, listed in SHA256SUMS too (every file, as esv check asks).
+  if (carry_added(f.dir, staged, f, earlier)) write_text_file(staged + "/SHA256SUMS", sums_of(staged));
   put_in_place(staged, f.dir);
   cleanup.keep = true;
   for (size_t k = 0; k < m.sources.size(); ++k) {  // said now, as esv check will say it
@@ -471,7 +546,7 @@ void make_esv_package(EsvPackageOptions f, const Manifest& m, const std::string&
   check_package_dir(f);
   std::vector<std::string> folders;
   for (const ManifestSource& s : m.sources) folders.push_back(s.stem);
-  const EarlierFiles earlier = survey_earlier(f.dir, folders);
+  const EarlierFiles earlier = survey_earlier(f, folders);
   refuse_losing(f, earlier);
   find_browser(f.browser, "esv (the report PDF)");
   write_package(f, m, earlier, command_line, interrupt);

@@ -190,7 +190,7 @@ void apply_sample_options(const SampleOptionText& t, Settings& s, SettingsGiven&
     if (s.sample_input.rule.kind == SymbolRule::Kind::Mask && !v.empty() &&
         v.find_first_not_of("0123456789") == std::string::npos && s.sample_input.rule.mask < 32) {
       const uint32_t m = s.sample_input.rule.mask;
-      char low[16], bit[16], got[16];
+      char low[24], bit[24], got[24];
       std::snprintf(got, sizeof got, "0x%x", m);
       std::snprintf(low, sizeof low, "0x%llx", (1ull << m) - 1);
       std::snprintf(bit, sizeof bit, "0x%llx", 1ull << m);

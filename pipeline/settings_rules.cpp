@@ -151,7 +151,9 @@ double alpha_setting(const std::string& text, const SettingNames& names) {
     const uint64_t n = parse_integer(text.substr(3), what + " 2^-N: N", kAlphaExponentRange.min, kAlphaExponentRange.max);
     return std::ldexp(1.0, -static_cast<int>(n));
   }
-  if (text.find('^') != std::string::npos) refuse(what + ": '" + text + "' is not 2^-N (such as 2^-20) or a decimal");
+  if (text.find('^') != std::string::npos || !decimal_real_syntax(text)) {
+    refuse(what + ": '" + text + "' is neither 2^-N (such as 2^-20) nor a decimal (such as 1e-6)");
+  }
   return parse_real<double>(text, what);
 }
 

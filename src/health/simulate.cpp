@@ -98,8 +98,10 @@ void fill_rate(SimulatedRate& r, uint64_t trials, uint64_t failures, double expe
   r.observed = trials ? static_cast<double>(failures) / static_cast<double>(trials) : 0;
   double lo = 0, hi = 0;
   poisson_interval99(failures, lo, hi);
-  r.low = trials ? lo / static_cast<double>(trials) : 0;
-  r.high = trials ? hi / static_cast<double>(trials) : 0;
+  // (A trial fails at most once, so a rate is at most 1: Garwood's bound on the count, 5.3 for
+  // none, would read "[0, 2.649] per window" over two windows.)
+  r.low = trials ? std::min(1.0, lo / static_cast<double>(trials)) : 0;
+  r.high = trials ? std::min(1.0, hi / static_cast<double>(trials)) : 0;
   r.expected_failures = expected_failures;
   r.expected = trials ? expected_failures / static_cast<double>(trials) : 0;
   r.stationary = stationary;

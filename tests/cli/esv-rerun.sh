@@ -25,23 +25,30 @@ run() { "$exe" esv pkg --manifest m.json --device cpu --browser ./browser -q "$@
 manifest s1
 run 2>first.err || { bad "the first package: exit $?"; cat first.err; }
 [ -f pkg/s1/run.json ] || bad "no pkg/s1/run.json"
-# The lab's additions, then the same command again: kept as they were, not listed in SHA256SUMS.
-echo "lab document" >pkg/s1/PublicUseDocument.pdf
-mkdir -p pkg/s1/jsons pkg/s1/empty && echo "client log" >pkg/s1/jsons/log.txt
+# The lab's additions (one listed in SHA256SUMS as esv check advises, a folder of its own at the
+# top), then the same command again: kept as they were, and listed in the new SHA256SUMS.
+echo "%PDF-1.4 lab document" >pkg/s1/PublicUseDocument.pdf
+(cd pkg && sha256sum s1/PublicUseDocument.pdf >>SHA256SUMS)
+mkdir -p pkg/s1/jsons pkg/s1/empty pkg/docs && echo "client log" >pkg/s1/jsons/log.txt && echo "notes" >pkg/docs/notes.txt
 "$exe" esv pkg --manifest m.json --device cpu --browser ./browser 2>again.err >again.out
 rc=$?
 [ $rc -eq 0 ] || { bad "the run again: exit $rc"; cat again.err; }
-[ "$(cat pkg/s1/PublicUseDocument.pdf 2>/dev/null)" = "lab document" ] && [ "$(cat pkg/s1/jsons/log.txt 2>/dev/null)" = "client log" ] &&
-  [ -d pkg/s1/empty ] || bad "the lab's files were not kept"
-grep -q "kept 3 files added to the earlier package: s1/" again.err || { bad "no line naming the kept files"; cat again.err; }
-grep -q "PublicUseDocument\|jsons" pkg/SHA256SUMS && bad "SHA256SUMS lists the lab's files"
+[ "$(cat pkg/s1/PublicUseDocument.pdf 2>/dev/null)" = "%PDF-1.4 lab document" ] && [ "$(cat pkg/s1/jsons/log.txt 2>/dev/null)" = "client log" ] &&
+  [ -d pkg/s1/empty ] && [ "$(cat pkg/docs/notes.txt 2>/dev/null)" = "notes" ] || bad "the lab's files were not kept"
+grep -q "kept 4 files added to the earlier package: docs/notes.txt, s1/PublicUseDocument.pdf, s1/empty, s1/jsons/log.txt" again.err ||
+  { bad "no line naming the kept files"; cat again.err; }
+grep -q " s1/PublicUseDocument.pdf$" pkg/SHA256SUMS && grep -q " s1/jsons/log.txt$" pkg/SHA256SUMS || bad "SHA256SUMS does not list the lab's files"
+grep -q "PublicUseDocument" pkg/ea_iid-package.json && bad "the marker lists the lab's file as ea_iid's"
 (cd pkg && sha256sum --quiet -c SHA256SUMS) || bad "SHA256SUMS does not hold"
-# run.json changed since written: refused, the change kept; --force replaces it, the lab's files stay.
+"$exe" esv check pkg --no-rehearsal >check.out 2>&1 || { bad "esv check after the run again: exit $?"; cat check.out; }
+# run.json changed since written, its SHA256SUMS line updated as esv check advises: refused, the
+# change kept; --force replaces it, the lab's files stay.
 echo " " >>pkg/s1/run.json
+(cd pkg && grep -v " s1/run.json$" SHA256SUMS >S && sha256sum s1/run.json >>S && mv S SHA256SUMS)
 cp pkg/s1/run.json edited-run.json
 run 2>edited.err
 rc=$?
-[ $rc -eq 2 ] && grep -q "holds files changed since ea_iid wrote them (s1/run.json: .*--force to replace them" edited.err &&
+[ $rc -eq 2 ] && grep -q "holds files changed since ea_iid wrote them (s1/run.json: their SHA-256 is not the one written).*--force to replace them" edited.err &&
   cmp -s pkg/s1/run.json edited-run.json || { bad "an edited run.json: exit $rc, or changed"; cat edited.err; }
 run --force 2>force.err || { bad "--force: exit $?"; cat force.err; }
 cmp -s pkg/s1/run.json edited-run.json && bad "--force did not replace the edited run.json"
@@ -53,7 +60,24 @@ rc=$?
 [ $rc -eq 2 ] && grep -q "added to folders of sources the manifest no longer has (s1/PublicUseDocument.pdf" orphan.err &&
   [ -f pkg/s1/PublicUseDocument.pdf ] && [ ! -e pkg/s2 ] || { bad "files of a source no longer there: exit $rc"; cat orphan.err; }
 run --force 2>orphan-force.err || { bad "--force of the renamed source: exit $?"; cat orphan-force.err; }
-[ -d pkg/s2 ] && [ ! -e pkg/s1 ] || bad "--force did not replace s1 by s2"
+[ -d pkg/s2 ] && [ ! -e pkg/s1 ] && [ -f pkg/docs/notes.txt ] || bad "--force did not replace s1 by s2 keeping docs/"
+# A lab's file named as one the package writes in a source's folder (simulated: s2/run.json taken
+# off the marker's list of ea_iid's files): refused before any work.
+marker() { /usr/bin/python3 -c "import json, sys; m = json.load(open('pkg/ea_iid-package.json')); $1; json.dump(m, open('pkg/ea_iid-package.json', 'w'), indent=2)"; }
+marker 'del m["files"]["s2/run.json"]'
+run 2>clash.err
+rc=$?
+[ $rc -eq 2 ] && grep -q "named as files the new package writes (s2/run.json); move them out, or give --force" clash.err ||
+  { bad "a clashing name: exit $rc"; cat clash.err; }
+# An earlier package that lists nothing ea_iid wrote (no files in its marker, no SHA256SUMS):
+# refused, then replaced whole with --force.
+marker 'del m["files"]'
+rm pkg/SHA256SUMS
+run 2>none.err
+rc=$?
+[ $rc -eq 2 ] && grep -q "lists no file ea_iid wrote" none.err || { bad "no list: exit $rc"; cat none.err; }
+run --force 2>none-force.err || { bad "no list, --force: exit $?"; cat none-force.err; }
+[ -f pkg/SHA256SUMS ] && [ ! -e pkg/docs ] || bad "--force did not replace the unlisted package whole"
 ls -a | grep -q "pkg\.\(partial\|replaced\)-" && bad "a staging folder was left"
 [ $fail -eq 0 ] && echo "esv rerun: all passed"
 exit $fail

@@ -188,8 +188,10 @@ TEST_CASE("alpha is written 2^-N or as a decimal") {
     return std::string("accepted");
   };
   CHECK(message("2^-0").find("alpha 2^-N: N: 0 is out of range (1 to 1022)") == 0);
-  CHECK(message("2^20").find("is not 2^-N") != std::string::npos);
-  CHECK(message("1/1024").find("is not a decimal number") != std::string::npos);
+  CHECK(message("2^20").find("is neither 2^-N (such as 2^-20) nor a decimal (such as 1e-6)") != std::string::npos);
+  CHECK(message("1/1024").find("is neither 2^-N (such as 2^-20) nor a decimal (such as 1e-6)") != std::string::npos);
+  CHECK(message("2**-20").find("'2**-20' is neither 2^-N") != std::string::npos);
+  CHECK(message("1e-6") == "accepted");
 }
 
 TEST_CASE("health tests: the result, its notes, text and JSON") {
