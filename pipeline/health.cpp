@@ -50,6 +50,17 @@ HealthFileScan scan_file(const Dataset& d, const HealthCutoffs& c) {
 // Without the bits per sample given, the FILEs' symbols say whether the source is binary
 // (SP 800-90B 4.4.2: the APT's window is 1024 for binary data, 512 else): the first file's,
 // and every later file must be of the same kind; H within their bits.
+// The bits of a file's symbols as its rule makes them (a mask's bits, 2^B bins), else as its
+// values need (u8 data: NIST's inference).
+int symbol_bits(const Dataset& d) {
+  const SymbolRule& rule = d.mapping.input.rule;
+  if (rule.kind == SymbolRule::Kind::Mask || rule.kind == SymbolRule::Kind::Auto) {
+    return __builtin_popcount(d.mapping.mask);
+  }
+  if (rule.kind == SymbolRule::Kind::Bin) return rule.bits;
+  return d.width;
+}
+
 void check_file_width(const HealthAssessment& a, const std::string& path, int width, const std::string& first_path,
                       int first) {
   if ((width == 1) != (first == 1)) {
@@ -127,21 +138,29 @@ HealthAssessment assess_health(const Settings& s, const std::vector<std::string>
   HealthAssessment a;
   a.settings = s;
   a.cutoffs = health_cutoffs(s.health->h, s.health->alpha, s.width == 1);
-  size_t first = files.size();  // the first file whose symbols tell their width (a stuck one's do not)
+  // Without --bits the first file whose symbols tell their width decides the cutoffs; stuck
+  // files (one value: no width to tell) before it wait, read once (a stream cannot be read twice).
+  int first_width = 0;
+  std::string first_path;
+  std::vector<Dataset> waiting;
   for (size_t k = 0; k < files.size(); ++k) {
-    const Dataset d = load_file(files[k], s, interrupt);
-    if (s.width == 0 && d.alphabet > 1) {  // the first such file says whether the source is binary
-      const bool is_first = first == files.size();
-      if (is_first) first = k;
-      check_file_width(a, files[k], d.width, files[first], is_first ? d.width : a.files[first].width);
-      if (is_first) a.cutoffs = health_cutoffs(s.health->h, s.health->alpha, d.width == 1);
-      a.settings.width = std::max(a.settings.width, d.width);
+    Dataset d = load_file(files[k], s, interrupt);
+    if (s.width == 0 && d.alphabet > 1) {
+      const int width = symbol_bits(d);
+      if (first_width == 0) first_width = width, first_path = files[k];
+      check_file_width(a, files[k], width, first_path, first_width);
+      a.cutoffs = health_cutoffs(s.health->h, s.health->alpha, first_width == 1);
+      a.settings.width = std::max(a.settings.width, width);
     }
+    if (s.width == 0 && first_width == 0) {
+      waiting.push_back(std::move(d));
+      continue;
+    }
+    for (const Dataset& w : waiting) a.files.push_back(scan_file(w, a.cutoffs));
+    waiting.clear();
     a.files.push_back(scan_file(d, a.cutoffs));
   }
-  if (first != files.size() && first > 0) {  // stuck files before it: scanned again with these cutoffs
-    for (size_t k = 0; k < first; ++k) a.files[k] = scan_file(load_file(files[k], s, interrupt), a.cutoffs);
-  }
+  for (const Dataset& w : waiting) a.files.push_back(scan_file(w, a.cutoffs));  // every file stuck
   add_notes(a, s.width == 0 && a.settings.width > 0);
   if (s.health->simulate > 0) simulate(a, a.settings, interrupt, note);
   return a;
