@@ -59,6 +59,7 @@ Outcome run(const ea::cli::Options& given, const std::string& started, const std
   bool outputs_checked = false;
   try {
     cli::init_logging(!o.log_level.empty() ? o.log_level : o.quiet ? "error" : "info");
+    for (const std::string& w : o.warnings) cli::logger().warn("{}", w);
     for (const auto& f : o.files) inputs.add(f);
     check_stdout(inputs);
     // -o DIR/ of one file: DIR/NAME.json, as in a batch; checked below as any -o FILE is.

@@ -139,6 +139,7 @@ Settings health_settings(const HealthFlags& f) {
                   : omp_get_max_threads();
   SettingsGiven given;
   apply_sample_options(f.sample, s, given);
+  for (const std::string& w : f.sample.warnings) logger().warn("{}", w);
   for (CLI::Option* o : {f.sample.format_opt, f.sample.select_opt, f.sample.bin_opt}) {
     if (o->count() && f.files.empty()) {
       throw Error(ErrorKind::Usage, o->get_name() + " applies to the samples of FILEs, none of which is given");

@@ -241,8 +241,11 @@ int merge_main(std::vector<char*> args, const CommandEnv& env) {
     if (e.kind() == ErrorKind::Interrupted || (env.interrupt && env.interrupt->load())) {
       // OutputsInOrder's message names the files written and not; a stop while the shares
       // were read (or checked) wrote none.
-      const bool named = e.kind() == ErrorKind::Interrupted && std::string(e.what()) != "interrupted";
-      logger().error("{}", named ? e.what() : "interrupted while reading the shares: no output written");
+      // Another error while the flag is set (a write cut by the signal, say) is said as it is.
+      const std::string what = e.what();
+      logger().error("{}", e.kind() != ErrorKind::Interrupted ? what + " (after SIGINT/SIGTERM)"
+                           : what != "interrupted"            ? what
+                                                              : "interrupted while reading the shares: no output written");
       return exit_status(Outcome::interrupted(), policy, env.signal_number ? env.signal_number->load() : 0);
     }
     logger().error("{}", e.what());

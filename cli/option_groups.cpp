@@ -194,8 +194,9 @@ void apply_sample_options(const SampleOptionText& t, Settings& s, SettingsGiven&
       std::snprintf(got, sizeof got, "0x%x", m);
       std::snprintf(low, sizeof low, "0x%llx", (1ull << m) - 1);
       std::snprintf(bit, sizeof bit, "0x%llx", 1ull << m);
-      logger().warn("--select-bits {}: the decimal mask {} ({} bit{} kept); for the low {} bits give {}, for bit {} alone {}",
-                    v, got, __builtin_popcount(m), __builtin_popcount(m) == 1 ? "" : "s", m, low, m, bit);
+      t.warnings.push_back(fmt::format(
+          "--select-bits {}: the decimal mask {} ({} bit{} kept); for the low {} bits give {}, for bit {} alone {}", v, got,
+          __builtin_popcount(m), __builtin_popcount(m) == 1 ? "" : "s", m, low, m, bit));
     }
   }
   if (given.bin && !given.select_bits) {

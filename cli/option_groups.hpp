@@ -74,6 +74,8 @@ int apply_bits_option(const std::string& text);
 struct SampleOptionText {
   std::string format, select_bits, bin, write_symbols;
   CLI::Option *format_opt = nullptr, *select_opt = nullptr, *bin_opt = nullptr, *write_opt = nullptr;
+  // Said once the command's logging is set (-q silences them): a decimal mask's reading.
+  mutable std::vector<std::string> warnings;
 };
 void add_sample_options(CLI::App& app, SampleOptionText& t, bool write_symbols);
 // Applies them to s.sample_input and records which were given; the rules (the mask's width,

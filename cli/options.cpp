@@ -587,6 +587,7 @@ void apply(Flags& f, Options& o) {
   apply_track(f, o);
   SettingsGiven sample_given;
   apply_sample_options(f.sample, o.settings, sample_given);
+  o.warnings = f.sample.warnings;
   if (o.blocks && o.settings.sample_input.format == SampleFormat::Text) {
     throw Error(ErrorKind::Usage, "--blocks cuts files of fixed-size samples; a text capture's samples are lines: read a "
                                   "part with -l INDEX,COUNT, or convert it to u16le/u32le");

@@ -20,6 +20,7 @@ enum class TextFormat { Text, Nist };
 struct Options {
   std::string file;                // the first (or only) file
   std::vector<std::string> files;  // every file given
+  std::vector<std::string> warnings;  // said once logging is set (-q, --log-level): the options' readings
   std::optional<uint64_t> blocks;  // --blocks COUNT
   bool keep_short = false;         // --keep-short
   int jobs = 0;                    // --jobs K (0: 8 per listed GPU with a GPU, else 1)

@@ -192,6 +192,7 @@ Settings settings_of(const SourceFlags& f) {
   g.track = f.track_opt->count() > 0;
   g.bits = f.bits_opt->count() > 0;
   apply_sample_options(f.sample, s, g);
+  for (const std::string& w : f.sample.warnings) logger().warn("{}", w);
   check_settings(s, g, cli_setting_names());
   // A run that draws no random numbers (--track non-iid) records no seed.
   s.seed = engine.seed ? *engine.seed : draws_random_numbers(s) ? os_seed() : 0;

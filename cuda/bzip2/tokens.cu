@@ -400,20 +400,20 @@ void fill_codes(uint64_t room, NumberKeys& nk) {
 // Pass 0's keys: codes (2 x count + 1 of them: present numbers odd, absent ones even)
 // beside the slot, enough that random data's numbers there carry at least 8 bits more than
 // log2 of a block's numbers (rotations then seldom tie). Packed (the keys sorted alone,
-// rotation_sort.cuh's Pass0) where that many fit in 40 compared bits (5 radix passes), else
-// in 48 (6), or fewer that a block's places leave (8 bytes a rotation a radix pass); H200,
-// full counts, with pass 0's tie-break (session 49): GetTickCount_8bit / truerand_8bit in
-// 40 bits 3.02-3.04 / 2.97-3.00 s against 48 bits 3.10-3.17 / 3.04-3.06 s (the sort stage
-// 0.83-0.90 -> 0.76-0.79 s); truerand_4bit, whose codes in 40 bits carry too few, 2.69-2.71 s
-// when forced there against 2.54-2.58 s in 48; 32 bits slower for both. Else in pairs (12
-// bytes), as many codes as fit in 48 bits or, where those carry too little, in
-// kFirstKeyBits. On the H200
-// (10,000 permutations of GetTickCount_8bit and truerand_8bit, whole GPU model): packed in
-// 46 bits 3.83-3.87 s against 3.99-4.09 s in pairs, packed in 40 bits (5 radix passes, but
-// 3 codes and 5 bits of the fourth: twice the doubling) 3.79-3.86 s; truerand_4bit packed in
-// 45 bits 3.08-3.10 s against 3.19-3.24 s (session 45). In pairs: 8-bit values 4 numbers
-// 0.12 s faster than 5; 4-bit 7 numbers 0.12 s faster than 9; 1-bit 17 numbers (17 bits for
-// 2^19 numbers a block) 0.73 s slower than 20. Then the doubling (sort_rotations).
+// rotation_sort.cuh's Pass0; 8 bytes a rotation a radix pass) where that many fit in 40
+// compared bits (5 radix passes), else in 48 (6), or in fewer where a block's places leave
+// less; else in pairs (12 bytes), as many codes as fit in 48 bits or, where those carry too
+// little, in kFirstKeyBits. Then the doubling (sort_rotations).
+// Measured on the H200, 10,000 permutations, the whole GPU model:
+// - session 49, with pass 0's tie-break: GetTickCount_8bit / truerand_8bit in 40 bits
+//   3.02-3.04 / 2.97-3.00 s against 48 bits 3.10-3.17 / 3.04-3.06 s (the sort stage
+//   0.83-0.90 -> 0.76-0.79 s); truerand_4bit, whose codes in 40 bits carry too few, 2.69-2.71 s
+//   when forced there against 2.54-2.58 s in 48; 32 bits slower for both.
+// - session 45, before the tie-break: GetTickCount_8bit and truerand_8bit packed in 46 bits
+//   3.83-3.87 s against 3.99-4.09 s in pairs, in 40 bits (3 codes and 5 bits of the fourth:
+//   twice the doubling then) 3.79-3.86 s; truerand_4bit packed in 45 bits 3.08-3.10 s against
+//   3.19-3.24 s. In pairs: 8-bit values 4 numbers 0.12 s faster than 5; 4-bit 7 numbers 0.12 s
+//   faster than 9; 1-bit 17 numbers (17 bits for 2^19 numbers a block) 0.73 s slower than 20.
 Pass0 number_keys(uint32_t slots, int slot_bits, uint32_t radix, uint32_t most, uint32_t count, NumberKeys& nk) {
   const double needed = std::log2(std::max(most, 1u)) + 8, per_number = std::log2(count);
   nk.radix = radix;
