@@ -69,6 +69,14 @@ run 2>clash.err
 rc=$?
 [ $rc -eq 2 ] && grep -q "named as files the new package writes (s2/run.json); move them out, or give --force" clash.err ||
   { bad "a clashing name: exit $rc"; cat clash.err; }
+# A package of an ea_iid before the marker's list (no files in it): SHA256SUMS's lines of the
+# names the package writes are ea_iid's; the lab's PublicUseDocument listed there is kept.
+marker 'del m["files"]'
+echo "%PDF-1.4 lab document 2" >pkg/s2/PublicUseDocument.pdf
+(cd pkg && sha256sum ./s2/PublicUseDocument.pdf >>SHA256SUMS)
+run 2>old.err || { bad "a package without the marker's list: exit $?"; cat old.err; }
+[ "$(cat pkg/s2/PublicUseDocument.pdf 2>/dev/null)" = "%PDF-1.4 lab document 2" ] ||
+  bad "a package without the marker's list lost the lab's listed file"
 # An earlier package that lists nothing ea_iid wrote (no files in its marker, no SHA256SUMS):
 # refused, then replaced whole with --force.
 marker 'del m["files"]'
