@@ -367,7 +367,9 @@ bool same_symbols_there(const std::string& path, const std::string& symbols, boo
   std::string there;
   if (static_cast<uint64_t>(st.st_size) == symbols.size()) {
     std::ifstream in(path, std::ios::binary);
-    there.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    there.resize(symbols.size());
+    in.read(&there[0], static_cast<std::streamsize>(there.size()));
+    there.resize(static_cast<size_t>(in.gcount()));
   }
   if (there == symbols) return true;
   output_error(what, path, "exists and holds other bytes (" + std::to_string(st.st_size) + " bytes; these symbols " +

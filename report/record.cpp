@@ -627,7 +627,17 @@ JsonlRows read_jsonl_rows(const std::string& path, Interrupt interrupt) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return out;
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Read in blocks, the flag looked at between them (a character at a time through
+  // istreambuf_iterator took 2 s for 20 MB under the sanitizers, deaf to SIGINT).
+  std::string text;
+  constexpr size_t kBlock = size_t{1} << 20;
+  for (size_t got = 0;; got = text.size()) {
+    throw_if_interrupted(interrupt);
+    text.resize(got + kBlock);
+    in.read(&text[got], static_cast<std::streamsize>(kBlock));
+    text.resize(got + static_cast<size_t>(in.gcount()));
+    if (!in) break;
+  }
   if (in.bad()) throw Error(ErrorKind::Input, path + ": cannot be read");
   out.bytes = text.size();
   // The whole lines (a last one without its newline was cut off while it was written).
