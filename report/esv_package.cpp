@@ -97,7 +97,7 @@ std::string esv_readme(const std::vector<std::string>& stems, const std::string&
       "  registration.json            the registration: [{\"esvVersion\": \"1.0\"}, {...}]\n"
       "  rawNoise.bin                 1,000,000 samples, one a byte\n"
       "  restart.bin                  1,000 restarts x 1,000 samples (bytes 1000 i .. 1000 i + 999: restart i)\n"
-      "  conditioned-P.bin            the output of the non-vetted component at sequencePosition P\n"
+      "  conditioned-P.bin            a source with a non-vetted component at sequencePosition P: its output\n"
       "  EntropyAssessmentReport.pdf  the assessment report (supporting document EntropyAssessmentReport)\n"
       "  assessment.json              ea_iid's record of the assessment the registration's numbers come from\n"
       "  run.json                     the run file of NIST's client (usnistgov/ESV-Server client/), paths\n"
