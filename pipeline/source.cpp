@@ -147,7 +147,20 @@ std::vector<std::string> SourceAssessment::compliance_issues() const {
     why.push_back(w);
   }
   if (!restart) why.push_back("no restart data: SP 800-90B 3.1.4 requires the restart tests");
-  if (restart && !restart->for_compliance()) why.push_back("the restart tests' assessments are not for compliance");
+  if (restart && !restart->for_compliance()) {
+    // Why, as the sequential data set's says it: the rows' reasons (else the columns').
+    std::string w = "the restart tests' assessments are not for compliance";
+    const RestartAssessment* r = restart->restart();
+    const Assessment* a = !r ? nullptr
+                          : r->rows && !r->rows->for_compliance() ? &*r->rows
+                          : r->columns                            ? &*r->columns
+                                                                  : nullptr;
+    if (a) {
+      const auto issues = a->compliance_issues();
+      for (size_t k = 0; k < issues.size(); ++k) w += (k ? "; " : ": ") + issues[k];
+    }
+    why.push_back(w);
+  }
   return why;
 }
 
