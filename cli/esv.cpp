@@ -280,7 +280,7 @@ std::vector<std::string> split_lines(const std::string& text) {
 std::string sums_of(const std::string& dir) {
   std::vector<std::string> names;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    const std::string name = fs::relative(e.path(), dir).generic_string();
+    const std::string name = esv_path_under(e.path(), dir);
     if (e.is_regular_file() && name != "SHA256SUMS") names.push_back(name);
   }
   std::sort(names.begin(), names.end());
@@ -296,12 +296,16 @@ std::string sums_of(const std::string& dir) {
 // (esv check asks the lab to list its additions there). A file of ea_iid's whose bytes changed
 // since (run.json's Certify filled in) is replaced only with --force, as are the lab's files in
 // the folder of a source the manifest no longer has (the folder goes) and the lab's files that
-// bear a name the new package writes. `sources`: the new package's source folders.
+// bear a name the new package writes (or sit in a folder so named). What a package cannot hold
+// is refused too, before any work: a link that leads out of DIR or nowhere (the package would
+// list a file it does not have), a FIFO, socket or device; --force leaves those out.
 struct EarlierFiles {
-  std::vector<std::string> added;     // kept: relative paths (files, and folders left empty)
+  std::vector<std::string> added;     // kept: relative paths (files, links inside DIR, folders left empty)
   std::vector<std::string> edited;    // ea_iid's, changed since written
   std::vector<std::string> orphaned;  // the lab's, in the folder of a source no longer there
   std::vector<std::string> clashing;  // the lab's, named as a file the new package writes
+  std::vector<std::string> outside;   // the lab's links out of DIR or to nothing: "path -> target"
+  std::vector<std::string> special;   // the lab's FIFOs, sockets, devices
 };
 
 // A file name the package writes in a source's folder, or at its top ("" folder).
@@ -313,8 +317,39 @@ bool package_file_name(const std::string& rel) {
                         "EntropyAssessmentReport.pdf", "assessment.json", "run.json"}) {
     if (name == n) return true;
   }
-  return false;  // (a conditioned-P.bin the new package also writes: carry_added refuses it)
+  return false;  // (a source's conditioned-P.bin: NewPackage::writes)
 }
+
+// The paths the new package writes, known before any work: the fixed names, and each source's
+// conditioned-P.bin (a non-vetted component with conditioned output).
+struct NewPackage {
+  std::vector<std::string> folders;
+  std::vector<std::string> conditioned;  // "folder/conditioned-P.bin"
+
+  explicit NewPackage(const Manifest& m) {
+    for (const ManifestSource& s : m.sources) {
+      folders.push_back(s.stem);
+      for (size_t k = 0; k < s.spec.conditioning.size(); ++k) {
+        if (s.spec.conditioning[k].conditioned) conditioned.push_back(s.stem + "/conditioned-" + std::to_string(k + 1) + ".bin");
+      }
+    }
+  }
+  bool folder(const std::string& top) const { return std::find(folders.begin(), folders.end(), top) != folders.end(); }
+  bool writes(const std::string& rel) const {
+    const size_t slash = rel.find('/');
+    if (slash == std::string::npos) return package_file_name(rel);
+    return folder(rel.substr(0, slash)) && (package_file_name(rel) ||
+                                            std::find(conditioned.begin(), conditioned.end(), rel) != conditioned.end());
+  }
+  // The lab's `rel` would meet the new package's files: the same name, inside a folder named as
+  // one of its files, or a file (or link) at the top named as a source's folder.
+  bool clashes(const std::string& rel, bool is_folder) const {
+    for (size_t p = rel.find('/'); p != std::string::npos; p = rel.find('/', p + 1)) {
+      if (writes(rel.substr(0, p))) return true;
+    }
+    return writes(rel) || (!is_folder && rel.find('/') == std::string::npos && folder(rel));
+  }
+};
 
 // The files ea_iid wrote, with their SHA-256: the marker's list, else SHA256SUMS's lines
 // ("HEX  path" or sha256sum -b's "HEX *path", CRLF or LF).
@@ -343,7 +378,17 @@ std::map<std::string, std::string> written_files(const std::string& dir, const o
   return out;
 }
 
-EarlierFiles survey_earlier(const EsvFlags& f, const std::vector<std::string>& sources) {
+// Where the lab's link `e` leads: "" inside DIR (kept as a link), else its target as written.
+std::string link_out_of(const fs::directory_entry& e, const fs::path& root) {
+  std::error_code ec;
+  const fs::path target = fs::read_symlink(e.path(), ec);
+  const fs::path to = fs::canonical(e.path(), ec);
+  const std::string r = fs::canonical(root).string() + "/";
+  if (!ec && to.string().rfind(r, 0) == 0) return "";
+  return target.string().empty() ? "?" : target.string();
+}
+
+EarlierFiles survey_earlier(const EsvFlags& f, const NewPackage& next) {
   EarlierFiles out;
   const fs::path root(f.dir);
   std::ifstream marker_in(root / kMarker);
@@ -367,8 +412,9 @@ EarlierFiles survey_earlier(const EsvFlags& f, const std::vector<std::string>& s
   const auto listed = [](const std::vector<std::string>& v, const std::string& x) {
     return std::find(v.begin(), v.end(), x) != v.end();
   };
+  const std::vector<std::string>& sources = next.folders;
   for (auto e = fs::recursive_directory_iterator(root); e != fs::recursive_directory_iterator(); ++e) {
-    const std::string rel = fs::relative(e->path(), root).generic_string();
+    const std::string rel = esv_path_under(e->path(), root);
     const bool folder = e->is_directory() && !e->is_symlink();
     if ((folder && !fs::is_empty(e->path())) || rel == kMarker || rel == "SHA256SUMS") continue;
     const auto it = ours.find(rel);
@@ -378,15 +424,23 @@ EarlierFiles survey_earlier(const EsvFlags& f, const std::vector<std::string>& s
     }
     const size_t slash = rel.find('/');
     const std::string top = rel.substr(0, slash);
+    const fs::file_status st = e->symlink_status();
     if (slash != std::string::npos && listed(old_sources, top) && !listed(sources, top)) {
       out.orphaned.push_back(rel);
-    } else if (!folder && package_file_name(rel) && (slash == std::string::npos || listed(sources, top))) {
+    } else if (next.clashes(rel, folder)) {
       out.clashing.push_back(rel);
+    } else if (fs::is_symlink(st)) {
+      const std::string target = link_out_of(*e, root);
+      (target.empty() ? out.added : out.outside).push_back(target.empty() ? rel : rel + " -> " + target);
+    } else if (!fs::is_regular_file(st) && !fs::is_directory(st)) {
+      out.special.push_back(rel);
     } else {
       out.added.push_back(rel);
     }
   }
-  for (auto* list : {&out.added, &out.edited, &out.orphaned, &out.clashing}) std::sort(list->begin(), list->end());
+  for (auto* list : {&out.added, &out.edited, &out.orphaned, &out.clashing, &out.outside, &out.special}) {
+    std::sort(list->begin(), list->end());
+  }
   return out;
 }
 
@@ -410,8 +464,19 @@ void refuse_losing(const EsvFlags& f, const EarlierFiles& e) {
                                        "them out, or give --force to drop them");
   }
   if (!e.clashing.empty()) {
-    throw Error(ErrorKind::Output, "esv: " + f.dir + " holds files added since, named as files the new package writes (" +
-                                       listed_paths(e.clashing) + "); move them out, or give --force to replace them");
+    throw Error(ErrorKind::Output, "esv: " + f.dir + " holds files added since, named as files the new package writes or "
+                                       "its folders (" + listed_paths(e.clashing) + "); move them out, or give --force to "
+                                       "replace them");
+  }
+  if (!e.outside.empty()) {
+    throw Error(ErrorKind::Output, "esv: " + f.dir + " holds links that lead out of it or to nothing (" +
+                                       listed_paths(e.outside) + "); a package is uploaded as its files: put the file "
+                                       "itself in their place, or give --force to leave them out");
+  }
+  if (!e.special.empty()) {
+    throw Error(ErrorKind::Output, "esv: " + f.dir + " holds entries that are not files, folders or links (" +
+                                       listed_paths(e.special) + ": a FIFO, socket or device); move them out, or give "
+                                       "--force to leave them out");
   }
 }
 
@@ -428,10 +493,12 @@ bool carry_added(const std::string& dir, const std::string& staged, const EsvFla
       continue;
     }
     fs::create_directories(to.parent_path());
-    if (fs::is_directory(fs::symlink_status(from))) {
+    const fs::file_status st = fs::symlink_status(from);
+    if (fs::is_directory(st)) {
       fs::create_directories(to);
     } else {
       fs::copy(from, to, fs::copy_options::copy_symlinks);
+      if (fs::is_regular_file(st)) fs::last_write_time(to, fs::last_write_time(from));  // as the lab left it
     }
   }
   if (!e.added.empty() && !f.quiet) {
@@ -551,9 +618,7 @@ void make_esv_package(EsvPackageOptions f, const Manifest& m, const std::string&
   if (f.dir.size() > 1 && f.dir.back() == '/') f.dir.pop_back();
   for (const ManifestSource& s : m.sources) check_packable(s, f.command_line);
   check_package_dir(f);
-  std::vector<std::string> folders;
-  for (const ManifestSource& s : m.sources) folders.push_back(s.stem);
-  const EarlierFiles earlier = survey_earlier(f, folders);
+  const EarlierFiles earlier = survey_earlier(f, NewPackage(m));
   refuse_losing(f, earlier);
   find_browser(f.browser, "esv (the report PDF)");
   write_package(f, m, earlier, command_line, interrupt);

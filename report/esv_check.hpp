@@ -6,6 +6,7 @@
 // files) is not here.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -62,5 +63,9 @@ struct ReportOptions;
 // sources, the counts by severity, passed (no error) and every finding.
 nlohmann::ordered_json esv_check_json(const std::string& dir, const std::vector<std::string>& sources,
                                       const std::vector<EsvFinding>& findings, const ReportOptions& o);
+
+// `p`'s path under `root` ("s1/run.json"): a link's own path, where std::filesystem::relative
+// would give its target's.
+std::string esv_path_under(const std::filesystem::path& p, const std::filesystem::path& root);
 
 }  // namespace ea

@@ -73,6 +73,11 @@ std::optional<fs::path> package_file(const fs::path& root, const fs::path& folde
 
 }  // namespace esv
 
+std::string esv_path_under(const fs::path& p, const fs::path& root) {
+  const fs::path up = fs::relative(p.parent_path(), root);
+  return (up == "." ? p.filename() : up / p.filename()).generic_string();
+}
+
 namespace {
 
 using esv::Claim;
@@ -141,7 +146,7 @@ std::set<std::string> package_files(const fs::path& root) {
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) break;
-    if (it->is_regular_file()) files.insert(fs::relative(it->path(), root).generic_string());
+    if (it->is_regular_file()) files.insert(esv_path_under(it->path(), root));
   }
   files.erase(kSums);
   return files;

@@ -2,7 +2,8 @@
 # ea_iid esv run again into an earlier package: the lab's files (PublicUseDocument.pdf, NIST's
 # client's jsons/ folder, an empty folder) are kept; a file ea_iid wrote and the lab changed
 # since (run.json's Certify) is replaced only with --force; files added to the folder of a
-# source the manifest no longer has are dropped only with --force. Each refusal exit 2 before
+# source the manifest no longer has are dropped only with --force; names the new package writes,
+# links out of the package and FIFOs are refused. Each refusal exit 2 before
 # any work, the package as it was. The report's PDF comes from a stand-in browser (a script
 # that writes a small PDF), so that the case runs where no Chromium is installed.
 # usage: esv-rerun.sh EA_IID WORK_DIR SAMPLES_DIR
@@ -61,13 +62,44 @@ rc=$?
   [ -f pkg/s1/PublicUseDocument.pdf ] && [ ! -e pkg/s2 ] || { bad "files of a source no longer there: exit $rc"; cat orphan.err; }
 run --force 2>orphan-force.err || { bad "--force of the renamed source: exit $?"; cat orphan-force.err; }
 [ -d pkg/s2 ] && [ ! -e pkg/s1 ] && [ -f pkg/docs/notes.txt ] || bad "--force did not replace s1 by s2 keeping docs/"
+# Refused before any work, the package as it was: a lab's file named as the conditioned output
+# the source now has (or a folder so named), a link out of the package, a FIFO. --force leaves
+# the link and the FIFO out; a link inside the package is kept, a copied file keeps its time.
+printf '{"sources": [{"primaryNoiseSource": "s2", "rawNoisePath": "%s/truerand_8bit.bin", "iidClaim": false, "bitsPerSample": 8, "restartTestPath": "%s/truerand_8bit.bin", "conditioningComponent": [{"sequencePosition": 1, "vetted": false, "minNin": 64, "nOut": 32, "nw": 64, "unvettedConditionedPaths": "%s/truerand_8bit.bin"}]}]}\n' \
+  "$samples" "$samples" "$samples" >mc.json
+echo "lab" >pkg/s2/conditioned-1.bin
+"$exe" esv pkg --manifest mc.json --device cpu --browser ./browser -q 2>cond.err
+rc=$?
+[ $rc -eq 2 ] && grep -q "named as files the new package writes or its folders (s2/conditioned-1.bin); move them out" cond.err &&
+  [ "$(cat pkg/s2/conditioned-1.bin)" = "lab" ] || { bad "a lab's conditioned-1.bin: exit $rc"; cat cond.err; }
+rm pkg/s2/conditioned-1.bin && mkdir pkg/s2/conditioned-1.bin && echo "lab" >pkg/s2/conditioned-1.bin/a
+"$exe" esv pkg --manifest mc.json --device cpu --browser ./browser -q 2>cond-dir.err
+rc=$?
+[ $rc -eq 2 ] && grep -q "its folders (s2/conditioned-1.bin/a)" cond-dir.err || { bad "a folder named conditioned-1.bin: exit $rc"; cat cond-dir.err; }
+rm -r pkg/s2/conditioned-1.bin
+ln -s /etc/hostname pkg/docs/host && ln -s notes.txt pkg/docs/inside && mkfifo pkg/docs/fifo
+touch -d "2020-01-02 03:04:05" pkg/docs/notes.txt
+run 2>link.err
+rc=$?
+[ $rc -eq 2 ] && grep -q "links that lead out of it or to nothing (docs/host -> /etc/hostname); a package is uploaded" link.err ||
+  { bad "a link out of the package: exit $rc"; cat link.err; }
+rm pkg/docs/host
+run 2>fifo.err
+rc=$?
+[ $rc -eq 2 ] && grep -q "not files, folders or links (docs/fifo: a FIFO" fifo.err && [ -p pkg/docs/fifo ] || { bad "a FIFO: exit $rc"; cat fifo.err; }
+ln -s /etc/hostname pkg/docs/host
+run --force 2>left-out.err || { bad "--force with a link out and a FIFO: exit $?"; cat left-out.err; }
+[ ! -L pkg/docs/host ] && [ ! -e pkg/docs/fifo ] && [ -L pkg/docs/inside ] && [ "$(cat pkg/docs/inside 2>/dev/null)" = "notes" ] ||
+  bad "--force did not leave out the link out and the FIFO, keeping the link inside"
+[ "$(stat -c %Y pkg/docs/notes.txt)" = "$(date -d "2020-01-02 03:04:05" +%s)" ] || bad "the lab's file lost its modification time"
+"$exe" esv check pkg --no-rehearsal >check-link.out 2>&1 || { bad "esv check with a link inside: exit $?"; cat check-link.out; }
 # A lab's file named as one the package writes in a source's folder (simulated: s2/run.json taken
 # off the marker's list of ea_iid's files): refused before any work.
 marker() { /usr/bin/python3 -c "import json, sys; m = json.load(open('pkg/ea_iid-package.json')); $1; json.dump(m, open('pkg/ea_iid-package.json', 'w'), indent=2)"; }
 marker 'del m["files"]["s2/run.json"]'
 run 2>clash.err
 rc=$?
-[ $rc -eq 2 ] && grep -q "named as files the new package writes (s2/run.json); move them out, or give --force" clash.err ||
+[ $rc -eq 2 ] && grep -q "named as files the new package writes or its folders (s2/run.json); move them out, or give --force" clash.err ||
   { bad "a clashing name: exit $rc"; cat clash.err; }
 # A package of an ea_iid before the marker's list (no files in it): SHA256SUMS's lines of the
 # names the package writes are ea_iid's; the lab's PublicUseDocument listed there is kept.
