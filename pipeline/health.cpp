@@ -1,5 +1,7 @@
 #include "health.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -44,6 +46,26 @@ HealthFileScan scan_file(const Dataset& d, const HealthCutoffs& c) {
   // The translated symbols: equal exactly where the samples are.
   f.rct = scan_rct(d.symbols.data(), d.symbols.size(), c.rct.cutoff);
   f.apt = scan_apt(d.symbols.data(), d.symbols.size(), c.apt.window, c.apt.cutoff);
+  return f;
+}
+
+// A stuck file (one value) waiting for the cutoffs: its facts and length, not its samples.
+struct StuckFile {
+  InputFacts facts;
+  size_t n = 0;
+};
+
+// Its scan: the symbols are n zeros (one value, rank 0), read from anonymous pages, which
+// reading does not make resident, so a waiting file costs no memory.
+HealthFileScan scan_stuck(const StuckFile& w, const HealthCutoffs& c) {
+  HealthFileScan f;
+  static_cast<InputFacts&>(f) = w.facts;
+  void* p = w.n ? ::mmap(nullptr, w.n, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : nullptr;
+  if (p == MAP_FAILED) throw Error(ErrorKind::Internal, "no address space for the scan of " + w.facts.path);
+  const uint8_t* zeros = static_cast<const uint8_t*>(p);
+  f.rct = scan_rct(zeros, w.n, c.rct.cutoff);
+  f.apt = scan_apt(zeros, w.n, c.apt.window, c.apt.cutoff);
+  if (p) ::munmap(p, w.n);
   return f;
 }
 
@@ -139,10 +161,11 @@ HealthAssessment assess_health(const Settings& s, const std::vector<std::string>
   a.settings = s;
   a.cutoffs = health_cutoffs(s.health->h, s.health->alpha, s.width == 1);
   // Without --bits the first file whose symbols tell their width decides the cutoffs; stuck
-  // files (one value: no width to tell) before it wait, read once (a stream cannot be read twice).
+  // files (one value: no width to tell) before it wait, read once (a stream cannot be read
+  // twice) and kept as their facts and lengths.
   int first_width = 0;
   std::string first_path;
-  std::vector<Dataset> waiting;
+  std::vector<StuckFile> waiting;
   for (size_t k = 0; k < files.size(); ++k) {
     Dataset d = load_file(files[k], s, interrupt);
     if (s.width == 0 && d.alphabet > 1) {
@@ -153,14 +176,14 @@ HealthAssessment assess_health(const Settings& s, const std::vector<std::string>
       a.settings.width = std::max(a.settings.width, width);
     }
     if (s.width == 0 && first_width == 0) {
-      waiting.push_back(std::move(d));
+      waiting.push_back(StuckFile{input_facts(d), d.symbols.size()});
       continue;
     }
-    for (const Dataset& w : waiting) a.files.push_back(scan_file(w, a.cutoffs));
+    for (const StuckFile& w : waiting) a.files.push_back(scan_stuck(w, a.cutoffs));
     waiting.clear();
     a.files.push_back(scan_file(d, a.cutoffs));
   }
-  for (const Dataset& w : waiting) a.files.push_back(scan_file(w, a.cutoffs));  // every file stuck
+  for (const StuckFile& w : waiting) a.files.push_back(scan_stuck(w, a.cutoffs));  // every file stuck
   add_notes(a, s.width == 0 && a.settings.width > 0);
   if (s.health->simulate > 0) simulate(a, a.settings, interrupt, note);
   return a;
