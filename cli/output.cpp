@@ -233,6 +233,10 @@ void check_output_path(const std::string& path, const InputSet& inputs, const st
     if (::stat(path.c_str(), &target) == 0) refuse_input(inputs, target, what, path);
     refuse_link(what, path);
   }
+  if (S_ISDIR(st.st_mode)) {  // (ea_iid's own -o DIR/ is resolved to DIR/NAME.json before this)
+    output_error(what, path, "is a folder; this writes one file: give a name in it, e.g. " + what + " " +
+                                 (path.back() == '/' ? path : path + "/") + "NAME");
+  }
   if (!S_ISREG(st.st_mode)) {
     output_error(what, path, "is " + file_type_name(st.st_mode) + "; ea_iid only creates or replaces regular files");
   }
