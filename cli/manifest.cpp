@@ -386,7 +386,9 @@ void check_kept_page(const ManifestRun& r, size_t k, const ordered_json& row) {
                                     (was.empty() ? "was written without -o (run.page null)"
                                                  : "links its page " + was + " (run.page)") +
                                     (now.empty() ? "" : ", where this run writes " + now) + ": " + as_before +
-                                    " as the run that wrote it did, or write to another file");
+                                    " as the run that wrote it did" +
+                                    (was.empty() || fs::path(was).is_absolute() ? "" : " (from its working folder)") +
+                                    ", or write to another file");
 }
 
 // The lab page's link to a source's page: relative to the lab page's folder.

@@ -241,7 +241,7 @@ EOF
 head -1 "$work/p-all.jsonl" >"$work/p.jsonl" && cp "$work/p.jsonl" "$work/p-first.jsonl"
 "$exe" source --manifest "$work/p.json" --iterations 100 --jsonl "$work/p.jsonl" --resume -q 2>"$work/p1.err"
 rc=$?
-[ $rc -eq 2 ] && grep -q "sources\[0\] (first)'s row links its page .*pages/first.html (run.page): give -o .*pages/ as the run" "$work/p1.err" &&
+[ $rc -eq 2 ] && grep -q "sources\[0\] (first)'s row links its page .*pages/first.html (run.page): give -o .*pages/ as the run that wrote it did" "$work/p1.err" &&
   cmp -s "$work/p.jsonl" "$work/p-first.jsonl" ||
   { echo "FAILED: --resume without -o of rows with pages: exit $rc"; cat "$work/p1.err"; fail=1; }
 "$exe" source --manifest "$work/p.json" --iterations 100 --jsonl "$work/p.jsonl" --resume -o "$work/pages/" -q 2>"$work/p2.err"
