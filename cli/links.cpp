@@ -1,5 +1,6 @@
 #include "links.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 
@@ -35,11 +36,32 @@ std::optional<std::string> NistArgs::value(char flag) const {
   return v;
 }
 
+// "usage: " and each form of link.usage on its own line, a second form under the first; a form
+// longer than 100 columns goes on under its arguments (after the program's name), broken
+// between arguments, never inside brackets.
 std::string link_usage(const NistLink& link) {
-  std::string text = "usage: ";
-  for (const char* c = link.usage; *c; ++c) {
-    text += *c;
-    if (*c == '\n') text += "       ";  // a second form lines up under the first
+  constexpr size_t kColumns = 100;
+  const std::string lead = "usage: ", cont(lead.size() + std::strlen(link.name) + 1, ' ');
+  std::string text;
+  std::string forms = link.usage;
+  for (size_t at = 0; at <= forms.size();) {
+    const size_t end = std::min(forms.find('\n', at), forms.size());
+    std::string line = (text.empty() ? lead : std::string(lead.size(), ' ')) + forms.substr(at, end - at);
+    while (line.size() > kColumns) {
+      size_t cut = 0;  // the last space within the columns outside brackets, after the name
+      int depth = 0;
+      for (size_t i = 0; i <= kColumns; ++i) {
+        depth += (line[i] == '[' || line[i] == '(' || line[i] == '<') - (line[i] == ']' || line[i] == ')' || line[i] == '>');
+        if (line[i] == ' ' && depth == 0 && i > cont.size()) cut = i;
+      }
+      if (cut == 0) break;
+      const size_t kept = line.find_last_not_of(' ', cut) + 1;  // no spaces left at a line's end
+      text += line.substr(0, kept) + "\n";
+      line = cont + line.substr(line.find_first_not_of(' ', cut));
+    }
+    text += line;
+    if (end < forms.size()) text += "\n";
+    at = end + 1;
   }
   return text;
 }
@@ -47,7 +69,7 @@ std::string link_usage(const NistLink& link) {
 namespace {
 
 Error usage_error(const NistLink& link, const std::string& what) {
-  return Error(ErrorKind::Usage, what + "\n" + link_usage(link) + " (" + link.name + " --help)");
+  return Error(ErrorKind::Usage, what + "\n" + link_usage(link) + "\n(" + link.name + " --help)");
 }
 
 // One argument that starts with '-' (not "-" or "--"): its flags, a value attached or next.
