@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <filesystem>
@@ -27,6 +28,7 @@
 #include "lab.hpp"
 #include "logging.hpp"
 #include "manifest.hpp"
+#include "manifest_command.hpp"
 #include "manifest_run.hpp"
 #include "messages.hpp"
 #include "option_groups.hpp"
@@ -51,8 +53,9 @@ constexpr const char* kMarker = "ea_iid-package.json";
 using EsvFlags = EsvPackageOptions;
 
 // DIR: absent (made), or a folder ea_iid wrote (its marker), or an empty folder; any other
-// folder only with --force. A link or a file is refused.
-void check_package_dir(const EsvFlags& f) {
+// folder only with --force, and never one that holds one of m's inputs (the manifest, a
+// source's files). A link or a file is refused.
+void check_package_dir(const EsvFlags& f, const Manifest& m) {
   std::error_code ec;
   const fs::path here = fs::current_path(ec), dir = fs::weakly_canonical(f.dir, ec);
   const std::string rel = fs::relative(here, dir, ec).generic_string();
@@ -65,9 +68,25 @@ void check_package_dir(const EsvFlags& f) {
   if (S_ISLNK(st.st_mode)) throw Error(ErrorKind::Output, "esv: " + f.dir + ": a symbolic link: name the folder itself");
   if (!S_ISDIR(st.st_mode)) throw Error(ErrorKind::Output, "esv: " + f.dir + ": " + file_type_name(st.st_mode) + ", not a folder");
   const bool ours = fs::exists(fs::path(f.dir) / kMarker);
-  if (!ours && !fs::is_empty(f.dir) && !f.force) {
+  if (ours || fs::is_empty(f.dir)) return;
+  if (!f.force) {
     throw Error(ErrorKind::Output, "esv: " + f.dir + " is a folder that is not an ea_iid package: it is replaced only with --force");
   }
+  // --force replaces the folder whole: never one that holds an input, and what goes is said.
+  const InputSet inputs = manifest_inputs(m, f.manifest);
+  size_t files = 0;
+  for (auto e = fs::recursive_directory_iterator(f.dir); e != fs::recursive_directory_iterator(); ++e) {
+    struct stat est {};
+    if (::lstat(e->path().c_str(), &est) != 0 || S_ISDIR(est.st_mode)) continue;
+    ++files;
+    if (const std::string* input = inputs.find(est)) {
+      throw Error(ErrorKind::Output, "esv: " + f.dir + " holds the input " + *input + " (as " +
+                                         esv_path_under(e->path(), f.dir) + "); --force replaces DIR whole, inputs "
+                                         "included: name another folder, or move the inputs out of it");
+    }
+  }
+  logger().warn("esv: --force: {} is not an ea_iid package; its {} file{} go when the package takes its place", f.dir,
+                files, files == 1 ? "" : "s");
 }
 
 // What a source must hold to be packaged, checked before any work: 1,000,000 samples of raw
@@ -80,6 +99,17 @@ void check_packable(const ManifestSource& s, bool command_line) {
                     format_field = command_line ? "--sample-format" : "sampleFormat",
                     conditioned = command_line ? "--conditioned" : "unvettedConditionedPaths";
   const auto bytes = [](const std::string& p) { return static_cast<uint64_t>(fs::file_size(p)); };
+  std::string lower = s.stem;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* name : {"README.txt", "SHA256SUMS", kMarker}) {
+    std::string reserved = name;
+    std::transform(reserved.begin(), reserved.end(), reserved.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (lower == reserved) {
+      throw Error(ErrorKind::Usage, where + ": " + (command_line ? std::string("the source's name") : "primaryNoiseSource") +
+                                        ": '" + s.spec.name + "' would name its folder " + name +
+                                        ", a file of the package itself: give the source another name");
+    }
+  }
   const SampleFormat format = s.sample_input ? s.sample_input->format : SampleFormat::U8;
   if (format == SampleFormat::Text) {
     throw Error(ErrorKind::Usage, where + ": " + format_field + " text: ESV data files are binary; write the capture as bytes or as u16le/u16be/u32le/u32be "
@@ -222,7 +252,15 @@ std::vector<ordered_json> assess_package(const Manifest& staged, const std::vect
       throw Error(ErrorKind::Input, staged.sources[k].where() + ": its assessment failed (" +
                                         records[k].value("errorMessage", std::string("no record")) + "); no package written");
     }
-    const ordered_json& restart = records[k]["flow"]["restart"];
+    const ordered_json& flow = records[k]["flow"];
+    if (staged.sources[k].iid_claim.value_or(false) && flow["verdict"] != "IID") {
+      throw Error(ErrorKind::Input, staged.sources[k].where() + ": iidClaim is true, but the IID tests on the package's files say " +
+                                        (flow["verdict"].is_string() ? flow["verdict"].get<std::string>() : std::string("nothing")) +
+                                        ": an IID claim stands only when they find the data IID (SP 800-90B 3.1.1) and esv "
+                                        "check refuses it; set iidClaim false (or leave it out) to register the non-IID "
+                                        "track's entropy; no package written");
+    }
+    const ordered_json& restart = flow["restart"];
     if (restart.is_object() && restart.value("result", std::string()) != "passed") {
       throw Error(ErrorKind::Input, staged.sources[k].where() + ": the restart tests " + restart.value("result", std::string()) +
                                         " on the package's files (sanity check " + restart.value("sanityCheck", std::string()) +
@@ -617,7 +655,7 @@ void make_esv_package(EsvPackageOptions f, const Manifest& m, const std::string&
                       const std::atomic<bool>& interrupt) {
   if (f.dir.size() > 1 && f.dir.back() == '/') f.dir.pop_back();
   for (const ManifestSource& s : m.sources) check_packable(s, f.command_line);
-  check_package_dir(f);
+  check_package_dir(f, m);
   const EarlierFiles earlier = survey_earlier(f, NewPackage(m));
   refuse_losing(f, earlier);
   find_browser(f.browser, "esv (the report PDF)");

@@ -525,10 +525,33 @@ std::vector<size_t> sources_of(const ManifestFlags& f, const Manifest& m) {
   return mine;
 }
 
+}  // namespace
+
+InputSet manifest_inputs(const Manifest& m, const std::string& path) {
+  InputSet inputs;
+  if (!path.empty()) inputs.add(path);
+  for (const ManifestSource& s : m.sources) {
+    inputs.add(s.spec.samples);
+    if (s.spec.restart_data) inputs.add(*s.spec.restart_data);
+    for (const SourceConditioning& c : s.spec.conditioning) {
+      if (c.conditioned) inputs.add(*c.conditioned);
+    }
+  }
+  return inputs;
+}
+
+namespace {
+
 // The run's seed: --seed, else the earlier rows', else drawn from the OS; none (nothing
 // drawn, nothing logged, --seed not compared) when no source draws random numbers.
-std::optional<uint64_t> run_seed(const EngineChoice& engine, const EarlierSources& earlier, bool draws) {
+std::optional<uint64_t> run_seed(const EngineChoice& engine, const EarlierSources& earlier, bool draws, bool resume,
+                                 const std::string& jsonl) {
   if (!draws) return std::nullopt;
+  if (resume && !engine.seed && !earlier.seed) {  // a mistyped name would start over on another seed
+    throw Error(ErrorKind::Usage, "--resume: no row of " + jsonl + " records the run's seed (" +
+                                      (fs::exists(jsonl) ? "it stopped before its first row" : "no such file") +
+                                      "); give --seed to start or continue the run");
+  }
   if (engine.seed && earlier.seed && *engine.seed != *earlier.seed) {
     throw Error(ErrorKind::Usage, "--resume: --seed " + std::to_string(*engine.seed) + " differs from the earlier rows' " +
                                       std::to_string(*earlier.seed) + "; resume with the same seed, or write to another file");
@@ -553,21 +576,14 @@ int run_manifest(ManifestFlags& f, const std::string& command_line, const std::a
   const Manifest m = read_manifest(f.manifest);
   EngineChoice engine;
   const Settings base = base_settings(f, m, engine);
-  InputSet inputs;
-  inputs.add(f.manifest);
-  for (const ManifestSource& s : m.sources) {
-    inputs.add(s.spec.samples);
-    if (s.spec.restart_data) inputs.add(*s.spec.restart_data);
-    for (const SourceConditioning& c : s.spec.conditioning) {
-      if (c.conditioned) inputs.add(*c.conditioned);
-    }
-  }
+  const InputSet inputs = manifest_inputs(m, f.manifest);
   std::unique_ptr<MadeFolder> made;  // -o's folder: removed if the run is refused before any work
   const SourcePaths paths = check_manifest_outputs(f, m, inputs, made);
   ManifestRun r{f, m, paths, inputs, sources_of(f, m), {}, std::nullopt, {}, nullptr, {}, 0, false, &interrupt};
   const EarlierSources earlier = f.resume ? read_earlier_sources(f.jsonl, m, f.shard, r.mine, &interrupt) : EarlierSources{};
   for (const ManifestSource& s : m.sources) r.settings.push_back(manifest_source_settings(s, base, f.permutation_counters));
-  r.seed = run_seed(engine, earlier, std::any_of(r.settings.begin(), r.settings.end(), draws_random_numbers));
+  r.seed = run_seed(engine, earlier, std::any_of(r.settings.begin(), r.settings.end(), draws_random_numbers), f.resume,
+                    f.jsonl);
   for (Settings& s : r.settings) s.seed = r.seed ? *r.seed : engine.seed.value_or(0);
   for (const auto& [k, row] : earlier.kept) {
     if (row.value("type", std::string()) == "Source") {

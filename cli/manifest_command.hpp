@@ -10,10 +10,15 @@
 #include <vector>
 
 #include "lab.hpp"
+#include "manifest.hpp"
 #include "outcome.hpp"
 #include "output.hpp"
 
 namespace ea::cli {
+
+// The inputs of a manifest run or package: the manifest (`path`, where given) and every
+// source's files (samples, restart data, conditioned data), so that no output touches one.
+InputSet manifest_inputs(const Manifest& m, const std::string& path);
 
 // Whether the arguments of `ea_iid source` ask for a manifest (--manifest or --manifest=F).
 bool manifest_requested(const std::vector<char*>& args);

@@ -297,17 +297,20 @@ ManifestSource source_of(const json& s, const exact_json& exact, size_t k, const
   return m;
 }
 
-// Two sources of one name, or whose names give one file name.
+// Two sources of one name, or whose names give one file name (letter case aside).
 void check_unique(const std::vector<ManifestSource>& sources, const std::string& path) {
   std::map<std::string, const ManifestSource*> names, stems;
   for (const ManifestSource& s : sources) {
     if (auto [at, fresh] = names.emplace(s.spec.name, &s); !fresh) {
       fail(path + ": " + s.where() + ": primaryNoiseSource", "the name of " + at->second->where() + " too; names must differ");
     }
-    if (auto [at, fresh] = stems.emplace(s.stem, &s); !fresh) {
+    std::string folded = s.stem;  // one file name on a file system that ignores case (macOS, Windows)
+    std::transform(folded.begin(), folded.end(), folded.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (auto [at, fresh] = stems.emplace(folded, &s); !fresh) {
       fail(path + ": " + s.where() + ": primaryNoiseSource",
-           "its file name " + s.stem + " is " + at->second->where() + "'s too (names differ only in characters that "
-                                                                      "file names replace by '_')");
+           "its file name " + s.stem + " is " + at->second->where() + "'s too (" + at->second->stem +
+               "; names differ only in letter case or in characters that file names replace by '_', and a "
+               "file system that ignores case holds one of them)");
     }
   }
 }

@@ -99,6 +99,7 @@ std::string esv_readme(const std::vector<std::string>& stems, const std::string&
       "  restart.bin                  1,000 restarts x 1,000 samples (bytes 1000 i .. 1000 i + 999: restart i)\n"
       "  conditioned-P.bin            a source with a non-vetted component at sequencePosition P: its output\n"
       "  EntropyAssessmentReport.pdf  the assessment report (supporting document EntropyAssessmentReport)\n"
+      "  EntropyAssessmentReport.html the same report as a web page (not uploaded)\n"
       "  assessment.json              ea_iid's record of the assessment the registration's numbers come from\n"
       "  run.json                     the run file of NIST's client (usnistgov/ESV-Server client/), paths\n"
       "                               relative to the source's folder\n"

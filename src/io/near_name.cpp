@@ -35,6 +35,23 @@ std::string nearest_name(const std::string& typed, const std::vector<std::string
       near = name;
     }
   }
+  if (!near.empty()) return near;
+  // An abbreviation: the one name that shares all but the last two characters of `typed`, and
+  // at least 4, as its start ("vali", "validationNo": validationNumber).
+  const std::string t = lower(typed);
+  size_t longest = 0;
+  for (const std::string& name : names) {
+    const std::string l = lower(name);
+    size_t common = 0;
+    while (common < t.size() && common < l.size() && t[common] == l[common]) ++common;
+    if (common < 4 || common + 2 < t.size() || common == l.size()) continue;
+    if (common > longest) {
+      longest = common;
+      near = name;
+    } else if (common == longest) {
+      near.clear();  // two names as near: none
+    }
+  }
   return near;
 }
 

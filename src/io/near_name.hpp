@@ -13,7 +13,9 @@ namespace ea {
 size_t edit_distance(const std::string& a, const std::string& b);
 
 // The name of `names` nearest to `typed`, 1 or 2 edits away, letter case aside ("philx":
-// philox, "iidclaim": iidClaim), or "" (the first of equally near ones).
+// philox, "iidclaim": iidClaim; the first of equally near ones), else the one name whose start
+// is all but the last two characters of `typed`, and at least 4 ("vali", "validationNo":
+// validationNumber), or "".
 std::string nearest_name(const std::string& typed, const std::vector<std::string>& names);
 
 // A name of the same folder one or two edits from `missing`'s ("rand8_shrt.bin"), with

@@ -4,7 +4,8 @@
 # since (run.json's Certify) is replaced only with --force; files added to the folder of a
 # source the manifest no longer has are dropped only with --force; names the new package writes,
 # links out of the package and FIFOs are refused. Each refusal exit 2 before
-# any work, the package as it was. The report's PDF comes from a stand-in browser (a script
+# any work, the package as it was. --force onto a folder holding an input, a source named as a
+# package file, and an IID claim the package's IID tests do not confirm are refused too. The report's PDF comes from a stand-in browser (a script
 # that writes a small PDF), so that the case runs where no Chromium is installed.
 # usage: esv-rerun.sh EA_IID WORK_DIR SAMPLES_DIR
 set -uo pipefail
@@ -119,5 +120,32 @@ rc=$?
 run --force 2>none-force.err || { bad "no list, --force: exit $?"; cat none-force.err; }
 [ -f pkg/SHA256SUMS ] && [ ! -e pkg/docs ] || bad "--force did not replace the unlisted package whole"
 ls -a | grep -q "pkg\.\(partial\|replaced\)-" && bad "a staging folder was left"
+# --force replaces a folder that is not a package whole: never one holding an input (the
+# manifest's data here), and the files that go are counted first.
+mkdir -p held && cp "$samples/truerand_8bit.bin" held/raw.bin
+printf '{"sources": [{"primaryNoiseSource": "h", "rawNoisePath": "held/raw.bin", "iidClaim": false, "bitsPerSample": 8, "restartTestPath": "held/raw.bin"}]}\n' >held-m.json
+"$exe" esv held --manifest held-m.json --device cpu --browser ./browser -q --force 2>held.err
+rc=$?
+[ $rc -eq 2 ] && grep -q "held holds the input .*raw.bin (as raw.bin); --force replaces DIR whole, inputs included" held.err &&
+  cmp -s held/raw.bin "$samples/truerand_8bit.bin" || { bad "--force onto a folder holding an input: exit $rc"; cat held.err; }
+manifest s1
+mkdir -p thesis/sub && echo draft >thesis/thesis.tex && echo x >thesis/sub/notes
+"$exe" esv thesis --manifest m.json --device cpu --browser ./browser -q --force 2>thesis.err ||
+  { bad "--force onto another folder: exit $?"; cat thesis.err; }
+grep -q "thesis is not an ea_iid package; its 2 files go when the package takes its place" thesis.err &&
+  [ -f thesis/s1/run.json ] && [ ! -e thesis/thesis.tex ] || { bad "--force onto another folder did not say what goes"; cat thesis.err; }
+# A source named as one of the package's own files is refused before any work.
+manifest readme.TXT
+run 2>reserved.err
+rc=$?
+[ $rc -eq 2 ] && grep -q "primaryNoiseSource: 'readme.TXT' would name its folder README.txt, a file of the package itself" reserved.err ||
+  { bad "a source named README.txt: exit $rc"; cat reserved.err; }
+# An IID claim that the package's own IID tests do not confirm: no package (esv check refuses it).
+printf '{"sources": [{"primaryNoiseSource": "t4", "rawNoisePath": "%s/GetTickCount_4bit.bin", "iidClaim": true, "bitsPerSample": 4, "restartTestPath": "%s/GetTickCount_4bit.bin"}]}\n' \
+  "$samples" "$samples" >claim-m.json
+"$exe" esv claimed --manifest claim-m.json --device cpu --browser ./browser -q --seed 1 --iterations 100 2>claim.err
+rc=$?
+[ $rc -eq 2 ] && grep -q "sources\[0\] (t4): iidClaim is true, but the IID tests on the package's files say not IID" claim.err &&
+  [ ! -e claimed ] || { bad "an unconfirmed IID claim: exit $rc"; cat claim.err; }
 [ $fail -eq 0 ] && echo "esv rerun: all passed"
 exit $fail

@@ -87,4 +87,11 @@ TEST_CASE("edit_distance and nearest_name: a likely typo's intended name, letter
   CHECK(ea::nearest_name("IIDCLAIM", fields) == "iidClaim");
   CHECK(ea::nearest_name("source", fields) == "sources");
   CHECK(ea::nearest_name("colour", fields).empty());  // 3 edits or more from every name
+  // An abbreviation of exactly one name, 4 characters or more.
+  const std::vector<std::string> component = {"validationNumber", "vetted", "description", "descriptor"};
+  CHECK(ea::nearest_name("validationNo", component) == "validationNumber");
+  CHECK(ea::nearest_name("VALIDATION", component) == "validationNumber");
+  CHECK(ea::nearest_name("vali", component) == "validationNumber");
+  CHECK(ea::nearest_name("val", component).empty());        // under 4 characters
+  CHECK(ea::nearest_name("descr", component).empty());      // the start of two names
 }
