@@ -100,9 +100,10 @@ void add_health_options(CLI::App& app, HealthFlags& f) {
 uint64_t simulate_samples(const std::string& text) {
   if (text.find_first_of("eE") != std::string::npos) {
     const double v = parse_real<double>(text, "--simulate");
-    if (v < 1 || v > static_cast<double>(kSimulateRange.max) || v != std::floor(v)) {
-      throw Error(ErrorKind::Usage, "--simulate: '" + text + "' is not a whole number of samples from " +
-                                        std::to_string(kSimulateRange.min) + " to " + std::to_string(kSimulateRange.max));
+    if (v != std::floor(v)) throw Error(ErrorKind::Usage, "--simulate: '" + text + "' is not a whole number of samples");
+    if (v < 1 || v > static_cast<double>(kSimulateRange.max)) {
+      throw Error(ErrorKind::Usage, "--simulate: '" + text + "' is out of range (" + std::to_string(kSimulateRange.min) +
+                                        " to " + std::to_string(kSimulateRange.max) + " samples)");
     }
     return static_cast<uint64_t>(v);
   }

@@ -100,6 +100,14 @@ void check_sample_input(const Settings& s, const SettingsGiven& given, const Set
   check_range(given.bin && rule.kind == SymbolRule::Kind::Bin, rule.bits, kBitsRange, names("bin", ""));
   const std::string flag = rule.kind == SymbolRule::Kind::Bin ? names("bin", "") : names("select_bits", "");
   check_symbol_rule(rule, s.sample_input.format, flag);
+  // A rule that fixes the symbols' width (a mask's bits, 2^B bins) and another width given.
+  const int ruled = rule.kind == SymbolRule::Kind::Mask  ? __builtin_popcount(rule.mask)
+                    : rule.kind == SymbolRule::Kind::Bin ? rule.bits
+                                                         : 0;
+  if (given.bits && ruled > 0 && s.width != ruled) {
+    refuse(names("bits", std::to_string(s.width)) + " and " + flag + ": the rule makes " + std::to_string(ruled) +
+           "-bit symbols; give " + names("bits", std::to_string(ruled)) + " or leave " + names("bits", "") + " out");
+  }
   const bool found_on_data = rule.kind == SymbolRule::Kind::Auto || (rule.kind == SymbolRule::Kind::Bin && rule.edges.empty());
   if (s.restart && found_on_data) {
     refuse(flag + (rule.kind == SymbolRule::Kind::Auto ? " auto" : "") + " with " + names("restart", "") +
@@ -148,6 +156,10 @@ void check_health(const Settings& s, const SettingsGiven& given, const SettingNa
 double alpha_setting(const std::string& text, const SettingNames& names) {
   const std::string what = names("alpha", "");
   if (text.rfind("2^-", 0) == 0) {
+    if (decimal_real_syntax(text.substr(3)) && text.find_first_of(".eE", 3) != std::string::npos) {
+      refuse(what + ": '" + text + "': N of 2^-N is a whole number (" + std::to_string(kAlphaExponentRange.min) + " to " +
+             std::to_string(kAlphaExponentRange.max) + "); give another rate as a decimal (such as 1e-6)");
+    }
     const uint64_t n = parse_integer(text.substr(3), what + " 2^-N: N", kAlphaExponentRange.min, kAlphaExponentRange.max);
     return std::ldexp(1.0, -static_cast<int>(n));
   }

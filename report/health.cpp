@@ -37,8 +37,8 @@ std::string log2_text(double p) { return health_probability_text(p); }
 std::string alpha_text(double alpha) { return health_alpha_text(alpha); }
 
 void print_file_text(std::FILE* f, const HealthFileScan& s, const HealthCutoffs& c) {
-  std::fprintf(f, "\nFile: %s\n  SHA-256 %s, %" PRIu64 " samples of %d bits\n", s.path.c_str(), s.sha256.c_str(), s.samples,
-               s.width);
+  std::fprintf(f, "\nFile: %s\n  SHA-256 %s, %" PRIu64 " samples of %d bit%s\n", s.path.c_str(), s.sha256.c_str(), s.samples,
+               s.width, s.width == 1 ? "" : "s");
   // How the samples were read and made symbols ("" for u8 samples as they are).
   if (const std::string samples = mapping_line(s.mapping); !samples.empty()) std::fprintf(f, "  %s", samples.c_str());
   std::fprintf(f, "  Repetition Count Test (C = %" PRIu64 "): %" PRIu64 " failure%s", c.rct.cutoff, s.rct.failures,
@@ -88,8 +88,12 @@ void print_health_text(std::FILE* f, const HealthAssessment& a, const ReportOpti
   std::fprintf(f, "  with the window's first sample counted: %s; the cutoff that keeps it at most alpha: %" PRIu64
                " (%s)\n", log2_text(c.apt.false_positive_first_counted).c_str(), c.apt.cutoff_corrected,
                log2_text(c.apt.false_positive_corrected).c_str());
-  std::fprintf(f, "  a stuck source fails it within %" PRIu64 " samples (%" PRIu64 " when a window starts with it)\n",
-               c.apt.stuck_samples_worst, c.apt.stuck_samples);
+  if (c.apt.can_fail()) {
+    std::fprintf(f, "  a stuck source fails it within %" PRIu64 " samples (%" PRIu64 " when a window starts with it)\n",
+                 c.apt.stuck_samples_worst, c.apt.stuck_samples);
+  } else {
+    std::fprintf(f, "  a stuck source never fails it (C > W): the Repetition Count Test alone catches one\n");
+  }
   std::fprintf(f, "  entropy dropped to H/2: fails per window with %s\n", log2_text(c.apt.detect_half_entropy).c_str());
   for (const std::string& n : a.notes) std::fprintf(f, "Note: %s\n", n.c_str());
   for (const HealthFileScan& s : a.files) print_file_text(f, s, c);
@@ -176,8 +180,8 @@ ordered_json health_cutoffs_json(const HealthAssessment& a) {
   apt["falsePositiveFirstCounted"] = c.apt.false_positive_first_counted;
   apt["cutoffCorrected"] = c.apt.cutoff_corrected;
   apt["falsePositiveCorrected"] = c.apt.false_positive_corrected;
-  apt["stuckSamples"] = c.apt.stuck_samples;
-  apt["stuckSamplesWorst"] = c.apt.stuck_samples_worst;
+  apt["stuckSamples"] = c.apt.can_fail() ? ordered_json(c.apt.stuck_samples) : ordered_json(nullptr);
+  apt["stuckSamplesWorst"] = c.apt.can_fail() ? ordered_json(c.apt.stuck_samples_worst) : ordered_json(nullptr);
   apt["detectHalfEntropy"] = c.apt.detect_half_entropy;
   j["apt"] = apt;
   j["notes"] = a.notes;

@@ -97,6 +97,7 @@ LabLine lab_line(const LabRow& row) {
   l.verdict = field(flow, "verdict").is_string() ? field(flow, "verdict").get<std::string>() : "not run";
   l.entropy = number_of(field(flow, "claimed"));  // 6 decimals, as the text report's entropy
   l.unit = text_of(flow, "claimedUnit");
+  l.h_i = number_of(field(flow, "hI"));
   if (l.unit.rfind("bits ", 0) == 0) l.unit = l.unit.substr(5);
   const bool passed = field(r, "passed").is_boolean() && field(r, "passed").get<bool>();
   l.result = !passed ? "FAILED" : field(flow, "restart").is_null() ? "untested" : "passed";
@@ -180,7 +181,8 @@ std::string lab_html(const std::vector<LabRow>& rows, const std::string& command
       ".untested{color:#a60}</style></head><body>\n<h1>SP 800-90B assessment of " +
       std::to_string(rows.size()) + (rows.size() == 1 ? " noise source" : " noise sources") + "</h1>\n<p>" +
       html_text(lab_counts(rows)) + "</p>\n" + run_table(run, command_line);
-  h += "<table>\n<tr><th>source</th><th>track</th><th>IID tests</th><th>entropy that stands</th><th>unit</th>"
+  h += "<table>\n<tr><th>source</th><th>track</th><th>IID tests</th><th>H_I, bits per sample</th>"
+       "<th>entropy that stands</th><th>unit</th>"
        "<th>result</th><th>failed step; notes</th><th>for compliance</th></tr>\n";
   for (const LabRow& row : rows) {
     const LabLine l = lab_line(row);
@@ -189,7 +191,7 @@ std::string lab_html(const std::vector<LabRow>& rows, const std::string& command
     std::string why = html_text(l.failed);
     if (!l.note.empty()) why += (why.empty() ? "" : "<br/>") + html_text(l.note);
     h += "<tr><td>" + name + "</td><td>" + html_text(l.track) + "</td><td>" + html_text(l.verdict) + "</td><td>" +
-         html_text(l.entropy) + "</td><td>" + html_text(l.unit) + "</td><td class=\"" + l.result + "\">" + l.result +
+         html_text(l.h_i) + "</td><td>" + html_text(l.entropy) + "</td><td>" + html_text(l.unit) + "</td><td class=\"" + l.result + "\">" + l.result +
          "</td><td>" + why + "</td><td>" + compliance_cell(l) + "</td></tr>\n";
   }
   return h + "</table>\n</body></html>\n";

@@ -26,6 +26,7 @@ struct LabLine {
   std::string verdict;   // the IID tests' verdict, "not run" (non-IID track), "" for an error
   std::string entropy;   // the entropy that stands (flow.claimed, 6 decimals), "" for an error
   std::string unit;      // "per sample", "per 32-bit output"
+  std::string h_i;       // H_I, the raw noise's entropy per sample (flow.hI, 6 decimals), "" for an error
   std::string result;    // "passed", "FAILED", "untested" (no restart data), "error"
   std::string failed;    // which step failed (or the error), "; "-separated; "" when none
   std::string note;      // iidClaim true but not IID: the claim was not confirmed

@@ -234,7 +234,7 @@ void ragged_capture(const std::string& path, uint64_t size, SampleFormat format)
   const uint64_t unit = static_cast<uint64_t>(sample_bytes(format));
   throw Error(ErrorKind::Input, path + ": is " + std::to_string(size) + " bytes, not a whole number of " +
                                     std::to_string(unit) + "-byte " + sample_format_name(format) + " samples (" +
-                                    std::to_string(size % unit) + " bytes left over at offset " +
+                                    std::to_string(size % unit) + (size % unit == 1 ? " byte" : " bytes") + " left over at offset " +
                                     std::to_string(size - size % unit) + ")");
 }
 

@@ -61,7 +61,7 @@ TEST_CASE("text samples: decimal and 0x-hex a line, errors name the line") {
 TEST_CASE("a wide file: a ragged length, a value above 8 bits without a rule, and a mask") {
   const std::string ragged = temp_bytes("ragged.u16", std::string("\x01\x00\x02\x00\x03", 5));
   CHECK_THROWS_WITH_AS(load_dataset(ragged, with(SampleFormat::U16LE)),
-                       doctest::Contains("5 bytes, not a whole number of 2-byte u16le samples (1 bytes left over at offset 4)"),
+                       doctest::Contains("5 bytes, not a whole number of 2-byte u16le samples (1 byte left over at offset 4)"),
                        Error);
   const std::string wide = temp_bytes("wide.u16", std::string("\x01\x00\x02\x01\x03\x00", 6));
   CHECK_THROWS_WITH_AS(load_dataset(wide, with(SampleFormat::U16LE)), doctest::Contains("sample 1 is 258, wider than"),
