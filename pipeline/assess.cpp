@@ -211,6 +211,7 @@ void describe_input(Assessment& a, const Dataset& d, const Settings& cfg, const 
   a.seed = assessment_seed(cfg.seed, d);
   a.worker_threads = slot.cpu_threads(cfg);
   if (d.narrower_than_given) a.warnings.push_back("Symbols appear to be narrower than described.");
+  if (const std::string hint = wide_capture_hint(d.mapping, d.size()); !hint.empty()) a.warnings.push_back(hint);
   if (d.size() < kMinSamples) {
     a.warnings.push_back("data contains less than " + std::to_string(kMinSamples) + " samples");
   }

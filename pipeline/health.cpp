@@ -168,6 +168,9 @@ HealthAssessment assess_health(const Settings& s, const std::vector<std::string>
   std::vector<StuckFile> waiting;
   for (size_t k = 0; k < files.size(); ++k) {
     Dataset d = load_file(files[k], s, interrupt);
+    if (const std::string hint = wide_capture_hint(d.mapping, d.size()); !hint.empty()) {
+      a.notes.push_back(files[k] + ": " + hint);
+    }
     if (s.width == 0 && d.alphabet > 1) {
       const int width = symbol_bits(d);
       if (first_width == 0) first_width = width, first_path = files[k];

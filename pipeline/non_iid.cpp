@@ -19,6 +19,7 @@ NonIidAssessment assess_non_iid(const Dataset& d, const Settings& settings, int 
   set_input_facts(a, d);
   a.settings = settings;
   if (d.narrower_than_given) a.warnings.push_back("Symbols appear to be narrower than described.");
+  if (const std::string hint = wide_capture_hint(d.mapping, d.size()); !hint.empty()) a.warnings.push_back(hint);
   if (d.size() < kMinSamples) a.warnings.push_back("data contains less than " + std::to_string(kMinSamples) + " samples");
   a.estimates = non_iid_estimates(d, settings.initial_entropy, settings.truncate_bitstring,
                                   threads > 0 ? threads : settings.threads, interrupt, sources);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "common/error.hpp"
 #include "io/select_bits.hpp"
@@ -317,6 +319,17 @@ std::vector<uint8_t> map_samples(const std::vector<uint32_t>& values, const Samp
   }
   for (size_t i = 0; i < values.size(); ++i) out[i] = static_cast<uint8_t>(pack_bits(values[i], m.mask));
   return out;
+}
+
+std::string wide_capture_hint(const SampleMapping& m, uint64_t samples) {
+  if (!m.input.is_default() || samples < 64) return "";
+  const int even = __builtin_popcount(m.varying_even), odd = __builtin_popcount(m.varying_odd);
+  if (std::abs(even - odd) < 3) return "";
+  char masks[64];
+  std::snprintf(masks, sizeof masks, "0x%02x and 0x%02x", m.varying_even, m.varying_odd);
+  return "the bytes at even and odd offsets vary in " + std::to_string(even) + " and " + std::to_string(odd) +
+         " bits (" + masks + "): the file may hold 16-bit samples read as bytes; if so, give the sample format "
+         "u16le or u16be with a symbol rule (docs/sample-formats.md)";
 }
 
 }  // namespace ea

@@ -380,11 +380,17 @@ Dataset load_dataset(const std::string& file, const LoadOptions& opt) {
   if (opt.sample_input.is_default()) {
     samples = std::move(r.bytes);
     mapping.input = opt.sample_input;
-    uint8_t all_or = 0, all_and = 0xff, max = 0;
-    for (uint8_t b : samples) all_or |= b, all_and &= b, max = std::max(max, b);
+    uint8_t or_at[2] = {0, 0}, and_at[2] = {0xff, 0xff}, max = 0;
+    for (size_t i = 0; i < samples.size(); ++i) {
+      const uint8_t b = samples[i];
+      or_at[i & 1] |= b, and_at[i & 1] &= b, max = std::max(max, b);
+    }
+    const uint8_t all_or = or_at[0] | or_at[1], all_and = and_at[0] & and_at[1];
     while (mapping.capture_bits < 8 && (all_or >> mapping.capture_bits) != 0) ++mapping.capture_bits;
     mapping.capture_max = max;
     mapping.varying = all_or & ~all_and;
+    mapping.varying_even = or_at[0] & ~and_at[0];
+    mapping.varying_odd = or_at[1] & ~and_at[1];
   } else {
     samples = map_samples(capture_values(r, opt, path), opt.sample_input, path, mapping, opt.threads);
   }

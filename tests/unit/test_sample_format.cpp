@@ -208,3 +208,30 @@ TEST_CASE("--select-bits auto and --bin through the loader record what they did"
     if (v[i] > v[i - 1]) REQUIRE(e.raw[i] >= e.raw[i - 1]);  // order kept
   }
 }
+
+TEST_CASE("a 16-bit capture read as bytes is told by its even and odd bytes' varying bits") {
+  std::mt19937 gen(5);
+  std::string twelve, eight;
+  for (int i = 0; i < 5000; ++i) {
+    const uint32_t v = gen() & 0x0fff;  // 12-bit samples, u16le: the high byte varies in 4 bits
+    twelve += static_cast<char>(v & 0xff);
+    twelve += static_cast<char>(v >> 8);
+    eight += static_cast<char>(gen() & 0xff);
+    eight += static_cast<char>(gen() & 0xff);
+  }
+  const Dataset d = load_dataset(temp_bytes("twelve-as-bytes.bin", twelve), LoadOptions{});
+  CHECK(d.mapping.varying_even == 0xff);
+  CHECK(d.mapping.varying_odd == 0x0f);
+  CHECK(wide_capture_hint(d.mapping, d.size()).find("vary in 8 and 4 bits (0xff and 0x0f): the file may hold 16-bit") !=
+        std::string::npos);
+  // 8-bit samples, and the same 12-bit capture read as u16le: no hint.
+  const Dataset e = load_dataset(temp_bytes("eight.bin", eight), LoadOptions{});
+  CHECK(wide_capture_hint(e.mapping, e.size()).empty());
+  const Dataset w = load_dataset(temp_bytes("twelve.u16le", twelve), with(SampleFormat::U16LE, mask_rule(0x00ff)));
+  CHECK(wide_capture_hint(w.mapping, w.size()).empty());
+  // 4-bit samples vary in 4 bits at both offsets.
+  std::string four;
+  for (int i = 0; i < 5000; ++i) four += static_cast<char>(gen() & 0x0f);
+  const Dataset f = load_dataset(temp_bytes("four.bin", four), LoadOptions{});
+  CHECK(wide_capture_hint(f.mapping, f.size()).empty());
+}
