@@ -211,7 +211,15 @@ CLI::Option* add_bits_option(CLI::App& app, std::string& text, const std::string
 }
 
 int apply_bits_option(const std::string& text) {
-  return static_cast<int>(parse_unsigned(text, "--bits", kBitsRange.min, kBitsRange.max));
+  try {
+    return static_cast<int>(parse_unsigned(text, "--bits", kBitsRange.min, kBitsRange.max));
+  } catch (const Error&) {
+    const bool digits = !text.empty() && text.size() <= 2 && text.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || std::stoi(text) <= static_cast<int>(kBitsRange.max) || std::stoi(text) > 32) throw;
+    throw Error(ErrorKind::Usage, "--bits: " + text + " is out of range (1 to 8): symbols have at most 8 bits; a capture of " +
+                                      text + "-bit samples is read with --sample-format (u16le, ...) and made symbols by "
+                                      "--select-bits or --bin (docs/sample-formats.md)");
+  }
 }
 
 int parse_subcommand(CLI::App& app, std::vector<char*>& args, const std::string& help_command,

@@ -462,7 +462,7 @@ void apply_input(Flags& f, Options& o) {
   o.file = f.positionals.front();
   if (f.bits_opt->count()) {
     if (!f.bits.empty()) throw Error(ErrorKind::Usage, "give the bit width either as --bits or after the file, not both");
-    f.bits = std::to_string(parse_unsigned(f.bits_all, "--bits", kBitsRange.min, kBitsRange.max));
+    f.bits = std::to_string(apply_bits_option(f.bits_all));
   }
   if (!f.bits.empty()) {
     bool digits = f.bits.size() <= 3;

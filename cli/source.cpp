@@ -174,7 +174,7 @@ void check_outputs(const SourceFlags& f, const InputSet& inputs) {
 Settings settings_of(const SourceFlags& f) {
   Settings s;
   const EngineChoice engine = apply_engine_options(f.engine, s, Program::EaIid);
-  if (f.bits_opt->count()) s.width = static_cast<int>(parse_integer(f.bits, "--bits", kBitsRange.min, kBitsRange.max));
+  if (f.bits_opt->count()) s.width = apply_bits_option(f.bits);
   if (f.track_opt->count()) {
     try {
       s.track = track_setting(f.track, cli_setting_names());

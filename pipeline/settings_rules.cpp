@@ -29,6 +29,12 @@ void check_range(bool given, int64_t v, SettingRange r, const std::string& name)
 }
 
 void check_ranges(const Settings& s, const SettingsGiven& given, const SettingNames& names) {
+  if (given.bits && s.width > static_cast<int64_t>(kBitsRange.max) && s.width <= 32) {
+    refuse(names("bits", "") + ": " + std::to_string(s.width) + " is out of range (" + std::to_string(kBitsRange.min) +
+           " to " + std::to_string(kBitsRange.max) + "): symbols have at most 8 bits; a capture of " +
+           std::to_string(s.width) + "-bit samples is read with " + names("sample_format", "") + " (u16le, ...) and made symbols by " +
+           names("select_bits", "") + " or " + names("bin", "") + " (docs/sample-formats.md)");
+  }
   check_range(given.bits, s.width, kBitsRange, names("bits", ""));
   check_range(given.iterations, s.iterations, kIterationsRange, names("iterations", ""));
   check_range(given.threads, s.threads, kThreadsRange, names("threads", ""));
