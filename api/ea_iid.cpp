@@ -34,26 +34,29 @@ uint64_t os_seed() {
   return (static_cast<uint64_t>(rd()) << 32) ^ static_cast<uint64_t>(rd());
 }
 
-// What `o` gives: the fields that differ from their defaults (so that iterations=10000 is
-// the same as not giving it).
+// What `o` gives: the fields listed in o.given, else those that differ from their defaults
+// (so that iterations=10000 is the same as not giving it).
 ea::SettingsGiven given_of(const Options& o) {
   const Options d;
   ea::SettingsGiven g;
-  g.track = o.track != d.track;
-  g.bits = o.bits != d.bits;
-  g.iterations = o.iterations != d.iterations;
-  g.threads = o.threads != d.threads;
+  const auto given = [&](const char* key, bool differs) {
+    return o.given.empty() ? differs : std::find(o.given.begin(), o.given.end(), key) != o.given.end();
+  };
+  g.track = given("track", o.track != d.track);
+  g.bits = given("bits", o.bits != d.bits);
+  g.iterations = given("iterations", o.iterations != d.iterations);
+  g.threads = given("threads", o.threads != d.threads);
   g.restart = o.restart.has_value();
-  g.prng = o.prng != d.prng;
-  g.shuffle = o.shuffle != d.shuffle;
+  g.prng = given("prng", o.prng != d.prng);
+  g.shuffle = given("shuffle", o.shuffle != d.shuffle);
   g.conditioned = o.conditioned;
   g.truncate_bitstring = o.truncate_bitstring;
   g.no_early_exit = !o.early_exit;
   g.all_tests = o.all_tests;
   g.until_decided = o.until_decided;
-  g.select_bits = o.select_bits != d.select_bits;
-  g.bin = o.bin != d.bin;
-  g.gpus = o.gpus != d.gpus;
+  g.select_bits = given("select_bits", o.select_bits != d.select_bits);
+  g.bin = given("bin", o.bin != d.bin);
+  g.gpus = given("gpus", o.gpus != d.gpus);
   return g;
 }
 
@@ -64,7 +67,7 @@ ea::SampleInput sample_input_of(const Options& o, const ea::SettingNames& names)
   in.format = ea::sample_format_setting(o.sample_format, names);
   if (!o.select_bits.empty()) {
     in.rule = ea::select_bits_rule(o.select_bits, names("select_bits", ""));
-  } else if (o.bin != 0) {
+  } else if (o.bin != 0 || std::find(o.given.begin(), o.given.end(), "bin") != o.given.end()) {  // bin=0 given: refused
     in.rule.kind = ea::SymbolRule::Kind::Bin;
     in.rule.bits = o.bin;
   }

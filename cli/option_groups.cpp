@@ -216,9 +216,7 @@ int apply_bits_option(const std::string& text) {
   } catch (const Error&) {
     const bool digits = !text.empty() && text.size() <= 2 && text.find_first_not_of("0123456789") == std::string::npos;
     if (!digits || std::stoi(text) <= static_cast<int>(kBitsRange.max) || std::stoi(text) > 32) throw;
-    throw Error(ErrorKind::Usage, "--bits: " + text + " is out of range (1 to 8): symbols have at most 8 bits; a capture of " +
-                                      text + "-bit samples is read with --sample-format (u16le, ...) and made symbols by "
-                                      "--select-bits or --bin (docs/sample-formats.md)");
+    throw Error(ErrorKind::Usage, "--bits: " + text + " is out of range (1 to 8)" + wide_bits_hint(std::stoi(text)));
   }
 }
 

@@ -352,10 +352,10 @@ Manifest parse_manifest(const std::string& text, const std::string& path, const 
 
 Manifest read_manifest(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::Usage, "--manifest " + path + ": " + std::strerror(errno));
+  if (!in) throw Error(ErrorKind::Input, "the manifest " + path + ": " + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
-  if (in.bad()) throw Error(ErrorKind::Usage, "--manifest " + path + ": cannot be read");
+  if (in.bad()) throw Error(ErrorKind::Input, "the manifest " + path + ": cannot be read");
   return parse_manifest(text.str(), path, std::filesystem::path(path).parent_path().string());
 }
 

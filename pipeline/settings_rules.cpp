@@ -22,6 +22,16 @@ std::string number_text(double v) {
   return s.str();
 }
 
+}  // namespace
+
+std::string wide_bits_hint(int64_t bits) {
+  return ": symbols have at most 8 bits; a capture of " + std::to_string(bits) +
+         "-bit samples is read in its sample format (u16le, ...) and made symbols by a mask or bins "
+         "(docs/sample-formats.md)";
+}
+
+namespace {
+
 void check_range(bool given, int64_t v, SettingRange r, const std::string& name) {
   if (given && (v < 0 || static_cast<uint64_t>(v) < r.min || static_cast<uint64_t>(v) > r.max)) {
     refuse(name + ": " + std::to_string(v) + " is out of range (" + std::to_string(r.min) + " to " + std::to_string(r.max) + ")");
@@ -30,10 +40,7 @@ void check_range(bool given, int64_t v, SettingRange r, const std::string& name)
 
 void check_ranges(const Settings& s, const SettingsGiven& given, const SettingNames& names) {
   if (given.bits && s.width > static_cast<int64_t>(kBitsRange.max) && s.width <= 32) {
-    refuse(names("bits", "") + ": " + std::to_string(s.width) + " is out of range (" + std::to_string(kBitsRange.min) +
-           " to " + std::to_string(kBitsRange.max) + "): symbols have at most 8 bits; a capture of " +
-           std::to_string(s.width) + "-bit samples is read with " + names("sample_format", "") + " (u16le, ...) and made symbols by " +
-           names("select_bits", "") + " or " + names("bin", "") + " (docs/sample-formats.md)");
+    refuse(names("bits", "") + ": " + std::to_string(s.width) + " is out of range (1 to 8)" + wide_bits_hint(s.width));
   }
   check_range(given.bits, s.width, kBitsRange, names("bits", ""));
   check_range(given.iterations, s.iterations, kIterationsRange, names("iterations", ""));

@@ -59,6 +59,10 @@ using SettingNames = std::function<std::string(const std::string& key, const std
 // The API's and Python's names: the key itself; with a value, key=value (text quoted).
 std::string keyword_name(const std::string& key, const std::string& value);
 
+// What a width of 9 to 32 bits (a wide capture's) says after "out of range (1 to 8)": how such a
+// capture is read and made symbols.
+std::string wide_bits_hint(int64_t bits);
+
 // The named choices, parsed with one message each ("NAME: 'x' is not a track; expected ...").
 TrackChoice track_setting(const std::string& text, const SettingNames& names);
 DeviceChoice device_setting(const std::string& text, const SettingNames& names);

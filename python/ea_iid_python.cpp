@@ -284,6 +284,11 @@ ea_iid::Options options_of(const py::object& bits, const py::object& seed, const
   o.device = text("device", device);
   for (const auto& [key_obj, value] : kw) set_option(o, py::str(key_obj), value, unheld);
   if (!unheld.key.empty()) refuse_unheld(o, unheld);
+  // What the call gave, as the command line knows its flags: iterations=10000 with
+  // track="non-iid", or bits=0, is refused as --iterations 10000 or --bits 0 is.
+  if (!bits.is_none()) o.given.push_back("bits");
+  for (const auto& [key_obj, value] : kw) o.given.push_back(py::str(key_obj));
+  if (o.given.empty()) o.given.push_back("none");  // (empty would mean: those that differ from their defaults)
   return o;
 }
 
@@ -353,8 +358,14 @@ Samples samples_of(const py::object& x, const std::string& name) {
     throw py::type_error(name + ": a contiguous one-dimensional buffer of bytes (numpy uint8), or a numpy uint16 or "
                                 "uint32 array, is needed");
   }
-  if (n == 1) return out;
   std::string format = info.format;
+  if (n == 1) {  // uint8, bytes, char; numpy bool (0 and 1: binary samples); never int8 (-1 is not 255)
+    if (format.find('b') != std::string::npos) {
+      throw py::type_error(name + ": items of 1 byte must be unsigned (numpy uint8 or bool), got format '" + info.format +
+                           "' (signed): convert with .view(numpy.uint8) if the bytes are meant");
+    }
+    return out;
+  }
   const char order = format.empty() ? '@' : format[0];
   if (order == '@' || order == '=' || order == '<' || order == '>' || order == '!') format.erase(0, 1);
   if (format != (n == 2 ? "H" : "I") && !(n == 4 && format == "L")) {
@@ -407,8 +418,12 @@ py::object assess(const py::object& samples, const py::object& bits, const py::o
   ea_iid::Options o = options_of(bits, seed, device, kw, valid);
   if (h_i) o.restart = h_i;
   const std::string label = kw.contains("label") ? text("label", kw["label"]) : "samples";
+  if (kw.contains("label") && label.empty()) raise_error("usage", "label: an empty name; give the samples a name, or leave label out");
   ea_iid::Result r;
   if (is_path(samples)) {
+    if (kw.contains("label")) {
+      raise_error("usage", "label names samples in memory; a path is its own name (the record's filename): leave label out");
+    }
     const std::string path = path_of(samples);
     r = without_gil([&] { return assessor().assess_file(path, o); });
   } else {
@@ -554,6 +569,10 @@ std::vector<ea_iid::Input> inputs_of(const py::iterable& items, ea_iid::Options&
 std::unique_ptr<Many> assess_many(const py::iterable& items, const py::object& jobs, const py::object& bits,
                                   const py::object& seed, const py::object& device, const py::kwargs& kw) {
   static const std::vector<std::string> valid = keywords_without("label", "jobs");  // items in memory: samples[k]
+  if (is_path(items) || py::isinstance<py::bytes>(items) || PyObject_CheckBuffer(items.ptr())) {
+    throw py::type_error("items: expected an iterable of items (paths, bytes, arrays), got one " + type_name(items) +
+                         ": give a list of it, [item], or call assess()");
+  }
   ea_iid::Options o = options_of(bits, seed, device, kw, valid);
   const int j = whole_in_type<int>("jobs", jobs);
   std::vector<ea_iid::Input> inputs = inputs_of(items, o, kw.contains("sample_format"));

@@ -49,6 +49,11 @@ struct Options {
   std::string select_bits;
   int bin = 0;
   std::string command_line = "ea_iid library";  // the record's "commandline"
+  // The fields the caller gave, by key ("bits", "iterations", "track", ...: the Python
+  // module's keywords). Empty: a field counts as given when it differs from its default. A
+  // field given where it changes nothing is refused, as on the command line (iterations=10000
+  // with track="non-iid", bits=0).
+  std::vector<std::string> given;
 };
 
 // One assessment's result. `json` is the record `ea_iid -o` writes for the same input and

@@ -75,6 +75,7 @@ ea_iid::Options api_options(const json& settings) {
   ea_iid::Options o;
   o.device = "cpu";
   for (const auto& [key, v] : settings.items()) {
+    o.given.push_back(key);  // what the row gives, as the command line's flags and Python's keywords
     if (key == "track") o.track = v.get<std::string>();
     else if (key == "iterations") o.iterations = v.get<uint32_t>();
     else if (key == "prng") o.prng = v.get<std::string>();

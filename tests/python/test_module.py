@@ -70,7 +70,8 @@ def test_same_record_as_the_command_line(name, opts):
     expected = stable(cli(path, *cli_args(opts)))
     data = np.fromfile(path, dtype=np.uint8)
     for samples in (data, data.tobytes(), path):
-        got = ea_iid.assess(samples, seed=7, device="cpu", label=path, **opts)
+        named = {} if samples is path else {"label": path}  # a path is its own name
+        got = ea_iid.assess(samples, seed=7, device="cpu", **named, **opts)
         assert stable(got) == expected
     if "permutation" in expected:
         assert expected["permutation"]["shuffleChoice"] == opts.get("shuffle", "bucket")

@@ -100,7 +100,8 @@ TEST_CASE("manifest: errors name the source by index and name, and the field") {
   CHECK(manifest_error(one(R"("rawNoisePath": "rand8_short.bin", "bitsPerSample": "8")")) ==
         "m.json: sources[1] (b): bitsPerSample: expected an integer, got \"8\"");
   CHECK(manifest_error(one(R"("rawNoisePath": "rand8_short.bin", "bitsPerSample": 9)")) ==
-        "m.json: sources[1] (b): bitsPerSample: 9 is out of range (1 to 8)");  // the rules' words (settings_rules.hpp)
+        "m.json: sources[1] (b): bitsPerSample: 9 is out of range (1 to 8): symbols have at most 8 bits; a capture of 9-bit "
+        "samples is read in its sample format (u16le, ...) and made symbols by a mask or bins (docs/sample-formats.md)");  // the rules' words (settings_rules.hpp)
   CHECK(manifest_error(one(R"("rawNoisePath": "rand8_short.bin", "iidClaim": 1)")) ==
         "m.json: sources[1] (b): iidClaim: expected true or false, got 1");
   CHECK(manifest_error(one(R"("rawNoisePath": "rand8_short.bin", "bitsPerSample": 1, "hminEstimate": 2)")) ==
