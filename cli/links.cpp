@@ -167,7 +167,7 @@ int restart_link(const NistLink& link, const NistArgs& a, const LinkEnv& env) {
   for (int k = 0; k < a.count('v'); ++k) out.push_back("-v");
   if (a.count('q')) out.push_back("-q");
   if (const auto s = a.value('s')) {  // checked here, so that the message names -s
-    const uint64_t rounds = parse_unsigned(*s, "-s", 1000, 1000000000);
+    const uint64_t rounds = parse_unsigned(*s, "-s", 5000000, 1000000000);  // NIST's least: its default
     out.insert(out.end(), {"--restart-cutoff", "simulation", "--restart-simulations", std::to_string(rounds)});
   }
   if (const auto o = a.value('o')) out.push_back("--output=" + *o);
@@ -205,7 +205,7 @@ const std::vector<NistLink>& nist_links() {
        "  [bits_per_symbol]     1-8; by default inferred from the data\n"
        "  <H_I>                 the initial entropy estimate the restarts must support\n"
        "  -i | -n               -i: an IID claim (the IID tests); -n: a non-IID claim (default)\n"
-       "  -s <simulation count> X_cutoff from NIST's simulation of this many rounds, 1000-1000000000\n"
+       "  -s <simulation count> X_cutoff from NIST's simulation of this many rounds, 5000000-1000000000\n"
        "                        (default: the exact quantile)\n"
        "  -v                    more output (-v -v, -v -v -v: NIST's higher levels)\n"
        "  -q                    quiet: NIST's -q\n"

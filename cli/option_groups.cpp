@@ -90,7 +90,7 @@ SettingNames cli_setting_names(bool non_iid_flag) {
     if (key == "tuning") return "--gpu-tuning";
     // The links' own names (cli/links.cpp): NIST's flags and positionals.
     const std::string& program = program_name();
-    if (program == "ea_restart" && key == "restart") return "ea_restart H_I";
+    if (program == "ea_restart" && key == "restart") return "H_I";
     if (program == "ea_restart" && key == "track") return value == "iid" ? "-i" : value.empty() ? "-i|-n" : "-n";
     if (program == "ea_non_iid" && key == "track" && value == "non-iid") return "ea_non_iid";
     if (key == "track" && value == "non-iid" && non_iid_flag) return "--non-iid";

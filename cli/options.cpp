@@ -513,6 +513,11 @@ void apply_restart(const Flags& f, Options& o) {
     if (spec.cutoff != CutoffMethod::Simulation) {
       throw Error(ErrorKind::Usage, "--restart-simulations applies to --restart-cutoff simulation");
     }
+    if (spec.simulations < 5000000) {
+      o.warnings.push_back("--restart-simulations " + std::to_string(spec.simulations) + ": fewer rounds than NIST's "
+                           "least (5000000, which ea_restart -s requires): X_cutoff varies from seed to seed and a "
+                           "sound source can fail the sanity check; the exact cutoff (the default) does not vary");
+    }
   }
   if (o.subset || o.blocks) {
     throw Error(ErrorKind::Usage, std::string("--restart reads a whole file of 1,000,000 samples; ") +
@@ -587,7 +592,7 @@ void apply(Flags& f, Options& o) {
   apply_track(f, o);
   SettingsGiven sample_given;
   apply_sample_options(f.sample, o.settings, sample_given);
-  o.warnings = f.sample.warnings;
+  o.warnings.insert(o.warnings.end(), f.sample.warnings.begin(), f.sample.warnings.end());
   if (o.blocks && o.settings.sample_input.format == SampleFormat::Text) {
     throw Error(ErrorKind::Usage, "--blocks cuts files of fixed-size samples; a text capture's samples are lines: read a "
                                   "part with -l INDEX,COUNT, or convert it to u16le/u32le");

@@ -135,6 +135,8 @@ void print_opening(std::FILE* f, const NonIidAssessment& a) {
     std::fprintf(f, "Opening file: '%s' (SHA-256 hash %s)\n", a.path.c_str(), a.sha256.c_str());
   }
   std::fputs(mapping_line(a.mapping).c_str(), f);
+  // NIST's loader says it while reading, before the count.
+  if (a.narrower_than_given) std::fprintf(f, "Warning: Symbols appear to be narrower than described.\n");
   std::fprintf(f, "Loaded %" PRIu64 " samples of %d distinct %d-bit-wide symbols\n", a.samples, a.alphabet, a.width);
 }
 
@@ -143,7 +145,7 @@ void print_opening(std::FILE* f, const NonIidAssessment& a) {
 void print_nist_non_iid(std::FILE* f, const NonIidAssessment& a, int level) {
   const NonIidEstimates& x = a.estimates;
   if (level > 1) print_opening(f, a);
-  if (a.narrower_than_given) std::fprintf(f, "Warning: Symbols appear to be narrower than described.\n");
+  if (level <= 1 && a.narrower_than_given) std::fprintf(f, "Warning: Symbols appear to be narrower than described.\n");
   if (level > 1 && x.has_bitstring()) std::fprintf(f, "Number of Binary Symbols: %" PRIu64 "\n", x.bits);
   if (a.samples < kMinSamples) std::fprintf(f, "\n*** Warning: data contains less than %" PRIu64 " samples ***\n\n", kMinSamples);
   if (level > 1 && a.alphabet < (1 << a.width)) std::fprintf(f, "\nSymbols have been translated.\n");
