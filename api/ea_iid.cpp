@@ -107,6 +107,11 @@ ea::Settings settings_of(const Options& o) {
   } catch (const ea::Error& e) {
     throw Error("usage", e.what());
   }
+  try {
+    ea::require_gpus(s, names);
+  } catch (const ea::Error& e) {
+    throw Error("device", e.what());
+  }
   if (o.threads == 0) s.threads = omp_get_max_threads();
   s.seed = o.seed ? *o.seed : ea::draws_random_numbers(s) ? os_seed() : 0;
   return s;

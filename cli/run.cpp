@@ -24,6 +24,7 @@
 #include "common/sha256.hpp"
 #include "logging.hpp"
 #include "messages.hpp"
+#include "option_groups.hpp"
 #include "files.hpp"
 #include "record.hpp"
 #include "report.hpp"
@@ -878,27 +879,9 @@ Settings resolve_settings(const Options& o, std::optional<uint64_t> earlier_seed
   return settings;
 }
 
-// --device gpu where no GPU is usable (or --gpu names one that is not there): refused before
-// anything runs, so that no part of a report is printed before the error (the permutation
-// tests make the GPU's backend after the estimates, chi-square and LRS are shown).
-static void require_gpus(const Settings& s) {
-  if (s.device != DeviceChoice::Gpu) return;
-  const int found = gpu_count();
-  if (found == 0) {
-    throw Error(ErrorKind::Device, "--device gpu: no usable GPU here (no CUDA device, a driver too old for this build, "
-                                   "or a build without CUDA); --device auto or cpu runs on the CPU cores");
-  }
-  for (int id : s.gpus) {
-    if (id >= found) {
-      throw Error(ErrorKind::Device, "--gpu " + std::to_string(id) + ": no GPU with that index (" +
-                                         std::to_string(found) + " found: 0 to " + std::to_string(found - 1) + ")");
-    }
-  }
-}
-
 Outcome run_assessments(Engine& engine, const Options& o, const std::string& started, const InputSet& inputs,
                         const std::atomic<bool>& interrupt, const std::atomic<int>& signal_number) {
-  require_gpus(o.settings);
+  require_gpus(o.settings, cli_setting_names());
   const ReportOptions ro = report_options(o, started);
   std::vector<Item> items =
       expand_items(o.files, o.subset, o.blocks, o.keep_short, sample_bytes(o.settings.sample_input.format));

@@ -365,4 +365,20 @@ RunSummary run_items(const std::vector<Item>& items, const Settings& settings, i
   return engine.run(items, settings, RunPlan{jobs, 0}, interrupt, observer);
 }
 
+void require_gpus(const Settings& s, const SettingNames& names) {
+  if (s.device != DeviceChoice::Gpu) return;
+  const int found = gpu_count();
+  if (found == 0) {
+    throw Error(ErrorKind::Device, names("device", "gpu") + ": no usable GPU here (no CUDA device, a driver too old for "
+                                   "this build, or a build without CUDA); " + names("device", "auto") + " or " +
+                                   names("device", "cpu") + " runs on the CPU cores");
+  }
+  for (int id : s.gpus) {
+    if (id >= found) {
+      throw Error(ErrorKind::Device, names("gpus", std::to_string(id)) + ": no GPU with that index (" +
+                                         std::to_string(found) + " found: 0 to " + std::to_string(found - 1) + ")");
+    }
+  }
+}
+
 }  // namespace ea

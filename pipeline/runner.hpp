@@ -16,6 +16,7 @@
 #include "assess.hpp"
 #include "restart.hpp"
 #include "result.hpp"
+#include "settings_rules.hpp"
 #include "common/error.hpp"
 #include "io/samples.hpp"
 
@@ -59,6 +60,11 @@ std::vector<Item> expand_items(const std::vector<std::string>& files, const std:
 // half its own) / all samples)). Deterministic: every job that expands the same command line
 // computes the same shares, which together hold every item exactly once, in order.
 std::vector<size_t> share_of(const std::vector<Item>& items, uint64_t k, uint64_t n);
+
+// The device gpu where no GPU is usable, or a GPU index that is not there: Error{Device}
+// before anything runs (so that no part of a report comes before it), each setting named by
+// `names` and the way out said (device auto or cpu).
+void require_gpus(const Settings& s, const SettingNames& names);
 
 // What the caller sees of a run. finished() and tick() run on the thread that called
 // run_items(); started(), progress() and note() on worker threads (at most one call at a

@@ -281,13 +281,17 @@ ea_iid::Options options_of(const py::object& bits, const py::object& seed, const
   for (const auto& [key_obj, value] : kw) check_keyword(py::str(key_obj), valid);
   if (!bits.is_none()) o.bits = whole<int>("bits", bits, unheld);
   if (!seed.is_none()) o.seed = whole_in_type<uint64_t>("seed", seed);
-  o.device = text("device", device);
-  for (const auto& [key_obj, value] : kw) set_option(o, py::str(key_obj), value, unheld);
+  if (!device.is_none()) o.device = text("device", device);
+  for (const auto& [key_obj, value] : kw) {
+    if (!value.is_none()) set_option(o, py::str(key_obj), value, unheld);  // None: the default, as bits=None
+  }
   if (!unheld.key.empty()) refuse_unheld(o, unheld);
   // What the call gave, as the command line knows its flags: iterations=10000 with
   // track="non-iid", or bits=0, is refused as --iterations 10000 or --bits 0 is.
   if (!bits.is_none()) o.given.push_back("bits");
-  for (const auto& [key_obj, value] : kw) o.given.push_back(py::str(key_obj));
+  for (const auto& [key_obj, value] : kw) {
+    if (!value.is_none()) o.given.push_back(py::str(key_obj));
+  }
   if (o.given.empty()) o.given.push_back("none");  // (empty would mean: those that differ from their defaults)
   return o;
 }

@@ -29,13 +29,11 @@ WRONG_TYPES = [
     ("seed", "1", "seed: expected int, got str"),
     ("seed", 1.5, "seed: expected int, got float"),
     ("device", 1, "device: expected str, got int"),
-    ("track", None, "track: expected str, got NoneType"),
     ("prng", b"philox", "prng: expected str, got bytes"),
     ("iterations", "100", "iterations: expected int, got str"),
     ("iterations", 1e3, "iterations: expected int, got float"),
     ("conditioned", 1, "conditioned: expected bool, got int"),
     ("truncate_bitstring", "yes", "truncate_bitstring: expected bool, got str"),
-    ("early_exit", None, "early_exit: expected bool, got NoneType"),
     ("all_tests", 0, "all_tests: expected bool, got int"),
     ("until_decided", "true", "until_decided: expected bool, got str"),
     ("gpus", 0, "gpus: expected a list of int, got int"),
@@ -234,3 +232,10 @@ def test_a_missing_manifest_is_an_input_error_naming_it():
         ea_iid.assess_manifest("/no/such/manifest.json")
     assert e.value.error_kind == "input"
     assert str(e.value).startswith("the manifest /no/such/manifest.json: No such file")
+
+
+def test_none_is_not_given_for_every_keyword():
+    data = np.fromfile(RAND8, dtype=np.uint8)
+    a = ea_iid.assess(data, seed=1, device="cpu", track="non-iid")
+    b = ea_iid.assess(data, seed=1, device=None, track="non-iid", iterations=None, prng=None, conditioned=None, threads=None)
+    assert a["assessedMinEntropy"] == b["assessedMinEntropy"]
