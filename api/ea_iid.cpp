@@ -377,17 +377,24 @@ std::string kind_name(ea::ErrorKind k) {
 // threads): the others are refused, naming the manifest's field where it gives the setting.
 void refuse_per_source(const Options& o) {
   const Options d;
+  // Given: listed in o.given (Python's keywords), else changed from its default.
+  const auto given = [&](const char* key, bool differs) {
+    return o.given.empty() ? differs : std::find(o.given.begin(), o.given.end(), key) != o.given.end();
+  };
   const std::pair<bool, const char*> refused[] = {
-      {o.track != d.track, "track: given per source in a manifest: its field iidClaim (false: the non-IID track)"},
-      {o.bits != d.bits, "bits: given per source in a manifest: its field bitsPerSample"},
-      {o.sample_format != d.sample_format, "sample_format: given per source in a manifest: its field sampleFormat"},
-      {o.select_bits != d.select_bits, "select_bits: given per source in a manifest: its field selectBits"},
-      {o.bin != d.bin, "bin: given per source in a manifest: its field binBits"},
+      {given("track", o.track != d.track), "track: given per source in a manifest: its field iidClaim (false: the non-IID track)"},
+      {given("bits", o.bits != d.bits), "bits: given per source in a manifest: its field bitsPerSample"},
+      {given("sample_format", o.sample_format != d.sample_format),
+       "sample_format: given per source in a manifest: its field sampleFormat"},
+      {given("select_bits", o.select_bits != d.select_bits), "select_bits: given per source in a manifest: its field selectBits"},
+      {given("bin", o.bin != d.bin), "bin: given per source in a manifest: its field binBits"},
       {o.restart.has_value(), "restart: a manifest gives each source's restart data (restartTestPath); H_I comes from its steps"},
-      {o.conditioned, "conditioned=true does not apply to a manifest's sources (ea_iid source takes no -c)"},
-      {o.truncate_bitstring, "truncate_bitstring=true does not apply to a manifest's sources (ea_iid source takes no -t)"},
-      {o.all_tests, "all_tests=true does not apply to a manifest's sources (ea_iid source takes no --all-tests)"},
-      {!o.early_exit, "early_exit=false does not apply to a manifest's sources (ea_iid source takes no --no-early-exit)"}};
+      {given("conditioned", o.conditioned), "conditioned does not apply to a manifest's sources (ea_iid source takes no -c)"},
+      {given("truncate_bitstring", o.truncate_bitstring),
+       "truncate_bitstring does not apply to a manifest's sources (ea_iid source takes no -t)"},
+      {given("all_tests", o.all_tests), "all_tests does not apply to a manifest's sources (ea_iid source takes no --all-tests)"},
+      {given("early_exit", !o.early_exit),
+       "early_exit does not apply to a manifest's sources (ea_iid source takes no --no-early-exit)"}};
   for (const auto& [given, message] : refused) {
     if (given) throw Error("usage", message);
   }

@@ -177,7 +177,7 @@ int conditioning_command(std::vector<char*> args, const std::string& command_lin
     if (c.conditioned && c.input.vetted) throw Error(ErrorKind::Usage, "--conditioned applies to a non-vetted component");
     if (c.conditioned_iid && !c.conditioned) throw Error(ErrorKind::Usage, "--conditioned-iid applies to --conditioned FILE");
     if (width->count() && !c.conditioned) throw Error(ErrorKind::Usage, "--bits applies to --conditioned FILE");
-    if (width->count()) c.width = apply_bits_option(width_text);
+    if (width->count()) c.width = apply_bits_option(width_text, false);
     const OutputFiles files = apply_output_group(out);  // -o /dev/stdout is -o - (cli/output.hpp)
     c.json_path = files.json;
     c.force = files.force;

@@ -68,25 +68,32 @@ void check_package_dir(const EsvFlags& f, const Manifest& m) {
   if (S_ISLNK(st.st_mode)) throw Error(ErrorKind::Output, "esv: " + f.dir + ": a symbolic link: name the folder itself");
   if (!S_ISDIR(st.st_mode)) throw Error(ErrorKind::Output, "esv: " + f.dir + ": " + file_type_name(st.st_mode) + ", not a folder");
   const bool ours = fs::exists(fs::path(f.dir) / kMarker);
-  if (ours || fs::is_empty(f.dir)) return;
+  if (fs::is_empty(f.dir) || (ours && !f.force)) return;  // an earlier package: refuse_losing keeps what is not ours
   if (!f.force) {
     throw Error(ErrorKind::Output, "esv: " + f.dir + " is a folder that is not an ea_iid package: it is replaced only with --force");
   }
-  // --force replaces the folder whole: never one that holds an input, and what goes is said.
+  // --force drops what it finds in the way (another folder whole; of a package, changed and
+  // orphaned files): never an input, and what goes from another folder is said.
   const InputSet inputs = manifest_inputs(m, f.manifest);
   size_t files = 0;
-  for (auto e = fs::recursive_directory_iterator(f.dir); e != fs::recursive_directory_iterator(); ++e) {
+  std::error_code walk;
+  for (auto e = fs::recursive_directory_iterator(f.dir, walk); !walk && e != fs::recursive_directory_iterator();
+       e.increment(walk)) {
     struct stat est {};
     if (::lstat(e->path().c_str(), &est) != 0 || S_ISDIR(est.st_mode)) continue;
     ++files;
     if (const std::string* input = inputs.find(est)) {
       throw Error(ErrorKind::Output, "esv: " + f.dir + " holds the input " + *input + " (as " +
-                                         esv_path_under(e->path(), f.dir) + "); --force replaces DIR whole, inputs "
-                                         "included: name another folder, or move the inputs out of it");
+                                         esv_path_under(e->path(), f.dir) + "); --force may drop what DIR holds, inputs "
+                                         "included: name another folder, or move the inputs out of it" +
+                                         (ours ? ", or leave --force out" : ""));
     }
   }
-  logger().warn("esv: --force: {} is not an ea_iid package; its {} file{} go when the package takes its place", f.dir,
-                files, files == 1 ? "" : "s");
+  if (walk) throw Error(ErrorKind::Output, "esv: " + f.dir + ": " + walk.message() + " (a folder in it cannot be read)");
+  if (!ours) {
+    logger().warn("esv: --force: {} is not an ea_iid package; its {} file{} go when the package takes its place", f.dir,
+                  files, files == 1 ? "" : "s");
+  }
 }
 
 // What a source must hold to be packaged, checked before any work: 1,000,000 samples of raw

@@ -15,6 +15,7 @@
 #include "common/interrupt.hpp"
 #include "common/numbers.hpp"
 #include "health.hpp"
+#include "runner.hpp"
 #include "logging.hpp"
 #include "messages.hpp"
 #include "options.hpp"
@@ -93,7 +94,7 @@ void add_health_options(CLI::App& app, HealthFlags& f) {
       "from the first sample, each counting its first sample (4.4.2's B = 1). Offsets are 0-based.\n"
       "Exit status: 0 completed, whatever the tests found; 1 a test failed on some FILE (with\n"
       "--exit-code); 2 an error (usage, a FILE missing or unreadable); 130/143 interrupted. A FILE of\n"
-      "one value (a stuck source) is scanned: both tests fail on it.");
+      "one value (a stuck source) is scanned: the RCT fails on it, and the APT unless it cannot fail.");
 }
 
 // --simulate N: a whole number of samples, also written 1e9.
@@ -151,6 +152,7 @@ Settings health_settings(const HealthFlags& f) {
   given.threads = f.threads_opt->count() > 0;
   given.gpus = f.gpu_opt->count() > 0;
   check_settings(s, given, cli_setting_names());
+  require_gpus(s, cli_setting_names());
   if (!f.seed_opt->count() && draws_random_numbers(s)) s.seed = os_seed();
   return s;
 }

@@ -210,12 +210,12 @@ CLI::Option* add_bits_option(CLI::App& app, std::string& text, const std::string
   return app.add_option("--bits", text, description)->type_name("N");
 }
 
-int apply_bits_option(const std::string& text) {
+int apply_bits_option(const std::string& text, bool wide_hint) {
   try {
     return static_cast<int>(parse_unsigned(text, "--bits", kBitsRange.min, kBitsRange.max));
   } catch (const Error&) {
     const bool digits = !text.empty() && text.size() <= 2 && text.find_first_not_of("0123456789") == std::string::npos;
-    if (!digits || std::stoi(text) <= static_cast<int>(kBitsRange.max) || std::stoi(text) > 32) throw;
+    if (!wide_hint || !digits || std::stoi(text) <= static_cast<int>(kBitsRange.max) || std::stoi(text) > 32) throw;
     throw Error(ErrorKind::Usage, "--bits: " + text + " is out of range (1 to 8)" + wide_bits_hint(std::stoi(text)));
   }
 }

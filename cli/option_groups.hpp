@@ -67,7 +67,9 @@ OutputFiles apply_output_group(const OutputOptionText& t);
 // The bit width of the samples, --bits N (assess and conditioning's --conditioned file):
 // added with the command's description, read as an integer 1-8 naming --bits.
 CLI::Option* add_bits_option(CLI::App& app, std::string& text, const std::string& description);
-int apply_bits_option(const std::string& text);
+// --bits N (1-8); with `wide_hint`, 9-32 says how a wide capture is read (not for a command
+// that reads no captures: conditioning).
+int apply_bits_option(const std::string& text, bool wide_hint = true);
 
 // How the samples are stored and made symbols (assess, source, health-tests): --sample-format
 // F, --select-bits MASK|auto[:B], --bin B; with `write_symbols` also --write-symbols FILE.

@@ -469,7 +469,8 @@ void apply_input(Flags& f, Options& o) {
     for (char ch : f.bits) digits = digits && ch >= '0' && ch <= '9';
     const int b = digits ? std::stoi(f.bits) : -1;
     if (b < static_cast<int>(kBitsRange.min) || b > static_cast<int>(kBitsRange.max)) {
-      throw Error(ErrorKind::Usage, "bits per symbol must be between 1 and 8, got '" + f.bits + "'");
+      throw Error(ErrorKind::Usage, "bits per symbol must be between 1 and 8, got '" + f.bits + "'" +
+                                        (b > 8 && b <= 32 ? wide_bits_hint(b) : std::string()));
     }
     o.settings.width = b;
   }

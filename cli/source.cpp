@@ -22,6 +22,7 @@
 #include "report.hpp"
 #include "run.hpp"
 #include "source.hpp"
+#include "runner.hpp"
 #include "source_settings.hpp"
 #include "version.hpp"
 
@@ -194,6 +195,7 @@ Settings settings_of(const SourceFlags& f) {
   apply_sample_options(f.sample, s, g);
   for (const std::string& w : f.sample.warnings) logger().warn("{}", w);
   check_settings(s, g, cli_setting_names());
+  require_gpus(s, cli_setting_names());
   // A run that draws no random numbers (--track non-iid) records no seed.
   s.seed = engine.seed ? *engine.seed : draws_random_numbers(s) ? os_seed() : 0;
   return s;

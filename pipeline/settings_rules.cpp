@@ -170,6 +170,10 @@ double alpha_setting(const std::string& text, const SettingNames& names) {
   const std::string what = names("alpha", "");
   if (text.rfind("2^-", 0) == 0) {
     if (decimal_real_syntax(text.substr(3)) && text.find_first_of(".eE", 3) != std::string::npos) {
+      const double n = parse_real<double>(text.substr(3), what + " 2^-N: N");
+      if (n == std::floor(n) && n >= kAlphaExponentRange.min && n <= kAlphaExponentRange.max) {
+        return std::ldexp(1.0, -static_cast<int>(n));  // 2^-20.0, 2^-2e1: whole
+      }
       refuse(what + ": '" + text + "': N of 2^-N is a whole number (" + std::to_string(kAlphaExponentRange.min) + " to " +
              std::to_string(kAlphaExponentRange.max) + "); give another rate as a decimal (such as 1e-6)");
     }

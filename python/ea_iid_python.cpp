@@ -273,6 +273,9 @@ void set_option(ea_iid::Options& o, const std::string& key, const py::handle& va
 
 // The call's Options: `valid` its keywords (the named ones bits, seed, device taken as objects
 // here too, so that each is checked and named alike).
+// A keyword given: present and not None (None is the default, for every keyword).
+bool given(const py::kwargs& kw, const char* key) { return kw.contains(key) && !kw[key].is_none(); }
+
 ea_iid::Options options_of(const py::object& bits, const py::object& seed, const py::object& device, const py::kwargs& kw,
                            const std::vector<std::string>& valid) {
   ea_iid::Options o;
@@ -421,11 +424,11 @@ py::object assess(const py::object& samples, const py::object& bits, const py::o
                   const py::kwargs& kw, const std::vector<std::string>& valid, std::optional<double> h_i = std::nullopt) {
   ea_iid::Options o = options_of(bits, seed, device, kw, valid);
   if (h_i) o.restart = h_i;
-  const std::string label = kw.contains("label") ? text("label", kw["label"]) : "samples";
-  if (kw.contains("label") && label.empty()) raise_error("usage", "label: an empty name; give the samples a name, or leave label out");
+  const std::string label = given(kw, "label") ? text("label", kw["label"]) : "samples";
+  if (given(kw, "label") && label.empty()) raise_error("usage", "label: an empty name; give the samples a name, or leave label out");
   ea_iid::Result r;
   if (is_path(samples)) {
-    if (kw.contains("label")) {
+    if (given(kw, "label")) {
       raise_error("usage", "label names samples in memory; a path is its own name (the record's filename): leave label out");
     }
     const std::string path = path_of(samples);
@@ -437,7 +440,7 @@ py::object assess(const py::object& samples, const py::object& bits, const py::o
       const size_t n = static_cast<size_t>(b.info.size);
       r = without_gil([&] { return assessor().assess(data, n, o, label); });
     } else {
-      set_values_format(o, b, kw.contains("sample_format"), "samples");
+      set_values_format(o, b, given(kw, "sample_format"), "samples");
       const std::vector<uint32_t> values = values_of(b);
       r = without_gil([&] { return assessor().assess_values(values.data(), values.size(), o, label); });
     }
@@ -573,13 +576,20 @@ std::vector<ea_iid::Input> inputs_of(const py::iterable& items, ea_iid::Options&
 std::unique_ptr<Many> assess_many(const py::iterable& items, const py::object& jobs, const py::object& bits,
                                   const py::object& seed, const py::object& device, const py::kwargs& kw) {
   static const std::vector<std::string> valid = keywords_without("label", "jobs");  // items in memory: samples[k]
-  if (is_path(items) || py::isinstance<py::bytes>(items) || PyObject_CheckBuffer(items.ptr())) {
+  // One item where a batch is asked for: a path, or one buffer of samples (bytes, bytearray, a
+  // one-dimensional array of numbers); an array of paths (dtype object) or a 2-D array's rows are items.
+  bool one_buffer = false;
+  if (PyObject_CheckBuffer(items.ptr())) {
+    const py::buffer_info info = py::reinterpret_borrow<py::buffer>(items).request();
+    one_buffer = info.ndim == 1 && info.format != "O" && (info.itemsize == 1 || info.itemsize == 2 || info.itemsize == 4);
+  }
+  if (is_path(items) || one_buffer) {
     throw py::type_error("items: expected an iterable of items (paths, bytes, arrays), got one " + type_name(items) +
                          ": give a list of it, [item], or call assess()");
   }
   ea_iid::Options o = options_of(bits, seed, device, kw, valid);
-  const int j = whole_in_type<int>("jobs", jobs);
-  std::vector<ea_iid::Input> inputs = inputs_of(items, o, kw.contains("sample_format"));
+  const int j = jobs.is_none() ? 1 : whole_in_type<int>("jobs", jobs);
+  std::vector<ea_iid::Input> inputs = inputs_of(items, o, given(kw, "sample_format"));
   return std::make_unique<Many>(std::move(inputs), o, j);
 }
 
@@ -588,7 +598,7 @@ py::list assess_manifest(const py::object& manifest, const py::object& jobs, con
                          const py::object& seed, const py::object& device, const py::kwargs& kw) {
   static const std::vector<std::string> valid = keywords_without("label", "jobs");
   const ea_iid::Options o = options_of(bits, seed, device, kw, valid);
-  const int j = whole_in_type<int>("jobs", jobs);
+  const int j = jobs.is_none() ? 1 : whole_in_type<int>("jobs", jobs);
   if (!is_path(manifest)) throw py::type_error("manifest: expected a path (str, os.PathLike), got " + type_name(manifest));
   const std::string path = path_of(manifest);
   const std::vector<ea_iid::SourceResult> results = without_gil([&] { return assessor().assess_manifest(path, o, j); });

@@ -1,4 +1,5 @@
 #include "manifest_run.hpp"
+#include "runner.hpp"
 
 #include <sys/stat.h>
 
@@ -52,6 +53,7 @@ void check_manifest_settings(const Manifest& m, const Settings& base, const Sett
   g.track = false;  // per source: the manifest's iidClaim
   g.bits = false;   // per source: bitsPerSample, checked by the manifest's reader
   check_settings(probe, g, manifest_setting_names(names));
+  require_gpus(probe, names);
 }
 
 std::vector<size_t> manifest_share(const Manifest& m, uint64_t k, uint64_t n) {

@@ -322,7 +322,7 @@ std::vector<uint8_t> map_samples(const std::vector<uint32_t>& values, const Samp
 }
 
 std::string wide_capture_hint(const SampleMapping& m, uint64_t samples) {
-  if (!m.input.is_default() || samples < 64) return "";
+  if (!m.input.is_default() || samples < 1000) return "";
   const int even = __builtin_popcount(m.varying_even), odd = __builtin_popcount(m.varying_odd);
   if (std::abs(even - odd) < 3) return "";
   char masks[64];

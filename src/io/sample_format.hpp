@@ -84,13 +84,13 @@ struct SampleMapping {
   // lower[b+1]) ); fewer than 2^B when there are fewer distinct values.
   std::vector<uint32_t> bin_lower;
   std::optional<MaskSearch> search;  // Auto
-  // u8 samples as read: the bits that vary among the bytes at even offsets and at odd ones
-  // (wide_capture_hint() tells a 16-bit capture read as bytes by them).
+  // u8 samples as read: the bits that vary, set and clear each in at least 1% of the bytes, at
+  // even offsets and at odd ones (wide_capture_hint() tells a 16-bit capture read as bytes by them).
   uint32_t varying_even = 0, varying_odd = 0;
 };
 
-// For u8 samples (`m` of load_dataset) whose bytes at even and odd offsets vary in bits of
-// very different counts (one pair 3 or more bits apart, as a 12-bit capture's low and high
+// For u8 samples (`m` of load_dataset, 1,000 or more) whose bytes at even and odd offsets vary
+// in bits of very different counts (3 or more apart, as a 12-bit capture's low and high
 // bytes: 8 and 4): a warning that the file may hold 16-bit samples read as bytes; else "".
 std::string wide_capture_hint(const SampleMapping& m, uint64_t samples);
 

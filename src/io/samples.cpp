@@ -353,6 +353,31 @@ std::vector<uint32_t> capture_values(const ReadBytes& r, const LoadOptions& opt,
 
 }  // namespace
 
+namespace {
+
+// The bits set and clear each in at least 1% of the bytes at even offsets and at odd ones,
+// over the first 2^20 bytes (enough to tell a 16-bit capture read as bytes; a block of 2^28
+// samples is not counted again).
+void parity_varying(const std::vector<uint8_t>& samples, SampleMapping& mapping) {
+  std::vector<uint64_t> count(512, 0);
+  const size_t n = std::min<size_t>(samples.size(), size_t{1} << 20) & ~size_t{1};
+  for (size_t i = 0; i < n; i += 2) ++count[samples[i]], ++count[256 + samples[i + 1]];
+  for (int p = 0; p < 2; ++p) {
+    uint64_t set[8] = {}, total = 0;
+    for (uint32_t v = 0; v < 256; ++v) {
+      const uint64_t c = count[256 * p + v];
+      total += c;
+      for (int b = 0; b < 8; ++b) set[b] += (v >> b & 1) ? c : 0;
+    }
+    const uint64_t least = std::max<uint64_t>(1, total / 100);
+    uint32_t often = 0;
+    for (int b = 0; b < 8; ++b) often |= (set[b] >= least && total - set[b] >= least) ? 1u << b : 0u;
+    (p == 0 ? mapping.varying_even : mapping.varying_odd) = often;
+  }
+}
+
+}  // namespace
+
 Dataset load_dataset(const std::string& file, const LoadOptions& opt) {
   if (opt.width != 0 && (opt.width < 1 || opt.width > 8)) {
     throw Error(ErrorKind::Usage, "bits per symbol must be between 1 and 8, got " + std::to_string(opt.width));
@@ -380,17 +405,12 @@ Dataset load_dataset(const std::string& file, const LoadOptions& opt) {
   if (opt.sample_input.is_default()) {
     samples = std::move(r.bytes);
     mapping.input = opt.sample_input;
-    uint8_t or_at[2] = {0, 0}, and_at[2] = {0xff, 0xff}, max = 0;
-    for (size_t i = 0; i < samples.size(); ++i) {
-      const uint8_t b = samples[i];
-      or_at[i & 1] |= b, and_at[i & 1] &= b, max = std::max(max, b);
-    }
-    const uint8_t all_or = or_at[0] | or_at[1], all_and = and_at[0] & and_at[1];
+    uint8_t all_or = 0, all_and = 0xff, max = 0;
+    for (uint8_t b : samples) all_or |= b, all_and &= b, max = std::max(max, b);
     while (mapping.capture_bits < 8 && (all_or >> mapping.capture_bits) != 0) ++mapping.capture_bits;
     mapping.capture_max = max;
     mapping.varying = all_or & ~all_and;
-    mapping.varying_even = or_at[0] & ~and_at[0];
-    mapping.varying_odd = or_at[1] & ~and_at[1];
+    parity_varying(samples, mapping);
   } else {
     samples = map_samples(capture_values(r, opt, path), opt.sample_input, path, mapping, opt.threads);
   }

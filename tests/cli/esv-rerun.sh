@@ -126,7 +126,7 @@ mkdir -p held && cp "$samples/truerand_8bit.bin" held/raw.bin
 printf '{"sources": [{"primaryNoiseSource": "h", "rawNoisePath": "held/raw.bin", "iidClaim": false, "bitsPerSample": 8, "restartTestPath": "held/raw.bin"}]}\n' >held-m.json
 "$exe" esv held --manifest held-m.json --device cpu --browser ./browser -q --force 2>held.err
 rc=$?
-[ $rc -eq 2 ] && grep -q "held holds the input .*raw.bin (as raw.bin); --force replaces DIR whole, inputs included" held.err &&
+[ $rc -eq 2 ] && grep -q "held holds the input .*raw.bin (as raw.bin); --force may drop what DIR holds, inputs included" held.err &&
   cmp -s held/raw.bin "$samples/truerand_8bit.bin" || { bad "--force onto a folder holding an input: exit $rc"; cat held.err; }
 manifest s1
 mkdir -p thesis/sub && echo draft >thesis/thesis.tex && echo x >thesis/sub/notes
@@ -134,6 +134,14 @@ mkdir -p thesis/sub && echo draft >thesis/thesis.tex && echo x >thesis/sub/notes
   { bad "--force onto another folder: exit $?"; cat thesis.err; }
 grep -q "thesis is not an ea_iid package; its 2 files go when the package takes its place" thesis.err &&
   [ -f thesis/s1/run.json ] && [ ! -e thesis/thesis.tex ] || { bad "--force onto another folder did not say what goes"; cat thesis.err; }
+# thesis is a package now: with --force an input inside it is refused too (--force may drop
+# files of a package: changed ones, a removed source's folder).
+cp "$samples/truerand_8bit.bin" thesis/s1/raw-in.bin
+printf '{"sources": [{"primaryNoiseSource": "s2", "rawNoisePath": "thesis/s1/raw-in.bin", "iidClaim": false, "bitsPerSample": 8, "restartTestPath": "thesis/s1/raw-in.bin"}]}\n' >inside-m.json
+"$exe" esv thesis --manifest inside-m.json --device cpu --browser ./browser -q --force 2>inside.err
+rc=$?
+[ $rc -eq 2 ] && grep -q "holds the input .*raw-in.bin .*, or leave --force out" inside.err && [ -f thesis/s1/raw-in.bin ] ||
+  { bad "--force onto a package holding an input: exit $rc"; cat inside.err; }
 # A source named as one of the package's own files is refused before any work.
 manifest readme.TXT
 run 2>reserved.err

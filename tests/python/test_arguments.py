@@ -239,3 +239,23 @@ def test_none_is_not_given_for_every_keyword():
     a = ea_iid.assess(data, seed=1, device="cpu", track="non-iid")
     b = ea_iid.assess(data, seed=1, device=None, track="non-iid", iterations=None, prng=None, conditioned=None, threads=None)
     assert a["assessedMinEntropy"] == b["assessedMinEntropy"]
+
+
+def test_none_for_label_sample_format_and_jobs_is_not_given():
+    data = np.fromfile(RAND8, dtype=np.uint8)
+    ea_iid.assess(RAND8, label=None, seed=1, iterations=20, device="cpu", track="iid")
+    wide = data.astype(np.uint16)
+    ea_iid.assess(wide, sample_format=None, seed=1, iterations=20, device="cpu", track="iid")
+    rows = list(ea_iid.assess_many([RAND8], jobs=None, seed=1, iterations=20, device="cpu", track="iid"))
+    assert len(rows) == 1
+    # An array of paths (dtype object) is items, not one buffer.
+    rows = list(ea_iid.assess_many(np.array([RAND8, RAND8], dtype=object), seed=1, iterations=20, device="cpu", track="iid"))
+    assert len(rows) == 2
+
+
+def test_assess_manifest_refuses_a_per_source_keyword_given_at_its_default(tmp_path):
+    m = tmp_path / "m.json"
+    m.write_text('{"sources": [{"primaryNoiseSource": "a", "rawNoisePath": "%s", "iidClaim": false}]}' % RAND8)
+    for kw in ({"track": "auto"}, {"bits": 0}, {"sample_format": "u8"}, {"early_exit": True}):
+        with pytest.raises(ea_iid.UsageError, match="manifest"):
+            ea_iid.assess_manifest(str(m), **kw)
