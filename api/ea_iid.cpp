@@ -36,12 +36,15 @@ uint64_t os_seed() {
 
 // What `o` gives: the fields listed in o.given, else those that differ from their defaults
 // (so that iterations=10000 is the same as not giving it).
+// Whether `o` gives the field `key`: listed in o.given, or (o.given empty) `differs` from its default.
+bool gives(const Options& o, const char* key, bool differs) {
+  return o.given.empty() ? differs : std::find(o.given.begin(), o.given.end(), key) != o.given.end();
+}
+
 ea::SettingsGiven given_of(const Options& o) {
   const Options d;
   ea::SettingsGiven g;
-  const auto given = [&](const char* key, bool differs) {
-    return o.given.empty() ? differs : std::find(o.given.begin(), o.given.end(), key) != o.given.end();
-  };
+  const auto given = [&](const char* key, bool differs) { return gives(o, key, differs); };
   g.track = given("track", o.track != d.track);
   g.bits = given("bits", o.bits != d.bits);
   g.iterations = given("iterations", o.iterations != d.iterations);
@@ -67,7 +70,7 @@ ea::SampleInput sample_input_of(const Options& o, const ea::SettingNames& names)
   in.format = ea::sample_format_setting(o.sample_format, names);
   if (!o.select_bits.empty()) {
     in.rule = ea::select_bits_rule(o.select_bits, names("select_bits", ""));
-  } else if (o.bin != 0 || std::find(o.given.begin(), o.given.end(), "bin") != o.given.end()) {  // bin=0 given: refused
+  } else if (gives(o, "bin", o.bin != 0)) {  // bin=0 given: refused by the range
     in.rule.kind = ea::SymbolRule::Kind::Bin;
     in.rule.bits = o.bin;
   }
@@ -377,10 +380,7 @@ std::string kind_name(ea::ErrorKind k) {
 // threads): the others are refused, naming the manifest's field where it gives the setting.
 void refuse_per_source(const Options& o) {
   const Options d;
-  // Given: listed in o.given (Python's keywords), else changed from its default.
-  const auto given = [&](const char* key, bool differs) {
-    return o.given.empty() ? differs : std::find(o.given.begin(), o.given.end(), key) != o.given.end();
-  };
+  const auto given = [&](const char* key, bool differs) { return gives(o, key, differs); };
   const std::pair<bool, const char*> refused[] = {
       {given("track", o.track != d.track), "track: given per source in a manifest: its field iidClaim (false: the non-IID track)"},
       {given("bits", o.bits != d.bits), "bits: given per source in a manifest: its field bitsPerSample"},
