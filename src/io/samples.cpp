@@ -351,10 +351,6 @@ std::vector<uint32_t> capture_values(const ReadBytes& r, const LoadOptions& opt,
   return v;
 }
 
-}  // namespace
-
-namespace {
-
 // The bits set and clear each in at least 1% of the bytes at even offsets and at odd ones,
 // over the first 2^20 bytes (enough to tell a 16-bit capture read as bytes; a block of 2^28
 // samples is not counted again).
