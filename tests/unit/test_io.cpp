@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "common/error.hpp"
 #include "io/near_name.hpp"
 #include "io/samples.hpp"
@@ -14,7 +16,8 @@ using namespace ea;
 
 namespace {
 std::string temp_file(const std::string& name, const std::vector<uint8_t>& bytes) {
-  std::string path = std::string(EA_TEST_TMP_DIR) + "/" + name;
+  // (the process id in the name: ctest runs each case as its own process, side by side)
+  std::string path = std::string(EA_TEST_TMP_DIR) + "/" + std::to_string(::getpid()) + "-" + name;
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
                                               static_cast<std::streamsize>(bytes.size()));
   return path;

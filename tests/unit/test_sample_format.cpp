@@ -6,6 +6,8 @@
 #include <random>
 #include <string>
 
+#include <unistd.h>
+
 #include "common/error.hpp"
 #include "io/samples.hpp"
 #include "io/select_bits.hpp"
@@ -14,7 +16,8 @@ using namespace ea;
 
 namespace {
 std::string temp_bytes(const std::string& name, const std::string& bytes) {
-  std::string path = std::string(EA_TEST_TMP_DIR) + "/" + name;
+  // (the process id in the name: ctest runs each case as its own process, side by side)
+  std::string path = std::string(EA_TEST_TMP_DIR) + "/" + std::to_string(::getpid()) + "-" + name;
   std::ofstream(path, std::ios::binary) << bytes;
   return path;
 }
