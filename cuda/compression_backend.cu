@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "block_statistics.cuh"
 #include "bzip2/bwt.cuh"
 #include "bzip2/coding.cuh"
 #include "bzip2/common.cuh"
@@ -72,6 +73,7 @@ class GpuCompressionBackend final : public PermutationBackend {
     resident_ = tuning.reservations > 0 && tuning.resident ? reservation_blocks(1) : 0;
     low_bytes_ = tuning.reservations == 1 && tuning.low_shared ? low_shared_bytes() : 0;  // one block per SM
     res_ = std::make_unique<Resources>(tuning.profile);
+    stat_input_ = cuda::DeviceBuffer<DeviceStatInput>(1);
     bind(data);
   }
 
@@ -101,7 +103,8 @@ class GpuCompressionBackend final : public PermutationBackend {
     return "gpu " + std::to_string(gpu_id_) + " (bzip2 size model: " + std::to_string(shuffle_copies_) +
            " permutations per shuffle, " + std::to_string(copies_) + " modelled at a time)";
   }
-  TestMask supported() const override { return bit(TestId::kCompression); }
+  // Every test where the statistics come from the shuffled rows (bind: stats_).
+  TestMask supported() const override { return stats_ ? kAllTests : bit(TestId::kCompression); }
   uint32_t round_size(uint32_t, TestMask) const override { return shuffle_copies_; }
   double busy_seconds() const override { return busy_ms_ / 1000.0; }
   bool rebind(const PermutationData& data) override {
@@ -114,8 +117,10 @@ class GpuCompressionBackend final : public PermutationBackend {
     if (count > shuffle_copies_) throw Error(ErrorKind::Internal, "GPU compression round larger than its buffer");
     EA_CUDA_CHECK(cudaSetDevice(gpu_id_));  // the calling thread may be another one than the maker's
     std::fill(outcomes, outcomes + static_cast<size_t>(count) * kNumTests, kNotComputed);
-    if (!(mask & bit(TestId::kCompression)) || count == 0) return;
-    shuffle(first, count);
+    if (!(mask & supported()) || count == 0) return;
+    shuffle(first, count, mask);
+    take_statistics(0, count, mask, outcomes);
+    if (!(mask & bit(TestId::kCompression))) return;
     for (uint32_t c0 = 0; c0 < count; c0 += copies_) {
       const uint32_t m = std::min(copies_, count - c0);
       judge(c0, m, outcomes + static_cast<size_t>(c0) * kNumTests);
@@ -129,42 +134,104 @@ class GpuCompressionBackend final : public PermutationBackend {
     EA_CUDA_CHECK(cudaSetDevice(gpu_id_));
     std::vector<uint8_t> rows;
     uint32_t done = 0;
-    while ((mask & bit(TestId::kCompression)) && done < count) {
+    while ((mask & supported()) && done < count) {
       const uint32_t n = std::min(shuffle_copies_, count - done);
-      shuffle(first + done, n);
+      shuffle(first + done, n, mask);
       for (uint32_t c0 = 0; c0 < n; c0 += copies_) {
         const uint32_t m = std::min(copies_, n - c0);
         rows.assign(static_cast<size_t>(m) * kNumTests, kNotComputed);
-        judge(c0, m, rows.data());
+        take_statistics(c0, m, mask, rows.data());
+        if (mask & bit(TestId::kCompression)) judge(c0, m, rows.data());
         mask = sink(first + done + c0, m, rows.data());
-        if (!(mask & bit(TestId::kCompression))) return;
+        if (!(mask & supported())) return;
       }
       done += n;
     }
   }
 
  private:
-  // Columns 0 .. count-1 of the batch become permutations first .. first+count-1.
-  void shuffle(uint64_t first, uint32_t count) {
+  // Columns 0 .. count-1 of the batch become permutations first .. first+count-1; with
+  // statistical tests in `mask` (stats_), their outcomes of each slice of rows go into
+  // stat_rows_ (row c of the columns' permutation c).
+  void shuffle(uint64_t first, uint32_t count, TestMask mask) {
     if (streams_.states && first + count > streams_.count) {
       throw Error(ErrorKind::Internal, "permutation beyond the prepared generator streams");
     }
     cudaStream_t st = res_->stream;
     EA_CUDA_CHECK(cudaEventRecord(res_->start.get(), st));
-    const ShuffleConfig sc{static_cast<int>(std::max<uint32_t>(1, tuning_.shuffle_block)),
-                           tuning_.parallel_shuffle,
-                           reservations_,
-                           resident_,
-                           log_bits_,
-                           low_bytes_,
-                           engine_uses_buckets(streams_.id, data_.n, data_.params.binary, data_.shuffle) ? &res_->bucket : nullptr};
-    launch_shuffle(sc, scratch_, st, buffers_->batch.get(), shuffle_copies_, count, symbols_.get(), data_.n, streams_,
-                   first);
+    const ShuffleConfig sc = shuffle_config();
+    const TestMask fast = stats_ ? mask & kAllFastTests : 0;
+    RowsHook on_rows;
+    if (fast) {
+      EA_CUDA_CHECK(cudaMemsetAsync(stat_rows_.get(), kNotComputed, static_cast<size_t>(count) * kNumTests, st));
+      on_rows = [&](const uint8_t* rows, uint32_t c0, uint32_t m) {
+        constexpr int T = kBlockStatisticsThreads;
+        fused_statistics_kernel<T><<<m, T, kBlockStatisticsShared, st>>>(
+            rows, data_.n, fast, stat_input_.get(), stat_rows_.get() + static_cast<size_t>(c0) * kNumTests, nullptr);
+        EA_CUDA_CHECK(cudaGetLastError());
+      };
+    }
+    const bool as_rows = launch_shuffle(sc, scratch_, st, buffers_->batch.get(), shuffle_copies_, count, symbols_.get(),
+                                        data_.n, streams_, first, on_rows);
     EA_CUDA_CHECK(cudaGetLastError());
+    if (fast && !as_rows) {
+      throw Error(ErrorKind::Internal, "the GPU compression test's permutations were not made as rows for their statistics");
+    }
+    if (fast) {
+      EA_CUDA_CHECK(cudaMemcpyAsync(host_stat_rows_.data(), stat_rows_.get(), static_cast<size_t>(count) * kNumTests,
+                                    cudaMemcpyDeviceToHost, st));
+    }
     EA_CUDA_CHECK(cudaEventRecord(res_->done.get(), st));
     EA_CUDA_CHECK(cudaEventSynchronize(res_->done.get()));
     res_->bucket.check(st);  // (an error, never a result, where the bucket shuffle met a node it cannot hold)
     add_busy();
+  }
+
+  ShuffleConfig shuffle_config() const {
+    return ShuffleConfig{static_cast<int>(std::max<uint32_t>(1, tuning_.shuffle_block)),
+                         tuning_.parallel_shuffle,
+                         reservations_,
+                         resident_,
+                         log_bits_,
+                         low_bytes_,
+                         engine_uses_buckets(streams_.id, data_.n, data_.params.binary, data_.shuffle) ? &res_->bucket
+                                                                                                      : nullptr};
+  }
+
+  // Whether the statistical tests come from the shuffled rows (bz-statistics): non-binary
+  // data whose permutations launch_shuffle makes as rows, where a slice of rows with the
+  // fused kernel's pad and the outcome rows have room; then their input is uploaded.
+  bool bind_statistics(const PermutationData& data) {
+    if (!tuning_.bz_statistics || !tuning_.fused_statistics || data.params.binary ||
+        !shuffles_rows(shuffle_config(), streams_, data.n)) {
+      return false;
+    }
+    const size_t slice = std::min(tuning_.parallel_shuffle, shuffle_copies_) * data.n + kFusedRowPad;
+    const size_t outcomes = static_cast<size_t>(shuffle_copies_) * kNumTests;
+    if ((scratch_.size() < slice && !cuda::DeviceBuffer<uint8_t>::try_allocate(slice, scratch_)) ||
+        (stat_rows_.size() < outcomes && !cuda::DeviceBuffer<uint8_t>::try_allocate(outcomes, stat_rows_))) {
+      return false;
+    }
+    host_stat_rows_.resize(outcomes);
+    DeviceStatInput in{};
+    in.params = data.params;
+    in.original = data.original;
+    std::copy(data.raw_of, data.raw_of + 256, in.raw_of);
+    EA_CUDA_CHECK(cudaMemcpyAsync(stat_input_.get(), &in, sizeof in, cudaMemcpyHostToDevice, res_->stream));
+    EA_CUDA_CHECK(cudaStreamSynchronize(res_->stream));  // (`in` is on this stack)
+    return true;
+  }
+
+  // The statistical tests' outcomes of columns c0 .. c0+count-1 (those in mask, where the last
+  // shuffle computed them) into rows.
+  void take_statistics(uint32_t c0, uint32_t count, TestMask mask, uint8_t* rows) const {
+    if (!stats_ || !(mask & kAllFastTests)) return;
+    for (uint32_t r = 0; r < count; ++r) {
+      const uint8_t* from = host_stat_rows_.data() + static_cast<size_t>(c0 + r) * kNumTests;
+      for (int t = 0; t < kNumFastTests; ++t) {
+        if (mask & bit(t)) rows[static_cast<size_t>(r) * kNumTests + t] = from[t];
+      }
+    }
   }
 
   // Outcome rows of the compression test for columns c0 .. c0+count-1.
@@ -212,6 +279,7 @@ class GpuCompressionBackend final : public PermutationBackend {
       allocate(data.n, static_cast<uint32_t>(text_len));
     }
     n_ = data.n;
+    stats_ = bind_statistics(data);
     text_len_ = static_cast<uint32_t>(text_len);
     per_perm_ = text_len_ / bz::block_limit(kLevel) + 2;
     busy_ms_ = 0;
@@ -390,6 +458,10 @@ class GpuCompressionBackend final : public PermutationBackend {
   std::unique_ptr<RoundBuffers> buffers_;
   double model_original_ = 0;  // the model's length of the original data
   cuda::DeviceBuffer<uint8_t> scratch_;  // rows of the block-per-permutation shuffle (made on first use)
+  bool stats_ = false;                    // the statistical tests too, from those rows (bind_statistics)
+  cuda::DeviceBuffer<DeviceStatInput> stat_input_;  // (made on the backend's GPU: the constructor)
+  cuda::DeviceBuffer<uint8_t> stat_rows_;  // their outcomes of the last shuffle, kNumTests a permutation
+  std::vector<uint8_t> host_stat_rows_;
   struct Resources {
     explicit Resources(bool profile) : timer(profile) {}
     cuda::CudaStream stream;

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <functional>
 #include <type_traits>
 
 #include "permutation/shuffle.hpp"
@@ -292,47 +293,62 @@ inline bool launch_planned_columns(const ShuffleConfig& cfg, cuda::DeviceBuffer<
   return true;
 }
 
+// Whether launch_shuffle makes Philox's permutations of n samples as rows (the
+// block-per-permutation kernels, a slice of min(cfg.parallel, count) rows at a time in
+// `scratch`, where it holds them) before they go into the columns.
+inline bool shuffles_rows(const ShuffleConfig& cfg, const StreamSetView& streams, size_t n) {
+  // (the bucket shuffle's rows need buckets that fit shared memory: else its columns)
+  return parallel_shuffle_serves(cfg, streams) && n >= 2 && (!bucket_serves(cfg, streams.id, n) || bucket_rows_fit(n));
+}
+
+// Called with each slice of rows launch_shuffle makes (shuffles_rows): rows 0 .. m-1 at `rows`,
+// n bytes apart, are permutations first + c0 .. first + c0 + m - 1; work launched on the
+// shuffle's stream reads them before the next slice replaces them.
+using RowsHook = std::function<void(const uint8_t* rows, uint32_t c0, uint32_t m)>;
+
 // Columns 0 .. count-1 of the batch become permutations first .. first+count-1: with the
 // block-per-permutation kernel where it serves and `scratch` holds (or can be given) a
-// slice of min(cfg.parallel, count) permutations, a sequential generator's bucket shuffle by
+// slice of min(cfg.parallel, count) permutations (each slice handed to on_rows, where
+// given; true is returned), a sequential generator's bucket shuffle by
 // launch_planned_columns where it has room, otherwise one thread per permutation (for the
 // bucket shuffle, with `scratch` as its scratch columns: launch_bucket_columns).
 // Small blocks spread the few thousand shuffling threads of the latter over every SM (with
 // 128-thread blocks, 10,000 threads fill only 79 of the H100's 132 SMs); four reads in
 // flight per thread (fisher_yates_pipelined<4>).
-inline void launch_shuffle(const ShuffleConfig& cfg, cuda::DeviceBuffer<uint8_t>& scratch, cudaStream_t st,
+inline bool launch_shuffle(const ShuffleConfig& cfg, cuda::DeviceBuffer<uint8_t>& scratch, cudaStream_t st,
                            uint8_t* batch, size_t stride, uint32_t count, const uint8_t* symbols, size_t n,
-                           const StreamSetView& streams, uint64_t first) {
-  if (count == 0) return;
-  // (the bucket shuffle's rows need buckets that fit shared memory: else its columns below)
-  if (parallel_shuffle_serves(cfg, streams) && n >= 2 && (!bucket_serves(cfg, streams.id, n) || bucket_rows_fit(n))) {
+                           const StreamSetView& streams, uint64_t first, const RowsHook& on_rows = {}) {
+  if (count == 0) return false;
+  if (shuffles_rows(cfg, streams, n)) {
     const uint32_t slice = std::min(cfg.parallel, count);
     const size_t need = static_cast<size_t>(slice) * n;
     if (scratch.size() >= need || cuda::DeviceBuffer<uint8_t>::try_allocate(need, scratch)) {
       for (uint32_t c0 = 0; c0 < count; c0 += slice) {
         const uint32_t m = std::min(slice, count - c0);
         launch_row_shuffle(cfg, scratch.get(), symbols, n, streams.seed, first + c0, m, st);
+        if (on_rows) on_rows(scratch.get(), c0, m);
         const dim3 grid(static_cast<unsigned>((n + 255) / 256), (m + 31) / 32);
         rows_to_columns_kernel<0><<<grid, 256, 0, st>>>(scratch.get(), n, m, batch, stride, c0);
       }
-      return;
+      return true;
     }
   }
   const int block = cfg.block;
   // (a sequential generator's bucket shuffle: by plans where the pass kernels serve its rows)
   if (bucket_serves(cfg, streams.id, n) && streams.id != PrngId::Philox && cfg.parallel > 0 && bucket_rows_fit(n) &&
       launch_planned_columns(cfg, scratch, st, batch, stride, count, symbols, n, streams, first)) {
-    return;
+    return false;
   }
   if (bucket_serves(cfg, streams.id, n)) {
     launch_bucket_columns(*cfg.bucket, scratch, block, batch, stride, count, symbols, n, streams, first, st);
-    return;
+    return false;
   }
   const unsigned blocks = (count + block - 1) / block;
   visit_generator(streams.id, [&](auto tag) {
     using G = decltype(tag);
     shuffle_kernel<4, G><<<blocks, block, 0, st>>>(batch, stride, count, symbols, n, streams, first);
   });
+  return false;
 }
 
 // The generator's prepared start states and constants (src/rng/prng.hpp) uploaded into

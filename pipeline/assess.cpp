@@ -137,23 +137,29 @@ CountSources DeviceSlot::count_sources(const Settings& s) const {
   return out;
 }
 
-PermutationBackend& DeviceSlot::bind(Group& g, Factory make, const PermutationData& pd, const Settings& s) {
+PermutationBackend& DeviceSlot::bind(Group& g, Factory make, const PermutationData& pd, const Settings& s,
+                                     uint32_t lanes) {
   if (warming_.valid()) warming_.get();
-  bool bound = g.parts.size() == gpus_.size();
+  // `lanes` backends a GPU entry, each with that share of its memory.
+  std::vector<GpuShare> entries;
+  for (const GpuShare& gs : gpus_) {
+    for (uint32_t k = 0; k < lanes; ++k) entries.push_back(GpuShare{gs.gpu, gs.memory_share / lanes});
+  }
+  bool bound = g.parts.size() == entries.size();
   for (auto& p : g.parts) bound = bound && p->rebind(pd);
   if (!bound) {
     // Their memory goes back before new backends size their rounds; a failure leaves the
     // group empty (never a part of it).
     g.split.reset();
     g.parts.clear();
-    std::vector<std::unique_ptr<PermutationBackend>> parts(gpus_.size());
-    if (gpus_.size() == 1) {
-      parts[0] = make(pd, gpus_[0].gpu, s.tuning, gpus_[0].memory_share);
+    std::vector<std::unique_ptr<PermutationBackend>> parts(entries.size());
+    if (entries.size() == 1) {
+      parts[0] = make(pd, entries[0].gpu, s.tuning, entries[0].memory_share);
     } else {
       // Several GPUs: their contexts and buffers are set up at the same time (a CUDA
       // context takes a few hundred milliseconds); every one is waited for.
       std::vector<std::future<std::unique_ptr<PermutationBackend>>> making;
-      for (const GpuShare& gs : gpus_) {
+      for (const GpuShare& gs : entries) {
         making.push_back(std::async(std::launch::async, [&, gs] { return make(pd, gs.gpu, s.tuning, gs.memory_share); }));
       }
       std::exception_ptr error;
@@ -178,11 +184,12 @@ PermutationBackend& DeviceSlot::bind(Group& g, Factory make, const PermutationDa
 }
 
 PermutationBackend& DeviceSlot::gpu(const PermutationData& pd, const Settings& s) {
-  return bind(fast_, &make_gpu_backend, pd, s);
+  return bind(fast_, &make_gpu_backend, pd, s, 1);
 }
 
+// Full counts: bz-lanes compression backends a GPU, side by side (GpuTuning::bz_lanes).
 PermutationBackend& DeviceSlot::gpu_compression(const PermutationData& pd, const Settings& s) {
-  return bind(compression_, &make_gpu_compression_backend, pd, s);
+  return bind(compression_, &make_gpu_compression_backend, pd, s, pd.every_permutation ? s.tuning.bz_lanes : 1);
 }
 
 double DeviceSlot::gpu_compression_model_original() const {
@@ -290,6 +297,9 @@ struct Backends {
   std::unique_ptr<PermutationBackend> shared_compression;
   PermutationBackend* fast = nullptr;
   PermutationBackend* compression = nullptr;
+  // Full counts where `compression` computes every test (the GPU's model with bz-statistics):
+  // one phase of all 19 tests on it, each permutation made once (DriverConfig::one_phase).
+  bool one_phase = false;
   // The CPU's compression test: the bzip2 size model unless --cpu-compression, used once its
   // length of the original data equals libbz2's; on a difference (never seen on the sample
   // files) libbz2 itself, with a note. Set when the deferred backend is made.
@@ -419,6 +429,9 @@ Backends choose_backends(Assessment& a, const PermutationData& pd, const Setting
     b.verified = make_verifying_backend(*b.gpu, *b.verify_cpu, 4);
   }
   b.fast = b.verified ? b.verified.get() : b.gpu ? b.gpu : b.cpu_fast.get();
+  b.one_phase = b.gpu && b.gpu_compression && !b.verified && !cfg.early_exit && cfg.all_tests &&
+                cfg.compression_test && b.compression->supported() == kAllTests;
+  if (b.one_phase) b.fast = b.compression;  // (the GPU's part, and the host cores' where shared)
   return b;
 }
 
@@ -436,6 +449,7 @@ DriverConfig driver_config(const Settings& cfg, const Hooks& hooks, const Permut
   // cores from other work (a batch's other assessments). The counters are the same either way.
   dc.concurrent_compression =
       b.gpu != nullptr && (pd.early_decision_likely || cfg.all_tests || b.compression != b.cpu_compression.get());
+  dc.one_phase = b.one_phase;
   dc.interrupt = hooks.interrupt;
   return dc;
 }
@@ -462,6 +476,8 @@ void run_permutation_stage(Assessment& a, PermutationData& pd, const Settings& c
     b.cpu_compression_used.reset();   // (libbz2 below, never the model)
     b.cpu_compression = make_cpu_backend(pd, slot.compression_threads(cfg));
     b.compression = b.cpu_compression.get();
+    b.fast = b.gpu;
+    b.one_phase = dc.one_phase = false;
     a.compression_device = "cpu (libbz2)";
     dc.concurrent_compression = false;
     a.permutation = run_permutation_tests(*b.fast, *b.compression, dc);
@@ -478,9 +494,10 @@ void run_permutation_stage(Assessment& a, PermutationData& pd, const Settings& c
     a.compression_device = cpu_part_device(cfg, a.permutation, *b.cpu_compression_used);
     if (!b.cpu_compression_used->note.empty() && hooks.note) hooks.note(b.cpu_compression_used->note);
   }
+  if (b.one_phase) a.device = a.compression_device;  // (the same backends computed every test)
   a.timings.device_busy = b.fast->busy_seconds();
   a.timings.device_profile = b.fast->profile();
-  if (b.compression != b.cpu_compression.get() && a.permutation.compression_run) {
+  if (b.compression != b.cpu_compression.get() && b.compression != b.fast && a.permutation.compression_run) {
     a.timings.device_profile += (a.timings.device_profile.empty() ? "" : "; ") + b.compression->profile();
   }
   a.verified = b.verified != nullptr;

@@ -157,11 +157,11 @@ class DeviceSlot {
 
  private:
   struct Group {
-    std::vector<std::unique_ptr<PermutationBackend>> parts;  // one per GPU entry
+    std::vector<std::unique_ptr<PermutationBackend>> parts;  // `lanes` per GPU entry
     std::unique_ptr<PermutationBackend> split;               // over `parts` (2 or more)
   };
   using Factory = std::unique_ptr<PermutationBackend> (*)(const PermutationData&, int, const GpuTuning&, double);
-  PermutationBackend& bind(Group& g, Factory make, const PermutationData& pd, const Settings& s);
+  PermutationBackend& bind(Group& g, Factory make, const PermutationData& pd, const Settings& s, uint32_t lanes);
 
   std::vector<GpuShare> gpus_;
   int cpu_threads_ = 0;

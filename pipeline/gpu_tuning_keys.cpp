@@ -41,6 +41,11 @@ const std::vector<GpuTuningKey>& gpu_tuning_keys() {
     {"bz-shuffle", "permutations the GPU compression test shuffles at once; 0 (default): 128 with philox, up to 1024 "
      "with the other generators (each permutation made by one thread), fewer where memory is short", 0, 10000, nullptr,
      &GpuTuning::bz_shuffle, nullptr},
+    {"bz-statistics", "0 or 1: full counts (--no-early-exit --all-tests) of non-binary data with philox get the 18 "
+     "statistical tests from the permutations the GPU compression test shuffles (each permutation made once; 0: "
+     "made again by the statistics backend)", 0, 1, nullptr, nullptr, &GpuTuning::bz_statistics},
+    {"bz-lanes", "compression backends a GPU runs side by side for full counts (--no-early-exit), each with its "
+     "share of the GPU's memory", 1, 8, nullptr, &GpuTuning::bz_lanes, nullptr},
     {"suffixes", "the shortest text (symbols) whose suffixes the GPU sorts for the t-tuple and LRS estimates, with "
      "--device gpu, and with --device auto once a batch worker's permutation tests have a GPU backend; 0: never, "
      "the CPU's", 0,

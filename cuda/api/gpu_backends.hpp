@@ -69,6 +69,17 @@ struct GpuTuning {
   // bz-shuffle: permutations the compression backend shuffles at once; 0 (default): 128 with
   // Philox, up to 1,024 with the others (one thread a permutation: cuda/compression_backend.cu)
   uint32_t bz_shuffle = 0;
+  // bz-statistics: full counts (--no-early-exit --all-tests) of non-binary data with Philox
+  // take the 18 statistical tests from the rows the compression backend shuffles for its
+  // texts (one phase of every test, each permutation made once: the driver's one_phase);
+  // false: the statistics backend makes every permutation again for them.
+  bool bz_statistics = true;
+  // bz-lanes: full counts run the compression test on this many backends a GPU (each its own
+  // stream, round buffers and 1/bz-lanes of the GPU's memory share) side by side, so that one's
+  // host work and small kernels overlap another's. H200, full counts of GetTickCount_8bit and
+  // truerand_8bit: 2.94-3.14 s with one, 2.76-2.83 s with two, 2.74-2.77 s with three
+  // (`--gpu 0,0` and `0,0,0` at one lane: .device/run52c.sh, session 52).
+  uint32_t bz_lanes = 2;
   // suffixes: with --device gpu, and with --device auto once a batch worker's permutation tests
   // have a GPU backend, the shortest text (symbols) whose suffixes the GPU sorts for the
   // t-tuple and LRS estimates (cuda/suffix_lcps.cu, DeviceSlot::count_sources); 0: never.
@@ -96,8 +107,10 @@ bool warm_up_gpu(int gpu_id);
 std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData& data, int gpu_id, const GpuTuning& tuning,
                                                      double memory_share);
 
-// The compression test alone on a GPU: the exact bzip2 size model (src/stats/bzip2_model.hpp)
-// run on the device. data.original.v[kNumFastTests] holds libbz2's length of the original
+// The compression test on a GPU: the exact bzip2 size model (src/stats/bzip2_model.hpp)
+// run on the device; with bz-statistics, where the data is non-binary and the permutations
+// Philox's rows, the 18 statistical tests too, from the same rows (supported() is then every
+// test: the driver's one phase of full counts). data.original.v[kNumFastTests] holds libbz2's length of the original
 // data: the backend checks that the model gives the same for it and throws Error{Device} if
 // not (or when there is no GPU, or for generators with coupled lanes). It may instead be NaN
 // (libbz2 still running): the backend then compares permutations with the model's own length

@@ -12,6 +12,9 @@ namespace ea {
 
 namespace {
 
+// The compression test's note where it ran after a statistical test failed.
+constexpr const char* kRunAnyway = "run although another permutation test failed (--all-tests)";
+
 int tests_in(TestMask m) { return __builtin_popcount(m); }
 
 // One phase: the backend's permutations until no test in `mask` is active or the
@@ -65,9 +68,33 @@ bool PermutationOutcome::fast_tests_passed() const {
 
 bool PermutationOutcome::passed() const { return compression_run && fast_tests_passed() && !test_failed(kNumFastTests); }
 
+namespace {
+
+// Full counts in one phase: every test on `backend` over every permutation (no early exit,
+// --all-tests), so each permutation is made once for all 19 tests.
+PermutationOutcome run_one_phase(PermutationBackend& backend, const DriverConfig& cfg) {
+  if (cfg.early_exit || !cfg.all_tests || cfg.skip_compression) {
+    throw Error(ErrorKind::Internal, "one phase of permutation tests is for full counts (no early exit, --all-tests)");
+  }
+  PermutationOutcome out;
+  out.threshold = decision_threshold(cfg.iterations);
+  const auto t0 = std::chrono::steady_clock::now();
+  const uint32_t n = run_phase(backend, "permutation tests", kAllTests, cfg, out.counters);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (int t = 0; t < kNumTests; ++t) out.ran[t] = true;
+  out.fast_permutations = out.compression_permutations = n;
+  out.fast_seconds = out.compression_seconds = seconds;
+  out.compression_run = true;
+  if (!out.fast_tests_passed()) out.compression_note = kRunAnyway;
+  return out;
+}
+
+}  // namespace
+
 PermutationOutcome run_permutation_tests(PermutationBackend& fast, PermutationBackend& compression,
                                          const DriverConfig& cfg_in) {
   using clock = std::chrono::steady_clock;
+  if (cfg_in.one_phase) return run_one_phase(compression, cfg_in);
   PermutationOutcome out;
   out.threshold = decision_threshold(cfg_in.iterations);
   // Progress may be reported from two phases at once.
@@ -112,7 +139,7 @@ PermutationOutcome run_permutation_tests(PermutationBackend& fast, PermutationBa
     out.compression_run = true;
     out.compression_permutations = early.valid() ? early.get() : compress();
     out.compression_seconds = compression_seconds;
-    if (!fast_ok) out.compression_note = "run although another permutation test failed (--all-tests)";
+    if (!fast_ok) out.compression_note = kRunAnyway;
   } else {
     if (early.valid()) {
       cancel = true;

@@ -79,6 +79,11 @@ struct DriverConfig {
   bool concurrent_compression = false;
   // Run the 18 statistical tests only (the calibration of the generators).
   bool skip_compression = false;
+  // One phase of all 19 tests on the compression backend (which must support them all):
+  // full counts (no early exit, all_tests), where the GPU's compression backend computes the
+  // statistical tests on the permutations it shuffles for its texts. The counters are those
+  // of the two phases; `fast` is not used.
+  bool one_phase = false;
   // When set and it becomes true, the run stops between rounds with Error{Interrupted}.
   const std::atomic<bool>* interrupt = nullptr;
   // Called after every round with (phase, permutations done in this phase, tests still active,
@@ -105,7 +110,7 @@ struct PermutationOutcome {
 };
 
 // Runs tests 0-17 on `fast`, then compression (test 18) on `compression` when all of them
-// passed (or always with all_tests).
+// passed (or always with all_tests); with config.one_phase, all 19 on `compression`.
 PermutationOutcome run_permutation_tests(PermutationBackend& fast, PermutationBackend& compression,
                                          const DriverConfig& config);
 

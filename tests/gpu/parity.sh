@@ -102,7 +102,9 @@ done
 # The bzip2 size model on data of every kind (IID or not, 1-8 bits, biased, short): with
 # --all-tests the compression test runs on the GPU whatever the other tests say; its
 # counters over 300 permutations (no early exit) must equal libbz2's on the CPU
-# (--cpu-compression: without it the CPU runs the same model).
+# (--cpu-compression: without it the CPU runs the same model). Such full counts of
+# non-binary data take the 18 statistical tests from the compression test's rows
+# (bz-statistics): every test's counters must equal the CPU's.
 for path in "$samples"/*.bin; do
   part compression || break
   f=$(basename "$path" .bin)
@@ -117,6 +119,11 @@ for path in "$samples"/*.bin; do
     echo "ok   $f: GPU bzip2 model = libbz2 over 300 permutations ($(grep 'counters compression' "$work/$f.all.gpu" | cut -d: -f3))"
   else
     echo "FAIL $f --all-tests: compression counters differ"; fail=1
+  fi
+  if diff <(grep "counters " "$work/$f.all.cpu") <(grep "counters " "$work/$f.all.gpu") >/dev/null; then
+    echo "ok   $f: every test's counters of the full counts equal the CPU's"
+  else
+    echo "FAIL $f --all-tests: the counters of other tests differ"; fail=1
   fi
 done
 # Every shuffling generator: the same counters on the GPU (a block per permutation, the

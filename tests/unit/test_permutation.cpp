@@ -10,6 +10,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <vector>
 
 #include "assess.hpp"
@@ -429,6 +430,63 @@ TEST_CASE("a shared backend gives the counters of one backend (parts take pieces
     single->run(100, 40, kAllTests, x.data());
     shared->run(100, 40, kAllTests, y.data());
     CHECK(x == y);
+  }
+}
+
+namespace {
+// A backend that counts the permutations asked of it, by the tests asked.
+class CountingBackend final : public PermutationBackend {
+ public:
+  explicit CountingBackend(PermutationBackend& inner) : inner_(inner) {}
+  std::string name() const override { return inner_.name(); }
+  TestMask supported() const override { return inner_.supported(); }
+  uint32_t round_size(uint32_t r, TestMask m) const override { return inner_.round_size(r, m); }
+  void run(uint64_t first, uint32_t count, TestMask mask, uint8_t* outcomes) override {
+    asked[mask] += count;
+    inner_.run(first, count, mask, outcomes);
+  }
+  std::map<TestMask, uint64_t> asked;
+
+ private:
+  PermutationBackend& inner_;
+};
+}  // namespace
+
+TEST_CASE("full counts in one phase: the two phases' outcome, every permutation made once for all 19 tests") {
+  Dataset passing = sample_data(20000);
+  std::vector<uint8_t> ramp(20000);
+  for (size_t i = 0; i < ramp.size(); ++i) ramp[i] = static_cast<uint8_t>((i / 7) % 256);  // fails runs tests
+  for (int which = 0; which < 2; ++which) {
+    CAPTURE(which);
+    const Dataset d = which == 0 ? passing : make_dataset(ramp, 0);
+    const StreamSet streams(PrngId::Philox, 81, 10000);
+    PermutationData pd = permutation_data_with_length(d, streams);
+    DriverConfig dc;
+    dc.early_exit = false;
+    dc.all_tests = true;
+    dc.iterations = 90;
+    auto single = make_cpu_backend(pd, 2);
+    const PermutationOutcome want = run_permutation_tests(*single, *single, dc);
+    if (which == 1) CHECK_FALSE(want.fast_tests_passed());  // (the compression test's note then)
+    auto inner = make_cpu_backend(pd, 2), unused = make_cpu_backend(pd, 1);
+    CountingBackend counting(*inner);
+    dc.one_phase = true;
+    const PermutationOutcome got = run_permutation_tests(*unused, counting, dc);
+    CHECK(counting.asked.size() == 1);
+    CHECK(counting.asked[kAllTests] == 90);
+    CHECK(got.fast_permutations == 90);
+    CHECK(got.compression_permutations == 90);
+    CHECK(got.compression_run == want.compression_run);
+    CHECK(got.compression_note == want.compression_note);
+    CHECK(got.passed() == want.passed());
+    for (int t = 0; t < kNumTests; ++t) {
+      CAPTURE(t);
+      CHECK(got.ran[t] == want.ran[t]);
+      for (int k = 0; k < 3; ++k) CHECK(got.counters[t].c[k] == want.counters[t].c[k]);
+    }
+    // One phase is for full counts only.
+    dc.early_exit = true;
+    CHECK_THROWS_AS(run_permutation_tests(*unused, counting, dc), Error);
   }
 }
 
