@@ -177,7 +177,7 @@ PermutationBackend& DeviceSlot::bind(Group& g, Factory make, const PermutationDa
     if (g.parts.size() > 1) {
       std::vector<PermutationBackend*> raw;
       for (auto& p : g.parts) raw.push_back(p.get());
-      g.split = make_split_backend(std::move(raw));
+      g.split = make_split_backend(std::move(raw), lanes > 1 ? "lanes" : "devices");
     }
   }
   return g.split ? *g.split : *g.parts.front();
@@ -187,9 +187,18 @@ PermutationBackend& DeviceSlot::gpu(const PermutationData& pd, const Settings& s
   return bind(fast_, &make_gpu_backend, pd, s, 1);
 }
 
-// Full counts: bz-lanes compression backends a GPU, side by side (GpuTuning::bz_lanes).
+// Full counts: bz-lanes compression backends a GPU, side by side (GpuTuning::bz_lanes); where
+// they do not all fit (a GPU short of memory), one.
 PermutationBackend& DeviceSlot::gpu_compression(const PermutationData& pd, const Settings& s) {
-  return bind(compression_, &make_gpu_compression_backend, pd, s, pd.every_permutation ? s.tuning.bz_lanes : 1);
+  const uint32_t lanes = pd.every_permutation ? s.tuning.bz_lanes : 1;
+  if (lanes > 1) {
+    try {
+      return bind(compression_, &make_gpu_compression_backend, pd, s, lanes);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Device) throw;
+    }
+  }
+  return bind(compression_, &make_gpu_compression_backend, pd, s, 1);
 }
 
 double DeviceSlot::gpu_compression_model_original() const {
@@ -314,6 +323,8 @@ struct Backends {
 // test ran); otherwise the device says where it would have run.
 constexpr const char* kCpuModelDevice = "cpu (bzip2 size model)";
 constexpr const char* kChecked = ", checked against libbz2 on the original data";
+// permutation.device's words where one phase ran every test on the compression test's backends.
+constexpr const char* kOnePhase = "; one phase: the 18 statistical tests on the compression test's permutations";
 
 // The CPU's compression device after the run: the backend, made when the compression phase
 // started, names the model's check; a phase cancelled before its end (another test failed
@@ -476,7 +487,7 @@ void run_permutation_stage(Assessment& a, PermutationData& pd, const Settings& c
     b.cpu_compression_used.reset();   // (libbz2 below, never the model)
     b.cpu_compression = make_cpu_backend(pd, slot.compression_threads(cfg));
     b.compression = b.cpu_compression.get();
-    b.fast = b.gpu;
+    if (b.one_phase) b.fast = b.gpu;  // (one phase is never verified: b.verified is null then)
     b.one_phase = dc.one_phase = false;
     a.compression_device = "cpu (libbz2)";
     dc.concurrent_compression = false;
@@ -494,7 +505,7 @@ void run_permutation_stage(Assessment& a, PermutationData& pd, const Settings& c
     a.compression_device = cpu_part_device(cfg, a.permutation, *b.cpu_compression_used);
     if (!b.cpu_compression_used->note.empty() && hooks.note) hooks.note(b.cpu_compression_used->note);
   }
-  if (b.one_phase) a.device = a.compression_device;  // (the same backends computed every test)
+  if (b.one_phase) a.device += kOnePhase;
   a.timings.device_busy = b.fast->busy_seconds();
   a.timings.device_profile = b.fast->profile();
   if (b.compression != b.cpu_compression.get() && b.compression != b.fast && a.permutation.compression_run) {

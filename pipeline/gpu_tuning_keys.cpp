@@ -42,8 +42,9 @@ const std::vector<GpuTuningKey>& gpu_tuning_keys() {
      "with the other generators (each permutation made by one thread), fewer where memory is short", 0, 10000, nullptr,
      &GpuTuning::bz_shuffle, nullptr},
     {"bz-statistics", "0 or 1: full counts (--no-early-exit --all-tests) of non-binary data with philox get the 18 "
-     "statistical tests from the permutations the GPU compression test shuffles (each permutation made once; 0: "
-     "made again by the statistics backend)", 0, 1, nullptr, nullptr, &GpuTuning::bz_statistics},
+     "statistical tests from the permutations the GPU compression test shuffles, each permutation made once (with "
+     "fused-statistics=1, and not with --verify; 0: made again by the statistics backend)", 0, 1, nullptr, nullptr,
+     &GpuTuning::bz_statistics},
     {"bz-lanes", "compression backends a GPU runs side by side for full counts (--no-early-exit), each with its "
      "share of the GPU's memory", 1, 8, nullptr, &GpuTuning::bz_lanes, nullptr},
     {"suffixes", "the shortest text (symbols) whose suffixes the GPU sorts for the t-tuple and LRS estimates, with "

@@ -40,6 +40,7 @@ std::string PartsBackend::profile() const {
   std::string s;
   for (size_t k = 0; k < parts_.size(); ++k) {
     std::string one = parts_[k]->profile();
+    if (one.rfind("part ", 0) == 0) one = "[" + one + "]";  // (a part of parts: its own list)
     const std::string note = part_note(k);
     one += (one.empty() || note.empty() ? "" : ", ") + note;
     if (!one.empty()) s += (s.empty() ? "" : "; ") + ("part " + std::to_string(k) + ": " + one);

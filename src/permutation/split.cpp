@@ -34,9 +34,10 @@ namespace {
 
 class SplitBackend final : public PartsBackend {
  public:
-  explicit SplitBackend(std::vector<PermutationBackend*> parts) : PartsBackend(std::move(parts), "a split backend") {}
+  SplitBackend(std::vector<PermutationBackend*> parts, const char* noun)
+      : PartsBackend(std::move(parts), "a split backend"), noun_(noun) {}
 
-  std::string name() const override { return std::to_string(parts_.size()) + " devices: " + joined_names(); }
+  std::string name() const override { return std::to_string(parts_.size()) + " " + noun_ + ": " + joined_names(); }
 
   // Round r: every part computes a piece of its own round-r size (the last round of a run
   // is cut in proportion).
@@ -109,12 +110,14 @@ class SplitBackend final : public PartsBackend {
     }
     if (error) std::rethrow_exception(error);
   }
+
+  const char* noun_;
 };
 
 }  // namespace
 
-std::unique_ptr<PermutationBackend> make_split_backend(std::vector<PermutationBackend*> parts) {
-  return std::make_unique<SplitBackend>(std::move(parts));
+std::unique_ptr<PermutationBackend> make_split_backend(std::vector<PermutationBackend*> parts, const char* noun) {
+  return std::make_unique<SplitBackend>(std::move(parts), noun);
 }
 
 }  // namespace ea

@@ -14,8 +14,10 @@ namespace ea {
 
 // `parts` must outlive the result and must not be used elsewhere while it runs. A round's
 // size is the sum of the parts' round sizes; each part gets a piece proportional to its
-// own round size (at most that). name() joins the parts' names with " + ".
-std::unique_ptr<PermutationBackend> make_split_backend(std::vector<PermutationBackend*> parts);
+// own round size (at most that). name() is "N <noun>: " and the parts' names joined with
+// " + " (noun: "devices", or "lanes" for several backends on each GPU).
+std::unique_ptr<PermutationBackend> make_split_backend(std::vector<PermutationBackend*> parts,
+                                                       const char* noun = "devices");
 
 // The pieces of `count` permutations for parts whose full rounds are `capacity`: contiguous,
 // in part order, proportional to capacity, none larger than its part's capacity. Throws

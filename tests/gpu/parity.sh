@@ -86,7 +86,7 @@ for path in "$samples"/*.bin; do
   case $f in
     truerand_*)
       # (split over several GPU entries: "on 2 devices: gpu 0 (...) + gpu 0 (...)")
-      if grep -Eq "^Permutation testing: compression test on ([0-9]+ devices: )?gpu" "$last"; then
+      if grep -Eq "^Permutation testing: compression test on ([0-9]+ (devices|lanes): )?gpu" "$last"; then
         echo "ok   $f: compression test ran on the GPU"
       else
         echo "FAIL $f: compression test did not run on the GPU: $(grep -i compression "$last.err" | head -n 1)"; fail=1
@@ -111,9 +111,9 @@ for path in "$samples"/*.bin; do
   if [ -n "${PARITY_FILES:-}" ] && [[ " $PARITY_FILES " != *" $f "* ]]; then continue; fi
   opts=(--all-tests --no-early-exit --iterations 300 --seed 11)
   "$exe" -v -v -v --device cpu --cpu-compression "${opts[@]}" "$path" >"$work/$f.all.cpu" 2>&1 &&
-    "$exe" -v -v -v --device gpu "${opts[@]}" "$path" >"$work/$f.all.gpu" 2>&1 ||
+    "$exe" -v -v -v --device gpu "${opts[@]}" -o "$work/$f.all.gpu.json" "$path" >"$work/$f.all.gpu" 2>&1 ||
     { echo "FAIL $f --all-tests: run failed"; fail=1; continue; }
-  if ! grep -Eq "^Permutation testing: compression test on ([0-9]+ devices: )?gpu" "$work/$f.all.gpu"; then
+  if ! grep -Eq "^Permutation testing: compression test on ([0-9]+ (devices|lanes): )?gpu" "$work/$f.all.gpu"; then
     echo "FAIL $f --all-tests: compression test not on the GPU"; fail=1
   elif diff <(grep "counters compression" "$work/$f.all.cpu") <(grep "counters compression" "$work/$f.all.gpu") >/dev/null; then
     echo "ok   $f: GPU bzip2 model = libbz2 over 300 permutations ($(grep 'counters compression' "$work/$f.all.gpu" | cut -d: -f3))"
@@ -124,6 +124,9 @@ for path in "$samples"/*.bin; do
     echo "ok   $f: every test's counters of the full counts equal the CPU's"
   else
     echo "FAIL $f --all-tests: the counters of other tests differ"; fail=1
+  fi
+  if ! grep -q "^Binary = true" "$work/$f.all.gpu" && ! grep -q '"device": "[^"]*; one phase: ' "$work/$f.all.gpu.json"; then
+    echo "FAIL $f --all-tests: the statistical tests did not come from the compression test's permutations (one phase)"; fail=1
   fi
 done
 # Every shuffling generator: the same counters on the GPU (a block per permutation, the

@@ -445,7 +445,9 @@ class CountingBackend final : public PermutationBackend {
     asked[mask] += count;
     inner_.run(first, count, mask, outcomes);
   }
+  std::string profile() const override { return profile_text; }
   std::map<TestMask, uint64_t> asked;
+  std::string profile_text;
 
  private:
   PermutationBackend& inner_;
@@ -488,6 +490,25 @@ TEST_CASE("full counts in one phase: the two phases' outcome, every permutation 
     dc.early_exit = true;
     CHECK_THROWS_AS(run_permutation_tests(*unused, counting, dc), Error);
   }
+}
+
+TEST_CASE("lanes: a split part's name and profile inside a shared backend's") {
+  Dataset d = sample_data(20000);
+  const StreamSet streams(PrngId::Philox, 83, 10000);
+  PermutationData pd = permutation_data_with_length(d, streams);
+  auto a = make_cpu_backend(pd, 1), b = make_cpu_backend(pd, 1), c = make_cpu_backend(pd, 1);
+  CountingBackend la(*a), lb(*b);
+  la.profile_text = "busy A";
+  lb.profile_text = "busy B";
+  auto lanes = make_split_backend({&la, &lb}, "lanes");
+  CHECK(lanes->name() == "2 lanes: cpu + cpu");
+  auto shared = make_shared_backend({lanes.get(), c.get()});
+  std::vector<uint8_t> rows(30 * kNumTests);
+  shared->run(0, 30, kAllTests, rows.data());
+  const std::string profile = shared->profile();
+  CAPTURE(profile);
+  CHECK(profile.rfind("part 0: [part 0: busy A; part 1: busy B], ", 0) == 0);
+  CHECK(profile.find("; part 1: ") != std::string::npos);
 }
 
 TEST_CASE("a shared backend passes a part's error on once every part has stopped") {
