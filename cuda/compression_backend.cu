@@ -201,11 +201,12 @@ class GpuCompressionBackend final : public PermutationBackend {
                                                                                                       : nullptr};
   }
 
-  // Whether the statistical tests come from the shuffled rows (bz-statistics): non-binary
-  // data whose permutations launch_shuffle makes as rows, where a slice of rows with the
-  // fused kernel's pad and the outcome rows have room; then their input is uploaded.
+  // Whether the statistical tests come from the shuffled rows (bz-statistics): full counts
+  // (every permutation modelled: the driver's one phase) of non-binary data whose permutations
+  // launch_shuffle makes as rows, where a slice of rows with the fused kernel's pad and the
+  // outcome rows have room; then their input is uploaded.
   bool bind_statistics(const PermutationData& data) {
-    if (!tuning_.bz_statistics || !tuning_.fused_statistics || data.params.binary ||
+    if (!data.every_permutation || !tuning_.bz_statistics || !tuning_.fused_statistics || data.params.binary ||
         !shuffles_rows(shuffle_config(), streams_, data.n)) {
       return false;
     }

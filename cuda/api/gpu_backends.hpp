@@ -108,9 +108,9 @@ std::unique_ptr<PermutationBackend> make_gpu_backend(const PermutationData& data
                                                      double memory_share);
 
 // The compression test on a GPU: the exact bzip2 size model (src/stats/bzip2_model.hpp)
-// run on the device; with bz-statistics, where the data is non-binary and the permutations
-// Philox's rows, the 18 statistical tests too, from the same rows (supported() is then every
-// test: the driver's one phase of full counts). data.original.v[kNumFastTests] holds libbz2's length of the original
+// run on the device; with bz-statistics, in full counts (data.every_permutation) of
+// non-binary data whose permutations are Philox's rows, the 18 statistical tests too, from the
+// same rows (supported() is then every test: the driver's one phase). data.original.v[kNumFastTests] holds libbz2's length of the original
 // data: the backend checks that the model gives the same for it and throws Error{Device} if
 // not (or when there is no GPU, or for generators with coupled lanes). It may instead be NaN
 // (libbz2 still running): the backend then compares permutations with the model's own length
