@@ -188,14 +188,16 @@ PermutationBackend& DeviceSlot::gpu(const PermutationData& pd, const Settings& s
 }
 
 // Full counts: bz-lanes compression backends a GPU, side by side (GpuTuning::bz_lanes); where
-// they do not all fit (a GPU short of memory), one.
+// they do not all fit (a GPU short of memory), one, and one for the worker's later items too
+// (a batch does not try again for each).
 PermutationBackend& DeviceSlot::gpu_compression(const PermutationData& pd, const Settings& s) {
-  const uint32_t lanes = pd.every_permutation ? s.tuning.bz_lanes : 1;
+  const uint32_t lanes = pd.every_permutation && !one_lane_ ? s.tuning.bz_lanes : 1;
   if (lanes > 1) {
     try {
       return bind(compression_, &make_gpu_compression_backend, pd, s, lanes);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Device) throw;
+      one_lane_ = true;
     }
   }
   return bind(compression_, &make_gpu_compression_backend, pd, s, 1);

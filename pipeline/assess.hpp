@@ -123,7 +123,8 @@ class DeviceSlot {
   explicit DeviceSlot(std::vector<GpuShare> gpus, bool warm_up = false);
   // The permutation backend of tests 0-17 bound to `pd`. Throws Error{Device}.
   PermutationBackend& gpu(const PermutationData& pd, const Settings& s);
-  // The GPU compression test bound to `pd` (make_gpu_compression_backend). Throws Error{Device}.
+  // The GPU compression test bound to `pd` (make_gpu_compression_backend): s.tuning.bz_lanes
+  // backends a GPU for full counts (one, from then on, where they did not fit). Throws Error{Device}.
   PermutationBackend& gpu_compression(const PermutationData& pd, const Settings& s);
   // Its model's length of the original data (every GPU entry models the same data).
   double gpu_compression_model_original() const;
@@ -168,6 +169,7 @@ class DeviceSlot {
   int compression_threads_ = 0;
   std::future<void> warming_;  // waited for before any backend is made (and on destruction)
   std::atomic<bool> made_{false};  // a backend was made (read by the estimates' thread)
+  bool one_lane_ = false;          // bz-lanes did not fit these GPUs once: one lane since
   Group fast_, compression_;
 };
 
@@ -216,7 +218,7 @@ struct Assessment : InputFacts {
   StatVector original{};
   PermutationOutcome permutation;
   int worker_threads = 0;  // the CPU threads it used (the worker's share of settings.threads)
-  std::string device;      // "cpu" or the GPU's description
+  std::string device;      // "cpu (N threads)" or the GPU backend's name, + kOnePhase's words where one phase ran
   std::string shuffle;     // how the permutations are made (engine_shuffle_name)
   std::string compression_device;  // where the compression test ran (or would have)
   bool verified = false;   // --verify checked GPU permutations against the CPU

@@ -15,6 +15,9 @@
 # By hand, on a subset: PARITY_FILES="a b" limits the per-file parts to those sample names;
 # PARITY_CONFIGS="TEXT" keeps the GPU configurations whose name contains TEXT (e.g. "--gpu all");
 # PARITY_PRNGS="a b" limits the prngs part to those generators;
+# PARITY_GPU_OPTS="..." adds options to the compression part's GPU runs (ctest's
+# compression-one-lane: `--gpu-tuning bz-lanes=1`, the backend's own stream() of one phase);
+# PARITY_REQUIRE_ONE_PHASE=1 fails a non-binary file whose full counts did not run one phase;
 # PARITY_PARTS="files compression prngs restart non-iid verify" (default: all) picks the parts
 # (ctest runs them as tests gpu/cpu_gpu_parity/PART, restart, non-iid and verify together, and
 # prngs as one test a generator, gpu/cpu_gpu_parity/prngs-NAME).
@@ -111,7 +114,7 @@ for path in "$samples"/*.bin; do
   if [ -n "${PARITY_FILES:-}" ] && [[ " $PARITY_FILES " != *" $f "* ]]; then continue; fi
   opts=(--all-tests --no-early-exit --iterations 300 --seed 11)
   "$exe" -v -v -v --device cpu --cpu-compression "${opts[@]}" "$path" >"$work/$f.all.cpu" 2>&1 &&
-    "$exe" -v -v -v --device gpu "${opts[@]}" -o "$work/$f.all.gpu.json" "$path" >"$work/$f.all.gpu" 2>&1 ||
+    "$exe" -v -v -v --device gpu "${opts[@]}" ${PARITY_GPU_OPTS:-} -o "$work/$f.all.gpu.json" "$path" >"$work/$f.all.gpu" 2>&1 ||
     { echo "FAIL $f --all-tests: run failed"; fail=1; continue; }
   if ! grep -Eq "^Permutation testing: compression test on ([0-9]+ (devices|lanes): )?gpu" "$work/$f.all.gpu"; then
     echo "FAIL $f --all-tests: compression test not on the GPU"; fail=1
@@ -126,7 +129,11 @@ for path in "$samples"/*.bin; do
     echo "FAIL $f --all-tests: the counters of other tests differ"; fail=1
   fi
   if ! grep -q "^Binary = true" "$work/$f.all.gpu" && ! grep -q '"device": "[^"]*; one phase: ' "$work/$f.all.gpu.json"; then
-    echo "note $f --all-tests: the statistical tests did not come from the compression test's permutations (one phase declined: rows that do not fit this GPU, or no room)"
+    if [ -n "${PARITY_REQUIRE_ONE_PHASE:-}" ]; then
+      echo "FAIL $f --all-tests: no one phase (PARITY_REQUIRE_ONE_PHASE): $(grep -o '"device": "[^"]*' "$work/$f.all.gpu.json")"; fail=1
+    else
+      echo "note $f --all-tests: the statistical tests did not come from the compression test's permutations (one phase declined: rows that do not fit this GPU, or no room)"
+    fi
   fi
 done
 # Every shuffling generator: the same counters on the GPU (a block per permutation, the
