@@ -15,6 +15,7 @@
 #include <functional>
 #include <vector>
 #include "estimators/non_iid.hpp"
+#include "estimators/non_iid_mmc_bits.hpp"
 using namespace ea;
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
   struct Job { const char* name; std::function<void()> run; };
   std::vector<Job> jobs = {
     {"lz78y bits", [&] { lz78y_estimate(bits.data(), bits.size(), 2); }},
+    {"lz78y bits (one span)", [&] { set_lz78y_spans(1); lz78y_estimate(bits.data(), bits.size(), 2); set_lz78y_spans(0); }},
     {"lz78y literal", [&] { lz78y_estimate(d.data(), d.size(), 256); }},
     {"tuple bits", [&] { tuple_counts(bits.data(), bits.size()); }},
     {"tuple bits (suffix array)", [&] { tuple_counts(bits.data(), bits.size(), true); }},

@@ -34,6 +34,11 @@ void multi_mmc_bit_states(const uint8_t* bits, size_t n, std::vector<uint64_t>& 
 void set_bit_vector_paths(bool on);
 bool bit_vector_paths();
 
+// How many spans of steps LZ78Y's bits run side by side once its dictionary is settled
+// (non_iid_predictors.cpp, lz78y_bits_spans): 0 (default) by the team's threads, k > 0 that
+// many whatever the size. For the tests and bench_non_iid; the same counts either way.
+void set_lz78y_spans(int spans);
+
 // One order's pass (order d + 1, d = 0..15, d < n - 2): bit t - 2 of `found` is set where its
 // context (the d + 1 bits before t) was known at step t, of `right` where it also predicted
 // bit t. Both hold ceil((n - 2) / 64) words, zero on entry. (For the tests: the reference's

@@ -4,6 +4,8 @@
 // reference's; prediction_estimate (non_iid_entropic.cpp) turns them into the bound.
 // docs/validation.md lists where the reference departs from the text (MultiMMC's run kept
 // over a missing prediction, its cascade of context lookups).
+#include <omp.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdlib>
@@ -707,8 +709,9 @@ __attribute__((target("avx512f"))) inline uint32_t largest_u32(__m512i v) {
   q = _mm_max_epu32(q, _mm_shuffle_epi32(q, 0xb1));
   return static_cast<uint32_t>(_mm_cvtsi128_si32(q));
 }
-__attribute__((target("avx512f"))) void lz78y_bits_avx512(BinaryTables& tables, const uint8_t* s, size_t n, size_t t0,
-                                                           Score& score, Interrupt interrupt, bool grow) {
+__attribute__((target("avx512f"))) void lz78y_bits_avx512(uint32_t* table, const uint8_t* s, size_t t0, size_t t1,
+                                                           Score& score, uint64_t& lead, Interrupt interrupt,
+                                                           bool grow) {
   alignas(64) uint32_t base[16], mask[16];
   for (int m = 1; m <= 16; ++m) {
     base[m - 1] = BinaryTables::offset(m);
@@ -716,12 +719,12 @@ __attribute__((target("avx512f"))) void lz78y_bits_avx512(BinaryTables& tables, 
   }
   const __m512i vbase = _mm512_load_si512(base), vmask = _mm512_load_si512(mask), one = _mm512_set1_epi32(1);
   const __m512i zero = _mm512_setzero_si512();
-  int* counts = reinterpret_cast<int*>(tables.counts());
+  int* counts = reinterpret_cast<int*>(table);
   const __mmask16 added = grow ? 0xffff : 0;  // contexts counted though not known
   uint32_t c = 0;                               // the bits before step t (lz78y_full's cursor)
   for (size_t i = t0 - kLzLengths; i < t0; ++i) c = (c << 1) | (s[i] & 1u);
-  uint64_t correct = score.correct, run = score.run, longest = score.longest;
-  for (size_t t = t0; t < n; ++t) {
+  uint64_t correct = score.correct, run = score.run, longest = score.longest, first = lead, unbroken = 1;
+  for (size_t t = t0; t < t1; ++t) {
     throw_if_interrupted_at(interrupt, t);
     const uint32_t y = s[t] & 1u;
     // (intrinsics whose GCC 12 forms start from an undefined vector, which -Wmaybe-uninitialized
@@ -744,12 +747,142 @@ __attribute__((target("avx512f"))) void lz78y_bits_avx512(BinaryTables& tables, 
     correct += hit;
     run = (run + 1) & (0 - hit);  // (score.hit() / miss() without a branch)
     longest = std::max(longest, run);
+    unbroken &= hit;
+    first += unbroken;
     _mm512_mask_i32scatter_epi32(counts, known | added, y ? at1 : at0, _mm512_add_epi32(y ? r1 : r0, one), 4);
     c = (c << 1) | y;
   }
   score.correct = correct;
   score.run = run;
   score.longest = longest;
+  lead = first;
+}
+
+// The same steps one length after another (the CPUs without AVX-512, and the tests): the
+// longest known context with the most counts predicts (ties to the longer one, then to 1).
+void lz78y_bits_scalar(uint32_t* table, const uint8_t* s, size_t t0, size_t t1, Score& score, uint64_t& lead,
+                       Interrupt interrupt, bool grow) {
+  uint32_t c = 0;
+  for (size_t i = t0 - kLzLengths; i < t0; ++i) c = (c << 1) | (s[i] & 1u);
+  bool unbroken = true;
+  for (size_t t = t0; t < t1; ++t) {
+    throw_if_interrupted_at(interrupt, t);
+    const uint32_t y = s[t] & 1u;
+    uint32_t most = 0, predicted = 0;
+    for (int m = kLzLengths; m >= 1; --m) {
+      uint32_t* r = table + BinaryTables::offset(m) + 2 * (c & ((1u << m) - 1));
+      if (r[0] | r[1]) {
+        if (std::max(r[0], r[1]) > most) {
+          most = std::max(r[0], r[1]);
+          predicted = r[0] > r[1] ? 0 : 1;
+        }
+        ++r[y];
+      } else if (grow) {
+        ++r[y];
+      }
+    }
+    const bool hit = most != 0 && predicted == y;
+    if (hit) {
+      score.hit();
+    } else {
+      score.miss();
+    }
+    unbroken = unbroken && hit;
+    lead += unbroken;
+    c = (c << 1) | y;
+  }
+}
+
+// LZ78Y's bits from step t0 on (once no context is added any more, or with `grow` where every
+// one is: lz78y_full) in `spans` pieces side by side, each an OpenMP task from the tables as
+// they are at its first step: those are the tables at t0 plus the counts of (context, next
+// bit) of the spans before (every context's with `grow`, else only the contexts known at t0:
+// no other one is ever counted; that rule cannot change a hit, since no context's counts
+// exceed those of its last bit, known from the first step, but it keeps the tables the
+// reference's, and the unit tests cannot see it). A span's counts come from one histogram of (the 16 bits
+// before a step, its bit), folded into the 16 lengths. The spans' scores are then joined in
+// order (a run of hits may cross spans). The same counts and hits as one pass.
+using LzSpanLoop = void (*)(uint32_t*, const uint8_t*, size_t, size_t, Score&, uint64_t&, Interrupt, bool);
+void lz78y_bits_spans(BinaryTables& tables, const uint8_t* s, size_t n, size_t t0, Score& score, Interrupt interrupt,
+                      bool grow, int spans, LzSpanLoop loop) {
+  std::vector<size_t> at(static_cast<size_t>(spans) + 1);
+  for (size_t k = 0; k <= static_cast<size_t>(spans); ++k) at[k] = t0 + (n - t0) * k / static_cast<size_t>(spans);
+  const size_t size = BinaryTables::offset(17);
+  std::vector<std::vector<uint32_t>> start(static_cast<size_t>(spans));
+  std::vector<std::vector<uint32_t>> hist(static_cast<size_t>(spans) - 1);
+  for (size_t k = 0; k + 1 < static_cast<size_t>(spans); ++k) {
+#pragma omp task default(none) firstprivate(k) shared(hist, at, s)
+    {
+      std::vector<uint32_t>& h = hist[k];
+      h.assign(size_t{2} << 16, 0);
+      uint32_t c = 0;
+      for (size_t i = at[k] - kLzLengths; i < at[k]; ++i) c = (c << 1) | (s[i] & 1u);
+      for (size_t t = at[k]; t < at[k + 1]; ++t) {
+        const uint32_t y = s[t] & 1u;
+        ++h[2 * (c & 0xffffu) + y];
+        c = (c << 1) | y;
+      }
+    }
+  }
+#pragma omp taskwait
+  throw_if_interrupted(interrupt);
+  start[0].assign(tables.counts(), tables.counts() + size);
+  std::vector<uint32_t> fold(size_t{2} << 16);
+  for (size_t k = 1; k < static_cast<size_t>(spans); ++k) {
+    start[k] = start[k - 1];
+    std::copy(hist[k - 1].begin(), hist[k - 1].end(), fold.begin());
+    for (int m = kLzLengths; m >= 1; --m) {  // fold holds length m's counts (2 per context)
+      uint32_t* to = start[k].data() + BinaryTables::offset(m);
+      const uint32_t* known = tables.counts() + BinaryTables::offset(m);  // (the tables at t0)
+      for (size_t x = 0; x < (size_t{2} << m); x += 2) {
+        if (grow || (known[x] | known[x + 1])) {
+          to[x] += fold[x];
+          to[x + 1] += fold[x + 1];
+        }
+      }
+      const size_t half = size_t{1} << m;  // length m - 1: the contexts without their oldest bit
+      for (size_t x = 0; x < half; ++x) fold[x] += fold[x + half];
+    }
+  }
+  std::vector<Score> part(static_cast<size_t>(spans));
+  std::vector<uint64_t> lead(static_cast<size_t>(spans), 0);
+  std::vector<std::exception_ptr> failure(static_cast<size_t>(spans));
+  for (size_t k = 0; k < static_cast<size_t>(spans); ++k) {
+#pragma omp task default(none) firstprivate(k, loop, grow, interrupt) shared(start, part, lead, failure, at, s)
+    try {
+      loop(start[k].data(), s, at[k], at[k + 1], part[k], lead[k], interrupt, grow);
+    } catch (...) {
+      failure[k] = std::current_exception();
+    }
+  }
+#pragma omp taskwait
+  for (const auto& f : failure) {
+    if (f) std::rethrow_exception(f);
+  }
+  for (size_t k = 0; k < static_cast<size_t>(spans); ++k) {
+    score.correct += part[k].correct;
+    if (lead[k] == at[k + 1] - at[k]) {  // every step a hit: the run goes on
+      score.run += lead[k];
+      score.longest = std::max(score.longest, score.run);
+    } else {
+      score.longest = std::max({score.longest, score.run + lead[k], part[k].longest});
+      score.run = part[k].run;
+    }
+  }
+}
+
+int lz78y_forced_spans = 0;  // set_lz78y_spans
+
+// How many spans LZ78Y's bits take from step t0 on: half the threads of the team the
+// estimate runs in (the other estimates' tasks end on the rest, and their threads then take
+// spans), none below 8 threads (a batch's worker has 2: the spans' extra work, a fifth more,
+// would only take cores from its other estimates) or with fewer than 2^18 steps a span.
+int lz78y_spans(size_t steps) {
+  const size_t most = steps / (size_t{1} << 18);
+  if (lz78y_forced_spans > 0) return static_cast<int>(std::min<size_t>(static_cast<size_t>(lz78y_forced_spans), std::max<size_t>(steps, 1)));
+  const int team = omp_get_num_threads();
+  if (team < 8) return 1;
+  return static_cast<int>(std::min<size_t>({static_cast<size_t>(team / 2), 16, std::max<size_t>(most, 1)}));
 }
 
 // LZ78Y from step t0 on where the lengths no longer share anything: once its dictionary is
@@ -764,8 +897,15 @@ void lz78y_full(Tables& tables, const uint8_t* s, size_t n, size_t t0, Score& sc
                 bool grow = false) {
   if constexpr (std::is_same_v<Tables, BinaryTables>) {
     static const bool avx512 = __builtin_cpu_supports("avx512f");
-    if (avx512 && bit_vector_paths() && n < (size_t{1} << 32)) {
-      lz78y_bits_avx512(tables, s, n, t0, score, interrupt, grow);
+    const bool vector = avx512 && bit_vector_paths() && n < (size_t{1} << 32);
+    const int spans = t0 < n ? lz78y_spans(n - t0) : 1;
+    if (spans > 1) {
+      lz78y_bits_spans(tables, s, n, t0, score, interrupt, grow, spans, vector ? &lz78y_bits_avx512 : &lz78y_bits_scalar);
+      return;
+    }
+    if (vector) {
+      uint64_t lead = 0;
+      lz78y_bits_avx512(tables.counts(), s, t0, n, score, lead, interrupt, grow);
       return;
     }
   }
@@ -920,6 +1060,8 @@ int longest_ones(uint64_t x) {
 }
 
 }  // namespace
+
+void set_lz78y_spans(int spans) { lz78y_forced_spans = spans; }
 
 Estimate lz78y_from_hits(const std::vector<uint64_t>& hits, size_t n, int k) {
   const size_t steps = n - 17;

@@ -174,7 +174,24 @@ void check_both(const std::vector<uint8_t>& s) {
 #pragma omp single
     team = lz78y_estimate(s.data(), s.size(), 2);
   }
-  for (const Estimate& cpu : {lz78y_estimate(s.data(), s.size(), 2), team}) {
+  // And in spans side by side (lz78y_bits_spans) from where the dictionary settles: 3 and 7
+  // spans (runs of hits across them, spans of one step at the short sizes), each span by the
+  // AVX-512 loop where the CPU has it and by the scalar loop (bit_vector_paths() off).
+  std::vector<Estimate> spans;
+  for (const int k : {3, 7}) {
+    for (const bool vector : {true, false}) {
+      set_lz78y_spans(k);
+      set_bit_vector_paths(vector);
+#pragma omp parallel num_threads(4)
+#pragma omp single
+      spans.push_back(lz78y_estimate(s.data(), s.size(), 2));
+      set_bit_vector_paths(true);
+      set_lz78y_spans(0);
+    }
+  }
+  spans.push_back(lz78y_estimate(s.data(), s.size(), 2));
+  spans.push_back(team);
+  for (const Estimate& cpu : spans) {
     REQUIRE(model.lines.size() == cpu.lines.size());
     for (size_t i = 0; i < cpu.lines.size(); ++i) {
       CAPTURE(cpu.lines[i].label);
