@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -758,8 +759,9 @@ __attribute__((target("avx512f"))) void lz78y_bits_avx512(uint32_t* table, const
   lead = first;
 }
 
-// The same steps one length after another (the CPUs without AVX-512, and the tests): the
-// longest known context with the most counts predicts (ties to the longer one, then to 1).
+// The same steps one length after another (lz78y_bits_spans' loop where the CPU has no
+// AVX-512 or bit_vector_paths() is off: the tests force spans there): the longest known
+// context with the most counts predicts (ties to the longer one, then to 1).
 void lz78y_bits_scalar(uint32_t* table, const uint8_t* s, size_t t0, size_t t1, Score& score, uint64_t& lead,
                        Interrupt interrupt, bool grow) {
   uint32_t c = 0;
@@ -797,11 +799,13 @@ void lz78y_bits_scalar(uint32_t* table, const uint8_t* s, size_t t0, size_t t1, 
 // one is: lz78y_full) in `spans` pieces side by side, each an OpenMP task from the tables as
 // they are at its first step: those are the tables at t0 plus the counts of (context, next
 // bit) of the spans before (every context's with `grow`, else only the contexts known at t0:
-// no other one is ever counted; that rule cannot change a hit, since no context's counts
-// exceed those of its last bit, known from the first step, but it keeps the tables the
-// reference's, and the unit tests cannot see it). A span's counts come from one histogram of (the 16 bits
+// no other one is ever counted: the tables stay the single pass's. The unit tests cannot see
+// that rule: a step's largest count is always its length-1 context's, and a full dictionary
+// implies that all four pairs of bits came before t0, so a context first counted after t0
+// stays below it and never predicts). A span's counts come from one histogram of (the 16 bits
 // before a step, its bit), folded into the 16 lengths. The spans' scores are then joined in
-// order (a run of hits may cross spans). The same counts and hits as one pass.
+// order (a run of hits may cross spans). The same counts and hits as one pass; `tables` is
+// left as it was at t0 (no caller reads it after).
 using LzSpanLoop = void (*)(uint32_t*, const uint8_t*, size_t, size_t, Score&, uint64_t&, Interrupt, bool);
 void lz78y_bits_spans(BinaryTables& tables, const uint8_t* s, size_t n, size_t t0, Score& score, Interrupt interrupt,
                       bool grow, int spans, LzSpanLoop loop) {
@@ -809,12 +813,12 @@ void lz78y_bits_spans(BinaryTables& tables, const uint8_t* s, size_t n, size_t t
   for (size_t k = 0; k <= static_cast<size_t>(spans); ++k) at[k] = t0 + (n - t0) * k / static_cast<size_t>(spans);
   const size_t size = BinaryTables::offset(17);
   std::vector<std::vector<uint32_t>> start(static_cast<size_t>(spans));
-  std::vector<std::vector<uint32_t>> hist(static_cast<size_t>(spans) - 1);
+  // (allocated here: the tasks below throw nothing)
+  std::vector<std::vector<uint32_t>> hist(static_cast<size_t>(spans) - 1, std::vector<uint32_t>(size_t{2} << 16, 0));
   for (size_t k = 0; k + 1 < static_cast<size_t>(spans); ++k) {
 #pragma omp task default(none) firstprivate(k) shared(hist, at, s)
     {
       std::vector<uint32_t>& h = hist[k];
-      h.assign(size_t{2} << 16, 0);
       uint32_t c = 0;
       for (size_t i = at[k] - kLzLengths; i < at[k]; ++i) c = (c << 1) | (s[i] & 1u);
       for (size_t t = at[k]; t < at[k + 1]; ++t) {
@@ -871,24 +875,30 @@ void lz78y_bits_spans(BinaryTables& tables, const uint8_t* s, size_t n, size_t t
   }
 }
 
-int lz78y_forced_spans = 0;  // set_lz78y_spans
+std::atomic<int> lz78y_forced_spans{0};  // set_lz78y_spans
 
-// How many spans LZ78Y's bits take from step t0 on: half the threads of the team the
-// estimate runs in (the other estimates' tasks end on the rest, and their threads then take
-// spans), none below 8 threads (a batch's worker has 2: the spans' extra work, a fifth more,
-// would only take cores from its other estimates) or with fewer than 2^18 steps a span.
-int lz78y_spans(size_t steps) {
-  const size_t most = steps / (size_t{1} << 18);
-  if (lz78y_forced_spans > 0) return static_cast<int>(std::min<size_t>(static_cast<size_t>(lz78y_forced_spans), std::max<size_t>(steps, 1)));
+// How many spans LZ78Y's bits take from step t0 on (`vector`: the spans' loop is AVX-512's,
+// the measured case): half the threads of the team the estimate runs in (the other
+// estimates' tasks end on the rest, and their threads then take spans), none in teams below
+// 8 threads (a batch's worker has 2: the spans' extra work, a fifth more, would only take
+// cores from its other estimates) or with fewer than 2^18 steps a span. Without AVX-512 the
+// 16 lengths' tasks of lz78y_full stay (the scalar loop in spans was not measured on such a
+// CPU with many cores).
+int lz78y_spans(size_t steps, bool vector) {
+  const int forced = lz78y_forced_spans.load(std::memory_order_relaxed);
+  if (forced > 0) return static_cast<int>(std::min<size_t>(static_cast<size_t>(forced), std::max<size_t>(steps, 1)));
   const int team = omp_get_num_threads();
-  if (team < 8) return 1;
-  return static_cast<int>(std::min<size_t>({static_cast<size_t>(team / 2), 16, std::max<size_t>(most, 1)}));
+  if (!vector || team < 8) return 1;
+  const size_t most = std::max<size_t>(steps >> 18, 1);
+  return static_cast<int>(std::min<size_t>({static_cast<size_t>(team / 2), 16, most}));
 }
 
 // LZ78Y from step t0 on where the lengths no longer share anything: once its dictionary is
 // full (no context is added any more: each length's table changes only by its own contexts'
 // counts), or with `grow` where it never fills (Tables::never_full: a context not found is
-// always added). The 16 lengths run side by side, a task each over spans of kLzSpan steps.
+// always added). Bits take spans of time side by side (lz78y_spans, lz78y_bits_spans) or
+// the AVX-512 loop in one thread where the CPU has it; otherwise (other alphabets, and bits
+// without AVX-512) the 16 lengths run side by side, a task each over pieces of kLzSpan steps.
 // Each step's candidate of each length is kept as a key (best count, length, predicted
 // value), the largest being the reference's prediction (the most frequent next value, ties
 // to the longer context); then the span's steps are scored in order.
@@ -898,9 +908,10 @@ void lz78y_full(Tables& tables, const uint8_t* s, size_t n, size_t t0, Score& sc
   if constexpr (std::is_same_v<Tables, BinaryTables>) {
     static const bool avx512 = __builtin_cpu_supports("avx512f");
     const bool vector = avx512 && bit_vector_paths() && n < (size_t{1} << 32);
-    const int spans = t0 < n ? lz78y_spans(n - t0) : 1;
+    const int spans = t0 < n ? lz78y_spans(n - t0, vector) : 1;
     if (spans > 1) {
-      lz78y_bits_spans(tables, s, n, t0, score, interrupt, grow, spans, vector ? &lz78y_bits_avx512 : &lz78y_bits_scalar);
+      const LzSpanLoop loop = vector ? &lz78y_bits_avx512 : &lz78y_bits_scalar;
+      lz78y_bits_spans(tables, s, n, t0, score, interrupt, grow, spans, loop);
       return;
     }
     if (vector) {
@@ -1061,7 +1072,7 @@ int longest_ones(uint64_t x) {
 
 }  // namespace
 
-void set_lz78y_spans(int spans) { lz78y_forced_spans = spans; }
+void set_lz78y_spans(int spans) { lz78y_forced_spans.store(spans, std::memory_order_relaxed); }
 
 Estimate lz78y_from_hits(const std::vector<uint64_t>& hits, size_t n, int k) {
   const size_t steps = n - 17;

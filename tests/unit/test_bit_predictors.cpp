@@ -132,6 +132,20 @@ struct TasksOnly {
   TasksOnly& operator=(const TasksOnly&) = delete;
 };
 
+// LZ78Y's bits in `k` spans (set_lz78y_spans), by the AVX-512 loop or not, while it lives.
+struct Spans {
+  Spans(int k, bool vector) {
+    set_lz78y_spans(k);
+    set_bit_vector_paths(vector);
+  }
+  ~Spans() {
+    set_bit_vector_paths(true);
+    set_lz78y_spans(0);
+  }
+  Spans(const Spans&) = delete;
+  Spans& operator=(const Spans&) = delete;
+};
+
 void check_both(const std::vector<uint8_t>& s) {
   CAPTURE(s.size());
   const size_t words = (s.size() - 2 + 63) / 64;
@@ -180,13 +194,10 @@ void check_both(const std::vector<uint8_t>& s) {
   std::vector<Estimate> spans;
   for (const int k : {3, 7}) {
     for (const bool vector : {true, false}) {
-      set_lz78y_spans(k);
-      set_bit_vector_paths(vector);
+      const Spans forced(k, vector);
 #pragma omp parallel num_threads(4)
 #pragma omp single
       spans.push_back(lz78y_estimate(s.data(), s.size(), 2));
-      set_bit_vector_paths(true);
-      set_lz78y_spans(0);
     }
   }
   spans.push_back(lz78y_estimate(s.data(), s.size(), 2));
