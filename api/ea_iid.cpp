@@ -37,7 +37,8 @@ uint64_t os_seed() {
 // What `o` gives: the fields listed in o.given, else those that differ from their defaults
 // (so that iterations=10000 is the same as not giving it).
 // Whether `o` gives the field `key`: listed in o.given, or (o.given empty) `differs` from its default.
-bool gives(const Options& o, const char* key, bool differs) {
+template <class O>
+bool gives(const O& o, const char* key, bool differs) {
   return o.given.empty() ? differs : std::find(o.given.begin(), o.given.end(), key) != o.given.end();
 }
 
@@ -65,7 +66,8 @@ ea::SettingsGiven given_of(const Options& o) {
 
 // sample_format, select_bits and bin as one setting (their ranges and exclusion are
 // check_settings' rules, as for the command line's flags).
-ea::SampleInput sample_input_of(const Options& o, const ea::SettingNames& names) {
+template <class O>
+ea::SampleInput sample_input_of(const O& o, const ea::SettingNames& names) {
   ea::SampleInput in;
   in.format = ea::sample_format_setting(o.sample_format, names);
   if (!o.select_bits.empty()) {
@@ -491,6 +493,74 @@ std::string list_prngs_json() {
                     {"caveat", p.caveat}});
   }
   return list.dump();
+}
+
+}  // namespace ea_iid
+
+namespace ea_iid {
+
+namespace {
+
+// The checked Settings of the health tests' options (check_settings' rules, as the command
+// line's health-tests flags; `files`: whether sample files are given).
+ea::Settings health_settings_of(const HealthOptions& o, bool files) {
+  const ea::SettingNames names = ea::keyword_name;
+  const HealthOptions d;
+  const auto given = [&](const char* key, bool differs) { return gives(o, key, differs); };
+  ea::Settings s;
+  try {
+    s.health = ea::HealthSpec{o.h, ea::alpha_setting(o.alpha, names)};
+    s.health->simulate = o.simulate;
+    s.width = o.bits;
+    s.device = ea::device_setting(o.device, names);
+    s.gpus = o.gpus;
+    s.threads = o.threads;
+    s.sample_input = sample_input_of(o, names);
+    ea::SettingsGiven g;
+    g.alpha = given("alpha", o.alpha != d.alpha);
+    g.bits = given("bits", o.bits != d.bits);
+    g.threads = given("threads", o.threads != d.threads);
+    g.gpus = given("gpus", o.gpus != d.gpus);
+    g.seed = o.seed.has_value();
+    g.device = given("device", o.device != d.device);
+    g.sample_format = given("sample_format", o.sample_format != d.sample_format);
+    g.select_bits = given("select_bits", !o.select_bits.empty());
+    g.bin = given("bin", o.bin != d.bin);
+    g.inputs = files;
+    ea::check_settings(s, g, names);
+  } catch (const ea::Error& e) {
+    throw Error("usage", e.what());
+  }
+  try {
+    ea::require_gpus(s, names);
+  } catch (const ea::Error& e) {
+    throw Error("device", e.what());
+  }
+  if (o.threads == 0) s.threads = omp_get_max_threads();
+  s.seed = o.seed ? *o.seed : ea::draws_random_numbers(s) ? os_seed() : 0;
+  return s;
+}
+
+}  // namespace
+
+HealthResult Assessor::health_tests(const HealthOptions& options, const std::vector<std::string>& files) {
+  const ea::Settings s = health_settings_of(options, !files.empty());
+  const Impl::Call call(*impl_);
+  ea::ReportOptions ro;
+  ro.started = ea::timestamp_now();
+  ro.command_line = options.command_line;
+  ro.quiet = true;
+  ea::HealthAssessment a;
+  try {
+    a = ea::assess_health(s, files, call.cancelled.get());
+  } catch (const ea::Error& e) {
+    throw Error(call.cancelled->load() ? "interrupted" : kind_name(e.kind()), e.what());
+  }
+  if (call.cancelled->load()) throw Error("interrupted", "cancelled");
+  HealthResult r;
+  r.json = ea::dump_json(ea::health_json(a, ro));
+  r.failed = a.failed();
+  return r;
 }
 
 }  // namespace ea_iid

@@ -111,20 +111,13 @@ uint64_t simulate_samples(const std::string& text) {
   return parse_unsigned(text, "--simulate", kSimulateRange.min, kSimulateRange.max);
 }
 
-// --simulate and the options that apply to it alone: --seed, --device, --gpu.
+// --simulate and the options of the simulation: --seed, --device, --gpu (check_settings says
+// where they apply).
 void apply_simulate_options(const HealthFlags& f, Settings& s) {
   if (f.simulate_opt->count()) s.health->simulate = simulate_samples(f.simulate);
-  for (CLI::Option* o : {f.seed_opt, f.device_opt, f.gpu_opt}) {
-    if (o->count() && !f.simulate_opt->count()) {
-      throw Error(ErrorKind::Usage, o->get_name() + " applies to --simulate, which is not given");
-    }
-  }
   if (f.seed_opt->count()) s.seed = parse_unsigned(f.seed, "--seed", 0, UINT64_MAX, true);
   s.device = device_setting(f.device, cli_setting_names());
-  if (f.gpu_opt->count()) {
-    s.gpus = parse_gpu_list(f.gpu, "--gpu");
-    if (s.gpus.size() != 1) throw Error(ErrorKind::Usage, "--gpu: '" + f.gpu + "': the simulation runs on one GPU; give its index");
-  }
+  if (f.gpu_opt->count()) s.gpus = parse_gpu_list(f.gpu, "--gpu");
 }
 
 // The settings of the flags through the one set of rules (pipeline/settings_rules.hpp).
@@ -133,20 +126,16 @@ Settings health_settings(const HealthFlags& f) {
   s.health = HealthSpec{parse_real<double>(f.h, "H"), alpha_setting(f.alpha, cli_setting_names())};
   if (f.bits_opt->count()) s.width = apply_bits_option(f.bits);
   apply_simulate_options(f, s);
-  if (f.threads_opt->count() && !f.simulate_opt->count() && f.files.empty()) {
-    throw Error(ErrorKind::Usage, "--threads applies to --simulate and to FILEs, neither of which is given");
-  }
   s.threads = f.threads_opt->count()
                   ? static_cast<int>(parse_unsigned(f.threads, "--threads", kThreadsRange.min, kThreadsRange.max))
                   : omp_get_max_threads();
   SettingsGiven given;
   apply_sample_options(f.sample, s, given);
   for (const std::string& w : f.sample.warnings) logger().warn("{}", w);
-  for (CLI::Option* o : {f.sample.format_opt, f.sample.select_opt, f.sample.bin_opt}) {
-    if (o->count() && f.files.empty()) {
-      throw Error(ErrorKind::Usage, o->get_name() + " applies to the samples of FILEs, none of which is given");
-    }
-  }
+  given.sample_format = f.sample.format_opt->count() > 0;
+  given.inputs = !f.files.empty();
+  given.seed = f.seed_opt->count() > 0;
+  given.device = f.device_opt->count() > 0;
   given.alpha = f.alpha_opt->count() > 0;
   given.bits = f.bits_opt->count() > 0;
   given.threads = f.threads_opt->count() > 0;

@@ -88,6 +88,7 @@ SettingNames cli_setting_names(bool non_iid_flag) {
     if (key == "bin") return value.empty() ? "--bin" : "--bin " + value;
     if (key == "round_size") return "--round-size";
     if (key == "tuning") return "--gpu-tuning";
+    if (key == "files") return "FILEs";  // (the health tests' sample files)
     // The links' own names (cli/links.cpp): NIST's flags and positionals.
     const std::string& program = program_name();
     if (program == "ea_restart" && key == "restart") return "H_I";

@@ -129,6 +129,26 @@ void check_sample_input(const Settings& s, const SettingsGiven& given, const Set
   }
 }
 
+// The health tests' options that apply to the Monte Carlo check alone (seed, device, gpus: one
+// GPU), to it or the sample files (threads), and to the sample files alone (how samples are read).
+void check_health_inputs(const Settings& s, const SettingsGiven& given, const SettingNames& names) {
+  const bool simulate = s.health->simulate > 0;
+  const std::pair<bool, const char*> simulation_only[] = {{given.seed, "seed"}, {given.device, "device"}, {given.gpus, "gpus"}};
+  for (const auto& [was_given, key] : simulation_only) {
+    if (was_given && !simulate) refuse(names(key, "") + " applies to " + names("simulate", "") + ", which is not given");
+  }
+  if (given.gpus && s.gpus.size() != 1) refuse(names("gpus", "") + ": the simulation runs on one GPU; give its index");
+  if (given.threads && !simulate && !given.inputs) {
+    refuse(names("threads", "") + " applies to " + names("simulate", "") + " and to " + names("files", "") +
+           ", neither of which is given");
+  }
+  const std::pair<bool, const char*> sample_options[] = {
+      {given.sample_format, "sample_format"}, {given.select_bits, "select_bits"}, {given.bin, "bin"}};
+  for (const auto& [was_given, key] : sample_options) {
+    if (was_given && !given.inputs) refuse(names(key, "") + " applies to the samples of " + names("files", "") + ", none of which is given");
+  }
+}
+
 // The health tests (health-tests H, --alpha): H at most the bits per sample, alpha in (0, 1),
 // neither the restart tests nor the estimates' settings beside them (check_iid_only refuses
 // the IID tests' settings), alpha only with them.
@@ -154,6 +174,7 @@ void check_health(const Settings& s, const SettingsGiven& given, const SettingNa
            std::to_string(kSimulateRange.min) + " to " + std::to_string(kSimulateRange.max) + " samples)");
   }
   if (s.restart) refuse(names("health_tests", "") + " and " + names("restart", "") + " exclude each other");
+  check_health_inputs(s, given, names);
   const std::pair<bool, std::string> unused[] = {{given.track, names("track", "")},
                                                  {given.initial, names("initial", "")},
                                                  {given.conditioned, names("conditioned", "true")},

@@ -47,6 +47,9 @@ struct SettingsGiven {
   bool select_bits = false, bin = false;  // --select-bits, --bin (one SampleInput rule)
   bool gpus = false;                      // --gpu (the API's and Python's gpus other than [0])
   bool round_size = false, tuning = false;  // --round-size, --gpu-tuning (the command line only)
+  // The health tests' (check_health): --seed, --device and --sample-format given, and whether
+  // sample files are (their FILEs: the options of how samples are read apply to them alone).
+  bool seed = false, device = false, sample_format = false, inputs = false;
 };
 
 // How a front door names a setting in its messages. `key` is the setting's key, the C++

@@ -607,6 +607,61 @@ py::list assess_manifest(const py::object& manifest, const py::object& jobs, con
   return rows;
 }
 
+// health_tests' keywords, each as the command line's flag of that name.
+const std::vector<std::string> kHealthKeywords = {"alpha", "bits", "simulate", "seed", "device", "gpus", "threads",
+                                                  "sample_format", "select_bits", "bin"};
+
+// simulate: a whole number of samples, also a float such as 1e9.
+uint64_t simulate_of(const py::handle& v) {
+  if (PyFloat_Check(v.ptr())) {
+    const double x = number("simulate", v);
+    if (!(x >= 0) || x != std::floor(x) || x >= 0x1p64) raise_error("usage", "simulate: " + py::repr(v).cast<std::string>() + " is not a whole number of samples");
+    return static_cast<uint64_t>(x);
+  }
+  return whole_in_type<uint64_t>("simulate", v);
+}
+
+void set_health_option(ea_iid::HealthOptions& o, const std::string& key, const py::handle& v, Unheld& unheld) {
+  if (key == "alpha") o.alpha = PyUnicode_Check(v.ptr()) ? text(key, v) : py::repr(py::float_(number(key, v))).cast<std::string>();
+  else if (key == "bits") o.bits = whole<int>(key, v, unheld);
+  else if (key == "simulate") o.simulate = simulate_of(v);
+  else if (key == "seed") o.seed = whole_in_type<uint64_t>(key, v);
+  else if (key == "device") o.device = text(key, v);
+  else if (key == "gpus") o.gpus = whole_list(key, v, unheld);
+  else if (key == "threads") o.threads = whole<int>(key, v, unheld);
+  else if (key == "sample_format") o.sample_format = text(key, v);
+  else if (key == "select_bits") o.select_bits = text(key, v);
+  else if (key == "bin") o.bin = whole<int>(key, v, unheld);
+}
+
+// health_tests(h, files=None, **options): the record `ea_iid health-tests H ... -o` writes.
+py::object health_tests(const py::object& h, const py::object& files, const py::kwargs& kw) {
+  ea_iid::HealthOptions o;
+  o.command_line = "ea_iid (Python module)";
+  o.h = number("h", h);
+  Unheld unheld;
+  for (const auto& [key_obj, value] : kw) check_keyword(py::str(key_obj), kHealthKeywords);
+  for (const auto& [key_obj, value] : kw) {
+    if (value.is_none()) continue;  // None: the default
+    set_health_option(o, py::str(key_obj), value, unheld);
+    o.given.push_back(py::str(key_obj));
+  }
+  if (!unheld.key.empty()) raise_error("usage", unheld.key + ": " + unheld.given + " is out of range (" + unheld.bounds + ")");
+  if (o.given.empty()) o.given.push_back("none");  // (empty would mean: those that differ from their defaults)
+  std::vector<std::string> paths;
+  if (is_path(files)) {
+    paths.push_back(path_of(files));
+  } else if (!files.is_none()) {
+    if (PyBytes_Check(files.ptr()) || !py::isinstance<py::iterable>(files)) wrong_type("files", "a path or a list of paths", files);
+    for (const py::handle f : files) {
+      if (!is_path(py::reinterpret_borrow<py::object>(f))) wrong_type("files[" + std::to_string(paths.size()) + "]", "a path (str, os.PathLike)", f);
+      paths.push_back(path_of(py::reinterpret_borrow<py::object>(f)));
+    }
+  }
+  const ea_iid::HealthResult r = without_gil([&] { return assessor().health_tests(o, paths); });
+  return loads(r.json);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(ea_iid, m) {
@@ -655,6 +710,14 @@ PYBIND11_MODULE(ea_iid, m) {
         "until_decided, gpus, threads; track, bits, restart, sample_format, select_bits and bin are the manifest's "
         "(iidClaim, bitsPerSample, restartTestPath, sampleFormat, selectBits, binBits) and raise ea_iid.UsageError, as "
         "a manifest that is not valid does.");
+  m.def("health_tests", &health_tests, py::arg("h"), py::arg("files") = py::none(),
+        "health_tests(h, files=None, *, alpha='2^-20', bits=None, simulate=None, seed=None, device='auto', gpus=None, "
+        "threads=None, sample_format=None, select_bits=None, bin=None) -> dict\n\n"
+        "The Repetition Count Test's and the Adaptive Proportion Test's cutoffs (SP 800-90B 4.4) for a claimed "
+        "min-entropy h per sample, both tests run over the samples of files (a path or a list of paths), and with "
+        "simulate=N (at least 1e9 for a check) their Monte Carlo check: the record `ea_iid health-tests H -o` writes "
+        "(type HealthTests). seed, device and gpus apply to simulate; sample_format, select_bits and bin to files. "
+        "Raises ea_iid.UsageError for a refused setting and ea_iid.Error for a file that cannot be read.");
   py::class_<Many>(m, "AssessMany")
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &Many::next);

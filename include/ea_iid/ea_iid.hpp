@@ -92,6 +92,31 @@ struct SourceResult {
   std::string error_message;
 };
 
+// The continuous health tests (SP 800-90B 4.4; `ea_iid health-tests`): the command line's
+// options of the same names, under its rules (seed, device and gpus apply to simulate alone,
+// threads to simulate or files, sample_format, select_bits and bin to files).
+struct HealthOptions {
+  double h = 0;                      // H: the claimed min-entropy per sample (> 0, at most the bits)
+  std::string alpha = "2^-20";       // each test's false-positive rate: "2^-N" or a decimal
+  int bits = 0;                      // bits per sample, 1-8 (1: a binary source); 0: not given
+  uint64_t simulate = 0;             // the Monte Carlo check's samples (0: none; at least 1e9 for a check)
+  std::optional<uint64_t> seed;      // with simulate; none: drawn from the OS (the record has it)
+  std::string device = "auto";       // with simulate: auto, cpu, gpu
+  std::vector<int> gpus{0};          // with simulate: one GPU's index
+  int threads = 0;                   // CPU threads; 0: every core (the result does not depend on it)
+  std::string sample_format = "u8";  // how the files are read (Options' fields of the same names)
+  std::string select_bits;
+  int bin = 0;
+  std::string command_line = "ea_iid library";  // the record's "commandline"
+  std::vector<std::string> given;    // as Options::given
+};
+
+// The health tests' result (health_tests).
+struct HealthResult {
+  std::string json;     // the record `ea_iid health-tests ... -o` writes (type HealthTests, docs/json.md)
+  bool failed = false;  // either test failed on some file
+};
+
 // One input of assess_many: a file (path), or samples in memory (a label names them): bytes
 // (as assess), or values wider than a byte (as assess_values) when `values` is not empty.
 struct Input {
@@ -136,6 +161,11 @@ class EA_IID_API Assessor {
   // manifest that is not valid does (naming the source and field) and the rules refuse.
   std::vector<SourceResult> assess_manifest(const std::string& path, const Options& options = {}, int jobs = 1,
                                             const std::function<void(size_t, const SourceResult&)>& on_source = {});
+  // The Repetition Count Test's and the Adaptive Proportion Test's cutoffs for options.h, both
+  // tests run over the samples of `files`, and with options.simulate their Monte Carlo check.
+  // Throws Error: "usage" (a refused setting), "input" or "degenerate" (a file), "device",
+  // "interrupted" (cancel()).
+  HealthResult health_tests(const HealthOptions& options, const std::vector<std::string>& files = {});
   // From any thread: the call in progress (from its first step) stops between rounds and
   // throws Error("interrupted") unless every result was already delivered; a call that has
   // not begun is not affected. Calls on one Assessor from several threads run one at a time.
