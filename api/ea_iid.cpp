@@ -504,7 +504,10 @@ namespace {
 // The checked Settings of the health tests' options (check_settings' rules, as the command
 // line's health-tests flags; `files`: whether sample files are given).
 ea::Settings health_settings_of(const HealthOptions& o, bool files) {
-  const ea::SettingNames names = ea::keyword_name;
+  // (the claim is the field `h`, the health tests' setting elsewhere)
+  const ea::SettingNames names = [](const std::string& key, const std::string& value) {
+    return ea::keyword_name(key == "health_tests" ? "h" : key, value);
+  };
   const HealthOptions d;
   const auto given = [&](const char* key, bool differs) { return gives(o, key, differs); };
   ea::Settings s;
@@ -522,6 +525,7 @@ ea::Settings health_settings_of(const HealthOptions& o, bool files) {
     g.threads = given("threads", o.threads != d.threads);
     g.gpus = given("gpus", o.gpus != d.gpus);
     g.seed = o.seed.has_value();
+    g.simulate = given("simulate", o.simulate != d.simulate);
     g.device = given("device", o.device != d.device);
     g.sample_format = given("sample_format", o.sample_format != d.sample_format);
     g.select_bits = given("select_bits", !o.select_bits.empty());

@@ -135,6 +135,7 @@ Settings health_settings(const HealthFlags& f) {
   given.sample_format = f.sample.format_opt->count() > 0;
   given.inputs = !f.files.empty();
   given.seed = f.seed_opt->count() > 0;
+  given.simulate = f.simulate_opt->count() > 0;
   given.device = f.device_opt->count() > 0;
   given.alpha = f.alpha_opt->count() > 0;
   given.bits = f.bits_opt->count() > 0;

@@ -137,7 +137,11 @@ void check_health_inputs(const Settings& s, const SettingsGiven& given, const Se
   for (const auto& [was_given, key] : simulation_only) {
     if (was_given && !simulate) refuse(names(key, "") + " applies to " + names("simulate", "") + ", which is not given");
   }
-  if (given.gpus && s.gpus.size() != 1) refuse(names("gpus", "") + ": the simulation runs on one GPU; give its index");
+  if (given.gpus && s.gpus.size() != 1) {
+    std::string list;
+    for (const int g : s.gpus) list += (list.empty() ? "" : ",") + std::to_string(g);
+    refuse(names("gpus", list) + ": the simulation runs on one GPU; give its index");
+  }
   if (given.threads && !simulate && !given.inputs) {
     refuse(names("threads", "") + " applies to " + names("simulate", "") + " and to " + names("files", "") +
            ", neither of which is given");
@@ -169,7 +173,8 @@ void check_health(const Settings& s, const SettingsGiven& given, const SettingNa
     refuse(names("health_tests", "") + ": '" + number_text(h) + "' with " + names("alpha", "") + " " + number_text(alpha) +
            ": the Repetition Count Test's cutoff would exceed 2^53 samples");
   }
-  if (s.health->simulate > kSimulateRange.max) {
+  if ((given.simulate || s.health->simulate > 0) &&
+      (s.health->simulate < kSimulateRange.min || s.health->simulate > kSimulateRange.max)) {
     refuse(names("simulate", "") + ": " + std::to_string(s.health->simulate) + " is out of range (" +
            std::to_string(kSimulateRange.min) + " to " + std::to_string(kSimulateRange.max) + " samples)");
   }

@@ -50,6 +50,7 @@ struct SettingsGiven {
   // The health tests' (check_health): --seed, --device and --sample-format given, and whether
   // sample files are (their FILEs: the options of how samples are read apply to them alone).
   bool seed = false, device = false, sample_format = false, inputs = false;
+  bool simulate = false;  // the Monte Carlo check's samples given (0 too: out of range)
 };
 
 // How a front door names a setting in its messages. `key` is the setting's key, the C++

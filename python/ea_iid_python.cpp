@@ -611,20 +611,55 @@ py::list assess_manifest(const py::object& manifest, const py::object& jobs, con
 const std::vector<std::string> kHealthKeywords = {"alpha", "bits", "simulate", "seed", "device", "gpus", "threads",
                                                   "sample_format", "select_bits", "bin"};
 
-// simulate: a whole number of samples, also a float such as 1e9.
-uint64_t simulate_of(const py::handle& v) {
+// simulate: a whole number of samples, also a float such as 1e9; one outside uint64_t, or a
+// negative one, holds the nearest (refused by the library's range: refuse_unheld_health).
+uint64_t simulate_of(const py::handle& v, Unheld& unheld) {
+  const auto held = [&](uint64_t h) {
+    if (unheld.key.empty()) unheld = {"simulate", py::repr(v).cast<std::string>(), std::to_string(h), ""};
+    return h;
+  };
   if (PyFloat_Check(v.ptr())) {
     const double x = number("simulate", v);
-    if (!(x >= 0) || x != std::floor(x) || x >= 0x1p64) raise_error("usage", "simulate: " + py::repr(v).cast<std::string>() + " is not a whole number of samples");
+    if (x != std::floor(x)) raise_error("usage", "simulate: " + py::repr(v).cast<std::string>() + " is not a whole number of samples");
+    if (x < 0) return held(0);
+    if (x >= 0x1p64) return held(UINT64_MAX);
     return static_cast<uint64_t>(x);
   }
-  return whole_in_type<uint64_t>("simulate", v);
+  const py::int_ n = whole_number("simulate", v);
+  if (PyObject_RichCompareBool(n.ptr(), py::int_(0).ptr(), Py_LT) == 1) return held(0);
+  const unsigned long long x = PyLong_AsUnsignedLongLong(n.ptr());
+  if (x == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    if (!PyErr_ExceptionMatches(PyExc_OverflowError)) throw py::error_already_set();
+    PyErr_Clear();
+    return held(UINT64_MAX);
+  }
+  return x;
+}
+
+// As refuse_unheld: the library's words for the number held, naming the number given.
+[[noreturn]] void refuse_unheld_health(const ea_iid::HealthOptions& o, const std::vector<std::string>& paths,
+                                       const Unheld& u) {
+  std::string kind = "usage", message = u.key + ": " + u.given + " is out of range" + (u.bounds.empty() ? "" : " (" + u.bounds + ")");
+  {
+    std::unique_lock<std::mutex> lock = lock_run();
+    py::gil_scoped_release release;
+    try {
+      (void)assessor().health_tests(o, paths);  // (refused by the settings' ranges before any work)
+    } catch (const ea_iid::Error& e) {
+      kind = e.kind();
+      message = e.what();
+      const std::string held = u.key + ": " + u.held;
+      const size_t at = message.find(held);
+      if (kind == "usage" && at != std::string::npos) message.replace(at, held.size(), u.key + ": " + u.given);
+    }
+  }
+  raise_error(kind, message);
 }
 
 void set_health_option(ea_iid::HealthOptions& o, const std::string& key, const py::handle& v, Unheld& unheld) {
   if (key == "alpha") o.alpha = PyUnicode_Check(v.ptr()) ? text(key, v) : py::repr(py::float_(number(key, v))).cast<std::string>();
   else if (key == "bits") o.bits = whole<int>(key, v, unheld);
-  else if (key == "simulate") o.simulate = simulate_of(v);
+  else if (key == "simulate") o.simulate = simulate_of(v, unheld);
   else if (key == "seed") o.seed = whole_in_type<uint64_t>(key, v);
   else if (key == "device") o.device = text(key, v);
   else if (key == "gpus") o.gpus = whole_list(key, v, unheld);
@@ -646,7 +681,6 @@ py::object health_tests(const py::object& h, const py::object& files, const py::
     set_health_option(o, py::str(key_obj), value, unheld);
     o.given.push_back(py::str(key_obj));
   }
-  if (!unheld.key.empty()) raise_error("usage", unheld.key + ": " + unheld.given + " is out of range (" + unheld.bounds + ")");
   if (o.given.empty()) o.given.push_back("none");  // (empty would mean: those that differ from their defaults)
   std::vector<std::string> paths;
   if (is_path(files)) {
@@ -658,6 +692,7 @@ py::object health_tests(const py::object& h, const py::object& files, const py::
       paths.push_back(path_of(py::reinterpret_borrow<py::object>(f)));
     }
   }
+  if (!unheld.key.empty()) refuse_unheld_health(o, paths, unheld);
   const ea_iid::HealthResult r = without_gil([&] { return assessor().health_tests(o, paths); });
   return loads(r.json);
 }
@@ -711,13 +746,18 @@ PYBIND11_MODULE(ea_iid, m) {
         "(iidClaim, bitsPerSample, restartTestPath, sampleFormat, selectBits, binBits) and raise ea_iid.UsageError, as "
         "a manifest that is not valid does.");
   m.def("health_tests", &health_tests, py::arg("h"), py::arg("files") = py::none(),
-        "health_tests(h, files=None, *, alpha='2^-20', bits=None, simulate=None, seed=None, device='auto', gpus=None, "
+        "health_tests(h, files=None, *, alpha='2^-20', bits=None, simulate=None, seed=None, device=None, gpus=None, "
         "threads=None, sample_format=None, select_bits=None, bin=None) -> dict\n\n"
         "The Repetition Count Test's and the Adaptive Proportion Test's cutoffs (SP 800-90B 4.4) for a claimed "
         "min-entropy h per sample, both tests run over the samples of files (a path or a list of paths), and with "
         "simulate=N (at least 1e9 for a check) their Monte Carlo check: the record `ea_iid health-tests H -o` writes "
         "(type HealthTests). seed, device and gpus apply to simulate; sample_format, select_bits and bin to files. "
         "Raises ea_iid.UsageError for a refused setting and ea_iid.Error for a file that cannot be read.");
+  m.def(
+      "cancel", [] { assessor().cancel(); },
+      "cancel() -> None: from another thread, stops the call in progress (assess, restart, assess_many's batch, "
+      "assess_manifest, health_tests), which raises ea_iid.Error with error_kind 'interrupted' and returns no "
+      "result; a call that has not begun is not affected");
   py::class_<Many>(m, "AssessMany")
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &Many::next);

@@ -37,7 +37,7 @@ def test_a_file_with_a_stuck_run(tmp_path):
     f = d["files"][0]
     assert (f["samples"], f["rct"]["failures"], f["rct"]["firstFailure"], f["rct"]["longestRun"]) == (1280, 20, 62, 22)
     assert f["apt"]["failures"] == 0
-    assert ea_iid.health_tests(1, str(path), bits=8)["files"] == d["files"]  # one path, not in a list
+    assert ea_iid.health_tests(1, str(path), bits=8, threads=2)["files"] == d["files"]  # one path; threads with files
     assert cli(tmp_path, "1", "--bits", "8", str(path))["files"] == d["files"]
 
 
@@ -59,7 +59,15 @@ def test_the_monte_carlo_check_is_seeded(tmp_path):
     (lambda: ea_iid.health_tests(2, bits=1), "at most 1 bits per sample (bits=1)"),
     (lambda: ea_iid.health_tests(1, alpha="2^-0.5"), "alpha"),
     (lambda: ea_iid.health_tests(1, simulate=3.5), "simulate: 3.5 is not a whole number of samples"),
-    (lambda: ea_iid.health_tests(1, simulate=10**6, gpus=[0, 0]), "the simulation runs on one GPU"),
+    (lambda: ea_iid.health_tests(1, simulate=10**6, gpus=[0, 0]), 'gpus="0,0": the simulation runs on one GPU'),
+    (lambda: ea_iid.health_tests(1, simulate=0), "simulate: 0 is out of range (1 to"),
+    (lambda: ea_iid.health_tests(1, simulate=0, seed=1), "simulate: 0 is out of range (1 to"),
+    (lambda: ea_iid.health_tests(1, simulate=-1), "simulate: -1 is out of range (1 to"),
+    (lambda: ea_iid.health_tests(1, simulate=2**70), "simulate: 1180591620717411303424 is out of range (1 to"),
+    (lambda: ea_iid.health_tests(1, bits=2**40), "bits: 1099511627776 is out of range (1 to 8)"),
+    (lambda: ea_iid.health_tests(9), "h: '9': H must be"),
+    (lambda: ea_iid.health_tests(1, gpus=[1]), "gpus applies to simulate, which is not given"),
+    (lambda: ea_iid.health_tests(1, bin=2), "bin applies to the samples of files, none of which is given"),
 ])
 def test_refusals_name_the_keywords(call, words):
     with pytest.raises(ea_iid.UsageError) as e:
