@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <future>
 #include <limits>
 #include <mutex>
@@ -253,13 +254,13 @@ void set_option(ea_iid::Options& o, const std::string& key, const py::handle& va
 // A number given that its field could not hold: refused with the library's message for the
 // field's nearest number (the command line's words and range), naming the number given; the
 // type's range where the library would take that number (no settings rule narrows it).
-[[noreturn]] void refuse_unheld(const ea_iid::Options& o, const Unheld& u) {
-  std::string kind = "usage", message = u.key + ": " + u.given + " is out of range (" + u.bounds + ")";
+[[noreturn]] void refuse_unheld(const Unheld& u, const std::function<void()>& check) {
+  std::string kind = "usage", message = u.key + ": " + u.given + " is out of range" + (u.bounds.empty() ? "" : " (" + u.bounds + ")");
   {
     std::unique_lock<std::mutex> lock = lock_run();
     py::gil_scoped_release release;
     try {
-      assessor().assess_many({}, o, 1, [](size_t, const ea_iid::Result&) {});  // the settings checked; no input
+      check();  // the settings checked, refused before any work
     } catch (const ea_iid::Error& e) {
       kind = e.kind();
       message = e.what();
@@ -288,7 +289,9 @@ ea_iid::Options options_of(const py::object& bits, const py::object& seed, const
   for (const auto& [key_obj, value] : kw) {
     if (!value.is_none()) set_option(o, py::str(key_obj), value, unheld);  // None: the default, as bits=None
   }
-  if (!unheld.key.empty()) refuse_unheld(o, unheld);
+  if (!unheld.key.empty()) {
+    refuse_unheld(unheld, [&] { assessor().assess_many({}, o, 1, [](size_t, const ea_iid::Result&) {}); });  // (no input)
+  }
   // What the call gave, as the command line knows its flags: iterations=10000 with
   // track="non-iid", or bits=0, is refused as --iterations 10000 or --bits 0 is.
   if (!bits.is_none()) o.given.push_back("bits");
@@ -612,7 +615,7 @@ const std::vector<std::string> kHealthKeywords = {"alpha", "bits", "simulate", "
                                                   "sample_format", "select_bits", "bin"};
 
 // simulate: a whole number of samples, also a float such as 1e9; one outside uint64_t, or a
-// negative one, holds the nearest (refused by the library's range: refuse_unheld_health).
+// negative one, holds the nearest (refused by the library's range: refuse_unheld).
 uint64_t simulate_of(const py::handle& v, Unheld& unheld) {
   const auto held = [&](uint64_t h) {
     if (unheld.key.empty()) unheld = {"simulate", py::repr(v).cast<std::string>(), std::to_string(h), ""};
@@ -636,25 +639,6 @@ uint64_t simulate_of(const py::handle& v, Unheld& unheld) {
   return x;
 }
 
-// As refuse_unheld: the library's words for the number held, naming the number given.
-[[noreturn]] void refuse_unheld_health(const ea_iid::HealthOptions& o, const std::vector<std::string>& paths,
-                                       const Unheld& u) {
-  std::string kind = "usage", message = u.key + ": " + u.given + " is out of range" + (u.bounds.empty() ? "" : " (" + u.bounds + ")");
-  {
-    std::unique_lock<std::mutex> lock = lock_run();
-    py::gil_scoped_release release;
-    try {
-      (void)assessor().health_tests(o, paths);  // (refused by the settings' ranges before any work)
-    } catch (const ea_iid::Error& e) {
-      kind = e.kind();
-      message = e.what();
-      const std::string held = u.key + ": " + u.held;
-      const size_t at = message.find(held);
-      if (kind == "usage" && at != std::string::npos) message.replace(at, held.size(), u.key + ": " + u.given);
-    }
-  }
-  raise_error(kind, message);
-}
 
 void set_health_option(ea_iid::HealthOptions& o, const std::string& key, const py::handle& v, Unheld& unheld) {
   if (key == "alpha") o.alpha = PyUnicode_Check(v.ptr()) ? text(key, v) : py::repr(py::float_(number(key, v))).cast<std::string>();
@@ -692,7 +676,7 @@ py::object health_tests(const py::object& h, const py::object& files, const py::
       paths.push_back(path_of(py::reinterpret_borrow<py::object>(f)));
     }
   }
-  if (!unheld.key.empty()) refuse_unheld_health(o, paths, unheld);
+  if (!unheld.key.empty()) refuse_unheld(unheld, [&] { (void)assessor().health_tests(o, paths); });
   const ea_iid::HealthResult r = without_gil([&] { return assessor().health_tests(o, paths); });
   return loads(r.json);
 }
