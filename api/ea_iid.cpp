@@ -13,6 +13,7 @@
 
 #include "common/error.hpp"
 #include "common/sha256.hpp"
+#include "conditioning.hpp"
 #include "files.hpp"
 #include "lab.hpp"
 #include "manifest.hpp"
@@ -101,6 +102,30 @@ ea::Settings filled_settings(const Options& o, const ea::SettingNames& names) {
   return s;
 }
 
+// `message` with the advice of its remedy in this API's words (its options' names).
+std::string worded(const std::string& message, ea::Remedy remedy) {
+  switch (remedy) {
+    case ea::Remedy::MapSamples:
+      return message + "; make samples symbols with select_bits=MASK (or \"auto\", the search for the best mask) or bin=B";
+    case ea::Remedy::MixedWidths: return message + "; give bits, or test them apart";
+    default: return message;
+  }
+}
+
+// The last steps of every call's settings here: the GPUs asked for are there (Error "device"),
+// threads 0 becomes every core, and a seed not given is drawn from the OS where the run draws
+// random numbers.
+ea::Settings finished(ea::Settings s, const ea::SettingNames& names, int threads, const std::optional<uint64_t>& seed) {
+  try {
+    ea::require_gpus(s, names);
+  } catch (const ea::Error& e) {
+    throw Error("device", e.what());
+  }
+  if (threads == 0) s.threads = omp_get_max_threads();
+  s.seed = seed ? *seed : ea::draws_random_numbers(s) ? os_seed() : 0;
+  return s;
+}
+
 // The checked Settings of `o`: the command line's rules (pipeline/settings_rules.hpp), each
 // setting named by its field here (and its Python keyword).
 ea::Settings settings_of(const Options& o) {
@@ -112,14 +137,7 @@ ea::Settings settings_of(const Options& o) {
   } catch (const ea::Error& e) {
     throw Error("usage", e.what());
   }
-  try {
-    ea::require_gpus(s, names);
-  } catch (const ea::Error& e) {
-    throw Error("device", e.what());
-  }
-  if (o.threads == 0) s.threads = omp_get_max_threads();
-  s.seed = o.seed ? *o.seed : ea::draws_random_numbers(s) ? os_seed() : 0;
-  return s;
+  return finished(std::move(s), names, o.threads, o.seed);
 }
 
 Result result_of(const ea::ItemResult& r, const ea::Item& it, const ea::Settings& s, const ea::ReportOptions& ro) {
@@ -139,10 +157,7 @@ Result result_of(const ea::ItemResult& r, const ea::Item& it, const ea::Settings
     }
   } else if (r.status == ea::ItemResult::Status::Failed) {
     out.error_kind = record.json.value("errorKind", std::string("internal"));
-    out.error_message = r.message;
-    if (r.remedy == ea::Remedy::MapSamples) {
-      out.error_message += "; make samples symbols with select_bits=MASK (or \"auto\", the search for the best mask) or bin=B";
-    }
+    out.error_message = worded(r.message, r.remedy);
   } else if (r.status == ea::ItemResult::Status::Skipped) {
     out.error_message = r.message;
   }
@@ -535,14 +550,7 @@ ea::Settings health_settings_of(const HealthOptions& o, bool files) {
   } catch (const ea::Error& e) {
     throw Error("usage", e.what());
   }
-  try {
-    ea::require_gpus(s, names);
-  } catch (const ea::Error& e) {
-    throw Error("device", e.what());
-  }
-  if (o.threads == 0) s.threads = omp_get_max_threads();
-  s.seed = o.seed ? *o.seed : ea::draws_random_numbers(s) ? os_seed() : 0;
-  return s;
+  return finished(std::move(s), names, o.threads, o.seed);
 }
 
 }  // namespace
@@ -558,12 +566,75 @@ HealthResult Assessor::health_tests(const HealthOptions& options, const std::vec
   try {
     a = ea::assess_health(s, files, call.cancelled.get());
   } catch (const ea::Error& e) {
-    throw Error(call.cancelled->load() ? "interrupted" : kind_name(e.kind()), e.what());
+    throw Error(call.cancelled->load() ? "interrupted" : kind_name(e.kind()), worded(e.what(), e.remedy()));
   }
   if (call.cancelled->load()) throw Error("interrupted", "cancelled");
   HealthResult r;
   r.json = ea::dump_json(ea::health_json(a, ro));
   r.failed = a.failed();
+  return r;
+}
+
+namespace {
+
+// The checked input of a conditioning call (check_conditioning_settings' rules, as the command
+// line's; each setting named by its field, a file by the field alone).
+ea::ConditioningInput conditioning_input(const ConditioningOptions& o) {
+  const ea::SettingNames names = [](const std::string& key, const std::string& value) {
+    return value == "FILE" ? key : ea::keyword_name(key, value);
+  };
+  ea::ConditioningInput in;
+  try {
+    if (o.kind != "vetted" && o.kind != "non-vetted") {
+      throw ea::Error(ea::ErrorKind::Usage, "kind: '" + o.kind + "' is not a kind of component; expected vetted or non-vetted");
+    }
+    in.vetted = o.kind == "vetted";
+    ea::ConditioningGiven g;
+    g.h_prime = !o.h_prime.empty();
+    g.conditioned = !o.conditioned.empty();
+    g.conditioned_iid = o.conditioned_iid;
+    g.bits = o.bits != 0;
+    ea::check_conditioning_settings(in.vetted, g, names);
+    if (g.bits && (o.bits < 1 || o.bits > 8)) {
+      throw ea::Error(ea::ErrorKind::Usage, "bits: " + std::to_string(o.bits) + " is out of range (1 to 8)");
+    }
+    in.n_in = o.n_in;
+    in.n_out = o.n_out;
+    in.nw = o.nw;
+    in.h_in = ea::parse_conditioning_number(o.h_in, "h_in");
+    if (g.h_prime) in.h_prime = ea::parse_conditioning_number(o.h_prime, "h_prime");
+    if (!g.conditioned) ea::check_conditioning_input(in);  // (with a file: before it is read, in the pipeline)
+  } catch (const ea::Error& e) {
+    throw Error("usage", e.what());
+  }
+  return in;
+}
+
+}  // namespace
+
+ConditioningResult Assessor::conditioning(const ConditioningOptions& options) {
+  const ea::ConditioningInput in = conditioning_input(options);
+  ea::Settings s;
+  s.width = options.bits;
+  s.threads = 0;  // (as the command line: the conditioned file's estimates on every core)
+  const Impl::Call call(*impl_);
+  ea::ReportOptions ro;
+  ro.track = ea::Track::Iid;
+  ro.started = ea::timestamp_now();
+  ro.command_line = options.command_line;
+  ro.quiet = true;
+  std::optional<std::string> file;
+  if (!options.conditioned.empty()) file = options.conditioned;
+  ea::ConditioningAssessment a;
+  try {
+    a = ea::assess_conditioning(in, file, options.conditioned_iid, s, call.cancelled.get());
+  } catch (const ea::Error& e) {
+    throw Error(call.cancelled->load() ? "interrupted" : kind_name(e.kind()), worded(e.what(), e.remedy()));
+  }
+  if (call.cancelled->load()) throw Error("interrupted", "cancelled");
+  ConditioningResult r;
+  r.json = ea::dump_json(ea::conditioning_json(a, ro));
+  r.h_out = static_cast<double>(a.result.h_out);
   return r;
 }
 

@@ -60,6 +60,12 @@ void apply_numbers(const std::vector<std::string>& p, ConditioningOptions& c) {
   if (p.size() == 5) c.input.h_prime = parse_conditioning_number(p[4], "h'");
 }
 
+// The settings' names in this command's words (check_conditioning_settings).
+std::string conditioning_names(const std::string& key, const std::string& value) {
+  const std::string flag = key == "conditioned_iid" ? "--conditioned-iid" : key == "h_prime" ? "H_PRIME" : "--" + key;
+  return value.empty() ? flag : flag + " " + value;
+}
+
 // Interrupted (SIGINT/SIGTERM while the MPFR computation or the --conditioned file's
 // estimates run): Error{Interrupted}, and neither the text nor -o is written.
 int run_conditioning(const ConditioningOptions& c, const std::string& command_line,
@@ -174,9 +180,13 @@ int conditioning_command(std::vector<char*> args, const std::string& command_lin
     if (const int done = parse_subcommand(app, args, "ea_iid conditioning", hints); done >= 0) return done;
     c.input.vetted = kind == "vetted";
     if (cond->count()) c.conditioned = bits;
-    if (c.conditioned && c.input.vetted) throw Error(ErrorKind::Usage, "--conditioned applies to a non-vetted component");
-    if (c.conditioned_iid && !c.conditioned) throw Error(ErrorKind::Usage, "--conditioned-iid applies to --conditioned FILE");
-    if (width->count() && !c.conditioned) throw Error(ErrorKind::Usage, "--bits applies to --conditioned FILE");
+    apply_numbers(numbers, c);  // (their count: h' given, or from --conditioned)
+    ConditioningGiven given;
+    given.h_prime = numbers.size() == 5;
+    given.conditioned = c.conditioned.has_value();
+    given.conditioned_iid = c.conditioned_iid;
+    given.bits = width->count() > 0;
+    check_conditioning_settings(c.input.vetted, given, conditioning_names);
     if (width->count()) c.width = apply_bits_option(width_text, false);
     const OutputFiles files = apply_output_group(out);  // -o /dev/stdout is -o - (cli/output.hpp)
     c.json_path = files.json;
@@ -184,7 +194,6 @@ int conditioning_command(std::vector<char*> args, const std::string& command_lin
     c.quiet = files.quiet;
     if (c.force && !c.json_path) throw Error(ErrorKind::Usage, "--force applies to -o, which is not given");
     c.nist = format == "nist";
-    apply_numbers(numbers, c);
     return run_conditioning(c, command_line, interrupt);
   });
 }

@@ -11,6 +11,7 @@ std::string worded(const std::string& message, Remedy remedy) {
     case Remedy::MapSamples:
       return message + "; make samples symbols with --select-bits MASK (or auto, the search for the best mask) or --bin B";
     case Remedy::KeepShort: return message + "; --keep-short assesses it";
+    case Remedy::MixedWidths: return message + "; give --bits, or test them apart";
     default: return message;
   }
 }

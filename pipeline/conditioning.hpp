@@ -9,8 +9,23 @@
 
 #include "conditioning/conditioning.hpp"
 #include "non_iid.hpp"
+#include "settings_rules.hpp"
 
 namespace ea {
+
+// What a conditioning run was given besides the component (one place for the rules of
+// `ea_iid conditioning` and the library's conditioning()).
+struct ConditioningGiven {
+  bool h_prime = false;          // h' as a number
+  bool conditioned = false;      // h' from a file of conditioned output
+  bool conditioned_iid = false;  // ... from its MCV estimate alone
+  bool bits = false;             // the file's bits per sample
+};
+
+// Refuses (Error{Usage}, each setting named by `names`) h' or a conditioned file for a vetted
+// component, a non-vetted one with neither or both, and conditioned_iid or bits without a
+// conditioned file.
+void check_conditioning_settings(bool vetted, const ConditioningGiven& given, const SettingNames& names);
 
 struct ConditioningAssessment {
   ConditioningResult result;

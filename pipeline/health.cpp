@@ -88,7 +88,8 @@ void check_file_width(const HealthAssessment& a, const std::string& path, int wi
   if ((width == 1) != (first == 1)) {
     throw Error(ErrorKind::Usage, path + " holds " + std::to_string(width) + "-bit symbols where " + first_path +
                                       " holds " + std::to_string(first) + "-bit ones: a binary source's cutoffs differ "
-                                      "from another's; give --bits, or test them apart");
+                                      "from another's",
+                Remedy::MixedWidths);
   }
   if (a.settings.health->h > width) {
     throw Error(ErrorKind::Usage, "H = " + number(a.settings.health->h) + " is more than the " + std::to_string(width) +

@@ -681,6 +681,42 @@ py::object health_tests(const py::object& h, const py::object& files, const py::
   return loads(r.json);
 }
 
+// A number the conditioning reads as text, as NIST's ea_conditioning reads its arguments: a str
+// as given, an int in decimal, a float by its shortest repr (0.9 is "0.9", as on the command
+// line).
+std::string number_text(const std::string& key, const py::handle& v) {
+  if (PyUnicode_Check(v.ptr())) return text(key, v);
+  if (PyIndex_Check(v.ptr()) && !is_bool(v)) return py::str(whole_number(key, v)).cast<std::string>();
+  return py::repr(py::float_(number(key, v))).cast<std::string>();
+}
+
+// conditioning(kind, n_in, n_out, nw, h_in, h_prime=None, *, conditioned=None,
+// conditioned_iid=False, bits=None): the record `ea_iid conditioning ... -o` writes.
+py::object conditioning(const py::object& kind, const py::object& n_in, const py::object& n_out, const py::object& nw,
+                        const py::object& h_in, const py::object& h_prime, const py::object& conditioned,
+                        const py::object& conditioned_iid, const py::object& bits) {
+  ea_iid::ConditioningOptions o;
+  o.command_line = "ea_iid (Python module)";
+  o.kind = text("kind", kind);
+  o.n_in = whole_in_type<uint32_t>("n_in", n_in);
+  o.n_out = whole_in_type<uint32_t>("n_out", n_out);
+  o.nw = whole_in_type<uint32_t>("nw", nw);
+  o.h_in = number_text("h_in", h_in);
+  if (!h_prime.is_none()) o.h_prime = number_text("h_prime", h_prime);
+  if (!conditioned.is_none()) {
+    if (!is_path(conditioned)) wrong_type("conditioned", "a path (str, os.PathLike)", conditioned);
+    o.conditioned = path_of(conditioned);
+    if (o.conditioned.empty()) raise_error("usage", "conditioned: an empty path");
+  }
+  o.conditioned_iid = flag("conditioned_iid", conditioned_iid);
+  if (!bits.is_none()) {
+    o.bits = whole_in_type<int>("bits", bits);
+    if (o.bits == 0) raise_error("usage", "bits: 0 is out of range (1 to 8)");
+  }
+  const ea_iid::ConditioningResult r = without_gil([&] { return assessor().conditioning(o); });
+  return loads(r.json);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(ea_iid, m) {
@@ -737,10 +773,22 @@ PYBIND11_MODULE(ea_iid, m) {
         "simulate=N (at least 1e9 for a check) their Monte Carlo check: the record `ea_iid health-tests H -o` writes "
         "(type HealthTests). seed, device and gpus apply to simulate; sample_format, select_bits and bin to files. "
         "Raises ea_iid.UsageError for a refused setting and ea_iid.Error for a file that cannot be read.");
+  m.def("conditioning", &conditioning, py::arg("kind"), py::arg("n_in"), py::arg("n_out"), py::arg("nw"), py::arg("h_in"),
+        py::arg("h_prime") = py::none(), py::kw_only(), py::arg("conditioned") = py::none(),
+        py::arg("conditioned_iid") = false, py::arg("bits") = py::none(),
+        "conditioning(kind, n_in, n_out, nw, h_in, h_prime=None, *, conditioned=None, conditioned_iid=False, "
+        "bits=None) -> dict\n\n"
+        "A conditioning component's output entropy (SP 800-90B 3.1.5) as NIST ea_conditioning 1.1.8 computes it: "
+        "kind 'vetted' or 'non-vetted'; n_in input bits per output, n_out output bits, nw the narrowest internal "
+        "width, h_in the entropy of the n_in bits; a non-vetted component's h' (entropy per output bit) as h_prime, "
+        "or from conditioned, a file of its conditioned output (its non-IID bitstring estimates; conditioned_iid: its "
+        "MCV estimate alone; bits: its bits per sample). Numbers are read as the command line reads them (0.9 as "
+        "\"0.9\"). Returns the record `ea_iid conditioning -o` writes (type Conditioning); raises "
+        "ea_iid.UsageError for a refused setting and ea_iid.Error for a file that cannot be read.");
   m.def(
       "cancel", [] { assessor().cancel(); },
       "cancel() -> None: from another thread, stops the call in progress (assess, restart, assess_many's batch, "
-      "assess_manifest, health_tests), which raises ea_iid.Error with error_kind 'interrupted' and returns no "
+      "assess_manifest, health_tests, conditioning), which raises ea_iid.Error with error_kind 'interrupted' and returns no "
       "result; a call that has not begun is not affected");
   py::class_<Many>(m, "AssessMany")
       .def("__iter__", [](py::object self) { return self; })

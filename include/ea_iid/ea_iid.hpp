@@ -117,6 +117,29 @@ struct HealthResult {
   bool failed = false;  // either test failed on some file
 };
 
+// A conditioning component's output entropy (SP 800-90B 3.1.5; `ea_iid conditioning`), under
+// its rules: h_prime or conditioned (one of them) for a non-vetted component, neither for a
+// vetted one; conditioned_iid and bits only with conditioned. The numbers h_in and h_prime
+// are text, read as NIST's ea_conditioning reads its arguments (strtold rounded toward zero).
+struct ConditioningOptions {
+  std::string kind = "vetted";   // "vetted" (3.1.5.1) or "non-vetted" (3.1.5.2)
+  uint32_t n_in = 0;             // input bits per conditioned output
+  uint32_t n_out = 0;            // output bits
+  uint32_t nw = 0;               // narrowest internal width
+  std::string h_in;              // entropy of the n_in input bits, e.g. "800" or "0.5"
+  std::string h_prime;           // non-vetted: h', entropy per bit of the output ("": not given)
+  std::string conditioned;       // non-vetted: h' from this file of conditioned output ("": none)
+  bool conditioned_iid = false;  // with conditioned: h' from its MCV estimate alone (NIST's -c iid)
+  int bits = 0;                  // with conditioned: its bits per sample, 1-8 (0: inferred)
+  std::string command_line = "ea_iid library";  // the record's "commandline"
+};
+
+// A conditioning component's result (conditioning).
+struct ConditioningResult {
+  std::string json;  // the record `ea_iid conditioning ... -o` writes (type Conditioning, docs/json.md)
+  double h_out = 0;  // the entropy credited to the output, in bits
+};
+
 // One input of assess_many: a file (path), or samples in memory (a label names them): bytes
 // (as assess), or values wider than a byte (as assess_values) when `values` is not empty.
 struct Input {
@@ -166,6 +189,10 @@ class EA_IID_API Assessor {
   // Throws Error: "usage" (a refused setting), "input" or "degenerate" (a file), "device",
   // "interrupted" (cancel()).
   HealthResult health_tests(const HealthOptions& options, const std::vector<std::string>& files = {});
+  // A conditioning component's output entropy, with h' given or from a file of its conditioned
+  // output. Throws Error: "usage" (a refused setting or number), "input" or "degenerate" (the
+  // file), "interrupted" (cancel()).
+  ConditioningResult conditioning(const ConditioningOptions& options);
   // From any thread: the call in progress (from its first step) stops between rounds and
   // throws Error("interrupted") unless every result was already delivered; a call that has
   // not begun is not affected. Calls on one Assessor from several threads run one at a time.

@@ -27,6 +27,7 @@ enum class Remedy {
   KeepShort,    // a short last block was skipped: it can be assessed too
   StreamRange,  // a stream longer than is read without a range: give a range, or a file
   MapSamples,   // a sample wider than a symbol's 8 bits: select bits of it, or bin it
+  MixedWidths,  // binary and wider files in one health-test run: give the width, or test them apart
 };
 
 class Error : public std::runtime_error {

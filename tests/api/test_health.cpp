@@ -76,6 +76,15 @@ TEST_CASE("assess health_tests: the cutoffs, given fields and the rules of healt
   sim.device = "gpu";
   std::tie(kind, message) = refusal(a, sim);
   if (!kind.empty()) CHECK(kind == "device");
+  // A binary file beside a 4-bit one: refused, the remedy in this API's words, not the CLI's.
+  ea_iid::HealthOptions mixed;
+  mixed.h = 1;
+  const std::string samples = std::string(EA_TEST_DATA_DIR) + "/samples/";
+  std::tie(kind, message) = refusal(a, mixed, {samples + "truerand_1bit.bin", samples + "truerand_4bit.bin"});
+  CHECK(kind == "usage");
+  CHECK(message.find("a binary source's cutoffs differ from another's; give bits, or test them apart") !=
+        std::string::npos);
+  CHECK(message.find("--") == std::string::npos);
 }
 
 TEST_CASE("assess health_tests: cancel() from another thread stops a simulation") {
