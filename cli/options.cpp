@@ -171,8 +171,8 @@ void add_batch_options(CLI::App& app, Flags& f, Options& o) {
   f.blocks_opt = app.add_option("--blocks", f.blocks, "assess every consecutive block of COUNT samples of each file")
                      ->type_name("COUNT");
   f.jobs_opt = app.add_option("--jobs", f.jobs,
-                              "batch: workers, 1-64, each with its own CUDA stream and buffers and, with a GPU, "
-                              "two assessments in flight (default: 8 per listed GPU with a GPU, else 1)")
+                              "batch: assessments in flight at once, 1-64, each with its own CUDA stream and "
+                              "buffers (default: 8 per listed GPU with a GPU, else 1)")
                    ->type_name("K");
   add_output_group(app, f.outputs, kOutputCsv | kOutputHtml | kOutputForce,
                    {"", "batch: write one CSV row per item to PATH (docs/report.md)",
@@ -239,7 +239,7 @@ std::map<std::string, std::string> brief_lines() {
       {"--exit-code", "exit 1 when the data is not judged IID"},
       {"--strict", "for CI: exit 0 only for an IID verdict of a compliant assessment"},
       {"--log-level", "diagnostics on stderr: trace, debug, info (default), ..., off"},
-      {"--jobs", "batch workers, 1-64 (default: 8 per GPU, else 1)"},
+      {"--jobs", "assessments in flight at once, 1-64 (default: 8 per GPU, else 1)"},
       {"--csv", "one CSV row per item"},
       {"--html", "a self-contained HTML report of the batch"},
       {"--shard", "assess only share K of N of the items (job arrays; ea_iid merge)"},

@@ -386,27 +386,19 @@ class ProgressBoard {
   void attach(RunObserver& obs) {
     obs.started = [this](int w, const Item& it) {
       std::lock_guard<std::mutex> lock(m_);
-      at(w) = Status{it.label(), "loading", 0, 0, true};
-      size_t busy = 0;
-      for (const auto& st : status_) busy += st.busy ? 1 : 0;
-      most_at_once_ = std::max(most_at_once_, busy);
+      status_[static_cast<size_t>(w)] = Status{it.label(), "loading", 0, 0, true};
     };
     obs.progress = [this](int w, const char* phase, uint32_t n, int active, uint32_t) {
       std::lock_guard<std::mutex> lock(m_);
-      auto& st = at(w);
+      auto& st = status_[static_cast<size_t>(w)];
       st.phase = phase;
       st.permutations = n;
       st.active = active;
     };
     obs.idle = [this](int w) {
       std::lock_guard<std::mutex> lock(m_);
-      at(w).busy = false;
+      status_[static_cast<size_t>(w)].busy = false;
     };
-  }
-  // The most items in flight at once so far (a batch's debug log says it).
-  size_t most_at_once() const {
-    std::lock_guard<std::mutex> lock(m_);
-    return most_at_once_;
   }
   void finished(uint64_t permutations) {
     ++finished_;
@@ -451,15 +443,8 @@ class ProgressBoard {
     int active = 0;
     bool busy = false;
   };
-  // Runner w's status (the engine numbers its runners: runner_count(); grown if it differs).
-  Status& at(int w) {
-    const auto k = static_cast<size_t>(std::max(0, w));
-    if (k >= status_.size()) status_.resize(k + 1);
-    return status_[k];
-  }
   mutable std::mutex m_;
   std::vector<Status> status_;
-  size_t most_at_once_ = 0;
   size_t items_, kept_, finished_ = 0;
   uint64_t permutations_ = 0;
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
@@ -624,10 +609,12 @@ Outcome run_batch(Engine& engine, const Options& o, const Settings& settings, co
   // The CPU cores are divided among the workers unless --threads says how many each takes
   // (each worker running all of them made 16 workers x 32 threads fight for 32 cores).
   const RunPlan plan{jobs, o.threads <= 0 ? std::max(1, settings.threads / jobs) : settings.threads};
-  logger().debug("batch of {} assessments, {} workers, {} CPU threads an assessment", items.size(),
-                 std::min<size_t>(static_cast<size_t>(jobs), std::max<size_t>(1, items.size())), plan.threads_each);
+  const int runners = runner_count(plan, settings, items.size());
+  logger().debug("batch of {} assessments, {} workers, {} at a time, {} CPU threads each", items.size(),
+                 std::min<size_t>(static_cast<size_t>(jobs), std::max<size_t>(1, items.size())), runners,
+                 plan.threads_each);
 
-  ProgressBoard board(runner_count(plan, settings, items), items.size(), position.kept.size());
+  ProgressBoard board(runners, items.size(), position.kept.size());
   RunObserver obs;
   obs.note = note_logger(o);
   board.attach(obs);
@@ -646,7 +633,6 @@ Outcome run_batch(Engine& engine, const Options& o, const Settings& settings, co
 
   const RunSummary sum = engine.run(items, settings, plan, interrupt, obs);
   if (bar) std::fprintf(stderr, "\r\033[K");
-  logger().debug("batch: {} runners, at most {} assessments at once", sum.runners, board.most_at_once());
   if (!sum.stopped_by.empty()) logger().error("{}", sum.stopped_by);
   out.repeated_warnings();
   out.finish(o.quiet);

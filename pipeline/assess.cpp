@@ -568,8 +568,6 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
     pd.every_permutation = !cfg.early_exit;
     a.shuffle = engine_shuffle_name(cfg.prng, pd.n, pd.params.binary, cfg.shuffle);
     const auto held = slot.hold_backends();
-    // (a run stopped while this item waited for the backends: no round of it starts)
-    if (hooks.interrupt && hooks.interrupt->load()) throw Error(ErrorKind::Interrupted, "interrupted");
     run_permutation_stage(a, pd, cfg, hooks, slot, original_bzip2);
   }
   a.timings.total = seconds_since(start);

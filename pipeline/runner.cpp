@@ -334,7 +334,7 @@ void Engine::deliver(Run& run, const std::atomic<bool>& interrupt) {
 RunSummary Engine::run(const std::vector<Item>& items, const Settings& settings, const RunPlan& plan,
                        const std::atomic<bool>& interrupt, const RunObserver& observer) {
   const int jobs = std::max(1, std::min<int>(plan.jobs, static_cast<int>(std::max<size_t>(1, items.size()))));
-  const int runners = runner_count(plan, settings, items);
+  const int runners = runner_count(plan, settings, items.size());
   Run run(items, settings, observer);
   run.window = 4 * static_cast<size_t>(runners);
   run.done.resize(items.size());
@@ -359,20 +359,14 @@ RunSummary Engine::run(const std::vector<Item>& items, const Settings& settings,
   deliver(run, interrupt);
   for (auto& t : threads) t.join();
   run.summary.interrupted = interrupt.load();
-  run.summary.runners = runners;
   return run.summary;
 }
 
-int runner_count(const RunPlan& plan, const Settings& s, const std::vector<Item>& items) {
-  const int cap = static_cast<int>(std::min<size_t>(std::max<size_t>(1, items.size()), 1u << 20));
+int runner_count(const RunPlan& plan, const Settings& s, size_t items) {
+  const int cap = static_cast<int>(std::min<size_t>(std::max<size_t>(1, items), 1u << 20));
   const int jobs = std::max(1, std::min(plan.jobs, cap));
-  if (jobs < 2 || s.tuning.slot_items < 2 || s.device == DeviceChoice::Cpu) return jobs;
-  // (a restart item sets its slot's thread counts for its two data sets: one at a time)
-  for (const Item& it : items) {
-    if (track_of(it.settings ? *it.settings : s) != Track::Iid) return jobs;
-  }
-  if (gpu_count() == 0) return jobs;
-  return std::min(cap, jobs * static_cast<int>(s.tuning.slot_items));
+  const bool turns = jobs >= 2 && track_of(s) == Track::Iid && s.device != DeviceChoice::Cpu && gpu_count() > 0;
+  return turns ? std::min(cap, jobs * static_cast<int>(std::max(1u, s.tuning.slot_items))) : jobs;
 }
 
 RunSummary run_items(const std::vector<Item>& items, const Settings& settings, int jobs,

@@ -67,8 +67,8 @@ std::vector<size_t> share_of(const std::vector<Item>& items, uint64_t k, uint64_
 void require_gpus(const Settings& s, const SettingNames& names);
 
 // What the caller sees of a run. finished() and tick() run on the thread that called
-// run_items(); started(), progress() and note() on the runner threads (at most one call at
-// a time per runner; `worker` below is the runner's number, 0 to runner_count() - 1).
+// run_items(); started(), progress() and note() on worker threads (at most one call at a
+// time per worker).
 struct RunObserver {
   // Every item's result, in item order (skipped and failed ones too; interrupted ones only
   // when the run stopped). The result may be moved from.
@@ -89,23 +89,20 @@ struct RunSummary {
   size_t finished = 0;      // results delivered (not counting interrupted items)
   bool interrupted = false; // `interrupt` was set: the rest was not run
   std::string stopped_by;   // a worker failed outside any item (memory): the rest was not run
-  int runners = 0;          // the threads that ran items (runner_count())
 };
 
 // How a run uses the machine.
 struct RunPlan {
   int jobs = 1;          // workers, each with its own device slot (at most one per item)
-  int threads_each = 0;  // CPU threads of each assessment a worker runs (0: settings.threads)
+  int threads_each = 0;  // CPU threads of each worker's assessments (0: settings.threads)
 };
 
 // The threads that run a plan's items (the observer's worker numbers are 0 to this - 1): the
 // plan's workers (at most one per item), each running settings.tuning.slot_items items at
-// once when every item is on the IID or default track, there are two workers or more and the
-// run may use a GPU that is there (the items take turns at the worker's GPU backends: one's
-// permutation tests while the others read, test chi-square and LRS, and estimate on the
-// CPU; each takes the worker's threads_each, and holds its data set in memory); one item
-// each otherwise.
-int runner_count(const RunPlan& plan, const Settings& s, const std::vector<Item>& items);
+// once on the IID and default tracks when there are two workers or more and the run may use
+// a GPU that is there (the items take turns at the worker's GPU backends: one's permutation tests while the
+// others read, test chi-square and LRS, and estimate on the CPU); one item each otherwise.
+int runner_count(const RunPlan& plan, const Settings& s, size_t items);
 
 // The engine: made once per process (cli/ makes one; so will the C++ API and the Python
 // module), it owns each worker's device slots (GPU contexts' buffers, streams, pinned
