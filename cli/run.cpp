@@ -381,7 +381,7 @@ int batch_jobs(const Options& o, const Settings& settings) {
 class ProgressBoard {
  public:
   // `kept`: rows --resume kept from an earlier run, counted as done ([kept + k/kept + items]).
-  ProgressBoard(int runners, size_t items, size_t kept) : status_(static_cast<size_t>(runners)), items_(items), kept_(kept) {}
+  ProgressBoard(int jobs, size_t items, size_t kept) : status_(static_cast<size_t>(jobs)), items_(items), kept_(kept) {}
 
   void attach(RunObserver& obs) {
     obs.started = [this](int w, const Item& it) {
@@ -609,12 +609,9 @@ Outcome run_batch(Engine& engine, const Options& o, const Settings& settings, co
   // The CPU cores are divided among the workers unless --threads says how many each takes
   // (each worker running all of them made 16 workers x 32 threads fight for 32 cores).
   const RunPlan plan{jobs, o.threads <= 0 ? std::max(1, settings.threads / jobs) : settings.threads};
-  const int runners = runner_count(plan, settings, items.size());
-  logger().debug("batch of {} assessments, {} workers, {} at a time, {} CPU threads each", items.size(),
-                 std::min<size_t>(static_cast<size_t>(jobs), std::max<size_t>(1, items.size())), runners,
-                 plan.threads_each);
+  logger().debug("batch of {} assessments, {} at a time, {} CPU threads each", items.size(), jobs, plan.threads_each);
 
-  ProgressBoard board(runners, items.size(), position.kept.size());
+  ProgressBoard board(jobs, items.size(), position.kept.size());
   RunObserver obs;
   obs.note = note_logger(o);
   board.attach(obs);

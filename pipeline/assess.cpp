@@ -567,7 +567,6 @@ Assessment assess(const Dataset& d, const Settings& cfg, const Hooks& hooks, Dev
     PermutationData pd = permutation_data(a, d, streams);
     pd.every_permutation = !cfg.early_exit;
     a.shuffle = engine_shuffle_name(cfg.prng, pd.n, pd.params.binary, cfg.shuffle);
-    const auto held = slot.hold_backends();
     run_permutation_stage(a, pd, cfg, hooks, slot, original_bzip2);
   }
   a.timings.total = seconds_since(start);

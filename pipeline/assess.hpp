@@ -7,7 +7,6 @@
 #include <functional>
 #include <future>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -131,23 +130,19 @@ class DeviceSlot {
   double gpu_compression_model_original() const;
   // The CPU threads this worker's assessments use (a batch divides the cores among its
   // workers; the engine sets each worker's share): `n`, or 0 for settings.threads.
-  void set_cpu_threads(int n) { cpu_threads_.store(n); }
-  int cpu_threads(const Settings& s) const {
-    const int n = cpu_threads_.load();
-    return n > 0 ? n : s.threads;
-  }
-  int cpu_threads_set() const { return cpu_threads_.load(); }
+  void set_cpu_threads(int n) { cpu_threads_ = n; }
+  int cpu_threads(const Settings& s) const { return cpu_threads_ > 0 ? cpu_threads_ : s.threads; }
+  int cpu_threads_set() const { return cpu_threads_; }
   // The threads of the compression test on the CPU (the bzip2 size model or libbz2):
   // cpu_threads unless set (`n` > 0). A restart assessment's two data sets each get half the
   // threads for their statistical tests but all of them for the compression test: the data
   // set whose tests end first would otherwise leave half the cores idle while the other
   // one's compressions run on one thread.
-  void set_compression_threads(int n) { compression_threads_.store(n); }
+  void set_compression_threads(int n) { compression_threads_ = n; }
   int compression_threads(const Settings& s) const {
-    const int n = compression_threads_.load();
-    return n > 0 ? n : cpu_threads(s);
+    return compression_threads_ > 0 ? compression_threads_ : cpu_threads(s);
   }
-  int compression_threads_set() const { return compression_threads_.load(); }
+  int compression_threads_set() const { return compression_threads_; }
   // Whether this worker has GPU entries (a run may still fall back to the CPU).
   bool has_gpus() const { return !gpus_.empty(); }
   // Counts from the worker's first GPU: the t-tuple and LRS estimates' LCPs (gpu_suffix_lcps)
@@ -160,10 +155,6 @@ class DeviceSlot {
   // estimates start before its backend is made, gained nothing (docs/performance-history.md,
   // sessions 33 and 35).
   CountSources count_sources(const Settings& s) const;
-  // The permutation tests hold the slot's backends (gpu(), gpu_compression()) from their
-  // first round to their last: a batch worker's items in flight (GpuTuning::slot_items) take
-  // turns, the others reading and testing on the CPU meanwhile.
-  std::unique_lock<std::mutex> hold_backends() { return std::unique_lock<std::mutex>(backends_mutex_); }
 
  private:
   struct Group {
@@ -174,14 +165,12 @@ class DeviceSlot {
   PermutationBackend& bind(Group& g, Factory make, const PermutationData& pd, const Settings& s, uint32_t lanes);
 
   std::vector<GpuShare> gpus_;
-  // (atomic: a worker's runners share the slot)
-  std::atomic<int> cpu_threads_{0};
-  std::atomic<int> compression_threads_{0};
+  int cpu_threads_ = 0;
+  int compression_threads_ = 0;
   std::future<void> warming_;  // waited for before any backend is made (and on destruction)
   std::atomic<bool> made_{false};  // a backend was made (read by the estimates' thread)
   bool one_lane_ = false;          // bz-lanes did not fit these GPUs once: one lane since
   Group fast_, compression_;
-  std::mutex backends_mutex_;
 };
 
 constexpr uint64_t kMinSamples = 1000000;  // the reference's MIN_SIZE

@@ -58,9 +58,6 @@ const std::vector<GpuTuningKey>& gpu_tuning_keys() {
      nullptr, nullptr, &GpuTuning::profile},
     {"warm-up", "0 or 1: create the CUDA context and load the kernels while the first data set is read and tested",
      0, 1, nullptr, nullptr, &GpuTuning::warm_up},
-    {"slot-items", "items each batch worker keeps in flight with --jobs 2 or more on the IID and default tracks: "
-     "while one item's permutation tests hold the worker's GPU backends, the next is read and tested on the CPU "
-     "(1: one item at a time)", 1, 4, nullptr, &GpuTuning::slot_items, nullptr},
 };
   return keys;
 }

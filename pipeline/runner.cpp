@@ -243,21 +243,20 @@ Engine::Worker& Engine::worker(size_t w, const std::vector<GpuShare>& gpus, cons
   return k;
 }
 
-// Runner `runner` of worker w (its device slots shared with the worker's other runners).
-void Engine::work(Run& run, int runner, size_t w, const std::vector<GpuShare>& gpus, int threads_each) {
+void Engine::work(Run& run, int w, const std::vector<GpuShare>& gpus, int threads_each) {
   try {
-    Worker& k = worker(w, gpus, run.settings);
+    Worker& k = worker(static_cast<size_t>(w), gpus, run.settings);
     k.slot->set_cpu_threads(threads_each);
     k.columns->set_cpu_threads(threads_each);
     Hooks hooks;
     hooks.interrupt = &run.cancel;
     hooks.note = run.observer.note;
     if (run.observer.tested) {
-      hooks.tested = [&run, runner](const Assessment& a) { run.observer.tested(runner, a); };
+      hooks.tested = [&run, w](const Assessment& a) { run.observer.tested(w, a); };
     }
     if (run.observer.progress) {
-      hooks.progress = [&run, runner](const char* phase, uint32_t n, int active, uint32_t left) {
-        run.observer.progress(runner, phase, n, active, left);
+      hooks.progress = [&run, w](const char* phase, uint32_t n, int active, uint32_t left) {
+        run.observer.progress(w, phase, n, active, left);
       };
     }
     while (true) {
@@ -271,10 +270,10 @@ void Engine::work(Run& run, int runner, size_t w, const std::vector<GpuShare>& g
         if (run.observer.may_start && !run.observer.may_start()) break;
         idx = run.next_item++;
       }
-      if (run.observer.started) run.observer.started(runner, run.items[idx]);
+      if (run.observer.started) run.observer.started(w, run.items[idx]);
       const Item& it = run.items[idx];
       ItemResult r = run_item(it, it.settings ? *it.settings : run.settings, hooks, *k.slot, *k.columns);
-      if (run.observer.idle) run.observer.idle(runner);
+      if (run.observer.idle) run.observer.idle(w);
       std::lock_guard<std::mutex> lock(run.m);
       run.done[idx].result = std::move(r);
       run.done[idx].ready = true;
@@ -334,11 +333,10 @@ void Engine::deliver(Run& run, const std::atomic<bool>& interrupt) {
 RunSummary Engine::run(const std::vector<Item>& items, const Settings& settings, const RunPlan& plan,
                        const std::atomic<bool>& interrupt, const RunObserver& observer) {
   const int jobs = std::max(1, std::min<int>(plan.jobs, static_cast<int>(std::max<size_t>(1, items.size()))));
-  const int runners = runner_count(plan, settings, items.size());
   Run run(items, settings, observer);
-  run.window = 4 * static_cast<size_t>(runners);
+  run.window = 4 * static_cast<size_t>(jobs);
   run.done.resize(items.size());
-  run.alive = runners;
+  run.alive = jobs;
   const auto gpus = assign_gpus(settings.gpus, jobs, settings.tuning.memory_share);
   std::vector<std::thread> threads;
   // Whatever leaves this function, the workers are stopped and joined first.
@@ -352,21 +350,13 @@ RunSummary Engine::run(const std::vector<Item>& items, const Settings& settings,
       }
     }
   } join_all{threads, run.cancel};
-  for (int r = 0; r < runners; ++r) {
-    const auto w = static_cast<size_t>(r % jobs);
-    threads.emplace_back([this, &run, r, w, &gpus, &plan] { work(run, r, w, gpus[w], plan.threads_each); });
+  for (int w = 0; w < jobs; ++w) {
+    threads.emplace_back([this, &run, w, &gpus, &plan] { work(run, w, gpus[static_cast<size_t>(w)], plan.threads_each); });
   }
   deliver(run, interrupt);
   for (auto& t : threads) t.join();
   run.summary.interrupted = interrupt.load();
   return run.summary;
-}
-
-int runner_count(const RunPlan& plan, const Settings& s, size_t items) {
-  const int cap = static_cast<int>(std::min<size_t>(std::max<size_t>(1, items), 1u << 20));
-  const int jobs = std::max(1, std::min(plan.jobs, cap));
-  const bool turns = jobs >= 2 && track_of(s) == Track::Iid && s.device != DeviceChoice::Cpu && gpu_count() > 0;
-  return turns ? std::min(cap, jobs * static_cast<int>(std::max(1u, s.tuning.slot_items))) : jobs;
 }
 
 RunSummary run_items(const std::vector<Item>& items, const Settings& settings, int jobs,

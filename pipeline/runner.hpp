@@ -97,13 +97,6 @@ struct RunPlan {
   int threads_each = 0;  // CPU threads of each worker's assessments (0: settings.threads)
 };
 
-// The threads that run a plan's items (the observer's worker numbers are 0 to this - 1): the
-// plan's workers (at most one per item), each running settings.tuning.slot_items items at
-// once on the IID and default tracks when there are two workers or more and the run may use
-// a GPU that is there (the items take turns at the worker's GPU backends: one's permutation tests while the
-// others read, test chi-square and LRS, and estimate on the CPU); one item each otherwise.
-int runner_count(const RunPlan& plan, const Settings& s, size_t items);
-
 // The engine: made once per process (cli/ makes one; so will the C++ API and the Python
 // module), it owns each worker's device slots (GPU contexts' buffers, streams, pinned
 // memory: its GPUs from assign_gpus(settings.gpus, jobs, ...), every listed GPU busy) and
@@ -118,8 +111,7 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  // Runs `items` with `settings` on plan.jobs workers (runner_count() threads), never more than
-  // 4 x runner_count() items ahead of
+  // Runs `items` with `settings` on plan.jobs workers, never more than 4 x jobs items ahead of
   // the oldest result not yet delivered. An item's error (bad input, a device failure) is
   // that item's Failed result; the others go on. `interrupt`: no new item starts, the running
   // ones stop between rounds, and the finished ones are still delivered. Returns once every
@@ -132,7 +124,7 @@ class Engine {
   struct Worker;
   struct Run;
   Worker& worker(size_t w, const std::vector<GpuShare>& gpus, const Settings& settings);
-  void work(Run& run, int runner, size_t w, const std::vector<GpuShare>& gpus, int threads_each);
+  void work(Run& run, int w, const std::vector<GpuShare>& gpus, int threads_each);
   void deliver(Run& run, const std::atomic<bool>& interrupt);
 
   std::mutex workers_mutex_;

@@ -93,10 +93,6 @@ struct GpuTuning {
   uint64_t predictors = uint64_t{1} << 20;
   bool profile = false;         // profile: time each statistics group and compression stage (slower)
   bool warm_up = true;          // warm-up: create the CUDA context and load the kernels while the data is read
-  // slot-items: items a batch worker (--jobs 2 or more, the IID or default track) keeps in
-  // flight on its GPU backends: while one holds them for its permutation tests, the next is
-  // read, tested (chi-square, LRS) and estimated on the CPU. 1: one item at a time.
-  uint32_t slot_items = 2;
 };
 
 // Creates GPU gpu_id's CUDA context and loads the kernels a first assessment needs (the
