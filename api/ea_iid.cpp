@@ -593,14 +593,17 @@ ea::ConditioningInput conditioning_input(const ConditioningOptions& o) {
     g.h_prime = !o.h_prime.empty();
     g.conditioned = !o.conditioned.empty();
     g.conditioned_iid = o.conditioned_iid;
-    g.bits = o.bits != 0;
+    g.bits = o.bits.has_value();
     ea::check_conditioning_settings(in.vetted, g, names);
-    if (g.bits && (o.bits < 1 || o.bits > 8)) {
-      throw ea::Error(ea::ErrorKind::Usage, "bits: " + std::to_string(o.bits) + " is out of range (1 to 8)");
+    if (g.bits && (*o.bits < 1 || *o.bits > 8)) {
+      throw ea::Error(ea::ErrorKind::Usage, "bits: " + std::to_string(*o.bits) + " is out of range (1 to 8)");
     }
-    in.n_in = o.n_in;
-    in.n_out = o.n_out;
-    in.nw = o.nw;
+    ea::check_conditioning_bits(o.n_in, "n_in");
+    ea::check_conditioning_bits(o.n_out, "n_out");
+    ea::check_conditioning_bits(o.nw, "nw");
+    in.n_in = static_cast<uint32_t>(o.n_in);
+    in.n_out = static_cast<uint32_t>(o.n_out);
+    in.nw = static_cast<uint32_t>(o.nw);
     in.h_in = ea::parse_conditioning_number(o.h_in, "h_in");
     if (g.h_prime) in.h_prime = ea::parse_conditioning_number(o.h_prime, "h_prime");
     if (!g.conditioned) ea::check_conditioning_input(in);  // (with a file: before it is read, in the pipeline)
@@ -615,7 +618,7 @@ ea::ConditioningInput conditioning_input(const ConditioningOptions& o) {
 ConditioningResult Assessor::conditioning(const ConditioningOptions& options) {
   const ea::ConditioningInput in = conditioning_input(options);
   ea::Settings s;
-  s.width = options.bits;
+  s.width = options.bits.value_or(0);
   s.threads = 0;  // (as the command line: the conditioned file's estimates on every core)
   const Impl::Call call(*impl_);
   ea::ReportOptions ro;

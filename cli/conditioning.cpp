@@ -180,13 +180,14 @@ int conditioning_command(std::vector<char*> args, const std::string& command_lin
     if (const int done = parse_subcommand(app, args, "ea_iid conditioning", hints); done >= 0) return done;
     c.input.vetted = kind == "vetted";
     if (cond->count()) c.conditioned = bits;
-    apply_numbers(numbers, c);  // (their count: h' given, or from --conditioned)
     ConditioningGiven given;
-    given.h_prime = numbers.size() == 5;
     given.conditioned = c.conditioned.has_value();
     given.conditioned_iid = c.conditioned_iid;
     given.bits = width->count() > 0;
-    check_conditioning_settings(c.input.vetted, given, conditioning_names);
+    check_conditioning_options(c.input.vetted, given, conditioning_names);
+    apply_numbers(numbers, c);  // (their count says what h' rule is broken, in this command's words)
+    given.h_prime = numbers.size() == 5;
+    check_conditioning_h_prime(c.input.vetted, given, conditioning_names);
     if (width->count()) c.width = apply_bits_option(width_text, false);
     const OutputFiles files = apply_output_group(out);  // -o /dev/stdout is -o - (cli/output.hpp)
     c.json_path = files.json;

@@ -9,13 +9,22 @@
 
 namespace ea {
 
-void check_conditioning_settings(bool vetted, const ConditioningGiven& g, const SettingNames& names) {
+void check_conditioning_options(bool vetted, const ConditioningGiven& g, const SettingNames& names) {
   const std::string file = names("conditioned", "FILE");
   if (g.conditioned && vetted) throw Error(ErrorKind::Usage, names("conditioned", "") + " applies to a non-vetted component");
   if (g.conditioned_iid && !g.conditioned) {
     throw Error(ErrorKind::Usage, names("conditioned_iid", "") + " applies to " + file);
   }
   if (g.bits && !g.conditioned) throw Error(ErrorKind::Usage, names("bits", "") + " applies to " + file);
+}
+
+void check_conditioning_settings(bool vetted, const ConditioningGiven& g, const SettingNames& names) {
+  check_conditioning_options(vetted, g, names);
+  check_conditioning_h_prime(vetted, g, names);
+}
+
+void check_conditioning_h_prime(bool vetted, const ConditioningGiven& g, const SettingNames& names) {
+  const std::string file = names("conditioned", "FILE");
   if (vetted && g.h_prime) throw Error(ErrorKind::Usage, names("h_prime", "") + " applies to a non-vetted component");
   if (!vetted && !g.h_prime && !g.conditioned) {
     throw Error(ErrorKind::Usage, "a non-vetted component needs " + names("h_prime", "") + " or " + file + " for h'");

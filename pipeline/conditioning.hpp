@@ -22,9 +22,13 @@ struct ConditioningGiven {
   bool bits = false;             // the file's bits per sample
 };
 
-// Refuses (Error{Usage}, each setting named by `names`) h' or a conditioned file for a vetted
-// component, a non-vetted one with neither or both, and conditioned_iid or bits without a
-// conditioned file.
+// Refuses (Error{Usage}, each setting named by `names`) a conditioned file for a vetted
+// component, and conditioned_iid or bits without a conditioned file ...
+void check_conditioning_options(bool vetted, const ConditioningGiven& given, const SettingNames& names);
+// ... h' for a vetted component, and a non-vetted one with neither h' nor a file, or both
+// (the command line's count of its numbers says this first, in its own words) ...
+void check_conditioning_h_prime(bool vetted, const ConditioningGiven& given, const SettingNames& names);
+// ... both.
 void check_conditioning_settings(bool vetted, const ConditioningGiven& given, const SettingNames& names);
 
 struct ConditioningAssessment {

@@ -698,9 +698,9 @@ py::object conditioning(const py::object& kind, const py::object& n_in, const py
   ea_iid::ConditioningOptions o;
   o.command_line = "ea_iid (Python module)";
   o.kind = text("kind", kind);
-  o.n_in = whole_in_type<uint32_t>("n_in", n_in);
-  o.n_out = whole_in_type<uint32_t>("n_out", n_out);
-  o.nw = whole_in_type<uint32_t>("nw", nw);
+  o.n_in = whole_in_type<int64_t>("n_in", n_in);  // (the library says the range: 1 to 2^24)
+  o.n_out = whole_in_type<int64_t>("n_out", n_out);
+  o.nw = whole_in_type<int64_t>("nw", nw);
   o.h_in = number_text("h_in", h_in);
   if (!h_prime.is_none()) o.h_prime = number_text("h_prime", h_prime);
   if (!conditioned.is_none()) {
@@ -709,10 +709,7 @@ py::object conditioning(const py::object& kind, const py::object& n_in, const py
     if (o.conditioned.empty()) raise_error("usage", "conditioned: an empty path");
   }
   o.conditioned_iid = flag("conditioned_iid", conditioned_iid);
-  if (!bits.is_none()) {
-    o.bits = whole_in_type<int>("bits", bits);
-    if (o.bits == 0) raise_error("usage", "bits: 0 is out of range (1 to 8)");
-  }
+  if (!bits.is_none()) o.bits = whole_in_type<int>("bits", bits);
   const ea_iid::ConditioningResult r = without_gil([&] { return assessor().conditioning(o); });
   return loads(r.json);
 }

@@ -123,14 +123,14 @@ struct HealthResult {
 // are text, read as NIST's ea_conditioning reads its arguments (strtold rounded toward zero).
 struct ConditioningOptions {
   std::string kind = "vetted";   // "vetted" (3.1.5.1) or "non-vetted" (3.1.5.2)
-  uint32_t n_in = 0;             // input bits per conditioned output
-  uint32_t n_out = 0;            // output bits
-  uint32_t nw = 0;               // narrowest internal width
+  int64_t n_in = 0;              // input bits per conditioned output (1 to 2^24)
+  int64_t n_out = 0;             // output bits (1 to n_in)
+  int64_t nw = 0;                // narrowest internal width (1 to 2^24)
   std::string h_in;              // entropy of the n_in input bits, e.g. "800" or "0.5"
   std::string h_prime;           // non-vetted: h', entropy per bit of the output ("": not given)
   std::string conditioned;       // non-vetted: h' from this file of conditioned output ("": none)
   bool conditioned_iid = false;  // with conditioned: h' from its MCV estimate alone (NIST's -c iid)
-  int bits = 0;                  // with conditioned: its bits per sample, 1-8 (0: inferred)
+  std::optional<int> bits;       // with conditioned: its bits per sample, 1-8 (none: inferred)
   std::string command_line = "ea_iid library";  // the record's "commandline"
 };
 

@@ -134,16 +134,17 @@ long double times_toward_zero(long double a, uint32_t n) {
 
 }  // namespace
 
+void check_conditioning_bits(long long v, const char* name) {
+  if (v < 1 || v > static_cast<long long>(kMaxBits)) {
+    throw Error(ErrorKind::Usage, std::string(name) + " must be a whole number of bits from 1 to " + std::to_string(kMaxBits) +
+                                      ", got " + std::to_string(v));
+  }
+}
+
 void check_conditioning_input(const ConditioningInput& in) {
-  auto bits = [](uint32_t v, const char* name) {
-    if (v == 0 || v > kMaxBits) {
-      throw Error(ErrorKind::Usage, std::string(name) + " must be a whole number of bits from 1 to " + std::to_string(kMaxBits) +
-                                        ", got " + std::to_string(v));
-    }
-  };
-  bits(in.n_in, "n_in");
-  bits(in.n_out, "n_out");
-  bits(in.nw, "nw");
+  check_conditioning_bits(in.n_in, "n_in");
+  check_conditioning_bits(in.n_out, "n_out");
+  check_conditioning_bits(in.nw, "nw");
   if (in.n_out > in.n_in) {
     throw Error(ErrorKind::Usage, "n_out (" + std::to_string(in.n_out) + ") must be at most n_in (" + std::to_string(in.n_in) +
                                       "): a conditioning component outputs no more bits than it reads");

@@ -50,6 +50,9 @@ struct ConditioningResult {
 ConditioningResult conditioning_entropy(const ConditioningInput& in, Interrupt interrupt = nullptr);
 // Those checks alone (callers that fail early, before the inputs' other work).
 void check_conditioning_input(const ConditioningInput& in);
+// n_in, n_out or nw (`name`) as given, before it is held in 32 bits: Error{Usage} unless it is
+// a whole number of bits from 1 to 2^24, naming the value given.
+void check_conditioning_bits(long long v, const char* name);
 
 // A number as NIST ea_conditioning reads it: strtold rounded toward zero (its rounding mode
 // for the whole run), but only a decimal one (parse_real: no space, no hexadecimal float, no

@@ -63,7 +63,11 @@ def test_h_prime_from_a_file_of_conditioned_output(tmp_path):
     (lambda: ea_iid.conditioning("non-vetted", 1024, 256, 256, 800, 0.9, bits=4), "bits applies to conditioned"),
     (lambda: ea_iid.conditioning("approved", 1024, 256, 256, 800), "kind: 'approved' is not a kind"),
     (lambda: ea_iid.conditioning("vetted", 256, 1024, 256, 0.5), "n_out (1024) must be at most n_in (256)"),
-    (lambda: ea_iid.conditioning("vetted", 1024, 256, 256, "half"), "h_in"),
+    (lambda: ea_iid.conditioning("vetted", 1024, 256, 256, "half"), "h_in: 'half' is not a decimal number"),
+    (lambda: ea_iid.conditioning("vetted", -1, 256, 256, 0.5), "n_in must be a whole number of bits from 1 to 16777216, got -1"),
+    (lambda: ea_iid.conditioning("vetted", 2**40, 256, 256, 0.5), "n_in must be a whole number of bits from 1 to 16777216, got 1099511627776"),
+    (lambda: ea_iid.conditioning("vetted", 1024, 256, 256, 0.5, bits=0), "bits applies to conditioned"),
+    (lambda: ea_iid.conditioning("non-vetted", 64, 32, 64, 64, conditioned="x.bin", bits=0), "bits: 0 is out of range (1 to 8)"),
     (lambda: ea_iid.conditioning("non-vetted", 1024, 256, 256, 800, 1.5), "h' (1.5"),
 ])
 def test_refusals_name_the_keywords(call, message):
