@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "common/hd.hpp"
 #include "stats/pieces.hpp"
@@ -108,6 +109,15 @@ struct RunPieceAcc {
     lead = runs == 1 ? run : lead;
     last = up;
     ++len;
+  }
+  // push() where len > 0 and runs > 1 (first and lead settled); len is left to the caller.
+  EA_HD EA_FORCEINLINE void push_steady(uint32_t up) {
+    const bool same = up == last;
+    ups += up;
+    runs += same ? 0u : 1u;
+    run = same ? run + 1 : 1u;
+    longest = run > longest ? run : longest;
+    last = up;
   }
   EA_HD RunPiece piece() const {
     RunPiece p;
@@ -353,6 +363,34 @@ EA_HD inline FusedSummary fused_piece(const FusedRow& row, uint32_t k, uint32_t 
     chain.push(static_cast<size_t>(s), x, guess);
   };
   const uint32_t all[kNumLags] = {~0u, ~0u, ~0u, ~0u, ~0u};
+  // A chunk wholly inside the row and past its first 32 samples. Steady (both run sequences
+  // past their first run: len > 0, first and lead settled): the runs' pushes skip first, lead
+  // and len (push_steady), and len grows by 16 after the chunk: 10,000 permutations of 10^6
+  // 8-bit samples 43.5 -> 39.3 ms on an H200 (gpu_block_statistics, session 55).
+  auto full_chunk = [&](int64_t first, auto steady) {
+    EA_UNROLL
+    for (int t = 0; t < 4; ++t) {
+      EA_UNROLL
+      for (int b = 0; b < 4; ++b) {
+        const int64_t s = first + 4 * t + b;
+        const uint32_t x = fused::byte_of(hs[8 + t], b), r = fused::byte_of(hr[8 + t], b);
+        if constexpr (decltype(steady)::value) {
+          exc.push(static_cast<size_t>(s), r);
+          med.push_steady(x >= median_threshold ? 1u : 0u);
+          dir.push_steady(prev <= x ? 1u : 0u);
+          prev = x;
+          chain.push(static_cast<size_t>(s), x, guess);
+        } else {
+          push_sample(s, x, r, true);
+        }
+      }
+      lags.word(hs, hr, t, all);
+    }
+    if constexpr (decltype(steady)::value) {
+      dir.len += static_cast<uint32_t>(kFusedChunk);
+      med.len += static_cast<uint32_t>(kFusedChunk);
+    }
+  };
 
   for (int64_t c = c0; c < c1; ++c) {
     const Chunk cur = next;
@@ -364,13 +402,10 @@ EA_HD inline FusedSummary fused_piece(const FusedRow& row, uint32_t k, uint32_t 
     }
     const int64_t first = c * static_cast<int64_t>(kFusedChunk) - off;  // sample of the chunk's byte 0
     if (first >= 32 && first + static_cast<int64_t>(kFusedChunk) <= n) {
-      EA_UNROLL
-      for (int t = 0; t < 4; ++t) {
-        EA_UNROLL
-        for (int b = 0; b < 4; ++b) {
-          push_sample(first + 4 * t + b, fused::byte_of(hs[8 + t], b), fused::byte_of(hr[8 + t], b), true);
-        }
-        lags.word(hs, hr, t, all);
+      if (dir.runs > 1 && med.runs > 1) {
+        full_chunk(first, std::true_type{});
+      } else {
+        full_chunk(first, std::false_type{});
       }
     } else {
       // A chunk at the row's start or end: bytes outside [0, n), and lag pairs whose first
