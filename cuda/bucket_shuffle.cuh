@@ -212,11 +212,12 @@ __device__ __forceinline__ uint32_t bucket_warp_peers(uint32_t c, bool valid) {
   // One predicate a bit serves the vote and the select: written in C++ (`bit ? set : ~set`),
   // ptxas derived the two apart, 7 instructions a bit; this way it takes the label's bits into
   // predicates at once (R2P) and 3 a bit: pass 2's scatter 47.4 -> 36.4 ms, 10,000 rows of
-  // 10^6 127.0 -> 116.0 ms on an H200 (session 55, docs/bucket-shuffle.md).
+  // 10^6 127.0 -> 116.0 ms on an H200 (session 55, docs/bucket-shuffle.md). volatile: the
+  // full-mask vote must stay where every lane of the warp runs it (the PTX is the same).
 #pragma unroll
   for (uint32_t i = 0; i < B; ++i) {
     uint32_t set, rep;
-    asm("{\n\t.reg .pred p;\n\t.reg .b32 t;\n\t"
+    asm volatile("{\n\t.reg .pred p;\n\t.reg .b32 t;\n\t"
         "and.b32 t, %2, %3;\n\tsetp.ne.u32 p, t, 0;\n\t"
         "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\tselp.b32 %1, -1, 0, p;\n\t}"
         : "=r"(set), "=r"(rep)

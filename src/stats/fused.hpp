@@ -22,7 +22,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 
 #include "common/hd.hpp"
 #include "stats/pieces.hpp"
@@ -307,6 +306,35 @@ struct CollisionChain {
   }
 };
 
+// The 16 samples of a chunk wholly inside the row and past its first 32 samples, where both
+// run sequences are past their first run (runs > 1: len > 0, first and lead settled): the
+// runs' pushes skip first, lead and len (push_steady), and len grows by 16 after the chunk:
+// 10,000 permutations of 10^6 8-bit samples 43.5 -> 39.3 ms on an H200 (gpu_block_statistics,
+// session 55).
+template <class Chain>
+EA_HD EA_FORCEINLINE void steady_chunk(int64_t first, const uint32_t (&hs)[12], const uint32_t (&hr)[12],
+                                       uint32_t median_threshold, ExcursionAcc& exc, RunPieceAcc& med,
+                                       RunPieceAcc& dir, uint32_t& prev, Chain& chain, CollisionGuess& guess,
+                                       LagSums& lags) {
+  const uint32_t all[kNumLags] = {~0u, ~0u, ~0u, ~0u, ~0u};
+  EA_UNROLL
+  for (int t = 0; t < 4; ++t) {
+    EA_UNROLL
+    for (int b = 0; b < 4; ++b) {
+      const int64_t s = first + 4 * t + b;
+      const uint32_t x = byte_of(hs[8 + t], b);
+      exc.push(static_cast<size_t>(s), byte_of(hr[8 + t], b));
+      med.push_steady(x >= median_threshold ? 1u : 0u);
+      dir.push_steady(prev <= x ? 1u : 0u);
+      prev = x;
+      chain.push(static_cast<size_t>(s), x, guess);
+    }
+    lags.word(hs, hr, t, all);
+  }
+  dir.len += static_cast<uint32_t>(kFusedChunk);
+  med.len += static_cast<uint32_t>(kFusedChunk);
+}
+
 EA_HD EA_FORCEINLINE FusedSummary summary(const ExcursionAcc& exc, const RunPieceAcc& dir, const RunPieceAcc& med,
                                           const LagSums& lags) {
   FusedSummary f;
@@ -363,34 +391,6 @@ EA_HD inline FusedSummary fused_piece(const FusedRow& row, uint32_t k, uint32_t 
     chain.push(static_cast<size_t>(s), x, guess);
   };
   const uint32_t all[kNumLags] = {~0u, ~0u, ~0u, ~0u, ~0u};
-  // A chunk wholly inside the row and past its first 32 samples. Steady (both run sequences
-  // past their first run: len > 0, first and lead settled): the runs' pushes skip first, lead
-  // and len (push_steady), and len grows by 16 after the chunk: 10,000 permutations of 10^6
-  // 8-bit samples 43.5 -> 39.3 ms on an H200 (gpu_block_statistics, session 55).
-  auto full_chunk = [&](int64_t first, auto steady) {
-    EA_UNROLL
-    for (int t = 0; t < 4; ++t) {
-      EA_UNROLL
-      for (int b = 0; b < 4; ++b) {
-        const int64_t s = first + 4 * t + b;
-        const uint32_t x = fused::byte_of(hs[8 + t], b), r = fused::byte_of(hr[8 + t], b);
-        if constexpr (decltype(steady)::value) {
-          exc.push(static_cast<size_t>(s), r);
-          med.push_steady(x >= median_threshold ? 1u : 0u);
-          dir.push_steady(prev <= x ? 1u : 0u);
-          prev = x;
-          chain.push(static_cast<size_t>(s), x, guess);
-        } else {
-          push_sample(s, x, r, true);
-        }
-      }
-      lags.word(hs, hr, t, all);
-    }
-    if constexpr (decltype(steady)::value) {
-      dir.len += static_cast<uint32_t>(kFusedChunk);
-      med.len += static_cast<uint32_t>(kFusedChunk);
-    }
-  };
 
   for (int64_t c = c0; c < c1; ++c) {
     const Chunk cur = next;
@@ -403,9 +403,16 @@ EA_HD inline FusedSummary fused_piece(const FusedRow& row, uint32_t k, uint32_t 
     const int64_t first = c * static_cast<int64_t>(kFusedChunk) - off;  // sample of the chunk's byte 0
     if (first >= 32 && first + static_cast<int64_t>(kFusedChunk) <= n) {
       if (dir.runs > 1 && med.runs > 1) {
-        full_chunk(first, std::true_type{});
+        fused::steady_chunk(first, hs, hr, median_threshold, exc, med, dir, prev, chain, guess, lags);
       } else {
-        full_chunk(first, std::false_type{});
+        EA_UNROLL
+        for (int t = 0; t < 4; ++t) {
+          EA_UNROLL
+          for (int b = 0; b < 4; ++b) {
+            push_sample(first + 4 * t + b, fused::byte_of(hs[8 + t], b), fused::byte_of(hr[8 + t], b), true);
+          }
+          lags.word(hs, hr, t, all);
+        }
       }
     } else {
       // A chunk at the row's start or end: bytes outside [0, n), and lag pairs whose first
