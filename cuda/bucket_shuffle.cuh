@@ -211,8 +211,9 @@ __device__ __forceinline__ uint32_t bucket_warp_peers(uint32_t c, bool valid) {
   uint32_t peers = __ballot_sync(0xffffffffu, valid);
   // One predicate a bit serves the vote and the select: written in C++ (`bit ? set : ~set`),
   // ptxas derived the two apart, 7 instructions a bit; this way it takes the label's bits into
-  // predicates at once (R2P) and 3 a bit: pass 2's scatter 47.4 -> 36.4 ms, 10,000 rows of
-  // 10^6 127.0 -> 116.0 ms on an H200 (session 55, docs/bucket-shuffle.md). volatile: the
+  // predicates at once (R2P) and 3 a bit. With the slot written by the group's last lane
+  // (bucket_node_pass): pass 2's scatter 52.0 -> 36.4 ms, 10,000 rows of 10^6 133.1 -> 116.0 ms
+  // on an H200 (session 55, docs/bucket-shuffle.md). volatile: the
   // full-mask vote must stay where every lane of the warp runs it (the PTX is the same).
 #pragma unroll
   for (uint32_t i = 0; i < B; ++i) {
