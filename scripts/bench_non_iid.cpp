@@ -1,6 +1,7 @@
 // Benchmark: each heavy non-IID estimate alone on 1..16 threads (a team of its own).
 // (the t-tuple and LRS counts, LZ78Y, MultiMMC, Lag: docs/performance-history.md, issue 48),
-// best of 3 each, on a 8-bit sample file (its literal symbols and its bitstring).
+// best of 3 each, on a 8-bit sample file (its literal symbols and its bitstring); the bits'
+// paths of a CPU without AVX-512 (`portable`) and LZ78Y's tasks too (set_bit_paths).
 //
 // build: the target bench_non_iid (every build), or
 //   g++ -O2 -std=c++17 -fopenmp -I src -I build/generated scripts/bench_non_iid.cpp cli/huge_pages.cpp
@@ -34,11 +35,14 @@ int main(int argc, char** argv) {
   std::vector<Job> jobs = {
     {"lz78y bits", [&] { lz78y_estimate(bits.data(), bits.size(), 2); }},
     {"lz78y bits (one span)", [&] { set_lz78y_spans(1); lz78y_estimate(bits.data(), bits.size(), 2); set_lz78y_spans(0); }},
+    {"lz78y bits (portable)", [&] { set_bit_paths(BitPaths::portable); lz78y_estimate(bits.data(), bits.size(), 2); set_bit_paths(BitPaths::fastest); }},
+    {"lz78y bits (tasks)", [&] { set_bit_paths(BitPaths::tasks); lz78y_estimate(bits.data(), bits.size(), 2); set_bit_paths(BitPaths::fastest); }},
     {"lz78y literal", [&] { lz78y_estimate(d.data(), d.size(), 256); }},
     {"tuple bits", [&] { tuple_counts(bits.data(), bits.size()); }},
     {"tuple bits (suffix array)", [&] { tuple_counts(bits.data(), bits.size(), true); }},
     {"multiMmc literal", [&] { multi_mmc_estimate(d.data(), d.size(), 256); }},
     {"multiMmc bits", [&] { multi_mmc_estimate(bits.data(), bits.size(), 2); }},
+    {"multiMmc bits (portable)", [&] { set_bit_paths(BitPaths::portable); multi_mmc_estimate(bits.data(), bits.size(), 2); set_bit_paths(BitPaths::fastest); }},
     {"lag bits", [&] { lag_estimate(bits.data(), bits.size(), 2); }},
   };
   std::vector<int> threads;

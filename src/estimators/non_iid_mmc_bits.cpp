@@ -236,7 +236,7 @@ void multi_mmc_bit_states(const uint8_t* s, size_t n, std::vector<uint64_t>& fou
   std::array<std::exception_ptr, kOrders> failures;
   static const bool avx512 = __builtin_cpu_supports("avx512f");
   // With AVX-512: orders 1-15 side by side in one task, order 16 (the capped one) in another.
-  const bool side_by_side = avx512 && bit_vector_paths() && orders == kOrders && n >= 64;
+  const bool side_by_side = avx512 && bit_paths() == BitPaths::fastest && orders == kOrders && n >= 64;
   uint64_t* f = found.data();
   uint64_t* r = right.data();
   // The largest tables first; each order a task for the free threads of the caller's team.
@@ -262,11 +262,11 @@ void multi_mmc_bit_states(const uint8_t* s, size_t n, std::vector<uint64_t>& fou
 }
 
 namespace {
-std::atomic<bool> vector_paths{true};
+std::atomic<BitPaths> chosen_paths{BitPaths::fastest};
 }  // namespace
 
-void set_bit_vector_paths(bool on) { vector_paths = on; }
-bool bit_vector_paths() { return vector_paths; }
+void set_bit_paths(BitPaths paths) { chosen_paths = paths; }
+BitPaths bit_paths() { return chosen_paths; }
 
 MmcCounts multi_mmc_bits(const uint8_t* s, size_t n, Interrupt interrupt) {
   std::vector<uint64_t> found, right;

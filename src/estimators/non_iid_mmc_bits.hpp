@@ -25,14 +25,18 @@ MmcCounts multi_mmc_bits(const uint8_t* bits, size_t n, Interrupt interrupt = nu
 
 // Every order's bits as multi_mmc_order_bits gives them (16 x ceil((n - 2) / 64) words each,
 // order d at d x words; n >= 3): each order a task, or where the CPU has AVX-512 (and
-// bit_vector_paths()), orders 1-15 side by side in one task and order 16 in another.
+// bit_paths() is `fastest`), orders 1-15 side by side in one task and order 16 in another.
 void multi_mmc_bit_states(const uint8_t* bits, size_t n, std::vector<uint64_t>& found, std::vector<uint64_t>& right,
                           Interrupt interrupt = nullptr);
 
-// Whether MultiMMC's and LZ78Y's bits take their side-by-side AVX-512 paths where the CPU has
-// AVX-512 (default true). For the tests, which run both paths: false takes the tasks' paths.
-void set_bit_vector_paths(bool on);
-bool bit_vector_paths();
+// Which paths MultiMMC's and LZ78Y's bits take (default `fastest`). `fastest`: the AVX-512
+// loops where the CPU has AVX-512, else `portable`'s. `portable`: what a CPU without AVX-512
+// runs (LZ78Y's loop without vectors, in one thread or in spans; MultiMMC a task an order).
+// `tasks`: LZ78Y's 16 lengths a task each (the other alphabets' path) and MultiMMC a task an
+// order. For the tests and bench_non_iid, which run every path: the same counts every way.
+enum class BitPaths { fastest, portable, tasks };
+void set_bit_paths(BitPaths paths);
+BitPaths bit_paths();
 
 // How many spans of steps LZ78Y's bits run side by side once its dictionary is settled
 // (non_iid_predictors.cpp, lz78y_bits_spans): 0 (default) by the team's threads, k > 0 that

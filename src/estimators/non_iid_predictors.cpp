@@ -697,7 +697,7 @@ __attribute__((target("avx2"))) void lz_best_keys_avx2(const uint64_t* key, size
 // their contexts' counts of 0 and one of 1, the step's prediction (the largest count, ties to
 // the longer context, then to 1), then one scatter of the next bit's counts (the lengths'
 // tables never share a place). The same counts and predictions as lz78y_full's tasks (the
-// unit test runs both: bit_vector_paths()). Taken wherever the CPU has AVX-512 (counts below
+// unit test runs every path: bit_paths()). Taken wherever the CPU has AVX-512 (counts below
 // 2^32): on the 2-core machine truerand_8bit's bitstring took 0.195 s of one thread against
 // 0.525 s by the tasks on one thread and 0.369 s on two (`bench_non_iid`, session 40); on the
 // GPU machine's 16 cores the estimate took 0.24-0.25 s against 0.31-0.32 s by 16 tasks, with
@@ -759,40 +759,43 @@ __attribute__((target("avx512f"))) void lz78y_bits_avx512(uint32_t* table, const
   lead = first;
 }
 
-// The same steps one length after another (lz78y_bits_spans' loop where the CPU has no
-// AVX-512 or bit_vector_paths() is off: the tests force spans there): the longest known
-// context with the most counts predicts (ties to the longer one, then to 1).
+// The same steps without vectors (lz78y_bits_spans' loop and the one-thread loop where the
+// CPU has no AVX-512, or where bit_paths() says so: the tests run it beside the others): each
+// length's context gives a key (its largest count, its length, its prediction: ties to 1),
+// the largest key predicts (the most counts, ties to the longer context), and the next bit is
+// counted where the context is known (or with `grow`), all without a branch: the step's 16
+// comparisons are not predictable, and the form with branches took 0.502 s of one thread for
+// truerand_8bit's bitstring against the tasks' 0.635 s (bench_non_iid, session 56).
 void lz78y_bits_scalar(uint32_t* table, const uint8_t* s, size_t t0, size_t t1, Score& score, uint64_t& lead,
                        Interrupt interrupt, bool grow) {
   uint32_t c = 0;
   for (size_t i = t0 - kLzLengths; i < t0; ++i) c = (c << 1) | (s[i] & 1u);
-  bool unbroken = true;
+  uint64_t correct = score.correct, run = score.run, longest = score.longest, first = lead, unbroken = 1;
+  const uint32_t unknown_add = grow ? 1u : 0u;
   for (size_t t = t0; t < t1; ++t) {
     throw_if_interrupted_at(interrupt, t);
     const uint32_t y = s[t] & 1u;
-    uint32_t most = 0, predicted = 0;
+    uint64_t most = 0;  // the largest (count << 6 | length << 1 | prediction)
+#pragma GCC unroll 16
     for (int m = kLzLengths; m >= 1; --m) {
       uint32_t* r = table + BinaryTables::offset(m) + 2 * (c & ((1u << m) - 1));
-      if (r[0] | r[1]) {
-        if (std::max(r[0], r[1]) > most) {
-          most = std::max(r[0], r[1]);
-          predicted = r[0] > r[1] ? 0 : 1;
-        }
-        ++r[y];
-      } else if (grow) {
-        ++r[y];
-      }
+      const uint32_t r0 = r[0], r1 = r[1];
+      const uint64_t key = uint64_t{std::max(r0, r1)} << 6 | static_cast<uint64_t>(m) << 1 | (r0 > r1 ? 0u : 1u);
+      most = std::max(most, key);
+      r[y] += static_cast<uint32_t>((r0 | r1) != 0) | unknown_add;
     }
-    const bool hit = most != 0 && predicted == y;
-    if (hit) {
-      score.hit();
-    } else {
-      score.miss();
-    }
-    unbroken = unbroken && hit;
-    lead += unbroken;
+    const uint64_t hit = static_cast<uint64_t>((most >> 6) != 0) & static_cast<uint64_t>((most & 1u) == y);
+    correct += hit;
+    run = (run + 1) & (0 - hit);
+    longest = std::max(longest, run);
+    unbroken &= hit;
+    first += unbroken;
     c = (c << 1) | y;
   }
+  score.correct = correct;
+  score.run = run;
+  score.longest = longest;
+  lead = first;
 }
 
 // LZ78Y's bits from step t0 on (once no context is added any more, or with `grow` where every
@@ -877,18 +880,17 @@ void lz78y_bits_spans(BinaryTables& tables, const uint8_t* s, size_t n, size_t t
 
 std::atomic<int> lz78y_forced_spans{0};  // set_lz78y_spans
 
-// How many spans LZ78Y's bits take from step t0 on (`vector`: the spans' loop is AVX-512's,
-// the measured case): half the threads of the team the estimate runs in (the other
-// estimates' tasks end on the rest, and their threads then take spans), none in teams below
-// 8 threads (a batch's worker has 2: the spans' extra work, a fifth more, would only take
-// cores from its other estimates) or with fewer than 2^18 steps a span. Without AVX-512 the
-// 16 lengths' tasks of lz78y_full stay (the scalar loop in spans was not measured on such a
-// CPU with many cores).
-int lz78y_spans(size_t steps, bool vector) {
+// How many spans LZ78Y's bits take from step t0 on: half the threads of the team the
+// estimate runs in (the other estimates' tasks end on the rest, and their threads then take
+// spans), none in teams below 8 threads (a batch's worker has 2: the spans' extra work, a
+// fifth more, would only take cores from its other estimates) or with fewer than 2^18 steps
+// a span. (Measured with the AVX-512 loop on 16 cores, session 53; the loop without vectors
+// takes about as long a step, bench_non_iid, session 56.)
+int lz78y_spans(size_t steps) {
   const int forced = lz78y_forced_spans.load(std::memory_order_relaxed);
   if (forced > 0) return static_cast<int>(std::min<size_t>(static_cast<size_t>(forced), std::max<size_t>(steps, 1)));
   const int team = omp_get_num_threads();
-  if (!vector || team < 8) return 1;
+  if (team < 8) return 1;
   const size_t most = std::max<size_t>(steps >> 18, 1);
   return static_cast<int>(std::min<size_t>({static_cast<size_t>(team / 2), 16, most}));
 }
@@ -896,9 +898,10 @@ int lz78y_spans(size_t steps, bool vector) {
 // LZ78Y from step t0 on where the lengths no longer share anything: once its dictionary is
 // full (no context is added any more: each length's table changes only by its own contexts'
 // counts), or with `grow` where it never fills (Tables::never_full: a context not found is
-// always added). Bits take spans of time side by side (lz78y_spans, lz78y_bits_spans) or
-// the AVX-512 loop in one thread where the CPU has it; otherwise (other alphabets, and bits
-// without AVX-512) the 16 lengths run side by side, a task each over pieces of kLzSpan steps.
+// always added). Bits take spans of time side by side (lz78y_spans, lz78y_bits_spans) or one
+// loop in one thread (the AVX-512 loop where the CPU has it, else lz78y_bits_scalar); other
+// alphabets (and bits where bit_paths() is `tasks`) run the 16 lengths side by side, a task
+// each over pieces of kLzSpan steps.
 // Each step's candidate of each length is kept as a key (best count, length, predicted
 // value), the largest being the reference's prediction (the most frequent next value, ties
 // to the longer context); then the span's steps are scored in order.
@@ -907,16 +910,17 @@ void lz78y_full(Tables& tables, const uint8_t* s, size_t n, size_t t0, Score& sc
                 bool grow = false) {
   if constexpr (std::is_same_v<Tables, BinaryTables>) {
     static const bool avx512 = __builtin_cpu_supports("avx512f");
-    const bool vector = avx512 && bit_vector_paths() && n < (size_t{1} << 32);
-    const int spans = t0 < n ? lz78y_spans(n - t0, vector) : 1;
+    const BitPaths paths = bit_paths();
+    const bool vector = avx512 && paths == BitPaths::fastest && n < (size_t{1} << 32);
+    const LzSpanLoop loop = vector ? &lz78y_bits_avx512 : &lz78y_bits_scalar;
+    const int spans = t0 < n && paths != BitPaths::tasks ? lz78y_spans(n - t0) : 1;
     if (spans > 1) {
-      const LzSpanLoop loop = vector ? &lz78y_bits_avx512 : &lz78y_bits_scalar;
       lz78y_bits_spans(tables, s, n, t0, score, interrupt, grow, spans, loop);
       return;
     }
-    if (vector) {
+    if (paths != BitPaths::tasks) {
       uint64_t lead = 0;
-      lz78y_bits_avx512(tables.counts(), s, t0, n, score, lead, interrupt, grow);
+      loop(tables.counts(), s, t0, n, score, lead, interrupt, grow);
       return;
     }
   }

@@ -124,22 +124,22 @@ std::vector<uint8_t> random_bits(size_t n, uint32_t seed, int ones_in = 2) {
   return s;
 }
 
-// The tasks' paths of MultiMMC's and LZ78Y's bits while it lives (set_bit_vector_paths).
-struct TasksOnly {
-  TasksOnly() { set_bit_vector_paths(false); }
-  ~TasksOnly() { set_bit_vector_paths(true); }
-  TasksOnly(const TasksOnly&) = delete;
-  TasksOnly& operator=(const TasksOnly&) = delete;
+// MultiMMC's and LZ78Y's bits by `paths` while it lives (set_bit_paths).
+struct Paths {
+  explicit Paths(BitPaths paths) { set_bit_paths(paths); }
+  ~Paths() { set_bit_paths(BitPaths::fastest); }
+  Paths(const Paths&) = delete;
+  Paths& operator=(const Paths&) = delete;
 };
 
-// LZ78Y's bits in `k` spans (set_lz78y_spans), by the AVX-512 loop or not, while it lives.
+// LZ78Y's bits in `k` spans (set_lz78y_spans), each by the loop of `paths`, while it lives.
 struct Spans {
-  Spans(int k, bool vector) {
+  Spans(int k, BitPaths paths) {
     set_lz78y_spans(k);
-    set_bit_vector_paths(vector);
+    set_bit_paths(paths);
   }
   ~Spans() {
-    set_bit_vector_paths(true);
+    set_bit_paths(BitPaths::fastest);
     set_lz78y_spans(0);
   }
   Spans(const Spans&) = delete;
@@ -150,12 +150,12 @@ void check_both(const std::vector<uint8_t>& s) {
   CAPTURE(s.size());
   const size_t words = (s.size() - 2 + 63) / 64;
   // multi_mmc_bit_states both ways: orders 1-15 side by side (where the CPU has AVX-512), and
-  // a task an order (bit_vector_paths() off) in a team of 8.
+  // a task an order (bit_paths() `tasks`) in a team of 8.
   if (!__builtin_cpu_supports("avx512f")) MESSAGE("no AVX-512 here: both runs take the tasks' paths");
   std::vector<uint64_t> alone_f, alone_r, team_f, team_r;
   multi_mmc_bit_states(s.data(), s.size(), alone_f, alone_r);
   {
-    const TasksOnly tasks;
+    const Paths tasks(BitPaths::tasks);
 #pragma omp parallel num_threads(8)
 #pragma omp single
     multi_mmc_bit_states(s.data(), s.size(), team_f, team_r);
@@ -179,22 +179,27 @@ void check_both(const std::vector<uint8_t>& s) {
   const std::vector<uint64_t> hits = lz_model(s);
   CHECK(hits == test::lz78y_bits_reference_hits(s));  // hit for hit
   const Estimate model = lz78y_from_hits(hits, s.size(), 2);
-  // Both of lz78y_full's paths: the 16 lengths side by side (where the CPU has AVX-512), and a
-  // task a length (bit_vector_paths() off) in a team of 8.
+  // Every path of lz78y_full: the 16 lengths side by side (where the CPU has AVX-512), a task
+  // a length (bit_paths() `tasks`) in a team of 8, and the loop without vectors in one thread
+  // (`portable`, what a CPU without AVX-512 runs).
   Estimate team;
   {
-    const TasksOnly tasks;
+    const Paths tasks(BitPaths::tasks);
 #pragma omp parallel num_threads(8)
 #pragma omp single
     team = lz78y_estimate(s.data(), s.size(), 2);
   }
+  std::vector<Estimate> spans;
+  {
+    const Paths portable(BitPaths::portable);
+    spans.push_back(lz78y_estimate(s.data(), s.size(), 2));
+  }
   // And in spans side by side (lz78y_bits_spans) from where the dictionary settles: 3 and 7
   // spans (runs of hits across them, spans of one step at the short sizes), each span by the
-  // AVX-512 loop where the CPU has it and by the scalar loop (bit_vector_paths() off).
-  std::vector<Estimate> spans;
+  // AVX-512 loop where the CPU has it and by the loop without vectors (`portable`).
   for (const int k : {3, 7}) {
-    for (const bool vector : {true, false}) {
-      const Spans forced(k, vector);
+    for (const BitPaths paths : {BitPaths::fastest, BitPaths::portable}) {
+      const Spans forced(k, paths);
 #pragma omp parallel num_threads(4)
 #pragma omp single
       spans.push_back(lz78y_estimate(s.data(), s.size(), 2));
