@@ -215,6 +215,73 @@ __attribute__((target_clones("popcnt", "default"))) bool replay(const std::vecto
   return true;
 }
 
+// Where order d + 1's state is kept in low_orders' one array: 2^(d + 1) - 2 on.
+constexpr uint32_t low_base(int d) { return (2u << d) - 2u; }
+
+// One step t of orders d = 0..14 (those with d < `active`; order d steps from t = d + 2 on)
+// without vectors: their known and right bits as bit d of `known` and `ok`.
+template <int Active>
+inline void low_step(int32_t* state, uint32_t c, uint32_t y, uint16_t& known, uint16_t& ok, int active) {
+  const int32_t step = 4 * static_cast<int32_t>(y) - 2;
+  uint32_t k_bits = 0, o_bits = 0;
+#pragma GCC unroll 15
+  for (int d = 0; d < kVectorOrders; ++d) {
+    if (Active < kVectorOrders && d >= active) break;
+    int32_t& v = state[low_base(d) + (c & ((2u << d) - 1u))];
+    const uint32_t k = static_cast<uint32_t>(v) & 1u;
+    k_bits |= k << d;
+    o_bits |= (k & static_cast<uint32_t>(static_cast<uint32_t>(v >= 0) == y)) << d;
+    v = (v | 1) + step;
+  }
+  known = static_cast<uint16_t>(k_bits);
+  ok = static_cast<uint16_t>(o_bits);
+}
+
+// Bit d of each of 64 steps' masks (`mask[j]`: step j's, d < 15) as one word, step j at bit j.
+inline uint64_t bit_of_steps(const uint16_t* mask, int d) {
+  uint64_t word = 0;
+  for (int q = 0; q < 4; ++q) {  // 16 steps at a time: bit d to each lane's top, packed to bytes
+    const __m128i a = _mm_slli_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(mask + 16 * q)), 15 - d);
+    const __m128i b = _mm_slli_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(mask + 16 * q + 8)), 15 - d);
+    word |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(a, b)))) << (16 * q);
+  }
+  return word;
+}
+
+// Orders 1 to 15 (d = 0..14) in one loop without vectors, a step's 15 lookups independent of
+// one another (low_orders_avx512's steps, for CPUs without AVX-512); each step's bits kept as
+// two 15-bit masks and turned into the orders' words every 64 steps. The same bits as
+// order_pass (the unit test compares them); n >= 18, as low_orders_avx512.
+void low_orders_scalar(const uint8_t* s, size_t n, uint64_t* found, uint64_t* right, size_t words,
+                       Interrupt interrupt) {
+  std::vector<int32_t> state((size_t{1} << (kVectorOrders + 1)) - 2, 0);
+  for (int d = 0; d < kVectorOrders; ++d) {
+    uint32_t ctx = 0;  // the context that starts at s[0], followed by s[d + 1]
+    for (int i = 0; i <= d; ++i) ctx = (ctx << 1) | (s[i] & 1u);
+    state[low_base(d) + ctx] = (s[d + 1] & 1u) ? 3 : -1;
+  }
+  alignas(16) uint16_t known[64] = {}, ok[64] = {};
+  uint32_t c = ((s[0] & 1u) << 1) | (s[1] & 1u);  // the bits before step t
+  for (size_t t = 2; t < n; ++t) {
+    throw_if_interrupted_at(interrupt, t);
+    const size_t i = t - 2;
+    const uint32_t y = s[t] & 1u;
+    if (i + 1 >= kVectorOrders) {
+      low_step<kVectorOrders>(state.data(), c, y, known[i & 63], ok[i & 63], kVectorOrders);
+    } else {
+      low_step<0>(state.data(), c, y, known[i & 63], ok[i & 63], static_cast<int>(i) + 1);
+    }
+    if ((i & 63) == 63 || t + 1 == n) {  // word i / 64 of each order
+      for (size_t j = (i & 63) + 1; j < 64; ++j) known[j] = ok[j] = 0;
+      for (int d = 0; d < kVectorOrders; ++d) {
+        found[static_cast<size_t>(d) * words + (i >> 6)] = bit_of_steps(known, d);
+        right[static_cast<size_t>(d) * words + (i >> 6)] = bit_of_steps(ok, d);
+      }
+    }
+    c = (c << 1) | y;
+  }
+}
+
 }  // namespace
 
 void multi_mmc_order_bits(const uint8_t* bits, size_t n, int d, uint64_t* found, uint64_t* right,
@@ -235,17 +302,20 @@ void multi_mmc_bit_states(const uint8_t* s, size_t n, std::vector<uint64_t>& fou
   const int orders = static_cast<int>(std::min<size_t>(kOrders, steps));
   std::array<std::exception_ptr, kOrders> failures;
   static const bool avx512 = __builtin_cpu_supports("avx512f");
-  // With AVX-512: orders 1-15 side by side in one task, order 16 (the capped one) in another.
-  const bool side_by_side = avx512 && bit_paths() == BitPaths::fastest && orders == kOrders && n >= 64;
+  // Orders 1-15 side by side in one task (by AVX-512 where the CPU has it), order 16 (the
+  // capped one) in another; or (`tasks`) a task an order.
+  const BitPaths paths = bit_paths();
+  const bool side_by_side = paths != BitPaths::tasks && orders == kOrders && n >= 64;
+  const bool vector = avx512 && paths == BitPaths::fastest;
   uint64_t* f = found.data();
   uint64_t* r = right.data();
   // The largest tables first; each order a task for the free threads of the caller's team.
   for (int d = orders - 1; d >= (side_by_side ? kVectorOrders - 1 : 0); --d) {
-#pragma omp task default(none) firstprivate(d, side_by_side, f, r) shared(s, n, words, failures, interrupt)
+#pragma omp task default(none) firstprivate(d, side_by_side, vector, f, r) shared(s, n, words, failures, interrupt)
     {
       try {
         if (side_by_side && d < kVectorOrders) {
-          low_orders_avx512(s, n, f, r, words, interrupt);
+          (vector ? low_orders_avx512 : low_orders_scalar)(s, n, f, r, words, interrupt);
         } else {
           multi_mmc_order_bits(s, n, d, f + static_cast<size_t>(d) * words, r + static_cast<size_t>(d) * words,
                                interrupt);

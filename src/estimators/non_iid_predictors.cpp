@@ -885,7 +885,7 @@ std::atomic<int> lz78y_forced_spans{0};  // set_lz78y_spans
 // spans), none in teams below 8 threads (a batch's worker has 2: the spans' extra work, a
 // fifth more, would only take cores from its other estimates) or with fewer than 2^18 steps
 // a span. (Measured with the AVX-512 loop on 16 cores, session 53; the loop without vectors
-// takes about as long a step, bench_non_iid, session 56.)
+// takes about as long a step, bench_non_iid, session 57.)
 int lz78y_spans(size_t steps) {
   const int forced = lz78y_forced_spans.load(std::memory_order_relaxed);
   if (forced > 0) return static_cast<int>(std::min<size_t>(static_cast<size_t>(forced), std::max<size_t>(steps, 1)));

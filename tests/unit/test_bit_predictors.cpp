@@ -149,11 +149,15 @@ struct Spans {
 void check_both(const std::vector<uint8_t>& s) {
   CAPTURE(s.size());
   const size_t words = (s.size() - 2 + 63) / 64;
-  // multi_mmc_bit_states both ways: orders 1-15 side by side (where the CPU has AVX-512), and
-  // a task an order (bit_paths() `tasks`) in a team of 8.
-  if (!__builtin_cpu_supports("avx512f")) MESSAGE("no AVX-512 here: both runs take the tasks' paths");
-  std::vector<uint64_t> alone_f, alone_r, team_f, team_r;
+  // multi_mmc_bit_states every way: orders 1-15 side by side (by AVX-512 where the CPU has it),
+  // in one loop without vectors (`portable`), and a task an order (`tasks`) in a team of 8.
+  if (!__builtin_cpu_supports("avx512f")) MESSAGE("no AVX-512 here: the default runs take the portable paths");
+  std::vector<uint64_t> alone_f, alone_r, team_f, team_r, portable_f, portable_r;
   multi_mmc_bit_states(s.data(), s.size(), alone_f, alone_r);
+  {
+    const Paths portable(BitPaths::portable);  // orders 1-15 in one loop without vectors
+    multi_mmc_bit_states(s.data(), s.size(), portable_f, portable_r);
+  }
   {
     const Paths tasks(BitPaths::tasks);
 #pragma omp parallel num_threads(8)
@@ -175,6 +179,8 @@ void check_both(const std::vector<uint8_t>& s) {
   }
   CHECK(team_f == alone_f);
   CHECK(team_r == alone_r);
+  CHECK(portable_f == alone_f);
+  CHECK(portable_r == alone_r);
   if (s.size() < 18) return;
   const std::vector<uint64_t> hits = lz_model(s);
   CHECK(hits == test::lz78y_bits_reference_hits(s));  // hit for hit
