@@ -9,7 +9,8 @@
 // where the higher ones miss too. Each order's table then evolves on its own: whether its
 // context was known at step t and whether its prediction was right are two bits per step,
 // computed by one pass per order (an OpenMP task each, run by whichever threads of the
-// caller's team are free). The scoreboard is then replayed from those bits 64 steps at a
+// caller's team are free), or for orders 1-15 by one pass side by side (low_orders_avx512,
+// low_orders_scalar) beside order 16's task. The scoreboard is then replayed from those bits 64 steps at a
 // time, as lag_blocks replays the Lag predictors: an order whose score plus its right
 // predictions in the block stays below the winner's score cannot win in the block, so its
 // score is advanced by a popcount and only the others are stepped one by one.

@@ -24,14 +24,16 @@ struct MmcCounts {
 MmcCounts multi_mmc_bits(const uint8_t* bits, size_t n, Interrupt interrupt = nullptr);
 
 // Every order's bits as multi_mmc_order_bits gives them (16 x ceil((n - 2) / 64) words each,
-// order d at d x words; n >= 3): each order a task, or where the CPU has AVX-512 (and
-// bit_paths() is `fastest`), orders 1-15 side by side in one task and order 16 in another.
+// order d at d x words; n >= 3): orders 1-15 side by side in one task (by AVX-512 where the
+// CPU has it and bit_paths() is `fastest`, else by one loop without vectors) and order 16 in
+// another; each order a task where bit_paths() is `tasks` (or n < 64).
 void multi_mmc_bit_states(const uint8_t* bits, size_t n, std::vector<uint64_t>& found, std::vector<uint64_t>& right,
                           Interrupt interrupt = nullptr);
 
 // Which paths MultiMMC's and LZ78Y's bits take (default `fastest`). `fastest`: the AVX-512
 // loops where the CPU has AVX-512, else `portable`'s. `portable`: what a CPU without AVX-512
-// runs (LZ78Y's loop without vectors, in one thread or in spans; MultiMMC a task an order).
+// runs (LZ78Y's loop without vectors, in one thread or in spans; MultiMMC's orders 1-15 by
+// one loop without vectors beside order 16).
 // `tasks`: LZ78Y's 16 lengths a task each (the other alphabets' path) and MultiMMC a task an
 // order. For the tests and bench_non_iid, which run every path: the same counts every way.
 enum class BitPaths { fastest, portable, tasks };
