@@ -155,7 +155,9 @@ void check_both(const std::vector<uint8_t>& s) {
   std::vector<uint64_t> alone_f, alone_r, team_f, team_r, portable_f, portable_r;
   multi_mmc_bit_states(s.data(), s.size(), alone_f, alone_r);
   {
-    const Paths portable(BitPaths::portable);  // orders 1-15 in one loop without vectors
+    const Paths portable(BitPaths::portable);  // orders 1-15 in one loop without vectors, in a team
+#pragma omp parallel num_threads(4)
+#pragma omp single
     multi_mmc_bit_states(s.data(), s.size(), portable_f, portable_r);
   }
   {
