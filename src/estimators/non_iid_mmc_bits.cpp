@@ -101,17 +101,29 @@ void order_pass(const uint8_t* s, size_t n, int d, uint64_t* found, uint64_t* ri
 // Taken wherever the CPU has AVX-512: 0.156 s of one thread against 0.426 s by a task an
 // order for truerand_8bit's bitstring on the 2-core machine (session 40).
 constexpr int kVectorOrders = 15;
+
+// Where order d + 1's state is kept in the low orders' one array: 2^(d + 1) - 2 on.
+constexpr uint32_t low_base(int d) { return (2u << d) - 2u; }
+
+// The low orders' states before step 2: each order's first context (the d + 1 bits from s[0])
+// counted with the bit after it (low_orders_avx512 and low_orders_scalar start from them).
+std::vector<int32_t> low_orders_start(const uint8_t* s) {
+  std::vector<int32_t> state((size_t{1} << (kVectorOrders + 1)) - 2, 0);
+  for (int d = 0; d < kVectorOrders; ++d) {
+    uint32_t ctx = 0;
+    for (int i = 0; i <= d; ++i) ctx = (ctx << 1) | (s[i] & 1u);
+    state[low_base(d) + ctx] = (s[d + 1] & 1u) ? 3 : -1;
+  }
+  return state;
+}
+
 __attribute__((target("avx512f"))) void low_orders_avx512(const uint8_t* s, size_t n, uint64_t* found, uint64_t* right,
                                                           size_t words, Interrupt interrupt) {
-  std::vector<int32_t> state((size_t{1} << (kVectorOrders + 1)) - 2, 0);
+  std::vector<int32_t> state = low_orders_start(s);
   alignas(64) int32_t base[16] = {}, mask[16] = {};
   for (int d = 0; d < kVectorOrders; ++d) {
-    const int m = d + 1;
-    base[d] = (1 << m) - 2;
-    mask[d] = (1 << m) - 1;
-    uint32_t ctx = 0;  // the context that starts at s[0], followed by s[d + 1]
-    for (int i = 0; i <= d; ++i) ctx = (ctx << 1) | (s[i] & 1u);
-    state[static_cast<size_t>(base[d]) + ctx] = (s[d + 1] & 1u) ? 3 : -1;
+    base[d] = static_cast<int32_t>(low_base(d));
+    mask[d] = (2 << d) - 1;
   }
   const __m512i vbase = _mm512_load_si512(base), vmask = _mm512_load_si512(mask), zero = _mm512_setzero_si512();
   const __m512i one = _mm512_set1_epi32(1), up = _mm512_set1_epi32(2), down = _mm512_set1_epi32(-2);
@@ -216,18 +228,15 @@ __attribute__((target_clones("popcnt", "default"))) bool replay(const std::vecto
   return true;
 }
 
-// Where order d + 1's state is kept in low_orders' one array: 2^(d + 1) - 2 on.
-constexpr uint32_t low_base(int d) { return (2u << d) - 2u; }
-
-// One step t of orders d = 0..14 (those with d < `active`; order d steps from t = d + 2 on)
-// without vectors: their known and right bits as bit d of `known` and `ok`.
-template <int Active>
+// One step t of orders d = 0..14 (`All`, or those with d < `active`: order d steps from
+// t = d + 2 on) without vectors: their known and right bits as bit d of `known` and `ok`.
+template <bool All>
 inline void low_step(int32_t* state, uint32_t c, uint32_t y, uint16_t& known, uint16_t& ok, int active) {
   const int32_t step = 4 * static_cast<int32_t>(y) - 2;
   uint32_t k_bits = 0, o_bits = 0;
 #pragma GCC unroll 15
   for (int d = 0; d < kVectorOrders; ++d) {
-    if (Active < kVectorOrders && d >= active) break;
+    if (!All && d >= active) break;
     int32_t& v = state[low_base(d) + (c & ((2u << d) - 1u))];
     const uint32_t k = static_cast<uint32_t>(v) & 1u;
     k_bits |= k << d;
@@ -255,12 +264,7 @@ inline uint64_t bit_of_steps(const uint16_t* mask, int d) {
 // order_pass (the unit test compares them); n >= 18, as low_orders_avx512.
 void low_orders_scalar(const uint8_t* s, size_t n, uint64_t* found, uint64_t* right, size_t words,
                        Interrupt interrupt) {
-  std::vector<int32_t> state((size_t{1} << (kVectorOrders + 1)) - 2, 0);
-  for (int d = 0; d < kVectorOrders; ++d) {
-    uint32_t ctx = 0;  // the context that starts at s[0], followed by s[d + 1]
-    for (int i = 0; i <= d; ++i) ctx = (ctx << 1) | (s[i] & 1u);
-    state[low_base(d) + ctx] = (s[d + 1] & 1u) ? 3 : -1;
-  }
+  std::vector<int32_t> state = low_orders_start(s);
   alignas(16) uint16_t known[64] = {}, ok[64] = {};
   uint32_t c = ((s[0] & 1u) << 1) | (s[1] & 1u);  // the bits before step t
   for (size_t t = 2; t < n; ++t) {
@@ -268,9 +272,9 @@ void low_orders_scalar(const uint8_t* s, size_t n, uint64_t* found, uint64_t* ri
     const size_t i = t - 2;
     const uint32_t y = s[t] & 1u;
     if (i + 1 >= kVectorOrders) {
-      low_step<kVectorOrders>(state.data(), c, y, known[i & 63], ok[i & 63], kVectorOrders);
+      low_step<true>(state.data(), c, y, known[i & 63], ok[i & 63], kVectorOrders);
     } else {
-      low_step<0>(state.data(), c, y, known[i & 63], ok[i & 63], static_cast<int>(i) + 1);
+      low_step<false>(state.data(), c, y, known[i & 63], ok[i & 63], static_cast<int>(i) + 1);
     }
     if ((i & 63) == 63 || t + 1 == n) {  // word i / 64 of each order
       for (size_t j = (i & 63) + 1; j < 64; ++j) known[j] = ok[j] = 0;
